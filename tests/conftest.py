@@ -1,0 +1,105 @@
+"""Shared fixtures: session files in temp folders, a real server, a real browser."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLES = REPO / "sample_sessions"
+SYSTEM_CHROMIUM = os.environ.get("AGENTVIEW_CHROMIUM", "/usr/bin/chromium")
+
+
+def write_events(path: Path, events: list[dict], mode: str = "w") -> Path:
+    """Write events as JSONL lines (each ending in a newline)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, mode, encoding="utf-8") as f:
+        for event in events:
+            f.write(json.dumps(event) + "\n")
+    return path
+
+
+def sample(name: str) -> Path:
+    return SAMPLES / f"{name}.jsonl"
+
+
+@pytest.fixture
+def session_dir(tmp_path) -> Path:
+    """A fresh folder holding copies of every sample session."""
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    for path in SAMPLES.glob("*.jsonl"):
+        shutil.copy(path, folder / path.name)
+    return folder
+
+
+@pytest.fixture
+def app(session_dir):
+    from viewer.app import create_app
+
+    return create_app(session_dir, watch=False)
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+def wait_for(predicate, timeout: float = 5.0, interval: float = 0.05):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {predicate}")
+        time.sleep(interval)
+
+
+@dataclass
+class LiveServer:
+    url: str
+    folder: Path
+    process: subprocess.Popen
+
+
+@pytest.fixture
+def live_server(session_dir):
+    """`agentview serve` in a real process on a free port, watching a temp folder."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "viewer", "serve", str(session_dir), "--port", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=REPO,
+    )
+    line = process.stdout.readline()
+    if "serving" not in line:
+        process.kill()
+        raise RuntimeError(f"server did not start: {line}{process.stdout.read()}")
+    url = line.rsplit(" at ", 1)[1].strip().rstrip("/")
+    try:
+        yield LiveServer(url, session_dir, process)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    """Use Debian's Chromium where it is installed; else playwright's own browser."""
+    args = dict(browser_type_launch_args)
+    if os.path.exists(SYSTEM_CHROMIUM):
+        args["executable_path"] = SYSTEM_CHROMIUM
+    # Without these Chromium keeps trying to reach Google's hosts, which this network refuses.
+    args["args"] = [*args.get("args", []), "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync", "--no-first-run"]
+    return args

@@ -1,0 +1,66 @@
+import json
+
+from conftest import write_events
+from viewer.index import Library, session_id_for
+
+
+def test_session_ids_are_one_url_segment_and_distinct():
+    ids = {p: session_id_for(p) for p in ["a.jsonl", "team/a.jsonl", "team:a.jsonl", "team~2Fa.jsonl",
+                                          "a b.jsonl", "é.jsonl", "..jsonl", "a.jsonl.gz"]}
+    assert ids["a.jsonl"] == "a"
+    assert ids["team/a.jsonl"] == "team:a"
+    assert len(set(ids.values())) == len(ids)
+    for sid in ids.values():
+        assert "/" not in sid and "?" not in sid and "#" not in sid and " " not in sid
+        assert sid not in (".", "..", "")
+
+
+def test_scan_finds_every_jsonl_below_the_root(tmp_path):
+    write_events(tmp_path / "one.jsonl", [{"message_id": "m1", "event_type": "transcript_entry",
+                                            "agent_id": "a", "role": "user", "content": "hi"}])
+    write_events(tmp_path / "deep" / "er" / "two.jsonl", [])
+    (tmp_path / "notes.txt").write_text("not a session")
+    library = Library(tmp_path)
+    library.scan()
+    assert [(s.id, s.name, s.relpath, s.count) for s in library.listing()] == [
+        ("deep:er:two", "two", "deep/er/two.jsonl", 0), ("one", "one", "one.jsonl", 1)]
+
+
+def test_broken_lines_are_skipped_counted_and_never_hide_valid_ones(tmp_path):
+    path = tmp_path / "s.jsonl"
+    good = {"message_id": "m1", "event_type": "transcript_entry", "agent_id": "a", "role": "user", "content": "x"}
+    path.write_text("\n".join([
+        json.dumps(good), "{not json", "[1, 2]", "", json.dumps({**good, "message_id": "m2"}),
+        json.dumps({"event_type": "transcript_entry", "agent_id": "a"}),
+    ]) + "\n")
+    library = Library(tmp_path)
+    library.scan()
+    (session,) = library.listing()
+    assert [e["message_id"] for e in session.events] == ["m1", "m2"]
+    assert [(p.kind, p.line) for p in session.problems] == [
+        ("invalid_json", 2), ("not_an_object", 3), ("missing_message_id", 6)]
+
+
+def test_refresh_ingests_only_what_was_appended(tmp_path):
+    path = write_events(tmp_path / "s.jsonl", [
+        {"message_id": "m1", "event_type": "agent_created", "agent_id": "a"}])
+    library = Library(tmp_path)
+    library.scan()
+    session = library.get("s")
+    version = library.version
+    library.refresh(str(path))  # nothing new
+    assert library.version == version and session.count == 1
+    write_events(path, [{"message_id": "m2", "event_type": "transcript_entry", "agent_id": "a",
+                         "role": "user", "content": "hi"}], mode="a")
+    library.refresh(str(path))
+    assert session.count == 2 and library.version > version
+    assert session.agents["a"].entries == [1]
+
+
+def test_a_deleted_file_leaves_the_library(tmp_path):
+    path = write_events(tmp_path / "s.jsonl", [])
+    library = Library(tmp_path)
+    library.scan()
+    path.unlink()
+    library.refresh(str(path))
+    assert library.get("s") is None

@@ -1,0 +1,217 @@
+"""Every page and live fragment through the Flask test client, over real sample files."""
+
+import json
+
+from conftest import write_events
+from dom import parse
+
+
+def get(client, url, status=200):
+    response = client.get(url)
+    assert response.status_code == status, (url, response.status_code, response.data[:300])
+    return response
+
+
+def test_index_lists_every_session(client):
+    doc = parse(get(client, "/").data)
+    rows = {a.text: a.attrs["href"] for a in doc.by_id("av-sessions").find_all("a")}
+    assert rows["example1_jack_and_jill"] == "/s/example1_jack_and_jill"
+    assert rows["research_team"] == "/s/research_team"
+    assert len(rows) == 5
+
+
+def test_session_page_shows_the_nested_tree_with_creators(client):
+    doc = parse(get(client, "/s/example2_inner_monologue").data)
+    tree = doc.by_id("av-tree")
+    roots = [li.attrs["data-agent"] for li in tree.children if li.tag == "li"]
+    assert roots == ["agent_root"]
+    jill = [li for li in tree.find_all("li") if li.attrs.get("data-agent") == "agent_jill"][0]
+    assert [li.attrs["data-agent"] for li in jill.find_all("li")] == ["agent_jill_inner"]
+    summary = jill.find_all("summary")[0].text
+    assert "Jill" in summary and "agent_jill" in summary and "claude-sonnet" in summary
+    assert "task(name=Jill, system_prompt=You are an aspiring author...)" in summary
+    assert "7 entries" in " ".join(summary.split())
+    assert {i.attrs["value"] for i in doc.by_id("av-picker").find_all("input")} == {
+        "agent_root", "agent_jack", "agent_jill", "agent_jill_inner"}
+
+
+def test_implicit_agents_are_roots_named_by_their_id(client):
+    doc = parse(get(client, "/s/example4_external_trigger").data)
+    (node,) = doc.by_id("av-tree").find_all("li")
+    assert node.attrs["data-agent"] == "agent_watcher"
+    assert "implicit" in node.text
+
+
+def test_agent_page_pairs_calls_with_results_and_links_spawned_agents(client):
+    doc = parse(get(client, "/s/example1_jack_and_jill/agents/agent_root").data)
+    entries = doc.by_id("av-entries")
+    call = doc.by_id("msg_011")
+    assert "discuss" in call.text and '"speakers"' in call.text
+    results = [r.attrs["id"] for r in call.find_all("div", **{"class": "result"})]
+    assert results == ["msg_016", "msg_019"]  # c3 answered twice, each shown under its call
+    top_level = [a.attrs["id"] for a in entries.children if a.tag == "article"]
+    assert "msg_016" not in top_level and "msg_006" not in top_level
+    spawned = doc.by_id("msg_003").find_all("ul", **{"class": "spawned"})[0]
+    assert [a.text for a in spawned.find_all("a")] == ["Jack"]
+
+
+def test_agent_page_shows_deliveries_with_sender_and_modified_original(client):
+    doc = parse(get(client, "/s/research_team/agents/agent_writer").data)
+    redacted = doc.by_id("msg_113")
+    assert "modified on its way" in redacted.text
+    assert "[REDACTED]" in redacted.text and "sk-live-51Hx9" in redacted.text  # delivered beside original
+    assert "from Researcher" in " ".join(redacted.text.split())
+    formatted = parse(get(client, "/s/research_team/agents/agent_critic").data).by_id("msg_027")
+    assert formatted is None or "modified on its way" not in formatted.text
+
+
+def test_include_subagents_interleaves_descendants_in_file_order(client):
+    doc = parse(get(client, "/s/example2_inner_monologue/agents/agent_jill?sub=1").data)
+    articles = [a for a in doc.by_id("av-entries").children if a.tag == "article"]
+    assert [a.attrs["id"] for a in articles] == [
+        "msg_009", "msg_014", "msg_030", "msg_032", "msg_033", "msg_034", "msg_036", "msg_037", "msg_039"]
+    labels = {a.attrs["id"]: a.find_all("span", **{"class": "who"})[0].text for a in articles}
+    assert labels["msg_037"] == "Inner" and labels["msg_039"] == "Jill"
+    without = parse(get(client, "/s/example2_inner_monologue/agents/agent_jill").data)
+    assert without.by_id("msg_037") is None
+
+
+def test_long_transcripts_are_paginated(session_dir, app, client):
+    events = [{"message_id": "m0", "event_type": "agent_created", "agent_id": "a"}]
+    events += [{"message_id": f"m{i}", "event_type": "transcript_entry", "agent_id": "a", "role": "user",
+                "content": f"line {i}"} for i in range(1, 451)]
+    write_events(session_dir / "long.jsonl", events)
+    app.extensions["agentview"].library.scan()
+    first = parse(get(client, "/s/long/agents/a").data)
+    assert len([a for a in first.by_id("av-entries").children if a.tag == "article"]) == 200
+    assert first.by_id("av-poller") is None  # live appends only on the page that shows the end
+    last = parse(get(client, "/s/long/agents/a?start=400").data)
+    ids = [a.attrs["id"] for a in last.by_id("av-entries").children if a.tag == "article"]
+    assert ids == [f"m{i}" for i in range(401, 451)]
+    assert last.by_id("av-poller") is not None
+
+
+def test_dialog_page_shows_each_distinct_message_once(client):
+    doc = parse(get(client, "/s/example1_jack_and_jill/dialog?agents=agent_jack,agent_jill").data)
+    items = [a for a in doc.by_id("av-dialog").children if a.tag == "article"]
+    assert [a.attrs["id"] for a in items] == ["msg_012", "msg_015", "msg_018"]
+    speakers = [a.find_all("span", **{"class": "speaker"})[0].text.strip() for a in items]
+    assert speakers == ["agent_root", "Jack", "Jill"]
+    recipients = [" ".join(doc.by_id(f"av-rcpt-{a.attrs['data-position']}").text.split()) for a in items]
+    assert recipients == ["to Jack, Jill", "to Jill", "to Jack"]
+    # the picker form's repeated ?agents= gives the same dialog
+    same = parse(get(client, "/s/example1_jack_and_jill/dialog?agents=agent_jack&agents=agent_jill").data)
+    assert [a.attrs["id"] for a in same.by_id("av-dialog").children if a.tag == "article"] == [
+        "msg_012", "msg_015", "msg_018"]
+
+
+def test_dialog_marks_modified_deliveries(client):
+    doc = parse(get(client, "/s/research_team/dialog?agents=agent_researcher,agent_writer,agent_critic").data)
+    item = doc.by_id("msg_109")
+    assert "modified" in item.attrs["class"]
+    assert "[REDACTED]" in item.text
+    assert "modified" not in doc.by_id("msg_025").attrs["class"]
+
+
+def test_message_page_links_flow_and_references(client):
+    doc = parse(get(client, "/s/example1_jack_and_jill/messages/msg_012").data)
+    flow = doc.find_all("ol", **{"class": "flow"})[0]
+    assert [li.attrs["id"] for li in flow.find_all("li")] == ["msg_011", "msg_012"]
+    refs = doc.find_all("ol", **{"class": "references"})[0]
+    assert [li.attrs["id"] for li in refs.find_all("li")] == ["msg_013", "msg_014"]
+    assert refs.find_all("a")[0].attrs["href"] == "/s/example1_jack_and_jill/messages/msg_013"
+    assert '"cause": "msg_011"' in doc.find_all("pre")[0].text
+
+
+def test_every_message_has_an_anchor_and_a_copy_link(client):
+    doc = parse(get(client, "/s/example1_jack_and_jill/agents/agent_jill").data)
+    for mid in ["msg_009", "msg_014", "msg_017", "msg_018"]:
+        element = doc.by_id(mid)
+        assert element.find_all("button", **{"class": "copy-link", "data-anchor": mid})
+        assert element.find_all("a", **{"class": "permalink", "href": f"#{mid}"})
+
+
+def test_unknown_things_get_a_clear_404_page(client):
+    for url, words in [("/s/nope", "no session 'nope'"),
+                       ("/s/example1_jack_and_jill/agents/agent_nobody", "no agent 'agent_nobody'"),
+                       ("/s/example1_jack_and_jill/messages/msg_999", "no message 'msg_999'"),
+                       ("/s/example1_jack_and_jill/dialog?agents=agent_jack,ghost", "no agent 'ghost'")]:
+        response = get(client, url, 404)
+        assert words in response.data.decode().replace("&#39;", "'")
+        assert b"<h1>404 Not Found</h1>" in response.data
+
+
+def test_log_content_is_escaped_everywhere(session_dir, app, client):
+    evil = '<script>alert("x")</script><img src=x onerror=alert(1)>'
+    write_events(session_dir / "evil.jsonl", [
+        {"message_id": "m1", "event_type": "agent_created", "agent_id": evil, "name": evil},
+        {"message_id": "m2", "event_type": "transcript_entry", "agent_id": evil, "role": "assistant", "content": evil},
+        {"message_id": evil, "event_type": "transcript_entry", "agent_id": evil, "role": "assistant",
+         "tool_calls": [{"id": evil, "function": {"name": evil, "arguments": evil}}]},
+    ])
+    app.extensions["agentview"].library.scan()
+    from urllib.parse import quote
+    for url in ["/", "/s/evil", f"/s/evil/agents/{quote(evil, safe='')}", f"/s/evil/messages/{quote(evil, safe='')}",
+                f"/s/evil/dialog?agents={quote(evil, safe='')}"]:
+        body = get(client, url).data.decode()
+        assert "<script>alert" not in body and "<img src=x" not in body, url
+        response = client.get(url)
+        assert "script-src 'self'" in response.headers["Content-Security-Policy"]
+
+
+def test_polls_answer_204_when_nothing_is_new(client):
+    cursor = json.loads(get(client, "/api/sessions/example1_jack_and_jill").data)["cursor"]
+    assert cursor == "0-20"
+    for url in [f"/s/example1_jack_and_jill/poll/tree?after={cursor}",
+                f"/s/example1_jack_and_jill/poll/agent?agent=agent_jill&after={cursor}",
+                f"/s/example1_jack_and_jill/poll/dialog?agents=agent_jack,agent_jill&after={cursor}"]:
+        response = get(client, url, 204)
+        assert response.data == b""
+    version = parse(get(client, "/").data).by_id("av-sessions").attrs["hx-get"].split("v=")[1]
+    get(client, f"/poll/sessions?v={version}", 204)
+
+
+def test_tree_poll_sends_only_new_agents_and_counts_out_of_band(client):
+    # As if the page had been drawn after 4 events: Jill (created at msg_008) is new to it.
+    doc = parse(get(client, "/s/example1_jack_and_jill/poll/tree?after=0-4").data)
+    poller = doc.by_id("av-poller")
+    assert "after=0-20" in poller.attrs["hx-get"]
+    appends = [e for e in doc.children if e.attrs.get("hx-swap-oob", "").startswith("beforeend:#av-children-0")]
+    assert [li.attrs["data-agent"] for a in appends for li in a.find_all("li")] == ["agent_jill"]
+    counts = {e.attrs["id"]: e.text for e in doc.children if e.attrs.get("id", "").startswith("av-count-")}
+    assert counts == {"av-count-0": "8", "av-count-1": "4", "av-count-2": "4"}
+
+
+def test_agent_poll_appends_new_entries_and_results_under_their_calls(client):
+    # Drawn after msg_012 (12 events): root's call msg_011 is on the page, its results are not.
+    doc = parse(get(client, "/s/example1_jack_and_jill/poll/agent?agent=agent_root&after=0-12").data)
+    results = [e for e in doc.children if e.attrs.get("hx-swap-oob", "").startswith("beforeend:#av-results-10-0")]
+    assert [r.attrs["id"] for e in results for r in e.find_all("div", **{"class": "result"})] == [
+        "msg_016", "msg_019"]
+    appended = [e for e in doc.children if e.attrs.get("hx-swap-oob") == "beforeend:#av-entries"]
+    assert appended == []  # the only new root entries are those results
+
+
+def test_dialog_poll_sends_new_items_and_new_recipients(client):
+    # Drawn after msg_013 (13 events): msg_012 was shown with Jack only; Jill hears it in msg_014.
+    doc = parse(get(client, "/s/example1_jack_and_jill/poll/dialog?agents=agent_jack,agent_jill&after=0-13").data)
+    rcpt = [e for e in doc.children if e.attrs.get("id") == "av-rcpt-11"]
+    assert rcpt and rcpt[0].attrs["hx-swap-oob"] == "true" and "Jill" in rcpt[0].text
+    appended = [e for e in doc.children if e.attrs.get("hx-swap-oob") == "beforeend:#av-dialog"]
+    assert [a.attrs["id"] for a in appended[0].children if a.tag == "article"] == ["msg_015", "msg_018"]
+
+
+def test_polls_of_a_deleted_session_stop_with_a_notice(session_dir, app, client):
+    (session_dir / "example4_external_trigger.jsonl").unlink()
+    app.extensions["agentview"].library.refresh(str(session_dir / "example4_external_trigger.jsonl"))
+    response = get(client, "/s/example4_external_trigger/poll/tree?after=0-2", 286)
+    assert b"gone" in response.data
+    get(client, "/s/example4_external_trigger", 404)
+
+
+def test_a_poll_from_before_the_file_was_replaced_reloads_the_page(session_dir, app, client):
+    path = session_dir / "example4_external_trigger.jsonl"
+    path.write_text(path.read_text().splitlines()[0] + "\n")  # truncated: read again from the start
+    app.extensions["agentview"].library.refresh(str(path))
+    response = get(client, "/s/example4_external_trigger/poll/tree?after=0-2")
+    assert response.headers["HX-Refresh"] == "true"

@@ -1,0 +1,77 @@
+"""The watcher keeps a Library in step with a real folder, through real file events."""
+
+import os
+
+import pytest
+
+from conftest import wait_for, write_events
+from viewer.index import Library
+from viewer.watcher import Watcher
+
+
+def entry(mid, agent="a", content="hi"):
+    return {"message_id": mid, "event_type": "transcript_entry", "agent_id": agent, "role": "user", "content": content}
+
+
+@pytest.fixture(params=[False, True], ids=["os-events", "polling"])
+def watched(tmp_path, request):
+    write_events(tmp_path / "existing.jsonl", [entry("m1")])
+    library = Library(tmp_path)
+    watcher = Watcher(library, polling=request.param).start()
+    assert watcher.ready.wait(5)
+    yield tmp_path, library
+    watcher.stop()
+
+
+def test_initial_scan_reads_existing_files(watched):
+    _, library = watched
+    assert library.get("existing").count == 1
+
+
+def test_appended_lines_and_new_files_appear(watched):
+    folder, library = watched
+    write_events(folder / "existing.jsonl", [entry("m2"), entry("m3")], mode="a")
+    wait_for(lambda: library.get("existing").count == 3)
+    write_events(folder / "sub" / "new.jsonl", [entry("n1")])
+    wait_for(lambda: library.get("sub:new") is not None and library.get("sub:new").count == 1)
+
+
+def test_a_partial_line_waits_until_it_is_completed(watched):
+    folder, library = watched
+    path = folder / "existing.jsonl"
+    with open(path, "ab") as f:
+        f.write(b'{"message_id": "m2", "event_type": "transcript_entry", ')
+        f.flush()
+        os.fsync(f.fileno())
+    # give the watcher time to see the half line; it must not ingest (nor lose) it
+    with pytest.raises(AssertionError):
+        wait_for(lambda: library.get("existing").count != 1 or library.get("existing").problems, timeout=1.5)
+    with open(path, "ab") as f:
+        f.write(b'"agent_id": "a", "role": "user", "content": "done"}\n')
+    wait_for(lambda: library.get("existing").count == 2)
+    assert library.get("existing").events[1]["content"] == "done"
+    assert library.get("existing").problems == []
+
+
+def test_a_deleted_file_leaves_and_a_moved_one_is_followed(watched):
+    folder, library = watched
+    os.rename(folder / "existing.jsonl", folder / "renamed.jsonl")
+    wait_for(lambda: library.get("existing") is None and library.get("renamed") is not None)
+    assert library.get("renamed").count == 1
+    (folder / "renamed.jsonl").unlink()
+    wait_for(lambda: library.get("renamed") is None)
+
+
+def test_the_watcher_survives_a_failing_file(watched, monkeypatch):
+    folder, library = watched
+    original = library.refresh
+
+    def refresh(path):
+        if path.endswith("poison.jsonl"):
+            raise RuntimeError("injected failure")
+        return original(path)
+
+    monkeypatch.setattr(library, "refresh", refresh)
+    write_events(folder / "poison.jsonl", [entry("p1")])
+    write_events(folder / "existing.jsonl", [entry("m2")], mode="a")
+    wait_for(lambda: library.get("existing").count == 2)

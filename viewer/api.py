@@ -1,0 +1,98 @@
+"""The JSON API: a twin of every page, on the same queries. Names here are a contract."""
+
+from __future__ import annotations
+
+import orjson
+from flask import Blueprint, Response, request, url_for
+
+from . import queries
+from .app import state
+from .lookup import agent_or_404, chosen_agents, flag_arg, int_arg, message_or_404, session_or_404
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+def as_json(data: dict, status: int = 200) -> Response:
+    return Response(orjson.dumps(data), status=status, mimetype="application/json")
+
+
+def session_row(s) -> dict:
+    with s.lock:
+        return {
+            "id": s.id,
+            "name": s.name,
+            "path": s.relpath,
+            "events": s.count,
+            "agents": len(s.agents),
+            "problems": len(s.problems),
+            "updated_at": s.updated_at,
+            "url": url_for("pages.session", session_id=s.id),
+        }
+
+
+@bp.get("/sessions")
+def sessions():
+    return as_json({"sessions": [session_row(s) for s in state().library.listing()]})
+
+
+@bp.get("/sessions/<session_id>")
+def session(session_id):
+    s = session_or_404(session_id)
+    with s.lock:
+        agents = queries.agents(s)
+        for agent in agents:
+            agent["url"] = url_for("pages.agent", session_id=s.id, agent_id=agent["agent_id"])
+        return as_json({**session_row(s), "cursor": s.cursor, "agents": agents,
+                        "problems": [p.as_dict() for p in s.problems]})
+
+
+@bp.get("/sessions/<session_id>/agents/<path:agent_id>")
+def agent(session_id, agent_id):
+    s = session_or_404(session_id)
+    agent_or_404(s, agent_id)
+    start, limit = int_arg("start"), int_arg("limit", 1000, minimum=1)
+    with s.lock:
+        summary = queries.agent_summary(s, s.agents[agent_id])
+        transcript = queries.transcript(s, agent_id, start, limit)
+        total = summary["entries"]
+        end = start + len(transcript)
+        data = {**summary, "transcript": transcript, "start": start, "total": total,
+                "url": url_for("pages.agent", session_id=s.id, agent_id=agent_id),
+                "next": url_for("api.agent", session_id=s.id, agent_id=agent_id, start=end, limit=limit)
+                if end < total else None}
+        if flag_arg("perspective"):
+            data["perspective"] = queries.perspective_text(s, agent_id, flag_arg("sub"))
+        return as_json(data)
+
+
+@bp.get("/sessions/<session_id>/dialog")
+def dialog(session_id):
+    s = session_or_404(session_id)
+    chosen = chosen_agents(s)
+    result = queries.dialog(s, chosen, int_arg("start"), int_arg("limit", 1000, minimum=1))
+    messages = [{**item["event"], "speaker": item["speaker"], "recipients": item["recipients"],
+                 "modified": item["modified"]} for item in result["items"]]
+    return as_json({"agents": chosen, "messages": messages, "start": result["start"], "total": result["total"],
+                    "url": url_for("pages.dialog", session_id=s.id, agents=",".join(chosen))})
+
+
+@bp.get("/sessions/<session_id>/messages/<path:message_id>")
+def message(session_id, message_id):
+    s = session_or_404(session_id)
+    with s.lock:
+        position = message_or_404(s, message_id)
+        return as_json({"event": s.events[position], "flow": queries.flow(s, message_id),
+                        "references": queries.references(s, message_id),
+                        "url": url_for("pages.message", session_id=s.id, message_id=message_id)})
+
+
+@bp.get("/sessions/<session_id>/events")
+def events(session_id):
+    """Raw events after a cursor: the live feed for scripts (a page polls its own fragment)."""
+    s = session_or_404(session_id)
+    limit = int_arg("limit", 1000, minimum=1)
+    with s.lock:
+        after = s.position_after(request.args.get("after"))
+        reset = after is None  # the file was replaced since that cursor: start again
+        batch, end = queries.events_after(s, 0 if reset else after, limit)
+        return as_json({"events": batch, "cursor": f"{s.epoch}-{end}", "reset": reset})

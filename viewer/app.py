@@ -1,0 +1,77 @@
+"""The Flask application factory."""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import orjson
+from flask import Flask, request
+
+from .index import Library
+from .watcher import Watcher
+
+access_log = logging.getLogger("agentview.access")
+POLL_SEGMENT = "/poll/"
+
+
+def _resource_dir(name: str) -> str:
+    """templates/ and static/: inside the package when installed from a wheel, else the checkout's."""
+    package = Path(__file__).resolve().parent
+    installed = package / f"_{name}"
+    return str(installed if installed.is_dir() else package.parent / name)
+
+
+@dataclass
+class AgentView:
+    """Per-app state, kept in app.extensions["agentview"]."""
+
+    library: Library
+    watcher: Watcher | None
+
+
+def create_app(root: str | os.PathLike, watch: bool = True, polling: bool = False) -> Flask:
+    """An app serving every session below `root`; with `watch`, kept live by a Watcher."""
+    app = Flask(__name__, template_folder=_resource_dir("templates"), static_folder=_resource_dir("static"))
+    app.config["AGENT_PAGE_SIZE"] = 200
+    app.config["DIALOG_PAGE_SIZE"] = 200
+    library = Library(root)
+    watcher = None
+    if watch:
+        watcher = Watcher(library, polling=polling).start()
+    else:
+        library.scan()
+    app.extensions["agentview"] = AgentView(library, watcher)
+
+    from . import api, pages
+
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(api.bp)
+    pages.register_error_pages(app)
+    app.jinja_env.filters["pretty_json"] = lambda value: orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    app.jinja_env.filters["isotime"] = lambda t: datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+    @app.after_request
+    def secure_and_log(response):
+        # Log content is untrusted: no inline script, nothing from elsewhere, no sniffing.
+        response.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+            "object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+        )
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        if POLL_SEGMENT not in request.path and "/events" not in request.path:
+            access_log.info("%s %s %s", request.method, request.full_path.rstrip("?"), response.status_code)
+        return response
+
+    return app
+
+
+def state() -> AgentView:
+    from flask import current_app
+
+    return current_app.extensions["agentview"]

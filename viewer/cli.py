@@ -1,0 +1,58 @@
+"""The `agentview` command."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+
+
+def serve(args: argparse.Namespace) -> int:
+    from waitress import create_server
+
+    from .app import create_app
+
+    if not os.path.isdir(args.dir):
+        print(f"agentview: {args.dir} is not a folder", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
+    app = create_app(args.dir, polling=args.polling)
+    server = create_server(app, host=args.host, port=args.port, threads=args.threads, ident="agentview")
+    host, port = server.effective_host, server.effective_port
+    shown = f"[{host}]" if ":" in str(host) else host
+    # The first line on stdout says where we listen (tests start us on port 0 and read it).
+    print(f"agentview: serving {os.path.abspath(args.dir)} at http://{shown}:{port}/", flush=True)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        watcher = app.extensions["agentview"].watcher
+        if watcher:
+            watcher.stop()
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="agentview", description="A live web viewer for multi-agent session logs.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    p = commands.add_parser("serve", help="watch a folder of *.jsonl sessions and serve the viewer")
+    p.add_argument("dir", help="folder to watch (recursively)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
+    p.add_argument("--port", type=int, default=8000, help="port (0 picks a free one; default 8000)")
+    p.add_argument("--threads", type=int, default=8, help="request threads (default 8)")
+    p.add_argument("--polling", action="store_true",
+                   help="poll the folder instead of using OS file events (network or container mounts)")
+    p.set_defaults(func=serve)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,345 @@
+"""The in-memory store: sessions indexed incrementally as their lines arrive.
+
+One writer (the watcher thread) appends while request threads read; each session
+has a lock that both take, so a reader never sees half of an event's effects.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from bisect import bisect_right
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from . import model
+from .model import Agent, Event
+from .tailer import FileTailer, Line
+
+SESSION_SUFFIX = ".jsonl"
+EXCERPT_CHARS = 120
+
+
+@dataclass
+class Problem:
+    kind: str
+    line: int | None
+    detail: str
+    message_id: str | None = None
+
+    def as_dict(self) -> dict:
+        data = {"kind": self.kind, "line": self.line, "detail": self.detail}
+        if self.message_id is not None:
+            data["message_id"] = self.message_id
+        return data
+
+
+def excerpt(data: bytes) -> str:
+    text = data[: EXCERPT_CHARS * 4].decode("utf-8", errors="replace")
+    return text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS] + "…"
+
+
+def session_id_for(relpath: str) -> str:
+    """A stable id, safe as one URL path segment, made from a path relative to DIR.
+
+    Folders are joined with ':'; any character outside [A-Za-z0-9._-] (':' and '~'
+    included) is written as ~XX per UTF-8 byte, so distinct paths get distinct ids.
+    """
+    if relpath.endswith(SESSION_SUFFIX):
+        relpath = relpath[: -len(SESSION_SUFFIX)]
+    out = []
+    for segment_index, segment in enumerate(relpath.split("/")):
+        if segment_index:
+            out.append(":")
+        for ch in segment:
+            if ch.isascii() and (ch.isalnum() or ch in "._-"):
+                out.append(ch)
+            else:
+                out.extend(f"~{b:02X}" for b in ch.encode("utf-8"))
+    sid = "".join(out)
+    if sid in ("", ".", ".."):  # browsers rewrite these path segments
+        sid = "".join(f"~{ord(c):02X}" for c in sid) or "~"
+    return sid
+
+
+class SessionIndex:
+    """Everything known about one session file, updated event by event."""
+
+    def __init__(self, session_id: str, path: str, relpath: str):
+        self.id = session_id
+        self.path = path
+        self.relpath = relpath
+        self.name = Path(relpath).name.removesuffix(SESSION_SUFFIX)
+        self.lock = threading.RLock()
+        self.epoch = 0
+        self.updated_at: float | None = None
+        self._clear()
+
+    def _clear(self) -> None:
+        self.events: list[Event] = []
+        self.line_numbers: list[int] = []
+        self.by_id: dict[str, int] = {}
+        self.agents: dict[str, Agent] = {}
+        self.agent_order: list[str] = []
+        self.roots: list[str] = []
+        # substance key -> positions of the entries whose `substance` names it
+        self.references: dict[str, list[int]] = {}
+        # (agent_id, tool_call_id) -> positions of that agent's entries holding / answering the call
+        self.call_positions: dict[tuple[str, str], list[int]] = {}
+        self.result_positions: dict[tuple[str, str], list[int]] = {}
+        # message id -> agents whose agent_created names it as cause
+        self.spawned: dict[str, list[str]] = {}
+        self._awaiting_cause: dict[str, list[str]] = {}
+        # (position, agent_id) whenever an agent appears or moves in the tree; read by live polls
+        self.tree_changes: list[tuple[int, str]] = []
+        self.problems: list[Problem] = []
+
+    # --- writing -------------------------------------------------------------------------
+
+    def restart(self) -> None:
+        """The file was truncated or replaced: forget everything, bump the epoch."""
+        with self.lock:
+            self._clear()
+            self.epoch += 1
+
+    def ingest(self, lines: list[Line]) -> int:
+        """Index complete lines; returns how many events were added."""
+        added = 0
+        with self.lock:
+            for line in lines:
+                event = self._parse(line)
+                if event is not None:
+                    self._add(event, line.number)
+                    added += 1
+            if lines:
+                self.updated_at = time.time()
+        return added
+
+    def _problem(self, kind: str, line: int | None, detail: str, message_id: str | None = None) -> None:
+        self.problems.append(Problem(kind, line, detail, message_id))
+
+    def _parse(self, line: Line) -> Event | None:
+        data = line.data.strip()
+        if not data:
+            return None
+        try:
+            event = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            self._problem("invalid_json", line.number, f"{exc.msg}: {excerpt(data)}")
+            return None
+        if not isinstance(event, dict):
+            self._problem("not_an_object", line.number, f"a JSON {type(event).__name__}: {excerpt(data)}")
+            return None
+        for key in ("message_id", "event_type", "agent_id"):
+            if not isinstance(event.get(key), str) or not event[key]:
+                self._problem(f"missing_{key}", line.number, f"no string {key}: {excerpt(data)}")
+                return None
+        if event["event_type"] not in model.KNOWN_EVENT_TYPES:
+            self._problem("unknown_event_type", line.number, f"event_type {event['event_type']!r} kept as is",
+                          event["message_id"])
+        return event
+
+    def _add(self, event: Event, line_number: int) -> None:
+        position = len(self.events)
+        self.events.append(event)
+        self.line_numbers.append(line_number)
+        message_id = event["message_id"]
+        if message_id in self.by_id:
+            self._problem("duplicate_message_id", line_number,
+                          f"{message_id} first seen on line {self.line_numbers[self.by_id[message_id]]}", message_id)
+        else:
+            self.by_id[message_id] = position
+            for agent_id in self._awaiting_cause.pop(message_id, ()):
+                self._resolve_parent(self.agents[agent_id], position)
+
+        kind = event["event_type"]
+        if kind == model.AGENT_CREATED:
+            self._agent_created(event, position, line_number)
+        elif kind == model.TRANSCRIPT_ENTRY:
+            agent = self._agent(event["agent_id"], position)
+            agent.entries.append(position)
+            if model.is_delivery(event):
+                self.references.setdefault(event["substance"], []).append(position)
+            for call in model.tool_calls_of(event):
+                if isinstance(call.get("id"), str):
+                    self.call_positions.setdefault((agent.agent_id, call["id"]), []).append(position)
+            call_id = event.get("tool_call_id")
+            if isinstance(call_id, str):
+                self.result_positions.setdefault((agent.agent_id, call_id), []).append(position)
+        elif kind == model.PIECE_OF_TEXT:
+            self._agent(event["agent_id"], position)
+
+    def _agent(self, agent_id: str, position: int) -> Agent:
+        agent = self.agents.get(agent_id)
+        if agent is None:
+            agent = Agent(agent_id=agent_id, ordinal=len(self.agent_order), first_position=position)
+            self.agents[agent_id] = agent
+            self.agent_order.append(agent_id)
+            self.roots.append(agent_id)
+            self.tree_changes.append((position, agent_id))
+        return agent
+
+    def _agent_created(self, event: Event, position: int, line_number: int) -> None:
+        agent_id = event["agent_id"]
+        existing = self.agents.get(agent_id)
+        if existing is not None and existing.created_position is not None:
+            self._problem("duplicate_agent_created", line_number,
+                          f"{agent_id} was already created by {self.events[existing.created_position]['message_id']}",
+                          event["message_id"])
+            return
+        agent = self._agent(agent_id, position)
+        agent.created_position = position
+        if isinstance(event.get("name"), str) and event["name"]:
+            agent.name = event["name"]
+        if isinstance(event.get("language_model"), str):
+            agent.language_model = event["language_model"]
+        causes = model.causes_of(event)
+        if causes:
+            agent.cause = causes[0]
+            self.spawned.setdefault(agent.cause, []).append(agent_id)
+            if agent.cause in self.by_id:
+                self._resolve_parent(agent, position)
+            else:
+                self._awaiting_cause.setdefault(agent.cause, []).append(agent_id)
+                agent.flags.append("cause_missing")
+
+    def _resolve_parent(self, agent: Agent, position: int) -> None:
+        """Parent = the agent whose transcript holds the message the creation names."""
+        if "cause_missing" in agent.flags:
+            agent.flags.remove("cause_missing")
+        holder = self.events[self.by_id[agent.cause]]["agent_id"]
+        if holder not in self.agents:  # the cause is an event of an unknown type
+            agent.flags.append("cause_not_an_agent_message")
+            return
+        ancestor: str | None = holder
+        while ancestor is not None:
+            if ancestor == agent.agent_id:
+                agent.flags.append("cause_cycle")
+                self._problem("cause_cycle", self.line_numbers[agent.created_position],
+                              f"{agent.agent_id}'s creation names a message of its own subtree", agent.cause)
+                return
+            ancestor = self.agents[ancestor].parent_id
+        self.roots.remove(agent.agent_id)
+        agent.parent_id = holder
+        self.agents[holder].children.append(agent.agent_id)
+        self.tree_changes.append((position, agent.agent_id))
+
+    # --- reading helpers (callers hold the lock) ----------------------------------------
+
+    @property
+    def count(self) -> int:
+        return len(self.events)
+
+    @property
+    def cursor(self) -> str:
+        return f"{self.epoch}-{len(self.events)}"
+
+    def position_after(self, cursor: str | None) -> int | None:
+        """The position a cursor points after, or None when it belongs to an older epoch."""
+        if not cursor:
+            return 0
+        epoch, _, count = cursor.partition("-")
+        try:
+            epoch_number, position = int(epoch), int(count)
+        except ValueError:
+            return 0
+        if epoch_number != self.epoch or position > len(self.events):
+            return None
+        return max(position, 0)
+
+    def event(self, message_id: str) -> Event | None:
+        position = self.by_id.get(message_id)
+        return None if position is None else self.events[position]
+
+    def call_position_for_result(self, position: int) -> int | None:
+        """The entry holding the tool call a tool result answers: same agent, same id, latest before it."""
+        event = self.events[position]
+        calls = self.call_positions.get((event["agent_id"], event.get("tool_call_id")))
+        if not calls:
+            return None
+        i = bisect_right(calls, position)
+        return calls[i - 1] if i else None
+
+    def result_positions_for_call(self, position: int, call_id: str) -> list[int]:
+        event = self.events[position]
+        key = (event["agent_id"], call_id)
+        return [p for p in self.result_positions.get(key, ()) if self.call_position_for_result(p) == position]
+
+
+class Library:
+    """Every session below a folder, keyed by its stable id."""
+
+    def __init__(self, root: str | os.PathLike):
+        self.root = os.path.abspath(root)
+        self.lock = threading.Lock()
+        self.sessions: dict[str, SessionIndex] = {}
+        self._tailers: dict[str, FileTailer] = {}
+        self._by_path: dict[str, SessionIndex] = {}
+        self.version = 0  # bumped on every change; the sessions list polls it
+
+    @staticmethod
+    def is_session_file(path: str) -> bool:
+        return path.endswith(SESSION_SUFFIX) and not os.path.basename(path).startswith(".")
+
+    def relpath(self, path: str) -> str:
+        return Path(os.path.relpath(path, self.root)).as_posix()
+
+    def scan(self, folder: str | None = None) -> None:
+        """Read every session file below a folder (idempotent: known files are tailed)."""
+        for dirpath, dirnames, filenames in os.walk(folder or self.root):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for filename in sorted(filenames):
+                path = os.path.join(dirpath, filename)
+                if self.is_session_file(path):
+                    self.refresh(path)
+
+    def refresh(self, path: str) -> None:
+        """Ingest whatever was appended to one file since the last call."""
+        path = os.path.abspath(path)
+        if not self.is_session_file(path):
+            return
+        if not os.path.isfile(path):
+            self.forget(path)
+            return
+        session = self._by_path.get(path)
+        if session is None:
+            relpath = self.relpath(path)
+            session = SessionIndex(session_id_for(relpath), path, relpath)
+            self._tailers[path] = FileTailer(path)
+            with self.lock:
+                self._by_path[path] = session
+                self.sessions[session.id] = session
+                self.version += 1
+        result = self._tailers[path].read()
+        if result.restarted:
+            session.restart()
+        if result.lines:
+            session.ingest(result.lines)
+        if result.lines or result.restarted:
+            with self.lock:
+                self.version += 1
+
+    def forget(self, path: str) -> None:
+        path = os.path.abspath(path)
+        with self.lock:
+            session = self._by_path.pop(path, None)
+            self._tailers.pop(path, None)
+            if session is not None:
+                self.sessions.pop(session.id, None)
+                self.version += 1
+
+    def forget_below(self, folder: str) -> None:
+        """A folder went away: forget every session that was inside it."""
+        prefix = os.path.join(os.path.abspath(folder), "")
+        for path in [p for p in self._by_path if p.startswith(prefix)]:
+            self.forget(path)
+
+    def get(self, session_id: str) -> SessionIndex | None:
+        return self.sessions.get(session_id)
+
+    def listing(self) -> list[SessionIndex]:
+        with self.lock:
+            return sorted(self.sessions.values(), key=lambda s: s.relpath)

@@ -1,0 +1,49 @@
+"""Request helpers shared by the pages and the JSON API: find things or answer 404."""
+
+from __future__ import annotations
+
+from flask import abort, request
+
+from .app import state
+from .index import SessionIndex
+
+
+def session_or_404(session_id: str) -> SessionIndex:
+    session = state().library.get(session_id)
+    if session is None:
+        abort(404, f"There is no session {session_id!r} (it may have been moved or deleted).")
+    return session
+
+
+def agent_or_404(session: SessionIndex, agent_id: str) -> str:
+    if agent_id not in session.agents:
+        abort(404, f"Session {session.name!r} has no agent {agent_id!r}.")
+    return agent_id
+
+
+def message_or_404(session: SessionIndex, message_id: str) -> int:
+    position = session.by_id.get(message_id)
+    if position is None:
+        abort(404, f"Session {session.name!r} has no message {message_id!r}.")
+    return position
+
+
+def chosen_agents(session: SessionIndex) -> list[str]:
+    """`?agents=a,b` or repeated `?agents=a&agents=b`, in the order given, each once."""
+    chosen: list[str] = []
+    for value in request.args.getlist("agents"):
+        chosen.extend(a for a in value.split(",") if a and a not in chosen)
+    for agent_id in chosen:
+        agent_or_404(session, agent_id)
+    return chosen
+
+
+def int_arg(name: str, default: int = 0, minimum: int = 0) -> int:
+    try:
+        return max(minimum, int(request.args.get(name, default)))
+    except ValueError:
+        abort(400, f"?{name}= takes a whole number.")
+
+
+def flag_arg(name: str) -> bool:
+    return request.args.get(name, "") in ("1", "true", "yes", "on")

@@ -1,0 +1,203 @@
+"""The rules of seed 000: what an event is, what it represents, and how entries relate.
+
+Events are the dicts exactly as logged. Every rule that decides what a piece of an
+event means lives here, so the index, the queries, the pages and the JSON API agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+AGENT_CREATED = "agent_created"
+TRANSCRIPT_ENTRY = "transcript_entry"
+PIECE_OF_TEXT = "piece_of_text"
+KNOWN_EVENT_TYPES = (AGENT_CREATED, TRANSCRIPT_ENTRY, PIECE_OF_TEXT)
+
+Event = dict[str, Any]
+
+
+def text_of(value: Any) -> str:
+    """The readable text of a content value (a string, or a list of content parts)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        parts = []
+        for part in value:
+            if isinstance(part, dict):
+                if isinstance(part.get("text"), str):
+                    parts.append(part["text"])
+                else:
+                    parts.append(orjson.dumps(part).decode())
+            else:
+                parts.append(text_of(part))
+        return "\n".join(parts)
+    return orjson.dumps(value).decode() if not isinstance(value, (int, float)) else str(value)
+
+
+def content_of(event: Event) -> str:
+    return text_of(event.get("content"))
+
+
+def tool_calls_of(event: Event) -> list[dict]:
+    calls = event.get("tool_calls")
+    if not isinstance(calls, list):
+        return []
+    return [c for c in calls if isinstance(c, dict)]
+
+
+def causes_of(event: Event) -> list[str]:
+    """The message ids an event's `cause` names (a string or a list of them)."""
+    cause = event.get("cause")
+    if isinstance(cause, str):
+        return [cause]
+    if isinstance(cause, list):
+        return [c for c in cause if isinstance(c, str)]
+    return []
+
+
+def substance_key(event: Event) -> str:
+    """What a transcript entry represents: its `substance` if present, else itself."""
+    substance = event.get("substance")
+    if isinstance(substance, str) and substance:
+        return substance
+    return event["message_id"]
+
+
+def is_transcript_entry(event: Event) -> bool:
+    return event.get("event_type") == TRANSCRIPT_ENTRY
+
+
+def is_utterance(event: Event) -> bool:
+    """An assistant transcript entry with content and no tool calls: the agent speaking."""
+    return (
+        is_transcript_entry(event)
+        and event.get("role") == "assistant"
+        and bool(content_of(event))
+        and not tool_calls_of(event)
+    )
+
+
+def is_tool_result(event: Event) -> bool:
+    return is_transcript_entry(event) and (event.get("role") == "tool" or "tool_call_id" in event)
+
+
+def is_dialog_entry(event: Event) -> bool:
+    """Entries that take part in a dialog: utterances and what was heard (role user)."""
+    return is_utterance(event) or (is_transcript_entry(event) and event.get("role") == "user")
+
+
+def is_delivery(event: Event) -> bool:
+    return is_transcript_entry(event) and isinstance(event.get("substance"), str) and bool(event["substance"])
+
+
+def is_modified(delivery: Event, original: Event | None) -> bool | None:
+    """A delivery is modified when it does not contain the original's content verbatim.
+
+    None when there is no original to compare with. `[Jack]: Hello` for `Hello` is only
+    formatted; `password: [REDACTED]` for `password: 1234` is modified (a hook intervened).
+    """
+    if original is None:
+        return None
+    return content_of(original) not in content_of(delivery)
+
+
+# What an entry is, from its agent's point of view (the perspective page and text).
+SYSTEM, HEARD, DID, RECEIVED, SAID, NOTED = "system", "heard", "did", "received", "said", "noted"
+
+
+def perspective_kind(event: Event) -> str:
+    if not is_transcript_entry(event):
+        return NOTED
+    role = event.get("role")
+    if role == "system":
+        return SYSTEM
+    if is_tool_result(event):
+        return RECEIVED
+    if role == "assistant" and tool_calls_of(event):
+        return DID
+    if role == "assistant":
+        return SAID
+    if role == "user":
+        return HEARD
+    return NOTED
+
+
+@dataclass
+class ToolCall:
+    id: str | None
+    name: str
+    arguments_raw: str
+    arguments: Any  # parsed JSON, or None when the arguments are not valid JSON
+    arguments_valid: bool
+
+    @classmethod
+    def from_dict(cls, call: dict) -> "ToolCall":
+        function = call.get("function") if isinstance(call.get("function"), dict) else {}
+        name = function.get("name") or call.get("name") or "?"
+        raw = function.get("arguments", call.get("arguments", ""))
+        if isinstance(raw, str):
+            try:
+                parsed, valid = orjson.loads(raw) if raw.strip() else {}, True
+            except orjson.JSONDecodeError:
+                parsed, valid = None, False
+        else:  # some writers log arguments as an object rather than a JSON string
+            parsed, valid = raw, True
+            raw = orjson.dumps(raw).decode()
+        call_id = call.get("id")
+        return cls(call_id if isinstance(call_id, str) else None, str(name), raw, parsed, valid)
+
+    @property
+    def pretty_arguments(self) -> str:
+        if not self.arguments_valid:
+            return self.arguments_raw
+        return orjson.dumps(self.arguments, option=orjson.OPT_INDENT_2).decode()
+
+    def summary(self, limit: int = 80) -> str:
+        """`name(key=value, ...)` shortened to about `limit` characters."""
+        if isinstance(self.arguments, dict):
+            parts = []
+            for key, value in self.arguments.items():
+                text = value if isinstance(value, str) else orjson.dumps(value).decode()
+                parts.append(f"{key}={text}")
+            inner = ", ".join(parts)
+        else:
+            inner = self.arguments_raw
+        inner = " ".join(inner.split())
+        if len(inner) > limit:
+            inner = inner[: limit - 1] + "…"
+        return f"{self.name}({inner})"
+
+
+def tool_calls(event: Event) -> list[ToolCall]:
+    return [ToolCall.from_dict(c) for c in tool_calls_of(event)]
+
+
+@dataclass
+class Agent:
+    """One agent of a session, as the index knows it so far."""
+
+    agent_id: str
+    ordinal: int  # 0, 1, 2 ... in order of first appearance; a DOM-safe handle
+    first_position: int
+    name: str | None = None
+    language_model: str | None = None
+    created_position: int | None = None  # position of its agent_created event
+    cause: str | None = None  # the message id its creation names (first, if a list)
+    parent_id: str | None = None
+    entries: list[int] = field(default_factory=list)  # positions of its transcript entries
+    children: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+
+    @property
+    def display_name(self) -> str:
+        return self.name or self.agent_id
+
+    @property
+    def implicit(self) -> bool:
+        """Known only from transcript entries: no agent_created event (seed Example 4)."""
+        return self.created_position is None

@@ -1,0 +1,474 @@
+"""Pure reads over a SessionIndex: tree, transcript, perspective, dialog, causality.
+
+Every function returns plain, JSON-able data (events are the dicts as logged), so the
+pages, the JSON API and the Python API share one implementation of each rule.
+Each takes the session's lock itself; none rescans the whole session.
+"""
+
+from __future__ import annotations
+
+import heapq
+from bisect import bisect_left
+from typing import Any, Iterable
+
+from . import model
+from .index import SessionIndex
+from .model import Agent, Event
+
+
+# --- agents and the tree -------------------------------------------------------------------
+
+def _pick_spawning_call(s: SessionIndex, agent: Agent, event: Event) -> model.ToolCall | None:
+    """Which tool call of the cause message created this agent (a message may hold several)."""
+    calls = model.tool_calls(event)
+    if len(calls) <= 1:
+        return calls[0] if calls else None
+    for call in calls:
+        if isinstance(call.arguments, dict) and agent.name and call.arguments.get("name") == agent.name:
+            return call
+    siblings = s.spawned.get(agent.cause, [])
+    i = siblings.index(agent.agent_id) if agent.agent_id in siblings else 0
+    return calls[min(i, len(calls) - 1)]
+
+
+def created_by(s: SessionIndex, agent: Agent) -> dict | None:
+    """The spawning tool call: its message, name and a summary of its arguments."""
+    if agent.cause is None:
+        return None
+    event = s.event(agent.cause)
+    if event is None:
+        return {"message_id": agent.cause, "missing": True}
+    call = _pick_spawning_call(s, agent, event)
+    return {
+        "message_id": agent.cause,
+        "agent_id": event["agent_id"],
+        "call_id": call.id if call else None,
+        "tool": call.name if call else None,
+        "summary": call.summary() if call else model.content_of(event)[:80],
+        "missing": False,
+    }
+
+
+def agent_summary(s: SessionIndex, agent: Agent) -> dict:
+    parent = s.agents.get(agent.parent_id) if agent.parent_id else None
+    return {
+        "agent_id": agent.agent_id,
+        "name": agent.display_name,
+        "parent_id": agent.parent_id,
+        "language_model": agent.language_model,
+        "entries": len(agent.entries),
+        "implicit": agent.implicit,
+        "flags": list(agent.flags),
+        "created_by": created_by(s, agent),
+        "ordinal": agent.ordinal,
+        "parent_ordinal": parent.ordinal if parent else None,
+    }
+
+
+def agents(s: SessionIndex) -> list[dict]:
+    """Every agent, flat, in order of first appearance."""
+    with s.lock:
+        return [agent_summary(s, s.agents[a]) for a in s.agent_order]
+
+
+def agent_names(s: SessionIndex) -> dict[str, str]:
+    with s.lock:
+        return {a: s.agents[a].display_name for a in s.agent_order}
+
+
+def subtree(s: SessionIndex, agent_id: str) -> list[str]:
+    """The agent and all its descendants, parents before children."""
+    with s.lock:
+        out, stack = [], [agent_id]
+        while stack:
+            current = stack.pop()
+            out.append(current)
+            stack.extend(reversed(s.agents[current].children))
+        return out
+
+
+def tree_node(s: SessionIndex, agent_id: str) -> dict:
+    """An agent with its whole subtree nested under "children"."""
+    with s.lock:
+        root = agent_summary(s, s.agents[agent_id])
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            node["children"] = [agent_summary(s, s.agents[c]) for c in s.agents[node["agent_id"]].children]
+            stack.extend(node["children"])
+        return root
+
+
+def tree(s: SessionIndex) -> list[dict]:
+    with s.lock:
+        return [tree_node(s, r) for r in s.roots]
+
+
+def lineage(s: SessionIndex, agent_id: str) -> list[dict]:
+    """root -> ... -> agent, each with the call that created it."""
+    with s.lock:
+        chain, current, seen = [], agent_id, set()
+        while current is not None and current not in seen:
+            seen.add(current)
+            chain.append(agent_summary(s, s.agents[current]))
+            current = s.agents[current].parent_id
+        return chain[::-1]
+
+
+# --- transcripts and the perspective --------------------------------------------------------
+
+def transcript(s: SessionIndex, agent_id: str, start: int = 0, limit: int | None = None) -> list[Event]:
+    with s.lock:
+        positions = s.agents[agent_id].entries
+        end = len(positions) if limit is None else start + limit
+        return [s.events[p] for p in positions[start:end]]
+
+
+def _positions(s: SessionIndex, agent_ids: Iterable[str]) -> list[int]:
+    lists = [s.agents[a].entries for a in agent_ids]
+    return lists[0] if len(lists) == 1 else list(heapq.merge(*lists))
+
+
+def _delivery(s: SessionIndex, event: Event) -> dict | None:
+    if not model.is_delivery(event):
+        return None
+    original = s.event(event["substance"])
+    sender = s.agents.get(original["agent_id"]) if original else None
+    return {
+        "original_id": event["substance"],
+        "original_found": original is not None,
+        "original_content": model.content_of(original) if original else None,
+        "original_kind": original.get("event_type") if original else None,
+        "from_agent_id": sender.agent_id if sender else None,
+        "from_name": sender.display_name if sender else None,
+        "modified": model.is_modified(event, original),
+    }
+
+
+def _call_item(s: SessionIndex, position: int, index: int, call: model.ToolCall) -> dict:
+    message_id = s.events[position]["message_id"]
+    spawned = []
+    for agent_id in s.spawned.get(message_id, ()):
+        agent = s.agents[agent_id]
+        if _pick_spawning_call(s, agent, s.events[position]) == call:
+            spawned.append({"agent_id": agent_id, "name": agent.display_name, "ordinal": agent.ordinal})
+    results = s.result_positions_for_call(position, call.id) if call.id else []
+    return {
+        "index": index,
+        "id": call.id,
+        "name": call.name,
+        "summary": call.summary(),
+        "arguments": call.arguments_raw,
+        "pretty_arguments": call.pretty_arguments,
+        "arguments_valid": call.arguments_valid,
+        "results": [_entry(s, p) for p in results],
+        "spawned": spawned,
+    }
+
+
+def _entry(s: SessionIndex, position: int) -> dict:
+    event = s.events[position]
+    agent = s.agents.get(event["agent_id"])
+    item: dict[str, Any] = {
+        "position": position,
+        "kind": model.perspective_kind(event),
+        "message_id": event["message_id"],
+        "agent_id": event["agent_id"],
+        "agent_name": agent.display_name if agent else event["agent_id"],
+        "agent_ordinal": agent.ordinal if agent else None,
+        "role": event.get("role"),
+        "content": model.content_of(event),
+        "event": event,
+        "delivery": _delivery(s, event),
+        "calls": [],
+        "heard_by": [],
+        "paired_call": None,
+    }
+    if item["kind"] == model.DID:
+        item["calls"] = [_call_item(s, position, i, c) for i, c in enumerate(model.tool_calls(event))]
+    if item["kind"] == model.RECEIVED:
+        call_position = s.call_position_for_result(position)
+        if call_position is not None:
+            item["paired_call"] = s.events[call_position]["message_id"]
+    if item["kind"] == model.SAID:
+        item["heard_by"] = _heard_by(s, event["message_id"])
+    return item
+
+
+def _heard_by(s: SessionIndex, message_id: str) -> list[dict]:
+    seen, out = set(), []
+    for p in s.references.get(message_id, ()):
+        agent_id = s.events[p]["agent_id"]
+        if agent_id not in seen:
+            seen.add(agent_id)
+            out.append({"agent_id": agent_id, "name": s.agents[agent_id].display_name})
+    return out
+
+
+def perspective(s: SessionIndex, agent_id: str, include_subagents: bool = False,
+                start: int = 0, limit: int | None = None) -> dict:
+    """What an agent heard, did, received and said, in file order, windowed.
+
+    A tool result is shown with the call it answers, not again in its own place.
+    """
+    with s.lock:
+        agent_ids = subtree(s, agent_id) if include_subagents else [agent_id]
+        positions = _positions(s, agent_ids)
+        total = len(positions)
+        start = max(0, min(start, total))
+        end = total if limit is None else min(total, start + limit)
+        items = []
+        for p in positions[start:end]:
+            item = _entry(s, p)
+            if item["paired_call"] is None:
+                items.append(item)
+        return {"items": items, "start": start, "end": end, "total": total, "agents": agent_ids}
+
+
+def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool, after: int) -> dict:
+    """What a perspective page showing events before `after` needs to add (O(new events))."""
+    with s.lock:
+        agent_ids = set(subtree(s, agent_id) if include_subagents else [agent_id])
+        items, results, spawned = [], [], []
+        for p in range(after, s.count):
+            event = s.events[p]
+            if event["event_type"] == model.AGENT_CREATED and event["agent_id"] in s.agents:
+                holder = s.event(event.get("cause")) if isinstance(event.get("cause"), str) else None
+                if holder is not None and holder["agent_id"] in agent_ids and s.by_id[holder["message_id"]] < after:
+                    new_agent = s.agents[event["agent_id"]]
+                    call = _pick_spawning_call(s, new_agent, holder)
+                    index = model.tool_calls(holder).index(call) if call else 0
+                    spawned.append({"call_position": s.by_id[holder["message_id"]], "call_index": index,
+                                    "agent_id": new_agent.agent_id, "name": new_agent.display_name})
+            if event["event_type"] != model.TRANSCRIPT_ENTRY or event["agent_id"] not in agent_ids:
+                continue
+            item = _entry(s, p)
+            if item["paired_call"] is None:
+                items.append(item)
+                continue
+            call_position = s.by_id[item["paired_call"]]
+            if call_position < after:  # the call is already on the page: add the result under it
+                calls = model.tool_calls(s.events[call_position])
+                index = next((i for i, c in enumerate(calls) if c.id == event.get("tool_call_id")), 0)
+                results.append({"call_position": call_position, "call_index": index, "item": item})
+            # else the call is new too and renders its results itself
+        return {"items": items, "results": results, "spawned": spawned}
+
+
+def perspective_text(s: SessionIndex, agent_id: str, include_subagents: bool = False) -> str:
+    """The perspective as readable text (SessionViewer.extract_agent_perspective)."""
+
+    def block(label: str, text: str) -> str:
+        body = (text or "").replace("\n", "\n    ")
+        return f"{label}: {body}"
+
+    with s.lock:
+        agent = s.agents[agent_id]
+        data = perspective(s, agent_id, include_subagents)
+    lines = [f"Perspective of {agent.display_name} ({agent_id})"]
+    for item in data["items"]:
+        who = f"[{item['agent_name']}] " if include_subagents else ""
+        kind, delivery = item["kind"], item["delivery"]
+        if kind == model.SYSTEM:
+            lines.append(who + block("SYSTEM PROMPT", item["content"]))
+        elif kind == model.HEARD and delivery:
+            source = delivery["from_name"] or "an unknown sender"
+            label = f"HEARD from {source} (substance {delivery['original_id']})"
+            if delivery["modified"]:
+                label += " [modified on its way]"
+            lines.append(who + block(label, item["content"]))
+            if delivery["modified"]:
+                lines.append(who + block("  ORIGINAL", delivery["original_content"]))
+        elif kind == model.HEARD:
+            lines.append(who + block("HEARD", item["content"]))
+        elif kind == model.DID:
+            if item["content"]:
+                lines.append(who + block("THOUGHT", item["content"]))
+            for call in item["calls"]:
+                lines.append(who + block(f"DID {call['name']}", call["pretty_arguments"]))
+                for agent_link in call["spawned"]:
+                    lines.append(who + f"  -> created {agent_link['name']} ({agent_link['agent_id']})")
+                for result in call["results"]:
+                    lines.append(who + block(f"RECEIVED from {call['name']}", result["content"]))
+        elif kind == model.RECEIVED:
+            lines.append(who + block("RECEIVED", item["content"]))
+        elif kind == model.SAID:
+            lines.append(who + block("SAID", item["content"]))
+        else:
+            lines.append(who + block(f"NOTED ({item['role']})", item["content"]))
+    return "\n".join(lines) + "\n"
+
+
+# --- the dialog ------------------------------------------------------------------------------
+
+def _group_members(s: SessionIndex, key: str, selected: set[str]) -> list[int]:
+    """Positions of the selected agents' dialog entries whose substance key is `key`."""
+    members = []
+    own = s.by_id.get(key)
+    if own is not None:
+        event = s.events[own]
+        if event["agent_id"] in selected and model.is_dialog_entry(event) and not model.is_delivery(event):
+            members.append(own)
+    for p in s.references.get(key, ()):
+        event = s.events[p]
+        if event["agent_id"] in selected and model.is_dialog_entry(event):
+            members.append(p)
+    members.sort()
+    return members
+
+
+def _dialog_item(s: SessionIndex, key: str, members: list[int]) -> dict:
+    own = s.by_id.get(key)
+    original = s.events[own] if own is not None else None
+    shown = original if original is not None else s.events[members[0]]
+    speaker = s.agents.get(original["agent_id"]) if original is not None else None
+    deliveries, recipients = [], []
+    for p in members:
+        event = s.events[p]
+        if not model.is_delivery(event):
+            continue
+        modified = model.is_modified(event, original)
+        deliveries.append({"message_id": event["message_id"], "agent_id": event["agent_id"],
+                           "name": s.agents[event["agent_id"]].display_name,
+                           "content": model.content_of(event), "modified": modified})
+        if event["agent_id"] not in recipients:
+            recipients.append(event["agent_id"])
+    return {
+        "key": key,
+        "position": own if own is not None else members[0],
+        "message_id": shown["message_id"],
+        "event": shown,
+        "content": model.content_of(shown),
+        "event_type": shown.get("event_type"),
+        "speaker": speaker.agent_id if speaker else None,
+        "speaker_name": speaker.display_name if speaker else None,
+        "recipients": recipients,
+        "recipient_names": [s.agents[a].display_name for a in recipients],
+        "modified": any(d["modified"] for d in deliveries),
+        "deliveries": deliveries,
+        "original_missing": original is None,
+    }
+
+
+def dialog(s: SessionIndex, agent_ids: list[str], start: int = 0, limit: int | None = None) -> dict:
+    """The distinct messages among the chosen agents, each once, by the original's position."""
+    with s.lock:
+        selected = set(agent_ids)
+        groups: dict[str, int] = {}  # key -> first member position
+        for p in _positions(s, agent_ids):
+            event = s.events[p]
+            if model.is_dialog_entry(event):
+                groups.setdefault(model.substance_key(event), p)
+        order = sorted((s.by_id.get(key, first), key) for key, first in groups.items())
+        total = len(order)
+        start = max(0, min(start, total))
+        end = total if limit is None else min(total, start + limit)
+        items = [_dialog_item(s, key, _group_members(s, key, selected)) for _, key in order[start:end]]
+        return {"items": items, "start": start, "end": end, "total": total}
+
+
+def dialog_updates(s: SessionIndex, agent_ids: list[str], after: int) -> dict:
+    """New dialog items, and items that gained recipients, since position `after`."""
+    with s.lock:
+        selected = set(agent_ids)
+        new, changed = {}, {}
+        for p in range(after, s.count):
+            event = s.events[p]
+            if event["agent_id"] not in selected or not model.is_dialog_entry(event):
+                continue
+            key = model.substance_key(event)
+            if key in new or key in changed:
+                continue
+            members = _group_members(s, key, selected)
+            target = changed if members and members[0] < after else new
+            target[key] = members
+        items = sorted((_dialog_item(s, k, m) for k, m in new.items()), key=lambda i: i["position"])
+        updated = [_dialog_item(s, k, m) for k, m in changed.items()]
+        return {"items": items, "updated": updated}
+
+
+# --- causality ----------------------------------------------------------------------------------
+
+def parent_of(s: SessionIndex, position: int) -> str | list[str] | None:
+    """substance if present, else cause (a list stays a list), else a tool result's call message."""
+    event = s.events[position]
+    if model.is_delivery(event):
+        return event["substance"]
+    cause = event.get("cause")
+    if isinstance(cause, str) and cause:
+        return cause
+    if isinstance(cause, list):
+        causes = model.causes_of(event)
+        return causes or None
+    if model.is_tool_result(event):
+        call_position = s.call_position_for_result(position)
+        if call_position is not None:
+            return s.events[call_position]["message_id"]
+    return None
+
+
+def causality_index(s: SessionIndex) -> dict[str, str | list[str]]:
+    with s.lock:
+        index = {}
+        for position, event in enumerate(s.events):
+            parent = parent_of(s, position)
+            if parent is not None and event["message_id"] not in index:
+                index[event["message_id"]] = parent
+        return index
+
+
+def flow(s: SessionIndex, message_id: str) -> list[Event]:
+    """The causality chain ending at a message, oldest first; stops at a cycle or a gap."""
+    with s.lock:
+        chain, seen, current = [], set(), message_id
+        while isinstance(current, str) and current not in seen:
+            position = s.by_id.get(current)
+            if position is None:
+                break
+            seen.add(current)
+            chain.append(s.events[position])
+            parent = parent_of(s, position)
+            current = parent[0] if isinstance(parent, list) else parent
+        return chain[::-1]
+
+
+def references(s: SessionIndex, message_id: str) -> list[Event]:
+    """Every transcript entry whose substance chain reaches the message, in file order."""
+    with s.lock:
+        found, frontier, seen = [], [message_id], {message_id}
+        while frontier:
+            key = frontier.pop()
+            for p in s.references.get(key, ()):
+                entry_id = s.events[p]["message_id"]
+                if entry_id not in seen:
+                    seen.add(entry_id)
+                    found.append(p)
+                    frontier.append(entry_id)
+        return [s.events[p] for p in sorted(found)]
+
+
+# --- raw events and live cursors ---------------------------------------------------------------
+
+def events_after(s: SessionIndex, after: int, limit: int = 1000) -> tuple[list[Event], int]:
+    with s.lock:
+        end = min(s.count, after + limit)
+        return s.events[after:end], end
+
+
+def tree_updates(s: SessionIndex, after: int) -> dict:
+    """Agents that appeared or moved in the tree, and entry counts that changed, since `after`."""
+    with s.lock:
+        start = bisect_left(s.tree_changes, (after, ""))
+        changed = list(dict.fromkeys(agent_id for _, agent_id in s.tree_changes[start:]))
+        appeared = [a for a in changed if s.agents[a].first_position >= after]
+        moved = [a for a in changed if s.agents[a].first_position < after]
+        touched = dict.fromkeys(
+            s.events[p]["agent_id"] for p in range(after, s.count)
+            if s.events[p]["event_type"] == model.TRANSCRIPT_ENTRY
+        )
+        return {
+            "appeared": [agent_summary(s, s.agents[a]) for a in appeared],
+            "moved": [tree_node(s, a) for a in moved],
+            "counts": {a: len(s.agents[a].entries) for a in touched if a in s.agents},
+            "ordinals": {a: s.agents[a].ordinal for a in touched if a in s.agents},
+        }
