@@ -120,6 +120,8 @@ def test_message_page_links_flow_and_references(client):
     refs = doc.find_all("ol", **{"class": "references"})[0]
     assert [li.attrs["id"] for li in refs.find_all("li")] == ["msg_013", "msg_014"]
     assert refs.find_all("a")[0].attrs["href"] == "/s/example1_jack_and_jill/messages/msg_013"
+    for row in flow.find_all("li") + refs.find_all("li"):
+        assert row.find_all("button", **{"class": "copy-link", "data-anchor": row.attrs["id"]})
     assert '"cause": "msg_011"' in doc.find_all("pre")[0].text
 
 

@@ -152,8 +152,6 @@ class SessionIndex:
                           f"{message_id} first seen on line {self.line_numbers[self.by_id[message_id]]}", message_id)
         else:
             self.by_id[message_id] = position
-            for agent_id in self._awaiting_cause.pop(message_id, ()):
-                self._resolve_parent(self.agents[agent_id], position)
 
         kind = event["event_type"]
         if kind == model.AGENT_CREATED:
@@ -171,6 +169,10 @@ class SessionIndex:
                 self.result_positions.setdefault((agent.agent_id, call_id), []).append(position)
         elif kind == model.PIECE_OF_TEXT:
             self._agent(event["agent_id"], position)
+        # Agents created before the message their cause names: resolvable now that its agent is known.
+        if self.by_id.get(message_id) == position:
+            for agent_id in self._awaiting_cause.pop(message_id, ()):
+                self._resolve_parent(self.agents[agent_id], position)
 
     def _agent(self, agent_id: str, position: int) -> Agent:
         agent = self.agents.get(agent_id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from flask import Blueprint, Response, render_template, request, url_for
+from flask import Blueprint, Response, current_app, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from . import queries
@@ -14,9 +14,6 @@ from .lookup import agent_or_404, chosen_agents, flag_arg, int_arg, message_or_4
 
 bp = Blueprint("pages", __name__)
 log = logging.getLogger(__name__)
-
-NOTHING_NEW = Response(status=204)
-
 
 def _nothing_new() -> Response:
     return Response(status=204)
@@ -60,9 +57,10 @@ def poll_sessions():
 @bp.get("/s/<session_id>")
 def session(session_id):
     s = session_or_404(session_id)
-    with s.lock:
-        return render_template("session.html", session=session_row(s), tree=queries.tree(s),
-                               agents=queries.agents(s), cursor=s.cursor, problems=len(s.problems))
+    with s.lock:  # gather under the lock, render outside it: the ingest thread waits less
+        context = dict(session=session_row(s), tree=queries.tree(s), agents=queries.agents(s),
+                       cursor=s.cursor, problems=len(s.problems))
+    return render_template("session.html", **context)
 
 
 @bp.get("/s/<session_id>/poll/tree")
@@ -76,8 +74,8 @@ def poll_tree(session_id):
             return _reload()
         if after == s.count:
             return _nothing_new()
-        return render_template("_tree_poll.html", session=session_row(s), updates=queries.tree_updates(s, after),
-                               cursor=s.cursor)
+        context = dict(session=session_row(s), updates=queries.tree_updates(s, after), cursor=s.cursor)
+    return render_template("_tree_poll.html", **context)
 
 
 # --- an agent's perspective ------------------------------------------------------------------------
@@ -87,16 +85,17 @@ def agent(session_id, agent_id):
     s = session_or_404(session_id)
     agent_or_404(s, agent_id)
     include_subagents = flag_arg("sub")
-    size = state_page_size("AGENT_PAGE_SIZE")
+    size = page_size("AGENT_PAGE_SIZE")
     with s.lock:
         view = queries.perspective(s, agent_id, include_subagents, int_arg("start"), size)
-        summary = queries.agent_summary(s, s.agents[agent_id])
-        return render_template(
-            "agent.html", session=session_row(s), agent=summary, lineage=queries.lineage(s, agent_id),
+        context = dict(
+            session=session_row(s), agent=queries.agent_summary(s, s.agents[agent_id]),
+            lineage=queries.lineage(s, agent_id),
             children=[queries.agent_summary(s, s.agents[c]) for c in s.agents[agent_id].children],
             view=view, include_subagents=include_subagents, size=size, cursor=s.cursor,
             live=view["end"] == view["total"],
         )
+    return render_template("agent.html", **context)
 
 
 @bp.get("/s/<session_id>/poll/agent")
@@ -114,9 +113,9 @@ def poll_agent(session_id):
         if after == s.count:
             return _nothing_new()
         include_subagents = flag_arg("sub")
-        updates = queries.perspective_updates(s, agent_id, include_subagents, after)
-        return render_template("_agent_poll.html", session=session_row(s), agent_id=agent_id,
-                               include_subagents=include_subagents, updates=updates, cursor=s.cursor)
+        context = dict(session=session_row(s), agent_id=agent_id, include_subagents=include_subagents,
+                       updates=queries.perspective_updates(s, agent_id, include_subagents, after), cursor=s.cursor)
+    return render_template("_agent_poll.html", **context)
 
 
 # --- the dialog between chosen agents ----------------------------------------------------------------
@@ -125,12 +124,12 @@ def poll_agent(session_id):
 def dialog(session_id):
     s = session_or_404(session_id)
     chosen = chosen_agents(s)
-    size = state_page_size("DIALOG_PAGE_SIZE")
+    size = page_size("DIALOG_PAGE_SIZE")
     with s.lock:
         view = queries.dialog(s, chosen, int_arg("start"), size)
-        return render_template("dialog.html", session=session_row(s), chosen=chosen, agents=queries.agents(s),
-                               names=queries.agent_names(s), view=view, size=size, cursor=s.cursor,
-                               live=view["end"] == view["total"])
+        context = dict(session=session_row(s), chosen=chosen, agents=queries.agents(s), names=queries.agent_names(s),
+                       view=view, size=size, cursor=s.cursor, live=view["end"] == view["total"])
+    return render_template("dialog.html", **context)
 
 
 @bp.get("/s/<session_id>/poll/dialog")
@@ -145,8 +144,9 @@ def poll_dialog(session_id):
             return _reload()
         if after == s.count:
             return _nothing_new()
-        return render_template("_dialog_poll.html", session=session_row(s), chosen=chosen,
-                               updates=queries.dialog_updates(s, chosen, after), cursor=s.cursor)
+        context = dict(session=session_row(s), chosen=chosen, updates=queries.dialog_updates(s, chosen, after),
+                       cursor=s.cursor)
+    return render_template("_dialog_poll.html", **context)
 
 
 # --- one message: its fields, where it came from, what represents it -------------------------------
@@ -156,18 +156,15 @@ def message(session_id, message_id):
     s = session_or_404(session_id)
     with s.lock:
         position = message_or_404(s, message_id)
-        event = s.events[position]
-        return render_template(
-            "message.html", session=session_row(s), event=event, position=position,
-            line=s.line_numbers[position], names=queries.agent_names(s),
-            flow=queries.flow(s, message_id), references=queries.references(s, message_id),
-            parent=queries.parent_of(s, position),
+        context = dict(
+            session=session_row(s), event=s.events[position], position=position, line=s.line_numbers[position],
+            names=queries.agent_names(s), flow=queries.flow(s, message_id),
+            references=queries.references(s, message_id), parent=queries.parent_of(s, position),
         )
+    return render_template("message.html", **context)
 
 
-def state_page_size(key: str) -> int:
-    from flask import current_app
-
+def page_size(key: str) -> int:
     return int_arg("limit", current_app.config[key], minimum=1)
 
 

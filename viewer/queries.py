@@ -232,14 +232,16 @@ def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool,
         items, results, spawned = [], [], []
         for p in range(after, s.count):
             event = s.events[p]
-            if event["event_type"] == model.AGENT_CREATED and event["agent_id"] in s.agents:
-                holder = s.event(event.get("cause")) if isinstance(event.get("cause"), str) else None
-                if holder is not None and holder["agent_id"] in agent_ids and s.by_id[holder["message_id"]] < after:
-                    new_agent = s.agents[event["agent_id"]]
-                    call = _pick_spawning_call(s, new_agent, holder)
+            created = s.agents.get(event["agent_id"]) if event["event_type"] == model.AGENT_CREATED else None
+            # Only the creation the index took (not a duplicate), naming a call already on the page.
+            if created is not None and created.created_position == p and created.cause in s.by_id:
+                holder_position = s.by_id[created.cause]
+                holder = s.events[holder_position]
+                if holder["agent_id"] in agent_ids and holder_position < after:
+                    call = _pick_spawning_call(s, created, holder)
                     index = model.tool_calls(holder).index(call) if call else 0
-                    spawned.append({"call_position": s.by_id[holder["message_id"]], "call_index": index,
-                                    "agent_id": new_agent.agent_id, "name": new_agent.display_name})
+                    spawned.append({"call_position": holder_position, "call_index": index,
+                                    "agent_id": created.agent_id, "name": created.display_name})
             if event["event_type"] != model.TRANSCRIPT_ENTRY or event["agent_id"] not in agent_ids:
                 continue
             item = _entry(s, p)
