@@ -64,3 +64,21 @@ def test_a_deleted_file_leaves_the_library(tmp_path):
     path.unlink()
     library.refresh(str(path))
     assert library.get("s") is None
+
+
+def test_one_failing_file_does_not_stop_the_scan(tmp_path, monkeypatch):
+    from viewer import tailer
+
+    for name in ("a", "b", "c"):
+        write_events(tmp_path / f"{name}.jsonl", [{"message_id": "m", "event_type": "agent_created", "agent_id": "x"}])
+    real_read = tailer.FileTailer.read
+
+    def read(self):
+        if self.path.endswith("b.jsonl"):
+            raise OSError("injected read failure")
+        return real_read(self)
+
+    monkeypatch.setattr(tailer.FileTailer, "read", read)
+    library = Library(tmp_path)
+    library.scan()
+    assert library.get("a").count == 1 and library.get("c").count == 1

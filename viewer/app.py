@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import orjson
-from flask import Flask, request
+from flask import Flask, current_app, request
 
 from .index import Library
 from .watcher import Watcher
@@ -72,6 +72,5 @@ def create_app(root: str | os.PathLike, watch: bool = True, polling: bool = Fals
 
 
 def state() -> AgentView:
-    from flask import current_app
-
+    """This app's AgentView (inside a request)."""
     return current_app.extensions["agentview"]

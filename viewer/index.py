@@ -6,6 +6,7 @@ has a lock that both take, so a reader never sees half of an event's effects.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -19,6 +20,7 @@ from . import model
 from .model import Agent, Event
 from .tailer import FileTailer, Line
 
+log = logging.getLogger(__name__)
 SESSION_SUFFIX = ".jsonl"
 EXCERPT_CHARS = 120
 
@@ -296,7 +298,10 @@ class Library:
             for filename in sorted(filenames):
                 path = os.path.join(dirpath, filename)
                 if self.is_session_file(path):
-                    self.refresh(path)
+                    try:
+                        self.refresh(path)
+                    except Exception:  # one unreadable file must not hide the others
+                        log.exception("could not read %s", path)
 
     def refresh(self, path: str) -> None:
         """Ingest whatever was appended to one file since the last call."""

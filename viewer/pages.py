@@ -15,23 +15,33 @@ from .lookup import agent_or_404, chosen_agents, flag_arg, int_arg, message_or_4
 bp = Blueprint("pages", __name__)
 log = logging.getLogger(__name__)
 
-def _nothing_new() -> Response:
-    return Response(status=204)
+class PollEnds(Exception):
+    """A poll answered before any fragment is built; carries the response."""
+
+    def __init__(self, response: Response):
+        self.response = response
 
 
-def _reload() -> Response:
-    """The file was replaced since the page was drawn: have htmx reload the whole page."""
-    return Response(status=200, headers={"HX-Refresh": "true"})
+def _poll_session(session_id: str):
+    """The session and the position a poll asks after; raises PollEnds when the answer is already known.
+
+    Gone: 286 (htmx stops polling) with a banner. Cursor from before the file was replaced:
+    HX-Refresh reloads the page. Nothing new: 204, the cheap common case.
+    """
+    s = state().library.get(session_id)
+    if s is None:
+        raise PollEnds(Response(render_template("_gone.html", session_id=session_id), status=286))
+    after = s.position_after(request.args.get("after"))
+    if after is None:
+        raise PollEnds(Response(status=200, headers={"HX-Refresh": "true"}))
+    if after == s.count:  # events only grow, so a later read under the lock still has these
+        raise PollEnds(Response(status=204))
+    return s, after
 
 
-def _gone(session_id: str) -> Response:
-    # 286 tells htmx to stop polling; the banner says why.
-    html = render_template("_gone.html", session_id=session_id)
-    return Response(html, status=286)
-
-
-def _after(s) -> int | None:
-    return s.position_after(request.args.get("after"))
+@bp.errorhandler(PollEnds)
+def poll_ends(stop: PollEnds):
+    return stop.response
 
 
 # --- sessions --------------------------------------------------------------------------------
@@ -47,7 +57,7 @@ def index():
 def poll_sessions():
     library = state().library
     if request.args.get("v") == str(library.version):
-        return _nothing_new()
+        return Response(status=204)
     return render_template("_sessions.html", sessions=[session_row(s) for s in library.listing()],
                            version=library.version)
 
@@ -65,15 +75,8 @@ def session(session_id):
 
 @bp.get("/s/<session_id>/poll/tree")
 def poll_tree(session_id):
-    s = state().library.get(session_id)
-    if s is None:
-        return _gone(session_id)
+    s, after = _poll_session(session_id)
     with s.lock:
-        after = _after(s)
-        if after is None:
-            return _reload()
-        if after == s.count:
-            return _nothing_new()
         context = dict(session=session_row(s), updates=queries.tree_updates(s, after), cursor=s.cursor)
     return render_template("_tree_poll.html", **context)
 
@@ -100,19 +103,12 @@ def agent(session_id, agent_id):
 
 @bp.get("/s/<session_id>/poll/agent")
 def poll_agent(session_id):
-    s = state().library.get(session_id)
-    if s is None:
-        return _gone(session_id)
+    s, after = _poll_session(session_id)
     agent_id = request.args.get("agent", "")
+    if agent_id not in s.agents:
+        return Response(status=204)
+    include_subagents = flag_arg("sub")
     with s.lock:
-        if agent_id not in s.agents:
-            return _gone(session_id)
-        after = _after(s)
-        if after is None:
-            return _reload()
-        if after == s.count:
-            return _nothing_new()
-        include_subagents = flag_arg("sub")
         context = dict(session=session_row(s), agent_id=agent_id, include_subagents=include_subagents,
                        updates=queries.perspective_updates(s, agent_id, include_subagents, after), cursor=s.cursor)
     return render_template("_agent_poll.html", **context)
@@ -134,16 +130,9 @@ def dialog(session_id):
 
 @bp.get("/s/<session_id>/poll/dialog")
 def poll_dialog(session_id):
-    s = state().library.get(session_id)
-    if s is None:
-        return _gone(session_id)
+    s, after = _poll_session(session_id)
     with s.lock:
         chosen = [a for a in ",".join(request.args.getlist("agents")).split(",") if a in s.agents]
-        after = _after(s)
-        if after is None:
-            return _reload()
-        if after == s.count:
-            return _nothing_new()
         context = dict(session=session_row(s), chosen=chosen, updates=queries.dialog_updates(s, chosen, after),
                        cursor=s.cursor)
     return render_template("_dialog_poll.html", **context)
