@@ -217,3 +217,16 @@ def test_a_poll_from_before_the_file_was_replaced_reloads_the_page(session_dir, 
     app.extensions["agentview"].library.refresh(str(path))
     response = get(client, "/s/example4_external_trigger/poll/tree?after=0-2")
     assert response.headers["HX-Refresh"] == "true"
+
+
+def test_the_live_badge_shows_only_where_a_poller_runs(client):
+    def badge(url):
+        doc = parse(get(client, url).data)
+        return (bool(doc.find_all("span", **{"class": "live-dot"})), doc.by_id("av-poller") is not None
+                or doc.by_id("av-sessions") is not None)
+
+    for url in ["/", "/s/research_team", "/s/research_team/agents/agent_writer",
+                "/s/research_team/dialog?agents=agent_writer"]:
+        assert badge(url) == (True, True), url
+    assert badge("/s/research_team/messages/msg_114") == (False, False)
+    assert badge("/s/research_team/agents/agent_root?limit=5") == (False, False)  # an earlier page
