@@ -230,3 +230,42 @@ def test_the_live_badge_shows_only_where_a_poller_runs(client):
         assert badge(url) == (True, True), url
     assert badge("/s/research_team/messages/msg_114") == (False, False)
     assert badge("/s/research_team/agents/agent_root?limit=5") == (False, False)  # an earlier page
+
+
+def test_problems_page_lists_every_problem_with_counts_and_links(session_dir, app, client):
+    good = {"message_id": "m1", "event_type": "agent_created", "agent_id": "a"}
+    (session_dir / "broken.jsonl").write_text("\n".join([
+        json.dumps(good), "{oops <b>", json.dumps([1]), json.dumps(good),
+        json.dumps({"message_id": "m2", "event_type": "mystery", "agent_id": "a"}),
+    ]) + "\n")
+    app.extensions["agentview"].library.scan()
+    session_page = parse(get(client, "/s/broken").data)
+    (badge,) = [a for a in session_page.find_all("a") if "badge" in a.attrs.get("class", "")]
+    assert badge.text == "5 problems" and badge.attrs["href"] == "/s/broken/problems"
+    index_badges = [a.attrs["href"] for a in parse(get(client, "/").data).find_all("a")
+                    if "badge" in a.attrs.get("class", "")]
+    assert index_badges == ["/s/broken/problems"]
+
+    doc = parse(get(client, "/s/broken/problems").data)
+    counts = {row.find_all("code")[0].text: row.find_all("td")[0].text
+              for row in doc.find_all("table", **{"class": "counts"})[0].find_all("tr")}
+    assert counts == {"duplicate_agent_created": "1", "duplicate_message_id": "1", "invalid_json": "1",
+                      "not_an_object": "1", "unknown_event_type": "1"}
+    rows = doc.find_all("table", **{"class": "problems"})[0].find_all("tbody")[0].find_all("tr")
+    cells = [[td.text.strip() for td in row.find_all("td")] for row in rows]
+    assert [c[:2] for c in cells] == [["2", "invalid_json"], ["3", "not_an_object"],
+                                      ["4", "duplicate_message_id"], ["4", "duplicate_agent_created"],
+                                      ["5", "unknown_event_type"]]
+    assert "{oops <b>" in cells[0][2]  # the excerpt, shown literally
+    assert rows[2].find_all("a")[0].attrs["href"] == "/s/broken/messages/m1"
+
+    data = client.get("/api/sessions/broken/problems").get_json()
+    assert data["counts"]["invalid_json"] == 1 and len(data["problems"]) == 5
+    assert data["problems"][2] == {"kind": "duplicate_message_id", "line": 4,
+                                   "detail": "m1 first seen on line 1", "message_id": "m1"}
+    get(client, "/s/nope/problems", 404)
+
+
+def test_a_clean_session_says_it_has_no_problems(client):
+    doc = parse(get(client, "/s/example1_jack_and_jill/problems").data)
+    assert "No problems" in doc.find_all("main")[0].text

@@ -46,6 +46,12 @@ def session(session_id):
                         "problems": [p.as_dict() for p in s.problems]})
 
 
+@bp.get("/sessions/<session_id>/problems")
+def problems(session_id):
+    s = session_or_404(session_id)
+    return as_json({"id": s.id, **queries.problems(s), "url": url_for("pages.problems", session_id=s.id)})
+
+
 @bp.get("/sessions/<session_id>/agents/<path:agent_id>")
 def agent(session_id, agent_id):
     s = session_or_404(session_id)

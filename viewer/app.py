@@ -63,7 +63,7 @@ def create_app(root: str | os.PathLike, watch: bool = True, polling: bool = Fals
             "object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
         )
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "same-origin")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
         if POLL_SEGMENT not in request.path and "/events" not in request.path:
             access_log.info("%s %s %s", request.method, request.full_path.rstrip("?"), response.status_code)
         return response

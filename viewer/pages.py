@@ -153,6 +153,17 @@ def message(session_id, message_id):
     return render_template("message.html", **context)
 
 
+# --- the integrity report ------------------------------------------------------------------------------
+
+@bp.get("/s/<session_id>/problems")
+def problems(session_id):
+    s = session_or_404(session_id)
+    report = queries.problems(s)
+    with s.lock:  # link only messages that exist (a problem may name one that does not)
+        linkable = {p["message_id"] for p in report["problems"] if p.get("message_id") in s.by_id}
+    return render_template("problems.html", session=session_row(s), report=report, linkable=linkable)
+
+
 def page_size(key: str) -> int:
     return int_arg("limit", current_app.config[key], minimum=1)
 

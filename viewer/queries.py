@@ -449,6 +449,18 @@ def references(s: SessionIndex, message_id: str) -> list[Event]:
         return [s.events[p] for p in sorted(found)]
 
 
+# --- the integrity report -------------------------------------------------------------------------
+
+def problems(s: SessionIndex) -> dict:
+    """Everything skipped or unresolved while reading the session, with counts by kind."""
+    with s.lock:
+        listed = [p.as_dict() for p in s.problems]
+    counts: dict[str, int] = {}
+    for problem in listed:
+        counts[problem["kind"]] = counts.get(problem["kind"], 0) + 1
+    return {"problems": listed, "counts": dict(sorted(counts.items()))}
+
+
 # --- raw events and live cursors ---------------------------------------------------------------
 
 def events_after(s: SessionIndex, after: int, limit: int = 1000) -> tuple[list[Event], int]:
