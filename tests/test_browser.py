@@ -1,7 +1,6 @@
 """What a person sees and clicks: a real Chromium against `agentview serve` on a temp folder."""
 
 import time
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect

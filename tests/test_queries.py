@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import threading
 
 import pytest
 
 from conftest import sample, write_events
+from events import calls, created, ids, piece, result, run_with_timeout, say, system, tool_call, user
 from viewer import queries
 from viewer.index import Library, SessionIndex
 from viewer.session_viewer import load_index
@@ -16,60 +16,8 @@ from viewer.tailer import FileTailer, Line
 
 # --- builders ----------------------------------------------------------------------------------
 
-def created(mid, agent, cause=None, name=None):
-    event = {"message_id": mid, "event_type": "agent_created", "agent_id": agent, "language_model": "m"}
-    if cause is not None:
-        event["cause"] = cause
-    if name is not None:
-        event["name"] = name
-    return event
-
-
-def user(mid, agent, content, substance=None):
-    event = {"message_id": mid, "event_type": "transcript_entry", "agent_id": agent, "role": "user",
-             "content": content}
-    if substance is not None:
-        event["substance"] = substance
-    return event
-
-
-def system(mid, agent, content):
-    return {"message_id": mid, "event_type": "transcript_entry", "agent_id": agent, "role": "system",
-            "content": content}
-
-
-def say(mid, agent, content):
-    return {"message_id": mid, "event_type": "transcript_entry", "agent_id": agent, "role": "assistant",
-            "content": content}
-
-
-def tc(call_id, tool="task", **arguments):
-    return {"id": call_id, "type": "function", "function": {"name": tool, "arguments": json.dumps(arguments)}}
-
-
-def calls(mid, agent, *tool_calls, content=None):
-    event = {"message_id": mid, "event_type": "transcript_entry", "agent_id": agent, "role": "assistant",
-             "tool_calls": list(tool_calls)}
-    if content is not None:
-        event["content"] = content
-    return event
-
-
-def result(mid, agent, call_id, content, name="task"):
-    return {"message_id": mid, "event_type": "transcript_entry", "agent_id": agent, "role": "tool",
-            "tool_call_id": call_id, "name": name, "content": content}
-
-
-def piece(mid, agent, content, cause):
-    return {"message_id": mid, "event_type": "piece_of_text", "agent_id": agent, "content": content, "cause": cause}
-
-
 def load(tmp_path, events, name="session.jsonl") -> SessionIndex:
     return load_index(write_events(tmp_path / name, events))
-
-
-def ids(events):
-    return [e["message_id"] for e in events]
 
 
 def summary(s, agent_id):
@@ -81,30 +29,16 @@ def tree_shape(nodes):
     return [(n["agent_id"], tree_shape(n["children"])) for n in nodes]
 
 
-def run_with_timeout(fn, seconds=5.0):
-    """Run fn in a thread; fail (instead of hanging the suite) when it does not return."""
-    box = {}
-
-    def target():
-        box["value"] = fn()
-
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert not thread.is_alive(), f"{fn} did not terminate within {seconds}s"
-    return box["value"]
-
-
 # A small two-level session used by several tests.
 def family():
     return [
         created("m01", "root", name="Root"),
         user("m02", "root", "Build a team"),
-        calls("m03", "root", tc("c1", name="Kid")),
+        calls("m03", "root", tool_call("c1", name="Kid")),
         created("m04", "kid", cause="m03", name="Kid"),
         system("m05", "kid", "You are Kid"),
         result("m06", "root", "c1", "Created Kid"),
-        calls("m07", "kid", tc("k1", name="Grandkid")),
+        calls("m07", "kid", tool_call("k1", name="Grandkid")),
         created("m08", "grandkid", cause="m07", name="Grandkid"),
         result("m09", "kid", "k1", "Created Grandkid"),
     ]
@@ -130,7 +64,7 @@ def test_parent_comes_from_the_holder_of_the_cause_not_from_who_is_named(tmp_pat
         created("m1", "boss"),
         created("m2", "helper"),
         user("m3", "boss", "please make a worker"),
-        calls("m4", "helper", tc("h1", name="Worker")),
+        calls("m4", "helper", tool_call("h1", name="Worker")),
         created("m5", "worker", cause="m4", name="Worker"),
     ])
     assert s.agents["worker"].parent_id == "helper"
@@ -147,7 +81,7 @@ def test_created_by_names_the_spawning_call(tmp_path):
 
 def test_created_by_picks_the_call_by_name_when_a_message_holds_several(tmp_path):
     s = load(tmp_path, [
-        calls("m1", "root", tc("a", name="Alpha"), tc("b", name="Beta")),
+        calls("m1", "root", tool_call("a", name="Alpha"), tool_call("b", name="Beta")),
         created("m2", "beta", cause="m1", name="Beta"),
         created("m3", "alpha", cause="m1", name="Alpha"),
     ])
@@ -160,7 +94,7 @@ def test_several_roots_in_order_of_appearance(tmp_path):
         created("m1", "first", name="First"),
         user("m2", "second", "no creation event for me"),
         created("m3", "third"),
-        calls("m4", "third", tc("t1")),
+        calls("m4", "third", tool_call("t1")),
         created("m5", "child", cause="m4"),
     ])
     assert s.roots == ["first", "second", "third"]
@@ -213,7 +147,7 @@ def test_missing_cause_is_resolved_when_the_message_appears_later(tmp_path):
         created("m1", "root"),
         user("m2", "root", "go"),
         created("m3", "early", cause="m4", name="Early"),  # names a call logged after it
-        calls("m4", "root", tc("c1", name="Early")),
+        calls("m4", "root", tool_call("c1", name="Early")),
         result("m5", "root", "c1", "ok"),
     ])
     assert s.agents["early"].parent_id == "root"
@@ -226,7 +160,7 @@ def test_missing_cause_is_resolved_when_the_message_appears_later(tmp_path):
 def test_missing_cause_resolved_by_the_first_event_of_a_new_agent(tmp_path):
     s = load(tmp_path, [
         created("m1", "kid", cause="m2", name="Kid"),
-        calls("m2", "boss", tc("c1", name="Kid")),  # boss has no agent_created; this is its first event
+        calls("m2", "boss", tool_call("c1", name="Kid")),  # boss has no agent_created; this is its first event
     ])
     assert s.agents["kid"].parent_id == "boss"
     assert s.agents["kid"].flags == []
@@ -236,7 +170,7 @@ def test_missing_cause_resolved_by_the_first_event_of_a_new_agent(tmp_path):
 def test_agent_created_after_the_agents_first_entries_reparents_it(tmp_path):
     s = load(tmp_path, [
         created("m1", "root", name="Root"),
-        calls("m2", "root", tc("c1", name="Late")),
+        calls("m2", "root", tool_call("c1", name="Late")),
         user("m3", "late", "I spoke before my creation was logged"),
         say("m4", "late", "hello"),
         created("m5", "late", cause="m2", name="Late"),
@@ -259,8 +193,8 @@ def test_agent_created_after_the_agents_first_entries_reparents_it(tmp_path):
 
 def test_list_cause_in_agent_created_uses_its_first_element(tmp_path):
     s = load(tmp_path, [
-        calls("m1", "a", tc("x")),
-        calls("m2", "b", tc("y")),
+        calls("m1", "a", tool_call("x")),
+        calls("m2", "b", tool_call("y")),
         created("m3", "c", cause=["m2", "m1"]),
     ])
     assert s.agents["c"].parent_id == "b"
@@ -269,8 +203,8 @@ def test_list_cause_in_agent_created_uses_its_first_element(tmp_path):
 
 def test_creation_cycle_terminates_and_is_flagged(tmp_path):
     events = [
-        calls("m1", "a", tc("ca")),
-        calls("m2", "b", tc("cb")),
+        calls("m1", "a", tool_call("ca")),
+        calls("m2", "b", tool_call("cb")),
         created("m3", "a", cause="m2"),  # a is a child of b
         created("m4", "b", cause="m1"),  # ... and b would be a child of a: a cycle
     ]
@@ -284,7 +218,7 @@ def test_creation_cycle_terminates_and_is_flagged(tmp_path):
 
 
 def test_agent_caused_by_its_own_message_stays_a_flagged_root(tmp_path):
-    s = run_with_timeout(lambda: load(tmp_path, [calls("m1", "self", tc("c")), created("m2", "self", cause="m1")]))
+    s = run_with_timeout(lambda: load(tmp_path, [calls("m1", "self", tool_call("c")), created("m2", "self", cause="m1")]))
     assert s.roots == ["self"]
     assert s.agents["self"].parent_id is None
     assert "cause_cycle" in s.agents["self"].flags
@@ -361,8 +295,8 @@ def shared_call_ids():
     return [
         created("m1", "alice", name="Alice"),
         created("m2", "bob", name="Bob"),
-        calls("m3", "alice", tc("c1", "search", q="cats")),
-        calls("m4", "bob", tc("c1", "search", q="dogs")),
+        calls("m3", "alice", tool_call("c1", "search", q="cats")),
+        calls("m4", "bob", tool_call("c1", "search", q="dogs")),
         result("m5", "bob", "c1", "dogs result", name="search"),
         result("m6", "alice", "c1", "cats result", name="search"),
     ]
@@ -389,9 +323,9 @@ def test_perspective_shows_each_agents_own_results_under_its_call(tmp_path):
 
 def test_reused_call_id_pairs_with_the_latest_call_before_the_result(tmp_path):
     s = load(tmp_path, [
-        calls("m1", "a", tc("c1", "t", n=1)),
+        calls("m1", "a", tool_call("c1", "t", n=1)),
         result("m2", "a", "c1", "one"),
-        calls("m3", "a", tc("c1", "t", n=2)),
+        calls("m3", "a", tool_call("c1", "t", n=2)),
         result("m4", "a", "c1", "two"),
     ])
     assert queries.causality_index(s) == {"m2": "m1", "m4": "m3"}
@@ -403,8 +337,8 @@ def test_reused_call_id_pairs_with_the_latest_call_before_the_result(tmp_path):
 def test_tool_result_without_a_call_stands_alone(tmp_path):
     s = load(tmp_path, [
         result("m1", "a", "c9", "early result"),
-        calls("m2", "b", tc("c9")),  # another agent's call with that id does not count
-        calls("m3", "a", tc("c9")),  # nor does a later call of the same agent
+        calls("m2", "b", tool_call("c9")),  # another agent's call with that id does not count
+        calls("m3", "a", tool_call("c9")),  # nor does a later call of the same agent
     ])
     assert "m1" not in queries.causality_index(s)
     items = queries.perspective(s, "a")["items"]
@@ -475,7 +409,7 @@ def test_dialog_of_seed_example1(tmp_path):
 def test_dialog_excludes_system_tool_calls_and_tool_results(tmp_path):
     s = load(tmp_path, [
         system("m1", "a", "You are A"),
-        calls("m2", "a", tc("c1"), content="thinking aloud"),
+        calls("m2", "a", tool_call("c1"), content="thinking aloud"),
         result("m3", "a", "c1", "tool output"),
         user("m4", "a", "a question"),
         say("m5", "a", "an answer"),
@@ -558,7 +492,7 @@ def test_dialog_orders_groups_by_the_originals_position(tmp_path):
 def test_causality_index_rules(tmp_path):
     s = load(tmp_path, [
         created("m1", "root"),
-        calls("m2", "root", tc("c1")),
+        calls("m2", "root", tool_call("c1")),
         created("m3", "kid", cause="m2"),
         piece("m4", "root", "compiled", cause=["m2", "m3"]),
         user("m5", "kid", "compiled", substance="m4"),
@@ -575,8 +509,8 @@ def test_substance_takes_precedence_over_cause(tmp_path):
 
 def test_flow_follows_the_first_element_of_a_list_cause(tmp_path):
     s = load(tmp_path, [
-        calls("m1", "a", tc("c1")),
-        calls("m2", "a", tc("c2")),
+        calls("m1", "a", tool_call("c1")),
+        calls("m2", "a", tool_call("c2")),
         piece("m3", "a", "compiled", cause=["m2", "m1"]),
         user("m4", "b", "compiled", substance="m3"),
     ])
@@ -657,11 +591,11 @@ def tricky_events():
         created("m01", "root", name="Root"),
         user("m02", "late", "spoke first"),
         created("m03", "early", cause="m05", name="Early"),
-        calls("m04", "root", tc("c1", name="Late")),
-        calls("m05", "root", tc("c2", name="Early")),
+        calls("m04", "root", tool_call("c1", name="Late")),
+        calls("m05", "root", tool_call("c2", name="Early")),
         created("m06", "late", cause="m04", name="Late"),
         result("m07", "root", "c1", "created Late"),
-        calls("m08", "late", tc("c1", "search", q="x")),
+        calls("m08", "late", tool_call("c1", "search", q="x")),
         result("m09", "late", "c1", "x found"),
         say("m10", "late", "Hello"),
         user("m11", "early", "[Late]: Hello", substance="m10"),
@@ -754,13 +688,13 @@ def test_library_restarts_a_truncated_file(tmp_path):
 def live_events():
     return [
         created("m01", "root", name="Root"),                      # 0
-        calls("m02", "root", tc("c1", name="Kid")),               # 1
+        calls("m02", "root", tool_call("c1", name="Kid")),               # 1
         created("m03", "kid", cause="m02", name="Kid"),           # 2
         say("m04", "kid", "hello root"),                          # 3
         user("m05", "root", "[Kid]: hello root", substance="m04"),  # 4
         # ---- a page loaded up to here (after = 5)
         result("m06", "root", "c1", "created Kid"),               # 5: result of a call before 5
-        calls("m07", "root", tc("c2", name="Other")),             # 6
+        calls("m07", "root", tool_call("c2", name="Other")),             # 6
         created("m08", "other", cause="m07", name="Other"),       # 7
         result("m09", "root", "c2", "created Other"),             # 8: result of a call after 5
         user("m10", "other", "[Kid]: hello root", substance="m04"),  # 9: old group gains a recipient
@@ -787,7 +721,7 @@ def test_tree_updates_report_a_late_resolved_parent_as_moved(tmp_path):
         created("m1", "root"),
         created("m2", "kid", cause="m4"),
         user("m3", "root", "go"),
-        calls("m4", "root", tc("c1")),
+        calls("m4", "root", tool_call("c1")),
     ])
     updates = queries.tree_updates(s, 3)
     assert updates["appeared"] == []
@@ -812,7 +746,7 @@ def test_perspective_updates_with_subagents(tmp_path):
 
 
 def test_perspective_updates_spawned_follows_a_list_cause(tmp_path):
-    s = load(tmp_path, [calls("m1", "root", tc("c1", name="Kid")), created("m2", "kid", cause=["m1"], name="Kid")])
+    s = load(tmp_path, [calls("m1", "root", tool_call("c1", name="Kid")), created("m2", "kid", cause=["m1"], name="Kid")])
     (call_item,) = queries.perspective(s, "root")["items"]
     assert call_item["calls"][0]["spawned"] == [{"agent_id": "kid", "name": "Kid", "ordinal": 1}]
     assert queries.perspective_updates(s, "root", False, 1)["spawned"] == [
@@ -821,7 +755,7 @@ def test_perspective_updates_spawned_follows_a_list_cause(tmp_path):
 
 def test_perspective_updates_ignore_a_duplicate_agent_created(tmp_path):
     s = load(tmp_path, [
-        calls("m1", "root", tc("c1", name="Kid")),
+        calls("m1", "root", tool_call("c1", name="Kid")),
         created("m2", "kid", cause="m1", name="Kid"),
         say("m3", "root", "done"),
         created("m4", "kid", cause="m1", name="Kid"),  # duplicate: ignored by the index

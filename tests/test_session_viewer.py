@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import itertools
 import json
-import threading
 
 import pytest
 
 from conftest import sample, write_events
+from events import created, entry, ids, run_with_timeout, tool_call
 from viewer import SessionViewer
 
 EXAMPLE1 = "example1_jack_and_jill"
@@ -34,10 +34,6 @@ def logged_by_id(name) -> dict[str, dict]:
     return {e["message_id"]: e for e in logged(name)}
 
 
-def ids(events):
-    return [e["message_id"] for e in events]
-
-
 def line_with(text: str, needle: str) -> str:
     (line,) = [line for line in text.splitlines() if needle in line]
     return line
@@ -46,37 +42,6 @@ def line_with(text: str, needle: str) -> str:
 def label_of(line: str) -> str:
     """What a perspective line says before the quoted content (e.g. "HEARD from Jack (...)")."""
     return line.split(": ", 1)[0]
-
-
-def run_with_timeout(fn, seconds=5.0):
-    """Run fn in a thread; fail (instead of hanging the suite) when it does not return."""
-    box = {}
-    thread = threading.Thread(target=lambda: box.setdefault("value", fn()), daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert not thread.is_alive(), f"{fn} did not terminate within {seconds}s"
-    return box["value"]
-
-
-def entry(mid, agent, role, content=None, **extra):
-    event = {"message_id": mid, "event_type": "transcript_entry", "agent_id": agent, "role": role}
-    if content is not None:
-        event["content"] = content
-    event.update(extra)
-    return event
-
-
-def created(mid, agent, cause=None, name=None):
-    event = {"message_id": mid, "event_type": "agent_created", "agent_id": agent}
-    if cause is not None:
-        event["cause"] = cause
-    if name is not None:
-        event["name"] = name
-    return event
-
-
-def tool_call(call_id, tool, **arguments):
-    return {"id": call_id, "type": "function", "function": {"name": tool, "arguments": json.dumps(arguments)}}
 
 
 # --- spec oracles, written from the rules (not from the code) -------------------------------------

@@ -1,0 +1,68 @@
+"""Builders of native (seed 000) events for tests, and small helpers shared by the test modules."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+
+def created(mid, agent, cause=None, name=None, language_model=None):
+    event = {"message_id": mid, "event_type": "agent_created", "agent_id": agent}
+    for key, value in (("cause", cause), ("name", name), ("language_model", language_model)):
+        if value is not None:
+            event[key] = value
+    return event
+
+
+def entry(mid, agent, role, content=None, **extra):
+    event = {"message_id": mid, "event_type": "transcript_entry", "agent_id": agent, "role": role}
+    if content is not None:
+        event["content"] = content
+    event.update(extra)
+    return event
+
+
+def user(mid, agent, content, substance=None):
+    return entry(mid, agent, "user", content, **({"substance": substance} if substance is not None else {}))
+
+
+def system(mid, agent, content):
+    return entry(mid, agent, "system", content)
+
+
+def say(mid, agent, content):
+    return entry(mid, agent, "assistant", content)
+
+
+def tool_call(call_id, tool="task", **arguments):
+    return {"id": call_id, "type": "function", "function": {"name": tool, "arguments": json.dumps(arguments)}}
+
+
+def calls(mid, agent, *tool_calls, content=None):
+    return entry(mid, agent, "assistant", content, tool_calls=list(tool_calls))
+
+
+def result(mid, agent, call_id, content, name="task"):
+    return entry(mid, agent, "tool", content, tool_call_id=call_id, name=name)
+
+
+def piece(mid, agent, content, cause):
+    return {"message_id": mid, "event_type": "piece_of_text", "agent_id": agent, "content": content, "cause": cause}
+
+
+def ids(events):
+    return [e["message_id"] for e in events]
+
+
+def run_with_timeout(fn, seconds=5.0):
+    """Run fn in a thread; fail (instead of hanging the suite) when it does not return."""
+    box = {}
+
+    def target():
+        box["value"] = fn()
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"{fn} did not terminate within {seconds}s"
+    return box["value"]
