@@ -61,8 +61,10 @@ def test_agent_page_shows_deliveries_with_sender_and_modified_original(client):
     assert "modified on its way" in redacted.text
     assert "[REDACTED]" in redacted.text and "sk-live-51Hx9" in redacted.text  # delivered beside original
     assert "from Researcher" in " ".join(redacted.text.split())
-    formatted = parse(get(client, "/s/research_team/agents/agent_critic").data).by_id("msg_027")
-    assert formatted is None or "modified on its way" not in formatted.text
+    formatted = doc.by_id("msg_027")  # "[Researcher]: " + the original: only formatted
+    assert "from Researcher" in " ".join(formatted.text.split())
+    assert "modified on its way" not in formatted.text
+    assert "modified" not in formatted.attrs["class"] and not formatted.find_all("div", **{"class": "side-by-side"})
 
 
 def test_include_subagents_interleaves_descendants_in_file_order(client):
