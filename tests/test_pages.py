@@ -271,3 +271,17 @@ def test_problems_page_lists_every_problem_with_counts_and_links(session_dir, ap
 def test_a_clean_session_says_it_has_no_problems(client):
     doc = parse(get(client, "/s/example1_jack_and_jill/problems").data)
     assert "No problems" in doc.find_all("main")[0].text
+
+
+def test_pages_are_access_logged_and_live_polls_are_not(session_dir, app, client, caplog):
+    write_events(session_dir / "named.jsonl", [{"message_id": "m1", "event_type": "agent_created",
+                                                 "agent_id": "events"}])
+    app.extensions["agentview"].library.scan()
+    with caplog.at_level("INFO", logger="agentview.access"):
+        get(client, "/s/named/agents/events")  # a page, whatever the agent is called
+        get(client, "/s/named/poll/tree?after=0-1", 204)
+        get(client, "/s/named/poll/agent?agent=events&after=0-1", 204)
+        get(client, "/api/sessions/named/events?after=0-1")
+        get(client, "/poll/sessions?v=0")
+    logged = [r.getMessage() for r in caplog.records if r.name == "agentview.access"]
+    assert logged == ["GET /s/named/agents/events 200"]

@@ -15,7 +15,8 @@ from .index import Library
 from .watcher import Watcher
 
 access_log = logging.getLogger("agentview.access")
-POLL_SEGMENT = "/poll/"
+# Live feeds are requested every second by every open page: kept out of the access log.
+LIVE_ENDPOINTS = {"pages.poll_sessions", "pages.poll_tree", "pages.poll_agent", "pages.poll_dialog", "api.events"}
 
 
 def _resource_dir(name: str) -> str:
@@ -64,7 +65,7 @@ def create_app(root: str | os.PathLike, watch: bool = True, polling: bool = Fals
         )
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "no-referrer")
-        if POLL_SEGMENT not in request.path and "/events" not in request.path:
+        if request.endpoint not in LIVE_ENDPOINTS:
             access_log.info("%s %s %s", request.method, request.full_path.rstrip("?"), response.status_code)
         return response
 

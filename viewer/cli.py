@@ -17,7 +17,6 @@ def serve(args: argparse.Namespace) -> int:
         print(f"agentview: {args.dir} is not a folder", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     app = create_app(args.dir, polling=args.polling)
     server = create_server(app, host=args.host, port=args.port, threads=args.threads, ident="agentview")
     host, port = server.effective_host, server.effective_port

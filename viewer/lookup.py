@@ -28,11 +28,17 @@ def message_or_404(session: SessionIndex, message_id: str) -> int:
     return position
 
 
-def chosen_agents(session: SessionIndex) -> list[str]:
-    """`?agents=a,b` or repeated `?agents=a&agents=b`, in the order given, each once."""
+def agent_list_arg() -> list[str]:
+    """`?agents=a,b` or repeated `?agents=a&agents=b` (the picker form), in the order given, each once."""
     chosen: list[str] = []
     for value in request.args.getlist("agents"):
         chosen.extend(a for a in value.split(",") if a and a not in chosen)
+    return chosen
+
+
+def chosen_agents(session: SessionIndex) -> list[str]:
+    """The agents a dialog asks for; 404 when one is not in the session."""
+    chosen = agent_list_arg()
     for agent_id in chosen:
         agent_or_404(session, agent_id)
     return chosen

@@ -10,7 +10,7 @@ from werkzeug.exceptions import HTTPException
 from . import queries
 from .api import as_json, session_row
 from .app import state
-from .lookup import agent_or_404, chosen_agents, flag_arg, int_arg, message_or_404, session_or_404
+from .lookup import agent_list_arg, agent_or_404, chosen_agents, flag_arg, int_arg, message_or_404, session_or_404
 
 bp = Blueprint("pages", __name__)
 log = logging.getLogger(__name__)
@@ -46,20 +46,22 @@ def poll_ends(stop: PollEnds):
 
 # --- sessions --------------------------------------------------------------------------------
 
+def _sessions_context() -> dict:
+    library = state().library
+    version = library.version  # read first: a change during the listing shows up on the next poll
+    return dict(sessions=[session_row(s) for s in library.listing()], version=version, root=library.root)
+
+
 @bp.get("/")
 def index():
-    library = state().library
-    return render_template("index.html", sessions=[session_row(s) for s in library.listing()],
-                           version=library.version, root=library.root)
+    return render_template("index.html", **_sessions_context())
 
 
 @bp.get("/poll/sessions")
 def poll_sessions():
-    library = state().library
-    if request.args.get("v") == str(library.version):
+    if request.args.get("v") == str(state().library.version):
         return Response(status=204)
-    return render_template("_sessions.html", sessions=[session_row(s) for s in library.listing()],
-                           version=library.version)
+    return render_template("_sessions.html", **_sessions_context())
 
 
 # --- a session: the agent tree and the dialog picker -------------------------------------------
@@ -92,7 +94,7 @@ def agent(session_id, agent_id):
     with s.lock:
         view = queries.perspective(s, agent_id, include_subagents, int_arg("start"), size)
         context = dict(
-            session=session_row(s), agent=queries.agent_summary(s, s.agents[agent_id]),
+            session=session_row(s), agent_id=agent_id, agent=queries.agent_summary(s, s.agents[agent_id]),
             lineage=queries.lineage(s, agent_id),
             children=[queries.agent_summary(s, s.agents[c]) for c in s.agents[agent_id].children],
             view=view, include_subagents=include_subagents, size=size, cursor=s.cursor,
@@ -132,7 +134,7 @@ def dialog(session_id):
 def poll_dialog(session_id):
     s, after = _poll_session(session_id)
     with s.lock:
-        chosen = [a for a in ",".join(request.args.getlist("agents")).split(",") if a in s.agents]
+        chosen = [a for a in agent_list_arg() if a in s.agents]
         context = dict(session=session_row(s), chosen=chosen, updates=queries.dialog_updates(s, chosen, after),
                        cursor=s.cursor)
     return render_template("_dialog_poll.html", **context)
