@@ -1,4 +1,5 @@
 import json
+import os
 
 from conftest import write_events
 from viewer.index import Library, session_id_for
@@ -82,3 +83,15 @@ def test_one_failing_file_does_not_stop_the_scan(tmp_path, monkeypatch):
     library = Library(tmp_path)
     library.scan()
     assert library.get("a").count == 1 and library.get("c").count == 1
+
+
+def test_last_update_is_the_files_time_not_the_servers(tmp_path):
+    path = write_events(tmp_path / "s.jsonl", [{"message_id": "m1", "event_type": "agent_created", "agent_id": "a"}])
+    os.utime(path, (1_600_000_000, 1_600_000_000))  # written long before the viewer started
+    library = Library(tmp_path)
+    library.scan()
+    assert library.get("s").updated_at == 1_600_000_000
+    write_events(path, [{"message_id": "m2", "event_type": "agent_created", "agent_id": "b"}], mode="a")
+    os.utime(path, (1_700_000_000, 1_700_000_000))
+    library.refresh(str(path))
+    assert library.get("s").updated_at == 1_700_000_000

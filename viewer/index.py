@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 import os
 import threading
-import time
 from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,7 +76,7 @@ class SessionIndex:
         self.name = Path(relpath).name.removesuffix(SESSION_SUFFIX)
         self.lock = threading.RLock()
         self.epoch = 0
-        self.updated_at: float | None = None
+        self.updated_at: float | None = None  # the file's mtime when we last read something new
         self._clear()
 
     def _clear(self) -> None:
@@ -116,8 +115,6 @@ class SessionIndex:
                 if event is not None:
                     self._add(event, line.number)
                     added += 1
-            if lines:
-                self.updated_at = time.time()
         return added
 
     def _problem(self, kind: str, line: int | None, detail: str, message_id: str | None = None) -> None:
@@ -326,6 +323,7 @@ class Library:
         if result.lines:
             session.ingest(result.lines)
         if result.lines or result.restarted:
+            session.updated_at = result.modified_at
             with self.lock:
                 self.version += 1
 

@@ -18,6 +18,7 @@ class Line:
 class TailResult:
     lines: list[Line] = field(default_factory=list)
     restarted: bool = False  # the file was truncated or replaced: lines start from line 1 again
+    modified_at: float | None = None  # the file's mtime when read
 
 
 class FileTailer:
@@ -44,6 +45,7 @@ class FileTailer:
         with f:
             st = os.fstat(f.fileno())
             identity = (st.st_dev, st.st_ino)
+            result.modified_at = st.st_mtime
             if self._identity is not None and (identity != self._identity or st.st_size < self.offset):
                 self.offset = 0
                 self.line_count = 0
