@@ -59,7 +59,9 @@ def test_agent_page_shows_deliveries_with_sender_and_modified_original(client):
     doc = parse(get(client, "/s/research_team/agents/agent_writer").data)
     redacted = doc.by_id("msg_113")
     assert "modified on its way" in redacted.text
-    assert "[REDACTED]" in redacted.text and "sk-live-51Hx9" in redacted.text  # delivered beside original
+    # delivered beside its original, whose secret is masked (see test_security.py for the reveal toggle)
+    assert "api_key=[REDACTED]" in redacted.text and "api_key=[masked]" in redacted.text
+    assert "sk-live-51Hx9" not in redacted.text
     assert "from Researcher" in " ".join(redacted.text.split())
     formatted = doc.by_id("msg_027")  # "[Researcher]: " + the original: only formatted
     assert "from Researcher" in " ".join(formatted.text.split())
