@@ -34,6 +34,59 @@ _SHAPES = [_START + shape for shape in (
 _PATTERN = re.compile(_HEADER + "|" + "|".join(f"(?:{p})" for p in _SHAPES), re.IGNORECASE)
 _PATTERN_BYTES = re.compile(_PATTERN.pattern.encode(), re.IGNORECASE)
 
+# Every match holds one of these (lowercased), at most _BACK characters after the match starts.
+# Finding them with str.find is a hundred times faster than running the pattern everywhere,
+# and most text holds none, so masking costs almost nothing when there is nothing to mask.
+_TRIGGERS = ("authoriz", "api-key", "api_key", "apikey", "auth-token", "access_token", "access-token",
+             "refresh_token", "refresh-token", "cookie",
+             "password", "secret", "bearer", "sk-", "akia", "asia", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
+             "github_pat_", "xox", "aiza", "glpat-", "private key")
+_BACK = 12
+_SHORTEST = 11  # no secret the patterns know fits in fewer characters
+
+
+def _matches(text, lowered, pattern) -> list[re.Match]:
+    candidates = []
+    for trigger in (t.encode() for t in _TRIGGERS) if isinstance(lowered, bytes) else _TRIGGERS:
+        i = lowered.find(trigger)
+        while i >= 0:
+            candidates.append(i)
+            i = lowered.find(trigger, i + 1)
+    found, covered = [], 0
+    for candidate in sorted(candidates):
+        for start in range(max(covered, candidate - _BACK), candidate + 1):
+            match = pattern.match(text, start)
+            if match:
+                found.append(match)
+                covered = match.end()
+                break
+    return found
+
+
+def _replace(text, matches, masked, empty):
+    pieces, last = [], 0
+    for match in matches:
+        pieces += [text[last : match.start()], masked(match)]
+        last = match.end()
+    return empty.join(pieces) + text[last:]
+
+
+def mask(text: str) -> str:
+    """The text with every secret it holds replaced (cheap when there is none)."""
+    if len(text) < _SHORTEST:
+        return text
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a few characters lowercase to two: positions would shift
+        return _PATTERN.sub(_masked, text)
+    matches = _matches(text, lowered, _PATTERN)
+    return _replace(text, matches, _masked, "") if matches else text
+
+
+def mask_json(data: bytes) -> bytes:
+    """Serialized JSON with its secrets masked; still valid JSON."""
+    matches = _matches(data, data.lower(), _PATTERN_BYTES)
+    return _replace(data, matches, lambda m: _masked(_DecodedMatch(m)).encode(), b"") if matches else data
+
 
 def _masked(match: re.Match) -> str:
     if match.group("key"):
@@ -43,20 +96,6 @@ def _masked(match: re.Match) -> str:
         return MASK
     visible = token.split()[0] + " " if token[:6].lower() == "bearer" else token[:4]
     return f"{visible}…{MASK}"
-
-
-def mask(text: str) -> str:
-    """The text with every secret it holds replaced (cheap when there is none)."""
-    return _PATTERN.sub(_masked, text)
-
-
-def mask_json(data: bytes) -> bytes:
-    """Serialized JSON with its secrets masked; still valid JSON."""
-    return _PATTERN_BYTES.sub(lambda m: _masked_bytes(m), data)
-
-
-def _masked_bytes(match: re.Match) -> bytes:
-    return _masked(_DecodedMatch(match)).encode()
 
 
 class _DecodedMatch:
