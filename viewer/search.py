@@ -1,0 +1,403 @@
+"""Full-text search: an inverted index kept up to date as events arrive, and the query language.
+
+Each session holds a SearchIndex: token -> sorted array of event positions. Tokens come from
+an event's searchable text (content, tool names and arguments, agent names and ids, message id),
+plus hidden facet tokens for the qualifiers. A query intersects postings (the rare ones first),
+then checks phrases on those few candidates only, and stops once a page of hits is found.
+
+Query language (case-insensitive): words (all must match, whole words; `word*` is a prefix),
+"quoted phrases", and the qualifiers agent:, role:, tool: and session: (values may be quoted;
+the same qualifier given twice means either).
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from array import array
+from bisect import bisect_left
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator
+
+from . import model
+from .model import Event
+
+TOKEN = re.compile(r"\w+")
+QUALIFIERS = ("agent", "role", "tool", "session")
+SNIPPET_CHARS = 160
+# Facet tokens start with a character no word token contains, so they never collide with text.
+AGENT, ROLE, KIND, TOOL = "\x01a:", "\x01r:", "\x01k:", "\x01t:"
+
+
+def tokens(text: str) -> list[str]:
+    return TOKEN.findall(text.lower())
+
+
+def searchable_text(event: Event) -> str:
+    """The text of an event that search matches and snippets are cut from (its id is indexed apart)."""
+    parts = []
+    if event.get("event_type") == model.AGENT_CREATED:
+        parts.extend(str(event.get(k)) for k in ("name", "agent_id", "language_model") if event.get(k))
+    content = model.content_of(event)
+    if content:
+        parts.append(content)
+    for call in model.tool_calls(event):
+        parts.append(f"{call.name}({call.arguments_raw})")
+    if model.is_tool_result(event) and isinstance(event.get("name"), str):
+        parts.append(event["name"])
+    return "\n".join(parts)
+
+
+def tool_names(s, position: int) -> set[str]:
+    """Tools an entry calls, or the tool whose result it is (its `name`, else its call's)."""
+    event = s.events[position]
+    names = {c.name.lower() for c in model.tool_calls(event)}
+    if model.is_tool_result(event):
+        if isinstance(event.get("name"), str):
+            names.add(event["name"].lower())
+        call_position = s.call_position_for_result(position)
+        if call_position is not None:
+            call_id = event.get("tool_call_id")
+            names.update(c.name.lower() for c in model.tool_calls(s.events[call_position]) if c.id == call_id)
+    return names
+
+
+class SearchIndex:
+    """token -> positions (ascending, each once) for one session; only ever appended to."""
+
+    def __init__(self) -> None:
+        self.postings: dict[str, array] = {}
+
+    def add(self, s, position: int) -> None:
+        """Index the event at `position` (called by SessionIndex._add, under the session lock)."""
+        event = s.events[position]
+        keys = set(tokens(searchable_text(event)))
+        keys.update(tokens(event["message_id"]))
+        keys.add(AGENT + event["agent_id"])
+        if isinstance(event.get("role"), str):
+            keys.add(ROLE + event["role"].lower())
+        keys.add(KIND + model.perspective_kind(event))
+        keys.update(TOOL + name for name in tool_names(s, position))
+        postings = self.postings
+        for key in keys:
+            found = postings.get(key)
+            if found is None:
+                postings[key] = array("i", (position,))
+            else:
+                found.append(position)
+
+    def get(self, key: str) -> array:
+        return self.postings.get(key, _EMPTY)
+
+    def prefixed(self, prefix: str) -> list[str]:
+        return [t for t in self.postings if t.startswith(prefix) and not t.startswith("\x01")]
+
+
+_EMPTY = array("i")
+
+
+# --- the query language ------------------------------------------------------------------------
+
+@dataclass
+class Query:
+    words: list[str] = field(default_factory=list)      # whole tokens
+    prefixes: list[str] = field(default_factory=list)   # `word*`
+    phrases: list[list[str]] = field(default_factory=list)  # token sequences, checked on candidates
+    agents: list[str] = field(default_factory=list)
+    roles: list[str] = field(default_factory=list)
+    tools: list[str] = field(default_factory=list)
+    sessions: list[str] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.words or self.prefixes or self.phrases or self.agents or self.roles or self.tools)
+
+
+PART = re.compile(r'(?:(\w+):)?(?:"([^"]*)"?|(\S+))')
+
+
+def parse(text: str) -> Query:
+    """Parse a query string; never fails (unknown `x:` is searched as text)."""
+    query = Query()
+    for match in PART.finditer(text or ""):
+        qualifier, quoted, bare = match.group(1), match.group(2), match.group(3)
+        value = quoted if quoted is not None else bare
+        if qualifier and qualifier.lower() in QUALIFIERS:
+            value = value.strip().lower()
+            if value:
+                getattr(query, qualifier.lower() + "s").append(value)
+            continue
+        if qualifier:  # not a qualifier we know: search the whole thing as text
+            value = match.group(0)
+            quoted = None
+        if quoted is None and value.endswith("*") and len(tokens(value)) == 1:
+            query.prefixes.append(tokens(value)[0])
+            continue
+        words = tokens(value)
+        if len(words) == 1 and quoted is None:
+            query.words.append(words[0])
+        elif words:
+            query.phrases.append(words)
+    return query
+
+
+def pattern(query: Query) -> re.Pattern | None:
+    """A regex finding every word, prefix and phrase of the query in a text (for checks and marks)."""
+    alternatives = [r"\W+".join(map(re.escape, p)) for p in query.phrases]
+    alternatives += [re.escape(w) for w in query.words]
+    alternatives += [re.escape(p) + r"\w*" for p in query.prefixes]
+    if not alternatives:
+        return None
+    return re.compile(r"(?<!\w)(?:" + "|".join(sorted(alternatives, key=len, reverse=True)) + r")(?!\w)",
+                      re.IGNORECASE)
+
+
+def phrase_patterns(query: Query) -> list[re.Pattern]:
+    return [re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, p)) + r"(?!\w)", re.IGNORECASE)
+            for p in query.phrases]
+
+
+# --- candidates ------------------------------------------------------------------------------------
+
+def _union(lists: Iterable[Iterable[int]]) -> list[int]:
+    lists = [l for l in lists if len(l)]
+    if len(lists) == 1:
+        return lists[0]
+    out: list[int] = []
+    for p in heapq.merge(*lists):
+        if not out or out[-1] != p:
+            out.append(p)
+    return out
+
+
+def _contains(sorted_positions, p: int) -> bool:
+    i = bisect_left(sorted_positions, p)
+    return i < len(sorted_positions) and sorted_positions[i] == p
+
+
+def matching_agents(s, values: list[str]) -> list[str]:
+    """Agents whose id or name contains any of the values (case-insensitive)."""
+    return [a for a in s.agent_order
+            if any(v in a.lower() or v in s.agents[a].display_name.lower() for v in values)]
+
+
+def requirements(s, query: Query) -> list:
+    """One sorted position list per condition; a hit is in all of them."""
+    index: SearchIndex = s.search
+    lists: list = [index.get(w) for w in query.words]
+    for phrase in query.phrases:
+        lists.extend(index.get(w) for w in phrase)
+    for prefix in query.prefixes:
+        lists.append(_union(index.get(t) for t in index.prefixed(prefix)))
+    if query.agents:
+        lists.append(_union(index.get(AGENT + a) for a in matching_agents(s, query.agents)))
+    if query.roles:
+        lists.append(_union([index.get(ROLE + r) for r in query.roles] + [index.get(KIND + r) for r in query.roles]))
+    if query.tools:
+        lists.append(_union(index.get(TOOL + t) for t in query.tools))
+    return lists
+
+
+def candidates(s, query: Query, start: int = 0) -> Iterator[int]:
+    """Positions >= start in every requirement, ascending (callers hold the session lock)."""
+    lists = requirements(s, query)
+    if not lists or any(not len(l) for l in lists):
+        return
+    lists.sort(key=len)
+    driver, others = lists[0], lists[1:]
+    for i in range(bisect_left(driver, start), len(driver)):
+        p = driver[i]
+        if all(_contains(other, p) for other in others):
+            yield p
+
+
+def matches(s, query: Query, start: int = 0, limit: int | None = None) -> tuple[list[int], int | None]:
+    """Up to `limit` hit positions from `start`, and the position to continue from (None: no more)."""
+    checks = phrase_patterns(query)
+    found: list[int] = []
+    for p in candidates(s, query, start):
+        if checks:
+            text = searchable_text(s.events[p])
+            if not all(c.search(text) for c in checks):
+                continue
+        if limit is not None and len(found) == limit:
+            return found, p
+        found.append(p)
+    return found, None
+
+
+# --- snippets: the one place a hit's log text is cut out for display ------------------------------
+
+def snippet(text: str, marker: re.Pattern | None, width: int = SNIPPET_CHARS) -> list[tuple[str, bool]]:
+    """A window of `text` around its first match, as (piece, is_match) pairs.
+
+    Pages wrap the matching pieces in <mark> through autoescape, so no log text is ever markup.
+    Anything that must be hidden from displayed log text (secret masking) belongs here.
+    """
+    text = " ".join(text.split())
+    first = marker.search(text) if marker else None
+    begin = 0
+    if first is not None and first.end() > width:
+        begin = max(0, first.start() - width // 3)
+    end = min(len(text), begin + width)
+    if first is not None and first.end() > end:  # a long phrase: show it whole
+        end = first.end()
+    window = text[begin:end]
+    pieces: list[tuple[str, bool]] = [("…", False)] if begin else []
+    at = 0
+    for m in (marker.finditer(window) if marker else ()):
+        if m.start() > at:
+            pieces.append((window[at:m.start()], False))
+        pieces.append((m.group(0), True))
+        at = m.end()
+    if at < len(window):
+        pieces.append((window[at:], False))
+    if end < len(text):
+        pieces.append(("…", False))
+    return pieces
+
+
+# --- searching sessions: hits as plain data (the views add URLs) ------------------------------------
+
+def _shown_position(s, position: int) -> int:
+    """Where an entry appears in its agent's perspective: a paired tool result shows under its call."""
+    if model.is_tool_result(s.events[position]):
+        call_position = s.call_position_for_result(position)
+        if call_position is not None:
+            return call_position
+    return position
+
+
+def target(s, position: int, page_size: int) -> dict:
+    """Where a hit is shown: its agent page (the page of `page_size` holding it), the tree, or the message."""
+    event = s.events[position]
+    agent = s.agents.get(event["agent_id"])
+    if model.is_transcript_entry(event) and agent is not None:
+        i = bisect_left(agent.entries, _shown_position(s, position))
+        return {"page": "agent", "agent_id": agent.agent_id, "start": i // page_size * page_size,
+                "anchor": event["message_id"]}
+    if event["event_type"] == model.AGENT_CREATED and agent is not None and agent.created_position == position:
+        return {"page": "tree", "agent_id": agent.agent_id, "anchor": f"av-node-{agent.ordinal}"}
+    return {"page": "message", "message_id": event["message_id"]}
+
+
+def hit(s, position: int, marker: re.Pattern | None, page_size: int) -> dict:
+    event = s.events[position]
+    agent = s.agents.get(event["agent_id"])
+    pieces = snippet(searchable_text(event), marker)
+    return {
+        "session": s.id,
+        "session_name": s.name,
+        "position": position,
+        "message_id": event["message_id"],
+        "agent_id": event["agent_id"],
+        "agent_name": agent.display_name if agent else event["agent_id"],
+        "role": event.get("role") if isinstance(event.get("role"), str) else None,
+        "kind": model.perspective_kind(event),
+        "event_type": event["event_type"],
+        "pieces": pieces,
+        "snippet": "".join(text for text, _ in pieces),
+        "target": target(s, position, page_size),
+    }
+
+
+def in_scope(sessions: list, query: Query, session_id: str | None) -> list:
+    """The sessions a query looks at: one (`session_id`) or all, narrowed by session: qualifiers."""
+    if session_id:
+        sessions = [s for s in sessions if s.id == session_id]
+    if query.sessions:
+        sessions = [s for s in sessions
+                    if any(v in s.id.lower() or v in s.name.lower() for v in query.sessions)]
+    return sessions
+
+
+def search(sessions: list, text: str, session_id: str | None = None, resume: str | None = None,
+           limit: int = 50, page_size: int = 200) -> dict:
+    """A page of hits in (session, file order), from `resume` ("<session>=<position>", as `next` gave)."""
+    query = parse(text)
+    marker = pattern(query)
+    scope = in_scope(sessions, query, session_id)
+    hits: list[dict] = []
+    cursors: dict[str, str] = {}
+    following = None
+    resume_id, resume_at = _split(resume)
+    if resume_id is not None:
+        ids = [s.id for s in scope]
+        scope = scope[ids.index(resume_id):] if resume_id in ids else []
+    if not query.empty:
+        for s in scope:
+            start = resume_at if s.id == resume_id else 0
+            with s.lock:
+                found, more = matches(s, query, start, limit - len(hits))
+                hits.extend(hit(s, p, marker, page_size) for p in found)
+                cursors[s.id] = s.cursor
+            if more is not None:
+                following = f"{s.id}={more}"
+                break
+    return {"query": text, "parsed": _describe(query), "hits": hits, "next": following,
+            "cursor": format_cursor(cursors), "empty_query": query.empty}
+
+
+def updates(sessions: list, text: str, session_id: str | None, cursor: str, limit: int = 200,
+            page_size: int = 200) -> dict | None:
+    """Hits among events that arrived after `cursor`; None when nothing arrived anywhere in scope.
+
+    "reset" is True when a session's file was replaced since the cursor (the page reloads).
+    """
+    query = parse(text)
+    marker = pattern(query)
+    known = parse_cursor(cursor)
+    hits, cursors, changed, reset = [], {}, False, False
+    for s in in_scope(sessions, query, session_id):
+        with s.lock:
+            after = s.position_after(known[s.id]) if s.id in known else 0
+            if after is None:
+                reset = True
+                continue
+            cursors[s.id] = s.cursor
+            if after == s.count:
+                continue
+            changed = True
+            if query.empty:
+                continue
+            found, more = matches(s, query, after, limit)
+            hits.extend(hit(s, p, marker, page_size) for p in found)
+            if more is not None:  # a burst: the rest comes with the next poll
+                cursors[s.id] = f"{s.epoch}-{more}"
+    if not changed and not reset:
+        return None
+    return {"hits": hits, "cursor": format_cursor(cursors), "reset": reset}
+
+
+def format_cursor(cursors: dict[str, str]) -> str:
+    """`<session>=<epoch>-<count>` joined by commas ('=' and ',' never occur in a session id)."""
+    return ",".join(f"{sid}={c}" for sid, c in cursors.items())
+
+
+def parse_cursor(text: str | None) -> dict[str, str]:
+    out = {}
+    for part in (text or "").split(","):
+        sid, sep, value = part.partition("=")
+        if sep and sid:
+            out[sid] = value
+    return out
+
+
+def _split(resume: str | None) -> tuple[str | None, int]:
+    if not resume:
+        return None, 0
+    sid, _, position = resume.rpartition("=")
+    try:
+        return (sid or None), max(0, int(position))
+    except ValueError:
+        return None, 0
+
+
+def _describe(query: Query) -> dict:
+    return {"words": query.words, "prefixes": query.prefixes, "phrases": [" ".join(p) for p in query.phrases],
+            "agent": query.agents, "role": query.roles, "tool": query.tools, "session": query.sessions}
+
+
+def tool_choices(s) -> list[str]:
+    """Every tool name the session has called or answered, for the agent page's filter."""
+    return sorted(key[len(TOOL):] for key in s.search.postings if key.startswith(TOOL))
