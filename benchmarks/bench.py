@@ -97,6 +97,16 @@ def main() -> None:
             ("message page", f"/s/bench/messages/msg_{session.count // 2}"),
             ("poll, nothing new (tree)", f"/s/bench/poll/tree?after={cursor}"),
             ("poll, nothing new (agent)", f"/s/bench/poll/agent?agent={busiest}&after={cursor}"),
+            ("search: one common word, first 50", "/api/search?q=cache"),
+            ("search: three words", "/api/search?q=cache+latency+memo"),
+            ("search: phrase", "/api/search?q=%22review+claim+latency%22"),
+            ("search: rare phrase (checks every candidate)", "/api/search?q=%22memo+memo+memo+memo%22"),
+            ("search: prefix", "/api/search?q=lat*+draft"),
+            ("search: agent: + role: + word", "/api/search?q=agent:a17+role:heard+review"),
+            ("search: tool: qualifier", "/api/search?q=tool:task"),
+            ("search: no hits", "/api/search?q=cache+nowhere"),
+            ("search page (HTML), session scope", "/search?q=cache+memo&session=bench"),
+            ("poll, nothing new (search)", f"/search/poll?q=cache&after=bench={cursor}"),
         ]:
             p50, p95, status = timed(client, url, args.runs)
             print(f"{label:<44} {p50:7.2f} {p95:7.2f}  ({status})")

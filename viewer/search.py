@@ -19,12 +19,16 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
+import orjson
+
 from . import model
 from .model import Event
 
 TOKEN = re.compile(r"\w+")
 QUALIFIERS = ("agent", "role", "tool", "session")
 SNIPPET_CHARS = 160
+LAZY_BELOW = 4096  # a driving postings list shorter than this is intersected by binary search
+PHRASE_CHECKS = 5000  # phrase checks per request before a search hands back a continuation
 # Facet tokens start with a character no word token contains, so they never collide with text.
 AGENT, ROLE, KIND, TOOL = "\x01a:", "\x01r:", "\x01k:", "\x01t:"
 
@@ -41,24 +45,34 @@ def searchable_text(event: Event) -> str:
     content = model.content_of(event)
     if content:
         parts.append(content)
-    for call in model.tool_calls(event):
-        parts.append(f"{call.name}({call.arguments_raw})")
+    for call in model.tool_calls_of(event):  # raw, not parsed: this runs for every event ingested
+        name, arguments = _call_parts(call)
+        parts.append(f"{name}({arguments})")
     if model.is_tool_result(event) and isinstance(event.get("name"), str):
         parts.append(event["name"])
     return "\n".join(parts)
 
 
+def _call_parts(call: dict) -> tuple[str, str]:
+    """A logged tool call's name and its arguments as text (the rule of model.ToolCall, unparsed)."""
+    function = call.get("function") if isinstance(call.get("function"), dict) else {}
+    name = str(function.get("name") or call.get("name") or "?")
+    arguments = function.get("arguments", call.get("arguments", ""))
+    return name, arguments if isinstance(arguments, str) else orjson.dumps(arguments).decode()
+
+
 def tool_names(s, position: int) -> set[str]:
     """Tools an entry calls, or the tool whose result it is (its `name`, else its call's)."""
     event = s.events[position]
-    names = {c.name.lower() for c in model.tool_calls(event)}
+    names = {_call_parts(c)[0].lower() for c in model.tool_calls_of(event)}
     if model.is_tool_result(event):
         if isinstance(event.get("name"), str):
             names.add(event["name"].lower())
         call_position = s.call_position_for_result(position)
         if call_position is not None:
             call_id = event.get("tool_call_id")
-            names.update(c.name.lower() for c in model.tool_calls(s.events[call_position]) if c.id == call_id)
+            names.update(_call_parts(c)[0].lower() for c in model.tool_calls_of(s.events[call_position])
+                         if c.get("id") == call_id)
     return names
 
 
@@ -71,8 +85,7 @@ class SearchIndex:
     def add(self, s, position: int) -> None:
         """Index the event at `position` (called by SessionIndex._add, under the session lock)."""
         event = s.events[position]
-        keys = set(tokens(searchable_text(event)))
-        keys.update(tokens(event["message_id"]))
+        keys = set(tokens(searchable_text(event) + "\n" + event["message_id"]))
         keys.add(AGENT + event["agent_id"])
         if isinstance(event.get("role"), str):
             keys.add(ROLE + event["role"].lower())
@@ -152,9 +165,25 @@ def pattern(query: Query) -> re.Pattern | None:
                       re.IGNORECASE)
 
 
-def phrase_patterns(query: Query) -> list[re.Pattern]:
-    return [re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, p)) + r"(?!\w)", re.IGNORECASE)
-            for p in query.phrases]
+class Phrase:
+    """Whether a text holds a phrase: its words in order, separated by anything but word characters."""
+
+    def __init__(self, words: list[str]):
+        # Starting with a literal (no look-behind, no IGNORECASE) lets re skip ahead fast;
+        # the left word boundary is checked by hand.
+        self.regex = re.compile(r"\W+".join(map(re.escape, words)) + r"(?!\w)")
+
+    def __call__(self, lowered: str) -> bool:
+        found = self.regex.search(lowered)
+        while found is not None:
+            start = found.start()
+            if start == 0 or not _WORD_CHAR.match(lowered, start - 1):
+                return True
+            found = self.regex.search(lowered, start + 1)
+        return False
+
+
+_WORD_CHAR = re.compile(r"\w")
 
 
 # --- candidates ------------------------------------------------------------------------------------
@@ -198,30 +227,44 @@ def requirements(s, query: Query) -> list:
     return lists
 
 
-def candidates(s, query: Query, start: int = 0) -> Iterator[int]:
+def candidates(s, query: Query, start: int = 0) -> Iterable[int]:
     """Positions >= start in every requirement, ascending (callers hold the session lock)."""
     lists = requirements(s, query)
     if not lists or any(not len(l) for l in lists):
-        return
+        return ()
     lists.sort(key=len)
-    driver, others = lists[0], lists[1:]
-    for i in range(bisect_left(driver, start), len(driver)):
-        p = driver[i]
-        if all(_contains(other, p) for other in others):
-            yield p
+    driver = lists[0][bisect_left(lists[0], start):]
+    others = [other[bisect_left(other, start):] for other in lists[1:]]
+    if not others:
+        return driver
+    if len(driver) <= LAZY_BELOW:  # few: look each up in the others (binary search)
+        return (p for p in driver if all(_contains(other, p) for other in others))
+    common = set(driver)  # many: let set intersection do the walking
+    for other in others:
+        common.intersection_update(other)
+    return sorted(common)
 
 
-def matches(s, query: Query, start: int = 0, limit: int | None = None) -> tuple[list[int], int | None]:
-    """Up to `limit` hit positions from `start`, and the position to continue from (None: no more)."""
-    checks = phrase_patterns(query)
+def matches(s, query: Query, start: int = 0, limit: int | None = None,
+            budget: int = PHRASE_CHECKS) -> tuple[list[int], int | None]:
+    """Up to `limit` hit positions from `start`, and the position to continue from (None: no more).
+
+    Phrases are checked on the text of each candidate; after `budget` checks the search stops
+    and hands back where to continue, so one request stays fast even when the words of a rare
+    phrase are each common.
+    """
+    checks = [Phrase(words) for words in query.phrases]
     found: list[int] = []
     for p in candidates(s, query, start):
-        if checks:
-            text = searchable_text(s.events[p])
-            if not all(c.search(text) for c in checks):
-                continue
         if limit is not None and len(found) == limit:
             return found, p
+        if checks:
+            if budget == 0:
+                return found, p
+            budget -= 1
+            text = searchable_text(s.events[p]).lower()
+            if not all(check(text) for check in checks):
+                continue
         found.append(p)
     return found, None
 
