@@ -112,6 +112,7 @@ def test_qualifiers_narrow_by_agent_role_tool_and_session(tmp_path):
     assert find("tool:read_file role:tool") == [("cafe", "m9")]
     assert find("tool:task") == [("cafe", "m3"), ("cafe", "m5")]  # a result is found by its call's tool
     assert find("agent:nobody hello") == []
+    assert find("jack role:created") == [("cafe", "m4")]
 
 
 def test_hits_carry_session_agent_role_snippet_and_where_they_are_shown(tmp_path):

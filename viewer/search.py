@@ -31,6 +31,7 @@ LAZY_BELOW = 4096  # a driving postings list shorter than this is intersected by
 PHRASE_CHECKS = 5000  # phrase checks per request before a search hands back a continuation
 # Facet tokens start with a character no word token contains, so they never collide with text.
 AGENT, ROLE, KIND, TOOL = "\x01a:", "\x01r:", "\x01k:", "\x01t:"
+EVENT_KINDS = {model.AGENT_CREATED: "created", model.PIECE_OF_TEXT: "piece"}  # role:created, role:piece
 
 
 def tokens(text: str) -> list[str]:
@@ -90,6 +91,8 @@ class SearchIndex:
         if isinstance(event.get("role"), str):
             keys.add(ROLE + event["role"].lower())
         keys.add(KIND + model.perspective_kind(event))
+        if event["event_type"] in EVENT_KINDS:
+            keys.add(KIND + EVENT_KINDS[event["event_type"]])
         keys.update(TOOL + name for name in tool_names(s, position))
         postings = self.postings
         for key in keys:
