@@ -86,7 +86,7 @@ def test_words_match_whole_words_in_content_tool_names_arguments_agents_and_ids(
     assert find("read_file") == ["m8", "m9"]  # the call's name and the result's name
     assert find("notes") == ["m8"]  # an argument
     assert find("agent_jack") == ["m4"]  # the agent's creation names its id
-    assert find("m5") == ["m5"]  # a message id
+    assert find("c*") == ["m2", "m5", "m8", "m9"]  # coordinate, created, cafe.md, costs
 
 
 def test_phrases_need_their_words_in_order(tmp_path):

@@ -12,12 +12,11 @@ the same qualifier given twice means either).
 
 from __future__ import annotations
 
-import heapq
 import re
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from typing import Iterator
 
 import orjson
 
@@ -27,7 +26,7 @@ from .model import Event
 TOKEN = re.compile(r"\w+")
 QUALIFIERS = ("agent", "role", "tool", "session")
 SNIPPET_CHARS = 160
-LAZY_BELOW = 4096  # a driving postings list shorter than this is intersected by binary search
+CHUNK = 2048  # driving positions intersected at a time
 PHRASE_CHECKS = 5000  # phrase checks per request before a search hands back a continuation
 # Facet tokens start with a character no word token contains, so they never collide with text.
 AGENT, ROLE, KIND, TOOL = "\x01a:", "\x01r:", "\x01k:", "\x01t:"
@@ -39,7 +38,7 @@ def tokens(text: str) -> list[str]:
 
 
 def searchable_text(event: Event) -> str:
-    """The text of an event that search matches and snippets are cut from (its id is indexed apart)."""
+    """The text of an event that search matches and snippets are cut from."""
     parts = []
     if event.get("event_type") == model.AGENT_CREATED:
         parts.extend(str(event.get(k)) for k in ("name", "agent_id", "language_model") if event.get(k))
@@ -82,31 +81,37 @@ class SearchIndex:
 
     def __init__(self) -> None:
         self.postings: dict[str, array] = {}
+        self.vocabulary: dict[str, list[str]] = {}  # the word tokens by their first two characters
 
     def add(self, s, position: int) -> None:
         """Index the event at `position` (called by SessionIndex._add, under the session lock)."""
         event = s.events[position]
-        keys = set(tokens(searchable_text(event) + "\n" + event["message_id"]))
+        keys = set(tokens(searchable_text(event)))
         keys.add(AGENT + event["agent_id"])
         if isinstance(event.get("role"), str):
             keys.add(ROLE + event["role"].lower())
         keys.add(KIND + model.perspective_kind(event))
         if event["event_type"] in EVENT_KINDS:
             keys.add(KIND + EVENT_KINDS[event["event_type"]])
-        keys.update(TOOL + name for name in tool_names(s, position))
+        if "tool_calls" in event or "tool_call_id" in event or event.get("role") == "tool":
+            keys.update(TOOL + name for name in tool_names(s, position))
         postings = self.postings
         for key in keys:
-            found = postings.get(key)
-            if found is None:
+            try:
+                postings[key].append(position)
+            except KeyError:
                 postings[key] = array("i", (position,))
-            else:
-                found.append(position)
+                if key[0] != "\x01":
+                    self.vocabulary.setdefault(key[:2], []).append(key)
 
     def get(self, key: str) -> array:
         return self.postings.get(key, _EMPTY)
 
     def prefixed(self, prefix: str) -> list[str]:
-        return [t for t in self.postings if t.startswith(prefix) and not t.startswith("\x01")]
+        """Word tokens starting with `prefix`."""
+        buckets = ([self.vocabulary.get(prefix[:2], [])] if len(prefix) >= 2
+                   else [words for key, words in self.vocabulary.items() if key.startswith(prefix)])
+        return [t for words in buckets for t in words if t.startswith(prefix)]
 
 
 _EMPTY = array("i")
@@ -191,20 +196,16 @@ _WORD_CHAR = re.compile(r"\w")
 
 # --- candidates ------------------------------------------------------------------------------------
 
-def _union(lists: Iterable[Iterable[int]]) -> list[int]:
+def _union(lists: list) -> list[int] | array:
     lists = [l for l in lists if len(l)]
-    if len(lists) == 1:
-        return lists[0]
-    out: list[int] = []
-    for p in heapq.merge(*lists):
-        if not out or out[-1] != p:
-            out.append(p)
-    return out
+    if len(lists) <= 1:
+        return lists[0] if lists else _EMPTY
+    return sorted(set().union(*lists))
 
 
-def _contains(sorted_positions, p: int) -> bool:
-    i = bisect_left(sorted_positions, p)
-    return i < len(sorted_positions) and sorted_positions[i] == p
+def _contains(sorted_positions, p: int, lo: int, hi: int) -> bool:
+    i = bisect_left(sorted_positions, p, lo, hi)
+    return i < hi and sorted_positions[i] == p
 
 
 def matching_agents(s, values: list[str]) -> list[str]:
@@ -213,39 +214,60 @@ def matching_agents(s, values: list[str]) -> list[str]:
             if any(v in a.lower() or v in s.agents[a].display_name.lower() for v in values)]
 
 
-def requirements(s, query: Query) -> list:
-    """One sorted position list per condition; a hit is in all of them."""
+def requirements(s, query: Query) -> tuple[list, set[str] | None]:
+    """One sorted position list per condition (a hit is in all), and the agents a hit must belong to.
+
+    Several matching agents are checked on the candidates rather than merged into one long list.
+    """
     index: SearchIndex = s.search
-    lists: list = [index.get(w) for w in query.words]
-    for phrase in query.phrases:
-        lists.extend(index.get(w) for w in phrase)
-    for prefix in query.prefixes:
-        lists.append(_union(index.get(t) for t in index.prefixed(prefix)))
-    if query.agents:
-        lists.append(_union(index.get(AGENT + a) for a in matching_agents(s, query.agents)))
+    words = dict.fromkeys(query.words + [w for phrase in query.phrases for w in phrase])
+    lists: list = [index.get(w) for w in words]
+    lists += [_union([index.get(t) for t in index.prefixed(prefix)]) for prefix in query.prefixes]
     if query.roles:
         lists.append(_union([index.get(ROLE + r) for r in query.roles] + [index.get(KIND + r) for r in query.roles]))
     if query.tools:
-        lists.append(_union(index.get(TOOL + t) for t in query.tools))
-    return lists
+        lists.append(_union([index.get(TOOL + t) for t in query.tools]))
+    agents = None
+    if query.agents:
+        matched = matching_agents(s, query.agents)
+        if len(matched) <= 1 or not lists:
+            lists.append(_union([index.get(AGENT + a) for a in matched]))
+        else:
+            agents = set(matched)
+    return lists, agents
 
 
-def candidates(s, query: Query, start: int = 0) -> Iterable[int]:
-    """Positions >= start in every requirement, ascending (callers hold the session lock)."""
-    lists = requirements(s, query)
+def candidates(s, query: Query, start: int = 0) -> Iterator[int]:
+    """Positions >= start meeting every requirement, ascending (callers hold the session lock).
+
+    The shortest list drives, a chunk at a time, so a page of hits costs a chunk or two. Within
+    a chunk each other list is checked by binary search when it is much longer than what is
+    left, else by a set of its positions in the chunk's range.
+    """
+    lists, agents = requirements(s, query)
     if not lists or any(not len(l) for l in lists):
-        return ()
+        return
     lists.sort(key=len)
-    driver = lists[0][bisect_left(lists[0], start):]
-    others = [other[bisect_left(other, start):] for other in lists[1:]]
-    if not others:
-        return driver
-    if len(driver) <= LAZY_BELOW:  # few: look each up in the others (binary search)
-        return (p for p in driver if all(_contains(other, p) for other in others))
-    common = set(driver)  # many: let set intersection do the walking
-    for other in others:
-        common.intersection_update(other)
-    return sorted(common)
+    driver, others = lists[0], lists[1:]
+    events = s.events
+    i = bisect_left(driver, start)
+    while i < len(driver):
+        chunk = list(driver[i:i + CHUNK])
+        i += CHUNK
+        lo, hi = chunk[0], chunk[-1]
+        for other in others:
+            a = bisect_left(other, lo)
+            b = bisect_right(other, hi, a)
+            if b - a > 16 * len(chunk):
+                chunk = [p for p in chunk if _contains(other, p, a, b)]
+            else:
+                inside = set(other[a:b])
+                chunk = [p for p in chunk if p in inside]
+            if not chunk:
+                break
+        if agents is not None:
+            chunk = [p for p in chunk if events[p]["agent_id"] in agents]
+        yield from chunk
 
 
 def matches(s, query: Query, start: int = 0, limit: int | None = None,
