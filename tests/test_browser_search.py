@@ -14,7 +14,7 @@ pytestmark = pytest.mark.browser
 
 def test_search_box_finds_and_opens_a_message(live_server, page):
     page.goto(f"{live_server.url}/s/research_team/agents/agent_writer")
-    box = page.get_by_role("searchbox", name="Search research_team")
+    box = page.get_by_role("searchbox", name="Search this session")
     expect(box).to_be_visible()
     box.fill('"rotate it" agent:critic')
     box.press("Enter")
@@ -26,9 +26,9 @@ def test_search_box_finds_and_opens_a_message(live_server, page):
     hits.first.locator("a.hit-link").click()
     expect(page).to_have_url(f"{live_server.url}/s/research_team/agents/agent_critic#msg_115")
     expect(page.locator('[id="msg_115"]')).to_be_in_viewport()
-    # unticking "only research_team" searches every session
+    # unticking "only this session" searches every session
     page.get_by_role("searchbox").fill("jill")
-    page.get_by_label("only research_team").uncheck()
+    page.get_by_label("only this session").uncheck()
     page.get_by_role("button", name="Search", exact=True).click()
     expect(page.locator("li.search-hit a.hit-session").first).to_have_text("example1_jack_and_jill")
 

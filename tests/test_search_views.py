@@ -101,7 +101,8 @@ def test_search_box_is_on_every_page_and_scoped_on_session_pages(client):
         assert doc.by_id("av-keys").tag == "dialog"
     doc = parse(get(client, "/search?q=jack&session=example1_jack_and_jill").data)
     assert doc.by_id("av-search-q").attrs["value"] == "jack"
-    assert "only example1_jack_and_jill" in doc.find_all("form", role="search")[0].text
+    scope = doc.find_all("form", role="search")[0].find_all("label", **{"class": "scope"})[0]
+    assert "only this session" in scope.text and "example1_jack_and_jill" in scope.attrs["title"]
     assert all(not h.find_all("a", **{"class": "hit-session"}) for h in hits_on(doc))
 
 
