@@ -89,6 +89,12 @@ def test_words_match_whole_words_in_content_tool_names_arguments_agents_and_ids(
     assert find("c*") == ["m2", "m5", "m8", "m9"]  # coordinate, created, cafe.md, costs
 
 
+def test_an_implicit_agent_is_found_by_its_id_at_its_first_event(tmp_path):
+    sessions = library_of(tmp_path, s=[say("x1", "agent_watcher", "File changed"),
+                                       say("x2", "agent_watcher", "Reloading")]).listing()
+    assert message_ids(search.search(sessions, "agent_watcher")) == ["x1"]
+
+
 def test_phrases_need_their_words_in_order(tmp_path):
     sessions = library_of(tmp_path, cafe=CAFE).listing()
     find = lambda q: message_ids(search.search(sessions, q))  # noqa: E731

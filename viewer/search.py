@@ -1,8 +1,8 @@
 """Full-text search: an inverted index kept up to date as events arrive, and the query language.
 
 Each session holds a SearchIndex: token -> sorted array of event positions. Tokens come from
-an event's searchable text (content, tool names and arguments, agent names and ids, message id),
-plus hidden facet tokens for the qualifiers. A query intersects postings (the rare ones first),
+an event's searchable text (content, tool names and arguments, agent names and ids), plus
+hidden facet tokens for the qualifiers. A query intersects postings (the rare ones first),
 then checks phrases on those few candidates only, and stops once a page of hits is found.
 
 Query language (case-insensitive): words (all must match, whole words; `word*` is a prefix),
@@ -87,6 +87,9 @@ class SearchIndex:
         """Index the event at `position` (called by SessionIndex._add, under the session lock)."""
         event = s.events[position]
         keys = set(tokens(searchable_text(event)))
+        agent = s.agents.get(event["agent_id"])
+        if agent is not None and agent.first_position == position and agent.implicit:
+            keys.update(tokens(agent.agent_id))  # no agent_created names it: its first event does
         keys.add(AGENT + event["agent_id"])
         if isinstance(event.get("role"), str):
             keys.add(ROLE + event["role"].lower())
