@@ -2,8 +2,9 @@
 
     .venv/bin/python benchmarks/bench.py [--events 100000] [--agents 200]
 
-Prints a table: cold ingest (events/s), peak RSS against the file size, and p50/p95 server
-times (Flask test client, no network) of the pages and of a poll with nothing new.
+Prints a table: cold ingest (events/s, search index included), peak RSS against the file size,
+and p50/p95 server times (Flask test client, no network) of the pages, of a poll with nothing
+new, and of searches (GET /api/search: first page of 50 hits).
 """
 
 from __future__ import annotations
@@ -93,10 +94,21 @@ def main() -> None:
             ("session page", "/s/bench"),
             (f"agent page, first page ({busiest})", f"/s/bench/agents/{busiest}"),
             ("agent page, late page", f"/s/bench/agents/{busiest}?start={len(session.agents[busiest].entries) - 200}"),
+            ("agent page, filtered (kind=said)", f"/s/bench/agents/{busiest}?kind=said"),
             ("dialog of 3 agents", "/s/bench/dialog?agents=a0,a1,a2"),
             ("message page", f"/s/bench/messages/msg_{session.count // 2}"),
             ("poll, nothing new (tree)", f"/s/bench/poll/tree?after={cursor}"),
             ("poll, nothing new (agent)", f"/s/bench/poll/agent?agent={busiest}&after={cursor}"),
+            ("search: one common word, first 50", "/api/search?q=cache"),
+            ("search: three words", "/api/search?q=cache+latency+memo"),
+            ("search: phrase", "/api/search?q=%22review+claim+latency%22"),
+            ("search: rare phrase, common words (budget)", "/api/search?q=%22memo+memo+memo+memo%22"),
+            ("search: prefix", "/api/search?q=lat*+draft"),
+            ("search: agent: + role: + word", "/api/search?q=agent:a17+role:heard+review"),
+            ("search: tool: qualifier", "/api/search?q=tool:task"),
+            ("search: no hits", "/api/search?q=cache+nowhere"),
+            ("search page (HTML), session scope", "/search?q=cache+memo&session=bench"),
+            ("poll, nothing new (search)", f"/search/poll?q=cache&after=bench={cursor}"),
         ]:
             p50, p95, status = timed(client, url, args.runs)
             print(f"{label:<44} {p50:7.2f} {p95:7.2f}  ({status})")

@@ -9,7 +9,7 @@
   }
 
   function reveal(root) {
-    root.querySelectorAll(".tree-controls[hidden], .copy-link[hidden], .secrets-toggle[hidden]")
+    root.querySelectorAll(".tree-controls[hidden], .copy-link[hidden], .secrets-toggle[hidden], .keys-button[hidden]")
       .forEach((el) => { el.hidden = false; });
   }
 
@@ -41,7 +41,103 @@
     }
   });
 
-  document.addEventListener("DOMContentLoaded", () => reveal(document));
+  document.addEventListener("DOMContentLoaded", () => { reveal(document); revealTarget(); });
+  window.addEventListener("hashchange", revealTarget);
   // New fragments arrive through htmx: show their controls too.
   document.addEventListener("htmx:load", (event) => reveal(event.detail.elt.parentNode || document));
+
+  // --- A linked message (a search hit): open the collapsed tree nodes and long text hiding it. ---
+  function revealTarget() {
+    let target = null;
+    try { target = document.getElementById(decodeURIComponent(window.location.hash.slice(1))); } catch (e) { return; }
+    if (!target) return;
+    for (let p = target.parentElement; p; p = p.parentElement) {
+      if (p.tagName === "DETAILS") p.open = true;
+    }
+    target.querySelectorAll("details.long").forEach((d) => { d.open = true; });
+    const node = target.closest("li.node");
+    if (node) node.querySelector("details").open = true;
+    current(target.closest(ITEMS) || target);
+    target.scrollIntoView({ block: "center" });
+  }
+
+  // --- Keyboard: / search, j/k move, o/Enter open, [ ] agents, ? help (see templates/_keys.html). ---
+  const ITEMS = "#av-entries > .entry, #av-dialog > .dialog-item, #av-hits > .search-hit, #av-tree li.node";
+  let focused = null;
+
+  function items() {
+    return Array.from(document.querySelectorAll(ITEMS)).filter((el) => el.getClientRects().length > 0);
+  }
+
+  function current(el) {
+    if (focused) focused.classList.remove("kb-current");
+    focused = el;
+    if (!el) return;
+    el.classList.add("kb-current");
+    if (el.matches("li.node")) {
+      el.querySelector("a.agent-name").focus();
+    } else {
+      if (!el.hasAttribute("tabindex")) el.tabIndex = -1;
+      el.focus({ preventScroll: true });
+    }
+    el.scrollIntoView({ block: "nearest" });
+  }
+
+  function move(step) {
+    const list = items();
+    if (!list.length) return;
+    const here = document.activeElement && document.activeElement.closest(ITEMS);
+    const from = list.indexOf(here || focused);
+    const next = from < 0 ? (step > 0 ? 0 : list.length - 1) : Math.min(list.length - 1, Math.max(0, from + step));
+    current(list[next]);
+  }
+
+  function open(el) {
+    const link = el.querySelector("a.hit-link, a.agent-name");
+    if (link) { link.click(); return; }
+    const long = el.querySelectorAll("details.long");
+    if (long.length) {
+      const show = !Array.from(long).every((d) => d.open);
+      long.forEach((d) => { d.open = show; });
+      return;
+    }
+    const message = el.querySelector(".ids a.msg");
+    if (message) message.click();
+  }
+
+  function showKeys() {
+    const help = document.getElementById("av-keys");
+    if (help && !help.open) help.showModal();
+  }
+
+  document.addEventListener("click", (event) => {
+    if (event.target.closest("[data-keys-help]")) showKeys();
+  });
+
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
+    const typing = event.target.closest("input, textarea, select, [contenteditable]");
+    if (typing) {
+      if (event.key === "Escape" && event.target.id === "av-search-q") event.target.blur();
+      return;
+    }
+    if (document.querySelector("dialog[open]")) return;  // the help dialog handles its own keys
+    const key = event.key;
+    if (key === "/") {
+      const box = document.getElementById("av-search-q");
+      if (box) { event.preventDefault(); box.focus(); box.select(); }
+    } else if (key === "?") {
+      event.preventDefault();
+      showKeys();
+    } else if (key === "j" || key === "k") {
+      event.preventDefault();
+      move(key === "j" ? 1 : -1);
+    } else if (key === "o" || (key === "Enter" && event.target.matches(ITEMS))) {
+      const el = document.activeElement && document.activeElement.closest(ITEMS) || focused;
+      if (el) { event.preventDefault(); open(el); }
+    } else if (key === "[" || key === "]") {
+      const link = document.querySelector(`a[data-key="${key}"]`);
+      if (link) { event.preventDefault(); link.click(); } else if (document.getElementById("av-tree")) { move(key === "]" ? 1 : -1); }
+    }
+  });
 })();

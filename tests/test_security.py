@@ -48,9 +48,11 @@ def leaked(body: str) -> list[str]:
     ("AKIAIOSFODNN7EXAMPLE", "AKIA…[masked]"),
     ("token ghp_aB1cD2eF3gH4iJ5kL6mN7oP8qR9sT0uV1wX2.", "token ghp_…[masked]."),
     ("xoxp-1234567890-abcdef", "xoxp…[masked]"),
-    ("curl -H 'Authorization: Bearer x'", "curl -H 'Authorization: [masked]'"),
+    ("curl -H 'Authorization: Bearer xyz123'", "curl -H 'Authorization: [masked]'"),
+    ("api_key=` through the end of the line", "api_key=` through the end of the line"),
     ("api_key=[REDACTED]", "api_key=[REDACTED]"),  # a hook's own redaction stays as it is
     ("nothing secret here: sk-short", "nothing secret here: sk-short"),
+    ("-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----!", "[masked]!"),
 ])
 def test_mask(text, shown):
     assert mask(text) == shown
@@ -58,11 +60,14 @@ def test_mask(text, shown):
 
 def test_masking_serialized_json_keeps_it_valid():
     data = {"a": 'Authorization: Bearer tok"en\\x', "b": [f"{SECRETS['openai']}\\", 'password="p\\"w"'],
-            "c": {"Cookie": "k=v; k2=v2"}, "d": "\u2603 x-api-key: abc\nnext line"}
+            "c": {"Cookie": "k=v; k2=v2"}, "d": "\u2603 x-api-key: abc\nnext line",
+            "e": "Please type your password: ", "f": "a field after it", "g": "password=", "h": "-x-",
+            "k": "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----"}
     body = json.dumps(data).encode()
     masked = json.loads(mask_json(body))
     assert masked["c"]["Cookie"] == "[masked]" and masked["d"] == "\u2603 x-api-key: [masked]\nnext line"
     assert SECRETS["openai"] not in json.dumps(masked)
+    assert masked["e"] == data["e"] and masked["f"] == data["f"] and masked["k"] == "[masked]"
 
 
 def test_pages_and_api_mask_secrets_by_default_and_reveal_on_the_cookie_only(tmp_path):

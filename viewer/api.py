@@ -7,9 +7,10 @@ from flask import Blueprint, Response, request, url_for
 
 from . import queries
 from .app import state
+from .filters import EntryFilter
+from .lookup import agent_or_404, chosen_agents, flag_arg, int_arg, message_or_404, session_or_404
 from .redact import mask_json
 from .security import redacting
-from .lookup import agent_or_404, chosen_agents, flag_arg, int_arg, message_or_404, session_or_404
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -60,14 +61,19 @@ def agent(session_id, agent_id):
     s = session_or_404(session_id)
     agent_or_404(s, agent_id)
     start, limit = int_arg("start"), int_arg("limit", 1000, minimum=1)
+    filters = EntryFilter.from_args(request.args)
     with s.lock:
         summary = queries.agent_summary(s, s.agents[agent_id])
-        transcript = queries.transcript(s, agent_id, start, limit)
-        total = summary["entries"]
+        if filters:  # the agent page's filters (?kind=&tool=&modified=), same rule
+            positions = [p for p in s.agents[agent_id].entries if filters.passes(s, p)]
+            transcript, total = [s.events[p] for p in positions[start:start + limit]], len(positions)
+        else:
+            transcript, total = queries.transcript(s, agent_id, start, limit), summary["entries"]
         end = start + len(transcript)
         data = {**summary, "transcript": transcript, "start": start, "total": total,
-                "url": url_for("pages.agent", session_id=s.id, agent_id=agent_id),
-                "next": url_for("api.agent", session_id=s.id, agent_id=agent_id, start=end, limit=limit)
+                "url": url_for("pages.agent", session_id=s.id, agent_id=agent_id, **filters.args()),
+                "next": url_for("api.agent", session_id=s.id, agent_id=agent_id, start=end, limit=limit,
+                                **filters.args())
                 if end < total else None}
         if flag_arg("perspective"):
             data["perspective"] = queries.perspective_text(s, agent_id, flag_arg("sub"))

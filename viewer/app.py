@@ -17,7 +17,8 @@ from .watcher import Watcher
 
 access_log = logging.getLogger("agentview.access")
 # Live feeds are requested every second by every open page: kept out of the access log.
-LIVE_ENDPOINTS = {"pages.poll_sessions", "pages.poll_tree", "pages.poll_agent", "pages.poll_dialog", "api.events"}
+LIVE_ENDPOINTS = {"pages.poll_sessions", "pages.poll_tree", "pages.poll_agent", "pages.poll_dialog", "api.events",
+                  "search.poll"}
 
 
 def _resource_dir(name: str) -> str:
@@ -56,10 +57,11 @@ def create_app(
         library.scan()
     app.extensions["agentview"] = AgentView(library, watcher)
 
-    from . import api, pages
+    from . import api, pages, search_views
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(search_views.bp)
     pages.register_error_pages(app)
     app.jinja_env.filters["pretty_json"] = lambda value: orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
     app.jinja_env.filters["isotime"] = lambda t: datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import orjson
 
-from . import model
+from . import model, search
 from .model import Agent, Event
 from .tailer import FileTailer, GzipReader, Line
 
@@ -116,6 +116,7 @@ class SessionIndex:
         # (position, agent_id) whenever an agent appears or moves in the tree; read by live polls
         self.tree_changes: list[tuple[int, str]] = []
         self.problems: list[Problem] = []
+        self.search = search.SearchIndex()  # full-text postings, extended by _add
 
     # --- writing -------------------------------------------------------------------------
 
@@ -217,6 +218,7 @@ class SessionIndex:
         if self.by_id.get(message_id) == position:
             for agent_id in self._awaiting_cause.pop(message_id, ()):
                 self._resolve_parent(self.agents[agent_id], position)
+        self.search.add(self, position)
 
     def _links(self, event: Event, position: int, line_number: int) -> None:
         """Flag substance and cause links that name no message (yet), and the cycles they close."""

@@ -7,9 +7,10 @@ import logging
 from flask import Blueprint, Response, current_app, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from . import queries
+from . import queries, search
 from .api import as_json, session_row
 from .app import state
+from .filters import KINDS, EntryFilter
 from .lookup import agent_list_arg, agent_or_404, chosen_agents, flag_arg, int_arg, message_or_404, session_or_404
 
 bp = Blueprint("pages", __name__)
@@ -94,14 +95,17 @@ def agent(session_id, agent_id):
     agent_or_404(s, agent_id)
     include_subagents = flag_arg("sub")
     size = page_size("AGENT_PAGE_SIZE")
+    filters = EntryFilter.from_args(request.args)
     with s.lock:
-        view = queries.perspective(s, agent_id, include_subagents, int_arg("start"), size)
+        view = queries.perspective(s, agent_id, include_subagents, int_arg("start"), size, filters)
         context = dict(
             session=session_row(s), agent_id=agent_id, agent=queries.agent_summary(s, s.agents[agent_id]),
             lineage=queries.lineage(s, agent_id),
             children=[queries.agent_summary(s, s.agents[c]) for c in s.agents[agent_id].children],
             view=view, include_subagents=include_subagents, size=size, cursor=s.cursor,
             live=view["end"] == view["total"],
+            filters=filters, kinds=KINDS, tools=search.tool_choices(s),
+            neighbours=[(a, s.agents[a].display_name) if a else None for a in queries.agent_neighbours(s, agent_id)],
         )
     return render_template("agent.html", **context)
 
@@ -113,9 +117,11 @@ def poll_agent(session_id):
     if agent_id not in s.agents:
         return Response(status=204)
     include_subagents = flag_arg("sub")
+    filters = EntryFilter.from_args(request.args)
     with s.lock:
         context = dict(session=session_row(s), agent_id=agent_id, include_subagents=include_subagents,
-                       updates=queries.perspective_updates(s, agent_id, include_subagents, after), cursor=s.cursor)
+                       updates=queries.perspective_updates(s, agent_id, include_subagents, after, filters),
+                       cursor=s.cursor, filters=filters)
     return render_template("_agent_poll.html", **context)
 
 

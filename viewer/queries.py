@@ -205,27 +205,37 @@ def _heard_by(s: SessionIndex, message_id: str) -> list[dict]:
     return out
 
 
+def _shown_alone(s: SessionIndex, item: dict, filters) -> bool:
+    """A tool result shows under its call, unless a filter hides that call."""
+    return item["paired_call"] is None or bool(
+        filters and not filters.passes(s, s.call_position_for_result(item["position"])))
+
+
 def perspective(s: SessionIndex, agent_id: str, include_subagents: bool = False,
-                start: int = 0, limit: int | None = None) -> dict:
+                start: int = 0, limit: int | None = None, filters=None) -> dict:
     """What an agent heard, did, received and said, in file order, windowed.
 
     A tool result is shown with the call it answers, not again in its own place.
+    `filters` (a filters.EntryFilter) keeps only the entries it passes.
     """
     with s.lock:
         agent_ids = subtree(s, agent_id) if include_subagents else [agent_id]
         positions = _positions(s, agent_ids)
+        if filters:
+            positions = [p for p in positions if filters.passes(s, p)]
         total = len(positions)
         start = max(0, min(start, total))
         end = total if limit is None else min(total, start + limit)
         items = []
         for p in positions[start:end]:
             item = _entry(s, p)
-            if item["paired_call"] is None:
+            if _shown_alone(s, item, filters):
                 items.append(item)
         return {"items": items, "start": start, "end": end, "total": total, "agents": agent_ids}
 
 
-def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool, after: int) -> dict:
+def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool, after: int,
+                        filters=None) -> dict:
     """What a perspective page showing events before `after` needs to add (O(new events))."""
     with s.lock:
         agent_ids = set(subtree(s, agent_id) if include_subagents else [agent_id])
@@ -244,8 +254,10 @@ def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool,
                                     "agent_id": created.agent_id, "name": created.display_name})
             if event["event_type"] != model.TRANSCRIPT_ENTRY or event["agent_id"] not in agent_ids:
                 continue
+            if filters and not filters.passes(s, p):
+                continue
             item = _entry(s, p)
-            if item["paired_call"] is None:
+            if _shown_alone(s, item, filters):
                 items.append(item)
                 continue
             call_position = s.by_id[item["paired_call"]]
@@ -486,3 +498,15 @@ def tree_updates(s: SessionIndex, after: int) -> dict:
             "counts": {a: len(s.agents[a].entries) for a in touched if a in s.agents},
             "ordinals": {a: s.agents[a].ordinal for a in touched if a in s.agents},
         }
+
+
+# --- the tree in reading order (keyboard [ and ]) ------------------------------------------------
+
+def agent_neighbours(s: SessionIndex, agent_id: str) -> tuple[str | None, str | None]:
+    """The agents before and after this one in the tree read top to bottom (parents first)."""
+    with s.lock:
+        order: list[str] = []
+        for root in s.roots:
+            order.extend(subtree(s, root))
+        i = order.index(agent_id)
+        return (order[i - 1] if i else None), (order[i + 1] if i + 1 < len(order) else None)

@@ -12,13 +12,26 @@ MASK = "[masked]"
 
 # A word starts here: at \b, or right after a JSON escape such as \n (serialized text is masked too).
 _START = r"(?:(?<=\\[nrt])|\b)"
-# Header-like fields whose whole value is a secret (seed 002: Authorization, x-api-key, ...).
-_HEADER = (
-    _START + r"(?P<key>(?:proxy-)?authorization|x-api-key|api[-_]?key|x-auth-token|x-goog-api-key"
-    r"|set-cookie|cookie|password|client[-_]secret|access[-_]token|refresh[-_]token)"
-    r"(?P<sep>(?:\\?[\"'])?\s*[:=]\s*(?:\\?[\"'])?)"
-    r"(?!\s*(?:\[(?:redacted|masked|hidden)\]|\*{3}|<redacted>))(?P<value>[^\"'\\\r\n]{3,})"
-)
+# Header-like fields whose value is a secret (seed 002: Authorization, x-api-key, ...). A cookie
+# header's whole line is secret; other values end at whitespace (after an auth scheme) or punctuation.
+_KEYS = (r"(?:proxy-)?authorization|x-api-key|api[-_]?key|x-auth-token|x-goog-api-key"
+         r"|password|passwd|client[-_]secret|access[-_]token|refresh[-_]token")
+_ALREADY_MASKED = r"(?!\s*(?:\[(?:redacted|masked|hidden)\]|\*{3}|<redacted>))"
+_VALUE = r"(?:(?:bearer|basic|token|digest)\s+)?[^\s\"'\\`<>,;]{3,}"
+_COOKIE_VALUE = r"[^\"'\\\r\n]{3,}"
+
+
+def _field(separator_quote: str) -> str:
+    """Key, separator and value; `separator_quote` is what may quote the value (see the two uses)."""
+    # Between key and value: a JSON member's `": "`, or `: ` / `=` inside text, optionally quoted.
+    sep = rf"\"\s*:\s*\"|(?:{separator_quote})?\s*[:=]\s*(?:{separator_quote})?"
+    return (rf"(?P<key>{_KEYS})(?P<sep>{sep}){_ALREADY_MASKED}(?P<value>{_VALUE})"
+            rf"|(?P<ckey>set-cookie|cookie)(?P<csep>{sep}){_ALREADY_MASKED}(?P<cvalue>{_COOKIE_VALUE})")
+
+
+# In serialized JSON a raw quote ends a string, so inside text only an escaped quote (\") may be taken.
+_FIELD_TEXT = _field(r"\\?[\"']")
+_FIELD_JSON = _field(r"\\[\"']|'")
 # Tokens recognisable by their shape wherever they appear; the first few characters stay visible.
 _SHAPES = [_START + shape for shape in (
     r"Bearer\s+[A-Za-z0-9._~+/=-]{8,}",
@@ -29,19 +42,18 @@ _SHAPES = [_START + shape for shape in (
     r"xox[abposr]-[A-Za-z0-9-]{10,}",
     r"AIza[0-9A-Za-z_-]{35}",
     r"glpat-[A-Za-z0-9_-]{20,}",
-    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[^\"\\]*?-----END [A-Z ]*PRIVATE KEY-----",
-)]
-_PATTERN = re.compile(_HEADER + "|" + "|".join(f"(?:{p})" for p in _SHAPES), re.IGNORECASE)
-_PATTERN_BYTES = re.compile(_PATTERN.pattern.encode(), re.IGNORECASE)
+)] + [r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?:[^\"\\]|\\[nrt])*?-----END [A-Z ]*PRIVATE KEY-----"]
+_PATTERN = re.compile("|".join([f"{_START}(?:{_FIELD_TEXT})", *_SHAPES]), re.IGNORECASE)
+_PATTERN_BYTES = re.compile("|".join([f"{_START}(?:{_FIELD_JSON})", *_SHAPES]).encode(), re.IGNORECASE)
 
 # Every match holds one of these (lowercased), at most _BACK characters after the match starts.
 # Finding them with str.find is a hundred times faster than running the pattern everywhere,
 # and most text holds none, so masking costs almost nothing when there is nothing to mask.
 _TRIGGERS = ("authoriz", "api-key", "api_key", "apikey", "auth-token", "access_token", "access-token",
              "refresh_token", "refresh-token", "cookie",
-             "password", "secret", "bearer", "sk-", "akia", "asia", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
+             "password", "passwd", "secret", "bearer", "sk-", "akia", "asia", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
              "github_pat_", "xox", "aiza", "glpat-", "private key")
-_BACK = 12
+_BACK = 24
 _SHORTEST = 11  # no secret the patterns know fits in fewer characters
 
 
@@ -89,8 +101,9 @@ def mask_json(data: bytes) -> bytes:
 
 
 def _masked(match: re.Match) -> str:
-    if match.group("key"):
-        return f"{match.group('key')}{match.group('sep')}{MASK}"
+    for key, sep in (("key", "sep"), ("ckey", "csep")):
+        if match.group(key):
+            return f"{match.group(key)}{match.group(sep)}{MASK}"
     token = match.group(0)
     if token.startswith("-----"):
         return MASK

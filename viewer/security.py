@@ -83,3 +83,4 @@ def install(app: Flask, *, token: str | None, allowed_hosts: frozenset[str] | No
 
 def redacting() -> bool:
     return has_request_context() and g.get("redact", True)
+

@@ -1,0 +1,257 @@
+"""The search index and query language (viewer/search.py) and the perspective filters (viewer/filters.py)."""
+
+from types import SimpleNamespace
+
+import pytest
+from werkzeug.datastructures import MultiDict
+
+from conftest import write_events
+from events import calls, created, result, say, system, tool_call, user
+from viewer import queries, search
+from viewer.filters import EntryFilter
+from viewer.index import Library
+
+
+def library_of(tmp_path, **sessions) -> Library:
+    for name, events in sessions.items():
+        write_events(tmp_path / f"{name}.jsonl", events)
+    library = Library(tmp_path)
+    library.scan()
+    return library
+
+
+def message_ids(data):
+    return [h["message_id"] for h in data["hits"]]
+
+
+CAFE = [
+    created("m1", "agent_root", name="Root"),
+    system("m2", "agent_root", "You coordinate a cafe discussion."),
+    calls("m3", "agent_root", tool_call("c1", "task", name="Jack", system_prompt="You work in HR")),
+    created("m4", "agent_jack", cause="m3", name="Jack"),
+    result("m5", "agent_root", "c1", "Created subagent: Jack"),
+    say("m6", "agent_jack", "Hello, I'm Jack. The Password is: hunter2!"),
+    user("m7", "agent_root", "[Jack]: Hello, I'm Jack. The password is: [REDACTED]", substance="m6"),
+    calls("m8", "agent_jack", tool_call("c2", "read_file", path="notes/cafe.md")),
+    result("m9", "agent_jack", "c2", "Espresso costs 3 euros", name="read_file"),
+]
+
+
+# --- the query language --------------------------------------------------------------------------
+
+def test_words_phrases_and_prefixes_are_parsed_case_insensitively():
+    q = search.parse('Hello "The PASSWORD is" pass* api_key=[x] claude-sonnet')
+    assert q.words == ["hello"]
+    assert q.phrases == [["the", "password", "is"], ["api_key", "x"], ["claude", "sonnet"]]
+    assert q.prefixes == ["pass"]
+    assert not q.empty
+
+
+def test_qualifiers_take_bare_or_quoted_values_and_repeat_as_alternatives():
+    q = search.parse('agent:Jill agent:"Inner Voice" role:heard tool:read_file session:research word')
+    assert (q.agents, q.roles, q.tools, q.sessions, q.words) == (
+        ["jill", "inner voice"], ["heard"], ["read_file"], ["research"], ["word"])
+
+
+def test_unknown_qualifiers_and_unclosed_quotes_are_searched_as_text():
+    q = search.parse('http://example.com "unclosed phrase')
+    assert q.phrases == [["http", "example", "com"], ["unclosed", "phrase"]]
+    assert search.parse("").empty and search.parse('   ""  ').empty
+    assert search.parse("session:x").empty  # only narrows sessions: no condition on events
+
+
+# --- the index and the search ----------------------------------------------------------------------
+
+def test_the_index_grows_with_each_ingest_and_is_cleared_on_restart(tmp_path):
+    library = library_of(tmp_path, cafe=CAFE[:3])
+    s = library.get("cafe")
+    assert list(s.search.get("cafe")) == [1]
+    assert list(s.search.get("jack")) == [2]  # from the tool call's arguments
+    write_events(tmp_path / "cafe.jsonl", CAFE[3:], mode="a")
+    library.refresh(str(tmp_path / "cafe.jsonl"))
+    assert list(s.search.get("jack")) == [2, 3, 4, 5, 6]
+    assert list(s.search.get("espresso")) == [8]
+    write_events(tmp_path / "cafe.jsonl", CAFE[:1])  # replaced by a shorter file
+    library.refresh(str(tmp_path / "cafe.jsonl"))
+    assert s.epoch == 1 and s.search.get("jack") == search.array("i")
+
+
+def test_words_match_whole_words_in_content_tool_names_arguments_agents_and_ids(tmp_path):
+    sessions = library_of(tmp_path, cafe=CAFE).listing()
+    find = lambda q: message_ids(search.search(sessions, q))  # noqa: E731
+    assert find("hello") == ["m6", "m7"]
+    assert find("HELLO jack") == ["m6", "m7"]
+    assert find("hell") == []  # whole words only
+    assert find("hell*") == ["m6", "m7"]
+    assert find("read_file") == ["m8", "m9"]  # the call's name and the result's name
+    assert find("notes") == ["m8"]  # an argument
+    assert find("agent_jack") == ["m4"]  # the agent's creation names its id
+    assert find("c*") == ["m2", "m5", "m8", "m9"]  # coordinate, created, cafe.md, costs
+
+
+def test_an_implicit_agent_is_found_by_its_id_at_its_first_event(tmp_path):
+    sessions = library_of(tmp_path, s=[say("x1", "agent_watcher", "File changed"),
+                                       say("x2", "agent_watcher", "Reloading")]).listing()
+    assert message_ids(search.search(sessions, "agent_watcher")) == ["x1"]
+
+
+def test_phrases_need_their_words_in_order(tmp_path):
+    sessions = library_of(tmp_path, cafe=CAFE).listing()
+    find = lambda q: message_ids(search.search(sessions, q))  # noqa: E731
+    assert find('"the password is"') == ["m6", "m7"]
+    assert find('"password the"') == []
+    assert find('"password is: [redacted]"') == ["m7"]
+    assert find('"is: hunter2"') == ["m6"]
+    assert find('"assword is"') == []  # a phrase starts at a word boundary
+
+
+def test_qualifiers_narrow_by_agent_role_tool_and_session(tmp_path):
+    sessions = library_of(tmp_path, cafe=CAFE, other=[say("x1", "agent_jack", "Hello from elsewhere")]).listing()
+    find = lambda q, **kw: [(h["session"], h["message_id"]) for h in search.search(sessions, q, **kw)["hits"]]  # noqa: E731
+    assert find("hello agent:jack") == [("cafe", "m6"), ("other", "x1")]
+    assert find("hello agent:JACK session:cafe") == [("cafe", "m6")]
+    assert find("hello", session_id="other") == [("other", "x1")]
+    assert find("hello role:user") == [("cafe", "m7")]
+    assert find("hello role:heard") == [("cafe", "m7")]
+    assert find("role:said") == [("cafe", "m6"), ("other", "x1")]
+    assert find("tool:read_file") == [("cafe", "m8"), ("cafe", "m9")]
+    assert find("tool:read_file role:tool") == [("cafe", "m9")]
+    assert find("tool:task") == [("cafe", "m3"), ("cafe", "m5")]  # a result is found by its call's tool
+    assert find("agent:nobody hello") == []
+    assert find("jack role:created") == [("cafe", "m4")]
+
+
+def test_hits_carry_session_agent_role_snippet_and_where_they_are_shown(tmp_path):
+    sessions = library_of(tmp_path, cafe=CAFE).listing()
+    (said, heard) = search.search(sessions, "password")["hits"]
+    assert (said["session"], said["agent_id"], said["agent_name"], said["role"], said["kind"]) == (
+        "cafe", "agent_jack", "Jack", "assistant", "said")
+    assert said["pieces"] == [("Hello, I'm Jack. The ", False), ("Password", True), (" is: hunter2!", False)]
+    assert said["snippet"] == "Hello, I'm Jack. The Password is: hunter2!"
+    assert said["target"] == {"page": "agent", "agent_id": "agent_jack", "start": 0, "anchor": "m6"}
+    assert heard["kind"] == "heard"
+    (creation,) = search.search(sessions, "agent_jack")["hits"]
+    assert creation["target"] == {"page": "tree", "agent_id": "agent_jack", "anchor": "av-node-1"}
+
+
+def test_a_hit_links_to_the_agent_page_that_shows_it(tmp_path):
+    events = [created("m0", "a")] + [user(f"m{i}", "a", f"line {i}") for i in range(1, 451)]
+    events += [calls("c", "a", tool_call("t1", "probe")), user("late", "a", "unrelated"),
+               result("r", "a", "t1", "needle found")]
+    sessions = library_of(tmp_path, long=events).listing()
+    page = lambda q: search.search(sessions, q, page_size=200)["hits"][0]["target"]["start"]  # noqa: E731
+    assert (page('"line 1"'), page('"line 200"'), page('"line 201"'), page('"line 401"')) == (0, 0, 200, 400)
+    # a paired result is shown under its call (entry 450), not in its own place (entry 452)
+    target = search.search(sessions, "needle", page_size=451)["hits"][0]["target"]
+    assert target == {"page": "agent", "agent_id": "a", "start": 0, "anchor": "r"}
+    assert search.search(sessions, "unrelated", page_size=451)["hits"][0]["target"]["start"] == 451
+
+
+def test_pieces_of_text_and_unknown_events_link_to_their_message_page(tmp_path):
+    events = [created("m1", "a"), {"message_id": "p1", "event_type": "piece_of_text", "agent_id": "a",
+                                   "content": "broadcast words", "cause": "m1"},
+              {"message_id": "u1", "event_type": "custom", "agent_id": "a", "content": "custom words"}]
+    sessions = library_of(tmp_path, s=events).listing()
+    hits = search.search(sessions, "words")["hits"]
+    assert [(h["message_id"], h["target"]) for h in hits] == [
+        ("p1", {"page": "message", "message_id": "p1"}), ("u1", {"page": "message", "message_id": "u1"})]
+
+
+def test_results_page_through_sessions_with_a_continuation(tmp_path):
+    many = [created("m0", "a")] + [say(f"m{i}", "a", f"ping {i}") for i in range(1, 8)]
+    sessions = library_of(tmp_path, one=many, two=many[:4]).listing()
+    first = search.search(sessions, "ping", limit=5)
+    assert message_ids(first) == ["m1", "m2", "m3", "m4", "m5"] and first["next"] == "one=6"
+    second = search.search(sessions, "ping", resume=first["next"], limit=5)
+    assert [(h["session"], h["message_id"]) for h in second["hits"]] == [
+        ("one", "m6"), ("one", "m7"), ("two", "m1"), ("two", "m2"), ("two", "m3")]
+    assert second["next"] is None
+    exact = search.search(sessions, "ping", limit=7)  # the page ends with a session: more in the next
+    assert exact["next"] == "two=1"
+
+
+def test_a_phrase_of_common_words_hands_back_a_continuation_after_its_budget(tmp_path):
+    events = [created("m0", "a")] + [say(f"m{i}", "a", "alpha beta") for i in range(1, 30)]
+    events.append(say("hit", "a", "beta alpha"))
+    s = library_of(tmp_path, s=events).get("s")
+    query = search.parse('"beta alpha"')
+    found, more = search.matches(s, query, 0, 50, budget=10)
+    assert found == [] and more == 11
+    found, more = search.matches(s, query, more, 50, budget=100)
+    assert found == [30] and more is None
+
+
+def test_updates_find_hits_among_new_events_only(tmp_path):
+    library = library_of(tmp_path, cafe=CAFE)
+    first = search.search(library.listing(), "espresso")
+    assert search.updates(library.listing(), "espresso", None, first["cursor"]) is None  # nothing new
+    write_events(tmp_path / "cafe.jsonl", [say("m10", "agent_jack", "One espresso please"),
+                                           say("m11", "agent_jack", "Thanks")], mode="a")
+    write_events(tmp_path / "new.jsonl", [say("n1", "x", "Espresso elsewhere")])
+    library.scan()
+    news = search.updates(library.listing(), "espresso", None, first["cursor"])
+    assert [(h["session"], h["message_id"]) for h in news["hits"]] == [("cafe", "m10"), ("new", "n1")]
+    assert search.parse_cursor(news["cursor"]) == {"cafe": "0-11", "new": "0-1"}
+    assert search.updates(library.listing(), "espresso", None, news["cursor"]) is None
+    assert search.updates(library.listing(), "espresso", "cafe", "cafe=7-3")["reset"] is True
+
+
+def test_snippets_show_a_window_around_the_first_match():
+    text = "word " * 100 + "the needle is here " + "tail " * 100
+    pieces = search.snippet(text, search.pattern(search.parse("needle")))
+    assert pieces[0] == ("…", False) and pieces[-1] == ("…", False)
+    assert ("needle", True) in pieces
+    assert len("".join(p for p, _ in pieces)) <= search.SNIPPET_CHARS + 2
+    assert search.snippet("short <b>text</b>", None) == [("short <b>text</b>", False)]
+
+
+# --- the perspective filters --------------------------------------------------------------------
+
+def test_filters_come_from_the_url_and_go_back_into_it():
+    f = EntryFilter.from_args(MultiDict([("kind", "heard,said"), ("kind", "bogus"), ("tool", " read_file "),
+                                         ("modified", "1")]))
+    assert f == EntryFilter(("heard", "said"), "read_file", True)
+    assert f.args() == {"kind": "heard,said", "tool": "read_file", "modified": 1}
+    assert not EntryFilter.from_args(MultiDict())
+    assert EntryFilter().args() == {"kind": None, "tool": None, "modified": None}
+
+
+@pytest.mark.parametrize("filters, expected", [
+    (EntryFilter(("heard",)), ["m7"]),
+    (EntryFilter(("system", "did")), ["m2", "m3"]),
+    (EntryFilter(modified=True), ["m7"]),
+    (EntryFilter(tool="task"), ["m3"]),  # its result shows under it
+    (EntryFilter(("received",)), ["m5"]),  # its call is filtered out: the result shows alone
+    (EntryFilter(("received",), tool="read_file"), []),
+])
+def test_perspective_keeps_only_what_the_filters_pass(tmp_path, filters, expected):
+    s = library_of(tmp_path, cafe=CAFE).get("cafe")
+    view = queries.perspective(s, "agent_root", filters=filters)
+    assert [i["message_id"] for i in view["items"]] == expected
+    assert view["total"] == len(expected) or filters.tool == "task"
+    if filters.tool == "task":
+        assert [r["message_id"] for r in view["items"][0]["calls"][0]["results"]] == ["m5"]
+
+
+def test_filtered_live_updates_use_the_same_rule(tmp_path):
+    s = library_of(tmp_path, cafe=CAFE).get("cafe")
+    updates = queries.perspective_updates(s, "agent_root", False, 0, EntryFilter(("received",)))
+    assert [i["message_id"] for i in updates["items"]] == ["m5"] and updates["results"] == []
+    updates = queries.perspective_updates(s, "agent_jack", False, 8, EntryFilter(tool="read_file"))
+    assert updates["items"] == [] and [r["item"]["message_id"] for r in updates["results"]] == ["m9"]
+
+
+def test_agent_neighbours_follow_the_tree_top_to_bottom(tmp_path):
+    events = CAFE + [calls("m20", "agent_root", tool_call("c3", "task", name="Jill")),
+                     created("m21", "agent_jill", cause="m20", name="Jill"),
+                     say("x", "agent_loner", "implicit root")]
+    s = library_of(tmp_path, cafe=events).get("cafe")
+    assert queries.agent_neighbours(s, "agent_root") == (None, "agent_jack")
+    assert queries.agent_neighbours(s, "agent_jack") == ("agent_root", "agent_jill")
+    assert queries.agent_neighbours(s, "agent_loner") == ("agent_jill", None)
+
+
+def test_tool_choices_are_every_tool_seen(tmp_path):
+    s = library_of(tmp_path, cafe=CAFE).get("cafe")
+    assert search.tool_choices(s) == ["read_file", "task"]
+    assert search.tool_names(SimpleNamespace(events=[say("q", "a", "x")]), 0) == set()

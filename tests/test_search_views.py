@@ -1,0 +1,214 @@
+"""The search page, its live fragment, GET /api/search, and the agent page's filters (Flask test client)."""
+
+import json
+from urllib.parse import parse_qs, urlsplit
+
+from conftest import write_events
+from dom import parse
+from events import say
+
+
+def get(client, url, status=200):
+    response = client.get(url)
+    assert response.status_code == status, (url, response.status_code, response.data[:300])
+    return response
+
+
+def api(client, url, status=200):
+    return json.loads(get(client, url, status).data)
+
+
+def hits_on(doc):
+    return [li for li in doc.by_id("av-hits").children if li.tag == "li"]
+
+
+# --- GET /api/search -----------------------------------------------------------------------------
+
+def test_api_search_answers_the_contract_fields(client):
+    data = api(client, "/api/search?q=%22rotate+it%22")
+    assert [(r["session"], r["agent_id"], r["message_id"], r["role"]) for r in data["results"]] == [
+        ("research_team", "agent_policy_hook", "msg_111", "assistant"),
+        ("research_team", "agent_critic", "msg_115", "assistant"),
+        ("research_team", "agent_root", "msg_116", "tool"),
+        ("research_team", "agent_researcher", "msg_117", "user"),
+        ("research_team", "agent_writer", "msg_118", "user")]
+    first = data["results"][0]
+    assert first["url"] == "/s/research_team/agents/agent_policy_hook#msg_111"
+    assert first["snippet"].endswith("Recommend the sender rotate it.")
+    (start, end), = first["highlights"]
+    assert first["snippet"][start:end] == "rotate it"
+    assert data["next"] is None
+
+
+def test_api_search_across_sessions_and_within_one(client):
+    everywhere = {r["session"] for r in api(client, "/api/search?q=jack")["results"]}
+    assert everywhere == {"example1_jack_and_jill", "example2_inner_monologue"}
+    one = api(client, "/api/search?q=jack&session=example2_inner_monologue")["results"]
+    assert {r["session"] for r in one} == {"example2_inner_monologue"}
+    qualified = api(client, "/api/search?q=jack+session:example2")["results"]
+    assert [r["message_id"] for r in qualified] == [r["message_id"] for r in one]
+    assert api(client, "/api/search?q=")["results"] == []
+    assert api(client, "/api/search?q=jack&session=nope")["results"] == []
+
+
+def test_api_search_pages_with_next(client):
+    first = api(client, "/api/search?q=role:heard&limit=10")
+    assert len(first["results"]) == 10 and first["next"]
+    second = api(client, first["next"])
+    assert second["results"][0]["message_id"] != first["results"][-1]["message_id"]
+    ids = lambda d: [(r["session"], r["message_id"]) for r in d["results"]]  # noqa: E731
+    assert ids(api(client, "/api/search?q=role:heard&limit=20")) == ids(first) + ids(second)
+    get(client, "/api/search?q=x&limit=many", 400)
+
+
+def test_api_search_url_lands_on_the_agent_page_holding_the_entry(session_dir, app, client):
+    events = [{"message_id": f"m{i}", "event_type": "transcript_entry", "agent_id": "a", "role": "user",
+               "content": f"line {i}"} for i in range(450)]
+    write_events(session_dir / "long.jsonl", events)
+    app.extensions["agentview"].library.scan()
+    (hit,) = api(client, "/api/search?q=%22line+321%22&session=long")["results"]
+    assert hit["url"] == "/s/long/agents/a?start=200#m321"
+    page = parse(get(client, hit["url"]).data)
+    assert page.by_id("m321") is not None
+
+
+# --- the search page -------------------------------------------------------------------------------
+
+def test_search_page_lists_hits_with_session_agent_role_and_marked_snippet(client):
+    doc = parse(get(client, "/search?q=redacted+agent:writer").data)
+    hits = hits_on(doc)
+    assert [h.find_all("a", **{"class": "hit-link"})[0].text for h in hits] == ["msg_113", "msg_118"]
+    first = hits[0]
+    assert first.find_all("a", **{"class": "hit-session"})[0].text == "research_team"
+    assert first.find_all("a", **{"class": "agent"})[0].text == "Writer"
+    assert " ".join(first.find_all("span", **{"class": "kind"})[0].text.split()) == "heard · user"
+    assert [m.text for m in first.find_all("mark")] == ["REDACTED"]
+    assert first.find_all("a", **{"class": "hit-link"})[0].attrs["href"] == "/s/research_team/agents/agent_writer#msg_113"
+    poller = doc.by_id("av-poller")  # all hits shown: the page listens for new ones
+    query = parse_qs(urlsplit(poller.attrs["hx-get"]).query)
+    assert query["q"] == ["redacted agent:writer"] and "research_team=0-341" in query["after"][0]
+
+
+def test_search_box_is_on_every_page_and_scoped_on_session_pages(client):
+    for url in ["/", "/s/research_team", "/s/research_team/agents/agent_writer", "/s/research_team/dialog",
+                "/s/research_team/messages/msg_001", "/s/research_team/problems", "/search?q=x"]:
+        doc = parse(get(client, url).data)
+        form = doc.find_all("form", role="search")[0]
+        assert form.attrs["action"] == "/search"
+        assert doc.by_id("av-search-q").attrs["name"] == "q"
+        scope = form.find_all("input", type="checkbox", name="session")
+        assert (scope[0].attrs["value"] if scope else None) == (None if url in ("/", "/search?q=x") else "research_team")
+        assert doc.by_id("av-keys").tag == "dialog"
+    doc = parse(get(client, "/search?q=jack&session=example1_jack_and_jill").data)
+    assert doc.by_id("av-search-q").attrs["value"] == "jack"
+    scope = doc.find_all("form", role="search")[0].find_all("label", **{"class": "scope"})[0]
+    assert "only this session" in scope.text and "example1_jack_and_jill" in scope.attrs["title"]
+    assert all(not h.find_all("a", **{"class": "hit-session"}) for h in hits_on(doc))
+
+
+def test_search_page_without_a_query_explains_the_syntax(client):
+    body = get(client, "/search").data.decode()
+    assert "Query syntax" in body and "agent:jill" in body and 'id="av-poller"' not in body
+
+
+def test_search_page_pages_and_polls_only_on_the_last_page(client):
+    doc = parse(get(client, "/search?q=role:heard&limit=5").data)
+    assert len(hits_on(doc)) == 5 and doc.by_id("av-poller") is None
+    more = doc.find_all("nav", **{"class": "pager"})[0].find_all("a")[0]
+    assert "from=" in more.attrs["href"]
+    nxt = parse(get(client, more.attrs["href"]).data)
+    assert len(hits_on(nxt)) == 5
+
+
+def test_search_poll_appends_new_hits_and_answers_204_otherwise(session_dir, app, client):
+    cursor = parse_qs(urlsplit(parse(get(client, "/search?q=espresso").data).by_id("av-poller")
+                               .attrs["hx-get"]).query)["after"][0]
+    get(client, f"/search/poll?q=espresso&after={cursor}", 204)
+    write_events(session_dir / "example1_jack_and_jill.jsonl", [say("msg_021", "agent_jack", "An espresso?"),
+                                                                say("msg_022", "agent_jack", "Tea?")], mode="a")
+    app.extensions["agentview"].library.scan()
+    doc = parse(get(client, f"/search/poll?q=espresso&after={cursor}").data)
+    appended = [e for e in doc.children if e.attrs.get("hx-swap-oob") == "beforeend:#av-hits"]
+    assert [li.attrs["id"] for a in appended for li in a.find_all("li")] == ["av-hit-example1_jack_and_jill-20"]
+    assert [m.text for m in appended[0].find_all("mark")] == ["espresso"]
+    new_cursor = parse_qs(urlsplit(doc.by_id("av-poller").attrs["hx-get"]).query)["after"][0]
+    assert "example1_jack_and_jill=0-22" in new_cursor
+    get(client, f"/search/poll?q=espresso&after={new_cursor}", 204)
+    # events arrived but none match: a new cursor, no hits
+    write_events(session_dir / "example1_jack_and_jill.jsonl", [say("msg_023", "agent_jack", "Tea!")], mode="a")
+    app.extensions["agentview"].library.scan()
+    doc = parse(get(client, f"/search/poll?q=espresso&after={new_cursor}").data)
+    assert "example1_jack_and_jill=0-23" in doc.by_id("av-poller").attrs["hx-get"].replace("%3D", "=")
+    assert not [e for e in doc.children if e.attrs.get("hx-swap-oob") == "beforeend:#av-hits"]
+
+
+def test_search_poll_reloads_when_a_file_was_replaced(client):
+    response = get(client, "/search/poll?q=jack&session=example1_jack_and_jill&after=example1_jack_and_jill=5-3")
+    assert response.headers["HX-Refresh"] == "true"
+
+
+def test_search_snippets_are_escaped(session_dir, app, client):
+    evil = '<script>alert("x")</script> needle <img src=x onerror=alert(1)>'
+    write_events(session_dir / "evil.jsonl", [say("m1", "a", evil)])
+    app.extensions["agentview"].library.scan()
+    body = get(client, "/search?q=needle").data.decode()
+    assert "<script>alert" not in body and "<img src=x" not in body
+    assert "<mark>needle</mark>" in body
+    assert api(client, "/api/search?q=needle")["results"][0]["snippet"] == evil
+
+
+# --- the agent page's filters ------------------------------------------------------------------------
+
+def article_ids(doc):
+    return [a.attrs["id"] for a in doc.by_id("av-entries").children if a.tag == "article"]
+
+
+def test_agent_page_filters_are_url_parameters(client):
+    doc = parse(get(client, "/s/research_team/agents/agent_writer?modified=1").data)
+    assert article_ids(doc) == ["msg_113"]
+    form = doc.find_all("form", **{"class": "filters"})[0]
+    assert "checked" in form.find_all("input", name="modified")[0].attrs
+    doc = parse(get(client, "/s/research_team/agents/agent_root?kind=system,heard").data)
+    kinds = {a.attrs["class"].split()[1] for a in doc.by_id("av-entries").children if a.tag == "article"}
+    assert kinds == {"kind-system", "kind-heard"}
+    checked = [i.attrs["value"] for i in doc.find_all("input", name="kind") if "checked" in i.attrs]
+    assert checked == ["heard", "system"]
+    doc = parse(get(client, "/s/research_team/agents/agent_researcher?tool=read_file").data)
+    assert article_ids(doc) and all(
+        any(t.text == "read_file" for t in doc.by_id(i).find_all("span", **{"class": "tool"})) for i in article_ids(doc))
+    selected = [o.attrs["value"] for o in doc.by_id("av-filter-tool").find_all("option") if "selected" in o.attrs]
+    assert selected == ["read_file"]
+    assert "filtered" in doc.by_id("av-entries").attrs["aria-label"]
+
+
+def test_filters_survive_paging_live_polls_and_the_json_twin(session_dir, app, client):
+    events = [{"message_id": f"m{i}", "event_type": "transcript_entry", "agent_id": "a",
+               "role": "user" if i % 2 else "assistant", "content": f"line {i}"} for i in range(900)]
+    write_events(session_dir / "long.jsonl", events)
+    app.extensions["agentview"].library.scan()
+    doc = parse(get(client, "/s/long/agents/a?kind=heard").data)
+    assert article_ids(doc)[:3] == ["m1", "m3", "m5"] and len(article_ids(doc)) == 200
+    later = [a for a in doc.find_all("nav", **{"class": "pager"})[0].find_all("a") if "later" in a.text][0]
+    assert parse_qs(urlsplit(later.attrs["href"]).query) == {"kind": ["heard"], "start": ["200"]}
+    last = parse(get(client, "/s/long/agents/a?kind=heard&start=400").data)
+    poll = parse_qs(urlsplit(last.by_id("av-poller").attrs["hx-get"]).query)
+    assert poll["kind"] == ["heard"]
+    write_events(session_dir / "long.jsonl", [
+        {"message_id": "n1", "event_type": "transcript_entry", "agent_id": "a", "role": "assistant", "content": "x"},
+        {"message_id": "n2", "event_type": "transcript_entry", "agent_id": "a", "role": "user", "content": "y"}],
+        mode="a")
+    app.extensions["agentview"].library.scan()
+    fragment = parse(get(client, f"/s/long/poll/agent?agent=a&kind=heard&after={poll['after'][0]}").data)
+    appended = [e for e in fragment.children if e.attrs.get("hx-swap-oob") == "beforeend:#av-entries"]
+    assert [a.attrs["id"] for e in appended for a in e.find_all("article")] == ["n2"]
+    data = api(client, "/api/sessions/long/agents/a?kind=heard&limit=3")
+    assert [e["message_id"] for e in data["transcript"]] == ["m1", "m3", "m5"] and data["total"] == 451
+    assert "kind=heard" in data["next"] and "kind=heard" in data["url"]
+
+
+def test_agent_page_links_its_neighbours_in_the_tree(client):
+    doc = parse(get(client, "/s/example2_inner_monologue/agents/agent_jill").data)
+    nav = doc.find_all("nav", **{"class": "agent-nav"})[0]
+    assert [(a.attrs["data-key"], a.attrs["href"]) for a in nav.find_all("a")] == [
+        ("[", "/s/example2_inner_monologue/agents/agent_jack"),
+        ("]", "/s/example2_inner_monologue/agents/agent_jill_inner")]

@@ -1,0 +1,47 @@
+"""Filters of an agent's perspective (role, tool, modified deliveries), carried in the URL."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import model, search
+
+# The choices the agent page offers, in its order, with their labels.
+KINDS = {model.HEARD: "heard", model.DID: "did", model.SAID: "said", model.RECEIVED: "tool results",
+         model.SYSTEM: "system", model.NOTED: "other"}
+
+
+@dataclass(frozen=True)
+class EntryFilter:
+    kinds: tuple[str, ...] = ()
+    tool: str = ""
+    modified: bool = False
+
+    def __bool__(self) -> bool:
+        return bool(self.kinds or self.tool or self.modified)
+
+    def passes(self, s, position: int) -> bool:
+        """Whether the entry at `position` is shown (callers hold the session lock)."""
+        event = s.events[position]
+        if self.kinds and model.perspective_kind(event) not in self.kinds:
+            return False
+        if self.tool and self.tool.lower() not in search.tool_names(s, position):
+            return False
+        if self.modified and not (model.is_delivery(event)
+                                  and model.is_modified(event, s.event(event["substance"])) is True):
+            return False
+        return True
+
+    def args(self) -> dict:
+        """URL parameters that give this filter back (None drops a parameter from url_for)."""
+        return {"kind": ",".join(self.kinds) or None, "tool": self.tool or None,
+                "modified": 1 if self.modified else None}
+
+    @classmethod
+    def from_args(cls, args) -> "EntryFilter":
+        """`?kind=heard,said` (or repeated `kind=`), `?tool=read_file`, `?modified=1`."""
+        kinds: list[str] = []
+        for value in args.getlist("kind"):
+            kinds.extend(k for k in value.split(",") if k in KINDS and k not in kinds)
+        modified = args.get("modified", "") in ("1", "true", "yes", "on")
+        return cls(tuple(kinds), args.get("tool", "").strip(), modified)

@@ -1,0 +1,476 @@
+"""Full-text search: an inverted index kept up to date as events arrive, and the query language.
+
+Each session holds a SearchIndex: token -> sorted array of event positions. Tokens come from
+an event's searchable text (content, tool names and arguments, agent names and ids), plus
+hidden facet tokens for the qualifiers. A query intersects postings (the rare ones first),
+then checks phrases on those few candidates only, and stops once a page of hits is found.
+
+Query language (case-insensitive): words (all must match, whole words; `word*` is a prefix),
+"quoted phrases", and the qualifiers agent:, role:, tool: and session: (values may be quoted;
+the same qualifier given twice means either).
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import orjson
+
+from . import model
+from .redact import mask
+from .model import Event
+
+TOKEN = re.compile(r"\w+")
+QUALIFIERS = ("agent", "role", "tool", "session")
+SNIPPET_CHARS = 160
+CHUNK = 2048  # driving positions intersected at a time
+PHRASE_CHECKS = 5000  # phrase checks per request before a search hands back a continuation
+# Facet tokens start with a character no word token contains, so they never collide with text.
+AGENT, ROLE, KIND, TOOL = "\x01a:", "\x01r:", "\x01k:", "\x01t:"
+EVENT_KINDS = {model.AGENT_CREATED: "created", model.PIECE_OF_TEXT: "piece"}  # role:created, role:piece
+
+
+def tokens(text: str) -> list[str]:
+    return TOKEN.findall(text.lower())
+
+
+def searchable_text(event: Event) -> str:
+    """The text of an event that search matches and snippets are cut from."""
+    parts = []
+    if event.get("event_type") == model.AGENT_CREATED:
+        parts.extend(str(event.get(k)) for k in ("name", "agent_id", "language_model") if event.get(k))
+    content = model.content_of(event)
+    if content:
+        parts.append(content)
+    for call in model.tool_calls_of(event):  # raw, not parsed: this runs for every event ingested
+        name, arguments = _call_parts(call)
+        parts.append(f"{name}({arguments})")
+    if model.is_tool_result(event) and isinstance(event.get("name"), str):
+        parts.append(event["name"])
+    return "\n".join(parts)
+
+
+def _call_parts(call: dict) -> tuple[str, str]:
+    """A logged tool call's name and its arguments as text (the rule of model.ToolCall, unparsed)."""
+    function = call.get("function") if isinstance(call.get("function"), dict) else {}
+    name = str(function.get("name") or call.get("name") or "?")
+    arguments = function.get("arguments", call.get("arguments", ""))
+    return name, arguments if isinstance(arguments, str) else orjson.dumps(arguments).decode()
+
+
+def tool_names(s, position: int) -> set[str]:
+    """Tools an entry calls, or the tool whose result it is (its `name`, else its call's)."""
+    event = s.events[position]
+    names = {_call_parts(c)[0].lower() for c in model.tool_calls_of(event)}
+    if model.is_tool_result(event):
+        if isinstance(event.get("name"), str):
+            names.add(event["name"].lower())
+        call_position = s.call_position_for_result(position)
+        if call_position is not None:
+            call_id = event.get("tool_call_id")
+            names.update(_call_parts(c)[0].lower() for c in model.tool_calls_of(s.events[call_position])
+                         if c.get("id") == call_id)
+    return names
+
+
+class SearchIndex:
+    """token -> positions (ascending, each once) for one session; only ever appended to."""
+
+    def __init__(self) -> None:
+        self.postings: dict[str, array] = {}
+        self.vocabulary: dict[str, list[str]] = {}  # the word tokens by their first two characters
+
+    def add(self, s, position: int) -> None:
+        """Index the event at `position` (called by SessionIndex._add, under the session lock)."""
+        event = s.events[position]
+        keys = set(tokens(searchable_text(event)))
+        agent = s.agents.get(event["agent_id"])
+        if agent is not None and agent.first_position == position and agent.implicit:
+            keys.update(tokens(agent.agent_id))  # no agent_created names it: its first event does
+        keys.add(AGENT + event["agent_id"])
+        if isinstance(event.get("role"), str):
+            keys.add(ROLE + event["role"].lower())
+        keys.add(KIND + model.perspective_kind(event))
+        if event["event_type"] in EVENT_KINDS:
+            keys.add(KIND + EVENT_KINDS[event["event_type"]])
+        if "tool_calls" in event or "tool_call_id" in event or event.get("role") == "tool":
+            keys.update(TOOL + name for name in tool_names(s, position))
+        postings = self.postings
+        for key in keys:
+            try:
+                postings[key].append(position)
+            except KeyError:
+                postings[key] = array("i", (position,))
+                if key[0] != "\x01":
+                    self.vocabulary.setdefault(key[:2], []).append(key)
+
+    def get(self, key: str) -> array:
+        return self.postings.get(key, _EMPTY)
+
+    def prefixed(self, prefix: str) -> list[str]:
+        """Word tokens starting with `prefix`."""
+        buckets = ([self.vocabulary.get(prefix[:2], [])] if len(prefix) >= 2
+                   else [words for key, words in self.vocabulary.items() if key.startswith(prefix)])
+        return [t for words in buckets for t in words if t.startswith(prefix)]
+
+
+_EMPTY = array("i")
+
+
+# --- the query language ------------------------------------------------------------------------
+
+@dataclass
+class Query:
+    words: list[str] = field(default_factory=list)      # whole tokens
+    prefixes: list[str] = field(default_factory=list)   # `word*`
+    phrases: list[list[str]] = field(default_factory=list)  # token sequences, checked on candidates
+    agents: list[str] = field(default_factory=list)
+    roles: list[str] = field(default_factory=list)
+    tools: list[str] = field(default_factory=list)
+    sessions: list[str] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.words or self.prefixes or self.phrases or self.agents or self.roles or self.tools)
+
+
+PART = re.compile(r'(?:(\w+):)?(?:"([^"]*)"?|(\S+))')
+
+
+def parse(text: str) -> Query:
+    """Parse a query string; never fails (unknown `x:` is searched as text)."""
+    query = Query()
+    for match in PART.finditer(text or ""):
+        qualifier, quoted, bare = match.group(1), match.group(2), match.group(3)
+        value = quoted if quoted is not None else bare
+        if qualifier and qualifier.lower() in QUALIFIERS:
+            value = value.strip().lower()
+            if value:
+                getattr(query, qualifier.lower() + "s").append(value)
+            continue
+        if qualifier:  # not a qualifier we know: search the whole thing as text
+            value = match.group(0)
+            quoted = None
+        if quoted is None and value.endswith("*") and len(tokens(value)) == 1:
+            query.prefixes.append(tokens(value)[0])
+            continue
+        words = tokens(value)
+        if len(words) == 1 and quoted is None:
+            query.words.append(words[0])
+        elif words:
+            query.phrases.append(words)
+    return query
+
+
+def pattern(query: Query) -> re.Pattern | None:
+    """A regex finding every word, prefix and phrase of the query in a text (for checks and marks)."""
+    alternatives = [r"\W+".join(map(re.escape, p)) for p in query.phrases]
+    alternatives += [re.escape(w) for w in query.words]
+    alternatives += [re.escape(p) + r"\w*" for p in query.prefixes]
+    if not alternatives:
+        return None
+    return re.compile(r"(?<!\w)(?:" + "|".join(sorted(alternatives, key=len, reverse=True)) + r")(?!\w)",
+                      re.IGNORECASE)
+
+
+class Phrase:
+    """Whether a text holds a phrase: its words in order, separated by anything but word characters."""
+
+    def __init__(self, words: list[str]):
+        # Starting with a literal (no look-behind, no IGNORECASE) lets re skip ahead fast;
+        # the left word boundary is checked by hand.
+        self.regex = re.compile(r"\W+".join(map(re.escape, words)) + r"(?!\w)")
+
+    def __call__(self, lowered: str) -> bool:
+        found = self.regex.search(lowered)
+        while found is not None:
+            start = found.start()
+            if start == 0 or not _WORD_CHAR.match(lowered, start - 1):
+                return True
+            found = self.regex.search(lowered, start + 1)
+        return False
+
+
+_WORD_CHAR = re.compile(r"\w")
+
+
+# --- candidates ------------------------------------------------------------------------------------
+
+def _union(lists: list) -> list[int] | array:
+    lists = [l for l in lists if len(l)]
+    if len(lists) <= 1:
+        return lists[0] if lists else _EMPTY
+    return sorted(set().union(*lists))
+
+
+def _contains(sorted_positions, p: int, lo: int, hi: int) -> bool:
+    i = bisect_left(sorted_positions, p, lo, hi)
+    return i < hi and sorted_positions[i] == p
+
+
+def matching_agents(s, values: list[str]) -> list[str]:
+    """Agents whose id or name contains any of the values (case-insensitive)."""
+    return [a for a in s.agent_order
+            if any(v in a.lower() or v in s.agents[a].display_name.lower() for v in values)]
+
+
+def requirements(s, query: Query) -> tuple[list, set[str] | None]:
+    """One sorted position list per condition (a hit is in all), and the agents a hit must belong to.
+
+    Several matching agents are checked on the candidates rather than merged into one long list.
+    """
+    index: SearchIndex = s.search
+    words = dict.fromkeys(query.words + [w for phrase in query.phrases for w in phrase])
+    lists: list = [index.get(w) for w in words]
+    lists += [_union([index.get(t) for t in index.prefixed(prefix)]) for prefix in query.prefixes]
+    if query.roles:
+        lists.append(_union([index.get(ROLE + r) for r in query.roles] + [index.get(KIND + r) for r in query.roles]))
+    if query.tools:
+        lists.append(_union([index.get(TOOL + t) for t in query.tools]))
+    agents = None
+    if query.agents:
+        matched = matching_agents(s, query.agents)
+        if len(matched) <= 1 or not lists:
+            lists.append(_union([index.get(AGENT + a) for a in matched]))
+        else:
+            agents = set(matched)
+    return lists, agents
+
+
+def candidates(s, query: Query, start: int = 0) -> Iterator[int]:
+    """Positions >= start meeting every requirement, ascending (callers hold the session lock).
+
+    The shortest list drives, a chunk at a time, so a page of hits costs a chunk or two. Within
+    a chunk each other list is checked by binary search when it is much longer than what is
+    left, else by a set of its positions in the chunk's range.
+    """
+    lists, agents = requirements(s, query)
+    if not lists or any(not len(l) for l in lists):
+        return
+    lists.sort(key=len)
+    driver, others = lists[0], lists[1:]
+    events = s.events
+    i = bisect_left(driver, start)
+    while i < len(driver):
+        chunk = list(driver[i:i + CHUNK])
+        i += CHUNK
+        lo, hi = chunk[0], chunk[-1]
+        for other in others:
+            a = bisect_left(other, lo)
+            b = bisect_right(other, hi, a)
+            if b - a > 16 * len(chunk):
+                chunk = [p for p in chunk if _contains(other, p, a, b)]
+            else:
+                inside = set(other[a:b])
+                chunk = [p for p in chunk if p in inside]
+            if not chunk:
+                break
+        if agents is not None:
+            chunk = [p for p in chunk if events[p]["agent_id"] in agents]
+        yield from chunk
+
+
+def matches(s, query: Query, start: int = 0, limit: int | None = None,
+            budget: int = PHRASE_CHECKS) -> tuple[list[int], int | None]:
+    """Up to `limit` hit positions from `start`, and the position to continue from (None: no more).
+
+    Phrases are checked on the text of each candidate; after `budget` checks the search stops
+    and hands back where to continue, so one request stays fast even when the words of a rare
+    phrase are each common.
+    """
+    checks = [Phrase(words) for words in query.phrases]
+    found: list[int] = []
+    for p in candidates(s, query, start):
+        if limit is not None and len(found) == limit:
+            return found, p
+        if checks:
+            if budget == 0:
+                return found, p
+            budget -= 1
+            text = searchable_text(s.events[p]).lower()
+            if not all(check(text) for check in checks):
+                continue
+        found.append(p)
+    return found, None
+
+
+# --- snippets: the one place a hit's log text is cut out for display ------------------------------
+
+def snippet(text: str, marker: re.Pattern | None, width: int = SNIPPET_CHARS) -> list[tuple[str, bool]]:
+    """A window of `text` around its first match, as (piece, is_match) pairs.
+
+    Pages wrap the matching pieces in <mark> through autoescape, so no log text is ever markup.
+    Callers pass text already masked (`redact`), so a window never cuts a secret in two.
+    """
+    text = " ".join(text.split())
+    first = marker.search(text) if marker else None
+    begin = 0
+    if first is not None and first.end() > width:
+        begin = max(0, first.start() - width // 3)
+    end = min(len(text), begin + width)
+    if first is not None and first.end() > end:  # a long phrase: show it whole
+        end = first.end()
+    window = text[begin:end]
+    pieces: list[tuple[str, bool]] = [("…", False)] if begin else []
+    at = 0
+    for m in (marker.finditer(window) if marker else ()):
+        if m.start() > at:
+            pieces.append((window[at:m.start()], False))
+        pieces.append((m.group(0), True))
+        at = m.end()
+    if at < len(window):
+        pieces.append((window[at:], False))
+    if end < len(text):
+        pieces.append(("…", False))
+    return pieces
+
+
+# --- searching sessions: hits as plain data (the views add URLs) ------------------------------------
+
+def _shown_position(s, position: int) -> int:
+    """Where an entry appears in its agent's perspective: a paired tool result shows under its call."""
+    if model.is_tool_result(s.events[position]):
+        call_position = s.call_position_for_result(position)
+        if call_position is not None:
+            return call_position
+    return position
+
+
+def target(s, position: int, page_size: int) -> dict:
+    """Where a hit is shown: its agent page (the page of `page_size` holding it), the tree, or the message."""
+    event = s.events[position]
+    agent = s.agents.get(event["agent_id"])
+    if model.is_transcript_entry(event) and agent is not None:
+        i = bisect_left(agent.entries, _shown_position(s, position))
+        return {"page": "agent", "agent_id": agent.agent_id, "start": i // page_size * page_size,
+                "anchor": event["message_id"]}
+    if event["event_type"] == model.AGENT_CREATED and agent is not None and agent.created_position == position:
+        return {"page": "tree", "agent_id": agent.agent_id, "anchor": f"av-node-{agent.ordinal}"}
+    return {"page": "message", "message_id": event["message_id"]}
+
+
+def hit(s, position: int, marker: re.Pattern | None, page_size: int, redact: bool = False) -> dict:
+    event = s.events[position]
+    agent = s.agents.get(event["agent_id"])
+    text = searchable_text(event)
+    pieces = snippet(mask(text) if redact else text, marker)
+    return {
+        "session": s.id,
+        "session_name": s.name,
+        "position": position,
+        "message_id": event["message_id"],
+        "agent_id": event["agent_id"],
+        "agent_name": agent.display_name if agent else event["agent_id"],
+        "role": event.get("role") if isinstance(event.get("role"), str) else None,
+        "kind": model.perspective_kind(event),
+        "event_type": event["event_type"],
+        "pieces": pieces,
+        "snippet": "".join(text for text, _ in pieces),
+        "target": target(s, position, page_size),
+    }
+
+
+def in_scope(sessions: list, query: Query, session_id: str | None) -> list:
+    """The sessions a query looks at: one (`session_id`) or all, narrowed by session: qualifiers."""
+    if session_id:
+        sessions = [s for s in sessions if s.id == session_id]
+    if query.sessions:
+        sessions = [s for s in sessions
+                    if any(v in s.id.lower() or v in s.name.lower() for v in query.sessions)]
+    return sessions
+
+
+def search(sessions: list, text: str, session_id: str | None = None, resume: str | None = None,
+           limit: int = 50, page_size: int = 200, redact: bool = False) -> dict:
+    """A page of hits in (session, file order), from `resume` ("<session>=<position>", as `next` gave)."""
+    query = parse(text)
+    marker = pattern(query)
+    scope = in_scope(sessions, query, session_id)
+    hits: list[dict] = []
+    cursors: dict[str, str] = {}
+    following = None
+    resume_id, resume_at = _split(resume)
+    if resume_id is not None:
+        ids = [s.id for s in scope]
+        scope = scope[ids.index(resume_id):] if resume_id in ids else []
+    if not query.empty:
+        for s in scope:
+            start = resume_at if s.id == resume_id else 0
+            with s.lock:
+                found, more = matches(s, query, start, limit - len(hits))
+                hits.extend(hit(s, p, marker, page_size, redact) for p in found)
+                cursors[s.id] = s.cursor
+            if more is not None:
+                following = f"{s.id}={more}"
+                break
+    return {"query": text, "parsed": _describe(query), "hits": hits, "next": following,
+            "cursor": format_cursor(cursors), "empty_query": query.empty}
+
+
+def updates(sessions: list, text: str, session_id: str | None, cursor: str, limit: int = 200,
+            page_size: int = 200, redact: bool = False) -> dict | None:
+    """Hits among events that arrived after `cursor`; None when nothing arrived anywhere in scope.
+
+    "reset" is True when a session's file was replaced since the cursor (the page reloads).
+    """
+    query = parse(text)
+    marker = pattern(query)
+    known = parse_cursor(cursor)
+    hits, cursors, changed, reset = [], {}, False, False
+    for s in in_scope(sessions, query, session_id):
+        with s.lock:
+            after = s.position_after(known[s.id]) if s.id in known else 0
+            if after is None:
+                reset = True
+                continue
+            cursors[s.id] = s.cursor
+            if after == s.count:
+                continue
+            changed = True
+            if query.empty:
+                continue
+            found, more = matches(s, query, after, limit)
+            hits.extend(hit(s, p, marker, page_size, redact) for p in found)
+            if more is not None:  # a burst: the rest comes with the next poll
+                cursors[s.id] = f"{s.epoch}-{more}"
+    if not changed and not reset:
+        return None
+    return {"hits": hits, "cursor": format_cursor(cursors), "reset": reset}
+
+
+def format_cursor(cursors: dict[str, str]) -> str:
+    """`<session>=<epoch>-<count>` joined by commas ('=' and ',' never occur in a session id)."""
+    return ",".join(f"{sid}={c}" for sid, c in cursors.items())
+
+
+def parse_cursor(text: str | None) -> dict[str, str]:
+    out = {}
+    for part in (text or "").split(","):
+        sid, sep, value = part.partition("=")
+        if sep and sid:
+            out[sid] = value
+    return out
+
+
+def _split(resume: str | None) -> tuple[str | None, int]:
+    if not resume:
+        return None, 0
+    sid, _, position = resume.rpartition("=")
+    try:
+        return (sid or None), max(0, int(position))
+    except ValueError:
+        return None, 0
+
+
+def _describe(query: Query) -> dict:
+    return {"words": query.words, "prefixes": query.prefixes, "phrases": [" ".join(p) for p in query.phrases],
+            "agent": query.agents, "role": query.roles, "tool": query.tools, "session": query.sessions}
+
+
+def tool_choices(s) -> list[str]:
+    """Every tool name the session has called or answered, for the agent page's filter."""
+    return sorted(key[len(TOOL):] for key in s.search.postings if key.startswith(TOOL))
