@@ -411,15 +411,11 @@ class Library:
             self.forget(path)
             return
         session = self._by_path.get(path)
-        if session is None:
+        new = session is None
+        if new:
             relpath = self.relpath(path)
             session = SessionIndex(session_id_for(relpath), path, relpath)
             self._tailers[path] = reader_for(path)
-            with self.lock:
-                self._by_path[path] = session
-                self.sessions[session.id] = session
-                self.aliases.pop(session.id, None)
-                self.version += 1
         result = self._tailers[path].read()
         if result.restarted:
             session.restart()
@@ -427,9 +423,13 @@ class Library:
             session.ingest(result.lines)
         if result.error:
             session.file_problem(result.error)
-        if result.lines or result.restarted or result.error:
+        if result.lines or result.restarted or result.error or new:
             session.updated_at = result.modified_at
             with self.lock:
+                if new:  # listed once read: nobody sees it empty while its lines are on their way
+                    self._by_path[path] = session
+                    self.sessions[session.id] = session
+                    self.aliases.pop(session.id, None)
                 self.version += 1
 
     def move(self, source: str, destination: str) -> None:
