@@ -155,11 +155,12 @@ class Agent:
 class ScriptedModel:
     """A model that plays back a script: each reply is a str (an utterance) or a message dict.
 
-    `delay` seconds pass before each reply (a demo's thinking time); `ScriptedModel.call`
-    builds a tool-call message.
+    Before each reply `delay` seconds pass (a demo's thinking time): a number, or a function
+    of the reply message. `ScriptedModel.call` builds a tool-call message.
     """
 
-    def __init__(self, replies: Iterable[str | dict], language_model: str = "scripted", delay: float = 0.0):
+    def __init__(self, replies: Iterable[str | dict], language_model: str = "scripted",
+                 delay: float | Callable[[dict], float] = 0.0):
         self.replies = list(replies)
         self.language_model = language_model
         self.delay = delay
@@ -170,11 +171,11 @@ class ScriptedModel:
             raise RuntimeError(f"the script ran out after {self.calls} replies")
         reply = self.replies[self.calls]
         self.calls += 1
-        if self.delay > 0:
-            await asyncio.sleep(self.delay)
-        if isinstance(reply, str):
-            return {"role": "assistant", "content": reply}
-        return {"role": "assistant", **reply}
+        message = {"role": "assistant", "content": reply} if isinstance(reply, str) else {"role": "assistant", **reply}
+        seconds = self.delay(message) if callable(self.delay) else self.delay
+        if seconds > 0:
+            await asyncio.sleep(seconds)
+        return message
 
     @staticmethod
     def call(tool: str, call_id: str, content: str | None = None, **arguments: Any) -> dict:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import shutil
 import sys
+import tempfile
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -13,8 +15,11 @@ def serve(args: argparse.Namespace) -> int:
 
     from .app import create_app
 
-    if not os.path.isdir(args.dir):
-        print(f"agentview: {args.dir} is not a folder", file=sys.stderr)
+    if args.demo:
+        # The demo writes into a fresh temporary folder of our own, never into DIR.
+        args.dir = tempfile.mkdtemp(prefix="agentview-demo-")
+    elif args.dir is None or not os.path.isdir(args.dir):
+        print(f"agentview: {args.dir or 'a folder'} is not a folder", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     app = create_app(args.dir, polling=args.polling)
@@ -23,6 +28,13 @@ def serve(args: argparse.Namespace) -> int:
     shown = f"[{host}]" if ":" in str(host) else host
     # The first line on stdout says where we listen (tests start us on port 0 and read it).
     print(f"agentview: serving {os.path.abspath(args.dir)} at http://{shown}:{port}/", flush=True)
+    demo = None
+    if args.demo:
+        from .demo import Background
+
+        demo = Background(args.dir).start()
+        print(f"agentview: a scripted demo session is being written live: watch http://{shown}:{port}/s/demo",
+              flush=True)
     try:
         server.run()
     except KeyboardInterrupt:
@@ -31,20 +43,39 @@ def serve(args: argparse.Namespace) -> int:
         watcher = app.extensions["agentview"].watcher
         if watcher:
             watcher.stop()
+        if demo:
+            demo.stop()
+            shutil.rmtree(args.dir, ignore_errors=True)
     return 0
+
+
+def demo(args: argparse.Namespace) -> int:
+    from .demo import main
+
+    if args.speed <= 0:
+        print("agentview: --speed must be positive", file=sys.stderr)
+        return 2
+    return main(args.dir, args.speed)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agentview", description="A live web viewer for multi-agent session logs.")
     commands = parser.add_subparsers(dest="command", required=True)
     p = commands.add_parser("serve", help="watch a folder of *.jsonl sessions and serve the viewer")
-    p.add_argument("dir", help="folder to watch (recursively)")
+    p.add_argument("dir", nargs="?", help="folder to watch (recursively)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
     p.add_argument("--port", type=int, default=8000, help="port (0 picks a free one; default 8000)")
     p.add_argument("--threads", type=int, default=8, help="request threads (default 8)")
     p.add_argument("--polling", action="store_true",
                    help="poll the folder instead of using OS file events (network or container mounts)")
+    p.add_argument("--demo", action="store_true",
+                   help="instead of DIR, serve a new temporary folder while a scripted demo session is written "
+                        "into it (the folder is removed on exit)")
     p.set_defaults(func=serve)
+    p = commands.add_parser("demo", help="write a scripted multi-agent session into DIR, live, over about a minute")
+    p.add_argument("dir", help="folder to write the session into (created if missing)")
+    p.add_argument("--speed", type=float, default=1.0, help="play faster (2 = twice as fast; default 1)")
+    p.set_defaults(func=demo)
     return parser
 
 

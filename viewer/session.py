@@ -214,17 +214,19 @@ class Session:
         self.close()
 
 
-def load_session(session_file: str | os.PathLike, model=None, tools=None) -> tuple["Agent", Session]:
+def load_session(session_file: str | os.PathLike, model=None, tools=None,
+                 name: str | None = None) -> tuple["Agent", Session]:
     """(root agent, session): a fresh root for a new file, else the whole agent tree rebuilt.
 
-    `model` and `tools` are given to the root and to every agent rebuilt from the log.
+    `model` and `tools` are given to the root and to every agent rebuilt from the log;
+    `name` names a fresh root.
     """
     from .agent import Agent
 
     path = os.fspath(session_file)
     if not os.path.exists(path) or os.path.getsize(path) == 0:
         session = Session(path)
-        root = Agent(session, model=model, tools=tools)
+        root = Agent(session, model=model, tools=tools, name=name)
         root.log_created()
         return root, session
     session = Session.load(path)
@@ -241,4 +243,4 @@ def load_session(session_file: str | os.PathLike, model=None, tools=None) -> tup
             agents[parent_id].adopt(agent)
         else:
             roots.append(agent)
-    return roots[0], session
+    return (roots or list(agents.values()))[0], session
