@@ -6,6 +6,7 @@ import argparse
 import logging
 import os
 import shutil
+import signal
 import sys
 import tempfile
 
@@ -33,6 +34,8 @@ def serve(args: argparse.Namespace) -> int:
         from .demo import Background
 
         demo = Background(args.dir).start()
+        # Stopped by a signal, still remove the temporary folder (finally below).
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         print(f"agentview: a scripted demo session is being written live: watch http://{shown}:{port}/s/demo",
               flush=True)
     try:
