@@ -101,3 +101,8 @@ def test_serve_demo_serves_a_temporary_folder_the_demo_writes_into_then_removes_
     assert code == 0
     assert not os.path.exists(folder)  # our own temporary folder, gone
     assert sorted(os.listdir(REPO / "sample_sessions")) == samples_before  # DIR untouched
+
+
+def test_serve_without_a_folder_asks_for_one():
+    result = agentview("serve", "--port", "0")
+    assert result.returncode == 2 and "needs a folder (or --demo)" in result.stderr

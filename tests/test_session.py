@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from conftest import sample, write_events
+from conftest import REPO, sample, write_events
 from events import created, say, user
-from viewer import SessionViewer
+from viewer import SessionViewer, queries
 from viewer.agent import Agent, ScriptedModel
 from viewer.session import LoggedString, Session, load_session
 from viewer.tools import Toolbox
@@ -261,6 +261,8 @@ def test_the_model_is_pluggable_any_sync_or_async_callable_of_the_messages(tmp_p
     assert asyncio.run(agent.response()) == "1 messages"
     agent.model = slow_echo
     assert asyncio.run(agent.turn()) == "async too"
+    agent.model = lambda messages: "a plain string is an utterance"
+    assert asyncio.run(agent.response()) == "a plain string is an utterance"
     assert seen == [[{"role": "user", "content": "one"}]]
     assert lines(tmp_path / "s.jsonl")[1] == say("msg_002", "agent_001", "1 messages")  # None fields dropped
     with pytest.raises(RuntimeError):
@@ -275,3 +277,25 @@ def test_a_scripted_model_that_runs_out_says_so(tmp_path):
     with pytest.raises(RuntimeError, match="ran out"):
         asyncio.run(agent.response())
     session.close()
+
+
+def test_a_new_session_refuses_an_existing_log_whose_counters_it_would_not_know(tmp_path):
+    path = write_events(tmp_path / "s.jsonl", [created("msg_001", "agent_001")])
+    with pytest.raises(FileExistsError, match="Session.load"):
+        Session(path)
+    assert Session.load(path).allocate_agent_id() == "agent_002"
+    (tmp_path / "empty.jsonl").write_text("")
+    assert Session(tmp_path / "empty.jsonl").allocate_agent_id() == "agent_001"
+
+
+def test_the_readme_example_writes_what_the_readme_says(tmp_path, monkeypatch):
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    code = readme.split("## Writing sessions", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "README.md", "exec"), {})
+    viewer = SessionViewer(tmp_path / "cafe.jsonl")
+    assert viewer.list_agents() == {"agent_001": "agent_001", "agent_002": "Jack", "agent_003": "Jill"}
+    dialog = queries.dialog(viewer.index, ["agent_002", "agent_003"])["items"]
+    assert [(i["speaker_name"], i["modified"]) for i in dialog] == [("agent_001", False), ("Jack", True),
+                                                                   ("Jill", False)]
+    assert [d["content"] for d in dialog[1]["deliveries"]] == ["[Jack]: Hi, I'm Jack. The code is [REDACTED]"]

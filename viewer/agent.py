@@ -108,6 +108,8 @@ class Agent:
         reply = self.model(list(self.transcript))
         if inspect.isawaitable(reply):
             reply = await reply
+        if isinstance(reply, str):
+            reply = {"content": reply}
         message = {k: v for k, v in dict(reply).items() if v is not None}
         message["role"] = "assistant"
         message_id = self.last_response_id = self._log(message)

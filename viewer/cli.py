@@ -19,8 +19,11 @@ def serve(args: argparse.Namespace) -> int:
     if args.demo:
         # The demo writes into a fresh temporary folder of our own, never into DIR.
         args.dir = tempfile.mkdtemp(prefix="agentview-demo-")
-    elif args.dir is None or not os.path.isdir(args.dir):
-        print(f"agentview: {args.dir or 'a folder'} is not a folder", file=sys.stderr)
+    elif args.dir is None:
+        print("agentview: serve needs a folder (or --demo)", file=sys.stderr)
+        return 2
+    elif not os.path.isdir(args.dir):
+        print(f"agentview: {args.dir} is not a folder", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     app = create_app(args.dir, polling=args.polling)

@@ -11,6 +11,7 @@ reviewed. No network, no API key.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import threading
 import time
@@ -20,6 +21,7 @@ from .agent import ScriptedModel
 from .session import load_session
 from .tools import STANDARD_TOOLS, ToolCall, Toolbox, redact
 
+log = logging.getLogger(__name__)
 MODEL = "scripted/demo"
 SECRET = "sk-live-Tp0oL9x2Qe7Rm4VbH3"
 SECRET_PATTERN = r"sk-live-[A-Za-z0-9]+"
@@ -143,20 +145,18 @@ class Background:
     def __init__(self, folder: str | os.PathLike, speed: float = 1.0):
         self.folder, self.speed = folder, speed
         self.loop = asyncio.new_event_loop()
-        self.task: asyncio.Task | None = None
+        self.task = self.loop.create_task(run_demo(folder, speed))
         self.path: Path | None = None
-        self.error: BaseException | None = None
         self.thread = threading.Thread(target=self._run, name="agentview-demo", daemon=True)
 
     def _run(self) -> None:
         asyncio.set_event_loop(self.loop)
-        self.task = self.loop.create_task(run_demo(self.folder, self.speed))
         try:
             self.path = self.loop.run_until_complete(self.task)
         except asyncio.CancelledError:
             pass
-        except Exception as error:  # reported by the caller; the server keeps serving
-            self.error = error
+        except Exception:  # the server keeps serving what was written
+            log.exception("the demo failed")
         finally:
             self.loop.close()
 
@@ -165,7 +165,7 @@ class Background:
         return self
 
     def stop(self, timeout: float = 5.0) -> None:
-        if self.thread.is_alive() and self.task is not None and not self.loop.is_closed():
+        if self.thread.is_alive() and not self.loop.is_closed():
             try:
                 self.loop.call_soon_threadsafe(self.task.cancel)
             except RuntimeError:  # the loop closed in between

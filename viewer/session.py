@@ -73,7 +73,14 @@ class Session:
     """Event-stream backed state of a multi-agent system: ids, registry, logging."""
 
     def __init__(self, session_file: str | os.PathLike):
-        self.path = os.fspath(session_file)
+        """A new session. An existing log must be resumed with `Session.load`, which restores the counters."""
+        path = os.fspath(session_file)
+        if os.path.exists(path) and os.path.getsize(path) > 0:
+            raise FileExistsError(f"{path} already holds a session: resume it with Session.load")
+        self._reset(path)
+
+    def _reset(self, path: str) -> None:
+        self.path = path
         self.message_counter = 0
         self.agent_counter = 0
         self.registry: dict[str, AgentRecord] = {}  # every agent that ever existed
@@ -86,7 +93,8 @@ class Session:
     @staticmethod
     def load(session_file: str | os.PathLike) -> "Session":
         """A Session over an existing file: both counters and the registry restored in one pass."""
-        session = Session(session_file)
+        session = Session.__new__(Session)
+        session._reset(os.fspath(session_file))
         for event in read_events(session.path):
             session._note(event)
         for record in session.registry.values():
