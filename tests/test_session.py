@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from aio import in_thread, run
 from conftest import REPO, sample, write_events
 from events import created, say, user
 from viewer import SessionViewer, queries
@@ -137,7 +138,7 @@ def test_why_session_is_necessary_jack_terminates_the_session_resumes_and_jill_g
         session.close()  # the process exits
         return session.message_counter
 
-    last_message = asyncio.run(first_run())
+    last_message = run(first_run())
     before = lines(path)
 
     async def second_run():
@@ -154,7 +155,7 @@ def test_why_session_is_necessary_jack_terminates_the_session_resumes_and_jill_g
         session.close()
         return jill
 
-    jill = asyncio.run(second_run())
+    jill = run(second_run())
     assert jill.agent_id == "agent_003"  # not Jack's agent_002
     events = lines(path)
     assert events[:len(before)] == before  # resuming only appends
@@ -217,7 +218,7 @@ def test_harken_response_and_inform_log_substance_as_the_seed_says(tmp_path):
     jack.log_created()
     jill.log_created()
     assert jack.harken("Greet Jill.") == "msg_004"  # the system prompt was logged right after agent_created
-    said = asyncio.run(jack.response())
+    said = run(jack.response())
     assert said == "Hello" and isinstance(said, LoggedString) and said.message_id == "msg_005"
     assert jack.inform(jill, said) == "msg_006"
     jill.harken(LoggedString("[Narrator]: It rains.", "msg_005"))
@@ -258,24 +259,24 @@ def test_the_model_is_pluggable_any_sync_or_async_callable_of_the_messages(tmp_p
     session = Session(tmp_path / "s.jsonl")
     agent = Agent(session, model=echo)
     agent.harken("one")
-    assert asyncio.run(agent.response()) == "1 messages"
+    assert run(agent.response()) == "1 messages"
     agent.model = slow_echo
-    assert asyncio.run(agent.turn()) == "async too"
+    assert run(agent.turn()) == "async too"
     agent.model = lambda messages: "a plain string is an utterance"
-    assert asyncio.run(agent.response()) == "a plain string is an utterance"
+    assert run(agent.response()) == "a plain string is an utterance"
     assert seen == [[{"role": "user", "content": "one"}]]
     assert lines(tmp_path / "s.jsonl")[1] == say("msg_002", "agent_001", "1 messages")  # None fields dropped
     with pytest.raises(RuntimeError):
-        asyncio.run(Agent(session).response())
+        run(Agent(session).response())
     session.close()
 
 
 def test_a_scripted_model_that_runs_out_says_so(tmp_path):
     session = Session(tmp_path / "s.jsonl")
     agent = Agent(session, model=ScriptedModel(["only one"]))
-    asyncio.run(agent.response())
+    run(agent.response())
     with pytest.raises(RuntimeError, match="ran out"):
-        asyncio.run(agent.response())
+        run(agent.response())
     session.close()
 
 
@@ -292,7 +293,7 @@ def test_the_readme_example_writes_what_the_readme_says(tmp_path, monkeypatch):
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     code = readme.split("## Writing sessions", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
     monkeypatch.chdir(tmp_path)
-    exec(compile(code, "README.md", "exec"), {})
+    in_thread(exec, compile(code, "README.md", "exec"), {})
     viewer = SessionViewer(tmp_path / "cafe.jsonl")
     assert viewer.list_agents() == {"agent_001": "agent_001", "agent_002": "Jack", "agent_003": "Jill"}
     dialog = queries.dialog(viewer.index, ["agent_002", "agent_003"])["items"]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
+from aio import run
 from viewer import SessionViewer, queries
 from viewer.agent import ScriptedModel
 from viewer.session import load_session
@@ -25,7 +25,7 @@ def run_root(path, root_script, models=None, hooks=(), gates=(), tools=None, pro
         session.close()
         return root
 
-    root = asyncio.run(go())
+    root = run(go())
     with open(path, encoding="utf-8") as f:
         events = [json.loads(line) for line in f]
     for event in events:
@@ -139,7 +139,7 @@ def test_a_gate_agent_blocks_or_lets_a_tool_call_through(tmp_path):
         session.close()
         return root
 
-    root = asyncio.run(go())
+    root = run(go())
     assert [a.name for a in root.subagents] == ["Monitor", "One"]
     viewer = SessionViewer(tmp_path / "s.jsonl")
     monitor = viewer.get_transcript("agent_002")

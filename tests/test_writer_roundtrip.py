@@ -8,12 +8,12 @@ event by event, and checks the mapping is one-to-one.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import json
 
 import pytest
 
+from aio import run
 from conftest import sample
 from viewer import SessionViewer, queries
 from viewer.agent import Agent, ScriptedModel
@@ -153,7 +153,7 @@ def round_trip(request, tmp_path):
     """(sample name, the writer's SessionViewer, the sample's SessionViewer, writer id -> sample id)."""
     name = request.param
     path = tmp_path / f"{name}.jsonl"
-    asyncio.run(EXAMPLES[name](path))
+    run(EXAMPLES[name](path))
     written, expected = read(path), read(sample(name))
     return name, SessionViewer(path), SessionViewer(sample(name)), id_map(written, expected)
 

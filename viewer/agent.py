@@ -135,10 +135,7 @@ class Agent:
 
     async def run_tools(self) -> None:
         """Run the tool calls of the last response; each logs its result(s) here."""
-        calls = self.pending_calls()
-        if not calls:
-            return
-        for call in calls:
+        for call in self.pending_calls():
             if self.tools is None:
                 self.tool_result(call.get("id", ""), "Error: this agent has no tools")
             else:
