@@ -1,4 +1,4 @@
-"""Round trip: the writer logs the seed's Examples 1-3; the viewer reads back what it reads from the
+"""Round trip: the writer logs the seed's Examples 1-4; the viewer reads back what it reads from the
 hand-written samples (tree, dialog, references, flows, perspectives).
 
 The writer allocates its own ids (agent_001, msg_001, ...) where the seed wrote agent_jack or
@@ -117,10 +117,22 @@ async def example3(path):
     session.close()
 
 
+async def example4(path):
+    """Example 4: an external event is a user message; the watcher (an implicit root) answers it."""
+    from viewer.session import Session
+
+    session = Session(path)
+    watcher = Agent(session, model=scripted("I'll reload the data and notify the main agent."))
+    watcher.harken("File changed: data.json")
+    await watcher.response()
+    session.close()
+
+
 EXAMPLES = {
     "example1_jack_and_jill": example1,
     "example2_inner_monologue": example2,
     "example3_hook_intervention": example3,
+    "example4_external_trigger": example4,
 }
 
 
