@@ -9,7 +9,8 @@
   }
 
   function reveal(root) {
-    root.querySelectorAll(".tree-controls[hidden], .copy-link[hidden]").forEach((el) => { el.hidden = false; });
+    root.querySelectorAll(".tree-controls[hidden], .copy-link[hidden], .secrets-toggle[hidden]")
+      .forEach((el) => { el.hidden = false; });
   }
 
   document.addEventListener("click", (event) => {
@@ -17,6 +18,15 @@
     if (treeButton) {
       const open = treeButton.dataset.tree === "expand";
       document.querySelectorAll("#av-tree details").forEach((d) => { d.open = open; });
+      return;
+    }
+    const secrets = event.target.closest(".secrets-toggle");
+    if (secrets) {
+      // A cookie of this browser only (never in the URL), dropped when the browser closes.
+      document.cookie = secrets.dataset.reveal === "1"
+        ? "agentview_reveal=1; path=/; SameSite=Strict"
+        : "agentview_reveal=; path=/; SameSite=Strict; max-age=0";
+      window.location.reload();
       return;
     }
     const copy = event.target.closest(".copy-link");

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -66,31 +68,45 @@ def wait_for(predicate, timeout: float = 5.0, interval: float = 0.05):
 
 @dataclass
 class LiveServer:
-    url: str
+    url: str  # without a trailing slash or query
     folder: Path
     process: subprocess.Popen
+    printed_url: str = ""  # as the server printed it (with ?token= when it made one)
+    output: list[str] = field(default_factory=list)  # what it logged so far
 
 
-@pytest.fixture
-def live_server(session_dir):
-    """`agentview serve` in a real process on a free port, watching a temp folder."""
+@contextlib.contextmanager
+def serve(folder: Path, *extra: str):
+    """`agentview serve FOLDER --port 0 EXTRA...` in a real process; yields it once it listens."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "viewer", "serve", str(session_dir), "--port", "0"],
+        [sys.executable, "-m", "viewer", "serve", str(folder), "--port", "0", *extra],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=REPO,
     )
     line = process.stdout.readline()
     if "serving" not in line:
         process.kill()
         raise RuntimeError(f"server did not start: {line}{process.stdout.read()}")
-    url = line.rsplit(" at ", 1)[1].strip().rstrip("/")
+    url = line.rsplit(" at ", 1)[1].strip()
+    # Keep reading its log, so a chatty server never blocks on a full pipe.
+    output: list[str] = [line]
+    reader = threading.Thread(target=lambda: output.extend(process.stdout), daemon=True)
+    reader.start()
     try:
-        yield LiveServer(url, session_dir, process)
+        yield LiveServer(url.split("?")[0].rstrip("/"), folder, process, url, output)
     finally:
         process.terminate()
         try:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             process.kill()
+        reader.join(timeout=5)
+
+
+@pytest.fixture
+def live_server(session_dir):
+    """`agentview serve` in a real process on a free port, watching a temp folder."""
+    with serve(session_dir) as server:
+        yield server
 
 
 @pytest.fixture(scope="session")

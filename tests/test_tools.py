@@ -8,7 +8,7 @@ from aio import run
 from viewer import SessionViewer, queries
 from viewer.agent import ScriptedModel
 from viewer.session import load_session
-from viewer.tools import STANDARD_TOOLS, Gate, Toolbox, redact
+from viewer.tools import STANDARD_TOOLS, Gate, Toolbox, redactor
 
 call = ScriptedModel.call
 
@@ -106,7 +106,7 @@ def test_a_hook_rewrites_a_delivery_and_keeps_its_substance(tmp_path):
         call("whisper", "c4", to="Bob", message=f"Psst, the key is {secret}"),
         "ok",
     ], models={"Ann": [f"The key is {secret}, don't tell."], "Bob": ["I heard nothing secret."]},
-        hooks=[redact(r"sk-live-\w+")])
+        hooks=[redactor(r"sk-live-\w+")])
     ann_said = next(e for e in events if e["agent_id"] == "agent_002" and e.get("role") == "assistant")
     assert secret in ann_said["content"]  # the original is logged as said
     viewer = SessionViewer(tmp_path / "s.jsonl")

@@ -55,11 +55,37 @@ def test_a_partial_line_waits_until_it_is_completed(watched):
 
 def test_a_deleted_file_leaves_and_a_moved_one_is_followed(watched):
     folder, library = watched
+    session = library.get("existing")
     os.rename(folder / "existing.jsonl", folder / "renamed.jsonl")
     wait_for(lambda: library.get("existing") is None and library.get("renamed") is not None)
-    assert library.get("renamed").count == 1
+    assert library.get("renamed") is session and session.epoch == 0  # same index, not read again
+    assert library.resolve("existing") == "renamed"  # old links redirect
+    write_events(folder / "renamed.jsonl", [entry("m2")], mode="a")
+    wait_for(lambda: session.count == 2)
     (folder / "renamed.jsonl").unlink()
     wait_for(lambda: library.get("renamed") is None)
+    assert library.resolve("existing") is None
+
+
+def test_a_moved_folder_keeps_its_sessions(watched):
+    folder, library = watched
+    write_events(folder / "team" / "run.jsonl", [entry("r1")])
+    wait_for(lambda: library.get("team:run") is not None)
+    session = library.get("team:run")
+    os.rename(folder / "team", folder / "archive")
+    wait_for(lambda: library.get("archive:run") is session)
+    assert library.get("team:run") is None and library.resolve("team:run") == "archive:run"
+    write_events(folder / "archive" / "run.jsonl", [entry("r2")], mode="a")
+    wait_for(lambda: session.count == 2)
+
+
+def test_an_editor_save_by_rename_replaces_the_content(watched):
+    folder, library = watched
+    session = library.get("existing")
+    write_events(folder / ".existing.jsonl.swp", [entry("e1", content="edited"), entry("e2")])
+    os.replace(folder / ".existing.jsonl.swp", folder / "existing.jsonl")
+    wait_for(lambda: [e["message_id"] for e in library.get("existing").events] == ["e1", "e2"])
+    assert library.get("existing") is session and session.epoch == 1
 
 
 def test_the_watcher_survives_a_failing_file(watched, monkeypatch):

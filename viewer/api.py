@@ -7,13 +7,16 @@ from flask import Blueprint, Response, request, url_for
 
 from . import queries
 from .app import state
+from .redact import mask_json
+from .security import redacting
 from .lookup import agent_or_404, chosen_agents, flag_arg, int_arg, message_or_404, session_or_404
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 
 def as_json(data: dict, status: int = 200) -> Response:
-    return Response(orjson.dumps(data), status=status, mimetype="application/json")
+    body = orjson.dumps(data)
+    return Response(mask_json(body) if redacting() else body, status=status, mimetype="application/json")
 
 
 def session_row(s) -> dict:

@@ -11,6 +11,7 @@ from pathlib import Path
 import orjson
 from flask import Flask, current_app, request
 
+from . import security
 from .index import Library
 from .watcher import Watcher
 
@@ -34,12 +35,20 @@ class AgentView:
     watcher: Watcher | None
 
 
-def create_app(root: str | os.PathLike, watch: bool = True, polling: bool = False) -> Flask:
-    """An app serving every session below `root`; with `watch`, kept live by a Watcher."""
+def create_app(
+    root: str | os.PathLike, watch: bool = True, polling: bool = False, *, follow_symlinks: bool = False,
+    redact: bool = True, token: str | None = None, allowed_hosts: frozenset[str] | None = security.LOOPBACK_NAMES,
+) -> Flask:
+    """An app serving every session below `root`; with `watch`, kept live by a Watcher.
+
+    Safe by default: answers only for loopback host names, masks secrets, reads only files inside
+    `root`. `token`, when given, is required of every request (see security.install).
+    """
     app = Flask(__name__, template_folder=_resource_dir("templates"), static_folder=_resource_dir("static"))
     app.config["AGENT_PAGE_SIZE"] = 200
     app.config["DIALOG_PAGE_SIZE"] = 200
-    library = Library(root)
+    security.install(app, token=token, allowed_hosts=allowed_hosts, redact=redact)
+    library = Library(root, follow_symlinks=follow_symlinks)
     watcher = None
     if watch:
         watcher = Watcher(library, polling=polling).start()

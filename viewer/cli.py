@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import secrets
 import shutil
 import signal
 import sys
@@ -14,6 +15,7 @@ import tempfile
 def serve(args: argparse.Namespace) -> int:
     from waitress import create_server
 
+    from . import security
     from .app import create_app
 
     if args.demo:
@@ -26,12 +28,17 @@ def serve(args: argparse.Namespace) -> int:
         print(f"agentview: {args.dir} is not a folder", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    app = create_app(args.dir, polling=args.polling)
+    token = args.token
+    if token is None and not security.is_loopback(args.host):
+        token = secrets.token_urlsafe(24)  # reachable from other machines: nobody gets in without it
+    app = create_app(args.dir, polling=args.polling, follow_symlinks=args.follow_symlinks, redact=not args.no_redact,
+                     token=token, allowed_hosts=security.allowed_hosts_for(args.host, args.allow_host))
     server = create_server(app, host=args.host, port=args.port, threads=args.threads, ident="agentview")
     host, port = server.effective_host, server.effective_port
     shown = f"[{host}]" if ":" in str(host) else host
     # The first line on stdout says where we listen (tests start us on port 0 and read it).
-    print(f"agentview: serving {os.path.abspath(args.dir)} at http://{shown}:{port}/", flush=True)
+    query = f"?token={token}" if token else ""
+    print(f"agentview: serving {os.path.abspath(args.dir)} at http://{shown}:{port}/{query}", flush=True)
     demo = None
     if args.demo:
         from .demo import Background
@@ -39,8 +46,8 @@ def serve(args: argparse.Namespace) -> int:
         demo = Background(args.dir).start()
         # Stopped by a signal, still remove the temporary folder (finally below).
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-        print(f"agentview: a scripted demo session is being written live: watch http://{shown}:{port}/s/demo",
-              flush=True)
+        print(f"agentview: a scripted demo session is being written live: watch "
+              f"http://{shown}:{port}/s/demo{query}", flush=True)
     try:
         server.run()
     except KeyboardInterrupt:
@@ -77,6 +84,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--demo", action="store_true",
                    help="instead of DIR, serve a new temporary folder while a scripted demo session is written "
                         "into it (the folder is removed on exit)")
+    p.add_argument("--token", help="access token every request must carry (default: a random one when --host "
+                                   "is not loopback, none on loopback)")
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="also answer requests whose Host header is NAME (repeatable)")
+    p.add_argument("--follow-symlinks", action="store_true",
+                   help="read session files that symlinks lead to outside DIR (default: skip them)")
+    p.add_argument("--no-redact", action="store_true",
+                   help="show secrets (API keys, tokens, auth headers) instead of masking them")
     p.set_defaults(func=serve)
     p = commands.add_parser("demo", help="write a scripted multi-agent session into DIR, live, over about a minute")
     p.add_argument("dir", help="folder to write the session into (created if missing)")

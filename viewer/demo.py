@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .agent import ScriptedModel
 from .session import load_session
-from .tools import STANDARD_TOOLS, ToolCall, Toolbox, redact
+from .tools import STANDARD_TOOLS, ToolCall, Toolbox, redactor
 
 log = logging.getLogger(__name__)
 MODEL = "scripted/demo"
@@ -126,7 +126,7 @@ async def run_demo(folder: str | os.PathLike, speed: float = 1.0) -> Path:
     delay = thinking_time(speed)
     models = {name: ScriptedModel(replies, MODEL, delay) for name, replies in scripts().items()}
     toolbox = Toolbox(tools={**STANDARD_TOOLS, "dashboard": dashboard_tool(speed)},
-                      models=models, hooks=[redact(SECRET_PATTERN)])
+                      models=models, hooks=[redactor(SECRET_PATTERN)])
     root, session = load_session(path, model=models[None], tools=toolbox, name="Coordinator")
     with session:
         root.harken("Tidepool launches on Friday. Get me a short launch post with real beta numbers, reviewed "

@@ -17,10 +17,11 @@ import orjson
 
 from . import model
 from .model import Agent, Event
-from .tailer import FileTailer, Line
+from .tailer import FileTailer, GzipReader, Line
 
 log = logging.getLogger(__name__)
 SESSION_SUFFIX = ".jsonl"
+GZIP_SUFFIX = ".jsonl.gz"  # read whole, not tailed
 EXCERPT_CHARS = 120
 
 
@@ -41,6 +42,14 @@ class Problem:
 def excerpt(data: bytes) -> str:
     text = data[: EXCERPT_CHARS * 4].decode("utf-8", errors="replace")
     return text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS] + "…"
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def session_id_for(relpath: str) -> str:
@@ -66,6 +75,14 @@ def session_id_for(relpath: str) -> str:
     return sid
 
 
+def reader_for(path: str) -> FileTailer | GzipReader:
+    return GzipReader(path) if path.endswith(GZIP_SUFFIX) else FileTailer(path)
+
+
+def session_name(relpath: str) -> str:
+    return Path(relpath).name.removesuffix(GZIP_SUFFIX).removesuffix(SESSION_SUFFIX)
+
+
 class SessionIndex:
     """Everything known about one session file, updated event by event."""
 
@@ -73,7 +90,7 @@ class SessionIndex:
         self.id = session_id
         self.path = path
         self.relpath = relpath
-        self.name = Path(relpath).name.removesuffix(SESSION_SUFFIX)
+        self.name = session_name(relpath)
         self.lock = threading.RLock()
         self.epoch = 0
         self.updated_at: float | None = None  # the file's mtime when we last read something new
@@ -94,6 +111,8 @@ class SessionIndex:
         # message id -> agents whose agent_created names it as cause
         self.spawned: dict[str, list[str]] = {}
         self._awaiting_cause: dict[str, list[str]] = {}
+        # message id not seen yet -> the dangling_* problems naming it (dropped if it shows up)
+        self._dangling: dict[str, list[Problem]] = {}
         # (position, agent_id) whenever an agent appears or moves in the tree; read by live polls
         self.tree_changes: list[tuple[int, str]] = []
         self.problems: list[Problem] = []
@@ -117,18 +136,34 @@ class SessionIndex:
                     added += 1
         return added
 
-    def _problem(self, kind: str, line: int | None, detail: str, message_id: str | None = None) -> None:
-        self.problems.append(Problem(kind, line, detail, message_id))
+    def _problem(self, kind: str, line: int | None, detail: str, message_id: str | None = None) -> Problem:
+        problem = Problem(kind, line, detail, message_id)
+        self.problems.append(problem)
+        return problem
+
+    def file_problem(self, detail: str) -> None:
+        """A fault of the file as a whole (e.g. a corrupt gzip stream), not of one line."""
+        with self.lock:
+            self._problem("unreadable_file", None, detail)
 
     def _parse(self, line: Line) -> Event | None:
+        """The event on a line, or None (with exactly one problem recorded) when it is skipped."""
         data = line.data.strip()
-        if not data:
+        if not data:  # blank lines separate nothing in JSONL; writers often leave one
             return None
+        not_utf8 = False
         try:
             event = orjson.loads(data)
         except orjson.JSONDecodeError as exc:
-            self._problem("invalid_json", line.number, f"{exc.msg}: {excerpt(data)}")
-            return None
+            if _is_utf8(data):
+                self._problem("invalid_json", line.number, f"{exc.msg}: {excerpt(data)}")
+                return None
+            try:  # keep what can be kept: the bad bytes become U+FFFD
+                event = orjson.loads(data.decode("utf-8", errors="replace"))
+            except orjson.JSONDecodeError:
+                self._problem("invalid_utf8", line.number, f"not UTF-8 (and not JSON), skipped: {excerpt(data)}")
+                return None
+            not_utf8 = True
         if not isinstance(event, dict):
             self._problem("not_an_object", line.number, f"a JSON {type(event).__name__}: {excerpt(data)}")
             return None
@@ -136,9 +171,15 @@ class SessionIndex:
             if not isinstance(event.get(key), str) or not event[key]:
                 self._problem(f"missing_{key}", line.number, f"no string {key}: {excerpt(data)}")
                 return None
+        if not_utf8:
+            self._problem("invalid_utf8", line.number, "bytes that are not UTF-8 are shown as U+FFFD",
+                          event["message_id"])
         if event["event_type"] not in model.KNOWN_EVENT_TYPES:
             self._problem("unknown_event_type", line.number, f"event_type {event['event_type']!r} kept as is",
                           event["message_id"])
+        else:
+            for kind, detail in model.shape_problems(event):
+                self._problem(kind, line.number, detail, event["message_id"])
         return event
 
     def _add(self, event: Event, line_number: int) -> None:
@@ -151,6 +192,7 @@ class SessionIndex:
                           f"{message_id} first seen on line {self.line_numbers[self.by_id[message_id]]}", message_id)
         else:
             self.by_id[message_id] = position
+            self._links(event, position, line_number)
 
         kind = event["event_type"]
         if kind == model.AGENT_CREATED:
@@ -166,12 +208,49 @@ class SessionIndex:
             call_id = event.get("tool_call_id")
             if isinstance(call_id, str):
                 self.result_positions.setdefault((agent.agent_id, call_id), []).append(position)
+                if (agent.agent_id, call_id) not in self.call_positions:
+                    self._problem("dangling_tool_call_id", line_number,
+                                  f"no earlier tool call {call_id!r} in {agent.agent_id}'s transcript", message_id)
         elif kind == model.PIECE_OF_TEXT:
             self._agent(event["agent_id"], position)
         # Agents created before the message their cause names: resolvable now that its agent is known.
         if self.by_id.get(message_id) == position:
             for agent_id in self._awaiting_cause.pop(message_id, ()):
                 self._resolve_parent(self.agents[agent_id], position)
+
+    def _links(self, event: Event, position: int, line_number: int) -> None:
+        """Flag substance and cause links that name no message (yet), and the cycles they close."""
+        message_id = event["message_id"]
+        awaited = self._dangling.pop(message_id, ())
+        for problem in awaited:  # rare: a link named this message before it was written
+            self.problems.remove(problem)
+        named = [("substance", event["substance"])] if model.is_delivery(event) else []
+        if event["event_type"] != model.AGENT_CREATED:  # an agent's cause is checked with the tree
+            named += [("cause", c) for c in model.causes_of(event)]
+        # Links only point back in an append-only file; a cycle needs a link that was dangling,
+        # so it can only close here when this message was awaited (or names itself).
+        if (awaited and self._closes_cycle(message_id)) or any(t == message_id for _, t in named):
+            kind = "substance_cycle" if model.is_delivery(event) else "cause_cycle"
+            self._problem(kind, line_number, f"following {message_id}'s links leads back to it", message_id)
+        for link, target in named:
+            if target not in self.by_id:
+                problem = self._problem(f"dangling_{link}", line_number, f"{link} {target!r} names no message",
+                                        message_id)
+                self._dangling.setdefault(target, []).append(problem)
+
+    def _closes_cycle(self, message_id: str, limit: int = 10_000) -> bool:
+        """Whether following first links (substance, else first cause) from a message comes back to it."""
+        current, seen = message_id, set()
+        while len(seen) < limit:
+            event = self.events[self.by_id[current]]
+            links = [event["substance"]] if model.is_delivery(event) else model.causes_of(event)
+            if not links or links[0] not in self.by_id or links[0] in seen:
+                return False
+            current = links[0]
+            if current == message_id:
+                return True
+            seen.add(current)
+        return False
 
     def _agent(self, agent_id: str, position: int) -> Agent:
         agent = self.agents.get(agent_id)
@@ -271,26 +350,45 @@ class SessionIndex:
 
 
 class Library:
-    """Every session below a folder, keyed by its stable id."""
+    """Every session below a folder, keyed by its stable id.
 
-    def __init__(self, root: str | os.PathLike):
+    Only files inside the folder are read: a symlink whose target lies outside it is
+    skipped unless `follow_symlinks` is set.
+    """
+
+    def __init__(self, root: str | os.PathLike, follow_symlinks: bool = False):
         self.root = os.path.abspath(root)
+        self.real_root = os.path.realpath(root)
+        self.follow_symlinks = follow_symlinks
         self.lock = threading.Lock()
         self.sessions: dict[str, SessionIndex] = {}
-        self._tailers: dict[str, FileTailer] = {}
+        self.aliases: dict[str, str] = {}  # id of a renamed session -> its id now
+        self._tailers: dict[str, FileTailer | GzipReader] = {}
         self._by_path: dict[str, SessionIndex] = {}
         self.version = 0  # bumped on every change; the sessions list polls it
 
     @staticmethod
     def is_session_file(path: str) -> bool:
-        return path.endswith(SESSION_SUFFIX) and not os.path.basename(path).startswith(".")
+        return path.endswith((SESSION_SUFFIX, GZIP_SUFFIX)) and not os.path.basename(path).startswith(".")
+
+    def is_inside(self, path: str) -> bool:
+        """Whether a path really lies inside the folder (after resolving symlinks), or may be followed."""
+        if self.follow_symlinks:
+            return True
+        return os.path.realpath(path).startswith(os.path.join(self.real_root, ""))
 
     def relpath(self, path: str) -> str:
         return Path(os.path.relpath(path, self.root)).as_posix()
 
     def scan(self, folder: str | None = None) -> None:
         """Read every session file below a folder (idempotent: known files are tailed)."""
-        for dirpath, dirnames, filenames in os.walk(folder or self.root):
+        seen_folders: set[str] = set()  # followed symlinks can loop
+        for dirpath, dirnames, filenames in os.walk(folder or self.root, followlinks=self.follow_symlinks):
+            real = os.path.realpath(dirpath)
+            if real in seen_folders:
+                dirnames[:] = []
+                continue
+            seen_folders.add(real)
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
             for filename in sorted(filenames):
                 path = os.path.join(dirpath, filename)
@@ -305,27 +403,62 @@ class Library:
         path = os.path.abspath(path)
         if not self.is_session_file(path):
             return
-        if not os.path.isfile(path):
+        if not os.path.isfile(path) or not self.is_inside(path):
+            if os.path.islink(path) and path not in self._by_path:
+                log.warning("not following %s: it leads outside %s (see --follow-symlinks)", path, self.root)
             self.forget(path)
             return
         session = self._by_path.get(path)
         if session is None:
             relpath = self.relpath(path)
             session = SessionIndex(session_id_for(relpath), path, relpath)
-            self._tailers[path] = FileTailer(path)
+            self._tailers[path] = reader_for(path)
             with self.lock:
                 self._by_path[path] = session
                 self.sessions[session.id] = session
+                self.aliases.pop(session.id, None)
                 self.version += 1
         result = self._tailers[path].read()
         if result.restarted:
             session.restart()
         if result.lines:
             session.ingest(result.lines)
-        if result.lines or result.restarted:
+        if result.error:
+            session.file_problem(result.error)
+        if result.lines or result.restarted or result.error:
             session.updated_at = result.modified_at
             with self.lock:
                 self.version += 1
+
+    def move(self, source: str, destination: str) -> None:
+        """A session file was renamed: keep its index and its reading position under the new name.
+
+        Links to the old id keep working (see `resolve`). Renamed to something that is not a
+        session file, it is forgotten; a file renamed over a session replaces it.
+        """
+        source, destination = os.path.abspath(source), os.path.abspath(destination)
+        session = self._by_path.get(source)
+        if session is None or not self.is_session_file(destination) or source.endswith(GZIP_SUFFIX) != destination.endswith(GZIP_SUFFIX):
+            self.forget(source)
+            self.refresh(destination)
+            return
+        if destination in self._by_path:
+            self.forget(destination)
+        relpath = self.relpath(destination)
+        with self.lock, session.lock:
+            old_id = session.id
+            del self._by_path[source], self.sessions[old_id]
+            tailer = self._tailers.pop(source)
+            tailer.path = destination
+            session.id, session.path, session.relpath = session_id_for(relpath), destination, relpath
+            session.name = session_name(relpath)
+            self._by_path[destination], self._tailers[destination] = session, tailer
+            self.sessions[session.id] = session
+            self.aliases.pop(session.id, None)
+            if old_id != session.id:
+                self.aliases[old_id] = session.id
+            self.version += 1
+        self.refresh(destination)
 
     def forget(self, path: str) -> None:
         path = os.path.abspath(path)
@@ -336,14 +469,29 @@ class Library:
                 self.sessions.pop(session.id, None)
                 self.version += 1
 
+    def paths_below(self, folder: str) -> list[str]:
+        prefix = os.path.join(os.path.abspath(folder), "")
+        with self.lock:
+            return [p for p in self._by_path if p.startswith(prefix)]
+
     def forget_below(self, folder: str) -> None:
         """A folder went away: forget every session that was inside it."""
-        prefix = os.path.join(os.path.abspath(folder), "")
-        for path in [p for p in self._by_path if p.startswith(prefix)]:
+        for path in self.paths_below(folder):
             self.forget(path)
 
     def get(self, session_id: str) -> SessionIndex | None:
         return self.sessions.get(session_id)
+
+    def resolve(self, session_id: str) -> str | None:
+        """The id a session has now, after renames; None when it is gone."""
+        with self.lock:
+            for _ in range(100):  # renamed again and again: a chain, never a loop, but bounded
+                if session_id in self.sessions:
+                    return session_id
+                session_id = self.aliases.get(session_id)
+                if session_id is None:
+                    return None
+        return None
 
     def listing(self) -> list[SessionIndex]:
         with self.lock:

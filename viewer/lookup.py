@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
-from flask import abort, request
+from flask import abort, redirect, request, url_for
 
 from .app import state
 from .index import SessionIndex
 
 
 def session_or_404(session_id: str) -> SessionIndex:
-    session = state().library.get(session_id)
+    """The session, a redirect to its new id when its file was renamed, or 404."""
+    library = state().library
+    session = library.get(session_id)
     if session is None:
+        renamed = library.resolve(session_id)
+        if renamed is not None:
+            view_args = dict(request.view_args or {}, session_id=renamed)
+            abort(redirect(url_for(request.endpoint, **view_args, **request.args.to_dict(flat=False))))
         abort(404, f"There is no session {session_id!r} (it may have been moved or deleted).")
     return session
 

@@ -60,6 +60,45 @@ def causes_of(event: Event) -> list[str]:
     return []
 
 
+def _type_name(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number",
+            float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def shape_problems(event: Event) -> list[tuple[str, str]]:
+    """(kind, detail) for each field of a known event whose type the seed does not allow.
+
+    The event is still kept and shown as leniently as it can be; these only report it.
+    """
+    found = []
+
+    def expect(key: str, allowed: tuple[type, ...], wanted: str) -> None:
+        if key in event and event[key] is not None and not isinstance(event[key], allowed):
+            found.append(("wrong_type", f"{key} is {_type_name(event[key])}, not {wanted}"))
+
+    expect("name", (str,), "a string")
+    expect("language_model", (str,), "a string")
+    expect("substance", (str,), "a message id")
+    expect("tool_call_id", (str,), "a string")
+    cause = event.get("cause")
+    if cause is not None and not (isinstance(cause, str) or (isinstance(cause, list) and all(isinstance(c, str) for c in cause))):
+        found.append(("wrong_type", f"cause is {_type_name(cause)}, not a message id or a list of them"))
+    if event.get("event_type") in (TRANSCRIPT_ENTRY, PIECE_OF_TEXT):
+        expect("content", (str,), "a string")
+    calls = event.get("tool_calls")
+    if calls is not None:
+        if not isinstance(calls, list):
+            found.append(("wrong_type", f"tool_calls is {_type_name(calls)}, not a list (ignored)"))
+        else:
+            for i, call in enumerate(calls):
+                if not isinstance(call, dict):
+                    found.append(("wrong_type", f"tool_calls[{i}] is {_type_name(call)}, not an object (ignored)"))
+                    continue
+                if not ToolCall.from_dict(call).arguments_valid:
+                    found.append(("arguments_not_json", f"tool_calls[{i}] arguments are not valid JSON (shown raw)"))
+    return found
+
+
 def substance_key(event: Event) -> str:
     """What a transcript entry represents: its `substance` if present, else itself."""
     substance = event.get("substance")

@@ -28,7 +28,10 @@ def _poll_session(session_id: str):
     Gone: 286 (htmx stops polling) with a banner. Cursor from before the file was replaced:
     HX-Refresh reloads the page. Nothing new: 204, the cheap common case.
     """
-    s = state().library.get(session_id)
+    library = state().library
+    s = library.get(session_id)
+    if s is None and library.resolve(session_id) is not None:  # renamed: the page reload redirects
+        raise PollEnds(Response(status=200, headers={"HX-Refresh": "true"}))
     if s is None:
         raise PollEnds(Response(render_template("_gone.html", session_id=session_id), status=286))
     after = s.position_after(request.args.get("after"))

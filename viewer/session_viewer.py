@@ -5,9 +5,8 @@ from __future__ import annotations
 import os
 
 from . import queries
-from .index import SessionIndex, session_id_for
+from .index import SessionIndex, reader_for, session_id_for
 from .model import Event
-from .tailer import FileTailer
 
 
 def load_index(session_file: str | os.PathLike) -> SessionIndex:
@@ -15,7 +14,10 @@ def load_index(session_file: str | os.PathLike) -> SessionIndex:
     path = os.fspath(session_file)
     name = os.path.basename(path)
     session = SessionIndex(session_id_for(name), path, name)
-    session.ingest(FileTailer(path).read().lines)
+    result = reader_for(path).read()
+    session.ingest(result.lines)
+    if result.error:
+        session.file_problem(result.error)
     return session
 
 

@@ -1,8 +1,10 @@
-"""Follow one append-only file by byte offset, yielding only complete lines."""
+"""Read session files: follow an append-only file by byte offset, or read a gzip file whole."""
 
 from __future__ import annotations
 
 import os
+import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 READ_CHUNK = 8 * 1024 * 1024
@@ -19,21 +21,24 @@ class TailResult:
     lines: list[Line] = field(default_factory=list)
     restarted: bool = False  # the file was truncated or replaced: lines start from line 1 again
     modified_at: float | None = None  # the file's mtime when read
+    error: str | None = None  # the file could not be read to its end (lines before the fault are kept)
 
 
 class FileTailer:
     """Reads what was appended to a file since the last call.
 
-    Only lines ending in ``\\n`` are returned; a partial last line is kept back
-    (its bytes are re-read next time, not buffered) until it is completed, so it is
-    never parsed half and never lost. A file that shrank below the read offset or
-    whose inode changed is read again from the start.
+    Only lines ending in ``\\n`` are returned. The bytes of a partial last line are kept
+    (not parsed) until its newline arrives, so a line written in many chunks — even one
+    splitting a UTF-8 character — is parsed once, whole, and a long line being written
+    slowly is read once, not again on every append. A file that shrank below what was
+    read, or whose inode changed, is read again from the start.
     """
 
     def __init__(self, path: str | os.PathLike):
         self.path = os.fspath(path)
-        self.offset = 0
+        self.offset = 0  # end of the last complete line
         self.line_count = 0
+        self._partial = b""  # bytes after `offset` already read, waiting for their newline
         self._identity: tuple[int, int] | None = None
 
     def read(self) -> TailResult:
@@ -46,27 +51,80 @@ class FileTailer:
             st = os.fstat(f.fileno())
             identity = (st.st_dev, st.st_ino)
             result.modified_at = st.st_mtime
-            if self._identity is not None and (identity != self._identity or st.st_size < self.offset):
-                self.offset = 0
-                self.line_count = 0
+            read_to = self.offset + len(self._partial)
+            if self._identity is not None and (identity != self._identity or st.st_size < read_to):
+                self.offset, self.line_count, self._partial, read_to = 0, 0, b"", 0
                 result.restarted = True
             self._identity = identity
-            if st.st_size == self.offset:
+            if st.st_size == read_to:
                 return result
-            f.seek(self.offset)
-            carry = b""
-            while True:
-                chunk = f.read(READ_CHUNK)
-                if not chunk:
-                    break
-                data = carry + chunk
+            f.seek(read_to)
+            while chunk := f.read(READ_CHUNK):
+                data = self._partial + chunk
                 end = data.rfind(b"\n")
                 if end < 0:
-                    carry = data
+                    self._partial = data
                     continue
                 for raw in data[:end].split(b"\n"):
                     self.line_count += 1
                     result.lines.append(Line(self.line_count, raw))
                 self.offset += end + 1
-                carry = data[end + 1 :]
+                self._partial = data[end + 1 :]
         return result
+
+
+class GzipReader:
+    """Reads a ``.jsonl.gz`` file whole: compressed files are read, not tailed.
+
+    When the file changes (a new inode, size or mtime) it is read again from the start.
+    A truncated or corrupt stream keeps every complete line before the fault and says why.
+    """
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = os.fspath(path)
+        self._stamp: tuple[int, int, int, int] | None = None
+
+    def read(self) -> TailResult:
+        result = TailResult()
+        try:
+            f = open(self.path, "rb")
+        except FileNotFoundError:
+            return result
+        with f:
+            st = os.fstat(f.fileno())
+            stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+            result.modified_at = st.st_mtime
+            if stamp == self._stamp:
+                return result
+            result.restarted = self._stamp is not None
+            self._stamp = stamp
+            partial, number = b"", 0
+            try:
+                for chunk in _gunzip(f):
+                    data = partial + chunk
+                    *complete, partial = data.split(b"\n")
+                    for raw in complete:
+                        number += 1
+                        result.lines.append(Line(number, raw))
+            except (EOFError, zlib.error) as exc:
+                result.error = f"gzip stream unreadable after line {number}: {exc}"
+                return result
+            if partial:  # a finished archive: its last line needs no newline
+                result.lines.append(Line(number + 1, partial))
+        return result
+
+
+def _gunzip(f) -> Iterator[bytes]:
+    """Decompressed chunks of a gzip file, all its members; a cut-off stream yields all it can, then raises."""
+    decompressor, fed = zlib.decompressobj(wbits=31), False
+    while compressed := f.read(READ_CHUNK):
+        while compressed:
+            fed = True
+            yield decompressor.decompress(compressed)
+            if not decompressor.eof:
+                break
+            compressed = decompressor.unused_data  # the next member, if any
+            decompressor, fed = zlib.decompressobj(wbits=31), False
+    if fed:
+        yield decompressor.flush()
+        raise EOFError("the file ends before the end of its compressed stream")

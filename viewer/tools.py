@@ -165,7 +165,7 @@ STANDARD_TOOLS: dict[str, Tool] = {"task": task, "discuss": discuss, "whisper": 
 
 # --- hooks ------------------------------------------------------------------------------------------
 
-def redact(pattern: str, replacement: str = "[REDACTED]") -> Hook:
+def redactor(pattern: str, replacement: str = "[REDACTED]") -> Hook:
     """A delivery hook replacing every match of a regular expression."""
     compiled = re.compile(pattern)
 

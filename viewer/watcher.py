@@ -22,6 +22,9 @@ class _MarkDirty(FileSystemEventHandler):
     def on_any_event(self, event: FileSystemEvent) -> None:
         if event.event_type in ("opened", "closed_no_write"):
             return
+        if event.event_type == "moved":
+            self.watcher.moved(os.fsdecode(event.src_path), os.fsdecode(event.dest_path), event.is_directory)
+            return
         paths = [event.src_path, getattr(event, "dest_path", "")]
         for path in filter(None, (os.fsdecode(p) for p in paths)):
             self.watcher.mark(path, folder=event.is_directory)
@@ -39,6 +42,7 @@ class Watcher:
         self.library = library
         self._observer = PollingObserver(timeout=1.0) if polling else Observer()
         self._dirty: dict[str, bool] = {}  # path -> is a folder
+        self._moves: list[tuple[str, str, bool]] = []  # (source, destination, is a folder), in order
         self._wake = threading.Condition()
         self._stopping = False
         self._thread = threading.Thread(target=self._run, name="agentview-ingest", daemon=True)
@@ -47,6 +51,14 @@ class Watcher:
     def mark(self, path: str, folder: bool = False) -> None:
         with self._wake:
             self._dirty[path] = self._dirty.get(path, False) or folder
+            self._wake.notify()
+
+    def moved(self, source: str, destination: str, folder: bool = False) -> None:
+        """A rename: the session keeps its index; both paths are looked at again afterwards."""
+        with self._wake:
+            self._moves.append((source, destination, folder))
+            self._dirty.setdefault(source, folder)
+            self._dirty[destination] = self._dirty.get(destination, False) or folder
             self._wake.notify()
 
     def start(self) -> "Watcher":
@@ -73,6 +85,9 @@ class Watcher:
                 if self._stopping:
                     return
                 batch, self._dirty = self._dirty, {}
+                moves, self._moves = self._moves, []
+            for source, destination, folder in moves:
+                self._guarded(self._move, source, destination, folder)
             for path, folder in batch.items():
                 self._guarded(self._handle, path, folder)
 
@@ -84,6 +99,14 @@ class Watcher:
                 self.library.forget_below(path)
         else:
             self.library.refresh(path)
+
+    def _move(self, source: str, destination: str, folder: bool) -> None:
+        if not folder:
+            self.library.move(source, destination)
+            return
+        prefix = os.path.join(os.path.abspath(source), "")
+        for path in self.library.paths_below(prefix):
+            self.library.move(path, os.path.join(destination, path[len(prefix):]))
 
     @staticmethod
     def _guarded(action, *args) -> None:

@@ -1,0 +1,179 @@
+"""Opening a log cannot hurt: Host allowlist, access token, secret masking, ids that stay inside DIR, read-only."""
+
+import hashlib
+import http.client
+import json
+import os
+import urllib.parse
+
+import pytest
+
+from conftest import serve, write_events
+from events import calls, created, say, tool_call, user
+from viewer.app import create_app
+from viewer.redact import mask, mask_json
+
+SECRETS = {
+    "openai": "sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vW7",
+    "anthropic": "sk-ant-api03-Zx8Cv6Bn4Mq2Wr0Ty9Ui7Op5",
+    "aws": "AKIAIOSFODNN7EXAMPLE",
+    "github": "ghp_aB1cD2eF3gH4iJ5kL6mN7oP8qR9sT0uV1wX2",
+    "slack": "xoxb-123456789012-abcdefABCDEF",
+    "bearer": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl",
+}
+
+
+def secret_session(folder):
+    text = (f"Authorization: Bearer {SECRETS['bearer']}\nx-api-key: hunter2-the-key\n"
+            f"Cookie: session=s3cr3t-cookie; theme=dark\nkeys: {SECRETS['openai']} {SECRETS['anthropic']} "
+            f"{SECRETS['aws']} {SECRETS['github']} {SECRETS['slack']}")
+    return write_events(folder / "secrets.jsonl", [
+        created("m1", "a", name="Agent"),
+        user("m2", "a", text),
+        calls("m3", "a", tool_call("c1", "http", headers={"Authorization": f"Bearer {SECRETS['bearer']}"})),
+    ])
+
+
+def leaked(body: str) -> list[str]:
+    return [s for s in [*SECRETS.values(), "hunter2-the-key", "s3cr3t-cookie"] if s in body]
+
+
+# --- secret masking -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, shown", [
+    ("Authorization: Bearer abc.def.ghi", "Authorization: [masked]"),
+    ('{"x-api-key": "k-123456"}', '{"x-api-key": "[masked]"}'),
+    ("set-cookie: id=42; HttpOnly", "set-cookie: [masked]"),
+    ("use sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vW7 now", "use sk-p…[masked] now"),
+    ("AKIAIOSFODNN7EXAMPLE", "AKIA…[masked]"),
+    ("token ghp_aB1cD2eF3gH4iJ5kL6mN7oP8qR9sT0uV1wX2.", "token ghp_…[masked]."),
+    ("xoxp-1234567890-abcdef", "xoxp…[masked]"),
+    ("curl -H 'Authorization: Bearer x'", "curl -H 'Authorization: [masked]'"),
+    ("api_key=[REDACTED]", "api_key=[REDACTED]"),  # a hook's own redaction stays as it is
+    ("nothing secret here: sk-short", "nothing secret here: sk-short"),
+])
+def test_mask(text, shown):
+    assert mask(text) == shown
+
+
+def test_masking_serialized_json_keeps_it_valid():
+    data = {"a": 'Authorization: Bearer tok"en\\x', "b": [f"{SECRETS['openai']}\\", 'password="p\\"w"'],
+            "c": {"Cookie": "k=v; k2=v2"}, "d": "\u2603 x-api-key: abc\nnext line"}
+    body = json.dumps(data).encode()
+    masked = json.loads(mask_json(body))
+    assert masked["c"]["Cookie"] == "[masked]" and masked["d"] == "\u2603 x-api-key: [masked]\nnext line"
+    assert SECRETS["openai"] not in json.dumps(masked)
+
+
+def test_pages_and_api_mask_secrets_by_default_and_reveal_on_the_cookie_only(tmp_path):
+    secret_session(tmp_path)
+    client = create_app(tmp_path, watch=False).test_client()
+    urls = ["/s/secrets/agents/a", "/s/secrets/messages/m2", "/s/secrets/messages/m3", "/s/secrets",
+            "/api/sessions/secrets/agents/a", "/api/sessions/secrets/messages/m3", "/api/sessions/secrets/events",
+            "/s/secrets/agents/a?reveal=1", "/api/sessions/secrets/agents/a?reveal=1"]  # no URL reveals
+    for url in urls:
+        body = client.get(url).get_data(as_text=True)
+        assert leaked(body) == [], url
+    page = client.get("/s/secrets/agents/a").get_data(as_text=True)
+    assert "[masked]" in page and 'class="secrets-toggle" data-reveal="1"' in page
+
+    client.set_cookie("agentview_reveal", "1")
+    revealed = client.get("/s/secrets/agents/a")
+    assert len(leaked(revealed.get_data(as_text=True))) == 8 and revealed.headers["Cache-Control"] == "no-store"
+    assert "secrets shown" in revealed.get_data(as_text=True)
+    assert len(leaked(client.get("/api/sessions/secrets/messages/m3").get_data(as_text=True))) == 1
+
+
+def test_no_redact_shows_everything_and_no_toggle(tmp_path):
+    secret_session(tmp_path)
+    client = create_app(tmp_path, watch=False, redact=False).test_client()
+    page = client.get("/s/secrets/agents/a").get_data(as_text=True)
+    assert len(leaked(page)) == 8 and "secrets-toggle" not in page
+
+
+# --- who may ask --------------------------------------------------------------------------------
+
+def test_only_allowed_host_names_are_answered(tmp_path):
+    client = create_app(tmp_path, watch=False).test_client()
+    for host in ["localhost", "127.0.0.1:8000", "localhost:1234", "[::1]:8000"]:
+        assert client.get("/", headers={"Host": host}).status_code == 200, host
+    for host in ["evil.example", "evil.example:8000", "127.0.0.1.evil.example", "localhost.evil.example:80"]:
+        response = client.get("/api/sessions", headers={"Host": host})
+        assert response.status_code == 400 and "does not answer" in response.get_json()["detail"], host
+
+
+def raw_get(url: str, path: str, headers: dict | None = None):
+    parts = urllib.parse.urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+    connection.request("GET", path, headers=headers or {})
+    response = connection.getresponse()
+    return response.status, dict(response.getheaders()), response.read()
+
+
+def test_a_server_reachable_from_other_machines_requires_its_token(tmp_path):
+    secret_session(tmp_path)
+    with serve(tmp_path, "--host", "0.0.0.0") as server:
+        assert "?token=" in server.printed_url
+        token = server.printed_url.split("?token=")[1]
+        url = server.url.replace("0.0.0.0", "127.0.0.1")
+        assert raw_get(url, "/api/sessions")[0] == 401
+        assert raw_get(url, "/api/sessions?token=wrong")[0] == 401
+        assert raw_get(url, "/static/agentview.js")[0] == 401
+        status, headers, _ = raw_get(url, f"/s/secrets?token={token}&x=1")
+        assert status == 302 and headers["Location"] == "/s/secrets?x=1"  # the token leaves the address bar
+        cookie = headers["Set-Cookie"]
+        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+        assert raw_get(url, "/s/secrets", {"Cookie": cookie.split(";")[0]})[0] == 200
+        assert raw_get(url, "/api/sessions", {"Authorization": f"Bearer {token}"})[0] == 200
+
+
+def test_loopback_needs_no_token_and_refuses_foreign_host_names(tmp_path):
+    with serve(tmp_path) as server:
+        assert "token" not in server.printed_url
+        assert raw_get(server.url, "/api/sessions")[0] == 200
+        assert raw_get(server.url, "/api/sessions", {"Host": "attacker.example:80"})[0] == 400
+
+
+# --- ids from URLs stay inside DIR ----------------------------------------------------------------
+
+@pytest.mark.parametrize("path", [
+    "/s/..", "/s/../etc", "/s/..%2F..%2Fetc%2Fpasswd", "/s/%2Fetc%2Fpasswd", "/s/%252e%252e%252fpasswd",
+    "/s/..%5C..%5Cwindows", "/api/sessions/..%2Foutside", "/api/sessions/%2Ftmp%2Foutside",
+    "/s/inside/agents/..%2F..%2Foutside", "/s/inside/messages/..%2F..%2F..%2Fetc%2Fpasswd",
+    "/s/outside", "/static/..%2Foutside.jsonl", "/static/../../outside.jsonl", "/s/inside/../../outside",
+])
+def test_ids_from_urls_cannot_reach_outside_the_folder(tmp_path, path):
+    write_events(tmp_path / "outside.jsonl", [say("o1", "x", "PRIVATE-OUTSIDE")])
+    folder = tmp_path / "sessions"
+    write_events(folder / "inside.jsonl", [say("m1", "a", "public")])
+    client = create_app(folder, watch=False).test_client()
+    response = client.get(path)
+    assert response.status_code in (400, 404), (path, response.status_code)
+    assert b"PRIVATE-OUTSIDE" not in response.data
+
+
+# --- the server never writes ---------------------------------------------------------------------
+
+def tree_state(folder):
+    state = {}
+    for dirpath, _, filenames in os.walk(folder):
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            st = os.stat(path)
+            state[path] = (st.st_mtime_ns, st.st_size, hashlib.sha256(open(path, "rb").read()).hexdigest())
+    return state
+
+
+def test_no_route_writes_moves_or_deletes_files(session_dir):
+    secret_session(session_dir)
+    app = create_app(session_dir, watch=False)
+    methods = {m for rule in app.url_map.iter_rules() for m in rule.methods}
+    assert methods <= {"GET", "HEAD", "OPTIONS"}  # nothing is registered that could take a write
+    before = tree_state(session_dir)
+    client = app.test_client()
+    for rule in app.url_map.iter_rules():
+        url = rule.rule.replace("<session_id>", "research_team").replace("<path:agent_id>", "agent_writer")
+        url = url.replace("<path:message_id>", "msg_113").replace("<path:filename>", "agentview.css")
+        for method in ("GET", "POST", "PUT", "DELETE", "PATCH"):
+            assert client.open(url, method=method).status_code < 500, (method, url)
+    assert tree_state(session_dir) == before
