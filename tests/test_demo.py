@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import urllib.request
 
 import pytest
@@ -106,3 +108,14 @@ def test_serve_demo_serves_a_temporary_folder_the_demo_writes_into_then_removes_
 def test_serve_without_a_folder_asks_for_one():
     result = agentview("serve", "--port", "0")
     assert result.returncode == 2 and "needs a folder (or --demo)" in result.stderr
+
+
+def test_serve_demo_leaves_no_temporary_folder_when_the_port_is_taken():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        before = {p for p in os.listdir(tempfile.gettempdir()) if p.startswith("agentview-demo-")}
+        result = agentview("serve", "--demo", "--port", str(taken.getsockname()[1]))
+    assert result.returncode != 0 and "Address already in use" in result.stderr
+    after = {p for p in os.listdir(tempfile.gettempdir()) if p.startswith("agentview-demo-")}
+    assert after <= before

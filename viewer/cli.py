@@ -33,7 +33,12 @@ def serve(args: argparse.Namespace) -> int:
         token = secrets.token_urlsafe(24)  # reachable from other machines: nobody gets in without it
     app = create_app(args.dir, polling=args.polling, follow_symlinks=args.follow_symlinks, redact=not args.no_redact,
                      token=token, allowed_hosts=security.allowed_hosts_for(args.host, args.allow_host))
-    server = create_server(app, host=args.host, port=args.port, threads=args.threads, ident="agentview")
+    try:
+        server = create_server(app, host=args.host, port=args.port, threads=args.threads, ident="agentview")
+    except OSError:
+        if args.demo:
+            shutil.rmtree(args.dir, ignore_errors=True)
+        raise
     host, port = server.effective_host, server.effective_port
     shown = f"[{host}]" if ":" in str(host) else host
     # The first line on stdout says where we listen (tests start us on port 0 and read it).
