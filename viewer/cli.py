@@ -6,7 +6,10 @@ import argparse
 import logging
 import os
 import secrets
+import shutil
+import signal
 import sys
+import tempfile
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -15,7 +18,13 @@ def serve(args: argparse.Namespace) -> int:
     from . import security
     from .app import create_app
 
-    if not os.path.isdir(args.dir):
+    if args.demo:
+        # The demo writes into a fresh temporary folder of our own, never into DIR.
+        args.dir = tempfile.mkdtemp(prefix="agentview-demo-")
+    elif args.dir is None:
+        print("agentview: serve needs a folder (or --demo)", file=sys.stderr)
+        return 2
+    elif not os.path.isdir(args.dir):
         print(f"agentview: {args.dir} is not a folder", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
@@ -24,12 +33,26 @@ def serve(args: argparse.Namespace) -> int:
         token = secrets.token_urlsafe(24)  # reachable from other machines: nobody gets in without it
     app = create_app(args.dir, polling=args.polling, follow_symlinks=args.follow_symlinks, redact=not args.no_redact,
                      token=token, allowed_hosts=security.allowed_hosts_for(args.host, args.allow_host))
-    server = create_server(app, host=args.host, port=args.port, threads=args.threads, ident="agentview")
+    try:
+        server = create_server(app, host=args.host, port=args.port, threads=args.threads, ident="agentview")
+    except OSError:
+        if args.demo:
+            shutil.rmtree(args.dir, ignore_errors=True)
+        raise
     host, port = server.effective_host, server.effective_port
     shown = f"[{host}]" if ":" in str(host) else host
     # The first line on stdout says where we listen (tests start us on port 0 and read it).
     query = f"?token={token}" if token else ""
     print(f"agentview: serving {os.path.abspath(args.dir)} at http://{shown}:{port}/{query}", flush=True)
+    demo = None
+    if args.demo:
+        from .demo import Background
+
+        demo = Background(args.dir).start()
+        # Stopped by a signal, still remove the temporary folder (finally below).
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+        print(f"agentview: a scripted demo session is being written live: watch "
+              f"http://{shown}:{port}/s/demo{query}", flush=True)
     try:
         server.run()
     except KeyboardInterrupt:
@@ -38,19 +61,34 @@ def serve(args: argparse.Namespace) -> int:
         watcher = app.extensions["agentview"].watcher
         if watcher:
             watcher.stop()
+        if demo:
+            demo.stop()
+            shutil.rmtree(args.dir, ignore_errors=True)
     return 0
+
+
+def demo(args: argparse.Namespace) -> int:
+    from .demo import main
+
+    if args.speed <= 0:
+        print("agentview: --speed must be positive", file=sys.stderr)
+        return 2
+    return main(args.dir, args.speed)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agentview", description="A live web viewer for multi-agent session logs.")
     commands = parser.add_subparsers(dest="command", required=True)
     p = commands.add_parser("serve", help="watch a folder of *.jsonl sessions and serve the viewer")
-    p.add_argument("dir", help="folder to watch (recursively)")
+    p.add_argument("dir", nargs="?", help="folder to watch (recursively)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
     p.add_argument("--port", type=int, default=8000, help="port (0 picks a free one; default 8000)")
     p.add_argument("--threads", type=int, default=8, help="request threads (default 8)")
     p.add_argument("--polling", action="store_true",
                    help="poll the folder instead of using OS file events (network or container mounts)")
+    p.add_argument("--demo", action="store_true",
+                   help="instead of DIR, serve a new temporary folder while a scripted demo session is written "
+                        "into it (the folder is removed on exit)")
     p.add_argument("--token", help="access token every request must carry (default: a random one when --host "
                                    "is not loopback, none on loopback)")
     p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
@@ -60,6 +98,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-redact", action="store_true",
                    help="show secrets (API keys, tokens, auth headers) instead of masking them")
     p.set_defaults(func=serve)
+    p = commands.add_parser("demo", help="write a scripted multi-agent session into DIR, live, over about a minute")
+    p.add_argument("dir", help="folder to write the session into (created if missing)")
+    p.add_argument("--speed", type=float, default=1.0, help="play faster (2 = twice as fast; default 1)")
+    p.set_defaults(func=demo)
     return parser
 
 
