@@ -47,10 +47,11 @@ def create_app(root: str | os.PathLike, watch: bool = True, polling: bool = Fals
         library.scan()
     app.extensions["agentview"] = AgentView(library, watcher)
 
-    from . import api, pages
+    from . import api, flow_views, pages
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(flow_views.bp)
     pages.register_error_pages(app)
     app.jinja_env.filters["pretty_json"] = lambda value: orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
     app.jinja_env.filters["isotime"] = lambda t: datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")

@@ -34,6 +34,25 @@ def serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def export(args: argparse.Namespace) -> int:
+    from .exports import ExportError
+    from .exports import export as render
+    from .session_viewer import load_index
+
+    if not os.path.isfile(args.session_file):
+        print(f"agentview: {args.session_file} is not a file", file=sys.stderr)
+        return 2
+    agents = [a for a in (args.agents or "").split(",") if a]
+    try:
+        text = render(load_index(args.session_file), args.format, args.agent, agents, args.sub)
+    except ExportError as error:
+        print(f"agentview: {error}", file=sys.stderr)
+        return 2
+    sys.stdout.buffer.write(text.encode("utf-8"))
+    sys.stdout.flush()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agentview", description="A live web viewer for multi-agent session logs.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -45,6 +64,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--polling", action="store_true",
                    help="poll the folder instead of using OS file events (network or container mounts)")
     p.set_defaults(func=serve)
+    p = commands.add_parser("export", help="print a session as markdown, a text trace, GraphViz DOT or JSON")
+    p.add_argument("session_file", help="a session .jsonl file")
+    p.add_argument("--format", required=True, choices=["markdown", "trace", "dot", "json"])
+    p.add_argument("--agent", help="one agent's perspective (markdown), or only its events (trace, dot)")
+    p.add_argument("--agents", help="comma-separated agents: their dialog (markdown), or only their events")
+    p.add_argument("--sub", action="store_true", help="with --agent: include its sub-agents' entries")
+    p.set_defaults(func=export)
     return parser
 
 

@@ -1,0 +1,29 @@
+"""Pages about how information flowed: exports, provenance, the spawn graph, the chart, tracing.
+
+Each page builds one data dict (from exports.py, provenance.py, flow.py) and renders it or
+returns it as JSON: the JSON twins live here too, under /api.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, abort, request
+
+from . import exports
+from .lookup import agent_list_arg, flag_arg, session_or_404
+
+bp = Blueprint("flow", __name__)
+
+
+# --- exports -----------------------------------------------------------------------------------------
+
+@bp.get("/s/<session_id>/export/<fmt>")
+def export(session_id, fmt):
+    s = session_or_404(session_id)
+    if fmt not in exports.FORMATS:
+        abort(404, f"There is no {fmt!r} export; try one of {', '.join(exports.FORMATS)}.")
+    try:
+        text = exports.export(s, fmt, request.args.get("agent") or None, agent_list_arg(), flag_arg("sub"))
+    except exports.ExportError as error:
+        abort(400, str(error))
+    return Response(text, content_type=exports.MEDIA_TYPES[fmt])
+
