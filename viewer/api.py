@@ -5,7 +5,7 @@ from __future__ import annotations
 import orjson
 from flask import Blueprint, Response, request, url_for
 
-from . import queries
+from . import provenance, queries
 from .app import state
 from .lookup import agent_or_404, chosen_agents, flag_arg, int_arg, message_or_404, session_or_404
 
@@ -89,6 +89,7 @@ def message(session_id, message_id):
         position = message_or_404(s, message_id)
         return as_json({"event": s.events[position], "flow": queries.flow(s, message_id),
                         "references": queries.references(s, message_id),
+                        "provenance": provenance.message_provenance(s, message_id),
                         "url": url_for("pages.message", session_id=s.id, message_id=message_id)})
 
 

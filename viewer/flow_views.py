@@ -6,12 +6,19 @@ returns it as JSON: the JSON twins live here too, under /api.
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, abort, request
+from flask import Blueprint, Response, abort, render_template, request, url_for
 
-from . import exports
+from . import exports, provenance
+from .api import as_json, session_row
 from .lookup import agent_list_arg, flag_arg, session_or_404
 
 bp = Blueprint("flow", __name__)
+
+
+@bp.record_once
+def _setup(setup_state) -> None:
+    """What the flow templates need from the app, so app.py only registers this blueprint."""
+    setup_state.app.jinja_env.filters["word_diff"] = provenance.word_diff
 
 
 # --- exports -----------------------------------------------------------------------------------------
@@ -27,3 +34,17 @@ def export(session_id, fmt):
         abort(400, str(error))
     return Response(text, content_type=exports.MEDIA_TYPES[fmt])
 
+
+
+# --- the hook audit: modified deliveries by receiving agent ------------------------------------------
+
+@bp.get("/s/<session_id>/hooks")
+def hooks(session_id):
+    s = session_or_404(session_id)
+    return render_template("hooks.html", session=session_row(s), audit=provenance.hook_audit(s))
+
+
+@bp.get("/api/sessions/<session_id>/hooks")
+def hooks_json(session_id):
+    s = session_or_404(session_id)
+    return as_json({"id": s.id, **provenance.hook_audit(s), "url": url_for("flow.hooks", session_id=s.id)})

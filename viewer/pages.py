@@ -7,7 +7,7 @@ import logging
 from flask import Blueprint, Response, current_app, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from . import queries
+from . import provenance, queries
 from .api import as_json, session_row
 from .app import state
 from .lookup import agent_list_arg, agent_or_404, chosen_agents, flag_arg, int_arg, message_or_404, session_or_404
@@ -151,6 +151,7 @@ def message(session_id, message_id):
             session=session_row(s), event=s.events[position], position=position, line=s.line_numbers[position],
             names=queries.agent_names(s), flow=queries.flow(s, message_id),
             references=queries.references(s, message_id), parent=queries.parent_of(s, position),
+            provenance=provenance.message_provenance(s, message_id),
         )
     return render_template("message.html", **context)
 
