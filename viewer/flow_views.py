@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, abort, render_template, request, url_for
 
-from . import exports, provenance
+from . import exports, flow, provenance
 from .api import as_json, session_row
-from .lookup import agent_list_arg, flag_arg, session_or_404
+from .lookup import agent_list_arg, agent_or_404, flag_arg, session_or_404
 
 bp = Blueprint("flow", __name__)
 
@@ -48,3 +48,25 @@ def hooks(session_id):
 def hooks_json(session_id):
     s = session_or_404(session_id)
     return as_json({"id": s.id, **provenance.hook_audit(s), "url": url_for("flow.hooks", session_id=s.id)})
+
+
+# --- the spawn graph and the breadcrumbs -------------------------------------------------------------
+
+@bp.get("/s/<session_id>/spawn")
+def spawn(session_id):
+    s = session_or_404(session_id)
+    return render_template("spawn.html", session=session_row(s), graph=flow.spawn_graph(s))
+
+
+@bp.get("/api/sessions/<session_id>/spawn")
+def spawn_json(session_id):
+    s = session_or_404(session_id)
+    return as_json({"id": s.id, **flow.spawn_graph(s), "url": url_for("flow.spawn", session_id=s.id)})
+
+
+@bp.get("/api/sessions/<session_id>/lineage/<path:agent_id>")
+def lineage_json(session_id, agent_id):
+    s = session_or_404(session_id)
+    agent_or_404(s, agent_id)
+    return as_json({"agent_id": agent_id, "breadcrumbs": flow.breadcrumbs(s, agent_id),
+                    "url": url_for("pages.agent", session_id=s.id, agent_id=agent_id)})

@@ -7,7 +7,7 @@ import logging
 from flask import Blueprint, Response, current_app, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from . import provenance, queries
+from . import flow, provenance, queries
 from .api import as_json, session_row
 from .app import state
 from .lookup import agent_list_arg, agent_or_404, chosen_agents, flag_arg, int_arg, message_or_404, session_or_404
@@ -95,7 +95,7 @@ def agent(session_id, agent_id):
         view = queries.perspective(s, agent_id, include_subagents, int_arg("start"), size)
         context = dict(
             session=session_row(s), agent_id=agent_id, agent=queries.agent_summary(s, s.agents[agent_id]),
-            lineage=queries.lineage(s, agent_id),
+            lineage=queries.lineage(s, agent_id), crumbs=flow.breadcrumbs(s, agent_id),
             children=[queries.agent_summary(s, s.agents[c]) for c in s.agents[agent_id].children],
             view=view, include_subagents=include_subagents, size=size, cursor=s.cursor,
             live=view["end"] == view["total"],
