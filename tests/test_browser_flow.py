@@ -30,3 +30,48 @@ def test_the_spawn_graph_has_one_edge_per_spawned_agent_and_opens_agents(live_se
     expect(lineage.locator("li")).to_have_count(4)
     lineage.locator("a.call").nth(1).click()
     expect(page).to_have_url(f"{live_server.url}/s/research_team/messages/msg_063")
+
+
+def test_the_chart_draws_one_arrow_per_delivery_and_a_mark_opens_its_message(live_server, page):
+    page.goto(f"{live_server.url}/s/example1_jack_and_jill")
+    page.get_by_role("link", name="who said what to whom").click()
+    chart = page.locator("#av-chart")
+    arrows = chart.locator("line.arrow.substance")
+    expect(arrows).to_have_count(4)
+    assert sorted(arrows.evaluate_all("els => els.map(e => e.dataset.to)")) == ["msg_013", "msg_014", "msg_017", "msg_020"]
+    chart.locator('a.mark[data-message="msg_017"]').click()
+    expect(page).to_have_url(f"{live_server.url}/s/example1_jack_and_jill/messages/msg_017")
+    expect(page.locator("h1")).to_contain_text("msg_017")
+
+
+def test_the_window_control_moves_the_chart(live_server, page):
+    page.goto(f"{live_server.url}/s/research_team/chart?size=50")
+    expect(page.locator("#av-window-shown")).to_have_text("1–50 of 341")
+    page.locator("#av-window select[name=size]").select_option("100")
+    expect(page).to_have_url(f"{live_server.url}/s/research_team/chart?start=0&size=100")
+    expect(page.locator("#av-chart a.mark")).to_have_count(100)
+    page.get_by_role("link", name="later →").click()
+    expect(page.locator("#av-window-shown")).to_have_text("101–200 of 341")
+    expect(page.locator("#av-chart a.mark").first).to_have_attribute("data-position", "100")
+
+
+def test_tracing_highlights_upstream_and_downstream_in_the_chart_and_the_agent_page(live_server, page):
+    page.goto(f"{live_server.url}/s/example1_jack_and_jill/messages/msg_011")
+    page.get_by_role("link", name="in the chart").click()
+    chart = page.locator("#av-chart")
+    expect(chart.locator("a.mark.downstream")).to_have_count(5)
+    assert chart.locator("a.mark.downstream").evaluate_all("els => els.map(e => e.dataset.message)") == [
+        "msg_012", "msg_013", "msg_014", "msg_016", "msg_019"]
+    expect(chart.locator("a.mark.focus")).to_have_attribute("data-message", "msg_011")
+    # In the agent page: the call's results (shown under it) are downstream.
+    page.goto(f"{live_server.url}/s/example1_jack_and_jill/trace/msg_011")
+    page.get_by_role("link", name="show in agent_root's page").click()
+    expect(page.locator(".traced.focus")).to_have_attribute("id", "msg_011")
+    downstream = page.locator(".traced.downstream")
+    expect(downstream).to_have_count(2)
+    assert downstream.evaluate_all("els => els.map(e => e.id)") == ["msg_016", "msg_019"]
+    # Tracing a result marks the call it answers upstream.
+    page.goto(f"{live_server.url}/s/example1_jack_and_jill/trace/msg_016")
+    page.locator("ol.upstream a.agent").first.click()
+    expect(page.locator(".traced.upstream")).to_have_attribute("id", "msg_011")
+    expect(page.locator(".traced.focus")).to_have_attribute("id", "msg_016")

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, abort, render_template, request, url_for
 
-from . import exports, flow, provenance
+from . import exports, flow, provenance, queries
 from .api import as_json, session_row
-from .lookup import agent_list_arg, agent_or_404, flag_arg, session_or_404
+from .lookup import agent_list_arg, agent_or_404, chosen_agents, flag_arg, int_arg, message_or_404, session_or_404
 
 bp = Blueprint("flow", __name__)
 
@@ -70,3 +70,48 @@ def lineage_json(session_id, agent_id):
     agent_or_404(s, agent_id)
     return as_json({"agent_id": agent_id, "breadcrumbs": flow.breadcrumbs(s, agent_id),
                     "url": url_for("pages.agent", session_id=s.id, agent_id=agent_id)})
+
+
+# --- the who-said-what-to-whom chart, and tracing a message ------------------------------------------
+
+def _chart_data(s) -> dict:
+    """The chart window a request asks for: ?agents= (a dialog selection), ?start=, ?size=, ?trace=."""
+    chosen = chosen_agents(s)
+    size = int_arg("size", flow.DEFAULT_WINDOW, minimum=1)
+    traced = None
+    if request.args.get("trace"):
+        message_or_404(s, request.args["trace"])
+        traced = flow.trace(s, request.args["trace"])
+    start = int_arg("start") if "start" in request.args or traced is None else \
+        flow.window_start_for(s, traced["position"], min(size, flow.MAX_WINDOW), chosen)
+    return flow.chart(s, start, size, chosen, traced)
+
+
+@bp.get("/s/<session_id>/chart")
+def chart(session_id):
+    s = session_or_404(session_id)
+    data = _chart_data(s)
+    return render_template("chart.html", session=session_row(s), chart=data, names=queries.agent_names(s))
+
+
+@bp.get("/api/sessions/<session_id>/chart")
+def chart_json(session_id):
+    s = session_or_404(session_id)
+    data = _chart_data(s)
+    return as_json({"id": s.id, **data, "url": url_for("flow.chart", session_id=s.id, agents=",".join(data["agents"]) or None,
+                                                      start=data["start"], size=data["size"], trace=data["trace"])})
+
+
+@bp.get("/s/<session_id>/trace/<path:message_id>")
+def trace(session_id, message_id):
+    s = session_or_404(session_id)
+    message_or_404(s, message_id)
+    return render_template("trace.html", session=session_row(s), trace=flow.trace(s, message_id))
+
+
+@bp.get("/api/sessions/<session_id>/trace/<path:message_id>")
+def trace_json(session_id, message_id):
+    s = session_or_404(session_id)
+    message_or_404(s, message_id)
+    return as_json({"id": s.id, **flow.trace(s, message_id),
+                    "url": url_for("flow.trace", session_id=s.id, message_id=message_id)})
