@@ -1,6 +1,8 @@
 // agentview flow views: the chart's window control, trace highlights on agent pages, "as of" stepping.
 (function () {
   "use strict";
+  if (window.agentviewFlow) return;  // several partials may include this file
+  window.agentviewFlow = true;
 
   // A range or select marked data-autosubmit reloads its form's URL when it changes.
   document.addEventListener("change", (event) => {
@@ -30,4 +32,24 @@
   }
 
   document.addEventListener("DOMContentLoaded", highlightTrace);
+
+  // "As of event N": , and . step one event back and forward (the links in the banner or the control).
+  document.addEventListener("keydown", (event) => {
+    if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.target.closest("input:not([type=range]), textarea, select, [contenteditable]")) return;
+    const step = { ",": "prev", ".": "next" }[event.key];
+    const link = step && document.querySelector(`a[data-step="${step}"]`);
+    if (link) {
+      event.preventDefault();
+      window.location.assign(link.href);
+    }
+  });
+
+  // The slider shows the number it will go to while it moves.
+  document.addEventListener("input", (event) => {
+    if (event.target.id === "av-at") {
+      const out = document.getElementById("av-at-value");
+      if (out) out.textContent = event.target.value;
+    }
+  });
 })();

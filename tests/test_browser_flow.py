@@ -75,3 +75,34 @@ def test_tracing_highlights_upstream_and_downstream_in_the_chart_and_the_agent_p
     page.locator("ol.upstream a.agent").first.click()
     expect(page.locator(".traced.upstream")).to_have_attribute("id", "msg_011")
     expect(page.locator(".traced.focus")).to_have_attribute("id", "msg_016")
+
+
+def entry_ids(page):
+    return page.locator("#av-entries > article").evaluate_all("els => els.map(e => e.id)")
+
+
+def test_as_of_steps_one_event_with_the_keyboard(live_server, page):
+    base = f"{live_server.url}/s/example1_jack_and_jill"
+    page.goto(base)
+    slider = page.get_by_label("Show the session as of event")
+    expect(slider).to_have_value("20")
+    slider.focus()
+    page.keyboard.press("ArrowLeft")  # the slider itself: one event back, reloads frozen at 19
+    expect(page).to_have_url(f"{base}?at=19")
+    expect(page.locator("#av-as-of")).to_contain_text("As of event 19 of 20")
+    for n in (18, 17, 16):
+        page.keyboard.press(",")
+        expect(page).to_have_url(f"{base}?at={n}")
+    # Jill's transcript at 16 and at 17: what she knew right after each event.
+    page.locator('li.node[data-agent="agent_jill"] a.agent-name').click()
+    expect(page).to_have_url(f"{base}/agents/agent_jill?at=16")
+    expect(page.locator("#av-entries > article")).to_have_count(2)
+    assert entry_ids(page) == ["msg_009", "msg_014"]
+    page.keyboard.press(".")
+    expect(page).to_have_url(f"{base}/agents/agent_jill?at=17")
+    expect(page.locator("#av-entries > article")).to_have_count(3)
+    assert entry_ids(page) == ["msg_009", "msg_014", "msg_017"]
+    expect(page.locator(".live-dot")).to_have_count(0)
+    page.get_by_role("link", name="back to live").click()
+    expect(page).to_have_url(f"{base}/agents/agent_jill")
+    expect(page.locator("#av-entries > article")).to_have_count(4)

@@ -42,7 +42,7 @@ def _fence(text: str) -> str:
 
 def _inline(text: str) -> str:
     """Names and ids in headings: Markdown punctuation escaped, one line."""
-    text = " ".join(text.split())
+    text = " ".join(log_text(text).split())
     return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~])", r"\\\1", text)
 
 

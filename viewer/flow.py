@@ -58,7 +58,7 @@ def spawn_graph(s: SessionIndex) -> dict:
             agent = s.agents[agent_id]
             x = MARGIN + slots[agent_id] * (NODE_W + GAP_X)
             y = MARGIN + depth[agent_id] * (NODE_H + GAP_Y)
-            nodes.append({"agent_id": agent_id, "name": short(agent.display_name, 22), "full_name": agent.display_name,
+            nodes.append({"agent_id": agent_id, "name": short(agent.display_name, 22), "full_name": log_text(agent.display_name),
                           "x": x, "y": y, "cx": x + NODE_W / 2, "entries": len(agent.entries),
                           "implicit": agent.implicit, "root": agent.parent_id is None})
         where = {n["agent_id"]: n for n in nodes}
@@ -249,7 +249,7 @@ def chart(s: SessionIndex, start: int = 0, size: int = DEFAULT_WINDOW, agent_ids
                                   "x1": lane_x[s.events[q]["agent_id"]], "y1": y_of(q),
                                   "x2": lane_x[event["agent_id"]], "y2": y_of(p), "lit": p in lit and q in lit})
         spawned = set(traced["agents"]) if traced else set()
-        lane_rows = [{"agent_id": a, "name": short(s.agents[a].display_name, 20), "full_name": s.agents[a].display_name,
+        lane_rows = [{"agent_id": a, "name": short(s.agents[a].display_name, 20), "full_name": log_text(s.agents[a].display_name),
                       "x": lane_x[a], "spawned_by_trace": a in spawned} for a in lanes]
         height = HEAD_H + len(window) * ROW_H + 10
         return {"start": start, "end": start + len(window), "total": total, "size": size,

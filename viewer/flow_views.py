@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, abort, render_template, request, url_for
 
-from . import exports, flow, provenance, queries
+from . import asof, exports, flow, provenance, queries
 from .api import as_json, session_row
 from .lookup import agent_list_arg, agent_or_404, chosen_agents, flag_arg, int_arg, message_or_404, session_or_404
 
@@ -19,6 +19,8 @@ bp = Blueprint("flow", __name__)
 def _setup(setup_state) -> None:
     """What the flow templates need from the app, so app.py only registers this blueprint."""
     setup_state.app.jinja_env.filters["word_diff"] = provenance.word_diff
+    setup_state.app.jinja_env.globals.update(as_of=asof.current, as_of_banner=asof.banner)
+    setup_state.app.url_defaults(asof.inject_at)
 
 
 # --- exports -----------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import abort, request
 
+from . import asof
 from .app import state
 from .index import SessionIndex
 
@@ -12,7 +13,7 @@ def session_or_404(session_id: str) -> SessionIndex:
     session = state().library.get(session_id)
     if session is None:
         abort(404, f"There is no session {session_id!r} (it may have been moved or deleted).")
-    return session
+    return asof.for_request(session)  # ?at=N: the session right after its N-th event
 
 
 def agent_or_404(session: SessionIndex, agent_id: str) -> str:
