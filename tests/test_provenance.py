@@ -114,3 +114,16 @@ def test_log_text_in_diffs_is_escaped(tmp_path):
     write_events(tmp_path / "x" / "x.jsonl", [say("m1", "a", "<b>hi</b>"), user("m2", "b", "<script>x()</script>", substance="m1")])
     html = create_app(tmp_path / "x", watch=False).test_client().get("/s/x/messages/m2").get_data(as_text=True)
     assert "<script>x()" not in html and "&lt;script&gt;x()&lt;/script&gt;" in html
+
+
+def test_hook_audit_windows_each_agents_diffs(hooked_client):
+    data = hooked_client.get("/api/sessions/hooked/hooks?limit=1").get_json()
+    assert [(g["agent_id"], g["count"], [d["message_id"] for d in g["deliveries"]]) for g in data["groups"]] == [
+        ("jack", 1, ["m8"]), ("jill", 2, ["m5"])]
+    doc = parse(hooked_client.get("/s/hooked/hooks?limit=1").data)
+    later = [a for a in doc.find_all("a") if a.text == "later →"]
+    assert [a.attrs["href"] for a in later] == ["/s/hooked/hooks?agent=jill&start=1&limit=1"]
+    page2 = parse(hooked_client.get(later[0].attrs["href"]).data)
+    (jill,) = page2.find_all("section", data_agent="jill")
+    assert [d.attrs["id"] for d in jill.find_all("div") if d.attrs.get("id", "").startswith("av-prov-")] == ["av-prov-m9"]
+    assert hooked_client.get("/s/hooked/hooks?agent=nobody").status_code == 404

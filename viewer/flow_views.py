@@ -40,16 +40,28 @@ def export(session_id, fmt):
 
 # --- the hook audit: modified deliveries by receiving agent ------------------------------------------
 
+HOOK_PAGE = 20  # diffs per receiving agent on one audit page
+
+
+def _audit(s) -> dict:
+    """?agent= narrows to one receiving agent; ?start= and ?limit= window each group's deliveries."""
+    agent_id = request.args.get("agent") or None
+    if agent_id is not None:
+        agent_or_404(s, agent_id)
+    return provenance.hook_audit(s, agent_id, int_arg("start"), int_arg("limit", HOOK_PAGE, minimum=1))
+
+
+
 @bp.get("/s/<session_id>/hooks")
 def hooks(session_id):
     s = session_or_404(session_id)
-    return render_template("hooks.html", session=session_row(s), audit=provenance.hook_audit(s))
+    return render_template("hooks.html", session=session_row(s), audit=_audit(s))
 
 
 @bp.get("/api/sessions/<session_id>/hooks")
 def hooks_json(session_id):
     s = session_or_404(session_id)
-    return as_json({"id": s.id, **provenance.hook_audit(s), "url": url_for("flow.hooks", session_id=s.id)})
+    return as_json({"id": s.id, **_audit(s), "url": url_for("flow.hooks", session_id=s.id)})
 
 
 # --- the spawn graph and the breadcrumbs -------------------------------------------------------------

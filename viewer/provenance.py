@@ -102,24 +102,25 @@ def message_provenance(s: SessionIndex, message_id: str) -> dict:
     }
 
 
-def hook_audit(s: SessionIndex) -> dict:
-    """Every modified delivery, grouped by the agent that received it, with counts."""
+def hook_audit(s: SessionIndex, agent_id: str | None = None, start: int = 0, limit: int = 20) -> dict:
+    """Every modified delivery, grouped by the agent that received it, with counts; each group lists a
+    window of its deliveries (start, limit) so a huge session never renders every diff at once."""
     with s.lock:
         positions = sorted(p for refs in s.references.values() for p in refs)
-        modified, total = [], len(positions)
+        received: dict[str, int] = {}
+        by_agent: dict[str, list[int]] = {}
         for p in positions:
             event = s.events[p]
+            received[event["agent_id"]] = received.get(event["agent_id"], 0) + 1
             if model.is_modified(event, s.event(event["substance"])):
-                modified.append(p)
-        received: dict[str, int] = {}
-        for p in positions:
-            received[s.events[p]["agent_id"]] = received.get(s.events[p]["agent_id"], 0) + 1
-        by_agent: dict[str, list[int]] = {}
-        for p in modified:
-            by_agent.setdefault(s.events[p]["agent_id"], []).append(p)
-        order = [a for a in s.agent_order if a in by_agent]
+                by_agent.setdefault(event["agent_id"], []).append(p)
+        order = [a for a in s.agent_order if a in by_agent and (agent_id is None or a == agent_id)]
         names = {a: s.agents[a].display_name for a in by_agent}
-    groups = [{"agent_id": a, "name": names[a], "count": len(by_agent[a]), "received": received[a],
-               "deliveries": [delivery_provenance(s, p) for p in by_agent[a]]}
-              for a in order]
-    return {"deliveries": total, "modified": len(modified), "groups": groups}
+    groups = []
+    for a in order:
+        shown = by_agent[a][start:start + limit]
+        groups.append({"agent_id": a, "name": names[a], "count": len(by_agent[a]), "received": received[a],
+                       "start": start, "end": start + len(shown),
+                       "deliveries": [delivery_provenance(s, p) for p in shown]})
+    return {"deliveries": len(positions), "modified": sum(len(v) for v in by_agent.values()),
+            "agent_id": agent_id, "start": start, "limit": limit, "groups": groups}
