@@ -135,3 +135,29 @@ def test_chart_escapes_log_text(tmp_path):
                                               say("m2", "a", "<img src=x onerror=alert(1)>")])
     html = create_app(tmp_path / "x", watch=False).test_client().get("/s/x/chart").get_data(as_text=True)
     assert "<script>x" not in html and "<img src=x" not in html
+
+
+SAMPLE_NAMES = ["example1_jack_and_jill", "example2_inner_monologue", "example3_hook_intervention",
+                "example4_external_trigger", "research_team"]
+
+
+def test_every_flow_view_answers_on_every_sample_session(client):
+    for name in SAMPLE_NAMES:
+        s = load_index(sample(name))
+        middle = s.events[s.count // 2]["message_id"]
+        for url in (f"/s/{name}/chart", f"/s/{name}/chart?size=3&start=1", f"/s/{name}/spawn", f"/s/{name}/hooks",
+                    f"/s/{name}/trace/{middle}", f"/s/{name}/chart?trace={middle}", f"/s/{name}?at={s.count // 2}",
+                    f"/s/{name}/export/trace", f"/s/{name}/export/dot", f"/s/{name}/export/json",
+                    f"/api/sessions/{name}/chart", f"/api/sessions/{name}/spawn", f"/api/sessions/{name}/hooks",
+                    f"/api/sessions/{name}/trace/{middle}"):
+            assert client.get(url).status_code == 200, url
+        deliveries = sum(len(v) for k, v in s.references.items() if k in s.by_id)
+        assert len(client.get(f"/api/sessions/{name}/chart?size=1000").get_json()["arrows"]) == deliveries, name
+
+
+def test_the_dialog_page_links_its_chart(client):
+    doc = parse(client.get("/s/example1_jack_and_jill/dialog?agents=agent_jack,agent_jill").data)
+    (link,) = doc.find_all("a", **{"class": "chart-link"})
+    assert link.attrs["href"] == "/s/example1_jack_and_jill/chart?agents=agent_jack,agent_jill"
+    chart = parse(client.get(link.attrs["href"]).data)
+    assert "among Jack, Jill" in " ".join(chart.find_all("h1")[0].text.split())
