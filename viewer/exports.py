@@ -24,11 +24,19 @@ MEDIA_TYPES = {
     "json": "application/json",
 }
 LABEL_EXCERPT = 40
+FULL = 1 << 30  # a ToolCall.summary limit that never cuts: texts are masked whole, then shortened
 
 
 def log_text(text: str) -> str:
-    """Log content as an export prints it (masking of secrets plugs in here)."""
+    """Log content as an export prints it (masking of secrets plugs in here).
+
+    Always applied to whole texts before any shortening, so a cut never splits a secret."""
     return text
+
+
+def log_json(data: bytes) -> bytes:
+    """The serialized JSON export as it is printed (masking of serialized JSON plugs in here)."""
+    return data
 
 
 # --- Markdown ----------------------------------------------------------------------------------
@@ -254,8 +262,8 @@ def causality_dot(s: SessionIndex, agent_ids: list[str] | None = None,
                 kind = trace_kind(event)
                 text = model.content_of(event)
                 if not text and model.tool_calls(event):
-                    text = ", ".join(c.summary(LABEL_EXCERPT) for c in model.tool_calls(event))
-                label = _dot_label(kind, event["message_id"], log_text(_excerpt(text))) if text \
+                    text = ", ".join(c.summary(FULL) for c in model.tool_calls(event))
+                label = _dot_label(kind, event["message_id"], _excerpt(log_text(text))) if text \
                     else _dot_label(kind, event["message_id"])
                 out.append(f"    {_dot_id(event['message_id'])} [label={label} shape={SHAPES.get(kind, 'ellipse')}];")
             out.append("  }")
@@ -289,12 +297,7 @@ def session_data(s: SessionIndex) -> dict:
 
 
 def session_json(s: SessionIndex) -> str:
-    data = session_data(s)
-    for item in data["events"]:  # log text goes through the same hook as in every other export
-        event = item["event"]
-        if isinstance(event.get("content"), str):
-            item["event"] = {**event, "content": log_text(event["content"])}
-    return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n"
+    return log_json(orjson.dumps(session_data(s), option=orjson.OPT_INDENT_2)).decode() + "\n"
 
 
 # --- one entry point for the command and the routes -----------------------------------------------

@@ -9,15 +9,28 @@ from __future__ import annotations
 from bisect import bisect_left
 
 from . import model, queries
-from .exports import trace_kind
+from .exports import FULL, trace_kind
 from .index import SessionIndex
 
 LABEL_CHARS = 34
 
 
 def log_text(text: str) -> str:
-    """Log content as the pictures print it (masking of secrets plugs in here)."""
+    """Log content as the pictures print it (masking of secrets plugs in here).
+
+    `short` applies it to whole texts before cutting them, so a cut never splits a secret."""
     return text
+
+
+def _spawning_call_summary(s: SessionIndex, call: dict) -> str:
+    """The whole summary of the call that created an agent (created_by's is already shortened)."""
+    event = s.event(call.get("message_id") or "")
+    if event is None:
+        return ""
+    for tool_call in model.tool_calls(event):
+        if tool_call.id == call.get("call_id"):
+            return tool_call.summary(FULL)
+    return call.get("summary") or ""
 
 
 def short(text: str, limit: int = LABEL_CHARS) -> str:
@@ -68,12 +81,12 @@ def spawn_graph(s: SessionIndex) -> dict:
                 continue
             parent, child = where[agent.parent_id], where[agent_id]
             call = queries.created_by(s, agent) or {}
+            summary = _spawning_call_summary(s, call)
             x1, y1, x2, y2 = parent["cx"], parent["y"] + NODE_H, child["cx"], child["y"]
             edges.append({"parent_id": agent.parent_id, "agent_id": agent_id, "x1": x1, "y1": y1, "x2": x2, "y2": y2,
                           "mid_y": (y1 + y2) / 2, "label_x": x2, "label_y": y2 - 8,
                           "message_id": call.get("message_id"), "call_id": call.get("call_id"),
-                          "tool": call.get("tool"), "label": short(call.get("summary") or "", 24),
-                          "summary": log_text(call.get("summary") or "")})
+                          "tool": call.get("tool"), "label": short(summary, 24), "summary": short(summary, 300)})
         width = MARGIN * 2 + max(next_slot, 1) * (NODE_W + GAP_X) - GAP_X
         height = MARGIN * 2 + (max(depth.values(), default=0) + 1) * (NODE_H + GAP_Y) - GAP_Y
         return {"nodes": nodes, "edges": edges, "width": width, "height": height,
@@ -85,10 +98,11 @@ def breadcrumbs(s: SessionIndex, agent_id: str) -> list[dict]:
     steps = []
     for item in queries.lineage(s, agent_id):
         call = item["created_by"] or {}
-        steps.append({"agent_id": item["agent_id"], "name": item["name"],
+        summary = _spawning_call_summary(s, call)
+        steps.append({"agent_id": item["agent_id"], "name": log_text(item["name"]),
                       "message_id": call.get("message_id"), "missing": call.get("missing", False),
                       "call_id": call.get("call_id"), "tool": call.get("tool"),
-                      "summary": log_text(call.get("summary") or ""), "label": short(call.get("summary") or "", 40)})
+                      "summary": short(summary, 300), "label": short(summary, 40)})
     return steps
 
 
@@ -216,7 +230,7 @@ def chart(s: SessionIndex, start: int = 0, size: int = DEFAULT_WINDOW, agent_ids
             modified = bool(model.is_modified(event, original)) if original is not None else False
             text = model.content_of(event)
             if not text and model.tool_calls(event):
-                text = ", ".join(c.summary(60) for c in model.tool_calls(event))
+                text = ", ".join(c.summary(FULL) for c in model.tool_calls(event))
             agent = s.agents.get(event["agent_id"])
             marks.append({"position": p, "number": p + 1, "message_id": event["message_id"],
                           "agent_id": event["agent_id"], "x": lane_x[event["agent_id"]], "y": y_of(p),
