@@ -43,11 +43,12 @@ def test_very_long_texts_are_diffed_by_line():
 
 @pytest.fixture
 def hooked(tmp_path):
+    # A pin, not a password: these tests are about diffs, and must not depend on secret masking.
     return write_events(tmp_path / "sessions" / "hooked.jsonl", [
         created("m1", "root", name="Root"), created("m2", "jack", name="Jack"), created("m3", "jill", name="Jill"),
-        say("m4", "jack", "my password: 1234"),
-        user("m5", "jill", "[Jack]: my password: [REDACTED]", substance="m4"),
-        user("m6", "root", "[Jack]: my password: 1234", substance="m4"),
+        say("m4", "jack", "my pin: 1234"),
+        user("m5", "jill", "[Jack]: my pin: [REDACTED]", substance="m4"),
+        user("m6", "root", "[Jack]: my pin: 1234", substance="m4"),
         piece("m7", "root", "Meet at noon", cause="m1"),
         user("m8", "jack", "Meet at 1pm", substance="m7"),
         user("m9", "jill", "Meet at 2pm", substance="m7"),
@@ -61,7 +62,7 @@ def test_hook_audit_groups_modified_deliveries_by_receiver(hooked):
     assert [(g["agent_id"], g["count"], g["received"]) for g in audit["groups"]] == [("jack", 1, 1), ("jill", 2, 3)]
     assert [d["message_id"] for d in audit["groups"][1]["deliveries"]] == ["m5", "m9"]
     m5 = audit["groups"][1]["deliveries"][0]
-    assert (m5["from_name"], m5["original"], m5["counts"]["deleted"]) == ("Jack", "my password: 1234", 1)
+    assert (m5["from_name"], m5["original"], m5["counts"]["deleted"]) == ("Jack", "my pin: 1234", 1)
 
 
 @pytest.fixture
@@ -90,7 +91,7 @@ def test_message_page_shows_the_delivery_beside_its_original(hooked_client):
     assert "modified on its way" in box.text
     original, delivered = box.find_all("pre")
     assert [d.text for d in original.find_all("del")] == ["1234"]
-    assert original.text == "my password: 1234" and delivered.text == "[Jack]: my password: [REDACTED]"
+    assert original.text == "my pin: 1234" and delivered.text == "[Jack]: my pin: [REDACTED]"
     # The original's page lists every delivery of it; the formatted-only one is not marked modified.
     doc = parse(hooked_client.get("/s/hooked/messages/m4").data)
     assert "modified on its way" in doc.by_id("av-prov-m5").text
