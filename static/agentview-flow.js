@@ -33,6 +33,12 @@
 
   document.addEventListener("DOMContentLoaded", highlightTrace);
 
+  // A frozen session page keeps the focus on its slider, so ← and → keep stepping.
+  document.addEventListener("DOMContentLoaded", () => {
+    const slider = document.querySelector("#av-at[data-focus]");
+    if (slider) slider.focus({ preventScroll: true });
+  });
+
   // "As of event N": , and . step one event back and forward (the links in the banner or the control).
   document.addEventListener("keydown", (event) => {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;

@@ -109,3 +109,38 @@ def test_as_of_steps_one_event_with_the_keyboard(live_server, page):
     page.get_by_role("link", name="back to live").click()
     expect(page).to_have_url(f"{base}/agents/agent_jill")
     expect(page.locator("#av-entries > article")).to_have_count(4)
+
+
+PAYLOADS = ['"><img src=x onerror="window.__pwned=1">', "</text><script>window.__pwned=1</script>",
+            "<svg onload=window.__pwned=1>", "javascript:window.__pwned=1"]
+
+
+def test_hostile_log_text_stays_text_in_every_flow_view(live_server, page):
+    from conftest import write_events
+    from events import calls, created, say, tool_call, user
+
+    events = [created("m0", "root", name=PAYLOADS[0])]
+    for i, payload in enumerate(PAYLOADS, 1):
+        events += [calls(f"c{i}", "root", tool_call(f"t{i}", name=payload, prompt=payload)),
+                   created(f"a{i}", f"agent{i}", cause=f"c{i}", name=payload),
+                   say(f"s{i}", f"agent{i}", payload + " secret 1234"),
+                   user(f"d{i}", "root", f"[{payload}]: {payload} secret XXXX", substance=f"s{i}")]
+    write_events(live_server.folder / "hostile.jsonl", events)
+    base = f"{live_server.url}/s/hostile"
+    page.goto(f"{live_server.url}/")
+    page.locator('a[href="/s/hostile"]').first.wait_for()
+    for url in (f"{base}/chart", f"{base}/chart?trace=c1", f"{base}/spawn", f"{base}/hooks", f"{base}/trace/s1",
+                f"{base}/messages/d1", f"{base}/agents/agent1?trace=s1", f"{base}/agents/root?at=5", f"{base}?at=3"):
+        page.goto(url)
+        page.wait_for_load_state("load")
+        report = page.evaluate("""() => ({
+            pwned: window.__pwned === 1,
+            handlers: [...document.querySelectorAll("*")].flatMap(el => [...el.attributes]
+                .filter(a => a.name.startsWith("on")).map(a => el.tagName + " " + a.name)),
+            links: [...document.querySelectorAll("a[href]")].map(a => a.getAttribute("href"))
+                .filter(h => /^\\s*javascript:/i.test(h)),
+        })""")
+        assert report == {"pwned": False, "handlers": [], "links": []}, url
+    page.goto(f"{base}/hooks")
+    expect(page.locator(".hook-group ins").first).to_contain_text("[")
+    expect(page.locator("body")).to_contain_text("<svg onload=window.__pwned=1>")
