@@ -5,19 +5,17 @@ from __future__ import annotations
 import orjson
 from flask import Blueprint, Response, request, url_for
 
-from . import queries
+from . import provenance, queries
 from .app import state
 from .filters import EntryFilter
 from .lookup import agent_or_404, chosen_agents, flag_arg, int_arg, message_or_404, session_or_404
-from .redact import mask_json
-from .security import redacting
+from .redact import shown_json
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 
 def as_json(data: dict, status: int = 200) -> Response:
-    body = orjson.dumps(data)
-    return Response(mask_json(body) if redacting() else body, status=status, mimetype="application/json")
+    return Response(shown_json(orjson.dumps(data)), status=status, mimetype="application/json")
 
 
 def session_row(s) -> dict:
@@ -98,6 +96,7 @@ def message(session_id, message_id):
         position = message_or_404(s, message_id)
         return as_json({"event": s.events[position], "flow": queries.flow(s, message_id),
                         "references": queries.references(s, message_id),
+                        "provenance": provenance.message_provenance(s, message_id),
                         "url": url_for("pages.message", session_id=s.id, message_id=message_id)})
 
 

@@ -57,11 +57,12 @@ def create_app(
         library.scan()
     app.extensions["agentview"] = AgentView(library, watcher)
 
-    from . import api, pages, search_views
+    from . import api, flow_views, pages, search_views
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(search_views.bp)
+    app.register_blueprint(flow_views.bp)
     pages.register_error_pages(app)
     app.jinja_env.filters["pretty_json"] = lambda value: orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
     app.jinja_env.filters["isotime"] = lambda t: datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")

@@ -76,6 +76,27 @@ def demo(args: argparse.Namespace) -> int:
     return main(args.dir, args.speed)
 
 
+def export(args: argparse.Namespace) -> int:
+    from .exports import ExportError
+    from .exports import export as render
+    from .redact import masking
+    from .session_viewer import load_index
+
+    if not os.path.isfile(args.session_file):
+        print(f"agentview: {args.session_file} is not a file", file=sys.stderr)
+        return 2
+    agents = [a for a in (args.agents or "").split(",") if a]
+    try:
+        with masking(not args.no_redact):
+            text = render(load_index(args.session_file), args.format, args.agent, agents, args.sub)
+    except ExportError as error:
+        print(f"agentview: {error}", file=sys.stderr)
+        return 2
+    sys.stdout.buffer.write(text.encode("utf-8"))
+    sys.stdout.flush()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agentview", description="A live web viewer for multi-agent session logs.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -102,6 +123,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", help="folder to write the session into (created if missing)")
     p.add_argument("--speed", type=float, default=1.0, help="play faster (2 = twice as fast; default 1)")
     p.set_defaults(func=demo)
+
+
+    p = commands.add_parser("export", help="print a session as markdown, a text trace, GraphViz DOT or JSON")
+    p.add_argument("session_file", help="a session .jsonl file")
+    p.add_argument("--format", required=True, choices=["markdown", "trace", "dot", "json"])
+    p.add_argument("--agent", help="one agent's perspective (markdown), or only its events (trace, dot)")
+    p.add_argument("--agents", help="comma-separated agents: their dialog (markdown), or only their events")
+    p.add_argument("--sub", action="store_true", help="with --agent: include its sub-agents' entries")
+    p.add_argument("--no-redact", action="store_true", help="print secrets instead of masking them")
+    p.set_defaults(func=export)
     return parser
 
 

@@ -108,6 +108,8 @@ class SessionIndex:
         # (agent_id, tool_call_id) -> positions of that agent's entries holding / answering the call
         self.call_positions: dict[tuple[str, str], list[int]] = {}
         self.result_positions: dict[tuple[str, str], list[int]] = {}
+        # message id -> positions of the events whose `cause` names it (pieces of text, agent creations)
+        self.caused: dict[str, list[int]] = {}
         # message id -> agents whose agent_created names it as cause
         self.spawned: dict[str, list[str]] = {}
         self._awaiting_cause: dict[str, list[str]] = {}
@@ -195,6 +197,8 @@ class SessionIndex:
             self.by_id[message_id] = position
             self._links(event, position, line_number)
 
+        for cause in model.causes_of(event):
+            self.caused.setdefault(cause, []).append(position)
         kind = event["event_type"]
         if kind == model.AGENT_CREATED:
             self._agent_created(event, position, line_number)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import abort, redirect, request, url_for
 
+from . import asof
 from .app import state
 from .index import SessionIndex
 
@@ -18,7 +19,7 @@ def session_or_404(session_id: str) -> SessionIndex:
             view_args = dict(request.view_args or {}, session_id=renamed)
             abort(redirect(url_for(request.endpoint, **view_args, **request.args.to_dict(flat=False))))
         abort(404, f"There is no session {session_id!r} (it may have been moved or deleted).")
-    return session
+    return asof.for_request(session)  # ?at=N: the session right after its N-th event
 
 
 def agent_or_404(session: SessionIndex, agent_id: str) -> str:

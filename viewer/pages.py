@@ -7,7 +7,7 @@ import logging
 from flask import Blueprint, Response, current_app, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from . import queries, search
+from . import flow, provenance, queries, search
 from .api import as_json, session_row
 from .app import state
 from .filters import KINDS, EntryFilter
@@ -100,7 +100,7 @@ def agent(session_id, agent_id):
         view = queries.perspective(s, agent_id, include_subagents, int_arg("start"), size, filters)
         context = dict(
             session=session_row(s), agent_id=agent_id, agent=queries.agent_summary(s, s.agents[agent_id]),
-            lineage=queries.lineage(s, agent_id),
+            lineage=queries.lineage(s, agent_id), crumbs=flow.breadcrumbs(s, agent_id),
             children=[queries.agent_summary(s, s.agents[c]) for c in s.agents[agent_id].children],
             view=view, include_subagents=include_subagents, size=size, cursor=s.cursor,
             live=view["end"] == view["total"],
@@ -160,6 +160,7 @@ def message(session_id, message_id):
             session=session_row(s), event=s.events[position], position=position, line=s.line_numbers[position],
             names=queries.agent_names(s), flow=queries.flow(s, message_id),
             references=queries.references(s, message_id), parent=queries.parent_of(s, position),
+            provenance=provenance.message_provenance(s, message_id),
         )
     return render_template("message.html", **context)
 

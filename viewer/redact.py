@@ -6,9 +6,13 @@ Patterns never match a quote or a backslash, so masking serialized JSON keeps it
 
 from __future__ import annotations
 
+import contextlib
 import re
+from contextvars import ContextVar
 
 MASK = "[masked]"
+# Whether text shown now is masked: set per request by security.install, and by `agentview export`.
+ACTIVE: ContextVar[bool] = ContextVar("agentview_masking", default=False)
 
 # A word starts here: at \b, or right after a JSON escape such as \n (serialized text is masked too).
 _START = r"(?:(?<=\\[nrt])|\b)"
@@ -120,3 +124,25 @@ class _DecodedMatch:
     def group(self, name: int | str = 0) -> str | None:
         value = self._match.group(name)
         return None if value is None else value.decode("utf-8", errors="replace")
+
+
+def shown(text: str) -> str:
+    """Log text as it may be shown now: masked while masking is active.
+
+    For text that is cut or marked up before it is printed (snippets, diffs, labels), mask the
+    whole first, so no cut leaves part of a secret and no markup splits one.
+    """
+    return mask(text) if ACTIVE.get() else text
+
+
+def shown_json(data: bytes) -> bytes:
+    return mask_json(data) if ACTIVE.get() else data
+
+
+@contextlib.contextmanager
+def masking(on: bool = True):
+    token = ACTIVE.set(on)
+    try:
+        yield
+    finally:
+        ACTIVE.reset(token)

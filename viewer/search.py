@@ -21,7 +21,7 @@ from typing import Iterator
 import orjson
 
 from . import model
-from .redact import mask
+from .redact import shown
 from .model import Event
 
 TOKEN = re.compile(r"\w+")
@@ -304,7 +304,7 @@ def snippet(text: str, marker: re.Pattern | None, width: int = SNIPPET_CHARS) ->
     """A window of `text` around its first match, as (piece, is_match) pairs.
 
     Pages wrap the matching pieces in <mark> through autoescape, so no log text is ever markup.
-    Callers pass text already masked (`redact`), so a window never cuts a secret in two.
+    Callers pass text already masked (redact.shown), so a window never cuts a secret in two.
     """
     text = " ".join(text.split())
     first = marker.search(text) if marker else None
@@ -353,11 +353,10 @@ def target(s, position: int, page_size: int) -> dict:
     return {"page": "message", "message_id": event["message_id"]}
 
 
-def hit(s, position: int, marker: re.Pattern | None, page_size: int, redact: bool = False) -> dict:
+def hit(s, position: int, marker: re.Pattern | None, page_size: int) -> dict:
     event = s.events[position]
     agent = s.agents.get(event["agent_id"])
-    text = searchable_text(event)
-    pieces = snippet(mask(text) if redact else text, marker)
+    pieces = snippet(shown(searchable_text(event)), marker)
     return {
         "session": s.id,
         "session_name": s.name,
@@ -385,7 +384,7 @@ def in_scope(sessions: list, query: Query, session_id: str | None) -> list:
 
 
 def search(sessions: list, text: str, session_id: str | None = None, resume: str | None = None,
-           limit: int = 50, page_size: int = 200, redact: bool = False) -> dict:
+           limit: int = 50, page_size: int = 200) -> dict:
     """A page of hits in (session, file order), from `resume` ("<session>=<position>", as `next` gave)."""
     query = parse(text)
     marker = pattern(query)
@@ -402,7 +401,7 @@ def search(sessions: list, text: str, session_id: str | None = None, resume: str
             start = resume_at if s.id == resume_id else 0
             with s.lock:
                 found, more = matches(s, query, start, limit - len(hits))
-                hits.extend(hit(s, p, marker, page_size, redact) for p in found)
+                hits.extend(hit(s, p, marker, page_size) for p in found)
                 cursors[s.id] = s.cursor
             if more is not None:
                 following = f"{s.id}={more}"
@@ -412,7 +411,7 @@ def search(sessions: list, text: str, session_id: str | None = None, resume: str
 
 
 def updates(sessions: list, text: str, session_id: str | None, cursor: str, limit: int = 200,
-            page_size: int = 200, redact: bool = False) -> dict | None:
+            page_size: int = 200) -> dict | None:
     """Hits among events that arrived after `cursor`; None when nothing arrived anywhere in scope.
 
     "reset" is True when a session's file was replaced since the cursor (the page reloads).
@@ -434,7 +433,7 @@ def updates(sessions: list, text: str, session_id: str | None, cursor: str, limi
             if query.empty:
                 continue
             found, more = matches(s, query, after, limit)
-            hits.extend(hit(s, p, marker, page_size, redact) for p in found)
+            hits.extend(hit(s, p, marker, page_size) for p in found)
             if more is not None:  # a burst: the rest comes with the next poll
                 cursors[s.id] = f"{s.epoch}-{more}"
     if not changed and not reset:

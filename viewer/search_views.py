@@ -8,7 +8,6 @@ from . import search
 from .api import as_json, session_row
 from .app import state
 from .lookup import int_arg
-from .security import redacting
 
 bp = Blueprint("search", __name__)
 MAX_LIMIT = 500
@@ -34,7 +33,7 @@ def _results() -> dict:
     q, session_id = _args()
     limit = min(int_arg("limit", 50, minimum=1), MAX_LIMIT)
     data = search.search(state().library.listing(), q, session_id, request.args.get("from"), limit,
-                         current_app.config["AGENT_PAGE_SIZE"], redact=redacting())
+                         current_app.config["AGENT_PAGE_SIZE"])
     for hit in data["hits"]:
         hit["url"] = hit_url(hit)
     data["next_url"] = (url_for(request.endpoint, q=q, session=session_id, limit=request.args.get("limit"),
@@ -60,7 +59,7 @@ def page():
 def poll():
     q, session_id = _args()
     data = search.updates(state().library.listing(), q, session_id, request.args.get("after", ""),
-                          page_size=current_app.config["AGENT_PAGE_SIZE"], redact=redacting())
+                          page_size=current_app.config["AGENT_PAGE_SIZE"])
     if data is None:
         return Response(status=204)
     if data["reset"]:  # a file was replaced: its old hits are wrong, start again

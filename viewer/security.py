@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+from urllib.parse import urlencode
 
-from markupsafe import Markup
-from flask import Flask, abort, current_app, g, has_request_context, redirect, request
+from flask import Flask, abort, current_app, g, redirect, request
 
-from .redact import mask
+from .redact import ACTIVE, shown
 
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
 WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
@@ -44,6 +44,9 @@ def install(app: Flask, *, token: str | None, allowed_hosts: frozenset[str] | No
 
     @app.before_request
     def guard():
+        # First, so even a refusal below renders with this request's masking (threads serve many requests).
+        g.redact = current_app.config["REDACT"] and request.cookies.get(REVEAL_COOKIE) != "1"
+        g.masking_token = ACTIVE.set(g.redact)
         allowed = current_app.config["ALLOWED_HOSTS"]
         # A page on another site can resolve its own name to 127.0.0.1 (DNS rebinding); its
         # requests still carry that name in Host, so only names we serve under are answered.
@@ -56,7 +59,7 @@ def install(app: Flask, *, token: str | None, allowed_hosts: frozenset[str] | No
                 # Trade the token in the address bar for a cookie, so links shared from here hold no token.
                 args = request.args.to_dict(flat=False)
                 args.pop("token")
-                target = request.path + ("?" + "&".join(f"{k}={v}" for k in args for v in args[k]) if args else "")
+                target = request.path + ("?" + urlencode(args, doseq=True) if args else "")
                 response = redirect(target)
                 response.set_cookie(TOKEN_COOKIE, expected, httponly=True, samesite="Strict")
                 return response
@@ -65,7 +68,11 @@ def install(app: Flask, *, token: str | None, allowed_hosts: frozenset[str] | No
             if not any(hmac.compare_digest(p.encode(), expected.encode()) for p in (presented, bearer) if p):
                 abort(401, "This viewer needs its access token: open the address `agentview serve` printed "
                            "(…?token=…), or send `Authorization: Bearer <token>`.")
-        g.redact = current_app.config["REDACT"] and request.cookies.get(REVEAL_COOKIE) != "1"
+
+    @app.teardown_request
+    def masking_ends(_error):
+        if "masking_token" in g:  # the thread goes on to serve others, or (in tests) to call the API directly
+            ACTIVE.reset(g.pop("masking_token"))
 
     @app.after_request
     def no_caching_of_revealed_pages(response):
@@ -75,12 +82,8 @@ def install(app: Flask, *, token: str | None, allowed_hosts: frozenset[str] | No
         return response
 
     # Every value a template prints passes here first: one place masks secrets in every page.
-    # Markup (a macro's output) was built from values that already passed here.
-    app.jinja_env.finalize = (
-        lambda value: mask(value) if isinstance(value, str) and not isinstance(value, Markup) and redacting() else value
-    )
+    # Markup (a macro's output) is not a plain str: it was built from values that already passed here.
+    app.jinja_env.finalize = lambda value: shown(value) if type(value) is str else value
 
 
-def redacting() -> bool:
-    return has_request_context() and g.get("redact", True)
 

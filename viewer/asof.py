@@ -1,0 +1,116 @@
+""""As of event N": a session as it was right after its N-th event (?at=N on any page or JSON twin).
+
+The index is append-only and every rule reads positions in file order, so the state after N events is
+exactly an index fed the first N events: `snapshot` builds one (cached), and `lookup.session_or_404`
+hands it to every view, so the tree, each transcript, the dialog and the pictures all agree on N.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+from flask import abort, g, has_request_context, request, url_for
+
+from .index import SessionIndex
+
+CACHE_SIZE = 16
+# Problems found while parsing lines (not events): a snapshot keeps those on lines it covers.
+PARSE_PROBLEMS = {"invalid_json", "not_an_object", "missing_message_id", "missing_event_type", "missing_agent_id",
+                  "unknown_event_type"}
+# Live feeds make no sense for a frozen moment; everything else carries ?at= in its links.
+NO_AT_ENDPOINTS = {"static", "pages.index", "pages.poll_sessions", "pages.poll_tree", "pages.poll_agent",
+                   "pages.poll_dialog", "api.sessions", "api.events"}
+
+_cache: OrderedDict[tuple, SessionIndex] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def requested() -> int | None:
+    """The ?at= of this request: a whole number of events, or None (also when it is not a number).
+
+    Never raises: links on an error page ask too. `for_request` answers 400 to a bad one.
+    """
+    if not has_request_context() or "at" not in request.args:
+        return None
+    try:
+        return max(0, int(request.args["at"]))
+    except ValueError:
+        return None
+
+
+def snapshot(s: SessionIndex, n: int) -> SessionIndex:
+    """The session right after its first n events (n is clamped to what has been read)."""
+    with s.lock:
+        n = min(n, s.count)
+        key = (id(s), s.epoch, n)
+        with _cache_lock:
+            if key in _cache:
+                _cache.move_to_end(key)
+                return _cache[key]
+        events, lines = s.events[:n], s.line_numbers[:n]
+        last_line = lines[-1] if lines else 0
+        parse_problems = [p for p in s.problems if p.kind in PARSE_PROBLEMS and p.line is not None and p.line <= last_line]
+        epoch, updated_at, total = s.epoch, s.updated_at, s.count
+    frozen = SessionIndex(s.id, s.path, s.relpath)
+    frozen.epoch, frozen.updated_at = epoch, updated_at
+    for event, line in zip(events, lines):  # the same rules as the live ingest, event by event
+        frozen._add(event, line)
+    frozen.problems[:0] = parse_problems
+    frozen.as_of, frozen.live_count = n, total
+    with _cache_lock:
+        _cache[key] = frozen
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    return frozen
+
+
+def for_request(s: SessionIndex) -> SessionIndex:
+    """The session a view should read: frozen at ?at=N when the request asks for it."""
+    n = requested()
+    if n is None:
+        if "at" in request.args:
+            abort(400, "?at= takes a whole number of events.")
+        return s
+    frozen = snapshot(s, n)
+    g.as_of_session = frozen
+    return frozen
+
+
+def current() -> int | None:
+    """For templates: the N a page is frozen at, or None when it is live."""
+    return requested()
+
+
+def banner() -> dict | None:
+    """What the as-of banner shows: event N (the last one included), and links one event back and forward."""
+    frozen = g.get("as_of_session") if has_request_context() else None
+    if frozen is None or request.endpoint is None:
+        return None
+    n, total = frozen.as_of, frozen.live_count
+    last = frozen.events[n - 1] if n else None
+    agent = frozen.agents.get(last["agent_id"]) if last else None
+    args = {**(request.view_args or {}), **request.args.to_dict()}
+
+    def at(value: int | None) -> str:
+        return url_for(request.endpoint, **{**args, "at": value})
+
+    return {
+        "at": n, "total": total,
+        "event": None if last is None else {
+            "message_id": last["message_id"], "kind": last.get("event_type"), "role": last.get("role"),
+            "agent_id": last["agent_id"], "agent_name": agent.display_name if agent else last["agent_id"],
+        },
+        "prev": at(n - 1) if n > 0 else None,
+        "next": at(n + 1) if n < total else None,
+        "live": at(None),
+    }
+
+
+def inject_at(endpoint: str, values: dict) -> None:
+    """url_defaults: links on a page frozen at N stay at N (pass at=None to leave)."""
+    if endpoint in NO_AT_ENDPOINTS or "at" in values or not has_request_context() or "at" not in request.args:
+        return
+    n = requested()
+    if n is not None:
+        values["at"] = n

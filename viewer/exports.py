@@ -1,0 +1,331 @@
+"""Exports of a session as text: Markdown, the seed-004 text trace, GraphViz DOT, and JSON.
+
+Pure functions over a SessionIndex, shared by the `agentview export` command and the pages'
+export links. Every piece of log text goes through `log_text`, the one place where secret
+masking applies to exports.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable
+
+import orjson
+
+from . import model, queries, redact
+from .index import SessionIndex
+
+FORMATS = ("markdown", "trace", "dot", "json")
+MEDIA_TYPES = {
+    "markdown": "text/markdown; charset=utf-8",
+    "trace": "text/plain; charset=utf-8",
+    "dot": "text/vnd.graphviz; charset=utf-8",
+    "json": "application/json",
+}
+LABEL_EXCERPT = 40
+FULL = 1 << 30  # a ToolCall.summary limit that never cuts: texts are masked whole, then shortened
+
+
+def log_text(text: str) -> str:
+    """Log content as an export prints it (masked while masking is active).
+
+    Always applied to whole texts before any shortening, so a cut never splits a secret."""
+    return redact.shown(text)
+
+
+def log_json(data: bytes) -> bytes:
+    """The serialized JSON export as it is printed (masked while masking is active)."""
+    return redact.shown_json(data)
+
+
+# --- Markdown ----------------------------------------------------------------------------------
+
+def _fence(text: str) -> str:
+    """A fenced block that no backtick run inside the text can close early."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}"
+
+
+def _inline(text: str) -> str:
+    """Names and ids in headings: Markdown punctuation escaped, one line."""
+    text = " ".join(log_text(text).split())
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~])", r"\\\1", text)
+
+
+def perspective_markdown(s: SessionIndex, agent_id: str, include_subagents: bool = False) -> str:
+    """What an agent heard, did, received and said, as Markdown."""
+    with s.lock:
+        agent = s.agents[agent_id]
+        view = queries.perspective(s, agent_id, include_subagents)
+        lineage = queries.lineage(s, agent_id)
+    out = [f"# Perspective of {_inline(agent.display_name)} (`{agent_id}`)", ""]
+    out.append(f"Session `{s.name}` · {view['total']} transcript entries"
+               + (" · sub-agents included" if include_subagents else ""))
+    if len(lineage) > 1:
+        out.append("")
+        out.append("Lineage: " + " → ".join(_inline(a["name"]) for a in lineage))
+    for item in view["items"]:
+        out.append("")
+        who = f"{_inline(item['agent_name'])} · " if include_subagents else ""
+        head = f"## {who}{item['kind']} · `{item['message_id']}`"
+        delivery = item["delivery"]
+        if delivery:
+            source = _inline(delivery["from_name"]) if delivery["from_name"] else "an unknown sender"
+            head += f" · from {source} (substance `{delivery['original_id']}`)"
+            if delivery["modified"]:
+                head += " · **modified on its way**"
+        out.append(head)
+        if item["content"]:
+            out += ["", _fence(log_text(item["content"]))]
+        if delivery and delivery["modified"]:
+            out += ["", "Original:", "", _fence(log_text(delivery["original_content"] or ""))]
+        for call in item["calls"]:
+            out += ["", f"### did `{call['name']}`" + (f" · call `{call['id']}`" if call["id"] else ""),
+                    "", _fence(log_text(call["pretty_arguments"]))]
+            for spawned in call["spawned"]:
+                out += ["", f"Created {_inline(spawned['name'])} (`{spawned['agent_id']}`)"]
+            for result in call["results"]:
+                out += ["", f"Received `{result['message_id']}`:", "", _fence(log_text(result["content"]))]
+    return "\n".join(out) + "\n"
+
+
+def dialog_markdown(s: SessionIndex, agent_ids: list[str]) -> str:
+    """The distinct messages among the chosen agents, each once, as Markdown."""
+    with s.lock:
+        names = queries.agent_names(s)
+        view = queries.dialog(s, agent_ids)
+    out = ["# Dialog between " + ", ".join(_inline(names[a]) for a in agent_ids), "",
+           f"Session `{s.name}` · {view['total']} distinct messages"]
+    for item in view["items"]:
+        speaker = _inline(item["speaker_name"]) if item["speaker_name"] else "unknown speaker"
+        to = ", ".join(_inline(n) for n in item["recipient_names"])
+        out += ["", f"## {speaker}" + (f" → {to}" if to else "") + f" · `{item['message_id']}`"
+                + (" · **modified on its way**" if item["modified"] else ""),
+                "", _fence(log_text(item["content"]))]
+        for d in item["deliveries"]:
+            if d["modified"]:
+                out += ["", f"What {_inline(d['name'])} received (`{d['message_id']}`):", "",
+                        _fence(log_text(d["content"]))]
+    return "\n".join(out) + "\n"
+
+
+# --- the text trace of seed 004 ------------------------------------------------------------------
+
+def trace_kind(event: model.Event) -> str:
+    """An event's kind in the trace: what it is, not only its event_type."""
+    kind = event.get("event_type")
+    if kind != model.TRANSCRIPT_ENTRY:
+        return str(kind).upper()
+    if event.get("role") == "system":
+        return "SYSTEM"
+    if model.is_tool_result(event):
+        return "TOOL_RESULT"
+    if event.get("role") == "assistant" and model.tool_calls_of(event):
+        return "TOOL_CALL"
+    if model.is_utterance(event):
+        return "UTTERANCE"
+    if model.is_delivery(event):
+        return "DELIVERY"
+    return str(event.get("role") or "entry").upper()
+
+
+def _indent(text: str, pad: str) -> list[str]:
+    return [pad + line if line else pad.rstrip() for line in text.split("\n")]
+
+
+def _selected_positions(s: SessionIndex, agent_ids: Iterable[str] | None) -> list[int]:
+    if agent_ids is None:
+        return list(range(s.count))
+    chosen = set(agent_ids)
+    return [p for p, e in enumerate(s.events) if e["agent_id"] in chosen]
+
+
+def trace_text(s: SessionIndex, agent_ids: list[str] | None = None) -> str:
+    """Time-ordered (file order), one block per event: its kind, its ids and its text."""
+    pad = " " * 11
+    with s.lock:
+        names = {a: s.agents[a].display_name for a in s.agent_order}
+        out = [f"=== Session {s.name} ===", f"File: {s.relpath}",
+               f"Events: {s.count} · Agents: {len(s.agents)}"]
+        if agent_ids is not None:
+            out.append("Agents shown: " + ", ".join(agent_ids))
+        for p in _selected_positions(s, agent_ids):
+            event = s.events[p]
+            agent_id = event["agent_id"]
+            who = agent_id + (f" ({names[agent_id]})" if names.get(agent_id, agent_id) != agent_id else "")
+            out += ["", f"[#{p + 1} line {s.line_numbers[p]}] {trace_kind(event)} {event['message_id']} {who}"]
+            details = []
+            if event.get("role"):
+                details.append(f"role: {event['role']}")
+            if event.get("event_type") == model.AGENT_CREATED and event.get("language_model"):
+                details.append(f"model: {event['language_model']}")
+            causes = model.causes_of(event)
+            if causes:
+                details.append("cause: " + ", ".join(causes))
+            if model.is_delivery(event):
+                original = s.event(event["substance"])
+                note = "" if original is not None else " (not in the log)"
+                if model.is_modified(event, original):
+                    note = " (modified on its way)"
+                details.append(f"substance: {event['substance']}{note}")
+            if isinstance(event.get("tool_call_id"), str):
+                call_position = s.call_position_for_result(p)
+                paired = f" (call {s.events[call_position]['message_id']})" if call_position is not None else " (unpaired)"
+                details.append(f"tool_call_id: {event['tool_call_id']}{paired}")
+            for call in model.tool_calls(event):
+                details.append(f"call: {call.id or '?'} {call.name}")
+            spawned = s.spawned.get(event["message_id"], [])
+            if spawned and s.by_id.get(event["message_id"]) == p:
+                details.append("spawned: " + ", ".join(spawned))
+            out.append(pad + " · ".join(details) if details else pad.rstrip())
+            text = model.content_of(event)
+            if text:
+                out += _indent(log_text(text), pad + "| ")
+            for call in model.tool_calls(event):
+                out += _indent(log_text(f"{call.name}({call.arguments_raw})"), pad + "> ")
+    out += ["", "=== End Session ==="]
+    return "\n".join(out) + "\n"
+
+
+# --- GraphViz DOT of the causality graph ----------------------------------------------------------
+
+@dataclass(frozen=True)
+class Edge:
+    source: str  # message ids
+    target: str
+    link: str  # "cause", "substance", "tool_call_id", or what an inference matched on
+    explicit: bool = True
+
+
+def causality_edges(s: SessionIndex, positions: Iterable[int] | None = None) -> list[Edge]:
+    """The links the log states, from each named message to the event naming it.
+
+    Inferred links (legacy name matching, Claude Code prompt matching) come from the readers
+    of those formats as Edge(..., explicit=False); a native log states all of its links.
+    """
+    edges: list[Edge] = []
+    with s.lock:
+        for p in range(s.count) if positions is None else positions:
+            event = s.events[p]
+            target = event["message_id"]
+            for cause in model.causes_of(event):
+                edges.append(Edge(cause, target, "cause"))
+            if model.is_delivery(event):
+                edges.append(Edge(event["substance"], target, "substance"))
+            if isinstance(event.get("tool_call_id"), str):
+                call_position = s.call_position_for_result(p)
+                if call_position is not None:
+                    edges.append(Edge(s.events[call_position]["message_id"], target, "tool_call_id"))
+    return edges
+
+
+def _dot_id(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _dot_label(*lines: str) -> str:
+    """A label of several lines; log text inside it cannot end the string or add attributes."""
+    return _dot_id("\n".join(" ".join(line.split()) for line in lines))
+
+
+SHAPES = {"AGENT_CREATED": "diamond", "PIECE_OF_TEXT": "note", "TOOL_CALL": "box", "TOOL_RESULT": "box",
+          "UTTERANCE": "ellipse", "DELIVERY": "ellipse", "SYSTEM": "plaintext"}
+
+
+def _excerpt(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= LABEL_EXCERPT else text[: LABEL_EXCERPT - 1] + "…"
+
+
+def causality_dot(s: SessionIndex, agent_ids: list[str] | None = None,
+                  extra_edges: Iterable[Edge] = ()) -> str:
+    """The causality graph: one node per event, grouped by agent; explicit links solid, inferred dashed."""
+    with s.lock:
+        positions = _selected_positions(s, agent_ids)
+        edges = causality_edges(s, positions) + list(extra_edges)
+        by_agent: dict[str, list[int]] = {}
+        for p in positions:
+            by_agent.setdefault(s.events[p]["agent_id"], []).append(p)
+        shown = {s.events[p]["message_id"] for p in positions}
+        out = [f"digraph {_dot_id('causality ' + s.name)} {{", "  rankdir=TB;",
+               '  node [fontname="Helvetica" fontsize=10];', '  edge [fontname="Helvetica" fontsize=9];']
+        for agent_id, agent_positions in by_agent.items():
+            agent = s.agents.get(agent_id)
+            ordinal = agent.ordinal if agent else len(s.agents)
+            out.append(f"  subgraph cluster_{ordinal} {{")
+            name = log_text(agent.display_name) if agent else agent_id
+            out.append(f"    label={_dot_label(name, agent_id) if name != agent_id else _dot_label(agent_id)};")
+            for p in agent_positions:
+                event = s.events[p]
+                kind = trace_kind(event)
+                text = model.content_of(event)
+                if not text and model.tool_calls(event):
+                    text = ", ".join(c.summary(FULL) for c in model.tool_calls(event))
+                label = _dot_label(kind, event["message_id"], _excerpt(log_text(text))) if text \
+                    else _dot_label(kind, event["message_id"])
+                out.append(f"    {_dot_id(event['message_id'])} [label={label} shape={SHAPES.get(kind, 'ellipse')}];")
+            out.append("  }")
+        missing = sorted({e.source for e in edges if e.source not in shown})
+        for message_id in missing:
+            note = "not in the log" if message_id not in s.by_id else "not shown"
+            out.append(f"  {_dot_id(message_id)} [label={_dot_label(message_id, '(' + note + ')')} shape=plaintext];")
+        for edge in edges:
+            style = "solid" if edge.explicit else "dashed"
+            out.append(f"  {_dot_id(edge.source)} -> {_dot_id(edge.target)} "
+                       f"[label={_dot_id(edge.link)} style={style}];")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+# --- JSON of the normalized session ---------------------------------------------------------------
+
+def session_data(s: SessionIndex) -> dict:
+    """The session as the viewer understands it: agents, tree, events in file order, links, problems."""
+    with s.lock:
+        return {
+            "session": {"id": s.id, "name": s.name, "path": s.relpath, "events": s.count, "agents": len(s.agents)},
+            "agents": queries.agents(s),
+            "tree": queries.tree(s),
+            "events": [{"position": p, "line": s.line_numbers[p], "kind": trace_kind(e), "event": e}
+                       for p, e in enumerate(s.events)],
+            "edges": [{"source": e.source, "target": e.target, "link": e.link, "explicit": e.explicit}
+                      for e in causality_edges(s)],
+            "problems": [p.as_dict() for p in s.problems],
+        }
+
+
+def session_json(s: SessionIndex) -> str:
+    return log_json(orjson.dumps(session_data(s), option=orjson.OPT_INDENT_2)).decode() + "\n"
+
+
+# --- one entry point for the command and the routes -----------------------------------------------
+
+class ExportError(ValueError):
+    """A request the chosen format cannot answer (e.g. Markdown without an agent)."""
+
+
+def export(s: SessionIndex, fmt: str, agent: str | None = None, agents: list[str] | None = None,
+           include_subagents: bool = False) -> str:
+    if fmt not in FORMATS:
+        raise ExportError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    chosen = [agent] if agent else list(agents or [])
+    for agent_id in chosen:
+        if agent_id not in s.agents:
+            raise ExportError(f"session {s.name!r} has no agent {agent_id!r}")
+    if agent and agents:
+        raise ExportError("give --agent (one perspective) or --agents (a dialog), not both")
+    if fmt == "markdown":
+        if agent:
+            return perspective_markdown(s, agent, include_subagents)
+        if agents:
+            return dialog_markdown(s, chosen)
+        raise ExportError("markdown needs --agent A (a perspective) or --agents A,B (a dialog)")
+    if fmt == "trace":
+        return trace_text(s, chosen or None)
+    if fmt == "dot":
+        return causality_dot(s, chosen or None)
+    if chosen:
+        raise ExportError("json exports the whole session: leave out --agent/--agents")
+    return session_json(s)

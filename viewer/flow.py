@@ -1,0 +1,290 @@
+"""Pictures of a session's flow, as plain data for SVG templates: the spawn graph and the chart.
+
+Pure reads over a SessionIndex; coordinates are computed here so templates only draw.
+Every piece of log text a picture prints goes through `log_text` (secret masking plugs in there).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+
+from . import model, queries, redact
+from .exports import FULL, trace_kind
+from .index import SessionIndex
+
+LABEL_CHARS = 34
+
+
+def log_text(text: str) -> str:
+    """Log content as the pictures print it (masked while masking is active).
+
+    `short` applies it to whole texts before cutting them, so a cut never splits a secret."""
+    return redact.shown(text)
+
+
+def _spawning_call_summary(s: SessionIndex, call: dict) -> str:
+    """The whole summary of the call that created an agent (created_by's is already shortened)."""
+    event = s.event(call.get("message_id") or "")
+    if event is None:
+        return ""
+    for tool_call in model.tool_calls(event):
+        if tool_call.id == call.get("call_id"):
+            return tool_call.summary(FULL)
+    return call.get("summary") or ""
+
+
+def short(text: str, limit: int = LABEL_CHARS) -> str:
+    text = " ".join(log_text(text or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# --- the spawn graph -------------------------------------------------------------------------------
+
+NODE_W, NODE_H, GAP_X, GAP_Y, MARGIN = 150, 40, 24, 70, 12
+
+
+def spawn_graph(s: SessionIndex) -> dict:
+    """The agent tree laid out top-down: leaves side by side, each parent centred over its children;
+    one edge per spawned agent, labelled with the tool call that created it."""
+    with s.lock:
+        slots: dict[str, float] = {}
+        depth: dict[str, int] = {}
+        next_slot = 0
+        # Iterative post-order so deep trees do not hit the recursion limit.
+        for root in s.roots:
+            stack = [(root, 0, False)]
+            while stack:
+                agent_id, level, done = stack.pop()
+                children = s.agents[agent_id].children
+                if done or not children:
+                    depth[agent_id] = level
+                    if children:
+                        slots[agent_id] = (slots[children[0]] + slots[children[-1]]) / 2
+                    else:
+                        slots[agent_id] = next_slot
+                        next_slot += 1
+                    continue
+                stack.append((agent_id, level, True))
+                stack.extend((c, level + 1, False) for c in reversed(children))
+        nodes, edges = [], []
+        for agent_id in s.agent_order:
+            agent = s.agents[agent_id]
+            x = MARGIN + slots[agent_id] * (NODE_W + GAP_X)
+            y = MARGIN + depth[agent_id] * (NODE_H + GAP_Y)
+            nodes.append({"agent_id": agent_id, "name": short(agent.display_name, 22), "full_name": log_text(agent.display_name),
+                          "x": x, "y": y, "cx": x + NODE_W / 2, "entries": len(agent.entries),
+                          "implicit": agent.implicit, "root": agent.parent_id is None})
+        where = {n["agent_id"]: n for n in nodes}
+        for agent_id in s.agent_order:
+            agent = s.agents[agent_id]
+            if agent.parent_id is None:
+                continue
+            parent, child = where[agent.parent_id], where[agent_id]
+            call = queries.created_by(s, agent) or {}
+            summary = _spawning_call_summary(s, call)
+            x1, y1, x2, y2 = parent["cx"], parent["y"] + NODE_H, child["cx"], child["y"]
+            edges.append({"parent_id": agent.parent_id, "agent_id": agent_id, "x1": x1, "y1": y1, "x2": x2, "y2": y2,
+                          "mid_y": (y1 + y2) / 2, "label_x": x2, "label_y": y2 - 8,
+                          "message_id": call.get("message_id"), "call_id": call.get("call_id"),
+                          "tool": call.get("tool"), "label": short(summary, 24), "summary": short(summary, 300)})
+        width = MARGIN * 2 + max(next_slot, 1) * (NODE_W + GAP_X) - GAP_X
+        height = MARGIN * 2 + (max(depth.values(), default=0) + 1) * (NODE_H + GAP_Y) - GAP_Y
+        return {"nodes": nodes, "edges": edges, "width": width, "height": height,
+                "node_w": NODE_W, "node_h": NODE_H}
+
+
+def breadcrumbs(s: SessionIndex, agent_id: str) -> list[dict]:
+    """root -> ... -> agent: each step with the tool call (message, id, summary) that created it."""
+    steps = []
+    for item in queries.lineage(s, agent_id):
+        call = item["created_by"] or {}
+        summary = _spawning_call_summary(s, call)
+        steps.append({"agent_id": item["agent_id"], "name": log_text(item["name"]),
+                      "message_id": call.get("message_id"), "missing": call.get("missing", False),
+                      "call_id": call.get("call_id"), "tool": call.get("tool"),
+                      "summary": short(summary, 300), "label": short(summary, 40)})
+    return steps
+
+
+# --- tracing: upstream and downstream of a message -------------------------------------------------
+
+def _parents(s: SessionIndex, position: int) -> list[str]:
+    parent = queries.parent_of(s, position)
+    return parent if isinstance(parent, list) else ([parent] if parent else [])
+
+
+def _children(s: SessionIndex, position: int) -> list[int]:
+    """What a message caused: deliveries of it, results of its calls, texts and agents its `cause` names."""
+    event = s.events[position]
+    message_id = event["message_id"]
+    found = list(s.references.get(message_id, ()))
+    found += s.caused.get(message_id, ())
+    for call in model.tool_calls(event):
+        if call.id:
+            found += s.result_positions_for_call(position, call.id)
+    return found
+
+
+def trace(s: SessionIndex, message_id: str) -> dict:
+    """Upstream: every message it came from (its causality chains). Downstream: everything it caused,
+    recursively (deliveries, tool results, pieces of text, agents spawned). Both in file order."""
+    with s.lock:
+        focus = s.by_id[message_id]
+        up, frontier = set(), [focus]
+        while frontier:
+            for parent in _parents(s, frontier.pop()):
+                p = s.by_id.get(parent)
+                if p is not None and p not in up and p != focus:
+                    up.add(p)
+                    frontier.append(p)
+        down, frontier = set(), [focus]
+        while frontier:
+            for p in _children(s, frontier.pop()):
+                if p not in down and p != focus:
+                    down.add(p)
+                    frontier.append(p)
+        agents = []
+        for p in sorted(down):
+            event = s.events[p]
+            if event["event_type"] == model.AGENT_CREATED and s.agents[event["agent_id"]].created_position == p:
+                agents.append(event["agent_id"])
+
+        def row(p: int) -> dict:
+            event = s.events[p]
+            agent = s.agents.get(event["agent_id"])
+            return {"position": p, "message_id": event["message_id"], "agent_id": event["agent_id"],
+                    "agent_name": agent.display_name if agent else event["agent_id"],
+                    "kind": _kind(event), "text": short(model.content_of(event), 80)}
+
+        return {"message_id": message_id, "position": focus, "focus": row(focus),
+                "upstream": [row(p) for p in sorted(up)], "downstream": [row(p) for p in sorted(down)],
+                "agents": agents}
+
+
+def _kind(event: model.Event) -> str:
+    return trace_kind(event)  # one naming of kinds for the trace, the DOT graph and the chart
+
+
+# --- the who-said-what-to-whom chart -----------------------------------------------------------------
+
+ROW_H, LANE_W, HEAD_H, LEFT = 20, 150, 46, 56
+DEFAULT_WINDOW, MAX_WINDOW = 200, 1000
+MARK_CLASS = {"UTTERANCE": "said", "DELIVERY": "heard", "USER": "heard", "TOOL_CALL": "call",
+              "TOOL_RESULT": "result", "AGENT_CREATED": "spawn", "PIECE_OF_TEXT": "piece", "SYSTEM": "system"}
+
+
+def _sequence(s: SessionIndex, agent_ids: list[str] | None) -> list[int]:
+    """The positions a chart walks through: every event, or the chosen agents' events plus the
+    originals they received (so each of their deliveries has its arrow)."""
+    if not agent_ids:
+        return list(range(s.count))
+    chosen = set(agent_ids)
+    wanted = set()
+    for agent_id in agent_ids:
+        agent = s.agents[agent_id]
+        wanted.update(agent.entries)
+        if agent.created_position is not None:
+            wanted.add(agent.created_position)
+        for p in agent.entries:
+            event = s.events[p]
+            if model.is_delivery(event) and event["substance"] in s.by_id:
+                wanted.add(s.by_id[event["substance"]])
+    wanted.update(p for p, e in enumerate(s.events) if e["event_type"] == model.PIECE_OF_TEXT and e["agent_id"] in chosen)
+    return sorted(wanted)
+
+
+def chart(s: SessionIndex, start: int = 0, size: int = DEFAULT_WINDOW, agent_ids: list[str] | None = None,
+          traced: dict | None = None) -> dict:
+    """A window of the session drawn as lanes (one per agent) and rows (events in file order), with an
+    arrow from each original to each delivery of it, and marks for calls, results, texts and spawns."""
+    size = max(1, min(size, MAX_WINDOW))
+    with s.lock:
+        sequence = _sequence(s, agent_ids)
+        total = len(sequence)
+        start = max(0, min(start, max(total - size, 0)))
+        window = sequence[start:start + size]
+        row_of = {p: i for i, p in enumerate(window)}
+        lane_agents = {s.events[p]["agent_id"] for p in window}
+        for p in window:  # senders of deliveries whose original is above the window get a lane too
+            event = s.events[p]
+            if model.is_delivery(event) and event["substance"] in s.by_id:
+                lane_agents.add(s.events[s.by_id[event["substance"]]]["agent_id"])
+        lanes = [a for a in s.agent_order if a in lane_agents]
+        lane_x = {a: LEFT + i * LANE_W + LANE_W / 2 for i, a in enumerate(lanes)}
+        up = {r["position"] for r in traced["upstream"]} if traced else set()
+        down = {r["position"] for r in traced["downstream"]} if traced else set()
+        focus = traced["position"] if traced else None
+        lit = up | down | ({focus} if traced else set())
+
+        def y_of(p: int) -> float:
+            return HEAD_H + row_of[p] * ROW_H + ROW_H / 2
+
+        def trace_class(p: int) -> str:
+            return "focus" if p == focus else "upstream" if p in up else "downstream" if p in down else ""
+
+        marks, arrows, links = [], [], []
+        for p in window:
+            event = s.events[p]
+            kind = _kind(event)
+            original = s.event(event["substance"]) if model.is_delivery(event) else None
+            modified = bool(model.is_modified(event, original)) if original is not None else False
+            text = model.content_of(event)
+            if not text and model.tool_calls(event):
+                text = ", ".join(c.summary(FULL) for c in model.tool_calls(event))
+            agent = s.agents.get(event["agent_id"])
+            marks.append({"position": p, "number": p + 1, "message_id": event["message_id"],
+                          "agent_id": event["agent_id"], "x": lane_x[event["agent_id"]], "y": y_of(p),
+                          "kind": kind, "css": MARK_CLASS.get(kind, "other"), "modified": modified,
+                          "trace": trace_class(p), "label": short(text, 18),
+                          "title": f"#{p + 1} {kind} {event['message_id']} · "
+                                   f"{agent.display_name if agent else event['agent_id']}: {short(text, 160)}"})
+            if original is not None:
+                o = s.by_id[event["substance"]]
+                x1 = lane_x[original["agent_id"]]
+                earlier = o not in row_of
+                if earlier and o > p:
+                    continue  # an original logged after its delivery: nothing sensible to draw
+                y1 = HEAD_H if earlier else y_of(o)
+                x2, y2 = _short_of(x1, y1, lane_x[event["agent_id"]], y_of(p), 7)
+                arrows.append({"from_id": original["message_id"], "to_id": event["message_id"],
+                               "x1": x1, "y1": y1, "x2": x2, "y2": y2, "modified": modified, "earlier": earlier,
+                               "lit": p in lit and (earlier or o in lit)})
+            # Other explicit links drawn when both ends are in the window: call -> result, cause -> text/agent.
+            sources = list(model.causes_of(event))
+            if isinstance(event.get("tool_call_id"), str):
+                call_position = s.call_position_for_result(p)
+                if call_position is not None:
+                    sources.append(s.events[call_position]["message_id"])
+            for source in sources:
+                q = s.by_id.get(source)
+                if q is not None and q in row_of and q < p:
+                    links.append({"css": "spawn-link" if kind == "AGENT_CREATED" else
+                                  "result-link" if kind == "TOOL_RESULT" else "cause-link",
+                                  "x1": lane_x[s.events[q]["agent_id"]], "y1": y_of(q),
+                                  "x2": lane_x[event["agent_id"]], "y2": y_of(p), "lit": p in lit and q in lit})
+        spawned = set(traced["agents"]) if traced else set()
+        lane_rows = [{"agent_id": a, "name": short(s.agents[a].display_name, 20), "full_name": log_text(s.agents[a].display_name),
+                      "x": lane_x[a], "spawned_by_trace": a in spawned} for a in lanes]
+        height = HEAD_H + len(window) * ROW_H + 10
+        return {"start": start, "end": start + len(window), "total": total, "size": size,
+                "agents": agent_ids or [], "lanes": lane_rows, "marks": marks, "arrows": arrows, "links": links,
+                "width": LEFT + max(len(lanes), 1) * LANE_W + LANE_W, "height": height, "row_h": ROW_H,
+                "head_h": HEAD_H, "left": LEFT, "lane_w": LANE_W,
+                "trace": traced["message_id"] if traced else None}
+
+
+def _short_of(x1: float, y1: float, x2: float, y2: float, gap: float) -> tuple[float, float]:
+    """(x2, y2) moved `gap` pixels back towards (x1, y1), so an arrowhead stops at a mark's edge."""
+    dx, dy = x2 - x1, y2 - y1
+    length = (dx * dx + dy * dy) ** 0.5
+    if length <= gap:
+        return x2, y2
+    return round(x2 - dx / length * gap, 1), round(y2 - dy / length * gap, 1)
+
+
+def window_start_for(s: SessionIndex, position: int, size: int, agent_ids: list[str] | None = None) -> int:
+    """The window start that shows a position near the top third (for links into the chart)."""
+    with s.lock:
+        sequence = _sequence(s, agent_ids)
+    i = bisect_left(sequence, position)
+    return max(0, i - size // 3)

@@ -1,0 +1,126 @@
+"""Provenance: what a delivery changed in its original (a word diff), and the per-session hook audit.
+
+Pure reads over a SessionIndex. Every piece of log text these views print goes through
+`log_text`, the one place where secret masking applies to them.
+"""
+
+from __future__ import annotations
+
+import re
+from difflib import SequenceMatcher
+
+from . import model, redact
+from .index import SessionIndex
+
+# Past this many words on either side, diff lines instead (SequenceMatcher is quadratic at worst).
+WORD_LIMIT = 4000
+TOKEN = re.compile(r"\s+|\w+|[^\w\s]")
+
+
+def log_text(text: str) -> str:
+    """Log content as the provenance views print it (masked while masking is active)."""
+    return redact.shown(text)
+
+
+def _tokens(text: str, by_line: bool) -> list[str]:
+    return text.splitlines(keepends=True) if by_line else TOKEN.findall(text)
+
+
+def word_diff(original: str, delivered: str) -> list[dict]:
+    """The delivered text as runs of {"op": "equal"|"delete"|"insert", "text"}: what was kept,
+    removed from the original and added to it. Whitespace belongs to the runs, so joining the
+    equal+delete runs gives the original back and equal+insert the delivered text."""
+    original, delivered = log_text(original), log_text(delivered)
+    by_line = max(len(original), len(delivered)) > WORD_LIMIT * 6
+    a, b = _tokens(original, by_line), _tokens(delivered, by_line)
+    runs: list[dict] = []
+
+    def add(op: str, text: str) -> None:
+        if not text:
+            return
+        if runs and runs[-1]["op"] == op:
+            runs[-1]["text"] += text
+        else:
+            runs.append({"op": op, "text": text})
+
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            add("equal", "".join(a[i1:i2]))
+        else:
+            add("delete", "".join(a[i1:i2]))
+            add("insert", "".join(b[j1:j2]))
+    return runs
+
+
+def diff_counts(runs: list[dict]) -> dict:
+    """How many words the delivery removed and added."""
+    counts = {"deleted": 0, "inserted": 0}
+    for run in runs:
+        if run["op"] != "equal":
+            counts["deleted" if run["op"] == "delete" else "inserted"] += len(re.findall(r"\w+", run["text"]))
+    return counts
+
+
+def delivery_provenance(s: SessionIndex, position: int) -> dict | None:
+    """A delivery beside its original, with the word diff; None when the entry is not a delivery."""
+    with s.lock:
+        event = s.events[position]
+        if not model.is_delivery(event):
+            return None
+        original = s.event(event["substance"])
+        receiver = s.agents.get(event["agent_id"])
+        sender = s.agents.get(original["agent_id"]) if original is not None else None
+        delivered = model.content_of(event)
+        data = {
+            "message_id": event["message_id"],
+            "position": position,
+            "agent_id": event["agent_id"],
+            "agent_name": receiver.display_name if receiver else event["agent_id"],
+            "original_id": event["substance"],
+            "original_found": original is not None,
+            "from_agent_id": sender.agent_id if sender else None,
+            "from_name": sender.display_name if sender else None,
+            "delivered": log_text(delivered),
+            "original": log_text(model.content_of(original)) if original is not None else None,
+            "modified": model.is_modified(event, original),
+            "diff": None,
+        }
+    if original is not None:
+        data["diff"] = word_diff(data["original"], data["delivered"])
+        data["counts"] = diff_counts(data["diff"])
+    return data
+
+
+def message_provenance(s: SessionIndex, message_id: str) -> dict:
+    """For a message page: the message as a delivery (vs its original), and its own deliveries."""
+    with s.lock:
+        position = s.by_id[message_id]
+        deliveries = list(s.references.get(message_id, ()))
+    return {
+        "as_delivery": delivery_provenance(s, position),
+        "deliveries": [delivery_provenance(s, p) for p in deliveries],
+    }
+
+
+def hook_audit(s: SessionIndex, agent_id: str | None = None, start: int = 0, limit: int = 20) -> dict:
+    """Every modified delivery, grouped by the agent that received it, with counts; each group lists a
+    window of its deliveries (start, limit) so a huge session never renders every diff at once."""
+    with s.lock:
+        positions = sorted(p for refs in s.references.values() for p in refs)
+        received: dict[str, int] = {}
+        by_agent: dict[str, list[int]] = {}
+        for p in positions:
+            event = s.events[p]
+            received[event["agent_id"]] = received.get(event["agent_id"], 0) + 1
+            if model.is_modified(event, s.event(event["substance"])):
+                by_agent.setdefault(event["agent_id"], []).append(p)
+        order = [a for a in s.agent_order if a in by_agent and (agent_id is None or a == agent_id)]
+        names = {a: s.agents[a].display_name for a in by_agent}
+    groups = []
+    for a in order:
+        shown = by_agent[a][start:start + limit]
+        groups.append({"agent_id": a, "name": names[a], "count": len(by_agent[a]), "received": received[a],
+                       "start": start, "end": start + len(shown),
+                       "deliveries": [delivery_provenance(s, p) for p in shown]})
+    return {"deliveries": len(positions), "modified": sum(len(v) for v in by_agent.values()),
+            "agent_id": agent_id, "start": start, "limit": limit, "groups": groups}
