@@ -132,3 +132,25 @@ def test_screenshot_of_the_session_page_for_the_readme(live_server, page):
     SCREENSHOT.parent.mkdir(exist_ok=True)
     page.screenshot(path=str(SCREENSHOT))
     assert SCREENSHOT.stat().st_size > 10_000
+
+
+def test_secrets_are_masked_until_this_browser_reveals_them(live_server, page):
+    write_events(live_server.folder / "keys.jsonl", [
+        {"message_id": "m1", "event_type": "transcript_entry", "agent_id": "a", "role": "user",
+         "content": "deploy with OPENAI key sk-proj-Zq8Lm2Nx7Rt5Vw3Yb1Cd9Fg and Authorization: Bearer abc.def.ghi"}])
+    url = f"{live_server.url}/s/keys/agents/a"
+    page.goto(url)
+    entry = page.locator('[id="m1"]')
+    expect(entry).to_contain_text("sk-p…[masked]")
+    expect(entry).not_to_contain_text("Zq8Lm2Nx7Rt5Vw3Yb1Cd9Fg")
+    page.get_by_role("button", name="Show secrets").click()
+    expect(entry).to_contain_text("sk-proj-Zq8Lm2Nx7Rt5Vw3Yb1Cd9Fg")
+    expect(entry).to_contain_text("Bearer abc.def.ghi")
+    expect(page.get_by_text("secrets shown")).to_be_visible()
+    assert page.url == url  # nothing in the link: a colleague opening it sees the masked page
+    other = page.context.browser.new_context().new_page()  # another browser profile, same link
+    other.goto(url)
+    expect(other.locator('[id="m1"]')).not_to_contain_text("Zq8Lm2Nx7Rt5Vw3Yb1Cd9Fg")
+    other.context.close()
+    page.get_by_role("button", name="Hide secrets").click()
+    expect(entry).not_to_contain_text("Zq8Lm2Nx7Rt5Vw3Yb1Cd9Fg")

@@ -102,6 +102,11 @@ def urls_of(base: str, session_id: str, agents: list[str], messages: list[str]) 
              f"{base}/s/{q(PAYLOADS[0])}", f"{s}/agents/{q(PAYLOADS[3])}", f"{s}/messages/{q(PAYLOADS[9])}"]
     pages += [f"{s}/agents/{q(a)}" for a in agents] + [f"{s}/agents/{q(agents[0])}?sub=1"]
     pages += [f"{s}/messages/{q(m)}" for m in messages]
+    # search, the pictures, provenance, tracing and "as of": every page that shows log text
+    pages += [f"{base}/search?q=pwned", f"{base}/search?q={q(PAYLOADS[0])}", f"{s}/chart?size=1000",
+              f"{s}/chart?agents={q(','.join(agents[:3]))}", f"{s}/hooks", f"{s}/spawn",
+              f"{s}/agents/{q(agents[0])}?at=60", f"{s}?at=30", f"{s}/agents/{q(agents[0])}?kind=heard,said"]
+    pages += [f"{s}/trace/{q(m)}" for m in messages[:5]] + [f"{s}/chart?trace={q(messages[3])}"]
     return pages
 
 
@@ -130,6 +135,13 @@ def test_no_payload_runs_on_any_page_and_each_is_shown_literally(tmp_path, page)
         sample_of_messages = messages[:: max(1, len(messages) // 40)]
         for url in urls_of(server.url, session_id, agents, sample_of_messages):
             assert_harmless(page, url)
+
+        # Exports are text, never a page a browser would render or sniff.
+        for fmt in ("markdown", "trace", "dot", "json"):
+            query = f"?agent={urllib.parse.quote(agents[0], safe='')}" if fmt == "markdown" else ""
+            response = page.request.get(f"{server.url}/s/{urllib.parse.quote(session_id, safe='')}/export/{fmt}{query}")
+            assert response.ok and "html" not in response.headers["content-type"], fmt
+            assert response.headers["x-content-type-options"] == "nosniff"
 
         # Shown literally, as text: in the tree, the transcript, tool calls and the problems list.
         page.goto(f"{server.url}/s/{urllib.parse.quote(session_id, safe='')}/agents/{urllib.parse.quote(agents[0], safe='')}")

@@ -287,3 +287,20 @@ def test_pages_are_access_logged_and_live_polls_are_not(session_dir, app, client
         get(client, "/poll/sessions?v=0")
     logged = [r.getMessage() for r in caplog.records if r.name == "agentview.access"]
     assert logged == ["GET /s/named/agents/events 200"]
+
+
+def test_an_unexpected_error_gets_a_clean_500_and_a_log_line_and_serving_goes_on(client, monkeypatch, caplog):
+    from viewer import queries
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("injected failure <b>secret internals</b>")
+
+    monkeypatch.setattr(queries, "tree", broken)
+    page = client.get("/s/example1_jack_and_jill")
+    assert page.status_code == 500 and b"injected failure" not in page.data  # no internals leak
+    assert "text/html" in page.content_type and b"agentview" in page.data
+    assert any("error serving /s/example1_jack_and_jill" in r.getMessage() and r.exc_info for r in caplog.records)
+    monkeypatch.setattr(queries, "agents", broken)
+    api = client.get("/api/sessions/example1_jack_and_jill")
+    assert api.status_code == 500 and api.get_json() == {"error": "Internal Server Error", "detail": "see the server log"}
+    assert client.get("/s/example1_jack_and_jill/agents/agent_jill").status_code == 200  # the rest still serves

@@ -24,6 +24,15 @@ class TailResult:
     error: str | None = None  # the file could not be read to its end (lines before the fault are kept)
 
 
+def _open(path: str):
+    """The file, open for reading, and its fstat; None when it is gone."""
+    try:
+        f = open(path, "rb")
+    except FileNotFoundError:
+        return None
+    return f, os.fstat(f.fileno())
+
+
 class FileTailer:
     """Reads what was appended to a file since the last call.
 
@@ -43,12 +52,10 @@ class FileTailer:
 
     def read(self) -> TailResult:
         result = TailResult()
-        try:
-            f = open(self.path, "rb")
-        except FileNotFoundError:
+        if (opened := _open(self.path)) is None:
             return result
+        f, st = opened
         with f:
-            st = os.fstat(f.fileno())
             identity = (st.st_dev, st.st_ino)
             result.modified_at = st.st_mtime
             read_to = self.offset + len(self._partial)
@@ -86,12 +93,10 @@ class GzipReader:
 
     def read(self) -> TailResult:
         result = TailResult()
-        try:
-            f = open(self.path, "rb")
-        except FileNotFoundError:
+        if (opened := _open(self.path)) is None:
             return result
+        f, st = opened
         with f:
-            st = os.fstat(f.fileno())
             stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
             result.modified_at = st.st_mtime
             if stamp == self._stamp:
