@@ -10,6 +10,8 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -73,6 +75,16 @@ class LiveServer:
     process: subprocess.Popen
     printed_url: str = ""  # as the server printed it (with ?token= when it made one)
     output: list[str] = field(default_factory=list)  # what it logged so far
+
+    def wait_for_session(self, session_id: str, events: int = 1, timeout: float = 10.0) -> None:
+        """Until the server has read a file just written (the watcher is quick, not instant)."""
+        def served():
+            try:
+                with urllib.request.urlopen(f"{self.url}/api/sessions/{session_id}", timeout=5) as response:
+                    return json.load(response)["cursor"].endswith(f"-{events}") or None
+            except urllib.error.HTTPError:
+                return None
+        wait_for(served, timeout=timeout)
 
 
 @contextlib.contextmanager

@@ -138,6 +138,7 @@ def test_secrets_are_masked_until_this_browser_reveals_them(live_server, page):
     write_events(live_server.folder / "keys.jsonl", [
         {"message_id": "m1", "event_type": "transcript_entry", "agent_id": "a", "role": "user",
          "content": "deploy with OPENAI key sk-proj-Zq8Lm2Nx7Rt5Vw3Yb1Cd9Fg and Authorization: Bearer abc.def.ghi"}])
+    live_server.wait_for_session("keys")
     url = f"{live_server.url}/s/keys/agents/a"
     page.goto(url)
     entry = page.locator('[id="m1"]')

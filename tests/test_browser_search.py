@@ -53,6 +53,7 @@ def test_a_new_matching_event_appears_in_the_results_live(live_server, page):
 def test_a_hit_in_long_collapsed_text_opens_it(live_server, page):
     long_text = "filler words. " * 80 + "the hidden needle is here"
     write_events(live_server.folder / "long.jsonl", [say("m1", "agent_x", long_text)])
+    live_server.wait_for_session("long")
     page.goto(f"{live_server.url}/search?q=needle")
     page.locator("li.search-hit a.hit-link").click()
     expect(page).to_have_url(f"{live_server.url}/s/long/agents/agent_x#m1")
@@ -136,6 +137,7 @@ def test_keyboard_keys(live_server, page):
 def test_keyboard_opens_collapsed_text_and_search_hits(live_server, page):
     write_events(live_server.folder / "long.jsonl", [say("m1", "agent_x", "many words. " * 100),
                                                      say("m2", "agent_x", "short")])
+    live_server.wait_for_session("long", events=2)
     page.goto(f"{live_server.url}/s/long/agents/agent_x")
     details = page.locator('[id="m1"] details.long')
     expect(details).not_to_have_attribute("open", "")
