@@ -139,6 +139,8 @@ def test_nothing_is_lost_or_repeated_under_load(tmp_path):
             p.join(timeout=60)
         output = "".join(server.output)
 
+    print(f"\nsoak: {total} events in {SECONDS} s ({rate:.0f}/s) to {len(SESSIONS)} sessions, {len(pollers)} pollers, "
+          f"{sum(sum(p.statuses.values()) for p in pollers)} polls, slowest answer {max(p.slowest for p in pollers):.3f} s")
     assert rate >= RATE * 0.95 and total >= RATE * SECONDS * 0.95, (rate, total)
     assert "Traceback" not in output and " ERROR " not in output, output[-3000:]
     for p in pollers:

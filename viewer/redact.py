@@ -7,6 +7,7 @@ Patterns never match a quote or a backslash, so masking serialized JSON keeps it
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 from contextvars import ContextVar
 
@@ -61,13 +62,24 @@ _BACK = 24
 _SHORTEST = 11  # no secret the patterns know fits in fewer characters
 
 
+_TRIGGER_BYTES = tuple(t.encode() for t in _TRIGGERS)
+# On short text one regex search costs less than a find per trigger; on long text the finds win.
+_TRIGGER_PATTERN = re.compile("|".join(re.escape(t) for t in _TRIGGERS))
+_SHORT = 256
+
+
 def _matches(text, lowered, pattern) -> list[re.Match]:
-    candidates = []
-    for trigger in (t.encode() for t in _TRIGGERS) if isinstance(lowered, bytes) else _TRIGGERS:
-        i = lowered.find(trigger)
-        while i >= 0:
-            candidates.append(i)
-            i = lowered.find(trigger, i + 1)
+    if isinstance(lowered, str) and len(lowered) < _SHORT:
+        candidates = [m.start() for m in _TRIGGER_PATTERN.finditer(lowered)]
+    else:
+        candidates = []
+        for trigger in _TRIGGER_BYTES if isinstance(lowered, bytes) else _TRIGGERS:
+            i = lowered.find(trigger)
+            while i >= 0:
+                candidates.append(i)
+                i = lowered.find(trigger, i + 1)
+    if not candidates:
+        return []
     found, covered = [], 0
     for candidate in sorted(candidates):
         for start in range(max(covered, candidate - _BACK), candidate + 1):
@@ -91,6 +103,17 @@ def mask(text: str) -> str:
     """The text with every secret it holds replaced (cheap when there is none)."""
     if len(text) < _SHORTEST:
         return text
+    if len(text) < _SHORT:  # names, ids, labels: printed again and again on every page
+        return _mask_short(text)
+    return _mask(text)
+
+
+@functools.lru_cache(maxsize=8192)
+def _mask_short(text: str) -> str:
+    return _mask(text)
+
+
+def _mask(text: str) -> str:
     lowered = text.lower()
     if len(lowered) != len(text):  # a few characters lowercase to two: positions would shift
         return _PATTERN.sub(_masked, text)
