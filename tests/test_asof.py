@@ -4,7 +4,7 @@ import pytest
 
 from conftest import sample, write_events
 from dom import parse
-from events import calls, created, say, tool_call, user
+from events import calls, created, tool_call
 from viewer import asof, queries
 from viewer.session_viewer import load_index
 

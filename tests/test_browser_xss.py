@@ -96,7 +96,9 @@ def assert_harmless(page, url: str) -> None:
 
 
 def urls_of(base: str, session_id: str, agents: list[str], messages: list[str]) -> list[str]:
-    q = lambda value: urllib.parse.quote(value, safe="")
+    def q(value):
+        return urllib.parse.quote(value, safe="")
+
     s = f"{base}/s/{q(session_id)}"
     pages = [f"{base}/", s, f"{s}/problems", f"{s}/dialog?agents={q(','.join(agents))}",
              f"{base}/s/{q(PAYLOADS[0])}", f"{s}/agents/{q(PAYLOADS[3])}", f"{s}/messages/{q(PAYLOADS[9])}"]

@@ -9,7 +9,7 @@ import pydot
 import pytest
 
 from conftest import REPO, sample, write_events
-from events import calls, created, piece, result, say, tool_call, user
+from events import calls, created, say, tool_call, user
 from viewer import exports
 from viewer.session_viewer import load_index
 

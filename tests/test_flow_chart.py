@@ -2,7 +2,7 @@
 
 from conftest import sample, write_events
 from dom import parse
-from events import calls, created, piece, result, say, tool_call, user
+from events import created, piece, say, user
 from viewer import flow
 from viewer.session_viewer import load_index
 

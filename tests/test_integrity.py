@@ -4,10 +4,9 @@ import gzip
 import json
 import os
 
-import pytest
 
 from conftest import write_events
-from events import calls, created, result, say, tool_call, user
+from events import calls, created, result, say, user
 from viewer.index import Library, SessionIndex
 from viewer.session_viewer import load_index
 from viewer.tailer import FileTailer, Line
