@@ -33,3 +33,16 @@ def test_the_console_script_and_python_m_viewer_both_run():
     for command in ([str(script), "--help"], [sys.executable, "-m", "viewer", "--help"]):
         result = subprocess.run(command, capture_output=True, text=True, timeout=30)
         assert result.returncode == 0 and "serve" in result.stdout, command
+
+
+def test_serve_on_a_taken_port_says_so_without_a_traceback(tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run([sys.executable, "-m", "viewer", "serve", str(tmp_path), "--port", str(port)],
+                                capture_output=True, text=True, cwd=REPO, timeout=30)
+    assert result.returncode == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr and "Traceback" not in result.stderr

@@ -35,10 +35,12 @@ def serve(args: argparse.Namespace) -> int:
                      token=token, allowed_hosts=security.allowed_hosts_for(args.host, args.allow_host))
     try:
         server = create_server(app, host=args.host, port=args.port, threads=args.threads, ident="agentview")
-    except OSError:
+    except OSError as error:  # the port is taken, or the address is not ours
+        app.extensions["agentview"].watcher.stop()
         if args.demo:
             shutil.rmtree(args.dir, ignore_errors=True)
-        raise
+        print(f"agentview: cannot listen on {args.host}:{args.port}: {error.strerror or error}", file=sys.stderr)
+        return 2
     host, port = server.effective_host, server.effective_port
     shown = f"[{host}]" if ":" in str(host) else host
     # The first line on stdout says where we listen (tests start us on port 0 and read it).
