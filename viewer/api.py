@@ -29,6 +29,11 @@ def session_row(s) -> dict:
             "problems": len(s.problems),
             "updated_at": s.updated_at,
             "url": url_for("pages.session", session_id=s.id),
+            "format": s.format.name,
+            "format_label": s.format.label,
+            "format_reason": s.format_reason or None,
+            "project": s.project,
+            "files": [m["rel"] for m in s.members.values()] if s.members else None,
         }
 
 

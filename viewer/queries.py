@@ -21,6 +21,12 @@ from .model import Agent, Event
 def _pick_spawning_call(s: SessionIndex, agent: Agent, event: Event) -> model.ToolCall | None:
     """Which tool call of the cause message created this agent (a message may hold several)."""
     calls = model.tool_calls(event)
+    created = s.events[agent.created_position] if agent.created_position is not None else {}
+    wanted = created.get("spawn_call_id")  # set by format normalizers that know the exact call
+    if isinstance(wanted, str):
+        for call in calls:
+            if call.id == wanted:
+                return call
     if len(calls) <= 1:
         return calls[0] if calls else None
     for call in calls:
@@ -137,7 +143,8 @@ def _delivery(s: SessionIndex, event: Event) -> dict | None:
     return {
         "original_id": event["substance"],
         "original_found": original is not None,
-        "original_content": model.content_of(original) if original else None,
+        "original_content": (event["original_text"] if isinstance(event.get("original_text"), str) and "raw" in event
+                             else model.content_of(original) if original else None),
         "original_kind": original.get("event_type") if original else None,
         "from_agent_id": sender.agent_id if sender else None,
         "from_name": sender.display_name if sender else None,
