@@ -1,0 +1,143 @@
+"""Claude Code transcripts: one session per main file and its sub-agent files, in all three layouts."""
+
+import json
+import shutil
+
+import pytest
+
+from conftest import SAMPLES, write_events
+from viewer import queries
+from viewer.formats import usage
+from viewer.index import Library
+
+PROJECT = "-home-dev-src-parser"
+CURRENT = f"{PROJECT}:5b1e8c2a-audit"
+BESIDE = f"{PROJECT}:9c04d7b3-docs"
+INLINE = f"{PROJECT}:1a2b3c4d-legacy"
+
+
+@pytest.fixture
+def projects(tmp_path):
+    folder = tmp_path / "projects"
+    shutil.copytree(SAMPLES / "claude_code", folder, ignore=shutil.ignore_patterns("*.py"))
+    return folder
+
+
+@pytest.fixture
+def library(projects):
+    library = Library(projects)
+    library.scan()
+    return library
+
+
+def shape(node):
+    return (node["agent_id"], node["name"], [shape(c) for c in node["children"]])
+
+
+def test_each_session_is_one_entry_grouped_by_project(library):
+    sessions = library.listing()
+    assert [s.id for s in sessions] == [INLINE, CURRENT, BESIDE]
+    assert {s.format.name for s in sessions} == {"claude-code"}
+    assert {s.project for s in sessions} == {PROJECT}
+    assert len(library.get(CURRENT).members) == 4 and len(library.get(BESIDE).members) == 2
+    assert all(s.problems == [] for s in sessions)
+
+
+def test_tree_nests_sub_agents_named_from_their_meta(library):
+    (root,) = queries.tree(library.get(CURRENT))
+    assert shape(root) == ("main", "main agent", [
+        ("agent-7e575a11", "Check tests", []),
+        ("agent-a11ce5ca", "Scan parser", [("agent-dee9c0de", "Read load()", [])])])
+    s = library.get(CURRENT)
+    assert s.agents["agent-a11ce5ca"].language_model == "claude-haiku-4-5"
+    assert "parent_inferred" not in s.agents["agent-a11ce5ca"].flags  # the meta names the call
+
+
+@pytest.mark.parametrize("session_id, child", [(BESIDE, "agent-d0c5a9e1"), (INLINE, "sidechain-1a2b3c4d")])
+def test_older_layouts_link_sub_agents_by_their_prompt(library, session_id, child):
+    s = library.get(session_id)
+    (root,) = queries.tree(s)
+    assert [c["agent_id"] for c in root["children"]] == [child]
+    assert "parent_inferred" in s.agents[child].flags
+
+
+def test_lines_of_one_response_are_one_message_with_usage_counted_once(library):
+    s = library.get(CURRENT)
+    first = s.event("5b1e8c2a-0002")
+    assert first["content"] == "I'll look at the code and the tests in parallel."
+    assert [c["id"] for c in first["tool_calls"]] == ["toolu_SCAN", "toolu_TEST"]
+    assert first["thinking"] == ["Two independent questions: scan the code and check the tests, in parallel."]
+    assert len(first["raw"]) == 4
+    assert usage.for_agent(s, "main")["input_tokens"] == 1200 + 900
+    total = usage.for_session(s)
+    assert total["responses"] == 8 and total["output_tokens"] == 310 + 60 + 90 + 20 + 40 + 12 + 30 + 25
+    assert total["models"] == ["claude-haiku-4-5", "claude-opus-4-1", "claude-sonnet-4-5"]
+
+
+def test_transcript_pairs_tool_results_and_marks_compaction_images_and_unknown_types(library):
+    s = library.get(CURRENT)
+    view = queries.perspective(s, "main")
+    kinds = [(i["kind"], i["event"].get("markers") or None) for i in view["items"]]
+    assert kinds == [("system", ["record", "file-history-snapshot"]), ("heard", None), ("did", None),
+                     ("system", ["compact_boundary"]), ("system", ["compact summary"]), ("heard", None),
+                     ("said", None), ("system", ["record", "ai-title"]), ("system", ["record", "queue-operation"])]
+    did = view["items"][2]
+    assert [len(c["results"]) for c in did["calls"]] == [1, 1]
+    assert [c["spawned"][0]["agent_id"] for c in did["calls"]] == ["agent-a11ce5ca", "agent-7e575a11"]
+    image = view["items"][5]
+    assert "[image: image/png]" in image["content"] and "iVBOR" not in image["content"]
+    error = s.event("7e575a11-0003")
+    assert error["is_error"] and s.call_position_for_result(s.by_id["7e575a11-0003"]) == s.by_id["7e575a11-0002"]
+
+
+def test_substance_links_join_prompts_and_answers_across_agents(library):
+    s = library.get(CURRENT)
+    assert s.event("a11ce5ca-0001")["substance"] == "5b1e8c2a-0002"  # the prompt of the spawning call
+    assert s.event("5b1e8c2a-0006")["substance"] == "a11ce5ca-0006"  # the result carries the final answer
+    assert s.event("a11ce5ca-0005")["substance"] == "dee9c0de-0004"  # nested
+    dialog = queries.dialog(s, ["main", "agent-a11ce5ca", "agent-dee9c0de"])
+    prompt = next(i for i in dialog["items"] if i["message_id"] == "5b1e8c2a-0002")
+    assert prompt["recipients"] == ["agent-a11ce5ca"] and not prompt["deliveries"][0]["modified"]
+    said = [i["content"] for i in dialog["items"] if i["event"]["role"] == "assistant" and i["content"]]
+    assert "load() accepts a str or a Path." in said
+
+
+def test_live_appends_to_main_and_sub_agent_files_and_a_new_sub_agent_file(projects, library):
+    folder = projects / PROJECT
+    s = library.get(CURRENT)
+    before = s.count
+    sub = folder / "5b1e8c2a-audit" / "subagents"
+    write_events(sub / "agent-7e575a11.jsonl", [{
+        "type": "user", "uuid": "late-1", "parentUuid": None, "isSidechain": True, "agentId": "7e575a11",
+        "sessionId": "5b1e8c2a-audit", "timestamp": "2026-02-01T10:01:00.000Z",
+        "message": {"role": "user", "content": "one more thing"}}], mode="a")
+    library.refresh(str(sub / "agent-7e575a11.jsonl"))
+    assert s.count == before + 1 and s.event("late-1")["agent_id"] == "agent-7e575a11"
+    write_events(folder / "5b1e8c2a-audit.jsonl", [{
+        "type": "assistant", "uuid": "late-2", "parentUuid": None, "isSidechain": False, "sessionId": "5b1e8c2a-audit",
+        "timestamp": "2026-02-01T10:01:01.000Z", "requestId": "req_L",
+        "message": {"id": "msg_L", "role": "assistant", "model": "claude-opus-4-1", "content": [
+            {"type": "tool_use", "id": "toolu_NEW", "name": "Agent", "input": {"description": "Late helper", "prompt": "Help late"}}],
+            "usage": {"input_tokens": 1, "output_tokens": 1}}}], mode="a")
+    library.refresh(str(folder / "5b1e8c2a-audit.jsonl"))
+    (sub / "agent-1a7e.meta.json").write_text(json.dumps({"agentType": "Explore", "description": "Late helper",
+                                                          "toolUseId": "toolu_NEW"}))
+    write_events(sub / "agent-1a7e.jsonl", [{
+        "type": "user", "uuid": "late-3", "parentUuid": None, "isSidechain": True, "agentId": "1a7e",
+        "sessionId": "5b1e8c2a-audit", "timestamp": "2026-02-01T10:01:02.000Z",
+        "message": {"role": "user", "content": "Help late"}}])
+    library.refresh(str(sub / "agent-1a7e.jsonl"))
+    assert library.get(CURRENT) is s and len(library.listing()) == 3
+    assert s.agents["agent-1a7e"].parent_id == "main" and s.agents["agent-1a7e"].name == "Late helper"
+    assert s.event("late-3")["substance"] == "late-2"
+
+
+def test_a_rewritten_sub_agent_file_rereads_the_whole_session(projects, library):
+    s = library.get(CURRENT)
+    count = s.count
+    path = projects / PROJECT / "5b1e8c2a-audit" / "subagents" / "agent-dee9c0de.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:1]))
+    library.refresh(str(path))
+    assert s.epoch == 1 and s.count < count
+    assert s.agents["agent-dee9c0de"].parent_id == "agent-a11ce5ca"
