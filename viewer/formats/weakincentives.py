@@ -37,6 +37,11 @@ class WeakIncentivesNormalizer:
     def __init__(self) -> None:
         self.created: set[str] = set()
         self.count = 0
+        self.open_spawns: list[tuple[str, str, str]] = []  # (message id, call id, prompt) of primary spawning calls
+        self.spawn: dict[str, tuple[str, str, str]] = {}  # sub-agent -> its spawning call
+        self.by_call: dict[str, str] = {}  # call id -> the sub-agent it started
+        self.last_said: dict[str, str] = {}
+        self.heard: set[str] = set()
 
     @staticmethod
     def order(stream: list) -> list:
@@ -73,11 +78,36 @@ class WeakIncentivesNormalizer:
             self.created.add(agent)
             event = {"message_id": f"{agent}:created", "event_type": model.AGENT_CREATED, "agent_id": agent,
                      "name": agent, "raw": None}
-            if agent != "primary":  # the primary agent started it; which call is not recorded
-                event["cause"] = "primary:created"
+            if agent != "primary":  # the primary agent started it: by its latest open spawning call if any
                 event["name"] = agent.removeprefix("subagent:")
+                if self.open_spawns:
+                    message_id, call_id, prompt = self.open_spawns.pop()
+                    event.update(cause=message_id, spawn_call_id=call_id,
+                                 inferred={"cause": "the primary agent's latest spawning call", "tool_call_id": call_id})
+                    self.spawn[agent], self.by_call[call_id] = (message_id, call_id, prompt), agent
+                else:
+                    event["cause"] = "primary:created"
             out.append(event)
         return agent, out
+
+    def _links(self, event: Event) -> Event:
+        """Spawning calls, a sub-agent's first prompt and its answer carried back: the substance links."""
+        agent = event["agent_id"]
+        if event["role"] == "assistant":
+            for call in model.tool_calls(event):
+                if call.id and call.name in ("Task", "Agent", "subagent", "spawn_subagent") and agent == "primary":
+                    prompt = call.arguments.get("prompt", "") if isinstance(call.arguments, dict) else ""
+                    self.open_spawns.append((event["message_id"], call.id, str(prompt)))
+            if model.is_utterance(event):
+                self.last_said[agent] = event["message_id"]
+        elif event["role"] == "user" and agent in self.spawn and agent not in self.heard:
+            self.heard.add(agent)
+            event["substance"], event["original_text"] = self.spawn[agent][0], self.spawn[agent][2]
+        elif event["role"] == "tool" and event.get("tool_call_id") in self.by_call:
+            said = self.last_said.get(self.by_call[event["tool_call_id"]])
+            if said:
+                event["substance"] = said
+        return event
 
     def _message_id(self, value) -> str:
         self.count += 1
@@ -100,7 +130,7 @@ class WeakIncentivesNormalizer:
         metadata = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
         if isinstance(metadata.get("model"), str):
             event["model"] = metadata["model"]
-        return out + [event]
+        return out + [self._links(event)]
 
     def _log_record(self, record: dict, line: int) -> list[Event]:
         context = record["context"] if isinstance(record.get("context"), dict) else {}
@@ -145,7 +175,7 @@ class WeakIncentivesNormalizer:
         if kind == "token_usage" and isinstance(detail.get("usage"), dict):
             event["usage"] = detail["usage"]
         event["content"] = "\n".join(t for t in texts if t)
-        return out + [event]
+        return out + [self._links(event)]
 
 
 def _sequence(record: dict, line: int):
