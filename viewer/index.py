@@ -17,7 +17,7 @@ from pathlib import Path
 import orjson
 
 from . import formats, model, search
-from .formats import legacy
+from .formats import ai_agent, legacy
 from .model import Agent, Event
 from .tailer import FileTailer, GzipReader, Line
 
@@ -78,6 +78,8 @@ def session_id_for(relpath: str) -> str:
 
 
 def reader_for(path: str) -> FileTailer | GzipReader:
+    if ai_agent.is_snapshot_name(path):
+        return ai_agent.SnapshotReader(path)
     return GzipReader(path) if path.endswith(GZIP_SUFFIX) else FileTailer(path)
 
 
@@ -128,6 +130,7 @@ class SessionIndex:
         self.problems: list[Problem] = []
         self.search = search.SearchIndex()  # full-text postings, extended by _add
         self._native_fixed = False  # a native-only event was seen: no longer a legacy candidate
+        self.format_summary: dict | None = None  # what a format says about the whole session (snapshot totals)
         self.normalizer = None
         if getattr(self, "make_normalizer", None) is not None:
             self.normalizer = self.make_normalizer()
@@ -239,6 +242,7 @@ class SessionIndex:
                     added += self._add_normalized(event, number)
             for event in self.normalizer.flush():
                 added += self._add_normalized(event, event.get("line") or 0)
+            self.format_summary = getattr(self.normalizer, "summary", None)
         return added
 
     def _parse_record(self, line: Line) -> dict | None:
@@ -365,6 +369,8 @@ class SessionIndex:
             agent.language_model = event["language_model"]
         if self.format is not formats.NATIVE and event.get("inferred"):
             agent.flags.append("parent_inferred")
+        if self.format is not formats.NATIVE and "in progress" in (event.get("markers") or ()):
+            agent.flags.append("in_progress")
         causes = model.causes_of(event)
         if causes:
             agent.cause = causes[0]
@@ -460,7 +466,8 @@ class Library:
 
     @staticmethod
     def is_session_file(path: str) -> bool:
-        return path.endswith((SESSION_SUFFIX, GZIP_SUFFIX)) and not os.path.basename(path).startswith(".")
+        return ((path.endswith((SESSION_SUFFIX, GZIP_SUFFIX)) or ai_agent.is_snapshot_name(path))
+                and not os.path.basename(path).startswith("."))
 
     def is_inside(self, path: str) -> bool:
         """Whether a path really lies inside the folder (after resolving symlinks), or may be followed."""
@@ -516,9 +523,10 @@ class Library:
         if session is not None and session.members:
             self._read_group(session)
             return
-        if session is not None and not session.format_settled and session.count == 0:
+        if session is not None and session.count == 0 and (
+                not session.format_settled or session.format is formats.UNRECOGNIZED):
             fmt, _, group = self._classify(path)
-            if fmt is not formats.NATIVE or group is not None:  # its first line arrived: now we can tell
+            if fmt is not session.format or group is not None:  # its first line arrived: now we can tell
                 self.forget(path)
                 session = None
         new = session is None
@@ -534,12 +542,18 @@ class Library:
             if fmt is formats.WEAKINCENTIVES:
                 from .formats.weakincentives import WeakIncentivesNormalizer
                 session.make_normalizer = WeakIncentivesNormalizer
+            elif fmt is formats.AI_AGENT:
+                session.make_normalizer = ai_agent.AiAgentNormalizer
+            if ai_agent.is_snapshot_name(path):
+                session.name = os.path.basename(path).removesuffix(".gz").removesuffix(".json")
             session._clear()
             self._tailers[path] = reader_for(path)
         result = self._tailers[path].read()
         if result.restarted:
             session.restart()
-        if result.lines and session.make_normalizer is not None:
+        if result.lines and session.format is formats.UNRECOGNIZED and ai_agent.is_snapshot_name(path):
+            pass  # a JSON document of no known shape: listed with the reason, not read as lines
+        elif result.lines and session.make_normalizer is not None:
             session.ingest_records([({"rel": session.relpath}, result.lines)])
         elif result.lines:
             session.ingest(result.lines)
@@ -556,6 +570,11 @@ class Library:
 
     def _classify(self, path: str) -> tuple[formats.Format, str, dict | None]:
         """A file's format by its content, the reason when none fits, and its group when it is one file of several."""
+        if ai_agent.is_snapshot_name(path):
+            record, why = ai_agent.read_record(path)
+            if isinstance(record, dict) and ai_agent.looks_like(record):
+                return formats.AI_AGENT, "", None
+            return formats.UNRECOGNIZED, why or "a JSON document without an opTree", None
         if path.endswith(GZIP_SUFFIX):
             return formats.NATIVE, "", None
         record, why = formats.first_record(path)
