@@ -101,3 +101,22 @@ def test_ai_agent_operation_shows_cost_latency_logs_and_masks_secrets(formats_se
     assert "sk-live-0123456789abcdefghij" not in page.content()
     page.goto(f"{formats_server.url}/s/ai_agent:4b9e-web-research.json.gz")
     expect(page.locator("#av-format-summary")).to_contain_text("0.0213")
+
+
+def test_a_claude_code_response_growing_live_is_redrawn_in_place(formats_server, page):
+    path = formats_server.folder / "claude_code" / "-home-dev-src-parser" / "9c04d7b3-docs.jsonl"
+
+    def line(uuid, block):
+        return {"type": "assistant", "uuid": uuid, "parentUuid": None, "isSidechain": False,
+                "sessionId": "9c04d7b3-docs", "timestamp": "2026-02-01T10:00:30.000Z", "requestId": "req_G",
+                "message": {"id": "msg_G", "role": "assistant", "model": "claude-sonnet-4-5", "content": [block]}}
+    page.goto(f"{formats_server.url}/s/claude_code:-home-dev-src-parser:9c04d7b3-docs/agents/main")
+    page.evaluate("window.__notReloaded = true")
+    page.locator("#av-poller").wait_for(state="attached")
+    write_events(path, [line("g1", {"type": "text", "text": "Now the changelog."})], mode="a")
+    expect(page.locator('[id="g1"]')).to_contain_text("Now the changelog.")
+    write_events(path, [line("g2", {"type": "tool_use", "id": "toolu_G", "name": "Edit",
+                                    "input": {"file_path": "CHANGELOG.md"}})], mode="a")
+    expect(page.locator('[id="g1"] .call .tool')).to_have_text("Edit")
+    assert page.locator('[id="g1"]').count() == 1
+    assert page.evaluate("window.__notReloaded") is True

@@ -141,3 +141,33 @@ def test_a_rewritten_sub_agent_file_rereads_the_whole_session(projects, library)
     library.refresh(str(path))
     assert s.epoch == 1 and s.count < count
     assert s.agents["agent-dee9c0de"].parent_id == "agent-a11ce5ca"
+
+
+def test_a_response_whose_lines_arrive_in_two_reads_stays_one_message(tmp_path):
+    def line(uuid, block, **message):
+        return {"type": "assistant", "uuid": uuid, "parentUuid": None, "isSidechain": False, "sessionId": "s",
+                "timestamp": "2026-02-01T10:00:01.000Z", "requestId": "req_1",
+                "message": {"id": "msg_1", "role": "assistant", "model": "claude-opus-4-1", "content": [block],
+                            "usage": {"input_tokens": 10, "output_tokens": 5}, **message}}
+    path = write_events(tmp_path / "s.jsonl", [
+        {"type": "user", "uuid": "u", "parentUuid": None, "isSidechain": False, "sessionId": "s",
+         "timestamp": "2026-02-01T10:00:00.000Z", "message": {"role": "user", "content": "go"}},
+        line("a1", {"type": "text", "text": "Running it."})])
+    library = Library(tmp_path)
+    library.scan()
+    s = library.get("s")
+    write_events(path, [line("a2", {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}})],
+                 mode="a")
+    library.refresh(str(path))
+    write_events(path, [{"type": "user", "uuid": "r", "parentUuid": "a2", "isSidechain": False, "sessionId": "s",
+                         "timestamp": "2026-02-01T10:00:02.000Z", "message": {"role": "user", "content": [
+                             {"type": "tool_result", "tool_use_id": "toolu_1", "content": "a.txt"}]}}], mode="a")
+    library.refresh(str(path))
+    message = s.event("a1")
+    assert message["content"] == "Running it." and [c["id"] for c in message["tool_calls"]] == ["toolu_1"]
+    assert len(message["raw"]) == 2 and usage.for_session(s)["input_tokens"] == 10
+    assert s.problems == [] and s.call_position_for_result(s.by_id["r"]) == s.by_id["a1"]
+    view = queries.perspective(s, "main")
+    assert [i["kind"] for i in view["items"]] == ["heard", "did"]
+    updates = queries.perspective_updates(s, "main", False, s.by_id["a1"] + 1)
+    assert [g["message_id"] for g in updates["grown"]] == ["a1"]

@@ -35,6 +35,7 @@ def session_row(s) -> dict:
             "format_reason": s.format_reason or None,
             "project": s.project,
             "files": [m["rel"] for m in s.members.values()] if s.members else None,
+            "hides": sorted(s.format.hides),
         }
 
 

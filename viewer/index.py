@@ -303,11 +303,23 @@ class SessionIndex:
                                   f"no earlier tool call {call_id!r} in {agent.agent_id}'s transcript", message_id)
         elif kind == model.PIECE_OF_TEXT:
             self._agent(event["agent_id"], position)
+        elif kind == "response_part" and self.format is not formats.NATIVE:
+            self._grown(event)
         # Agents created before the message their cause names: resolvable now that its agent is known.
         if self.by_id.get(message_id) == position:
             for agent_id in self._awaiting_cause.pop(message_id, ()):
                 self._resolve_parent(self.agents[agent_id], position)
         self.search.add(self, position)
+
+    def _grown(self, event: Event) -> None:
+        """A message grew in place (Claude Code: more lines of one response): index its new tool calls."""
+        grown = self.by_id.get(event.get("grows"))
+        if grown is None:
+            return
+        agent_id = self.events[grown]["agent_id"]
+        for call in model.tool_calls_of(self.events[grown]):
+            if isinstance(call.get("id"), str) and (agent_id, call["id"]) not in self.call_positions:
+                self.call_positions[(agent_id, call["id"])] = [grown]
 
     def _links(self, event: Event, position: int, line_number: int) -> None:
         """Flag substance and cause links that name no message (yet), and the cycles they close."""

@@ -246,9 +246,14 @@ def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool,
     """What a perspective page showing events before `after` needs to add (O(new events))."""
     with s.lock:
         agent_ids = set(subtree(s, agent_id) if include_subagents else [agent_id])
-        items, results, spawned = [], [], []
+        items, results, spawned, grown = [], [], [], {}
         for p in range(after, s.count):
             event = s.events[p]
+            if event["event_type"] == "response_part" and event.get("grows") in s.by_id:
+                target = s.by_id[event["grows"]]  # a message that grew in place: redraw it
+                if target < after and s.events[target]["agent_id"] in agent_ids:
+                    grown[target] = _entry(s, target)
+                continue
             created = s.agents.get(event["agent_id"]) if event["event_type"] == model.AGENT_CREATED else None
             # Only the creation the index took (not a duplicate), naming a call already on the page.
             if created is not None and created.created_position == p and created.cause in s.by_id:
@@ -273,7 +278,7 @@ def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool,
                 index = next((i for i, c in enumerate(calls) if c.id == event.get("tool_call_id")), 0)
                 results.append({"call_position": call_position, "call_index": index, "item": item})
             # else the call is new too and renders its results itself
-        return {"items": items, "results": results, "spawned": spawned}
+        return {"items": items, "results": results, "spawned": spawned, "grown": list(grown.values())}
 
 
 def perspective_text(s: SessionIndex, agent_id: str, include_subagents: bool = False) -> str:

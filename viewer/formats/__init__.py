@@ -27,9 +27,11 @@ class Format:
 
 NATIVE = Format("native", "agentview events")
 LEGACY = Format("legacy", "legacy event stream")
-CLAUDE_CODE = Format("claude-code", "Claude Code")
-WEAKINCENTIVES = Format("weakincentives", "weakincentives")
-AI_AGENT = Format("ai-agent", "ai-agent snapshot", tailable=False)
+# The hook audit reads seed-000 hook interventions (deliveries changed on their way): these logs record none.
+NO_HOOKS = frozenset({"hooks"})
+CLAUDE_CODE = Format("claude-code", "Claude Code", hides=NO_HOOKS)
+WEAKINCENTIVES = Format("weakincentives", "weakincentives", hides=NO_HOOKS)
+AI_AGENT = Format("ai-agent", "ai-agent snapshot", tailable=False, hides=NO_HOOKS)
 UNRECOGNIZED = Format("unrecognized", "unrecognized")
 
 FIRST_LINE_LIMIT = 4 * 1024 * 1024  # enough for a first line that carries an image

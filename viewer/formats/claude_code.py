@@ -17,6 +17,7 @@ from .. import model
 from ..model import Event
 
 MAIN = "main"
+RESPONSE_PART = "response_part"  # a later line of a response already shown: the message grew
 SPAWNING_TOOLS = ("Task", "Agent")
 _AGENT_TAIL = re.compile(r"agentId:\s*([A-Za-z0-9_-]+)")
 
@@ -105,11 +106,28 @@ class ClaudeNormalizer:
         self.heard_first: set[str] = set()
         self.pending: dict[str, _Response] = {}  # agent -> the response being assembled
         self.responses: dict[tuple, str] = {}  # (message.id, requestId) -> message id of its first part
+        self.emitted: dict[tuple, Event] = {}  # (message.id, requestId) -> the event it became, once in the log
+        self.last_entry: dict[str, str] = {}  # agent -> message id of its latest entry in the log
         self.seen_ids: set[str] = set()
 
     # --- the records -----------------------------------------------------------------------------
 
     def feed(self, record: dict, line: int, member: dict) -> list[Event]:
+        out = self._feed(record, line, member)
+        for event in out:
+            if event["event_type"] == model.TRANSCRIPT_ENTRY:
+                self.last_entry[event["agent_id"]] = event["message_id"]
+        return out
+
+    def flush(self) -> list[Event]:
+        out = []
+        for agent in list(self.pending):
+            out += self._flush(agent)
+        for event in out:
+            self.last_entry[event["agent_id"]] = event["message_id"]
+        return out
+
+    def _feed(self, record: dict, line: int, member: dict) -> list[Event]:
         out: list[Event] = []
         agent = self._agent_of(record, member)
         if agent not in self.created:
@@ -134,12 +152,6 @@ class ClaudeNormalizer:
             out.append(self._entry(record, base, "system", str(record.get("summary", "")), markers=["summary"]))
         else:  # file-history-snapshot, progress, attachment, titles, and types not invented yet: kept raw
             out.append(self._entry(record, base, "system", f"[{kind}]", markers=["record", str(kind)]))
-        return out
-
-    def flush(self) -> list[Event]:
-        out = []
-        for agent in list(self.pending):
-            out += self._flush(agent)
         return out
 
     # --- agents ----------------------------------------------------------------------------------
@@ -224,6 +236,19 @@ class ClaudeNormalizer:
         out: list[Event] = []
         if current is None or current.key != key or key == (None, None):
             out += self._flush(agent)
+            shown = self.emitted.get(key) if key != (None, None) else None
+            if shown is not None and self.last_entry.get(agent) == shown["message_id"] and not out:
+                # A later line of a response already in the log, nothing of this agent in between: it grows
+                # in place, and a part event tells the index (new tool calls) and open pages (redraw it).
+                self._apply(shown, record, message, agent)
+                if not shown["thinking"]:
+                    del shown["thinking"]
+                if model.is_utterance(shown):
+                    self.last_said[agent] = shown["message_id"]
+                part = {"message_id": self._message_id(record, "+part"), "event_type": RESPONSE_PART,
+                        "agent_id": agent, "grows": shown["message_id"], "timestamp": record.get("timestamp"),
+                        "raw": None}
+                return [part]
             continued = self.responses.get(key) if key != (None, None) else None
             event = self._entry(record, base, "assistant", "", model=message.get("model"), thinking=[],
                                 request_id=record.get("requestId"), api_message_id=message.get("id"))
@@ -233,8 +258,13 @@ class ClaudeNormalizer:
                 self.responses[key] = event["message_id"]
             event["raw"] = []
             current = self.pending[agent] = _Response(key, event)
-        event = current.event
+        self._apply(current.event, record, message, agent)
+        return out
+
+    def _apply(self, event: Event, record: dict, message: dict, agent: str) -> None:
+        """Add one line's content blocks to the message of its response."""
         event["raw"].append(record)
+        event.setdefault("thinking", [])
         if isinstance(message.get("usage"), dict) and "continues" not in event:
             event["usage"] = message["usage"]  # the same usage is repeated on every line: keep one
         if message.get("stop_reason"):
@@ -263,7 +293,6 @@ class ClaudeNormalizer:
                         self.prompts.setdefault(prompt, []).append(call_id)
             else:
                 event.setdefault("markers", []).append(str(kind))
-        return out
 
     def _flush(self, agent: str) -> list[Event]:
         current = self.pending.pop(agent, None)
@@ -272,6 +301,8 @@ class ClaudeNormalizer:
         event = current.event
         if not event["thinking"]:
             del event["thinking"]
+        if "continues" not in event and current.key != (None, None):
+            self.emitted[current.key] = event
         if model.is_utterance(event):
             self.last_said[agent] = event["message_id"]
         return [event]
