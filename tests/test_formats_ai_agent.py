@@ -106,3 +106,19 @@ def test_secrets_in_trace_logs_are_masked_on_the_page(folder):
     assert "sk-live-0123456789abcdefghij" not in page and "abcdef0123456789" not in page
     api = client.get(f"/api/sessions/{FINAL}").json
     assert api["format"] == "ai-agent" and api["format_summary"]["toolsRun"] == 3
+
+
+def test_the_session_page_shows_session_turns_and_operations(folder):
+    from viewer.app import create_app
+    from dom import parse
+
+    client = create_app(folder, watch=False).test_client()
+    doc = parse(client.get(f"/s/{FINAL}").data)
+    tree = doc.by_id("av-op-tree")
+    turns = [" ".join(li.text.split())[:6] for li in tree.find_all("li") if li.attrs.get("class") == "op-turn"]
+    assert turns == ["turn 0", "turn 1", "turn 2", "turn 1"]  # the child's turn nests under its session op
+    ops = [li for li in tree.find_all("li") if "op " in li.attrs.get("class", "") + " "]
+    assert any("web_search" in li.text and "ok" in li.text for li in ops)
+    assert any("fetch_docs" in li.text and "failed" in li.text for li in ops)
+    partial = parse(client.get(f"/s/{PARTIAL}").data).by_id("av-op-tree")
+    assert "in progress" in partial.text and "price-lookup" in partial.text

@@ -171,3 +171,10 @@ def test_a_response_whose_lines_arrive_in_two_reads_stays_one_message(tmp_path):
     assert [i["kind"] for i in view["items"]] == ["heard", "did"]
     updates = queries.perspective_updates(s, "main", False, s.by_id["a1"] + 1)
     assert [g["message_id"] for g in updates["grown"]] == ["a1"]
+
+
+def test_serving_one_project_folder_names_the_project(projects):
+    library = Library(projects / PROJECT)
+    library.scan()
+    assert [s.id for s in library.listing()] == ["1a2b3c4d-legacy", "5b1e8c2a-audit", "9c04d7b3-docs"]
+    assert {s.project for s in library.listing()} == {PROJECT}

@@ -611,7 +611,8 @@ class Library:
             relpath = self.relpath(main)
             session = SessionIndex(session_id_for(relpath), main, relpath)
             session.format = fmt
-            session.project = self.relpath(member["folder"])
+            project = self.relpath(member["folder"])  # `serve` one project folder: name it, not "."
+            session.project = os.path.basename(member["folder"]) if project == "." else project
             session.name = member["session"]
             session.make_normalizer = member["normalizer"]
             session._clear()

@@ -114,7 +114,7 @@ class AiAgentNormalizer:
                         **{k: root_totals.get(k) for k in ("tokensIn", "tokensOut", "tokensCacheRead",
                                                              "tokensCacheWrite", "costUsd", "toolsRun", "agentsRun")}}
         out: list[Event] = []
-        self._session(tree, None, None, "", out)
+        self.summary["outline"] = self._session(tree, None, None, "", out)
         return out
 
     def flush(self) -> list[Event]:
@@ -124,7 +124,8 @@ class AiAgentNormalizer:
         self.count += 1
         return wanted or f"node-{self.count}"
 
-    def _session(self, node: dict, cause: str | None, call_id: str | None, prompt: str, out: list[Event]) -> str:
+    def _session(self, node: dict, cause: str | None, call_id: str | None, prompt: str, out: list[Event]) -> dict:
+        """Its events go to `out`; returns its outline: session -> turns -> operations (-> child sessions)."""
         agent = str(node.get("id") or node.get("agentId") or f"session-{self.count}")
         shallow = {k: v for k, v in node.items() if k != "turns"}
         created: Event = {"message_id": f"{agent}:created", "event_type": model.AGENT_CREATED, "agent_id": agent,
@@ -143,6 +144,8 @@ class AiAgentNormalizer:
         if model_name:
             created["language_model"] = model_name
         out.append(created)
+        outline = {"agent_id": agent, "name": created["name"], "in_progress": not node.get("endedAt"),
+                   "success": node.get("success"), "turns": []}
         first_user = True
         for turn in _list(node.get("turns")):
             index = turn.get("index", "?")
@@ -150,6 +153,9 @@ class AiAgentNormalizer:
             markers = [f"turn {index}"] + ([] if turn.get("endedAt") else ["in progress"])
             prompts = _dict(_dict(turn.get("attributes")).get("prompts"))
             stamp = _iso(turn.get("startedAt"))
+            turn_outline = {"index": index, "in_progress": not turn.get("endedAt"), "message_id": None, "ops": []}
+            outline["turns"].append(turn_outline)
+            first_of_turn = len(out)
             if not prompts.get("system") and not prompts.get("user"):
                 out.append(self._entry(f"{base}", agent, "system", f"Turn {index}", stamp, turn, markers=markers))
             if prompts.get("system"):
@@ -162,21 +168,25 @@ class AiAgentNormalizer:
                     entry.update(substance=cause, original_text=prompt)
                 first_user = False
                 out.append(entry)
+            turn_outline["message_id"] = out[first_of_turn]["message_id"] if len(out) > first_of_turn else None
             for op in _list(turn.get("ops")):
-                self._op(agent, op, out)
-        return agent
+                turn_outline["ops"].append(self._op(agent, op, out))
+        return outline
 
     def _entry(self, message_id: str, agent: str, role: str, content: str, stamp, raw, **extra) -> Event:
         return {"message_id": self._id(message_id), "event_type": model.TRANSCRIPT_ENTRY, "agent_id": agent,
                 "role": role, "content": content, "timestamp": stamp, "raw": raw, **extra}
 
-    def _op(self, agent: str, op: dict, out: list[Event]) -> None:
+    def _op(self, agent: str, op: dict, out: list[Event]) -> dict:
         kind = op.get("kind")
         attributes = _dict(op.get("attributes"))
         op_id = str(op.get("opId") or f"op-{self.count}")
         shallow = {k: v for k, v in op.items() if k != "childSession"}
         extra = self._op_extra(op)
         stamp = _iso(op.get("startedAt"))
+        summary = {"message_id": None, "kind": str(kind), "status": op.get("status"), "in_progress": not op.get("endedAt"),
+                   "label": str(attributes.get("model") if kind == "llm" else attributes.get("name") or kind),
+                   "child": None, "cost_usd": extra.get("cost_usd"), "latency_ms": extra.get("latency_ms")}
         if kind == "llm":
             response = _dict(op.get("response"))
             reasoning = _dict(op.get("reasoning"))
@@ -190,11 +200,13 @@ class AiAgentNormalizer:
             out.append(entry)
             if model.is_utterance(entry):
                 self.last_said[agent] = entry["message_id"]
-            return
+            summary["message_id"] = entry["message_id"]
+            return summary
         if kind not in ("tool", "session"):
             out.append(self._entry(op_id, agent, "system", str(attributes.get("name") or kind), stamp, shallow,
                                    **{**extra, "markers": extra.get("markers", []) + [str(kind)]}))
-            return
+            summary["message_id"] = out[-1]["message_id"]
+            return summary
         request = _dict(op.get("request")).get("payload")
         arguments = request if isinstance(request, dict) else {"request": request}
         call = self._entry(f"{op_id}:call", agent, "assistant", "", stamp, shallow, tool_calls=[{
@@ -202,12 +214,14 @@ class AiAgentNormalizer:
             "function": {"name": str(attributes.get("name") or kind), "arguments": orjson.dumps(arguments).decode()}}],
             **extra)
         out.append(call)
+        summary["message_id"] = call["message_id"]
         child_agent = None
         child = op.get("childSession")
         if kind == "session" and isinstance(child, dict):
-            child_agent = self._session(child, call["message_id"], op_id, _text(request), out)
+            summary["child"] = self._session(child, call["message_id"], op_id, _text(request), out)
+            child_agent = summary["child"]["agent_id"]
         if not op.get("endedAt") and op.get("response") is None:
-            return  # no result yet: the call is marked in progress
+            return summary  # no result yet: the call is marked in progress
         response = _dict(op.get("response"))
         result = self._entry(f"{op_id}:result", agent, "tool", _text(response.get("payload")), _iso(op.get("endedAt")),
                              response, tool_call_id=op_id)
@@ -218,6 +232,7 @@ class AiAgentNormalizer:
         if child_agent and child_agent in self.last_said:
             result["substance"] = self.last_said[child_agent]
         out.append(result)
+        return summary
 
     @staticmethod
     def _op_extra(op: dict) -> dict:
