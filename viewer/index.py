@@ -551,11 +551,7 @@ class Library:
             session = SessionIndex(session_id_for(relpath), path, relpath)
             session.format, session.format_reason = fmt, reason
             session.format_settled = reason != "empty"
-            if fmt is formats.WEAKINCENTIVES:
-                from .formats.weakincentives import WeakIncentivesNormalizer
-                session.make_normalizer = WeakIncentivesNormalizer
-            elif fmt is formats.AI_AGENT:
-                session.make_normalizer = ai_agent.AiAgentNormalizer
+            session.make_normalizer = fmt.normalizer
             if ai_agent.is_snapshot_name(path):
                 session.name = os.path.basename(path).removesuffix(".gz").removesuffix(".json")
             session._clear()
@@ -584,7 +580,7 @@ class Library:
         """A file's format by its content, the reason when none fits, and its group when it is one file of several."""
         if ai_agent.is_snapshot_name(path):
             record, why = ai_agent.read_record(path)
-            if isinstance(record, dict) and ai_agent.looks_like(record):
+            if isinstance(record, dict) and formats.AI_AGENT.looks_like(record):
                 return formats.AI_AGENT, "", None
             return formats.UNRECOGNIZED, why or "a JSON document without an opTree", None
         if path.endswith(GZIP_SUFFIX):
@@ -597,9 +593,8 @@ class Library:
         fmt, reason = formats.detect_record(record)
         if fmt is None:
             return formats.UNRECOGNIZED, reason, None
-        if fmt is formats.CLAUDE_CODE:
-            from .formats import claude_code
-            return fmt, "", claude_code.member_of(path, record)
+        if fmt.member_of is not None:
+            return fmt, "", fmt.member_of(path, record)
         return fmt, "", None
 
     def _join_group(self, path: str, fmt: formats.Format, member: dict) -> None:
@@ -614,7 +609,7 @@ class Library:
             project = self.relpath(member["folder"])  # `serve` one project folder: name it, not "."
             session.project = os.path.basename(member["folder"]) if project == "." else project
             session.name = member["session"]
-            session.make_normalizer = member["normalizer"]
+            session.make_normalizer = fmt.normalizer
             session._clear()
             self._groups[key] = session
         member = {**member, "rel": self.relpath(path), "path": path}

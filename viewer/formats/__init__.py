@@ -9,6 +9,7 @@ language_model), plus optional keys the pages show: `timestamp`, `usage`, `model
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import orjson
@@ -20,19 +21,33 @@ class Format:
     label: str
     tailable: bool = True  # appended to line by line (else re-read whole on change)
     hides: frozenset = field(default_factory=frozenset)  # controls that do not apply
+    # Whether a file's first record is of this format.
+    looks_like: Callable[[dict], bool] | None = field(default=None, compare=False, repr=False)
+    # A fresh normalizer for a session's records (feed(record, line, member) -> events, flush() -> events).
+    normalizer: Callable | None = field(default=None, compare=False, repr=False)
+    # For formats whose sessions span several files: which session (and which part of it) a file is.
+    member_of: Callable[[str, dict], dict] | None = field(default=None, compare=False, repr=False)
 
     def as_dict(self) -> dict:
         return {"name": self.name, "label": self.label, "tailable": self.tailable}
 
 
+from . import ai_agent, claude_code, legacy, weakincentives  # noqa: E402  (they need Format's module only)
+
 NATIVE = Format("native", "agentview events")
-LEGACY = Format("legacy", "legacy event stream")
+# Legacy lines are made native one by one as they are parsed (SessionIndex._legacy): no record normalizer.
+LEGACY = Format("legacy", "legacy event stream", looks_like=legacy.looks_like)
 # The hook audit reads seed-000 hook interventions (deliveries changed on their way): these logs record none.
 NO_HOOKS = frozenset({"hooks"})
-CLAUDE_CODE = Format("claude-code", "Claude Code", hides=NO_HOOKS)
-WEAKINCENTIVES = Format("weakincentives", "weakincentives", hides=NO_HOOKS)
-AI_AGENT = Format("ai-agent", "ai-agent snapshot", tailable=False, hides=NO_HOOKS)
+CLAUDE_CODE = Format("claude-code", "Claude Code", hides=NO_HOOKS, looks_like=claude_code.looks_like,
+                     normalizer=claude_code.ClaudeNormalizer, member_of=claude_code.member_of)
+WEAKINCENTIVES = Format("weakincentives", "weakincentives", hides=NO_HOOKS, looks_like=weakincentives.looks_like,
+                        normalizer=weakincentives.WeakIncentivesNormalizer)
+AI_AGENT = Format("ai-agent", "ai-agent snapshot", tailable=False, hides=NO_HOOKS, looks_like=ai_agent.looks_like,
+                  normalizer=ai_agent.AiAgentNormalizer)
 UNRECOGNIZED = Format("unrecognized", "unrecognized")
+# Tried in this order on a JSONL file's first record; native is what remains.
+LINE_FORMATS = (CLAUDE_CODE, WEAKINCENTIVES, LEGACY)
 
 FIRST_LINE_LIMIT = 4 * 1024 * 1024  # enough for a first line that carries an image
 
@@ -64,16 +79,11 @@ def first_record(path: str) -> tuple[object | None, str]:
 
 def detect_record(record: object) -> tuple[Format | None, str]:
     """The format a file's first record belongs to, or (None, the reason none fits)."""
-    from . import claude_code, legacy, weakincentives
-
     if not isinstance(record, dict):
         return None, f"the first line is a JSON {type(record).__name__}, not an object"
-    if claude_code.looks_like(record):
-        return CLAUDE_CODE, ""
-    if weakincentives.looks_like(record):
-        return WEAKINCENTIVES, ""
-    if legacy.looks_like(record):
-        return LEGACY, ""
+    for fmt in LINE_FORMATS:
+        if fmt.looks_like(record):
+            return fmt, ""
     if any(k in record for k in ("message_id", "event_type", "agent_id")):
         return NATIVE, ""
     keys = ", ".join(sorted(map(str, record))[:8]) or "none"

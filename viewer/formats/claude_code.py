@@ -31,7 +31,7 @@ def member_of(path: str, record: dict) -> dict:
     """Which session a file belongs to, and whether it is the main file or a sub-agent's."""
     folder, filename = os.path.split(path)
     stem = filename.removesuffix(".jsonl")
-    member = {"normalizer": ClaudeNormalizer, "kind": MAIN, "agent": MAIN, "meta_path": None}
+    member = {"kind": MAIN, "agent": MAIN, "meta_path": None}
     if stem.startswith("agent-"):
         agent = "agent-" + stem.removeprefix("agent-")
         member.update(kind="subagent", agent=agent)
