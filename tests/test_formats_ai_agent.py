@@ -122,3 +122,7 @@ def test_the_session_page_shows_session_turns_and_operations(folder):
     assert any("fetch_docs" in li.text and "failed" in li.text for li in ops)
     partial = parse(client.get(f"/s/{PARTIAL}").data).by_id("av-op-tree")
     assert "in progress" in partial.text and "price-lookup" in partial.text
+
+
+def test_snapshot_title(library):
+    assert library.get(FINAL).title == "What is netdata ai-agent?"

@@ -178,3 +178,8 @@ def test_serving_one_project_folder_names_the_project(projects):
     library.scan()
     assert [s.id for s in library.listing()] == ["1a2b3c4d-legacy", "5b1e8c2a-audit", "9c04d7b3-docs"]
     assert {s.project for s in library.listing()} == {PROJECT}
+
+
+def test_sessions_are_titled_from_their_own_records(library):
+    assert library.get(CURRENT).title == "Parser audit"  # its ai-title record
+    assert library.get(BESIDE).title == "Write a docstring for parse()."  # no title record: the first prompt

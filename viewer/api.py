@@ -36,6 +36,7 @@ def session_row(s) -> dict:
             "project": s.project,
             "files": [m["rel"] for m in s.members.values()] if s.members else None,
             "hides": sorted(s.format.hides),
+            "title": s.title,
         }
 
 

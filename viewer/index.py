@@ -131,6 +131,7 @@ class SessionIndex:
         self.search = search.SearchIndex()  # full-text postings, extended by _add
         self._native_fixed = False  # a native-only event was seen: no longer a legacy candidate
         self.format_summary: dict | None = None  # what a format says about the whole session (snapshot totals)
+        self.title: str | None = None  # a format's own name for the session (Claude Code titles, snapshot titles)
         self.normalizer = None
         if getattr(self, "make_normalizer", None) is not None:
             self.normalizer = self.make_normalizer()
@@ -243,6 +244,7 @@ class SessionIndex:
             for event in self.normalizer.flush():
                 added += self._add_normalized(event, event.get("line") or 0)
             self.format_summary = getattr(self.normalizer, "summary", None)
+            self.title = getattr(self.normalizer, "title", None)
         return added
 
     def _parse_record(self, line: Line) -> dict | None:

@@ -103,12 +103,14 @@ class AiAgentNormalizer:
 
     def __init__(self) -> None:
         self.summary: dict | None = None
+        self.title: str | None = None
         self.count = 0
         self.last_said: dict[str, str] = {}
 
     def feed(self, record: dict, line: int, member: dict) -> list[Event]:
         tree = record.get("opTree") if isinstance(record.get("opTree"), dict) else record
         root_totals = _dict(tree.get("totals"))
+        self.title = str(tree["sessionTitle"])[:120] if tree.get("sessionTitle") else None
         self.summary = {"reason": record.get("reason"), "version": record.get("version"),
                         "in_progress": not tree.get("endedAt"), "success": tree.get("success"),
                         **{k: root_totals.get(k) for k in ("tokensIn", "tokensOut", "tokensCacheRead",

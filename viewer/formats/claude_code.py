@@ -109,6 +109,8 @@ class ClaudeNormalizer:
         self.emitted: dict[tuple, Event] = {}  # (message.id, requestId) -> the event it became, once in the log
         self.last_entry: dict[str, str] = {}  # agent -> message id of its latest entry in the log
         self.seen_ids: set[str] = set()
+        self.title: str | None = None  # custom-title > ai-title > summary > the first prompt
+        self._title_rank = 9
 
     # --- the records -----------------------------------------------------------------------------
 
@@ -134,6 +136,7 @@ class ClaudeNormalizer:
             out += self._create(agent, record, member)
         kind = record.get("type")
         message = record.get("message") if isinstance(record.get("message"), dict) else {}
+        self._titled(record, agent)
         base = {"agent_id": agent, "timestamp": record.get("timestamp"), "line": line, "file": member.get("rel")}
         if kind == "assistant" and message:
             return out + self._assistant(record, message, base)
@@ -153,6 +156,19 @@ class ClaudeNormalizer:
         else:  # file-history-snapshot, progress, attachment, titles, and types not invented yet: kept raw
             out.append(self._entry(record, base, "system", f"[{kind}]", markers=["record", str(kind)]))
         return out
+
+    def _titled(self, record: dict, agent: str) -> None:
+        kind = record.get("type")
+        for rank, (wanted, key) in enumerate((("custom-title", "customTitle"), ("ai-title", "title"),
+                                              ("summary", "summary"))):
+            if kind == wanted and rank < self._title_rank:
+                value = record.get(key) or record.get("title")
+                if isinstance(value, str) and value.strip():
+                    self.title, self._title_rank = value.strip()[:120], rank
+        if self.title is None and kind == "user" and agent == MAIN and not record.get("isMeta"):
+            text = self._first_text(record)
+            if text and not text.startswith("<"):
+                self.title = " ".join(text.split())[:120]
 
     # --- agents ----------------------------------------------------------------------------------
 
