@@ -183,3 +183,12 @@ def test_serving_one_project_folder_names_the_project(projects):
 def test_sessions_are_titled_from_their_own_records(library):
     assert library.get(CURRENT).title == "Parser audit"  # its ai-title record
     assert library.get(BESIDE).title == "Write a docstring for parse()."  # no title record: the first prompt
+
+
+def test_session_viewer_and_export_read_a_main_file_with_its_sub_agents(projects):
+    from viewer.session_viewer import SessionViewer
+
+    viewer = SessionViewer(projects / PROJECT / "5b1e8c2a-audit.jsonl")
+    assert set(viewer.list_agents()) == {"main", "agent-7e575a11", "agent-a11ce5ca", "agent-dee9c0de"}
+    beside = SessionViewer(projects / PROJECT / "9c04d7b3-docs.jsonl")
+    assert set(beside.list_agents()) == {"main", "agent-d0c5a9e1"}

@@ -650,6 +650,33 @@ class Library:
                     self.aliases.pop(session.id, None)
                 self.version += 1
 
+    def open_file(self, path: str) -> SessionIndex | None:
+        """One session file read whole, with the other files of its session (Claude Code sub-agents)."""
+        path = os.path.abspath(path)
+        outer = self._deferred is None
+        if outer:
+            self._deferred = set()
+        try:
+            self.refresh(path)
+            session = self._by_path.get(path)
+            if session is not None and session.members and session.path == path:
+                folder, stem = os.path.dirname(path), os.path.basename(path).removesuffix(SESSION_SUFFIX)
+                subagents = os.path.join(folder, stem, "subagents")
+                if os.path.isdir(subagents):
+                    self.scan(subagents)
+                for name in sorted(os.listdir(folder)):
+                    beside = os.path.join(folder, name)
+                    if name.startswith("agent-") and name.endswith(SESSION_SUFFIX):
+                        record, _ = formats.first_record(beside)
+                        if isinstance(record, dict) and record.get("sessionId") == stem:
+                            self.refresh(beside)
+        finally:
+            if outer:
+                deferred, self._deferred = self._deferred, None
+                for key in sorted(deferred):
+                    self._read_group(self._groups[key])
+        return self._by_path.get(path)
+
     def move(self, source: str, destination: str) -> None:
         """A session file was renamed: keep its index and its reading position under the new name.
 

@@ -83,6 +83,22 @@ def _text(content) -> tuple[str, int]:
     return "\n".join(parts), images
 
 
+ENVELOPE = {"type", "uuid", "parentUuid", "logicalParentUuid", "isSidechain", "sessionId", "timestamp", "cwd",
+            "version", "gitBranch", "agentId", "userType", "slug"}
+
+
+def _record_summary(record: dict, limit: int = 300) -> str:
+    """`[type] field=value ...` for a record the viewer has no view of (its whole text is in the raw view)."""
+    parts = []
+    for key, value in record.items():
+        if key in ENVELOPE:
+            continue
+        text = value if isinstance(value, str) else orjson.dumps(value).decode()
+        parts.append(f"{key}={' '.join(text.split())}")
+    summary = f"[{record.get('type')}] " + " ".join(parts)
+    return summary if len(summary) <= limit else summary[: limit - 1] + "…"
+
+
 @dataclass
 class _Response:
     """The lines of one API response seen so far."""
@@ -154,7 +170,7 @@ class ClaudeNormalizer:
         elif kind == "summary":
             out.append(self._entry(record, base, "system", str(record.get("summary", "")), markers=["summary"]))
         else:  # file-history-snapshot, progress, attachment, titles, and types not invented yet: kept raw
-            out.append(self._entry(record, base, "system", f"[{kind}]", markers=["record", str(kind)]))
+            out.append(self._entry(record, base, "system", _record_summary(record), markers=["record", str(kind)]))
         return out
 
     def _titled(self, record: dict, agent: str) -> None:
