@@ -278,7 +278,10 @@ def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool,
                 index = next((i for i, c in enumerate(calls) if c.id == event.get("tool_call_id")), 0)
                 results.append({"call_position": call_position, "call_index": index, "item": item})
             # else the call is new too and renders its results itself
-        return {"items": items, "results": results, "spawned": spawned, "grown": list(grown.values())}
+        updates = {"items": items, "results": results, "spawned": spawned}
+        if grown:  # only formats whose messages grow in place (Claude Code) ever have these
+            updates["grown"] = list(grown.values())
+        return updates
 
 
 def perspective_text(s: SessionIndex, agent_id: str, include_subagents: bool = False) -> str:
