@@ -192,3 +192,27 @@ def test_session_viewer_and_export_read_a_main_file_with_its_sub_agents(projects
     assert set(viewer.list_agents()) == {"main", "agent-7e575a11", "agent-a11ce5ca", "agent-dee9c0de"}
     beside = SessionViewer(projects / PROJECT / "9c04d7b3-docs.jsonl")
     assert set(beside.list_agents()) == {"main", "agent-d0c5a9e1"}
+
+
+def test_a_sub_agent_no_call_matched_is_linked_by_the_result_naming_it(tmp_path):
+    def line(kind, uuid, seconds, content, **extra):
+        return {"type": kind, "uuid": uuid, "parentUuid": None, "isSidechain": "agentId" in extra, "sessionId": "s",
+                "timestamp": f"2026-02-01T10:00:{seconds:02d}.000Z", "message": {"role": kind, "content": content},
+                **extra}
+    write_events(tmp_path / "s.jsonl", [
+        line("user", "u", 0, "go"),
+        {**line("assistant", "a", 1, [{"type": "tool_use", "id": "toolu_X", "name": "Task",
+                                        "input": {"description": "Helper", "prompt": "Do X"}}]), "requestId": "r"},
+        line("user", "r", 5, [{"type": "tool_result", "tool_use_id": "toolu_X", "content": "X done"}],
+             toolUseResult={"agentId": "77", "status": "completed"}),
+    ])
+    write_events(tmp_path / "agent-77.jsonl", [  # its prompt was reworded: no match by prompt, no meta
+        line("user", "q1", 2, "Please do X now", agentId="77"),
+        {**line("assistant", "q2", 3, [{"type": "text", "text": "X done"}], agentId="77"), "requestId": "r2"}])
+    library = Library(tmp_path)
+    library.scan()
+    s = library.get("s")
+    assert s.agents["agent-77"].parent_id == "main" and "parent_inferred" in s.agents["agent-77"].flags
+    assert queries.created_by(s, s.agents["agent-77"])["call_id"] == "toolu_X"
+    assert s.event("r")["substance"] == "q2"
+    assert s.problems == []

@@ -307,6 +307,8 @@ class SessionIndex:
             self._agent(event["agent_id"], position)
         elif kind == "response_part" and self.format is not formats.NATIVE:
             self._grown(event)
+        elif kind == "spawn_link" and self.format is not formats.NATIVE:
+            self._linked(event, position)
         # Agents created before the message their cause names: resolvable now that its agent is known.
         if self.by_id.get(message_id) == position:
             for agent_id in self._awaiting_cause.pop(message_id, ()):
@@ -322,6 +324,19 @@ class SessionIndex:
         for call in model.tool_calls_of(self.events[grown]):
             if isinstance(call.get("id"), str) and (agent_id, call["id"]) not in self.call_positions:
                 self.call_positions[(agent_id, call["id"])] = [grown]
+
+    def _linked(self, event: Event, position: int) -> None:
+        """A root agent whose parent a format found later: it moves under the agent holding `cause`."""
+        agent = self.agents.get(event.get("links"))
+        cause = event.get("cause")
+        if agent is None or agent.cause is not None or agent.parent_id is not None or cause not in self.by_id:
+            return
+        agent.cause = cause
+        if agent.created_position is not None:
+            self.events[agent.created_position]["spawn_call_id"] = event.get("spawn_call_id")
+        self.spawned.setdefault(cause, []).append(agent.agent_id)
+        agent.flags.append("parent_inferred")
+        self._resolve_parent(agent, position)
 
     def _links(self, event: Event, position: int, line_number: int) -> None:
         """Flag substance and cause links that name no message (yet), and the cycles they close."""

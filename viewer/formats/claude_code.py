@@ -18,6 +18,7 @@ from ..model import Event
 
 MAIN = "main"
 RESPONSE_PART = "response_part"  # a later line of a response already shown: the message grew
+SPAWN_LINK = "spawn_link"  # a sub-agent's parent found only after it started (by the result naming it)
 SPAWNING_TOOLS = ("Task", "Agent")
 _AGENT_TAIL = re.compile(r"agentId:\s*([A-Za-z0-9_-]+)")
 
@@ -355,6 +356,7 @@ class ClaudeNormalizer:
             sub = self._subagent_for(record, call_id, _text(block.get("content"))[0])
             if sub and sub != agent:
                 out += self._flush(sub)
+                out += self._late_parent(sub, call_id)
         if texts:
             text, images = _text(texts)
             markers = []
@@ -386,6 +388,20 @@ class ClaudeNormalizer:
                 event["substance"] = self.last_said[sub]
             out.append(event)
         return out
+
+    def _late_parent(self, sub: str, call_id: str | None) -> list[Event]:
+        """A sub-agent no call was found for at its start, named by the result of a spawning call: link it now."""
+        if sub not in self.created or sub in self.spawn or call_id not in self.tool_uses:
+            return []
+        message_id, parent, _, arguments = self.tool_uses[call_id]
+        if parent == sub:
+            return []
+        self.spawn[sub] = (call_id, message_id, str(arguments.get("prompt", "")))
+        self.spawned_by[call_id] = sub
+        self.heard_first.add(sub)
+        return [{"message_id": f"{sub}:linked", "event_type": SPAWN_LINK, "agent_id": parent, "links": sub,
+                 "cause": message_id, "spawn_call_id": call_id, "raw": None,
+                 "inferred": {"cause": "the result of a spawning call names its agentId", "tool_call_id": call_id}}]
 
     def _subagent_for(self, record: dict, call_id: str | None, text: str) -> str | None:
         """The sub-agent whose final answer a tool result carries, first way that works."""
