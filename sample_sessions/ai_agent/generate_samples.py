@@ -87,8 +87,8 @@ def final_session():
                              "ai-agent is Netdata's runtime for AI agents; Netdata itself monitors systems.",
                              (1700, 100, 0.0112, 1200))]}]}
     payload = {"version": 1, "reason": "final", "opTree": root}
-    with gzip.open(HERE / "4b9e-web-research.json.gz", "wt") as f:
-        json.dump(payload, f)
+    with open(HERE / "4b9e-web-research.json.gz", "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
+        f.write(json.dumps(payload).encode())  # mtime=0: the same bytes on every run
 
 
 def unfinished_session():
