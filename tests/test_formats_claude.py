@@ -216,3 +216,15 @@ def test_a_sub_agent_no_call_matched_is_linked_by_the_result_naming_it(tmp_path)
     assert queries.created_by(s, s.agents["agent-77"])["call_id"] == "toolu_X"
     assert s.event("r")["substance"] == "q2"
     assert s.problems == []
+
+
+def test_the_dialog_shows_each_task_a_call_message_delivered(projects):
+    from viewer.app import create_app
+    from dom import parse
+
+    client = create_app(projects, watch=False).test_client()
+    url = f"/s/{CURRENT}/dialog?agents=main,agent-a11ce5ca,agent-7e575a11"
+    item = parse(client.get(url).data).by_id("5b1e8c2a-0002")
+    quoted = {div.find_all("a")[0].text: div.find_all("pre")[0].text for div in item.find_all("div") if div.attrs.get("class") == "quoted"}
+    assert quoted == {"Scan parser": "List the parser's entry points.",
+                      "Check tests": "Which parser functions have tests?"}

@@ -38,7 +38,7 @@ def test_every_view_of_every_session_answers(client):
         agents = [a["agent_id"] for a in detail["agents"]]
         events = client.get(f"/api/sessions/{sid}/events").json
         message_ids = [e["message_id"] for e in events.get("events", [])][:5]
-        chosen = "&".join(f"agent={quote(a, safe='')}" for a in agents)
+        chosen = "&".join(f"agents={quote(a, safe='')}" for a in agents)
         urls = [f"/s/{sid}", f"/s/{sid}/problems", f"/s/{sid}/dialog?{chosen}", f"/api/sessions/{sid}/dialog?{chosen}",
                 f"/s/{sid}/chart", f"/s/{sid}/spawn", f"/s/{sid}/hooks", f"/api/sessions/{sid}/chart",
                 f"/s/{sid}?at=3", f"/search?q=the&session={sid}", f"/api/search?q=the&session={sid}"]

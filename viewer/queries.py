@@ -360,6 +360,8 @@ def _dialog_item(s: SessionIndex, key: str, members: list[int]) -> dict:
         deliveries.append({"message_id": event["message_id"], "agent_id": event["agent_id"],
                            "name": s.agents[event["agent_id"]].display_name,
                            "content": model.content_of(event), "modified": modified})
+        if isinstance(event.get("original_text"), str) and "raw" in event:  # the part of the original it carries
+            deliveries[-1]["quoted"] = event["original_text"]
         if event["agent_id"] not in recipients:
             recipients.append(event["agent_id"])
     return {
