@@ -156,7 +156,8 @@ def test_a_response_whose_lines_arrive_in_two_reads_stays_one_message(tmp_path):
     library = Library(tmp_path)
     library.scan()
     s = library.get("s")
-    write_events(path, [line("a2", {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}})],
+    write_events(path, [{"type": "progress", "uuid": "p", "sessionId": "s", "data": {"type": "hook_progress"}},
+                        line("a2", {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}})],
                  mode="a")
     library.refresh(str(path))
     write_events(path, [{"type": "user", "uuid": "r", "parentUuid": "a2", "isSidechain": False, "sessionId": "s",
@@ -168,7 +169,7 @@ def test_a_response_whose_lines_arrive_in_two_reads_stays_one_message(tmp_path):
     assert len(message["raw"]) == 2 and usage.for_session(s)["input_tokens"] == 10
     assert s.problems == [] and s.call_position_for_result(s.by_id["r"]) == s.by_id["a1"]
     view = queries.perspective(s, "main")
-    assert [i["kind"] for i in view["items"]] == ["heard", "did"]
+    assert [i["kind"] for i in view["items"]] == ["heard", "did", "system"]  # the progress record: after it
     updates = queries.perspective_updates(s, "main", False, s.by_id["a1"] + 1)
     assert [g["message_id"] for g in updates["grown"]] == ["a1"]
 

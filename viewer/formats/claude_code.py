@@ -106,7 +106,6 @@ class _Response:
 
     key: tuple
     event: Event
-    records: list = field(default_factory=list)
 
 
 class ClaudeNormalizer:
@@ -134,7 +133,7 @@ class ClaudeNormalizer:
     def feed(self, record: dict, line: int, member: dict) -> list[Event]:
         out = self._feed(record, line, member)
         for event in out:
-            if event["event_type"] == model.TRANSCRIPT_ENTRY:
+            if event["event_type"] == model.TRANSCRIPT_ENTRY and "record" not in event.get("markers", ()):
                 self.last_entry[event["agent_id"]] = event["message_id"]
         return out
 
@@ -157,7 +156,7 @@ class ClaudeNormalizer:
         base = {"agent_id": agent, "timestamp": record.get("timestamp"), "line": line, "file": member.get("rel")}
         if kind == "assistant" and message:
             return out + self._assistant(record, message, base)
-        out += self._flush(agent)
+        out += self._flush(agent)  # a metadata record between lines of a response does not end it (last_entry)
         if kind == "user" and message:
             out += self._user(record, message, base)
         elif kind == "system":
