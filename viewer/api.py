@@ -8,6 +8,7 @@ from flask import Blueprint, Response, request, url_for
 from . import provenance, queries
 from .app import state
 from .filters import EntryFilter
+from .formats import usage
 from .lookup import agent_or_404, chosen_agents, flag_arg, int_arg, message_or_404, session_or_404
 from .redact import shown_json
 
@@ -29,6 +30,13 @@ def session_row(s) -> dict:
             "problems": len(s.problems),
             "updated_at": s.updated_at,
             "url": url_for("pages.session", session_id=s.id),
+            "format": s.format.name,
+            "format_label": s.format.label,
+            "format_reason": s.format_reason or None,
+            "project": s.project,
+            "files": [m["rel"] for m in s.members.values()] if s.members else None,
+            "hides": sorted(s.format.hides),
+            "title": s.title,
         }
 
 
@@ -45,7 +53,8 @@ def session(session_id):
         for agent in agents:
             agent["url"] = url_for("pages.agent", session_id=s.id, agent_id=agent["agent_id"])
         return as_json({**session_row(s), "cursor": s.cursor, "agents": agents,
-                        "problems": [p.as_dict() for p in s.problems]})
+                        "problems": [p.as_dict() for p in s.problems],
+                        "usage": usage.for_session(s), "format_summary": s.format_summary})
 
 
 @bp.get("/sessions/<session_id>/problems")

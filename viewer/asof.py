@@ -54,6 +54,8 @@ def snapshot(s: SessionIndex, n: int) -> SessionIndex:
         epoch, updated_at, total = s.epoch, s.updated_at, s.count
     frozen = SessionIndex(s.id, s.path, s.relpath)
     frozen.epoch, frozen.updated_at = epoch, updated_at
+    frozen.format, frozen.format_reason, frozen.project, frozen.name = s.format, s.format_reason, s.project, s.name
+    frozen.title, frozen.format_summary, frozen.members = s.title, s.format_summary, s.members
     for event, line in zip(events, lines):  # the same rules as the live ingest, event by event
         frozen._add(event, line)
     frozen.problems[:0] = parse_problems

@@ -6,6 +6,7 @@ has a lock that both take, so a reader never sees half of an event's effects.
 
 from __future__ import annotations
 
+import heapq
 import logging
 import os
 import threading
@@ -15,7 +16,8 @@ from pathlib import Path
 
 import orjson
 
-from . import model, search
+from . import formats, model, search
+from .formats import ai_agent, legacy
 from .model import Agent, Event
 from .tailer import FileTailer, GzipReader, Line
 
@@ -76,6 +78,8 @@ def session_id_for(relpath: str) -> str:
 
 
 def reader_for(path: str) -> FileTailer | GzipReader:
+    if ai_agent.is_snapshot_name(path):
+        return ai_agent.SnapshotReader(path)
     return GzipReader(path) if path.endswith(GZIP_SUFFIX) else FileTailer(path)
 
 
@@ -94,6 +98,12 @@ class SessionIndex:
         self.lock = threading.RLock()
         self.epoch = 0
         self.updated_at: float | None = None  # the file's mtime when we last read something new
+        self.format: formats.Format = formats.NATIVE
+        self.format_reason = ""  # why a file is unrecognized
+        self.format_settled = True  # False while a file is too empty to tell its format
+        self.project: str | None = None  # the folder a grouped session belongs to (Claude Code projects)
+        self.members: dict[str, dict] = {}  # path -> member, for a session made of several files
+        self.make_normalizer = None  # formats whose records are normalized: a fresh normalizer per read
         self._clear()
 
     def _clear(self) -> None:
@@ -119,6 +129,14 @@ class SessionIndex:
         self.tree_changes: list[tuple[int, str]] = []
         self.problems: list[Problem] = []
         self.search = search.SearchIndex()  # full-text postings, extended by _add
+        self._native_fixed = False  # a native-only event was seen: no longer a legacy candidate
+        self.format_summary: dict | None = None  # what a format says about the whole session (snapshot totals)
+        self.title: str | None = None  # a format's own name for the session (Claude Code titles, snapshot titles)
+        self.normalizer = None
+        if getattr(self, "make_normalizer", None) is not None:
+            self.normalizer = self.make_normalizer()
+        elif getattr(self, "format", None) is formats.LEGACY:
+            self.normalizer = legacy.LegacyNormalizer()
 
     # --- writing -------------------------------------------------------------------------
 
@@ -170,6 +188,7 @@ class SessionIndex:
         if not isinstance(event, dict):
             self._problem("not_an_object", line.number, f"a JSON {type(event).__name__}: {excerpt(data)}")
             return None
+        event = self._legacy(event)
         for key in ("message_id", "event_type", "agent_id"):
             if not isinstance(event.get(key), str) or not event[key]:
                 self._problem(f"missing_{key}", line.number, f"no string {key}: {excerpt(data)}")
@@ -184,6 +203,72 @@ class SessionIndex:
             for kind, detail in model.shape_problems(event):
                 self._problem(kind, line.number, detail, event["message_id"])
         return event
+
+    def _legacy(self, event: Event) -> Event:
+        """A legacy line made native; the first legacy message line of an undecided file switches it."""
+        if self.format is formats.LEGACY:
+            return self.normalizer.feed(event)
+        if self._native_fixed or self.format not in (formats.NATIVE, formats.UNRECOGNIZED):
+            return event
+        if legacy.looks_like(event):
+            # agent_created lines before the first message name no task call: nothing to infer for them
+            self.format, self.format_reason = formats.LEGACY, ""
+            self.normalizer = legacy.LegacyNormalizer()
+            return self.normalizer.feed(event)
+        if event.get("event_type") in (model.TRANSCRIPT_ENTRY, model.PIECE_OF_TEXT):
+            self._native_fixed = True
+        return event
+
+    def ingest_records(self, batches: list[tuple[dict, list[Line]]]) -> int:
+        """Index the lines of a record format (several files of one session merged by time)."""
+        added = 0
+        with self.lock:
+            streams = []
+            time_of = getattr(self.normalizer, "time_of", None)
+            for member, lines in batches:
+                stream, last = [], ""
+                for line in lines:
+                    record = self._parse_record(line)
+                    if record is None:
+                        continue
+                    stamp = time_of(record) if time_of else record.get("timestamp")
+                    last = (stamp if isinstance(stamp, str) else None) or last
+                    stream.append((last, line.number, member, record))
+                if hasattr(self.normalizer, "order"):
+                    stream = self.normalizer.order(stream)
+                streams.append(stream)
+            merged = heapq.merge(*streams, key=lambda item: item[0]) if len(streams) > 1 else (streams or [[]])[0]
+            for _, number, member, record in merged:
+                for event in self.normalizer.feed(record, number, member):
+                    added += self._add_normalized(event, number)
+            for event in self.normalizer.flush():
+                added += self._add_normalized(event, event.get("line") or 0)
+            self.format_summary = getattr(self.normalizer, "summary", None)
+            self.title = getattr(self.normalizer, "title", None)
+        return added
+
+    def _parse_record(self, line: Line) -> dict | None:
+        data = line.data.strip()
+        if not data:
+            return None
+        try:
+            record = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            try:
+                record = orjson.loads(data.decode("utf-8", errors="replace"))
+            except orjson.JSONDecodeError:
+                self._problem("invalid_json", line.number, f"{exc.msg}: {excerpt(data)}")
+                return None
+        if not isinstance(record, dict):
+            self._problem("not_an_object", line.number, f"a JSON {type(record).__name__}: {excerpt(data)}")
+            return None
+        return record
+
+    def _add_normalized(self, event: Event, line_number: int) -> int:
+        if event["message_id"] in self.by_id:  # a record seen twice (e.g. a resumed session copies lines)
+            return 0
+        self._add(event, line_number)
+        return 1
 
     def _add(self, event: Event, line_number: int) -> None:
         position = len(self.events)
@@ -205,6 +290,8 @@ class SessionIndex:
         elif kind == model.TRANSCRIPT_ENTRY:
             agent = self._agent(event["agent_id"], position)
             agent.entries.append(position)
+            if self.format is not formats.NATIVE and agent.language_model is None and isinstance(event.get("model"), str):
+                agent.language_model = event["model"]
             if model.is_delivery(event):
                 self.references.setdefault(event["substance"], []).append(position)
             for call in model.tool_calls_of(event):
@@ -218,11 +305,38 @@ class SessionIndex:
                                   f"no earlier tool call {call_id!r} in {agent.agent_id}'s transcript", message_id)
         elif kind == model.PIECE_OF_TEXT:
             self._agent(event["agent_id"], position)
+        elif kind == "response_part" and self.format is not formats.NATIVE:
+            self._grown(event)
+        elif kind == "spawn_link" and self.format is not formats.NATIVE:
+            self._linked(event, position)
         # Agents created before the message their cause names: resolvable now that its agent is known.
         if self.by_id.get(message_id) == position:
             for agent_id in self._awaiting_cause.pop(message_id, ()):
                 self._resolve_parent(self.agents[agent_id], position)
         self.search.add(self, position)
+
+    def _grown(self, event: Event) -> None:
+        """A message grew in place (Claude Code: more lines of one response): index its new tool calls."""
+        grown = self.by_id.get(event.get("grows"))
+        if grown is None:
+            return
+        agent_id = self.events[grown]["agent_id"]
+        for call in model.tool_calls_of(self.events[grown]):
+            if isinstance(call.get("id"), str) and (agent_id, call["id"]) not in self.call_positions:
+                self.call_positions[(agent_id, call["id"])] = [grown]
+
+    def _linked(self, event: Event, position: int) -> None:
+        """A root agent whose parent a format found later: it moves under the agent holding `cause`."""
+        agent = self.agents.get(event.get("links"))
+        cause = event.get("cause")
+        if agent is None or agent.cause is not None or agent.parent_id is not None or cause not in self.by_id:
+            return
+        agent.cause = cause
+        if agent.created_position is not None:
+            self.events[agent.created_position]["spawn_call_id"] = event.get("spawn_call_id")
+        self.spawned.setdefault(cause, []).append(agent.agent_id)
+        agent.flags.append("parent_inferred")
+        self._resolve_parent(agent, position)
 
     def _links(self, event: Event, position: int, line_number: int) -> None:
         """Flag substance and cause links that name no message (yet), and the cycles they close."""
@@ -282,6 +396,10 @@ class SessionIndex:
             agent.name = event["name"]
         if isinstance(event.get("language_model"), str):
             agent.language_model = event["language_model"]
+        if self.format is not formats.NATIVE and event.get("inferred"):
+            agent.flags.append("parent_inferred")
+        if self.format is not formats.NATIVE and "in progress" in (event.get("markers") or ()):
+            agent.flags.append("in_progress")
         causes = model.causes_of(event)
         if causes:
             agent.cause = causes[0]
@@ -371,11 +489,14 @@ class Library:
         self.aliases: dict[str, str] = {}  # id of a renamed session -> its id now
         self._tailers: dict[str, FileTailer | GzipReader] = {}
         self._by_path: dict[str, SessionIndex] = {}
+        self._groups: dict[tuple[str, str], SessionIndex] = {}  # (folder, session id) -> a multi-file session
+        self._deferred: set[tuple[str, str]] | None = None  # groups to read once a scan has found all their files
         self.version = 0  # bumped on every change; the sessions list polls it
 
     @staticmethod
     def is_session_file(path: str) -> bool:
-        return path.endswith((SESSION_SUFFIX, GZIP_SUFFIX)) and not os.path.basename(path).startswith(".")
+        return ((path.endswith((SESSION_SUFFIX, GZIP_SUFFIX)) or ai_agent.is_snapshot_name(path))
+                and not os.path.basename(path).startswith("."))
 
     def is_inside(self, path: str) -> bool:
         """Whether a path really lies inside the folder (after resolving symlinks), or may be followed."""
@@ -388,6 +509,19 @@ class Library:
 
     def scan(self, folder: str | None = None) -> None:
         """Read every session file below a folder (idempotent: known files are tailed)."""
+        outer = self._deferred is None
+        if outer:  # a group's files are read together, merged by time, once all are known
+            self._deferred = set()
+        try:
+            self._walk(folder)
+        finally:
+            if outer:
+                deferred, self._deferred = self._deferred, None
+                for key in sorted(deferred):
+                    if key in self._groups:
+                        self._read_group(self._groups[key])
+
+    def _walk(self, folder: str | None) -> None:
         seen_folders: set[str] = set()  # followed symlinks can loop
         for dirpath, dirnames, filenames in os.walk(folder or self.root, followlinks=self.follow_symlinks):
             real = os.path.realpath(dirpath)
@@ -415,15 +549,38 @@ class Library:
             self.forget(path)
             return
         session = self._by_path.get(path)
+        if session is not None and session.members:
+            self._read_group(session)
+            return
+        if session is not None and session.count == 0 and (
+                not session.format_settled or session.format is formats.UNRECOGNIZED):
+            fmt, _, group = self._classify(path)
+            if fmt is not session.format or group is not None:  # its first line arrived: now we can tell
+                self.forget(path)
+                session = None
         new = session is None
         if new:
+            fmt, reason, group = self._classify(path)
+            if group is not None:
+                self._join_group(path, fmt, group)
+                return
             relpath = self.relpath(path)
             session = SessionIndex(session_id_for(relpath), path, relpath)
+            session.format, session.format_reason = fmt, reason
+            session.format_settled = reason != "empty"
+            session.make_normalizer = fmt.normalizer
+            if ai_agent.is_snapshot_name(path):
+                session.name = os.path.basename(path).removesuffix(".gz").removesuffix(".json")
+            session._clear()
             self._tailers[path] = reader_for(path)
         result = self._tailers[path].read()
         if result.restarted:
             session.restart()
-        if result.lines:
+        if result.lines and session.format is formats.UNRECOGNIZED and ai_agent.is_snapshot_name(path):
+            pass  # a JSON document of no known shape: listed with the reason, not read as lines
+        elif result.lines and session.make_normalizer is not None:
+            session.ingest_records([({"rel": session.relpath}, result.lines)])
+        elif result.lines:
             session.ingest(result.lines)
         if result.error:
             session.file_problem(result.error)
@@ -436,6 +593,105 @@ class Library:
                     self.aliases.pop(session.id, None)
                 self.version += 1
 
+    def _classify(self, path: str) -> tuple[formats.Format, str, dict | None]:
+        """A file's format by its content, the reason when none fits, and its group when it is one file of several."""
+        if ai_agent.is_snapshot_name(path):
+            record, why = ai_agent.read_record(path)
+            if isinstance(record, dict) and formats.AI_AGENT.looks_like(record):
+                return formats.AI_AGENT, "", None
+            return formats.UNRECOGNIZED, why or "a JSON document without an opTree", None
+        if path.endswith(GZIP_SUFFIX):
+            return formats.NATIVE, "", None
+        record, why = formats.first_record(path)
+        if record is None:
+            if why == "empty":
+                return formats.NATIVE, "empty", None
+            return formats.UNRECOGNIZED, why, None
+        fmt, reason = formats.detect_record(record)
+        if fmt is None:
+            return formats.UNRECOGNIZED, reason, None
+        if fmt.member_of is not None:
+            return fmt, "", fmt.member_of(path, record)
+        return fmt, "", None
+
+    def _join_group(self, path: str, fmt: formats.Format, member: dict) -> None:
+        """One file of a multi-file session (Claude Code: main file, sub-agent files)."""
+        key = (member["folder"], member["session"])
+        session = self._groups.get(key)
+        if session is None:
+            main = os.path.join(member["folder"], member["session"] + SESSION_SUFFIX)
+            relpath = self.relpath(main)
+            session = SessionIndex(session_id_for(relpath), main, relpath)
+            session.format = fmt
+            project = self.relpath(member["folder"])  # `serve` one project folder: name it, not "."
+            session.project = os.path.basename(member["folder"]) if project == "." else project
+            session.name = member["session"]
+            session.make_normalizer = fmt.normalizer
+            session._clear()
+            self._groups[key] = session
+        member = {**member, "rel": self.relpath(path), "path": path}
+        with session.lock:
+            session.members[path] = member
+        self._by_path[path] = session
+        self._tailers[path] = reader_for(path)
+        if self._deferred is not None:
+            self._deferred.add(key)
+        else:
+            self._read_group(session)
+
+    def _read_group(self, session: SessionIndex) -> None:
+        """Read what was appended to any file of a multi-file session; all again when one was replaced."""
+        paths = list(session.members)
+        results = [self._tailers[p].read() for p in paths]
+        if any(r.restarted for r in results):
+            session.restart()
+            for p in paths:
+                self._tailers[p] = reader_for(p)
+            results = [self._tailers[p].read() for p in paths]
+        batches = [(session.members[p], r.lines) for p, r in zip(paths, results) if r.lines]
+        if batches:
+            session.ingest_records(batches)
+        for r in results:
+            if r.error:
+                session.file_problem(r.error)
+        stamps = [r.modified_at for r in results if r.modified_at is not None]
+        listed = session.id in self.sessions
+        if batches or not listed:
+            if stamps:
+                session.updated_at = max(stamps)
+            with self.lock:
+                if not listed:
+                    self.sessions[session.id] = session
+                    self.aliases.pop(session.id, None)
+                self.version += 1
+
+    def open_file(self, path: str) -> SessionIndex | None:
+        """One session file read whole, with the other files of its session (Claude Code sub-agents)."""
+        path = os.path.abspath(path)
+        outer = self._deferred is None
+        if outer:
+            self._deferred = set()
+        try:
+            self.refresh(path)
+            session = self._by_path.get(path)
+            if session is not None and session.members and session.path == path:
+                folder, stem = os.path.dirname(path), os.path.basename(path).removesuffix(SESSION_SUFFIX)
+                subagents = os.path.join(folder, stem, "subagents")
+                if os.path.isdir(subagents):
+                    self.scan(subagents)
+                for name in sorted(os.listdir(folder)):
+                    beside = os.path.join(folder, name)
+                    if name.startswith("agent-") and name.endswith(SESSION_SUFFIX):
+                        record, _ = formats.first_record(beside)
+                        if isinstance(record, dict) and record.get("sessionId") == stem:
+                            self.refresh(beside)
+        finally:
+            if outer:
+                deferred, self._deferred = self._deferred, None
+                for key in sorted(deferred):
+                    self._read_group(self._groups[key])
+        return self._by_path.get(path)
+
     def move(self, source: str, destination: str) -> None:
         """A session file was renamed: keep its index and its reading position under the new name.
 
@@ -444,6 +700,10 @@ class Library:
         """
         source, destination = os.path.abspath(source), os.path.abspath(destination)
         session = self._by_path.get(source)
+        if session is not None and session.members:  # one file of several: read the group again
+            self.forget(source)
+            self.refresh(destination)
+            return
         if session is None or not self.is_session_file(destination) or source.endswith(GZIP_SUFFIX) != destination.endswith(GZIP_SUFFIX):
             self.forget(source)
             self.refresh(destination)
@@ -471,9 +731,28 @@ class Library:
         with self.lock:
             session = self._by_path.pop(path, None)
             self._tailers.pop(path, None)
+            if session is not None and session.members:
+                with session.lock:
+                    session.members.pop(path, None)
+                if session.members:  # the others stay: read them again without it
+                    session.restart()
+                    for p in session.members:
+                        self._tailers[p] = reader_for(p)
+                    self.version += 1
+                    regroup = session
+                else:
+                    self._groups = {k: v for k, v in self._groups.items() if v is not session}
+                    self.sessions.pop(session.id, None)
+                    self.version += 1
+                    regroup = None
+                session = None
+            else:
+                regroup = None
             if session is not None:
                 self.sessions.pop(session.id, None)
                 self.version += 1
+        if regroup is not None:
+            self._read_group(regroup)
 
     def paths_below(self, folder: str) -> list[str]:
         prefix = os.path.join(os.path.abspath(folder), "")

@@ -142,6 +142,9 @@ def is_modified(delivery: Event, original: Event | None) -> bool | None:
     """
     if original is None:
         return None
+    quoted = delivery.get("original_text")  # set by format normalizers when the original is part of a message
+    if isinstance(quoted, str) and delivery.get("event_type") == TRANSCRIPT_ENTRY and "raw" in delivery:
+        return quoted not in content_of(delivery)
     return content_of(original) not in content_of(delivery)
 
 

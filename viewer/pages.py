@@ -11,6 +11,7 @@ from . import flow, provenance, queries, search
 from .api import as_json, session_row
 from .app import state
 from .filters import KINDS, EntryFilter
+from .formats import usage
 from .lookup import agent_list_arg, agent_or_404, chosen_agents, flag_arg, int_arg, message_or_404, session_or_404
 
 bp = Blueprint("pages", __name__)
@@ -75,7 +76,8 @@ def session(session_id):
     s = session_or_404(session_id)
     with s.lock:  # gather under the lock, render outside it: the ingest thread waits less
         context = dict(session=session_row(s), tree=queries.tree(s), agents=queries.agents(s),
-                       cursor=s.cursor, problems=len(s.problems))
+                       cursor=s.cursor, problems=len(s.problems), usage=usage.for_session(s),
+                       summary=s.format_summary)
     return render_template("session.html", **context)
 
 
@@ -106,6 +108,7 @@ def agent(session_id, agent_id):
             live=view["end"] == view["total"],
             filters=filters, kinds=KINDS, tools=search.tool_choices(s),
             neighbours=[(a, s.agents[a].display_name) if a else None for a in queries.agent_neighbours(s, agent_id)],
+            usage=usage.for_agent(s, agent_id),
         )
     return render_template("agent.html", **context)
 

@@ -21,6 +21,12 @@ from .model import Agent, Event
 def _pick_spawning_call(s: SessionIndex, agent: Agent, event: Event) -> model.ToolCall | None:
     """Which tool call of the cause message created this agent (a message may hold several)."""
     calls = model.tool_calls(event)
+    created = s.events[agent.created_position] if agent.created_position is not None else {}
+    wanted = created.get("spawn_call_id")  # set by format normalizers that know the exact call
+    if isinstance(wanted, str):
+        for call in calls:
+            if call.id == wanted:
+                return call
     if len(calls) <= 1:
         return calls[0] if calls else None
     for call in calls:
@@ -137,7 +143,8 @@ def _delivery(s: SessionIndex, event: Event) -> dict | None:
     return {
         "original_id": event["substance"],
         "original_found": original is not None,
-        "original_content": model.content_of(original) if original else None,
+        "original_content": (event["original_text"] if isinstance(event.get("original_text"), str) and "raw" in event
+                             else model.content_of(original) if original else None),
         "original_kind": original.get("event_type") if original else None,
         "from_agent_id": sender.agent_id if sender else None,
         "from_name": sender.display_name if sender else None,
@@ -239,9 +246,14 @@ def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool,
     """What a perspective page showing events before `after` needs to add (O(new events))."""
     with s.lock:
         agent_ids = set(subtree(s, agent_id) if include_subagents else [agent_id])
-        items, results, spawned = [], [], []
+        items, results, spawned, grown = [], [], [], {}
         for p in range(after, s.count):
             event = s.events[p]
+            if event["event_type"] == "response_part" and event.get("grows") in s.by_id:
+                target = s.by_id[event["grows"]]  # a message that grew in place: redraw it
+                if target < after and s.events[target]["agent_id"] in agent_ids:
+                    grown[target] = _entry(s, target)
+                continue
             created = s.agents.get(event["agent_id"]) if event["event_type"] == model.AGENT_CREATED else None
             # Only the creation the index took (not a duplicate), naming a call already on the page.
             if created is not None and created.created_position == p and created.cause in s.by_id:
@@ -266,7 +278,10 @@ def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool,
                 index = next((i for i, c in enumerate(calls) if c.id == event.get("tool_call_id")), 0)
                 results.append({"call_position": call_position, "call_index": index, "item": item})
             # else the call is new too and renders its results itself
-        return {"items": items, "results": results, "spawned": spawned}
+        updates = {"items": items, "results": results, "spawned": spawned}
+        if grown:  # only formats whose messages grow in place (Claude Code) ever have these
+            updates["grown"] = list(grown.values())
+        return updates
 
 
 def perspective_text(s: SessionIndex, agent_id: str, include_subagents: bool = False) -> str:
@@ -345,6 +360,8 @@ def _dialog_item(s: SessionIndex, key: str, members: list[int]) -> dict:
         deliveries.append({"message_id": event["message_id"], "agent_id": event["agent_id"],
                            "name": s.agents[event["agent_id"]].display_name,
                            "content": model.content_of(event), "modified": modified})
+        if isinstance(event.get("original_text"), str) and "raw" in event:  # the part of the original it carries
+            deliveries[-1]["quoted"] = event["original_text"]
         if event["agent_id"] not in recipients:
             recipients.append(event["agent_id"])
     return {

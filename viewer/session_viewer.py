@@ -5,13 +5,17 @@ from __future__ import annotations
 import os
 
 from . import queries
-from .index import SessionIndex, reader_for, session_id_for
+from .index import Library, SessionIndex, reader_for, session_id_for
 from .model import Event
 
 
 def load_index(session_file: str | os.PathLike) -> SessionIndex:
-    """Read a whole session file into a fresh index."""
-    path = os.fspath(session_file)
+    """Read a whole session file into a fresh index, in whatever format it is (with its sub-agent files)."""
+    path = os.path.abspath(os.fspath(session_file))
+    if Library.is_session_file(path) and os.path.isfile(path):
+        session = Library(os.path.dirname(path), follow_symlinks=True).open_file(path)
+        if session is not None:
+            return session
     name = os.path.basename(path)
     session = SessionIndex(session_id_for(name), path, name)
     result = reader_for(path).read()

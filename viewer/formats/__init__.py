@@ -1,0 +1,90 @@
+"""One seam for input formats: each module recognizes its files by content and normalizes them.
+
+A normalizer turns the records of a file into native seed-000 events (dicts with message_id,
+event_type, agent_id, role, content, tool_calls, tool_call_id, substance, cause, name,
+language_model), plus optional keys the pages show: `timestamp`, `usage`, `model`, `source`,
+`inferred` (which links were inferred, and how), `markers`, `thinking`, `images` and `raw`
+(the original record). The index, queries, search and pages then work unchanged on every format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import orjson
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    label: str
+    tailable: bool = True  # appended to line by line (else re-read whole on change)
+    hides: frozenset = field(default_factory=frozenset)  # controls that do not apply
+    # Whether a file's first record is of this format.
+    looks_like: Callable[[dict], bool] | None = field(default=None, compare=False, repr=False)
+    # A fresh normalizer for a session's records (feed(record, line, member) -> events, flush() -> events).
+    normalizer: Callable | None = field(default=None, compare=False, repr=False)
+    # For formats whose sessions span several files: which session (and which part of it) a file is.
+    member_of: Callable[[str, dict], dict] | None = field(default=None, compare=False, repr=False)
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "label": self.label, "tailable": self.tailable}
+
+
+from . import ai_agent, claude_code, legacy, weakincentives  # noqa: E402  (they need Format's module only)
+
+NATIVE = Format("native", "agentview events")
+# Legacy lines are made native one by one as they are parsed (SessionIndex._legacy): no record normalizer.
+LEGACY = Format("legacy", "legacy event stream", looks_like=legacy.looks_like)
+# The hook audit reads seed-000 hook interventions (deliveries changed on their way): these logs record none.
+NO_HOOKS = frozenset({"hooks"})
+CLAUDE_CODE = Format("claude-code", "Claude Code", hides=NO_HOOKS, looks_like=claude_code.looks_like,
+                     normalizer=claude_code.ClaudeNormalizer, member_of=claude_code.member_of)
+WEAKINCENTIVES = Format("weakincentives", "weakincentives", hides=NO_HOOKS, looks_like=weakincentives.looks_like,
+                        normalizer=weakincentives.WeakIncentivesNormalizer)
+AI_AGENT = Format("ai-agent", "ai-agent snapshot", tailable=False, hides=NO_HOOKS, looks_like=ai_agent.looks_like,
+                  normalizer=ai_agent.AiAgentNormalizer)
+UNRECOGNIZED = Format("unrecognized", "unrecognized")
+# Tried in this order on a JSONL file's first record; native is what remains.
+LINE_FORMATS = (CLAUDE_CODE, WEAKINCENTIVES, LEGACY)
+
+FIRST_LINE_LIMIT = 4 * 1024 * 1024  # enough for a first line that carries an image
+
+
+def first_record(path: str) -> tuple[object | None, str]:
+    """The first of a file's first lines that parses as JSON, or (None, why there is none)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(FIRST_LINE_LIMIT)
+    except OSError as exc:
+        return None, f"unreadable: {exc.strerror}"
+    if data.startswith(b"\x1f\x8b"):
+        return None, "compressed"
+    *complete, _partial = data.split(b"\n")
+    tried = 0
+    for raw in complete:
+        if not raw.strip():
+            continue
+        tried += 1
+        try:
+            return orjson.loads(raw), ""
+        except orjson.JSONDecodeError:
+            if tried >= 20:
+                break
+    if tried:
+        return None, "none of the first lines is JSON"
+    return None, "empty"
+
+
+def detect_record(record: object) -> tuple[Format | None, str]:
+    """The format a file's first record belongs to, or (None, the reason none fits)."""
+    if not isinstance(record, dict):
+        return None, f"the first line is a JSON {type(record).__name__}, not an object"
+    for fmt in LINE_FORMATS:
+        if fmt.looks_like(record):
+            return fmt, ""
+    if any(k in record for k in ("message_id", "event_type", "agent_id")):
+        return NATIVE, ""
+    keys = ", ".join(sorted(map(str, record))[:8]) or "none"
+    return None, f"the first line has none of the fields a known format starts with (keys: {keys})"

@@ -1,0 +1,268 @@
+"""ai-agent session snapshots (seed 002, FORMATS.md section 5): one opTree JSON object per file, `.json` or `.json.gz`.
+
+The file is rewritten whole (temp file + rename) on every snapshot, so it is re-read whole whenever it changes.
+Sessions are agents (child sessions are sub-agents); each turn's prompts and each operation become entries:
+an llm operation is an assistant entry (model, tokens, cost, latency, status, reasoning), a tool or session
+operation a tool call paired with its result entry.
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from datetime import datetime, timezone
+
+import orjson
+
+from .. import model
+from ..model import Event
+from ..tailer import Line, TailResult, _open
+
+SUFFIXES = (".json", ".json.gz")
+SEVERITIES = ("ERR", "WRN", "FIN", "VRB", "THK", "TRC")
+
+
+def is_snapshot_name(path: str) -> bool:
+    return path.endswith(SUFFIXES) and not path.endswith((".meta.json", ".meta.json.gz"))
+
+
+def looks_like(record: dict) -> bool:
+    tree = record.get("opTree")
+    return isinstance(tree, dict) or ("turns" in record and ("traceId" in record or "callPath" in record))
+
+
+class SnapshotReader:
+    """Reads a snapshot file whole, again each time it changes (a new inode, size or mtime)."""
+
+    MAX_BYTES = 512 * 1024 * 1024
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = os.fspath(path)
+        self._stamp: tuple | None = None
+
+    def read(self) -> TailResult:
+        result = TailResult()
+        if (opened := _open(self.path)) is None:
+            return result
+        f, st = opened
+        with f:
+            stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+            result.modified_at = st.st_mtime
+            if stamp == self._stamp:
+                return result
+            result.restarted = self._stamp is not None
+            self._stamp = stamp
+            data = f.read(self.MAX_BYTES)
+        if data.startswith(b"\x1f\x8b"):
+            try:
+                data = zlib.decompressobj(wbits=31).decompress(data, self.MAX_BYTES)
+            except zlib.error as exc:
+                result.error = f"gzip stream unreadable: {exc}"
+                return result
+        if data.strip():
+            result.lines.append(Line(1, data))
+        return result
+
+
+def read_record(path: str) -> tuple[object | None, str]:
+    result = SnapshotReader(path).read()
+    if result.error:
+        return None, result.error
+    if not result.lines:
+        return None, "empty"
+    try:
+        return orjson.loads(result.lines[0].data), ""
+    except orjson.JSONDecodeError:
+        return None, "not a JSON document"
+
+
+def _iso(ms) -> str | None:
+    if not isinstance(ms, (int, float)):
+        return None
+    return datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _text(payload) -> str:
+    if payload is None:
+        return ""
+    if isinstance(payload, str):
+        return payload
+    return orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode()
+
+
+def _dict(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value) -> list:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+class AiAgentNormalizer:
+    """Turns one snapshot (the whole opTree) into native events."""
+
+    def __init__(self) -> None:
+        self.summary: dict | None = None
+        self.title: str | None = None
+        self.count = 0
+        self.last_said: dict[str, str] = {}
+
+    def feed(self, record: dict, line: int, member: dict) -> list[Event]:
+        tree = record.get("opTree") if isinstance(record.get("opTree"), dict) else record
+        root_totals = _dict(tree.get("totals"))
+        self.title = str(tree["sessionTitle"])[:120] if tree.get("sessionTitle") else None
+        self.summary = {"reason": record.get("reason"), "version": record.get("version"),
+                        "in_progress": not tree.get("endedAt"), "success": tree.get("success"),
+                        **{k: root_totals.get(k) for k in ("tokensIn", "tokensOut", "tokensCacheRead",
+                                                             "tokensCacheWrite", "costUsd", "toolsRun", "agentsRun")}}
+        out: list[Event] = []
+        self.summary["outline"] = self._session(tree, None, None, "", out)
+        return out
+
+    def flush(self) -> list[Event]:
+        return []
+
+    def _id(self, wanted: str) -> str:
+        self.count += 1
+        return wanted or f"node-{self.count}"
+
+    def _session(self, node: dict, cause: str | None, call_id: str | None, prompt: str, out: list[Event]) -> dict:
+        """Its events go to `out`; returns its outline: session -> turns -> operations (-> child sessions)."""
+        agent = str(node.get("id") or node.get("agentId") or f"session-{self.count}")
+        shallow = {k: v for k, v in node.items() if k != "turns"}
+        created: Event = {"message_id": f"{agent}:created", "event_type": model.AGENT_CREATED, "agent_id": agent,
+                          "name": str(node.get("agentId") or node.get("sessionTitle") or agent),
+                          "timestamp": _iso(node.get("startedAt")), "raw": shallow}
+        if cause:
+            created.update(cause=cause, spawn_call_id=call_id)
+        if not node.get("endedAt"):
+            created["markers"] = ["in progress"]
+        totals = _dict(node.get("totals"))
+        if totals:
+            created["totals"] = totals
+        model_name = next((str(_dict(op.get("attributes")).get("model")) for turn in _list(node.get("turns"))
+                           for op in _list(turn.get("ops")) if op.get("kind") == "llm"
+                           and _dict(op.get("attributes")).get("model")), None)
+        if model_name:
+            created["language_model"] = model_name
+        out.append(created)
+        outline = {"agent_id": agent, "name": created["name"], "in_progress": not node.get("endedAt"),
+                   "success": node.get("success"), "turns": []}
+        first_user = True
+        for turn in _list(node.get("turns")):
+            index = turn.get("index", "?")
+            base = f"{agent}:turn{index}"
+            markers = [f"turn {index}"] + ([] if turn.get("endedAt") else ["in progress"])
+            prompts = _dict(_dict(turn.get("attributes")).get("prompts"))
+            stamp = _iso(turn.get("startedAt"))
+            turn_outline = {"index": index, "in_progress": not turn.get("endedAt"), "message_id": None, "ops": []}
+            outline["turns"].append(turn_outline)
+            first_of_turn = len(out)
+            if not prompts.get("system") and not prompts.get("user"):
+                out.append(self._entry(f"{base}", agent, "system", f"Turn {index}", stamp, turn, markers=markers))
+            if prompts.get("system"):
+                out.append(self._entry(f"{base}:system", agent, "system", _text(prompts["system"]), stamp, turn,
+                                       markers=markers))
+                markers = []
+            if prompts.get("user"):
+                entry = self._entry(f"{base}:user", agent, "user", _text(prompts["user"]), stamp, turn, markers=markers)
+                if first_user and cause:  # the child's task is the request of the parent's session operation
+                    entry.update(substance=cause, original_text=prompt)
+                first_user = False
+                out.append(entry)
+            turn_outline["message_id"] = out[first_of_turn]["message_id"] if len(out) > first_of_turn else None
+            for op in _list(turn.get("ops")):
+                turn_outline["ops"].append(self._op(agent, op, out))
+        return outline
+
+    def _entry(self, message_id: str, agent: str, role: str, content: str, stamp, raw, **extra) -> Event:
+        return {"message_id": self._id(message_id), "event_type": model.TRANSCRIPT_ENTRY, "agent_id": agent,
+                "role": role, "content": content, "timestamp": stamp, "raw": raw, **extra}
+
+    def _op(self, agent: str, op: dict, out: list[Event]) -> dict:
+        kind = op.get("kind")
+        attributes = _dict(op.get("attributes"))
+        op_id = str(op.get("opId") or f"op-{self.count}")
+        shallow = {k: v for k, v in op.items() if k != "childSession"}
+        extra = self._op_extra(op)
+        stamp = _iso(op.get("startedAt"))
+        summary = {"message_id": None, "kind": str(kind), "status": op.get("status"), "in_progress": not op.get("endedAt"),
+                   "label": str(attributes.get("model") if kind == "llm" else attributes.get("name") or kind),
+                   "child": None, "cost_usd": extra.get("cost_usd"), "latency_ms": extra.get("latency_ms")}
+        if kind == "llm":
+            response = _dict(op.get("response"))
+            reasoning = _dict(op.get("reasoning"))
+            thinking = [c.get("text", "") for c in _list(reasoning.get("chunks"))]
+            if isinstance(reasoning.get("final"), str) and not thinking:
+                thinking = [reasoning["final"]]
+            entry = self._entry(op_id, agent, "assistant", _text(response.get("payload")), stamp, shallow,
+                                model=attributes.get("model"), provider=attributes.get("provider"), **extra)
+            if thinking:
+                entry["thinking"] = ["".join(thinking)]
+            out.append(entry)
+            if model.is_utterance(entry):
+                self.last_said[agent] = entry["message_id"]
+            summary["message_id"] = entry["message_id"]
+            return summary
+        if kind not in ("tool", "session"):
+            out.append(self._entry(op_id, agent, "system", str(attributes.get("name") or kind), stamp, shallow,
+                                   **{**extra, "markers": extra.get("markers", []) + [str(kind)]}))
+            summary["message_id"] = out[-1]["message_id"]
+            return summary
+        request = _dict(op.get("request")).get("payload")
+        arguments = request if isinstance(request, dict) else {"request": request}
+        call = self._entry(f"{op_id}:call", agent, "assistant", "", stamp, shallow, tool_calls=[{
+            "id": op_id, "type": "function",
+            "function": {"name": str(attributes.get("name") or kind), "arguments": orjson.dumps(arguments).decode()}}],
+            **extra)
+        out.append(call)
+        summary["message_id"] = call["message_id"]
+        child_agent = None
+        child = op.get("childSession")
+        if kind == "session" and isinstance(child, dict):
+            summary["child"] = self._session(child, call["message_id"], op_id, _text(request), out)
+            child_agent = summary["child"]["agent_id"]
+        if not op.get("endedAt") and op.get("response") is None:
+            return summary  # no result yet: the call is marked in progress
+        response = _dict(op.get("response"))
+        result = self._entry(f"{op_id}:result", agent, "tool", _text(response.get("payload")), _iso(op.get("endedAt")),
+                             response, tool_call_id=op_id)
+        if response.get("truncated"):
+            result["markers"] = ["truncated"]
+        if op.get("status") == "failed":
+            result["is_error"] = True
+        if child_agent and child_agent in self.last_said:
+            result["substance"] = self.last_said[child_agent]
+        out.append(result)
+        return summary
+
+    @staticmethod
+    def _op_extra(op: dict) -> dict:
+        extra: dict = {}
+        llm = [a for a in _list(op.get("accounting"))]
+        if llm:
+            tokens: dict = {}
+            for a in llm:
+                for src, dst in (("inputTokens", "input_tokens"), ("outputTokens", "output_tokens"),
+                                 ("cacheReadInputTokens", "cache_read_input_tokens"),
+                                 ("cacheWriteInputTokens", "cache_creation_input_tokens")):
+                    value = _dict(a.get("tokens")).get(src)
+                    if isinstance(value, (int, float)):
+                        tokens[dst] = tokens.get(dst, 0) + value
+            if tokens:
+                extra["usage"] = tokens
+            costs = [a["costUsd"] for a in llm if isinstance(a.get("costUsd"), (int, float))]
+            if costs:
+                extra["cost_usd"] = round(sum(costs), 6)
+            latencies = [a["latency"] for a in llm if isinstance(a.get("latency"), (int, float))]
+            if latencies:
+                extra["latency_ms"] = sum(latencies)
+        if op.get("status"):
+            extra["status"] = str(op["status"])
+        if not op.get("endedAt"):
+            extra["markers"] = ["in progress"]
+        logs = _list(op.get("logs"))
+        if logs:
+            extra["logs"] = [{"severity": str(l.get("severity", "")), "message": _text(l.get("message")),
+                              "timestamp": _iso(l.get("timestamp"))} for l in logs]
+        return extra

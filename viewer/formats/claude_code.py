@@ -1,0 +1,416 @@
+"""Claude Code session transcripts (FORMATS.md section 3): a main file plus its sub-agent files, as ONE session.
+
+Sub-agent layouts: inline `isSidechain` groups (v1.x), `agent-<id>.jsonl` beside the main file (v2.0.x) and
+`<sessionId>/subagents/agent-<id>.jsonl` with `agent-<id>.meta.json` (2.1.x). The lines of one API response
+(same message.id and requestId) become one message; tool_result blocks become tool entries paired by id.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+import orjson
+
+from .. import model
+from ..model import Event
+
+MAIN = "main"
+RESPONSE_PART = "response_part"  # a later line of a response already shown: the message grew
+SPAWN_LINK = "spawn_link"  # a sub-agent's parent found only after it started (by the result naming it)
+SPAWNING_TOOLS = ("Task", "Agent")
+_AGENT_TAIL = re.compile(r"agentId:\s*([A-Za-z0-9_-]+)")
+
+
+def looks_like(record: dict) -> bool:
+    return (isinstance(record.get("type"), str) and "message_id" not in record and "event" not in record
+            and any(k in record for k in ("uuid", "sessionId", "leafUuid", "messageId")))
+
+
+def member_of(path: str, record: dict) -> dict:
+    """Which session a file belongs to, and whether it is the main file or a sub-agent's."""
+    folder, filename = os.path.split(path)
+    stem = filename.removesuffix(".jsonl")
+    member = {"kind": MAIN, "agent": MAIN, "meta_path": None}
+    if stem.startswith("agent-"):
+        agent = "agent-" + stem.removeprefix("agent-")
+        member.update(kind="subagent", agent=agent)
+        if os.path.basename(folder) == "subagents":  # 2.1.x: <project>/<sessionId>/subagents/agent-<id>.jsonl
+            session_folder = os.path.dirname(folder)
+            member.update(folder=os.path.dirname(session_folder), session=os.path.basename(session_folder),
+                          meta_path=os.path.join(folder, stem + ".meta.json"))
+        else:  # 2.0.x: beside the main file, carrying its sessionId
+            session = record.get("sessionId") if isinstance(record.get("sessionId"), str) else stem
+            member.update(folder=folder, session=session)
+        return member
+    member.update(folder=folder, session=stem)
+    return member
+
+
+def _read_meta(path: str | None) -> dict:
+    if not path:
+        return {}
+    try:
+        with open(path, "rb") as f:
+            meta = orjson.loads(f.read())
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def _text(content) -> tuple[str, int]:
+    """The text of a content value, images as placeholders; and how many images it held."""
+    if isinstance(content, str):
+        return content, 0
+    if not isinstance(content, list):
+        return ("" if content is None else orjson.dumps(content).decode()), 0
+    parts, images = [], 0
+    for block in content:
+        if not isinstance(block, dict):
+            parts.append(str(block))
+        elif block.get("type") == "text" and isinstance(block.get("text"), str):
+            parts.append(block["text"])
+        elif block.get("type") == "image":
+            images += 1
+            source = block.get("source") if isinstance(block.get("source"), dict) else {}
+            parts.append(f"[image: {source.get('media_type', 'image')}]")
+        elif block.get("type") == "tool_result":
+            text, more = _text(block.get("content"))
+            parts.append(text)
+            images += more
+        else:
+            parts.append(orjson.dumps(block).decode())
+    return "\n".join(parts), images
+
+
+ENVELOPE = {"type", "uuid", "parentUuid", "logicalParentUuid", "isSidechain", "sessionId", "timestamp", "cwd",
+            "version", "gitBranch", "agentId", "userType", "slug"}
+
+
+def _record_summary(record: dict, limit: int = 300) -> str:
+    """`[type] field=value ...` for a record the viewer has no view of (its whole text is in the raw view)."""
+    parts = []
+    for key, value in record.items():
+        if key in ENVELOPE:
+            continue
+        text = value if isinstance(value, str) else orjson.dumps(value).decode()
+        parts.append(f"{key}={' '.join(text.split())}")
+    summary = f"[{record.get('type')}] " + " ".join(parts)
+    return summary if len(summary) <= limit else summary[: limit - 1] + "…"
+
+
+@dataclass
+class _Response:
+    """The lines of one API response seen so far."""
+
+    key: tuple
+    event: Event
+
+
+class ClaudeNormalizer:
+    """Normalizes the records of one Claude Code session (all its files) into native events."""
+
+    def __init__(self) -> None:
+        self.created: set[str] = set()
+        self.uuid_agent: dict[str, str] = {}  # line uuid -> agent (inline sidechains follow parentUuid)
+        self.tool_uses: dict[str, tuple[str, str, str, dict]] = {}  # toolu id -> (message id, agent, tool, input)
+        self.prompts: dict[str, list[str]] = {}  # prompt of a spawning call -> its toolu ids, not yet matched
+        self.spawned_by: dict[str, str] = {}  # toolu id -> the sub-agent it started
+        self.spawn: dict[str, tuple[str, str, str]] = {}  # sub-agent -> (toolu id, message id, prompt)
+        self.last_said: dict[str, str] = {}  # agent -> its latest utterance
+        self.heard_first: set[str] = set()
+        self.pending: dict[str, _Response] = {}  # agent -> the response being assembled
+        self.responses: dict[tuple, str] = {}  # (message.id, requestId) -> message id of its first part
+        self.emitted: dict[tuple, Event] = {}  # (message.id, requestId) -> the event it became, once in the log
+        self.last_entry: dict[str, str] = {}  # agent -> message id of its latest entry in the log
+        self.seen_ids: set[str] = set()
+        self.title: str | None = None  # custom-title > ai-title > summary > the first prompt
+        self._title_rank = 9
+
+    # --- the records -----------------------------------------------------------------------------
+
+    def feed(self, record: dict, line: int, member: dict) -> list[Event]:
+        out = self._feed(record, line, member)
+        for event in out:
+            if event["event_type"] == model.TRANSCRIPT_ENTRY and "record" not in event.get("markers", ()):
+                self.last_entry[event["agent_id"]] = event["message_id"]
+        return out
+
+    def flush(self) -> list[Event]:
+        out = []
+        for agent in list(self.pending):
+            out += self._flush(agent)
+        for event in out:
+            self.last_entry[event["agent_id"]] = event["message_id"]
+        return out
+
+    def _feed(self, record: dict, line: int, member: dict) -> list[Event]:
+        out: list[Event] = []
+        agent = self._agent_of(record, member)
+        if agent not in self.created:
+            out += self._create(agent, record, member)
+        kind = record.get("type")
+        message = record.get("message") if isinstance(record.get("message"), dict) else {}
+        self._titled(record, agent)
+        base = {"agent_id": agent, "timestamp": record.get("timestamp"), "line": line, "file": member.get("rel")}
+        if kind == "assistant" and message:
+            return out + self._assistant(record, message, base)
+        out += self._flush(agent)  # a metadata record between lines of a response does not end it (last_entry)
+        if kind == "user" and message:
+            out += self._user(record, message, base)
+        elif kind == "system":
+            subtype = record.get("subtype") or "system"
+            text = record.get("content") if isinstance(record.get("content"), str) else ""
+            if subtype == "compact_boundary":
+                meta = record.get("compactMetadata") if isinstance(record.get("compactMetadata"), dict) else {}
+                text = "Conversation compacted" + (f" ({meta.get('trigger')}, {meta.get('preTokens')} tokens before)"
+                                                    if meta else "")
+            out.append(self._entry(record, base, "system", text or subtype, markers=[subtype]))
+        elif kind == "summary":
+            out.append(self._entry(record, base, "system", str(record.get("summary", "")), markers=["summary"]))
+        else:  # file-history-snapshot, progress, attachment, titles, and types not invented yet: kept raw
+            out.append(self._entry(record, base, "system", _record_summary(record), markers=["record", str(kind)]))
+        return out
+
+    def _titled(self, record: dict, agent: str) -> None:
+        kind = record.get("type")
+        for rank, (wanted, key) in enumerate((("custom-title", "customTitle"), ("ai-title", "title"),
+                                              ("summary", "summary"))):
+            if kind == wanted and rank < self._title_rank:
+                value = record.get(key) or record.get("title")
+                if isinstance(value, str) and value.strip():
+                    self.title, self._title_rank = value.strip()[:120], rank
+        if self.title is None and kind == "user" and agent == MAIN and not record.get("isMeta"):
+            text = self._first_text(record)
+            if text and not text.startswith("<"):
+                self.title = " ".join(text.split())[:120]
+
+    # --- agents ----------------------------------------------------------------------------------
+
+    def _agent_of(self, record: dict, member: dict) -> str:
+        uuid = record.get("uuid") if isinstance(record.get("uuid"), str) else None
+        if member["kind"] != MAIN:
+            agent = member["agent"]
+        elif record.get("isSidechain") is True:  # v1.x: a sidechain group inside the main file
+            parent = record.get("parentUuid")
+            agent = self.uuid_agent.get(parent) if isinstance(parent, str) else None
+            if agent is None or agent == MAIN:
+                agent = f"sidechain-{(uuid or str(len(self.created)))[:8]}"
+        else:
+            agent = MAIN
+        if uuid:
+            self.uuid_agent[uuid] = agent
+        return agent
+
+    def _create(self, agent: str, record: dict, member: dict) -> list[Event]:
+        self.created.add(agent)
+        event: Event = {"message_id": f"{agent}:created", "event_type": model.AGENT_CREATED, "agent_id": agent,
+                        "timestamp": record.get("timestamp"), "raw": None}
+        if agent == MAIN:
+            event["name"] = "main agent"
+            return [event]
+        meta = _read_meta(member.get("meta_path"))
+        toolu, how = meta.get("toolUseId"), None
+        if not (isinstance(toolu, str) and toolu in self.tool_uses):
+            toolu = None
+            prompt = self._first_text(record)
+            candidates = self.prompts.get(prompt) if prompt else None
+            if candidates:
+                toolu, how = candidates[0], "a Task call whose prompt is its first message"
+        if toolu is not None:
+            for waiting in self.prompts.values():
+                if toolu in waiting:
+                    waiting.remove(toolu)
+            message_id, parent, _, arguments = self.tool_uses[toolu]
+            early = self._flush(parent)  # the spawning response goes in before the sub-agent naming it
+            event["cause"] = message_id
+            event["spawn_call_id"] = toolu
+            self.spawned_by[toolu] = agent
+            self.spawn[agent] = (toolu, message_id, str(arguments.get("prompt", "")))
+            if how:
+                event["inferred"] = {"cause": how, "tool_call_id": toolu}
+            name = arguments.get("description") or arguments.get("subagent_type")
+        else:
+            name, early = None, []
+        event["name"] = str(meta.get("description") or name or meta.get("agentType") or agent)
+        if meta.get("agentType"):
+            event["agent_type"] = meta["agentType"]
+        return early + [event]
+
+    @staticmethod
+    def _first_text(record: dict) -> str | None:
+        message = record.get("message") if isinstance(record.get("message"), dict) else {}
+        if record.get("type") != "user":
+            return None
+        text, _ = _text(message.get("content"))
+        return text or None
+
+    # --- messages --------------------------------------------------------------------------------
+
+    def _message_id(self, record: dict, suffix: str = "") -> str:
+        base = record.get("uuid") if isinstance(record.get("uuid"), str) else None
+        base = base or f"{record.get('type')}:{record.get('leafUuid') or record.get('messageId') or len(self.seen_ids)}"
+        message_id = base + suffix
+        while message_id in self.seen_ids:
+            message_id += "'"
+        self.seen_ids.add(message_id)
+        return message_id
+
+    def _entry(self, record: dict, base: dict, role: str, content: str, suffix: str = "", **extra) -> Event:
+        return {"message_id": self._message_id(record, suffix), "event_type": model.TRANSCRIPT_ENTRY,
+                **base, "role": role, "content": content, "raw": record, **extra}
+
+    def _assistant(self, record: dict, message: dict, base: dict) -> list[Event]:
+        agent = base["agent_id"]
+        key = (message.get("id"), record.get("requestId"))
+        current = self.pending.get(agent)
+        out: list[Event] = []
+        if current is None or current.key != key or key == (None, None):
+            out += self._flush(agent)
+            shown = self.emitted.get(key) if key != (None, None) else None
+            if shown is not None and self.last_entry.get(agent) == shown["message_id"] and not out:
+                # A later line of a response already in the log, nothing of this agent in between: it grows
+                # in place, and a part event tells the index (new tool calls) and open pages (redraw it).
+                self._apply(shown, record, message, agent)
+                if not shown["thinking"]:
+                    del shown["thinking"]
+                if model.is_utterance(shown):
+                    self.last_said[agent] = shown["message_id"]
+                part = {"message_id": self._message_id(record, "+part"), "event_type": RESPONSE_PART,
+                        "agent_id": agent, "grows": shown["message_id"], "timestamp": record.get("timestamp"),
+                        "raw": None}
+                return [part]
+            continued = self.responses.get(key) if key != (None, None) else None
+            event = self._entry(record, base, "assistant", "", model=message.get("model"), thinking=[],
+                                request_id=record.get("requestId"), api_message_id=message.get("id"))
+            if continued:  # a later part of a response already shown: usage was counted there
+                event["continues"] = continued
+            else:
+                self.responses[key] = event["message_id"]
+            event["raw"] = []
+            current = self.pending[agent] = _Response(key, event)
+        self._apply(current.event, record, message, agent)
+        return out
+
+    def _apply(self, event: Event, record: dict, message: dict, agent: str) -> None:
+        """Add one line's content blocks to the message of its response."""
+        event["raw"].append(record)
+        event.setdefault("thinking", [])
+        if isinstance(message.get("usage"), dict) and "continues" not in event:
+            event["usage"] = message["usage"]  # the same usage is repeated on every line: keep one
+        if message.get("stop_reason"):
+            event["stop_reason"] = message["stop_reason"]
+        blocks = message.get("content")
+        if isinstance(blocks, str):
+            blocks = [{"type": "text", "text": blocks}]
+        for block in blocks if isinstance(blocks, list) else []:
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
+            if kind == "text" and isinstance(block.get("text"), str):
+                event["content"] = (event["content"] + "\n\n" if event["content"] else "") + block["text"]
+            elif kind in ("thinking", "redacted_thinking"):
+                event["thinking"].append(block.get("thinking") or "[redacted thinking]")
+            elif kind == "tool_use":
+                arguments = block.get("input") if isinstance(block.get("input"), dict) else {}
+                call_id = block.get("id") if isinstance(block.get("id"), str) else None
+                event.setdefault("tool_calls", []).append({
+                    "id": call_id, "type": "function",
+                    "function": {"name": str(block.get("name", "?")), "arguments": orjson.dumps(arguments).decode()}})
+                if call_id:
+                    self.tool_uses[call_id] = (event["message_id"], agent, str(block.get("name")), arguments)
+                    prompt = arguments.get("prompt")
+                    if block.get("name") in SPAWNING_TOOLS and isinstance(prompt, str):
+                        self.prompts.setdefault(prompt, []).append(call_id)
+            else:
+                event.setdefault("markers", []).append(str(kind))
+
+    def _flush(self, agent: str) -> list[Event]:
+        current = self.pending.pop(agent, None)
+        if current is None:
+            return []
+        event = current.event
+        if not event["thinking"]:
+            del event["thinking"]
+        if "continues" not in event and current.key != (None, None):
+            self.emitted[current.key] = event
+        if model.is_utterance(event):
+            self.last_said[agent] = event["message_id"]
+        return [event]
+
+    def _user(self, record: dict, message: dict, base: dict) -> list[Event]:
+        agent = base["agent_id"]
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else [{"type": "text", "text": content if isinstance(content, str) else ""}]
+        texts, results = [], []
+        for block in blocks:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                results.append(block)
+            else:
+                texts.append(block)
+        out: list[Event] = []
+        for block in results:  # a sub-agent's answer goes in before the result that carries it
+            call_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None
+            sub = self._subagent_for(record, call_id, _text(block.get("content"))[0])
+            if sub and sub != agent:
+                out += self._flush(sub)
+                out += self._late_parent(sub, call_id)
+        if texts:
+            text, images = _text(texts)
+            markers = []
+            role = "user"
+            if record.get("isCompactSummary"):
+                role, markers = "system", ["compact summary"]
+            elif record.get("isMeta"):
+                markers = ["meta"]
+            event = self._entry(record, base, role, text, "" if not results else "#text", markers=markers)
+            if images:
+                event["images"] = images
+            if role == "user" and agent not in self.heard_first and agent in self.spawn:
+                _, spawning_message, prompt = self.spawn[agent]
+                event["substance"], event["original_text"] = spawning_message, prompt
+            if role == "user":
+                self.heard_first.add(agent)
+            out.append(event)
+        for i, block in enumerate(results):
+            text, images = _text(block.get("content"))
+            call_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None
+            event = self._entry(record, base, "tool", text, "" if len(results) == 1 and not texts else f"#{i}",
+                                tool_call_id=call_id)
+            if block.get("is_error"):
+                event["is_error"] = True
+            if images:
+                event["images"] = images
+            sub = self._subagent_for(record, call_id, text)
+            if sub and sub in self.last_said:
+                event["substance"] = self.last_said[sub]
+            out.append(event)
+        return out
+
+    def _late_parent(self, sub: str, call_id: str | None) -> list[Event]:
+        """A sub-agent no call was found for at its start, named by the result of a spawning call: link it now."""
+        if sub not in self.created or sub in self.spawn or call_id not in self.tool_uses:
+            return []
+        message_id, parent, _, arguments = self.tool_uses[call_id]
+        if parent == sub:
+            return []
+        self.spawn[sub] = (call_id, message_id, str(arguments.get("prompt", "")))
+        self.spawned_by[call_id] = sub
+        self.heard_first.add(sub)
+        return [{"message_id": f"{sub}:linked", "event_type": SPAWN_LINK, "agent_id": parent, "links": sub,
+                 "cause": message_id, "spawn_call_id": call_id, "raw": None,
+                 "inferred": {"cause": "the result of a spawning call names its agentId", "tool_call_id": call_id}}]
+
+    def _subagent_for(self, record: dict, call_id: str | None, text: str) -> str | None:
+        """The sub-agent whose final answer a tool result carries, first way that works."""
+        if call_id and call_id in self.spawned_by:
+            return self.spawned_by[call_id]
+        result = record.get("toolUseResult")
+        if isinstance(result, dict) and isinstance(result.get("agentId"), str):
+            return "agent-" + result["agentId"]
+        if call_id and self.tool_uses.get(call_id, ("", "", ""))[2] in SPAWNING_TOOLS:
+            match = _AGENT_TAIL.search(text)
+            if match:
+                return "agent-" + match.group(1)
+        return None
