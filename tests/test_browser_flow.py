@@ -84,6 +84,12 @@ def entry_ids(page):
     return page.locator("#av-entries > article").evaluate_all("els => els.map(e => e.id)")
 
 
+def arrived(page, url):
+    """At `url` with its scripts run: a key pressed before the page's handlers exist is lost."""
+    expect(page).to_have_url(url)
+    page.wait_for_load_state("load")
+
+
 def test_as_of_steps_one_event_with_the_keyboard(live_server, page):
     base = f"{live_server.url}/s/example1_jack_and_jill"
     page.goto(base)
@@ -91,18 +97,18 @@ def test_as_of_steps_one_event_with_the_keyboard(live_server, page):
     expect(slider).to_have_value("20")
     slider.focus()
     page.keyboard.press("ArrowLeft")  # the slider itself: one event back, reloads frozen at 19
-    expect(page).to_have_url(f"{base}?at=19")
+    arrived(page, f"{base}?at=19")
     expect(page.locator("#av-as-of")).to_contain_text("As of event 19 of 20")
     for n in (18, 17, 16):
         page.keyboard.press(",")
-        expect(page).to_have_url(f"{base}?at={n}")
+        arrived(page, f"{base}?at={n}")
     # Jill's transcript at 16 and at 17: what she knew right after each event.
     page.locator('li.node[data-agent="agent_jill"] a.agent-name').click()
-    expect(page).to_have_url(f"{base}/agents/agent_jill?at=16")
+    arrived(page, f"{base}/agents/agent_jill?at=16")
     expect(page.locator("#av-entries > article")).to_have_count(2)
     assert entry_ids(page) == ["msg_009", "msg_014"]
     page.keyboard.press(".")
-    expect(page).to_have_url(f"{base}/agents/agent_jill?at=17")
+    arrived(page, f"{base}/agents/agent_jill?at=17")
     expect(page.locator("#av-entries > article")).to_have_count(3)
     assert entry_ids(page) == ["msg_009", "msg_014", "msg_017"]
     expect(page.locator(".live-dot")).to_have_count(0)

@@ -8,7 +8,7 @@ import sys
 import pydot
 import pytest
 
-from conftest import REPO, sample, write_events
+from conftest import REPO, SAMPLES, sample, write_events
 from events import calls, created, say, tool_call, user
 from viewer import exports
 from viewer.session_viewer import load_index
@@ -96,6 +96,20 @@ def test_dot_draws_inferred_links_dashed_and_missing_ends_as_notes(tmp_path):
     assert ("gone", "m4", "substance", "solid") in edges
     (note,) = graph.get_node('"gone"')
     assert "not in the log" in note.get_label()
+
+
+def test_parents_a_reader_inferred_are_dashed_edges():
+    """Seed 001 states no cause: the legacy reader infers it from the parent's `task` call (name match)."""
+    s = load_index(SAMPLES / "legacy" / "example1_jack_and_jill.jsonl")
+    (graph,) = pydot.graph_from_dot_data(exports.causality_dot(s))
+    edges = edges_of(graph)
+    inferred = [e for e in edges if e[3] == "dashed"]
+    assert len(inferred) == 2 and {e[2] for e in inferred} == {"cause"}  # Jack's and Jill's creation
+    created_ids = {e["message_id"] for e in s.events if e["event_type"] == "agent_created" and e.get("inferred")}
+    assert {e[1] for e in inferred} == created_ids
+    assert all(e[3] == "solid" for e in edges if e not in inferred)
+    json_edges = exports.session_data(s)["edges"]
+    assert sum(not e["explicit"] for e in json_edges) == 2
 
 
 def test_dot_labels_keep_hostile_log_text_inside_the_string(tmp_path):

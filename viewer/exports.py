@@ -202,18 +202,20 @@ class Edge:
 def causality_edges(s: SessionIndex, positions: Iterable[int] | None = None) -> list[Edge]:
     """The links the log states, from each named message to the event naming it.
 
-    Inferred links (legacy name matching, Claude Code prompt matching) come from the readers
-    of those formats as Edge(..., explicit=False); a native log states all of its links.
+    Links a reader inferred (legacy name matching, Claude Code prompt matching) are marked in the
+    event's `inferred` and come out as Edge(..., explicit=False); a native log states all of its links.
     """
     edges: list[Edge] = []
     with s.lock:
         for p in range(s.count) if positions is None else positions:
             event = s.events[p]
             target = event["message_id"]
+            # A reader marks links it had to infer: {"cause": "why", ...} (see viewer/formats)
+            inferred = event.get("inferred") if isinstance(event.get("inferred"), dict) else {}
             for cause in model.causes_of(event):
-                edges.append(Edge(cause, target, "cause"))
+                edges.append(Edge(cause, target, "cause", explicit="cause" not in inferred))
             if model.is_delivery(event):
-                edges.append(Edge(event["substance"], target, "substance"))
+                edges.append(Edge(event["substance"], target, "substance", explicit="substance" not in inferred))
             if isinstance(event.get("tool_call_id"), str):
                 call_position = s.call_position_for_result(p)
                 if call_position is not None:
