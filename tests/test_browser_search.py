@@ -126,8 +126,10 @@ def test_keyboard_keys(live_server, page):
     # ] and [ walk the tree top to bottom: Jill -> Inner -> Jill
     page.keyboard.press("]")
     expect(page).to_have_url(f"{live_server.url}/s/example2_inner_monologue/agents/agent_jill_inner")
+    page.wait_for_load_state("load")  # a key pressed before the new page's handlers exist is lost
     page.keyboard.press("[")
     expect(page).to_have_url(f"{live_server.url}/s/example2_inner_monologue/agents/agent_jill")
+    page.wait_for_load_state("load")
     # o on a message opens its message page when it has no collapsed text
     page.keyboard.press("j")
     page.keyboard.press("o")
