@@ -73,7 +73,7 @@ def probe(*args: str) -> dict:
 def ratio_verdict(value: float, limit: float, higher_is_better: bool = False) -> str:
     """'met (3.1x margin)' or 'missed by 2.4x'."""
     if value <= 0:
-        return "met" if not higher_is_better else "missed"
+        return "met (none measured)" if not higher_is_better else "missed (none measured)"
     factor = value / limit if higher_is_better else limit / value
     return f"met ({factor:.1f}x margin)" if factor >= 1 else f"missed by {1 / factor:.1f}x"
 
@@ -147,49 +147,59 @@ def log(text: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
 
 
+def figures(report: dict) -> list[tuple[str, list[str]]]:
+    """The table's rows: a label (indented under its heading) and one cell per size."""
+    sizes = report["sizes"]
+    rows = []
+
+    def row(label: str, cell) -> None:
+        rows.append((label, [cell(s) for s in sizes]))
+
+    row("events", lambda s: f"{s['events']:,}")
+    row("file (MB)", lambda s: f"{s['bytes'] / MB:,.1f}")
+    row("agents / entries of the busiest", lambda s: f"{s['agents']} / {s['busiest_entries']:,}")
+    row("load average during the run (1 min)",
+        lambda s: f"{min(x[0] for x in s['load_average']):.1f}-{max(x[0] for x in s['load_average']):.1f}")
+    row("cold ingest (s)", lambda s: f"{s['ingest']['seconds']:.2f}")
+    row("cold ingest (events/s)", lambda s: f"{s['ingest']['events_per_s']:,.0f}")
+    row("  naive baseline (events/s)", lambda s: f"{s['baseline']['events_per_s']:,.0f}")
+    row("  speed against the baseline", lambda s: f"{s['ratios']['ingest_speed']:.2f}x")
+    row("peak RSS (MB)", lambda s: f"{s['ingest']['peak_rss'] / MB:,.0f}")
+    row("  peak RSS / file size", lambda s: f"{s['ingest']['rss_ratio']:.2f}x")
+    row("  growth during ingest / file size", lambda s: f"{s['ingest']['rss_growth_ratio']:.2f}x")
+    row("  naive baseline peak RSS (MB)", lambda s: f"{s['baseline']['peak_rss'] / MB:,.0f}")
+    row("  naive baseline peak RSS / file size", lambda s: f"{s['baseline']['rss_ratio']:.2f}x")
+    row("  peak RSS against the baseline", lambda s: f"{s['ratios']['peak_rss']:.2f}x")
+    row("real server: start to all events served (s)", lambda s: f"{s['live']['ready_seconds']:.1f}")
+    row("real server: peak RSS (MB)", lambda s: f"{s['live']['server_memory']['peak_rss'] / MB:,.0f}")
+    row("server time p50 / p95 (ms)", lambda s: "")
+    for key, _, _ in SERVER_ROWS:
+        row(f"  {sizes[-1]['server_ms'][key]['label']}",
+            lambda s, key=key: f"{s['server_ms'][key]['p50']:.2f} / {s['server_ms'][key]['p95']:.2f}")
+    row("live latency p50 / p95 (ms, real server)",
+        lambda s: f"{s['live']['latency_ms']['p50']:.1f} / {s['live']['latency_ms']['p95']:.1f}")
+    row("pollers at 1 Hz: server CPU (% of a core)",
+        lambda s: f"{s['live']['pollers']['cpu_percent']:.1f}% ({s['live']['pollers']['pollers']})")
+    row("  idle server CPU (% of a core)", lambda s: f"{s['live']['pollers']['idle_cpu_percent']:.1f}%")
+    row("  poll response p50 / p95 (ms, real server)",
+        lambda s: f"{s['live']['pollers']['response_ms'].get('p50', 0):.1f} / "
+                  f"{s['live']['pollers']['response_ms'].get('p95', 0):.1f}")
+    return rows
+
+
+def heading(report: dict) -> str:
+    m = report["machine"]
+    return (f"agentview benchmark, {report['date']}: {m['cpus']} CPUs ({m['cpu_model']}), "
+            f"{m['memory_bytes'] / 1e9:.0f} GB, {m['system']}, Python {m['python']}")
+
+
 def table(report: dict) -> str:
     sizes = report["sizes"]
     width = 46
     column = max(18, *(len(s["label"]) for s in sizes))
-    lines = []
-
-    def row(label: str, cells: list[str]) -> None:
-        lines.append(f"{label:<{width}}" + "".join(f"{c:>{column}}" for c in cells))
-
-    m = report["machine"]
-    lines.append(f"agentview benchmark, {report['date']}: {m['cpus']} CPUs ({m['cpu_model']}), "
-                 f"{m['memory_bytes'] / 1e9:.0f} GB, {m['system']}, Python {m['python']}")
-    row("", [s["label"] for s in sizes])
-    row("events", [f"{s['events']:,}" for s in sizes])
-    row("file (MB)", [f"{s['bytes'] / MB:,.1f}" for s in sizes])
-    row("agents / entries of the busiest", [f"{s['agents']} / {s['busiest_entries']:,}" for s in sizes])
-    row("load average during the run (1 min)",
-        [f"{min(x[0] for x in s['load_average']):.1f}-{max(x[0] for x in s['load_average']):.1f}" for s in sizes])
-    row("cold ingest (s)", [f"{s['ingest']['seconds']:.2f}" for s in sizes])
-    row("cold ingest (events/s)", [f"{s['ingest']['events_per_s']:,.0f}" for s in sizes])
-    row("  naive baseline (events/s)", [f"{s['baseline']['events_per_s']:,.0f}" for s in sizes])
-    row("  speed against the baseline", [f"{s['ratios']['ingest_speed']:.2f}x" for s in sizes])
-    row("peak RSS (MB)", [f"{s['ingest']['peak_rss'] / MB:,.0f}" for s in sizes])
-    row("  peak RSS / file size", [f"{s['ingest']['rss_ratio']:.2f}x" for s in sizes])
-    row("  growth during ingest / file size", [f"{s['ingest']['rss_growth_ratio']:.2f}x" for s in sizes])
-    row("  naive baseline peak RSS (MB)", [f"{s['baseline']['peak_rss'] / MB:,.0f}" for s in sizes])
-    row("  naive baseline peak RSS / file size", [f"{s['baseline']['rss_ratio']:.2f}x" for s in sizes])
-    row("  peak RSS against the baseline", [f"{s['ratios']['peak_rss']:.2f}x" for s in sizes])
-    row("real server: start to all events served (s)", [f"{s['live']['ready_seconds']:.1f}" for s in sizes])
-    row("real server: peak RSS (MB)", [f"{s['live']['server_memory']['peak_rss'] / MB:,.0f}" for s in sizes])
-    row("server time p50 / p95 (ms)", [""] * len(sizes))
-    for key, _, _ in SERVER_ROWS:
-        label = sizes[-1]["server_ms"][key]["label"]
-        row(f"  {label[:width - 2]}", [f"{s['server_ms'][key]['p50']:.2f} / {s['server_ms'][key]['p95']:.2f}"
-                                        for s in sizes])
-    row("live latency p50 / p95 (ms, real server)",
-        [f"{s['live']['latency_ms']['p50']:.1f} / {s['live']['latency_ms']['p95']:.1f}" for s in sizes])
-    row("pollers at 1 Hz: server CPU (% of a core)",
-        [f"{s['live']['pollers']['cpu_percent']:.1f}% ({s['live']['pollers']['pollers']})" for s in sizes])
-    row("  idle server CPU (% of a core)", [f"{s['live']['pollers']['idle_cpu_percent']:.1f}%" for s in sizes])
-    row("  poll response p50 / p95 (ms, real server)",
-        [f"{s['live']['pollers']['response_ms'].get('p50', 0):.1f} / "
-         f"{s['live']['pollers']['response_ms'].get('p95', 0):.1f}" for s in sizes])
+    lines = [heading(report)]
+    for label, cells in [("", [s["label"] for s in sizes]), *figures(report)]:
+        lines.append(f"{label[:width - 1]:<{width}}" + "".join(f"{c:>{column}}" for c in cells))
     for s in sizes:
         for key, status in s["unexpected_status"].items():
             lines.append(f"WARNING: {s['label']}: {s['server_ms'][key]['url']} answered {status}")
@@ -198,6 +208,20 @@ def table(report: dict) -> str:
     for target in sizes[-1]["targets"]:
         lines.append(f"  {target['target']:<46} {target['figure']:<50} {target['verdict']}")
     return "\n".join(lines)
+
+
+def markdown(report: dict) -> str:
+    """The same figures as Markdown tables (the README's performance section)."""
+    sizes = report["sizes"]
+    out = [f"| measure | {' | '.join(s['label'] + ' events' for s in sizes)} |", "|---" * (len(sizes) + 1) + "|"]
+    for label, cells in figures(report):
+        shown = f"&nbsp;&nbsp;{label.strip()}" if label.startswith("  ") else label
+        out.append(f"| {shown} | {' | '.join(cells)} |")
+    out += ["", f"| target | {' | '.join(s['label'] + ' events' for s in sizes)} |", "|---" * (len(sizes) + 1) + "|"]
+    for i, target in enumerate(sizes[-1]["targets"]):
+        out.append(f"| {target['target']} | "
+                   + " | ".join(f"{s['targets'][i]['figure']}: {s['targets'][i]['verdict']}" for s in sizes) + " |")
+    return "\n".join(out)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -210,7 +234,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pollers", type=int, default=100)
     parser.add_argument("--poll-seconds", type=float, default=20, help="how long the pollers' CPU is measured")
     parser.add_argument("--workdir", help="where sessions are generated (default: a temporary folder)")
+    parser.add_argument("--markdown", metavar="RESULTS_JSON",
+                        help="measure nothing: print the tables of an earlier run (--json) as Markdown")
     args = parser.parse_args(argv)
+    if args.markdown:
+        print(markdown(json.loads(Path(args.markdown).read_text())))
+        return
     labels = [s.strip() for s in args.sizes.split(",") if s.strip()]
     report = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "machine": machine(),
               "command": " ".join([Path(sys.executable).name, *sys.argv]), "settings": vars(args), "sizes": []}

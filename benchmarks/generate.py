@@ -42,7 +42,8 @@ def generate(path: str | Path, events: int, agents: int = 200, seed: int = 1) ->
 
     def text() -> str:
         start = pool.index(" ", rng.randrange(len(pool) - 4_000)) + 1
-        return pool[start:start + content_length(rng)].rstrip()
+        end = start + content_length(rng)
+        return pool[start:end + (pool[end - 1] == " ")]  # never ends in a space
 
     with open(path, "w", encoding="utf-8") as f:
         def emit(event_type: str, agent_id: str, **fields) -> str:
@@ -51,7 +52,8 @@ def generate(path: str | Path, events: int, agents: int = 200, seed: int = 1) ->
             message_id = f"msg_{n}"
             f.write(json.dumps({"message_id": message_id, "event_type": event_type, "agent_id": agent_id, **fields})
                     + "\n")
-            counts[agent_id] = counts.get(agent_id, 0) + 1
+            if event_type == "transcript_entry":
+                counts[agent_id] = counts.get(agent_id, 0) + 1
             return message_id
 
         def call(agent_id: str, call_id: str, name: str, arguments: dict, content: str | None = None) -> str:
@@ -112,9 +114,8 @@ def generate(path: str | Path, events: int, agents: int = 200, seed: int = 1) ->
                     emit("transcript_entry", listener, role="user", content=content, substance=piece)
                 emit("transcript_entry", speaker, role="tool", tool_call_id=f"c{calls}",
                      content=f"Delivered to {len(heard)} agents.")
-    entries = counts.get(BUSY, 0) - 1  # its agent_created is not a transcript entry
     return {"events": n, "agents": len(ids), "bytes": Path(path).stat().st_size, "busiest": BUSY,
-            "busiest_entries": entries, "message": middle or "msg_1"}
+            "busiest_entries": counts.get(BUSY, 0), "message": middle or "msg_1"}
 
 
 def main() -> None:

@@ -11,6 +11,7 @@ with the Flask test client (server time, no network).
 from __future__ import annotations
 
 import json
+import math
 import os
 import resource
 import statistics
@@ -34,7 +35,7 @@ def rss_peak() -> int:
 def percentile(samples: list[float], q: float) -> float:
     """The q-th percentile, nearest rank (p95 of 20 samples is the 19th smallest)."""
     ordered = sorted(samples)
-    return ordered[max(0, min(len(ordered) - 1, round(q / 100 * len(ordered) + 0.5) - 1))]
+    return ordered[max(0, min(len(ordered), math.ceil(q / 100 * len(ordered))) - 1)]
 
 
 def summary(samples: list[float]) -> dict:
