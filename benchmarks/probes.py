@@ -38,6 +38,13 @@ def percentile(samples: list[float], q: float) -> float:
     return ordered[max(0, min(len(ordered), math.ceil(q / 100 * len(ordered))) - 1)]
 
 
+def cpu_seconds() -> float:
+    """CPU time this process has used (user + system, all threads): unlike wall time, not
+    stretched while other processes hold the cores."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def summary(samples: list[float]) -> dict:
     return {"p50": round(statistics.median(samples), 3), "p95": round(percentile(samples, 95), 3),
             "samples": len(samples)}
@@ -46,7 +53,7 @@ def summary(samples: list[float]) -> dict:
 def baseline(path: str) -> dict:
     """The naive reader: json.loads of every line into a list of dicts, plus dict indexes."""
     before = rss_now()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), cpu_seconds()
     events: list[dict] = []
     by_id: dict[str, int] = {}
     by_agent: dict[str, list[int]] = {}
@@ -62,9 +69,9 @@ def baseline(path: str) -> dict:
                 references.setdefault(event["substance"], []).append(position)
             for call in event.get("tool_calls") or ():
                 calls[(event["agent_id"], call["id"])] = position
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
     return {"events": len(events), "seconds": seconds, "events_per_s": len(events) / seconds,
-            "rss_before": before, "peak_rss": rss_peak()}
+            "cpu_seconds": cpu, "events_per_cpu_s": len(events) / cpu, "rss_before": before, "peak_rss": rss_peak()}
 
 
 # (key, label, URL template): the server-time rows. Filled from the facts of the session.
@@ -100,9 +107,9 @@ def agentview(folder: str, session_id: str, facts: dict, runs: int) -> dict:
     from viewer.app import create_app
 
     before = rss_now()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), cpu_seconds()
     app = create_app(folder, watch=False)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
     peak = rss_peak()  # read now: the pages below must not count as ingest memory
     client = app.test_client()
     about = client.get(f"/api/sessions/{session_id}").get_json()
@@ -115,16 +122,20 @@ def agentview(folder: str, session_id: str, facts: dict, runs: int) -> dict:
     for key, label, url in SERVER_ROWS:
         url = url.format(**values)
         status = client.get(url).status_code  # the first request builds caches and compiles templates
-        samples = []
+        samples, cpu_samples = [], []
         for _ in range(runs):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), cpu_seconds()
             response = client.get(url)
             samples.append((time.perf_counter() - t) * 1000)
+            cpu_samples.append((cpu_seconds() - c) * 1000)
             status = response.status_code
-        rows[key] = {"label": label.format(**values), "url": url, "status": status, **summary(samples)}
+        cpu_ms = summary(cpu_samples)
+        rows[key] = {"label": label.format(**values), "url": url, "status": status, **summary(samples),
+                     "cpu_p50": cpu_ms["p50"], "cpu_p95": cpu_ms["p95"]}
     return {"events": about["events"], "agents": about["agents"] and len(about["agents"]),
             "busiest": busiest["agent_id"], "busiest_entries": busiest["entries"],
             "seconds": seconds, "events_per_s": about["events"] / seconds,
+            "cpu_seconds": cpu, "events_per_cpu_s": about["events"] / cpu,
             "rss_before": before, "peak_rss": peak, "server_ms": rows}
 
 
