@@ -75,7 +75,8 @@ def ratio_verdict(value: float, limit: float, higher_is_better: bool = False) ->
     if value <= 0:
         return "met (none measured)" if not higher_is_better else "missed (none measured)"
     factor = value / limit if higher_is_better else limit / value
-    return f"met ({factor:.1f}x margin)" if factor >= 1 else f"missed by {1 / factor:.1f}x"
+    digits = 2 if 0.5 < factor < 2 else 1  # 99 ms against 100 ms is a 1.01x margin, not 1.0x
+    return f"met ({factor:.{digits}f}x margin)" if factor >= 1 else f"missed by {1 / factor:.{digits}f}x"
 
 
 def targets(size: dict) -> list[dict]:
@@ -200,7 +201,7 @@ def heading(report: dict) -> str:
 
 def table(report: dict) -> str:
     sizes = report["sizes"]
-    width = 46
+    width = 50
     column = max(24, *(len(s["label"]) for s in sizes))
     lines = [heading(report)]
     for label, cells in [("", [s["label"] for s in sizes]), *figures(report)]:
@@ -223,9 +224,10 @@ def markdown(report: dict) -> str:
         shown = f"&nbsp;&nbsp;{label.strip()}" if label.startswith("  ") else label
         out.append(f"| {shown} | {' | '.join(cells)} |")
     out += ["", f"| target | {' | '.join(s['label'] + ' events' for s in sizes)} |", "|---" * (len(sizes) + 1) + "|"]
-    for i, target in enumerate(sizes[-1]["targets"]):
-        out.append(f"| {target['target']} | "
-                   + " | ".join(f"{s['targets'][i]['figure']}: {s['targets'][i]['verdict']}" for s in sizes) + " |")
+    judged = [targets(s) for s in sizes]  # judged again: the verdict's wording may have changed since the run
+    for i, target in enumerate(judged[-1]):
+        out.append(f"| {target['target']} | " + " | ".join(f"{j[i]['figure']}: {j[i]['verdict']}" for j in judged)
+                   + " |")
     return "\n".join(out)
 
 

@@ -1,6 +1,7 @@
 """Where ingest time and memory go: a guide for optimizing, not a measurement to quote.
 
     .venv/bin/python benchmarks/profile_ingest.py cpu FOLDER      # cProfile of a cold ingest
+    .venv/bin/python benchmarks/profile_ingest.py parts FOLDER    # the ingest timed with parts left out
     .venv/bin/python benchmarks/profile_ingest.py memory FOLDER   # bytes held by each part of each session
 
 `memory` sizes every attribute of every session object deeply (an object shared by two
@@ -84,5 +85,41 @@ def cpu(folder: str) -> None:
     pstats.Stats(profile).sort_stats("tottime").print_stats(25)
 
 
+def parts(folder: str) -> None:
+    """The cold ingest timed again with parts left out, beside reading and parsing alone."""
+    import json
+
+    import orjson
+
+    from viewer import search
+    from viewer.tailer import FileTailer
+
+    def timed(label: str, action):
+        gc.collect()
+        start = time.perf_counter()
+        result = action()
+        print(f"{label:<50} {time.perf_counter() - start:7.2f} s")
+        return result
+
+    def without_gc():
+        gc.disable()
+        try:
+            return create_app(folder, watch=False)
+        finally:
+            gc.enable()
+
+    paths = sorted(Path(folder).rglob("*.jsonl"))
+    lines = timed("read and split into lines (FileTailer)",
+                  lambda: [line for path in paths for line in FileTailer(path).read().lines])
+    timed("orjson.loads of every line", lambda: [orjson.loads(line.data) for line in lines])
+    timed("json.loads of every line", lambda: [json.loads(line.data) for line in lines])
+    del lines
+    timed("cold ingest", lambda: create_app(folder, watch=False))
+    timed("cold ingest, cyclic GC off", without_gc)
+    search.SearchIndex.add = lambda *args: None  # this process measures only from here on
+    timed("cold ingest without the search index", lambda: create_app(folder, watch=False))
+    timed("cold ingest without the search index, GC off", without_gc)
+
+
 if __name__ == "__main__":
-    {"cpu": cpu, "memory": memory}[sys.argv[1]](sys.argv[2])
+    {"cpu": cpu, "parts": parts, "memory": memory}[sys.argv[1]](sys.argv[2])
