@@ -97,6 +97,17 @@ def test_generated_session_has_the_shape_the_issue_asks_for(tmp_path):
     assert by_id[facts["message"]]["role"] == "assistant"
 
 
+def test_profile_helper_runs_in_every_mode(tmp_path):
+    generate(tmp_path / "s.jsonl", 2_000, agents=24)
+    for mode, expected in [("cpu", "cold ingest under the profiler"), ("parts", "cold ingest, cyclic GC off"),
+                           ("memory", "session s:")]:
+        result = subprocess.run([sys.executable, str(REPO / "benchmarks" / "profile_ingest.py"), mode, str(tmp_path)],
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        assert expected in result.stdout, mode
+    assert "  events " in result.stdout  # the memory report names the session's parts
+
+
 def test_percentile_is_the_nearest_rank():
     samples = list(range(1, 21))  # 1..20
     assert percentile(samples, 95) == 19 and percentile(samples, 50) == 10 and percentile(samples, 100) == 20
