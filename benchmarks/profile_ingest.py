@@ -61,6 +61,10 @@ def memory(folder: str) -> None:
     tracemalloc.stop()
     print(f"python heap after ingest {current / 1e6:,.0f} MB; peak during ingest {peak / 1e6:,.0f} MB "
           f"(the difference is transient: lines read but not yet indexed, parse buffers)")
+    start = time.perf_counter()
+    gc.collect()  # a full collection stops every thread (the GIL) for as long as it walks the heap
+    print(f"one full garbage collection: {(time.perf_counter() - start) * 1000:,.0f} ms "
+          f"over {len(gc.get_objects()):,} tracked objects")
     library = app.extensions["agentview"].library
     for session in library.listing():
         seen: set[int] = {id(session.lock), id(library)}
