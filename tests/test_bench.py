@@ -1,15 +1,114 @@
-"""A tiny run of the benchmark, so the script cannot rot."""
+"""A tiny run of the benchmark, so it cannot rot, and the shape of the sessions it generates."""
 
+import json
 import subprocess
 import sys
 
 from conftest import REPO
 
+sys.path.insert(0, str(REPO / "benchmarks"))
 
-def test_benchmark_runs_on_a_small_session():
-    result = subprocess.run([sys.executable, str(REPO / "benchmarks" / "bench.py"), "--events", "2000",
-                             "--agents", "20", "--runs", "2"], capture_output=True, text=True, timeout=120)
+from generate import generate  # noqa: E402
+from probes import EXPECTED_STATUS, SERVER_ROWS, percentile  # noqa: E402
+
+# Every measure the issue asks for, as the table names it.
+TABLE_ROWS = [
+    "cold ingest (s)", "cold ingest (events/s)", "naive baseline (events/s)", "speed against the baseline",
+    "cold ingest (events per CPU second)", "naive baseline (events per CPU second)",
+    "peak RSS (MB)", "peak RSS / file size", "naive baseline peak RSS / file size", "peak RSS against the baseline",
+    "session page", "agent page, first page", "agent page, late page", "dialog of 3 agents", "message page",
+    "events poll, nothing new", "events poll, 100 new events", "search: one common word",
+    "live latency p50 / p95", "pollers at 1 Hz: server CPU", "idle server CPU",
+]
+TARGETS = ["ingest", "memory", "pages", "poll", "latency", "pollers"]
+
+
+def test_benchmark_runs_on_a_small_session(tmp_path):
+    out = tmp_path / "results.json"
+    result = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "bench.py"), "--sizes", "2k", "--agents", "24", "--runs", "2",
+         "--live-samples", "3", "--pollers", "5", "--poll-seconds", "1", "--json", str(out),
+         "--workdir", str(tmp_path)],
+        capture_output=True, text=True, timeout=180,
+    )
     assert result.returncode == 0, result.stderr
-    assert "events/s" in result.stdout
-    assert result.stdout.count("(200)") == 15 and result.stdout.count("(204)") == 3
-    assert result.stdout.count("search:") == 8
+    table = result.stdout
+    for row in TABLE_ROWS:
+        assert f"\n{row}" in table or f"\n  {row}" in table, row
+    assert "WARNING" not in table  # every row answered its expected status
+    assert table.count(" missed") + table.count(" met (") == len(TARGETS)
+
+    report = json.loads(out.read_text())
+    assert report["machine"]["cpus"] >= 1 and report["date"]
+    [size] = report["sizes"]
+    assert size["label"] == "2k" and 2000 <= size["events"] < 2010 and size["agents"] == 24
+    assert size["ingest"]["events_per_s"] > 0 and size["baseline"]["events"] == size["events"]
+    assert size["ingest"]["peak_rss"] > size["ingest"]["rss_before"] > 0
+    assert size["ratios"]["ingest_speed"] > 0 and size["ratios"]["peak_rss"] > 0
+    assert size["unexpected_status"] == {}
+    for key, _, _ in SERVER_ROWS:
+        row = size["server_ms"][key]
+        assert row["status"] == EXPECTED_STATUS[key] and 0 < row["p50"] <= row["p95"] and row["samples"] == 2, key
+        assert 0 <= row["cpu_p50"] <= row["cpu_p95"], key
+    assert size["live"]["latency_ms"]["samples"] == 3
+    pollers = size["live"]["pollers"]
+    assert pollers["pollers"] == 5 and pollers["requests"] >= 5 and pollers["errors"] == 0
+    assert set(pollers["statuses"]) <= {"200", "204"}
+    assert [t["key"] for t in size["targets"]] == TARGETS
+    assert not list(tmp_path.glob("agentview-bench-*"))  # the generated sessions are removed
+
+    shown = subprocess.run([sys.executable, str(REPO / "benchmarks" / "bench.py"), "--markdown", str(out)],
+                           capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    for row in TABLE_ROWS:
+        assert any(line.startswith((f"| {row}", f"| &nbsp;&nbsp;{row}")) for line in lines), row
+    verdicts = lines[lines.index("| target | 2k events |") + 2:]
+    assert len(verdicts) == len(TARGETS) and all(": met" in v or ": missed" in v for v in verdicts)
+
+
+def test_generated_session_has_the_shape_the_issue_asks_for(tmp_path):
+    path = tmp_path / "s.jsonl"
+    facts = generate(path, 20_000, agents=200)
+    events = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(events) == facts["events"] >= 20_000
+    by_id = {e["message_id"]: e for e in events}
+    assert len(by_id) == len(events)
+
+    parents = {e["agent_id"]: by_id[e["cause"]]["agent_id"] for e in events
+               if e["event_type"] == "agent_created" and "cause" in e}
+    assert len(parents) + 1 == facts["agents"] == 200
+
+    def depth(agent):
+        return 0 if agent not in parents else 1 + depth(parents[agent])
+    assert max(depth(a) for a in parents) == 4
+
+    deliveries = [e for e in events if "substance" in e]
+    assert all(e["substance"] in by_id for e in deliveries) and len(deliveries) > len(events) / 3
+    assert {by_id[e["substance"]]["event_type"] for e in deliveries} == {"transcript_entry", "piece_of_text"}
+    calls = {(e["agent_id"], c["id"]) for e in events for c in e.get("tool_calls", ())}
+    results = [(e["agent_id"], e["tool_call_id"]) for e in events if "tool_call_id" in e]
+    assert set(results) == calls and len(results) > 1000
+
+    said = [len(e["content"]) for e in events if e.get("role") == "assistant" and "content" in e]
+    assert 50 <= min(said) and max(said) <= 2000 and max(said) > 1500
+    busiest = sum(e["agent_id"] == facts["busiest"] and e["event_type"] == "transcript_entry" for e in events)
+    assert busiest == facts["busiest_entries"] and 0.18 < busiest / len(events) < 0.22
+    assert by_id[facts["message"]]["role"] == "assistant"
+
+
+def test_profile_helper_runs_in_every_mode(tmp_path):
+    generate(tmp_path / "s.jsonl", 2_000, agents=24)
+    for mode, expected in [("cpu", "cold ingest under the profiler"), ("parts", "cold ingest, cyclic GC off"),
+                           ("memory", "session s:")]:
+        result = subprocess.run([sys.executable, str(REPO / "benchmarks" / "profile_ingest.py"), mode, str(tmp_path)],
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        assert expected in result.stdout, mode
+    assert "  events " in result.stdout  # the memory report names the session's parts
+
+
+def test_percentile_is_the_nearest_rank():
+    samples = list(range(1, 21))  # 1..20
+    assert percentile(samples, 95) == 19 and percentile(samples, 50) == 10 and percentile(samples, 100) == 20
+    assert percentile([7.0], 95) == 7.0

@@ -1,0 +1,153 @@
+"""Measurements that need a process of their own, so its peak resident memory is theirs alone.
+
+    python benchmarks/probes.py baseline FILE
+    python benchmarks/probes.py agentview FOLDER SESSION_ID FACTS_JSON RUNS
+
+Each prints one JSON object on stdout. `baseline` is the naive reader the figures are compared
+with; `agentview` ingests the folder cold (create_app without a watcher), then times the pages
+with the Flask test client (server time, no network).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def rss_now() -> int:
+    """This process's resident memory now, in bytes."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def rss_peak() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def percentile(samples: list[float], q: float) -> float:
+    """The q-th percentile, nearest rank (p95 of 20 samples is the 19th smallest)."""
+    ordered = sorted(samples)
+    return ordered[max(0, min(len(ordered), math.ceil(q / 100 * len(ordered))) - 1)]
+
+
+def cpu_seconds() -> float:
+    """CPU time this process has used (user + system, all threads): unlike wall time, not
+    stretched while other processes hold the cores."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def summary(samples: list[float]) -> dict:
+    return {"p50": round(statistics.median(samples), 3), "p95": round(percentile(samples, 95), 3),
+            "samples": len(samples)}
+
+
+def baseline(path: str) -> dict:
+    """The naive reader: json.loads of every line into a list of dicts, plus dict indexes."""
+    before = rss_now()
+    start, cpu = time.perf_counter(), cpu_seconds()
+    events: list[dict] = []
+    by_id: dict[str, int] = {}
+    by_agent: dict[str, list[int]] = {}
+    references: dict[str, list[int]] = {}
+    calls: dict[tuple[str, str], int] = {}
+    with open(path, "rb") as f:
+        for position, line in enumerate(f):
+            event = json.loads(line)
+            events.append(event)
+            by_id[event["message_id"]] = position
+            by_agent.setdefault(event["agent_id"], []).append(position)
+            if "substance" in event:
+                references.setdefault(event["substance"], []).append(position)
+            for call in event.get("tool_calls") or ():
+                calls[(event["agent_id"], call["id"])] = position
+    seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
+    return {"events": len(events), "seconds": seconds, "events_per_s": len(events) / seconds,
+            "cpu_seconds": cpu, "events_per_cpu_s": len(events) / cpu, "rss_before": before, "peak_rss": rss_peak()}
+
+
+# (key, label, URL template): the server-time rows. Filled from the facts of the session.
+SERVER_ROWS = [
+    ("session_page", "session page", "/s/{sid}"),
+    ("agent_first", "agent page, first page ({busiest}, {entries:,} entries)", "/s/{sid}/agents/{busiest}"),
+    ("agent_late", "agent page, late page (start={late:,})", "/s/{sid}/agents/{busiest}?start={late}"),
+    ("agent_filtered", "agent page, filtered (kind=said)", "/s/{sid}/agents/{busiest}?kind=said"),
+    ("dialog", "dialog of 3 agents ({busiest},a2,a3)", "/s/{sid}/dialog?agents={busiest},a2,a3"),
+    ("message_page", "message page ({message})", "/s/{sid}/messages/{message}"),
+    ("events_nothing_new", "events poll, nothing new", "/api/sessions/{sid}/events?after={cursor}"),
+    ("events_100_new", "events poll, 100 new events", "/api/sessions/{sid}/events?after={epoch}-{before100}"),
+    ("poll_tree", "page poll, nothing new (tree)", "/s/{sid}/poll/tree?after={cursor}"),
+    ("poll_agent", "page poll, nothing new (agent)", "/s/{sid}/poll/agent?agent={busiest}&after={cursor}"),
+    ("search_word", "search: one common word, first 50", "/api/search?q=cache"),
+    ("search_words", "search: three words", "/api/search?q=cache+latency+memo"),
+    ("search_phrase", "search: phrase", "/api/search?q=%22review+claim+latency%22"),
+    ("search_budget", "search: rare phrase, common words (budget)", "/api/search?q=%22memo+memo+memo+memo%22"),
+    ("search_prefix", "search: prefix", "/api/search?q=lat*+draft"),
+    ("search_qualified", "search: agent: + role: + word", "/api/search?q=agent:a17+role:heard+review"),
+    ("search_tool", "search: tool: qualifier", "/api/search?q=tool:task"),
+    ("search_none", "search: no hits", "/api/search?q=cache+nowhere"),
+    ("search_page", "search page (HTML), session scope", "/search?q=cache+memo&session={sid}"),
+    ("search_poll", "search poll, nothing new", "/search/poll?q=cache&after={sid}={cursor}"),
+]
+# The page polls answer 204 when there is nothing new; every other row answers 200.
+EXPECTED_STATUS = {key: 204 if key in ("poll_tree", "poll_agent", "search_poll") else 200 for key, _, _ in SERVER_ROWS}
+
+
+def agentview(folder: str, session_id: str, facts: dict, runs: int) -> dict:
+    """Cold ingest of the folder, then p50/p95 server times of every row."""
+    sys.path.insert(0, str(REPO))
+    from viewer.app import create_app
+
+    before = rss_now()
+    start, cpu = time.perf_counter(), cpu_seconds()
+    app = create_app(folder, watch=False)
+    seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
+    peak = rss_peak()  # read now: the pages below must not count as ingest memory
+    client = app.test_client()
+    about = client.get(f"/api/sessions/{session_id}").get_json()
+    busiest = max(about["agents"], key=lambda a: a["entries"])
+    epoch, _, count = about["cursor"].partition("-")
+    values = {"sid": session_id, "busiest": busiest["agent_id"], "entries": busiest["entries"],
+              "late": max(0, busiest["entries"] - 200), "message": facts["message"], "cursor": about["cursor"],
+              "epoch": epoch, "before100": max(0, int(count) - 100)}
+    rows = {}
+    for key, label, url in SERVER_ROWS:
+        url = url.format(**values)
+        status = client.get(url).status_code  # the first request builds caches and compiles templates
+        samples, cpu_samples = [], []
+        for _ in range(runs):
+            t, c = time.perf_counter(), cpu_seconds()
+            response = client.get(url)
+            samples.append((time.perf_counter() - t) * 1000)
+            cpu_samples.append((cpu_seconds() - c) * 1000)
+            status = response.status_code
+        cpu_ms = summary(cpu_samples)
+        rows[key] = {"label": label.format(**values), "url": url, "status": status, **summary(samples),
+                     "cpu_p50": cpu_ms["p50"], "cpu_p95": cpu_ms["p95"]}
+    return {"events": about["events"], "agents": about["agents"] and len(about["agents"]),
+            "busiest": busiest["agent_id"], "busiest_entries": busiest["entries"],
+            "seconds": seconds, "events_per_s": about["events"] / seconds,
+            "cpu_seconds": cpu, "events_per_cpu_s": about["events"] / cpu,
+            "rss_before": before, "peak_rss": peak, "server_ms": rows}
+
+
+def main(argv: list[str]) -> None:
+    if argv[0] == "baseline":
+        result = baseline(argv[1])
+    elif argv[0] == "agentview":
+        result = agentview(argv[1], argv[2], json.loads(argv[3]), int(argv[4]))
+    else:
+        raise SystemExit(f"unknown probe {argv[0]!r}")
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
