@@ -1,5 +1,6 @@
 """What a person sees and clicks: a real Chromium against `agentview serve` on a temp folder."""
 
+import os
 import time
 
 import pytest
@@ -123,15 +124,17 @@ def test_copy_link_and_anchor(live_server, page):
     assert copied == f"{live_server.url}/s/example1_jack_and_jill/agents/agent_jill#msg_017"
 
 
-def test_screenshot_of_the_session_page_for_the_readme(live_server, page):
+def test_screenshot_of_the_session_page_for_the_readme(live_server, page, tmp_path):
+    """Writes docs/session-page.png when AGENTVIEW_UPDATE_SCREENSHOTS=1, else a scratch copy (no churn)."""
+    target = SCREENSHOT if os.environ.get("AGENTVIEW_UPDATE_SCREENSHOTS") == "1" else tmp_path / SCREENSHOT.name
     page.set_viewport_size({"width": 1280, "height": 760})
     page.goto(f"{live_server.url}/s/research_team")
     expect(node(page, "agent_writer_inner")).to_be_visible()
     page.get_by_label("Writer", exact=False).and_(page.locator('[value="agent_writer"]')).check()
     page.locator('#av-picker input[value="agent_critic"]').check()
-    SCREENSHOT.parent.mkdir(exist_ok=True)
-    page.screenshot(path=str(SCREENSHOT))
-    assert SCREENSHOT.stat().st_size > 10_000
+    target.parent.mkdir(exist_ok=True)
+    page.screenshot(path=str(target))
+    assert target.read_bytes().startswith(b"\x89PNG") and target.stat().st_size > 10_000
 
 
 def test_secrets_are_masked_until_this_browser_reveals_them(live_server, page):
