@@ -19,7 +19,7 @@ import orjson
 from . import formats, model, search
 from .formats import ai_agent, legacy
 from .model import Agent, Event
-from .tailer import FileTailer, GzipReader, Line
+from .tailer import BATCH_BYTES, FileTailer, GzipReader, Line
 
 log = logging.getLogger(__name__)
 SESSION_SUFFIX = ".jsonl"
@@ -77,10 +77,11 @@ def session_id_for(relpath: str) -> str:
     return sid
 
 
-def reader_for(path: str) -> FileTailer | GzipReader:
+def reader_for(path: str, limit: int | None = None) -> FileTailer | GzipReader:
+    """The reader of a session file; a plain file is tailed `limit` bytes at a time at most."""
     if ai_agent.is_snapshot_name(path):
         return ai_agent.SnapshotReader(path)
-    return GzipReader(path) if path.endswith(GZIP_SUFFIX) else FileTailer(path)
+    return GzipReader(path) if path.endswith(GZIP_SUFFIX) else FileTailer(path, limit)
 
 
 def session_name(relpath: str) -> str:
@@ -572,19 +573,28 @@ class Library:
             if ai_agent.is_snapshot_name(path):
                 session.name = os.path.basename(path).removesuffix(".gz").removesuffix(".json")
             session._clear()
-            self._tailers[path] = reader_for(path)
-        result = self._tailers[path].read()
-        if result.restarted:
-            session.restart()
-        if result.lines and session.format is formats.UNRECOGNIZED and ai_agent.is_snapshot_name(path):
-            pass  # a JSON document of no known shape: listed with the reason, not read as lines
-        elif result.lines and session.make_normalizer is not None:
-            session.ingest_records([({"rel": session.relpath}, result.lines)])
-        elif result.lines:
-            session.ingest(result.lines)
-        if result.error:
-            session.file_problem(result.error)
-        if result.lines or result.restarted or result.error or new:
+            self._tailers[path] = reader_for(path, BATCH_BYTES)
+        tailer = self._tailers[path]
+        changed = False
+        while True:  # a big file in batches of BATCH_BYTES: the lines read wait in memory one batch at a time
+            result = tailer.read()
+            if result.restarted:
+                session.restart()
+            if result.lines and session.format is formats.UNRECOGNIZED and ai_agent.is_snapshot_name(path):
+                pass  # a JSON document of no known shape: listed with the reason, not read as lines
+            elif result.lines and session.make_normalizer is not None:
+                session.ingest_records([({"rel": session.relpath}, result.lines)])
+            elif result.lines:
+                session.ingest(result.lines)
+            if result.error:
+                session.file_problem(result.error)
+            if result.lines or result.restarted or result.error:
+                changed = True
+                session.updated_at = result.modified_at
+            if not result.more:
+                break
+            del result  # its lines are indexed: free them before reading the next batch
+        if changed or new:
             session.updated_at = result.modified_at
             with self.lock:
                 if new:  # listed once read: nobody sees it empty while its lines are on their way
