@@ -16,7 +16,7 @@ from pathlib import Path
 
 import orjson
 
-from . import formats, model, search
+from . import formats, gcpause, model, search
 from .formats import ai_agent, legacy
 from .model import Agent, Event
 from .tailer import BATCH_BYTES, FileTailer, GzipReader, Line
@@ -144,18 +144,22 @@ class SessionIndex:
     def restart(self) -> None:
         """The file was truncated or replaced: forget everything, bump the epoch."""
         with self.lock:
+            frozen = self.count >= gcpause.FREEZE_AFTER
             self._clear()
             self.epoch += 1
+        if frozen:
+            gcpause.forgotten()
 
     def ingest(self, lines: list[Line]) -> int:
         """Index complete lines; returns how many events were added."""
         added = 0
-        with self.lock:
+        with self.lock, gcpause.batch() as counter:
             for line in lines:
                 event = self._parse(line)
                 if event is not None:
                     self._add(event, line.number)
                     added += 1
+            counter["added"] = added
         return added
 
     def _problem(self, kind: str, line: int | None, detail: str, message_id: str | None = None) -> Problem:
@@ -223,7 +227,7 @@ class SessionIndex:
     def ingest_records(self, batches: list[tuple[dict, list[Line]]]) -> int:
         """Index the lines of a record format (several files of one session merged by time)."""
         added = 0
-        with self.lock:
+        with self.lock, gcpause.batch() as counter:
             streams = []
             time_of = getattr(self.normalizer, "time_of", None)
             for member, lines in batches:
@@ -246,6 +250,7 @@ class SessionIndex:
                 added += self._add_normalized(event, event.get("line") or 0)
             self.format_summary = getattr(self.normalizer, "summary", None)
             self.title = getattr(self.normalizer, "title", None)
+            counter["added"] = added
         return added
 
     def _parse_record(self, line: Line) -> dict | None:
@@ -761,6 +766,8 @@ class Library:
             if session is not None:
                 self.sessions.pop(session.id, None)
                 self.version += 1
+                if session.count >= gcpause.FREEZE_AFTER:
+                    gcpause.forgotten()
         if regroup is not None:
             self._read_group(regroup)
 
