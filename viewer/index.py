@@ -9,7 +9,9 @@ from __future__ import annotations
 import heapq
 import logging
 import os
+import sys
 import threading
+from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,6 +79,26 @@ def session_id_for(relpath: str) -> str:
     return sid
 
 
+_INTERNED = ("event_type", "agent_id", "role", "name", "language_model", "model")
+
+
+def _intern(event: Event) -> None:
+    """One copy of each repeated value (agent ids, roles, event types, tool names), not one per event."""
+    for key in _INTERNED:
+        value = event.get(key)
+        if type(value) is str:
+            event[key] = sys.intern(value)
+    calls = event.get("tool_calls")
+    if type(calls) is list:
+        for call in calls:
+            if type(call) is dict:
+                if type(call.get("type")) is str:
+                    call["type"] = sys.intern(call["type"])
+                function = call.get("function")
+                if type(function) is dict and type(function.get("name")) is str:
+                    function["name"] = sys.intern(function["name"])
+
+
 def reader_for(path: str, limit: int | None = None) -> FileTailer | GzipReader:
     """The reader of a session file; a plain file is tailed `limit` bytes at a time at most."""
     if ai_agent.is_snapshot_name(path):
@@ -109,7 +131,7 @@ class SessionIndex:
 
     def _clear(self) -> None:
         self.events: list[Event] = []
-        self.line_numbers: list[int] = []
+        self.line_numbers = array("q")  # per position: its line in the file (compact: 8 bytes each)
         self.by_id: dict[str, int] = {}
         self.agents: dict[str, Agent] = {}
         self.agent_order: list[str] = []
@@ -277,6 +299,7 @@ class SessionIndex:
         return 1
 
     def _add(self, event: Event, line_number: int) -> None:
+        _intern(event)
         position = len(self.events)
         self.events.append(event)
         self.line_numbers.append(line_number)
