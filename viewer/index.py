@@ -151,7 +151,7 @@ class SessionIndex:
         # (position, agent_id) whenever an agent appears or moves in the tree; read by live polls
         self.tree_changes: list[tuple[int, str]] = []
         self.problems: list[Problem] = []
-        self.search = search.SearchIndex()  # full-text postings, extended by _add
+        self.search = search.SearchIndex(self)  # full-text postings: caught up after ingest and before each query
         self._native_fixed = False  # a native-only event was seen: no longer a legacy candidate
         self.format_summary: dict | None = None  # what a format says about the whole session (snapshot totals)
         self.title: str | None = None  # a format's own name for the session (Claude Code titles, snapshot titles)
@@ -342,7 +342,6 @@ class SessionIndex:
         if self.by_id.get(message_id) == position:
             for agent_id in self._awaiting_cause.pop(message_id, ()):
                 self._resolve_parent(self.agents[agent_id], position)
-        self.search.add(self, position)
 
     def _grown(self, event: Event) -> None:
         """A message grew in place (Claude Code: more lines of one response): index its new tool calls."""
@@ -803,6 +802,17 @@ class Library:
         """A folder went away: forget every session that was inside it."""
         for path in self.paths_below(folder):
             self.forget(path)
+
+    def index_step(self, budget: int = 2000) -> bool:
+        """Extend one session's search index by up to `budget` events; False when all are complete.
+
+        The ingest thread calls it while no file waits, so search indexing never delays an ingest.
+        """
+        for session in self.listing():
+            if session.search.indexed < session.count:
+                session.search.catch_up(budget)
+                return True
+        return False
 
     def get(self, session_id: str) -> SessionIndex | None:
         return self.sessions.get(session_id)
