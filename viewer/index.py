@@ -12,7 +12,7 @@ import os
 import sys
 import threading
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -151,6 +151,7 @@ class SessionIndex:
         # (position, agent_id) whenever an agent appears or moves in the tree; read by live polls
         self.tree_changes: list[tuple[int, str]] = []
         self.problems: list[Problem] = []
+        self.dialog_orders: dict = {}  # chosen agents -> the dialog's order, extended as events arrive (queries.dialog)
         self.search = search.SearchIndex(self)  # full-text postings: caught up after ingest and before each query
         self._native_fixed = False  # a native-only event was seen: no longer a legacy candidate
         self.format_summary: dict | None = None  # what a format says about the whole session (snapshot totals)
@@ -319,6 +320,7 @@ class SessionIndex:
         elif kind == model.TRANSCRIPT_ENTRY:
             agent = self._agent(event["agent_id"], position)
             agent.entries.append(position)
+            self._classify_entry(agent, position, event)
             if self.format is not formats.NATIVE and agent.language_model is None and isinstance(event.get("model"), str):
                 agent.language_model = event["model"]
             if model.is_delivery(event):
@@ -343,11 +345,46 @@ class SessionIndex:
             for agent_id in self._awaiting_cause.pop(message_id, ()):
                 self._resolve_parent(self.agents[agent_id], position)
 
+    @staticmethod
+    def _classify_entry(agent: Agent, position: int, event: Event) -> None:
+        """File an entry under its perspective kind and, if it is one, the dialog: pages read a window of these."""
+        kind = model.perspective_kind(event)
+        positions = agent.by_kind.get(kind)
+        if positions is None:
+            positions = agent.by_kind[kind] = array("q")
+        positions.append(position)
+        if model.is_dialog_entry(event):
+            agent.dialog_entries.append(position)
+
+    def _reclassify_entry(self, position: int) -> None:
+        """An entry that grew in place may have changed kind (said -> did): file it again."""
+        event = self.events[position]
+        agent = self.agents.get(event["agent_id"])
+        if agent is None or event.get("event_type") != model.TRANSCRIPT_ENTRY:
+            return
+        kind = model.perspective_kind(event)
+        for name, positions in agent.by_kind.items():
+            i = bisect_left(positions, position)
+            if i < len(positions) and positions[i] == position and name != kind:
+                positions.pop(i)
+                target = agent.by_kind.setdefault(kind, array("q"))
+                target.insert(bisect_left(target, position), position)
+                break
+        i = bisect_left(agent.dialog_entries, position)
+        listed = i < len(agent.dialog_entries) and agent.dialog_entries[i] == position
+        if listed != model.is_dialog_entry(event):
+            if listed:
+                agent.dialog_entries.pop(i)
+            else:
+                agent.dialog_entries.insert(i, position)
+            self.dialog_orders.clear()
+
     def _grown(self, event: Event) -> None:
         """A message grew in place (Claude Code: more lines of one response): index its new tool calls."""
         grown = self.by_id.get(event.get("grows"))
         if grown is None:
             return
+        self._reclassify_entry(grown)
         agent_id = self.events[grown]["agent_id"]
         for call in model.tool_calls_of(self.events[grown]):
             if isinstance(call.get("id"), str) and (agent_id, call["id"]) not in self.call_positions:

@@ -233,6 +233,8 @@ class Agent:
     cause: str | None = None  # the message id its creation names (first, if a list)
     parent_id: str | None = None
     entries: array = field(default_factory=lambda: array("q"))  # positions of its transcript entries (compact)
+    by_kind: dict[str, array] = field(default_factory=dict)  # perspective kind -> positions of those entries
+    dialog_entries: array = field(default_factory=lambda: array("q"))  # positions of its dialog entries
     children: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
 
