@@ -183,6 +183,8 @@ def figures(report: dict) -> list[tuple[str, list[str]]]:
     row("  naive baseline peak RSS / file size", lambda s: f"{s['baseline']['rss_ratio']:.2f}x")
     row("  peak RSS against the baseline", lambda s: f"{s['ratios']['peak_rss']:.2f}x")
     row("real server: start to all events served (s)", lambda s: f"{s['live']['ready_seconds']:.1f}")
+    row("real server: start to a first search answered (s)",
+        lambda s: f"{s['live']['search_ready_seconds']:.1f}" if "search_ready_seconds" in s["live"] else "-")
     row("real server: peak RSS (MB)", lambda s: f"{s['live']['server_memory']['peak_rss'] / MB:,.0f}")
     row("server time p50 / p95 (CPU p95), ms", lambda s: "")
     for key, _, _ in SERVER_ROWS:

@@ -7,6 +7,7 @@ from werkzeug.datastructures import MultiDict
 from conftest import write_events
 from events import calls, created, result, say, tool_call, user
 from viewer import queries
+from viewer.formats import usage
 from viewer.filters import EntryFilter
 from viewer.index import Library
 
@@ -94,6 +95,7 @@ def test_a_message_that_grows_from_said_to_did_moves_to_its_new_kind(tmp_path):
     s = library.get("s")
     said, did = EntryFilter(("said",)), EntryFilter(("did",))
     assert queries.dialog(s, ["main"])["total"] == 2
+    before = usage.for_session(s), usage.for_agent(s, "main")  # kept on the session from now on
     write_events(path, [{"type": "progress", "uuid": "p", "sessionId": "s", "data": {"type": "hook_progress"}},
                         line("a2", {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}})],
                  mode="a")
@@ -104,3 +106,27 @@ def test_a_message_that_grows_from_said_to_did_moves_to_its_new_kind(tmp_path):
     assert queries.perspective(s, "main", filters=said)["total"] == 0
     assert queries.dialog(s, ["main"])["total"] == 1  # no longer an utterance: only what it heard
     assert json.dumps(queries.dialog(s, ["main"]))  # JSON-able
+    assert usage.for_session(s) == usage.total(s, range(s.count))
+    assert usage.for_agent(s, "main") == usage.total(s, s.agents["main"].entries)
+    assert before[0]["responses"] == usage.for_session(s)["responses"] == 1  # a grown message counts once
+
+
+def test_usage_totals_kept_between_requests_follow_appends(tmp_path):
+    def record(i):
+        return {"type": "assistant", "uuid": f"a{i}", "parentUuid": None, "isSidechain": False, "sessionId": "s",
+                "timestamp": f"2026-02-01T10:00:{i:02d}.000Z", "requestId": f"req_{i}",
+                "message": {"id": f"msg_{i}", "role": "assistant", "model": f"model-{i % 2}",
+                            "content": [{"type": "text", "text": f"answer {i}"}],
+                            "usage": {"input_tokens": i, "output_tokens": 1}}}
+    path = write_events(tmp_path / "s.jsonl", [record(1)])
+    library = Library(tmp_path)
+    library.scan()
+    s = library.get("s")
+    seen = []
+    for i in range(2, 6):
+        seen.append(usage.for_session(s)["input_tokens"])
+        write_events(path, [record(i)], mode="a")
+        library.refresh(str(path))
+    final = usage.for_session(s)
+    assert final == usage.total(s, range(s.count))
+    assert final["models"] == ["model-0", "model-1"] and seen == sorted(seen)

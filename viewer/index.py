@@ -151,6 +151,7 @@ class SessionIndex:
         # (position, agent_id) whenever an agent appears or moves in the tree; read by live polls
         self.tree_changes: list[tuple[int, str]] = []
         self.problems: list[Problem] = []
+        self.usage_totals: dict = {}  # agent id (None: the session) -> formats.usage.Totals, extended per request
         self.dialog_orders: dict = {}  # chosen agents -> the dialog's order, extended as events arrive (queries.dialog)
         self.search = search.SearchIndex(self)  # full-text postings: caught up after ingest and before each query
         self._native_fixed = False  # a native-only event was seen: no longer a legacy candidate
@@ -385,6 +386,7 @@ class SessionIndex:
         if grown is None:
             return
         self._reclassify_entry(grown)
+        self.usage_totals.clear()  # its usage may have changed: summed again on the next request
         agent_id = self.events[grown]["agent_id"]
         for call in model.tool_calls_of(self.events[grown]):
             if isinstance(call.get("id"), str) and (agent_id, call["id"]) not in self.call_positions:
