@@ -19,6 +19,7 @@ from pathlib import Path
 import orjson
 
 from . import formats, gcpause, model, search
+from .eventlist import EventList
 from .formats import ai_agent, legacy
 from .model import Agent, Event
 from .tailer import BATCH_BYTES, FileTailer, GzipReader, Line
@@ -130,7 +131,7 @@ class SessionIndex:
         self._clear()
 
     def _clear(self) -> None:
-        self.events: list[Event] = []
+        self.events = EventList()  # native lines as bytes, parsed when read (see eventlist)
         self.line_numbers = array("q")  # per position: its line in the file (compact: 8 bytes each)
         self.by_id: dict[str, int] = {}
         self.agents: dict[str, Agent] = {}
@@ -154,6 +155,7 @@ class SessionIndex:
         self.usage_totals: dict = {}  # agent id (None: the session) -> formats.usage.Totals, extended per request
         self.dialog_orders: dict = {}  # chosen agents -> the dialog's order, extended as events arrive (queries.dialog)
         self.search = search.SearchIndex(self)  # full-text postings: caught up after ingest and before each query
+        self._raw: bytes | None = None  # set by _parse
         self._native_fixed = False  # a native-only event was seen: no longer a legacy candidate
         self.format_summary: dict | None = None  # what a format says about the whole session (snapshot totals)
         self.title: str | None = None  # a format's own name for the session (Claude Code titles, snapshot titles)
@@ -182,6 +184,8 @@ class SessionIndex:
                 event = self._parse(line)
                 if event is not None:
                     self._add(event, line.number)
+                    if self._raw is not None:  # the event is the line as written: keep its bytes, not the dict
+                        self.events.keep_raw(len(self.events) - 1, self._raw)
                     added += 1
             counter["added"] = added
         return added
@@ -197,7 +201,11 @@ class SessionIndex:
             self._problem("unreadable_file", None, detail)
 
     def _parse(self, line: Line) -> Event | None:
-        """The event on a line, or None (with exactly one problem recorded) when it is skipped."""
+        """The event on a line, or None (with exactly one problem recorded) when it is skipped.
+
+        `_raw` is set to the line's bytes when the event is exactly those bytes parsed, else None.
+        """
+        self._raw = None
         data = line.data.strip()
         if not data:  # blank lines separate nothing in JSONL; writers often leave one
             return None
@@ -217,6 +225,7 @@ class SessionIndex:
         if not isinstance(event, dict):
             self._problem("not_an_object", line.number, f"a JSON {type(event).__name__}: {excerpt(data)}")
             return None
+        parsed = event
         event = self._legacy(event)
         for key in ("message_id", "event_type", "agent_id"):
             if not isinstance(event.get(key), str) or not event[key]:
@@ -231,6 +240,8 @@ class SessionIndex:
         else:
             for kind, detail in model.shape_problems(event):
                 self._problem(kind, line.number, detail, event["message_id"])
+        if event is parsed and not not_utf8:
+            self._raw = data
         return event
 
     def _legacy(self, event: Event) -> Event:
@@ -400,7 +411,7 @@ class SessionIndex:
             return
         agent.cause = cause
         if agent.created_position is not None:
-            self.events[agent.created_position]["spawn_call_id"] = event.get("spawn_call_id")
+            self.events.materialize(agent.created_position)["spawn_call_id"] = event.get("spawn_call_id")
         self.spawned.setdefault(cause, []).append(agent.agent_id)
         agent.flags.append("parent_inferred")
         self._resolve_parent(agent, position)
