@@ -62,3 +62,15 @@ def test_a_watched_folder_is_indexed_in_the_background_without_any_query(tmp_pat
         assert list(s.search._postings["fresh"]) == [5000]
     finally:
         watcher.stop()
+
+
+def test_the_tool_filter_choices_are_known_without_the_search_index(tmp_path):
+    from events import calls, result, tool_call
+    write_events(tmp_path / "s.jsonl", [calls("m1", "a", tool_call("t1", "Read_File", path="x")),
+                                        result("m2", "a", "t1", "text", name="read_file"),
+                                        result("m3", "a", "t9", "text", name="Grep")])
+    library = Library(tmp_path)
+    library.scan()
+    s = library.get("s")
+    assert search.tool_choices(s) == ["grep", "read_file"] and s.search.indexed == 0
+    assert sorted(k[len(search.TOOL):] for k in s.search.postings if k.startswith(search.TOOL)) == ["grep", "read_file"]

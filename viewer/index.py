@@ -152,6 +152,8 @@ class SessionIndex:
         # (position, agent_id) whenever an agent appears or moves in the tree; read by live polls
         self.tree_changes: list[tuple[int, str]] = []
         self.problems: list[Problem] = []
+        self.tool_names: set[str] = set()  # every tool called or answered, lowercased (the agent page's tool filter)
+        self.usage_positions = array("q")  # events naming a model or token usage (formats.usage sums these)
         self.usage_totals: dict = {}  # agent id (None: the session) -> formats.usage.Totals, extended per request
         self.dialog_orders: dict = {}  # chosen agents -> the dialog's order, extended as events arrive (queries.dialog)
         self.search = search.SearchIndex(self)  # full-text postings: caught up after ingest and before each query
@@ -316,6 +318,8 @@ class SessionIndex:
         position = len(self.events)
         self.events.append(event)
         self.line_numbers.append(line_number)
+        if "usage" in event or "model" in event:
+            self.usage_positions.append(position)
         message_id = event["message_id"]
         if message_id in self.by_id:
             self._problem("duplicate_message_id", line_number,
@@ -326,6 +330,10 @@ class SessionIndex:
 
         for cause in model.causes_of(event):
             self.caused.setdefault(cause, []).append(position)
+        if "tool_calls" in event:
+            self.tool_names.update(search.call_name(c).lower() for c in model.tool_calls_of(event))
+        if model.is_tool_result(event) and isinstance(event.get("name"), str):
+            self.tool_names.add(event["name"].lower())
         kind = event["event_type"]
         if kind == model.AGENT_CREATED:
             self._agent_created(event, position, line_number)
@@ -367,6 +375,8 @@ class SessionIndex:
         positions.append(position)
         if model.is_dialog_entry(event):
             agent.dialog_entries.append(position)
+        if "usage" in event or "model" in event:
+            agent.usage_entries.append(position)
 
     def _reclassify_entry(self, position: int) -> None:
         """An entry that grew in place may have changed kind (said -> did): file it again."""
@@ -397,8 +407,18 @@ class SessionIndex:
         if grown is None:
             return
         self._reclassify_entry(grown)
+        grown_event = self.events[grown]
+        if "usage" in grown_event or "model" in grown_event:  # it may name them only now
+            lists = [self.usage_positions]
+            if grown_event.get("agent_id") in self.agents:
+                lists.append(self.agents[grown_event["agent_id"]].usage_entries)
+            for positions in lists:
+                i = bisect_left(positions, grown)
+                if i == len(positions) or positions[i] != grown:
+                    positions.insert(i, grown)
         self.usage_totals.clear()  # its usage may have changed: summed again on the next request
         agent_id = self.events[grown]["agent_id"]
+        self.tool_names.update(search.call_name(c).lower() for c in model.tool_calls_of(self.events[grown]))
         for call in model.tool_calls_of(self.events[grown]):
             if isinstance(call.get("id"), str) and (agent_id, call["id"]) not in self.call_positions:
                 self.call_positions[(agent_id, call["id"])] = [grown]

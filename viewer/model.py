@@ -235,6 +235,7 @@ class Agent:
     entries: array = field(default_factory=lambda: array("q"))  # positions of its transcript entries (compact)
     by_kind: dict[str, array] = field(default_factory=dict)  # perspective kind -> positions of those entries
     dialog_entries: array = field(default_factory=lambda: array("q"))  # positions of its dialog entries
+    usage_entries: array = field(default_factory=lambda: array("q"))  # its entries naming a model or usage
     children: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
 

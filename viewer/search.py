@@ -58,9 +58,15 @@ def searchable_text(event: Event) -> str:
 def _call_parts(call: dict) -> tuple[str, str]:
     """A logged tool call's name and its arguments as text (the rule of model.ToolCall, unparsed)."""
     function = call.get("function") if isinstance(call.get("function"), dict) else {}
-    name = str(function.get("name") or call.get("name") or "?")
+    name = call_name(call)
     arguments = function.get("arguments", call.get("arguments", ""))
     return name, arguments if isinstance(arguments, str) else orjson.dumps(arguments).decode()
+
+
+def call_name(call: dict) -> str:
+    """A logged tool call's name (as search and the tool filter see it)."""
+    function = call.get("function") if isinstance(call.get("function"), dict) else {}
+    return str(function.get("name") or call.get("name") or "?")
 
 
 def tool_names(s, position: int) -> set[str]:
@@ -501,4 +507,4 @@ def _describe(query: Query) -> dict:
 
 def tool_choices(s) -> list[str]:
     """Every tool name the session has called or answered, for the agent page's filter."""
-    return sorted(key[len(TOOL):] for key in s.search.postings if key.startswith(TOOL))
+    return sorted(s.tool_names)  # kept at ingest: the page does not wait for the search index

@@ -55,9 +55,10 @@ def _kept(s, key: str | None, positions) -> dict:
         return totals.as_dict()
 
 
+# Only events naming a model or usage add anything: the index lists those at ingest.
 def for_agent(s, agent_id: str) -> dict:
-    return _kept(s, agent_id, s.agents[agent_id].entries)
+    return _kept(s, agent_id, s.agents[agent_id].usage_entries)
 
 
 def for_session(s) -> dict:
-    return _kept(s, None, range(len(s.events)))
+    return _kept(s, None, s.usage_positions)
