@@ -131,7 +131,8 @@ def run_size(events: int, label: str, args: argparse.Namespace, workdir: Path) -
         "label": label, "events": mine["events"], "bytes": size, "agents": mine["agents"],
         "busiest": mine["busiest"], "busiest_entries": mine["busiest_entries"], "generated": facts,
         "ingest": {k: mine[k] for k in ("seconds", "events_per_s", "cpu_seconds", "events_per_cpu_s", "rss_before",
-                                          "peak_rss", "rss_growth", "rss_ratio", "rss_growth_ratio")},
+                                          "peak_rss", "rss_growth", "rss_ratio", "rss_growth_ratio",
+                                          "index_seconds", "index_cpu_seconds")},
         "baseline": base,
         "ratios": {"ingest_speed": mine["events_per_s"] / base["events_per_s"],
                    "ingest_cpu_speed": mine["events_per_cpu_s"] / base["events_per_cpu_s"],
@@ -169,6 +170,12 @@ def figures(report: dict) -> list[tuple[str, list[str]]]:
     row("cold ingest (events per CPU second)", lambda s: f"{s['ingest']['events_per_cpu_s']:,.0f}")
     row("  naive baseline (events per CPU second)", lambda s: f"{s['baseline']['events_per_cpu_s']:,.0f}")
     row("  CPU speed against the baseline", lambda s: f"{s['ratios']['ingest_cpu_speed']:.2f}x")
+    row("search index, built after ingest (s; CPU s)",
+        lambda s: f"{s['ingest']['index_seconds']:.2f}; {s['ingest']['index_cpu_seconds']:.2f}"
+        if "index_seconds" in s["ingest"] else "-")
+    row("  ingest and search index (events per CPU second)",
+        lambda s: f"{s['events'] / (s['ingest']['cpu_seconds'] + s['ingest']['index_cpu_seconds']):,.0f}"
+        if "index_seconds" in s["ingest"] else "-")
     row("peak RSS (MB)", lambda s: f"{s['ingest']['peak_rss'] / MB:,.0f}")
     row("  peak RSS / file size", lambda s: f"{s['ingest']['rss_ratio']:.2f}x")
     row("  growth during ingest / file size", lambda s: f"{s['ingest']['rss_growth_ratio']:.2f}x")
@@ -176,6 +183,8 @@ def figures(report: dict) -> list[tuple[str, list[str]]]:
     row("  naive baseline peak RSS / file size", lambda s: f"{s['baseline']['rss_ratio']:.2f}x")
     row("  peak RSS against the baseline", lambda s: f"{s['ratios']['peak_rss']:.2f}x")
     row("real server: start to all events served (s)", lambda s: f"{s['live']['ready_seconds']:.1f}")
+    row("real server: start to a first search answered (s)",
+        lambda s: f"{s['live']['search_ready_seconds']:.1f}" if "search_ready_seconds" in s["live"] else "-")
     row("real server: peak RSS (MB)", lambda s: f"{s['live']['server_memory']['peak_rss'] / MB:,.0f}")
     row("server time p50 / p95 (CPU p95), ms", lambda s: "")
     for key, _, _ in SERVER_ROWS:

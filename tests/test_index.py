@@ -55,7 +55,7 @@ def test_refresh_ingests_only_what_was_appended(tmp_path):
                          "role": "user", "content": "hi"}], mode="a")
     library.refresh(str(path))
     assert session.count == 2 and library.version > version
-    assert session.agents["a"].entries == [1]
+    assert list(session.agents["a"].entries) == [1]
 
 
 def test_a_deleted_file_leaves_the_library(tmp_path):

@@ -31,7 +31,7 @@ def dumps(event):
 def test_blank_lines_are_neither_events_nor_problems():
     session = ingest([dumps(say("m1", "a", "hi")), b"", b"   \r", dumps(say("m2", "a", "again"))])
     assert session.count == 2 and session.problems == []
-    assert session.line_numbers == [1, 4]
+    assert list(session.line_numbers) == [1, 4]
 
 
 def test_a_line_with_bytes_that_are_not_utf8_is_kept_with_replacement_characters():

@@ -72,7 +72,7 @@ def agent(session_id, agent_id):
     with s.lock:
         summary = queries.agent_summary(s, s.agents[agent_id])
         if filters:  # the agent page's filters (?kind=&tool=&modified=), same rule
-            positions = [p for p in s.agents[agent_id].entries if filters.passes(s, p)]
+            positions = queries.filtered_positions(s, [agent_id], filters)
             transcript, total = [s.events[p] for p in positions[start:start + limit]], len(positions)
         else:
             transcript, total = queries.transcript(s, agent_id, start, limit), summary["entries"]

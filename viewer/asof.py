@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
+import orjson
 from flask import abort, g, has_request_context, request, url_for
 
 from .index import SessionIndex
@@ -48,7 +49,7 @@ def snapshot(s: SessionIndex, n: int) -> SessionIndex:
             if key in _cache:
                 _cache.move_to_end(key)
                 return _cache[key]
-        events, lines = s.events[:n], s.line_numbers[:n]
+        items, lines = s.events.raw(n), s.line_numbers[:n]
         last_line = lines[-1] if lines else 0
         parse_problems = [p for p in s.problems if p.kind in PARSE_PROBLEMS and p.line is not None and p.line <= last_line]
         epoch, updated_at, total = s.epoch, s.updated_at, s.count
@@ -56,8 +57,12 @@ def snapshot(s: SessionIndex, n: int) -> SessionIndex:
     frozen.epoch, frozen.updated_at = epoch, updated_at
     frozen.format, frozen.format_reason, frozen.project, frozen.name = s.format, s.format_reason, s.project, s.name
     frozen.title, frozen.format_summary, frozen.members = s.title, s.format_summary, s.members
-    for event, line in zip(events, lines):  # the same rules as the live ingest, event by event
-        frozen._add(event, line)
+    for position, (item, line) in enumerate(zip(items, lines)):  # the same rules as the live ingest, event by event
+        if type(item) is bytes:
+            frozen._add(orjson.loads(item), line)
+            frozen.events.keep_raw(position, item)  # shared with the live session, not copied
+        else:
+            frozen._add(item, line)
     frozen.problems[:0] = parse_problems
     frozen.as_of, frozen.live_count = n, total
     with _cache_lock:

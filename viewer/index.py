@@ -9,17 +9,20 @@ from __future__ import annotations
 import heapq
 import logging
 import os
+import sys
 import threading
-from bisect import bisect_right
+from array import array
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 
-from . import formats, model, search
+from . import formats, gcpause, model, search
+from .eventlist import EventList
 from .formats import ai_agent, legacy
 from .model import Agent, Event
-from .tailer import FileTailer, GzipReader, Line
+from .tailer import BATCH_BYTES, FileTailer, GzipReader, Line
 
 log = logging.getLogger(__name__)
 SESSION_SUFFIX = ".jsonl"
@@ -77,10 +80,31 @@ def session_id_for(relpath: str) -> str:
     return sid
 
 
-def reader_for(path: str) -> FileTailer | GzipReader:
+_INTERNED = ("event_type", "agent_id", "role", "name", "language_model", "model")
+
+
+def _intern(event: Event) -> None:
+    """One copy of each repeated value (agent ids, roles, event types, tool names), not one per event."""
+    for key in _INTERNED:
+        value = event.get(key)
+        if type(value) is str:
+            event[key] = sys.intern(value)
+    calls = event.get("tool_calls")
+    if type(calls) is list:
+        for call in calls:
+            if type(call) is dict:
+                if type(call.get("type")) is str:
+                    call["type"] = sys.intern(call["type"])
+                function = call.get("function")
+                if type(function) is dict and type(function.get("name")) is str:
+                    function["name"] = sys.intern(function["name"])
+
+
+def reader_for(path: str, limit: int | None = None) -> FileTailer | GzipReader:
+    """The reader of a session file; a plain file is tailed `limit` bytes at a time at most."""
     if ai_agent.is_snapshot_name(path):
         return ai_agent.SnapshotReader(path)
-    return GzipReader(path) if path.endswith(GZIP_SUFFIX) else FileTailer(path)
+    return GzipReader(path) if path.endswith(GZIP_SUFFIX) else FileTailer(path, limit)
 
 
 def session_name(relpath: str) -> str:
@@ -107,8 +131,8 @@ class SessionIndex:
         self._clear()
 
     def _clear(self) -> None:
-        self.events: list[Event] = []
-        self.line_numbers: list[int] = []
+        self.events = EventList()  # native lines as bytes, parsed when read (see eventlist)
+        self.line_numbers = array("q")  # per position: its line in the file (compact: 8 bytes each)
         self.by_id: dict[str, int] = {}
         self.agents: dict[str, Agent] = {}
         self.agent_order: list[str] = []
@@ -128,7 +152,12 @@ class SessionIndex:
         # (position, agent_id) whenever an agent appears or moves in the tree; read by live polls
         self.tree_changes: list[tuple[int, str]] = []
         self.problems: list[Problem] = []
-        self.search = search.SearchIndex()  # full-text postings, extended by _add
+        self.tool_names: set[str] = set()  # every tool called or answered, lowercased (the agent page's tool filter)
+        self.usage_positions = array("q")  # events naming a model or token usage (formats.usage sums these)
+        self.usage_totals: dict = {}  # agent id (None: the session) -> formats.usage.Totals, extended per request
+        self.dialog_orders: dict = {}  # chosen agents -> the dialog's order, extended as events arrive (queries.dialog)
+        self.search = search.SearchIndex(self)  # full-text postings: caught up after ingest and before each query
+        self._raw: bytes | None = None  # set by _parse
         self._native_fixed = False  # a native-only event was seen: no longer a legacy candidate
         self.format_summary: dict | None = None  # what a format says about the whole session (snapshot totals)
         self.title: str | None = None  # a format's own name for the session (Claude Code titles, snapshot titles)
@@ -143,18 +172,24 @@ class SessionIndex:
     def restart(self) -> None:
         """The file was truncated or replaced: forget everything, bump the epoch."""
         with self.lock:
+            frozen = self.count >= gcpause.FREEZE_AFTER
             self._clear()
             self.epoch += 1
+        if frozen:
+            gcpause.forgotten()
 
     def ingest(self, lines: list[Line]) -> int:
         """Index complete lines; returns how many events were added."""
         added = 0
-        with self.lock:
+        with self.lock, gcpause.batch() as counter:
             for line in lines:
                 event = self._parse(line)
                 if event is not None:
                     self._add(event, line.number)
+                    if self._raw is not None:  # the event is the line as written: keep its bytes, not the dict
+                        self.events.keep_raw(len(self.events) - 1, self._raw)
                     added += 1
+            counter["added"] = added
         return added
 
     def _problem(self, kind: str, line: int | None, detail: str, message_id: str | None = None) -> Problem:
@@ -168,7 +203,11 @@ class SessionIndex:
             self._problem("unreadable_file", None, detail)
 
     def _parse(self, line: Line) -> Event | None:
-        """The event on a line, or None (with exactly one problem recorded) when it is skipped."""
+        """The event on a line, or None (with exactly one problem recorded) when it is skipped.
+
+        `_raw` is set to the line's bytes when the event is exactly those bytes parsed, else None.
+        """
+        self._raw = None
         data = line.data.strip()
         if not data:  # blank lines separate nothing in JSONL; writers often leave one
             return None
@@ -188,6 +227,7 @@ class SessionIndex:
         if not isinstance(event, dict):
             self._problem("not_an_object", line.number, f"a JSON {type(event).__name__}: {excerpt(data)}")
             return None
+        parsed = event
         event = self._legacy(event)
         for key in ("message_id", "event_type", "agent_id"):
             if not isinstance(event.get(key), str) or not event[key]:
@@ -202,6 +242,8 @@ class SessionIndex:
         else:
             for kind, detail in model.shape_problems(event):
                 self._problem(kind, line.number, detail, event["message_id"])
+        if event is parsed and not not_utf8:
+            self._raw = data
         return event
 
     def _legacy(self, event: Event) -> Event:
@@ -222,7 +264,7 @@ class SessionIndex:
     def ingest_records(self, batches: list[tuple[dict, list[Line]]]) -> int:
         """Index the lines of a record format (several files of one session merged by time)."""
         added = 0
-        with self.lock:
+        with self.lock, gcpause.batch() as counter:
             streams = []
             time_of = getattr(self.normalizer, "time_of", None)
             for member, lines in batches:
@@ -245,6 +287,7 @@ class SessionIndex:
                 added += self._add_normalized(event, event.get("line") or 0)
             self.format_summary = getattr(self.normalizer, "summary", None)
             self.title = getattr(self.normalizer, "title", None)
+            counter["added"] = added
         return added
 
     def _parse_record(self, line: Line) -> dict | None:
@@ -271,9 +314,12 @@ class SessionIndex:
         return 1
 
     def _add(self, event: Event, line_number: int) -> None:
+        _intern(event)
         position = len(self.events)
         self.events.append(event)
         self.line_numbers.append(line_number)
+        if "usage" in event or "model" in event:
+            self.usage_positions.append(position)
         message_id = event["message_id"]
         if message_id in self.by_id:
             self._problem("duplicate_message_id", line_number,
@@ -284,12 +330,17 @@ class SessionIndex:
 
         for cause in model.causes_of(event):
             self.caused.setdefault(cause, []).append(position)
+        if "tool_calls" in event:
+            self.tool_names.update(search.call_name(c).lower() for c in model.tool_calls_of(event))
+        if model.is_tool_result(event) and isinstance(event.get("name"), str):
+            self.tool_names.add(event["name"].lower())
         kind = event["event_type"]
         if kind == model.AGENT_CREATED:
             self._agent_created(event, position, line_number)
         elif kind == model.TRANSCRIPT_ENTRY:
             agent = self._agent(event["agent_id"], position)
             agent.entries.append(position)
+            self._classify_entry(agent, position, event)
             if self.format is not formats.NATIVE and agent.language_model is None and isinstance(event.get("model"), str):
                 agent.language_model = event["model"]
             if model.is_delivery(event):
@@ -313,14 +364,61 @@ class SessionIndex:
         if self.by_id.get(message_id) == position:
             for agent_id in self._awaiting_cause.pop(message_id, ()):
                 self._resolve_parent(self.agents[agent_id], position)
-        self.search.add(self, position)
+
+    @staticmethod
+    def _classify_entry(agent: Agent, position: int, event: Event) -> None:
+        """File an entry under its perspective kind and, if it is one, the dialog: pages read a window of these."""
+        kind = model.perspective_kind(event)
+        positions = agent.by_kind.get(kind)
+        if positions is None:
+            positions = agent.by_kind[kind] = array("q")
+        positions.append(position)
+        if model.is_dialog_entry(event):
+            agent.dialog_entries.append(position)
+        if "usage" in event or "model" in event:
+            agent.usage_entries.append(position)
+
+    def _reclassify_entry(self, position: int) -> None:
+        """An entry that grew in place may have changed kind (said -> did): file it again."""
+        event = self.events[position]
+        agent = self.agents.get(event["agent_id"])
+        if agent is None or event.get("event_type") != model.TRANSCRIPT_ENTRY:
+            return
+        kind = model.perspective_kind(event)
+        for name, positions in agent.by_kind.items():
+            i = bisect_left(positions, position)
+            if i < len(positions) and positions[i] == position and name != kind:
+                positions.pop(i)
+                target = agent.by_kind.setdefault(kind, array("q"))
+                target.insert(bisect_left(target, position), position)
+                break
+        i = bisect_left(agent.dialog_entries, position)
+        listed = i < len(agent.dialog_entries) and agent.dialog_entries[i] == position
+        if listed != model.is_dialog_entry(event):
+            if listed:
+                agent.dialog_entries.pop(i)
+            else:
+                agent.dialog_entries.insert(i, position)
+            self.dialog_orders.clear()
 
     def _grown(self, event: Event) -> None:
         """A message grew in place (Claude Code: more lines of one response): index its new tool calls."""
         grown = self.by_id.get(event.get("grows"))
         if grown is None:
             return
+        self._reclassify_entry(grown)
+        grown_event = self.events[grown]
+        if "usage" in grown_event or "model" in grown_event:  # it may name them only now
+            lists = [self.usage_positions]
+            if grown_event.get("agent_id") in self.agents:
+                lists.append(self.agents[grown_event["agent_id"]].usage_entries)
+            for positions in lists:
+                i = bisect_left(positions, grown)
+                if i == len(positions) or positions[i] != grown:
+                    positions.insert(i, grown)
+        self.usage_totals.clear()  # its usage may have changed: summed again on the next request
         agent_id = self.events[grown]["agent_id"]
+        self.tool_names.update(search.call_name(c).lower() for c in model.tool_calls_of(self.events[grown]))
         for call in model.tool_calls_of(self.events[grown]):
             if isinstance(call.get("id"), str) and (agent_id, call["id"]) not in self.call_positions:
                 self.call_positions[(agent_id, call["id"])] = [grown]
@@ -333,7 +431,7 @@ class SessionIndex:
             return
         agent.cause = cause
         if agent.created_position is not None:
-            self.events[agent.created_position]["spawn_call_id"] = event.get("spawn_call_id")
+            self.events.materialize(agent.created_position)["spawn_call_id"] = event.get("spawn_call_id")
         self.spawned.setdefault(cause, []).append(agent.agent_id)
         agent.flags.append("parent_inferred")
         self._resolve_parent(agent, position)
@@ -572,19 +670,28 @@ class Library:
             if ai_agent.is_snapshot_name(path):
                 session.name = os.path.basename(path).removesuffix(".gz").removesuffix(".json")
             session._clear()
-            self._tailers[path] = reader_for(path)
-        result = self._tailers[path].read()
-        if result.restarted:
-            session.restart()
-        if result.lines and session.format is formats.UNRECOGNIZED and ai_agent.is_snapshot_name(path):
-            pass  # a JSON document of no known shape: listed with the reason, not read as lines
-        elif result.lines and session.make_normalizer is not None:
-            session.ingest_records([({"rel": session.relpath}, result.lines)])
-        elif result.lines:
-            session.ingest(result.lines)
-        if result.error:
-            session.file_problem(result.error)
-        if result.lines or result.restarted or result.error or new:
+            self._tailers[path] = reader_for(path, BATCH_BYTES)
+        tailer = self._tailers[path]
+        changed = False
+        while True:  # a big file in batches of BATCH_BYTES: the lines read wait in memory one batch at a time
+            result = tailer.read()
+            if result.restarted:
+                session.restart()
+            if result.lines and session.format is formats.UNRECOGNIZED and ai_agent.is_snapshot_name(path):
+                pass  # a JSON document of no known shape: listed with the reason, not read as lines
+            elif result.lines and session.make_normalizer is not None:
+                session.ingest_records([({"rel": session.relpath}, result.lines)])
+            elif result.lines:
+                session.ingest(result.lines)
+            if result.error:
+                session.file_problem(result.error)
+            if result.lines or result.restarted or result.error:
+                changed = True
+                session.updated_at = result.modified_at
+            if not result.more:
+                break
+            del result  # its lines are indexed: free them before reading the next batch
+        if changed or new:
             session.updated_at = result.modified_at
             with self.lock:
                 if new:  # listed once read: nobody sees it empty while its lines are on their way
@@ -751,6 +858,8 @@ class Library:
             if session is not None:
                 self.sessions.pop(session.id, None)
                 self.version += 1
+                if session.count >= gcpause.FREEZE_AFTER:
+                    gcpause.forgotten()
         if regroup is not None:
             self._read_group(regroup)
 
@@ -763,6 +872,17 @@ class Library:
         """A folder went away: forget every session that was inside it."""
         for path in self.paths_below(folder):
             self.forget(path)
+
+    def index_step(self, budget: int = 2000) -> bool:
+        """Extend one session's search index by up to `budget` events; False when all are complete.
+
+        The ingest thread calls it while no file waits, so search indexing never delays an ingest.
+        """
+        for session in self.listing():
+            if session.search.indexed < session.count:
+                session.search.catch_up(budget)
+                return True
+        return False
 
     def get(self, session_id: str) -> SessionIndex | None:
         return self.sessions.get(session_id)

@@ -6,6 +6,7 @@ event means lives here, so the index, the queries, the pages and the JSON API ag
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -231,7 +232,10 @@ class Agent:
     created_position: int | None = None  # position of its agent_created event
     cause: str | None = None  # the message id its creation names (first, if a list)
     parent_id: str | None = None
-    entries: list[int] = field(default_factory=list)  # positions of its transcript entries
+    entries: array = field(default_factory=lambda: array("q"))  # positions of its transcript entries (compact)
+    by_kind: dict[str, array] = field(default_factory=dict)  # perspective kind -> positions of those entries
+    dialog_entries: array = field(default_factory=lambda: array("q"))  # positions of its dialog entries
+    usage_entries: array = field(default_factory=lambda: array("q"))  # its entries naming a model or usage
     children: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
 

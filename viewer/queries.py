@@ -8,7 +8,7 @@ Each takes the session's lock itself; none rescans the whole session.
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_left
+from bisect import bisect_left, insort
 from typing import Any, Iterable
 
 from . import model
@@ -135,6 +135,18 @@ def _positions(s: SessionIndex, agent_ids: Iterable[str]) -> list[int]:
     return lists[0] if len(lists) == 1 else list(heapq.merge(*lists))
 
 
+def filtered_positions(s: SessionIndex, agent_ids: list[str], filters=None):
+    """The positions of the agents' entries a filter passes, in file order (the caller holds the lock)."""
+    if filters and filters.kinds and not filters.tool and not filters.modified:
+        # Kept per kind at ingest: one kind of one agent is a slice, not a walk of its transcript.
+        lists = [s.agents[a].by_kind[k] for a in agent_ids for k in filters.kinds if k in s.agents[a].by_kind]
+        return lists[0] if len(lists) == 1 else list(heapq.merge(*lists))
+    positions = _positions(s, agent_ids)
+    if filters:
+        positions = [p for p in positions if filters.passes(s, p)]
+    return positions
+
+
 def _delivery(s: SessionIndex, event: Event) -> dict | None:
     if not model.is_delivery(event):
         return None
@@ -227,9 +239,7 @@ def perspective(s: SessionIndex, agent_id: str, include_subagents: bool = False,
     """
     with s.lock:
         agent_ids = subtree(s, agent_id) if include_subagents else [agent_id]
-        positions = _positions(s, agent_ids)
-        if filters:
-            positions = [p for p in positions if filters.passes(s, p)]
+        positions = filtered_positions(s, agent_ids, filters)
         total = len(positions)
         start = max(0, min(start, total))
         end = total if limit is None else min(total, start + limit)
@@ -385,17 +395,59 @@ def dialog(s: SessionIndex, agent_ids: list[str], start: int = 0, limit: int | N
     """The distinct messages among the chosen agents, each once, by the original's position."""
     with s.lock:
         selected = set(agent_ids)
-        groups: dict[str, int] = {}  # key -> first member position
-        for p in _positions(s, agent_ids):
-            event = s.events[p]
-            if model.is_dialog_entry(event):
-                groups.setdefault(model.substance_key(event), p)
-        order = sorted((s.by_id.get(key, first), key) for key, first in groups.items())
+        order = _dialog_order(s, agent_ids)
         total = len(order)
         start = max(0, min(start, total))
         end = total if limit is None else min(total, start + limit)
         items = [_dialog_item(s, key, _group_members(s, key, selected)) for _, key in order[start:end]]
         return {"items": items, "start": start, "end": end, "total": total}
+
+
+DIALOG_ORDERS_KEPT = 8  # selections whose order a session keeps (each costs about 100 bytes per item)
+
+
+class _DialogOrder:
+    """The dialog's items of some agents as (position of the original, key), sorted, and how far it has read.
+
+    Extended from where it stopped on each request (O(new entries)); built again only when a
+    key it placed by its first member gets its original later (a link that was dangling).
+    """
+
+    def __init__(self, agent_ids: tuple[str, ...]):
+        self.agent_ids = agent_ids
+        self.read = {a: 0 for a in agent_ids}  # agent -> how many of its dialog entries were read
+        self.keys: set[str] = set()
+        self.unplaced: set[str] = set()  # keys without an original (yet): placed by their first member
+        self.order: list[tuple[int, str]] = []
+
+    def extend(self, s: SessionIndex) -> None:
+        new = [s.agents[a].dialog_entries[self.read[a]:] for a in self.agent_ids]
+        for a, positions in zip(self.agent_ids, new):
+            self.read[a] += len(positions)
+        for p in (new[0] if len(new) == 1 else heapq.merge(*new)):
+            key = model.substance_key(s.events[p])
+            if key in self.keys:
+                continue
+            self.keys.add(key)
+            original = s.by_id.get(key)
+            if original is None:
+                self.unplaced.add(key)
+            insort(self.order, (p if original is None else original, key))
+
+
+def _dialog_order(s: SessionIndex, agent_ids: list[str]) -> list[tuple[int, str]]:
+    """The sorted dialog order of the chosen agents (the caller holds the lock)."""
+    chosen = tuple(dict.fromkeys(agent_ids))
+    kept = s.dialog_orders.pop(chosen, None)
+    if kept is not None and any(key in s.by_id for key in kept.unplaced):
+        kept = None  # an original arrived after a delivery of it: its item moves
+    if kept is None:
+        kept = _DialogOrder(chosen)
+    kept.extend(s)
+    s.dialog_orders[chosen] = kept  # most recently used last
+    while len(s.dialog_orders) > DIALOG_ORDERS_KEPT:
+        del s.dialog_orders[next(iter(s.dialog_orders))]
+    return kept.order
 
 
 def dialog_updates(s: SessionIndex, agent_ids: list[str], after: int) -> dict:

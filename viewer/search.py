@@ -13,6 +13,7 @@ the same qualifier given twice means either).
 from __future__ import annotations
 
 import re
+import weakref
 from array import array
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
@@ -57,9 +58,15 @@ def searchable_text(event: Event) -> str:
 def _call_parts(call: dict) -> tuple[str, str]:
     """A logged tool call's name and its arguments as text (the rule of model.ToolCall, unparsed)."""
     function = call.get("function") if isinstance(call.get("function"), dict) else {}
-    name = str(function.get("name") or call.get("name") or "?")
+    name = call_name(call)
     arguments = function.get("arguments", call.get("arguments", ""))
     return name, arguments if isinstance(arguments, str) else orjson.dumps(arguments).decode()
+
+
+def call_name(call: dict) -> str:
+    """A logged tool call's name (as search and the tool filter see it)."""
+    function = call.get("function") if isinstance(call.get("function"), dict) else {}
+    return str(function.get("name") or call.get("name") or "?")
 
 
 def tool_names(s, position: int) -> set[str]:
@@ -78,19 +85,46 @@ def tool_names(s, position: int) -> set[str]:
 
 
 class SearchIndex:
-    """token -> positions (ascending, each once) for one session; only ever appended to."""
+    """token -> positions (ascending, each once) for one session; only ever appended to.
 
-    def __init__(self) -> None:
-        self.postings: dict[str, array] = {}
+    Ingest does not wait for it: it holds the first `indexed` events and catches up (`catch_up`)
+    in the background after each ingest batch, and before every query reads it, so a query
+    always sees every event ingested.
+    """
+
+    def __init__(self, session=None) -> None:
+        self._postings: dict[str, array] = {}
         self.vocabulary: dict[str, list[str]] = {}  # the word tokens by their first two characters
+        self.indexed = 0  # events 0 .. indexed-1 are in the postings
+        self._session = weakref.ref(session) if session is not None else None  # no cycle: the session owns this
+
+    @property
+    def postings(self) -> dict[str, array]:
+        self.catch_up()
+        return self._postings
+
+    def catch_up(self, budget: int | None = None) -> bool:
+        """Index the session's events not indexed yet (at most `budget` of them); True when it is complete."""
+        s = self._session() if self._session is not None else None
+        if s is None:
+            return True
+        if self.indexed >= s.count:
+            return True
+        with s.lock:
+            end = s.count if budget is None else min(s.count, self.indexed + budget)
+            for position in range(self.indexed, end):
+                self.add(s, position)
+                self.indexed = position + 1
+            return self.indexed >= s.count
 
     def add(self, s, position: int) -> None:
-        """Index the event at `position` (called by SessionIndex._add, under the session lock)."""
+        """Index the event at `position`, as it was when it was ingested."""
         event = s.events[position]
         keys = set(tokens(searchable_text(event)))
         agent = s.agents.get(event["agent_id"])
-        if agent is not None and agent.first_position == position and agent.implicit:
-            keys.update(tokens(agent.agent_id))  # no agent_created names it: its first event does
+        if agent is not None and agent.first_position == position and (
+                agent.created_position is None or agent.created_position > position):
+            keys.update(tokens(agent.agent_id))  # no agent_created named it yet: its first event does
         keys.add(AGENT + event["agent_id"])
         if isinstance(event.get("role"), str):
             keys.add(ROLE + event["role"].lower())
@@ -99,7 +133,7 @@ class SearchIndex:
             keys.add(KIND + EVENT_KINDS[event["event_type"]])
         if "tool_calls" in event or "tool_call_id" in event or event.get("role") == "tool":
             keys.update(TOOL + name for name in tool_names(s, position))
-        postings = self.postings
+        postings = self._postings
         for key in keys:
             try:
                 postings[key].append(position)
@@ -113,6 +147,7 @@ class SearchIndex:
 
     def prefixed(self, prefix: str) -> list[str]:
         """Word tokens starting with `prefix`."""
+        self.catch_up()
         buckets = ([self.vocabulary.get(prefix[:2], [])] if len(prefix) >= 2
                    else [words for key, words in self.vocabulary.items() if key.startswith(prefix)])
         return [t for words in buckets for t in words if t.startswith(prefix)]
@@ -472,4 +507,4 @@ def _describe(query: Query) -> dict:
 
 def tool_choices(s) -> list[str]:
     """Every tool name the session has called or answered, for the agent page's filter."""
-    return sorted(key[len(TOOL):] for key in s.search.postings if key.startswith(TOOL))
+    return sorted(s.tool_names)  # kept at ingest: the page does not wait for the search index

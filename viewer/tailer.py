@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 READ_CHUNK = 8 * 1024 * 1024
+BATCH_BYTES = 8 * 1024 * 1024  # a big file is ingested this much at a time: memory stays bounded
 
 
 @dataclass
@@ -22,6 +23,7 @@ class TailResult:
     restarted: bool = False  # the file was truncated or replaced: lines start from line 1 again
     modified_at: float | None = None  # the file's mtime when read
     error: str | None = None  # the file could not be read to its end (lines before the fault are kept)
+    more: bool = False  # stopped at the byte limit: more complete lines wait; read again
 
 
 def _open(path: str):
@@ -43,14 +45,18 @@ class FileTailer:
     read, or whose inode changed, is read again from the start.
     """
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike, limit: int | None = None):
         self.path = os.fspath(path)
+        self.limit = limit  # at most about this many bytes of lines per read (None: all there is)
         self.offset = 0  # end of the last complete line
         self.line_count = 0
         self._partial = b""  # bytes after `offset` already read, waiting for their newline
         self._identity: tuple[int, int] | None = None
 
-    def read(self) -> TailResult:
+    def read(self, limit: int | None = None) -> TailResult:
+        """The complete lines appended since the last call; with a limit, about that many bytes of them at most
+        (a line is never cut) and `more` set when the rest waits for the next call."""
+        limit = self.limit if limit is None else limit
         result = TailResult()
         if (opened := _open(self.path)) is None:
             return result
@@ -66,7 +72,8 @@ class FileTailer:
             if st.st_size == read_to:
                 return result
             f.seek(read_to)
-            while chunk := f.read(READ_CHUNK):
+            consumed = 0
+            while chunk := f.read(READ_CHUNK if limit is None else min(READ_CHUNK, limit)):
                 data = self._partial + chunk
                 end = data.rfind(b"\n")
                 if end < 0:
@@ -77,6 +84,10 @@ class FileTailer:
                     result.lines.append(Line(self.line_count, raw))
                 self.offset += end + 1
                 self._partial = data[end + 1 :]
+                consumed += end + 1
+                if limit is not None and consumed >= limit:
+                    result.more = True
+                    break
         return result
 
 

@@ -78,18 +78,31 @@ class Watcher:
     def _run(self) -> None:
         self._guarded(self.library.scan)
         self.ready.set()
+        indexing = True  # search indexes catch up, a slice at a time, whenever no file waits
         while True:
             with self._wake:
-                while not self._dirty and not self._stopping:
+                while not self._dirty and not self._stopping and not indexing:
                     self._wake.wait()
                 if self._stopping:
                     return
                 batch, self._dirty = self._dirty, {}
                 moves, self._moves = self._moves, []
+            if not batch and not moves:  # nothing to read: one slice of search indexing, then look again
+                indexing = self._index_step()
+                continue
+            indexing = True
             for source, destination, folder in moves:
                 self._guarded(self._move, source, destination, folder)
             for path, folder in batch.items():
                 self._guarded(self._handle, path, folder)
+
+    def _index_step(self) -> bool:
+        """One slice of search indexing; False when every session's index is complete."""
+        try:
+            return self.library.index_step()
+        except Exception:
+            log.exception("search indexing failed")
+            return False
 
     def _handle(self, path: str, folder: bool) -> None:
         if folder or os.path.isdir(path):
