@@ -117,7 +117,7 @@ def parts(folder: str) -> None:
                   lambda: [line for path in paths for line in FileTailer(path).read().lines])
     timed("orjson.loads of every line", lambda: [orjson.loads(line.data) for line in lines])
     timed("json.loads of every line", lambda: [json.loads(line.data) for line in lines])
-    del lines
+    lines = None  # free them before the ingests below
     timed("cold ingest", lambda: create_app(folder, watch=False))
     timed("cold ingest, cyclic GC off", without_gc)
     if not hasattr(getattr(search, "SearchIndex", None), "add"):

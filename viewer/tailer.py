@@ -91,29 +91,39 @@ class FileTailer:
         return result
 
 
-class GzipReader:
-    """Reads a ``.jsonl.gz`` file whole: compressed files are read, not tailed.
-
-    When the file changes (a new inode, size or mtime) it is read again from the start.
-    A truncated or corrupt stream keeps every complete line before the fault and says why.
-    """
+class WholeFileReader:
+    """Base of the readers that read a file whole, again whenever it changes (a new inode, size or mtime)."""
 
     def __init__(self, path: str | os.PathLike):
         self.path = os.fspath(path)
         self._stamp: tuple[int, int, int, int] | None = None
 
+    def _open_if_changed(self, result: TailResult):
+        """The file, open, when it changed since the last read (noted in `result`); else None."""
+        if (opened := _open(self.path)) is None:
+            return None
+        f, st = opened
+        stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        result.modified_at = st.st_mtime
+        if stamp == self._stamp:
+            f.close()
+            return None
+        result.restarted = self._stamp is not None
+        self._stamp = stamp
+        return f
+
+
+class GzipReader(WholeFileReader):
+    """Reads a ``.jsonl.gz`` file whole: compressed files are read, not tailed.
+
+    A truncated or corrupt stream keeps every complete line before the fault and says why.
+    """
+
     def read(self) -> TailResult:
         result = TailResult()
-        if (opened := _open(self.path)) is None:
+        if (f := self._open_if_changed(result)) is None:
             return result
-        f, st = opened
         with f:
-            stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-            result.modified_at = st.st_mtime
-            if stamp == self._stamp:
-                return result
-            result.restarted = self._stamp is not None
-            self._stamp = stamp
             partial, number = b"", 0
             try:
                 for chunk in _gunzip(f):

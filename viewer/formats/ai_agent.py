@@ -8,7 +8,6 @@ operation a tool call paired with its result entry.
 
 from __future__ import annotations
 
-import os
 import zlib
 from datetime import datetime, timezone
 
@@ -16,7 +15,7 @@ import orjson
 
 from .. import model
 from ..model import Event
-from ..tailer import Line, TailResult, _open
+from ..tailer import Line, TailResult, WholeFileReader
 
 SUFFIXES = (".json", ".json.gz")
 SEVERITIES = ("ERR", "WRN", "FIN", "VRB", "THK", "TRC")
@@ -31,27 +30,16 @@ def looks_like(record: dict) -> bool:
     return isinstance(tree, dict) or ("turns" in record and ("traceId" in record or "callPath" in record))
 
 
-class SnapshotReader:
+class SnapshotReader(WholeFileReader):
     """Reads a snapshot file whole, again each time it changes (a new inode, size or mtime)."""
 
     MAX_BYTES = 512 * 1024 * 1024
 
-    def __init__(self, path: str | os.PathLike):
-        self.path = os.fspath(path)
-        self._stamp: tuple | None = None
-
     def read(self) -> TailResult:
         result = TailResult()
-        if (opened := _open(self.path)) is None:
+        if (f := self._open_if_changed(result)) is None:
             return result
-        f, st = opened
         with f:
-            stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-            result.modified_at = st.st_mtime
-            if stamp == self._stamp:
-                return result
-            result.restarted = self._stamp is not None
-            self._stamp = stamp
             data = f.read(self.MAX_BYTES)
         if data.startswith(b"\x1f\x8b"):
             try:
