@@ -23,6 +23,7 @@ AGENTS = [f"agent_{i}" for i in range(5)]
 RATE = 5_000  # events per second, across the sessions
 SECONDS = 30
 POLL_EVERY = 0.5
+STARTED = time.monotonic()
 ARTICLE_ID = re.compile(r'<article class="entry[^"]*" id="([^"]+)"')
 NEXT_CURSOR = re.compile(r'id="av-poller"[^>]*after=([0-9]+-[0-9]+)')
 
@@ -39,13 +40,15 @@ class Poller(threading.Thread):
         self.cursor = None
         self.ready = threading.Event()  # has its starting point: the writer may begin
         self.slowest = 0.0  # seconds, the longest answer (reported, not asserted: timing is not a test)
+        self.slowest_path = ""
 
     def get(self, connection, path):
         began = time.monotonic()
         connection.request("GET", path)
         response = connection.getresponse()
         body = response.read().decode()
-        self.slowest = max(self.slowest, time.monotonic() - began)
+        if time.monotonic() - began > self.slowest:
+            self.slowest, self.slowest_path = time.monotonic() - began, f"{path} at {began - STARTED:.1f} s"
         self.statuses[response.status] = self.statuses.get(response.status, 0) + 1
         return response.status, body
 
@@ -141,6 +144,8 @@ def test_nothing_is_lost_or_repeated_under_load(tmp_path):
 
     print(f"\nsoak: {total} events in {SECONDS} s ({rate:.0f}/s) to {len(SESSIONS)} sessions, {len(pollers)} pollers, "
           f"{sum(sum(p.statuses.values()) for p in pollers)} polls, slowest answer {max(p.slowest for p in pollers):.3f} s")
+    for p in sorted(pollers, key=lambda p: -p.slowest)[:5]:
+        print(f"  {p.slowest:.3f} s {p.slowest_path}")
     assert rate >= RATE * 0.95 and total >= RATE * SECONDS * 0.95, (rate, total)
     assert "Traceback" not in output and " ERROR " not in output, output[-3000:]
     for p in pollers:
