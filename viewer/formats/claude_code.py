@@ -34,8 +34,7 @@ def member_of(path: str, record: dict) -> dict:
     stem = filename.removesuffix(".jsonl")
     member = {"kind": MAIN, "agent": MAIN, "meta_path": None}
     if stem.startswith("agent-"):
-        agent = "agent-" + stem.removeprefix("agent-")
-        member.update(kind="subagent", agent=agent)
+        member.update(kind="subagent", agent=stem)
         if os.path.basename(folder) == "subagents":  # 2.1.x: <project>/<sessionId>/subagents/agent-<id>.jsonl
             session_folder = os.path.dirname(folder)
             member.update(folder=os.path.dirname(session_folder), session=os.path.basename(session_folder),
@@ -350,9 +349,12 @@ class ClaudeNormalizer:
             else:
                 texts.append(block)
         out: list[Event] = []
+        read = []  # (block, call id, text, images, the sub-agent whose answer it carries) of each result
         for block in results:  # a sub-agent's answer goes in before the result that carries it
             call_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None
-            sub = self._subagent_for(record, call_id, _text(block.get("content"))[0])
+            text, images = _text(block.get("content"))
+            sub = self._subagent_for(record, call_id, text)
+            read.append((block, call_id, text, images, sub))
             if sub and sub != agent:
                 out += self._flush(sub)
                 out += self._late_parent(sub, call_id)
@@ -373,16 +375,13 @@ class ClaudeNormalizer:
             if role == "user":
                 self.heard_first.add(agent)
             out.append(event)
-        for i, block in enumerate(results):
-            text, images = _text(block.get("content"))
-            call_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None
+        for i, (block, call_id, text, images, sub) in enumerate(read):
             event = self._entry(record, base, "tool", text, "" if len(results) == 1 and not texts else f"#{i}",
                                 tool_call_id=call_id)
             if block.get("is_error"):
                 event["is_error"] = True
             if images:
                 event["images"] = images
-            sub = self._subagent_for(record, call_id, text)
             if sub and sub in self.last_said:
                 event["substance"] = self.last_said[sub]
             out.append(event)
