@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import orjson
 
+from .. import model
+
 
 @dataclass(frozen=True)
 class Format:
@@ -32,7 +34,48 @@ class Format:
         return {"name": self.name, "label": self.label, "tailable": self.tailable}
 
 
-from . import ai_agent, claude_code, legacy, weakincentives  # noqa: E402  (they need Format's module only)
+# --- helpers the normalizers share (defined before the format modules are imported: they use them) ---
+
+def as_dict(value) -> dict:
+    """The value if it is a JSON object, else an empty one (records are untrusted)."""
+    return value if isinstance(value, dict) else {}
+
+
+def tool_call(call_id: str | None, name: str, arguments) -> dict:
+    """A native tool call, its arguments as the JSON string seed 000 carries."""
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": orjson.dumps(arguments).decode()}}
+
+
+def agent_created(agent: str, **extra) -> dict:
+    """The native creation event of an agent a format names (no line of its own: `raw` is None unless given)."""
+    return {"message_id": f"{agent}:created", "event_type": model.AGENT_CREATED, "agent_id": agent, "raw": None, **extra}
+
+
+def content_text(content) -> tuple[str, int]:
+    """The text of a Claude-style content value, images as placeholders; and how many images it held."""
+    if isinstance(content, str):
+        return content, 0
+    if not isinstance(content, list):
+        return ("" if content is None else orjson.dumps(content).decode()), 0
+    parts, images = [], 0
+    for block in content:
+        if not isinstance(block, dict):
+            parts.append(str(block))
+        elif block.get("type") == "text" and isinstance(block.get("text"), str):
+            parts.append(block["text"])
+        elif block.get("type") == "image":
+            images += 1
+            parts.append(f"[image: {as_dict(block.get('source')).get('media_type', 'image')}]")
+        elif block.get("type") == "tool_result":
+            text, more = content_text(block.get("content"))
+            parts.append(text)
+            images += more
+        else:
+            parts.append(orjson.dumps(block).decode())
+    return "\n".join(parts), images
+
+
+from . import ai_agent, claude_code, legacy, weakincentives  # noqa: E402  (they use the helpers above)
 
 NATIVE = Format("native", "agentview events")
 # Legacy lines are made native one by one as they are parsed (SessionIndex._legacy): no record normalizer.

@@ -15,6 +15,7 @@ import orjson
 
 from .. import model
 from ..model import Event
+from . import agent_created, as_dict, content_text, tool_call
 
 MAIN = "main"
 RESPONSE_PART = "response_part"  # a later line of a response already shown: the message grew
@@ -55,32 +56,7 @@ def _read_meta(path: str | None) -> dict:
             meta = orjson.loads(f.read())
     except (OSError, orjson.JSONDecodeError):
         return {}
-    return meta if isinstance(meta, dict) else {}
-
-
-def _text(content) -> tuple[str, int]:
-    """The text of a content value, images as placeholders; and how many images it held."""
-    if isinstance(content, str):
-        return content, 0
-    if not isinstance(content, list):
-        return ("" if content is None else orjson.dumps(content).decode()), 0
-    parts, images = [], 0
-    for block in content:
-        if not isinstance(block, dict):
-            parts.append(str(block))
-        elif block.get("type") == "text" and isinstance(block.get("text"), str):
-            parts.append(block["text"])
-        elif block.get("type") == "image":
-            images += 1
-            source = block.get("source") if isinstance(block.get("source"), dict) else {}
-            parts.append(f"[image: {source.get('media_type', 'image')}]")
-        elif block.get("type") == "tool_result":
-            text, more = _text(block.get("content"))
-            parts.append(text)
-            images += more
-        else:
-            parts.append(orjson.dumps(block).decode())
-    return "\n".join(parts), images
+    return as_dict(meta)
 
 
 ENVELOPE = {"type", "uuid", "parentUuid", "logicalParentUuid", "isSidechain", "sessionId", "timestamp", "cwd",
@@ -150,7 +126,7 @@ class ClaudeNormalizer:
         if agent not in self.created:
             out += self._create(agent, record, member)
         kind = record.get("type")
-        message = record.get("message") if isinstance(record.get("message"), dict) else {}
+        message = as_dict(record.get("message"))
         self._titled(record, agent)
         base = {"agent_id": agent, "timestamp": record.get("timestamp"), "line": line, "file": member.get("rel")}
         if kind == "assistant" and message:
@@ -162,7 +138,7 @@ class ClaudeNormalizer:
             subtype = record.get("subtype") or "system"
             text = record.get("content") if isinstance(record.get("content"), str) else ""
             if subtype == "compact_boundary":
-                meta = record.get("compactMetadata") if isinstance(record.get("compactMetadata"), dict) else {}
+                meta = as_dict(record.get("compactMetadata"))
                 text = "Conversation compacted" + (f" ({meta.get('trigger')}, {meta.get('preTokens')} tokens before)"
                                                     if meta else "")
             out.append(self._entry(record, base, "system", text or subtype, markers=[subtype]))
@@ -204,8 +180,7 @@ class ClaudeNormalizer:
 
     def _create(self, agent: str, record: dict, member: dict) -> list[Event]:
         self.created.add(agent)
-        event: Event = {"message_id": f"{agent}:created", "event_type": model.AGENT_CREATED, "agent_id": agent,
-                        "timestamp": record.get("timestamp"), "raw": None}
+        event: Event = agent_created(agent, timestamp=record.get("timestamp"))
         if agent == MAIN:
             event["name"] = "main agent"
             return [event]
@@ -239,10 +214,10 @@ class ClaudeNormalizer:
 
     @staticmethod
     def _first_text(record: dict) -> str | None:
-        message = record.get("message") if isinstance(record.get("message"), dict) else {}
+        message = as_dict(record.get("message"))
         if record.get("type") != "user":
             return None
-        text, _ = _text(message.get("content"))
+        text, _ = content_text(message.get("content"))
         return text or None
 
     # --- messages --------------------------------------------------------------------------------
@@ -312,11 +287,9 @@ class ClaudeNormalizer:
             elif kind in ("thinking", "redacted_thinking"):
                 event["thinking"].append(block.get("thinking") or "[redacted thinking]")
             elif kind == "tool_use":
-                arguments = block.get("input") if isinstance(block.get("input"), dict) else {}
+                arguments = as_dict(block.get("input"))
                 call_id = block.get("id") if isinstance(block.get("id"), str) else None
-                event.setdefault("tool_calls", []).append({
-                    "id": call_id, "type": "function",
-                    "function": {"name": str(block.get("name", "?")), "arguments": orjson.dumps(arguments).decode()}})
+                event.setdefault("tool_calls", []).append(tool_call(call_id, str(block.get("name", "?")), arguments))
                 if call_id:
                     self.tool_uses[call_id] = (event["message_id"], agent, str(block.get("name")), arguments)
                     prompt = arguments.get("prompt")
@@ -352,14 +325,14 @@ class ClaudeNormalizer:
         read = []  # (block, call id, text, images, the sub-agent whose answer it carries) of each result
         for block in results:  # a sub-agent's answer goes in before the result that carries it
             call_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None
-            text, images = _text(block.get("content"))
+            text, images = content_text(block.get("content"))
             sub = self._subagent_for(record, call_id, text)
             read.append((block, call_id, text, images, sub))
             if sub and sub != agent:
                 out += self._flush(sub)
                 out += self._late_parent(sub, call_id)
         if texts:
-            text, images = _text(texts)
+            text, images = content_text(texts)
             markers = []
             role = "user"
             if record.get("isCompactSummary"):
