@@ -51,6 +51,36 @@ def agent_created(agent: str, **extra) -> dict:
     return {"message_id": f"{agent}:created", "event_type": model.AGENT_CREATED, "agent_id": agent, "raw": None, **extra}
 
 
+class SpawnLinks:
+    """The substance links of spawned sub-agents: the first prompt a sub-agent hears stands for the parent's
+    spawning call, and the result of that call for the sub-agent's latest utterance (its final answer)."""
+
+    def __init__(self) -> None:
+        self.spawn: dict[str, tuple[str, str]] = {}  # sub-agent -> (message id of the spawning call, its prompt)
+        self.by_call: dict[str, str] = {}  # spawning call id -> the sub-agent it started
+        self.last_said: dict[str, str] = {}  # agent -> message id of its latest utterance
+        self.heard: set[str] = set()  # agents past their first prompt
+
+    def spawned(self, agent: str, call_id: str, message_id: str, prompt: str) -> None:
+        self.spawn[agent], self.by_call[call_id] = (message_id, prompt), agent
+
+    def said(self, event: dict) -> None:
+        if model.is_utterance(event):
+            self.last_said[event["agent_id"]] = event["message_id"]
+
+    def prompt(self, event: dict) -> None:
+        """A user entry: the first one a spawned agent hears represents its spawning call."""
+        agent = event["agent_id"]
+        if agent not in self.heard and agent in self.spawn:
+            event["substance"], event["original_text"] = self.spawn[agent]
+        self.heard.add(agent)
+
+    def answer(self, event: dict, sub: str | None) -> None:
+        """A tool result that carries the answer of sub-agent `sub` represents its latest utterance."""
+        if sub in self.last_said:
+            event["substance"] = self.last_said[sub]
+
+
 def content_text(content) -> tuple[str, int]:
     """The text of a Claude-style content value, images as placeholders; and how many images it held."""
     if isinstance(content, str):

@@ -15,7 +15,7 @@ import orjson
 
 from .. import model
 from ..model import Event
-from . import agent_created, as_dict, content_text, tool_call
+from . import SpawnLinks, agent_created, as_dict, content_text, tool_call
 
 MAIN = "main"
 RESPONSE_PART = "response_part"  # a later line of a response already shown: the message grew
@@ -91,10 +91,7 @@ class ClaudeNormalizer:
         self.uuid_agent: dict[str, str] = {}  # line uuid -> agent (inline sidechains follow parentUuid)
         self.tool_uses: dict[str, tuple[str, str, str, dict]] = {}  # toolu id -> (message id, agent, tool, input)
         self.prompts: dict[str, list[str]] = {}  # prompt of a spawning call -> its toolu ids, not yet matched
-        self.spawned_by: dict[str, str] = {}  # toolu id -> the sub-agent it started
-        self.spawn: dict[str, tuple[str, str, str]] = {}  # sub-agent -> (toolu id, message id, prompt)
-        self.last_said: dict[str, str] = {}  # agent -> its latest utterance
-        self.heard_first: set[str] = set()
+        self.links = SpawnLinks()  # by toolu id
         self.pending: dict[str, _Response] = {}  # agent -> the response being assembled
         self.responses: dict[tuple, str] = {}  # (message.id, requestId) -> message id of its first part
         self.emitted: dict[tuple, Event] = {}  # (message.id, requestId) -> the event it became, once in the log
@@ -200,8 +197,7 @@ class ClaudeNormalizer:
             early = self._flush(parent)  # the spawning response goes in before the sub-agent naming it
             event["cause"] = message_id
             event["spawn_call_id"] = toolu
-            self.spawned_by[toolu] = agent
-            self.spawn[agent] = (toolu, message_id, str(arguments.get("prompt", "")))
+            self.links.spawned(agent, toolu, message_id, str(arguments.get("prompt", "")))
             if how:
                 event["inferred"] = {"cause": how, "tool_call_id": toolu}
             name = arguments.get("description") or arguments.get("subagent_type")
@@ -249,8 +245,7 @@ class ClaudeNormalizer:
                 self._apply(shown, record, message, agent)
                 if not shown["thinking"]:
                     del shown["thinking"]
-                if model.is_utterance(shown):
-                    self.last_said[agent] = shown["message_id"]
+                self.links.said(shown)
                 part = {"message_id": self._message_id(record, "+part"), "event_type": RESPONSE_PART,
                         "agent_id": agent, "grows": shown["message_id"], "timestamp": record.get("timestamp"),
                         "raw": None}
@@ -307,8 +302,7 @@ class ClaudeNormalizer:
             del event["thinking"]
         if "continues" not in event and current.key != (None, None):
             self.emitted[current.key] = event
-        if model.is_utterance(event):
-            self.last_said[agent] = event["message_id"]
+        self.links.said(event)
         return [event]
 
     def _user(self, record: dict, message: dict, base: dict) -> list[Event]:
@@ -342,11 +336,8 @@ class ClaudeNormalizer:
             event = self._entry(record, base, role, text, "" if not results else "#text", markers=markers)
             if images:
                 event["images"] = images
-            if role == "user" and agent not in self.heard_first and agent in self.spawn:
-                _, spawning_message, prompt = self.spawn[agent]
-                event["substance"], event["original_text"] = spawning_message, prompt
             if role == "user":
-                self.heard_first.add(agent)
+                self.links.prompt(event)
             out.append(event)
         for i, (block, call_id, text, images, sub) in enumerate(read):
             event = self._entry(record, base, "tool", text, "" if len(results) == 1 and not texts else f"#{i}",
@@ -355,29 +346,27 @@ class ClaudeNormalizer:
                 event["is_error"] = True
             if images:
                 event["images"] = images
-            if sub and sub in self.last_said:
-                event["substance"] = self.last_said[sub]
+            self.links.answer(event, sub)
             out.append(event)
         return out
 
     def _late_parent(self, sub: str, call_id: str | None) -> list[Event]:
         """A sub-agent no call was found for at its start, named by the result of a spawning call: link it now."""
-        if sub not in self.created or sub in self.spawn or call_id not in self.tool_uses:
+        if sub not in self.created or sub in self.links.spawn or call_id not in self.tool_uses:
             return []
         message_id, parent, _, arguments = self.tool_uses[call_id]
         if parent == sub:
             return []
-        self.spawn[sub] = (call_id, message_id, str(arguments.get("prompt", "")))
-        self.spawned_by[call_id] = sub
-        self.heard_first.add(sub)
+        self.links.spawned(sub, call_id, message_id, str(arguments.get("prompt", "")))
+        self.links.heard.add(sub)  # its first prompt went by unlinked
         return [{"message_id": f"{sub}:linked", "event_type": SPAWN_LINK, "agent_id": parent, "links": sub,
                  "cause": message_id, "spawn_call_id": call_id, "raw": None,
                  "inferred": {"cause": "the result of a spawning call names its agentId", "tool_call_id": call_id}}]
 
     def _subagent_for(self, record: dict, call_id: str | None, text: str) -> str | None:
         """The sub-agent whose final answer a tool result carries, first way that works."""
-        if call_id and call_id in self.spawned_by:
-            return self.spawned_by[call_id]
+        if call_id and call_id in self.links.by_call:
+            return self.links.by_call[call_id]
         result = record.get("toolUseResult")
         if isinstance(result, dict) and isinstance(result.get("agentId"), str):
             return "agent-" + result["agentId"]

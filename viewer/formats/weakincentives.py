@@ -9,7 +9,7 @@ import heapq
 
 from .. import model
 from ..model import Event
-from . import agent_created, as_dict, content_text, tool_call
+from . import SpawnLinks, agent_created, as_dict, content_text, tool_call
 
 PRIMARY_SOURCES = ("primary", "main")
 SPAWNING_TOOLS = ("Task", "Agent", "subagent", "spawn_subagent")
@@ -37,10 +37,7 @@ class WeakIncentivesNormalizer:
         self.created: set[str] = set()
         self.count = 0
         self.open_spawns: list[tuple[str, str, str]] = []  # (message id, call id, prompt) of primary spawning calls
-        self.spawn: dict[str, tuple[str, str, str]] = {}  # sub-agent -> its spawning call
-        self.by_call: dict[str, str] = {}  # call id -> the sub-agent it started
-        self.last_said: dict[str, str] = {}
-        self.heard: set[str] = set()
+        self.links = SpawnLinks()
 
     @staticmethod
     def order(stream: list) -> list:
@@ -82,7 +79,7 @@ class WeakIncentivesNormalizer:
                     message_id, call_id, prompt = self.open_spawns.pop()
                     event.update(cause=message_id, spawn_call_id=call_id,
                                  inferred={"cause": "the primary agent's latest spawning call", "tool_call_id": call_id})
-                    self.spawn[agent], self.by_call[call_id] = (message_id, call_id, prompt), agent
+                    self.links.spawned(agent, call_id, message_id, prompt)
                 else:
                     event["cause"] = "primary:created"
             out.append(event)
@@ -103,15 +100,11 @@ class WeakIncentivesNormalizer:
                 if call_id and name in SPAWNING_TOOLS and agent == "primary":
                     prompt = arguments.get("prompt", "") if isinstance(arguments, dict) else ""
                     self.open_spawns.append((event["message_id"], call_id, str(prompt)))
-            if model.is_utterance(event):
-                self.last_said[agent] = event["message_id"]
-        elif event["role"] == "user" and agent in self.spawn and agent not in self.heard:
-            self.heard.add(agent)
-            event["substance"], event["original_text"] = self.spawn[agent][0], self.spawn[agent][2]
-        elif event["role"] == "tool" and event.get("tool_call_id") in self.by_call:
-            said = self.last_said.get(self.by_call[event["tool_call_id"]])
-            if said:
-                event["substance"] = said
+            self.links.said(event)
+        elif event["role"] == "user":
+            self.links.prompt(event)
+        elif event["role"] == "tool":
+            self.links.answer(event, self.links.by_call.get(event.get("tool_call_id")))
         return event
 
     def _message_id(self, value) -> str:
