@@ -21,7 +21,6 @@ from .. import model
 class Format:
     name: str
     label: str
-    tailable: bool = True  # appended to line by line (else re-read whole on change)
     hides: frozenset = field(default_factory=frozenset)  # controls that do not apply
     # Whether a file's first record is of this format.
     looks_like: Callable[[dict], bool] | None = field(default=None, compare=False, repr=False)
@@ -29,9 +28,6 @@ class Format:
     normalizer: Callable | None = field(default=None, compare=False, repr=False)
     # For formats whose sessions span several files: which session (and which part of it) a file is.
     member_of: Callable[[str, dict], dict] | None = field(default=None, compare=False, repr=False)
-
-    def as_dict(self) -> dict:
-        return {"name": self.name, "label": self.label, "tailable": self.tailable}
 
 
 # --- helpers the normalizers share (defined before the format modules are imported: they use them) ---
@@ -116,7 +112,8 @@ CLAUDE_CODE = Format("claude-code", "Claude Code", hides=NO_HOOKS, looks_like=cl
                      normalizer=claude_code.ClaudeNormalizer, member_of=claude_code.member_of)
 WEAKINCENTIVES = Format("weakincentives", "weakincentives", hides=NO_HOOKS, looks_like=weakincentives.looks_like,
                         normalizer=weakincentives.WeakIncentivesNormalizer)
-AI_AGENT = Format("ai-agent", "ai-agent snapshot", tailable=False, hides=NO_HOOKS, looks_like=ai_agent.looks_like,
+# Snapshots are re-read whole when replaced (ai_agent.SnapshotReader, chosen by the file name), not tailed.
+AI_AGENT = Format("ai-agent", "ai-agent snapshot", hides=NO_HOOKS, looks_like=ai_agent.looks_like,
                   normalizer=ai_agent.AiAgentNormalizer)
 UNRECOGNIZED = Format("unrecognized", "unrecognized")
 # Tried in this order on a JSONL file's first record; native is what remains.

@@ -19,7 +19,6 @@ from ..tailer import Line, TailResult, WholeFileReader
 from . import agent_created, as_dict, tool_call
 
 SUFFIXES = (".json", ".json.gz")
-SEVERITIES = ("ERR", "WRN", "FIN", "VRB", "THK", "TRC")
 
 
 def is_snapshot_name(path: str) -> bool:
