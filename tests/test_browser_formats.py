@@ -10,6 +10,8 @@ from conftest import SAMPLES, serve, write_events
 
 pytestmark = pytest.mark.browser
 CLAUDE = "-home-dev-src-parser:5b1e8c2a-audit"
+BADGES = {"legacy": "legacy event stream", "claude_code": "Claude Code", "weakincentives": "weakincentives",
+          "ai_agent": "ai-agent snapshot"}  # sample folder -> the format badge its sessions carry
 
 
 @pytest.fixture
@@ -41,7 +43,7 @@ def test_index_shows_each_format_and_the_unrecognized_file(formats_server, page)
 ])
 def test_session_and_agent_pages_of_each_format(formats_server, page, session_id, agent_id, text):
     page.goto(f"{formats_server.url}/s/{session_id}")
-    expect(page.locator(".meta .badge.format")).to_be_visible()
+    expect(page.locator(".meta .badge.format")).to_have_text(BADGES[session_id.split(":")[0]])
     link = page.locator(f'li.node[data-agent="{agent_id}"] a.agent-name').first
     expect(link).to_be_visible()
     link.click()

@@ -53,12 +53,17 @@ def test_tree_nests_sub_agents_named_from_their_meta(library):
     assert "parent_inferred" not in s.agents["agent-a11ce5ca"].flags  # the meta names the call
 
 
-@pytest.mark.parametrize("session_id, child", [(BESIDE, "agent-d0c5a9e1"), (INLINE, "sidechain-1a2b3c4d")])
-def test_older_layouts_link_sub_agents_by_their_prompt(library, session_id, child):
+@pytest.mark.parametrize("session_id, child, links", [
+    (BESIDE, "agent-d0c5a9e1", {"d0c5a9e1-0001": "9c04d7b3-0002", "9c04d7b3-0003": "d0c5a9e1-0002"}),
+    (INLINE, "sidechain-1a2b3c4d", {"1a2b3c4d-0101": "1a2b3c4d-0002", "1a2b3c4d-0201": "1a2b3c4d-0102"})])
+def test_older_layouts_link_sub_agents_by_their_prompt(library, session_id, child, links):
     s = library.get(session_id)
     (root,) = queries.tree(s)
     assert [c["agent_id"] for c in root["children"]] == [child]
     assert "parent_inferred" in s.agents[child].flags
+    # the sub-agent's first prompt stands for the spawning call, the call's result for the sub-agent's answer
+    assert {m: s.event(m)["substance"] for m in links} == links
+    assert s.agents[child].cause == next(iter(links.values()))
 
 
 def test_lines_of_one_response_are_one_message_with_usage_counted_once(library):

@@ -42,6 +42,18 @@ def test_tree_parents_are_inferred_from_the_task_call_and_marked(library):
     assert created["cause"] == "msg_020" and "exactly" in created["inferred"]["cause"]
 
 
+def test_tree_of_the_first_example_infers_both_children_of_the_root(library):
+    s = library.get("legacy:example1_jack_and_jill")
+    tree = queries.tree(s)
+    assert [n["agent_id"] for n in tree] == ["agent_root"]
+    children = {c["agent_id"]: c for c in tree[0]["children"]}
+    assert list(children) == ["agent_jack", "agent_jill"]
+    assert all("parent_inferred" in c["flags"] and c["children"] == [] for c in children.values())
+    assert children["agent_jack"]["created_by"]["summary"].startswith("task(name=Jack")
+    created = s.events[s.agents["agent_jack"].created_position]
+    assert created["cause"] == "msg_003" and created["inferred"]["tool_call_id"] == "c1"
+
+
 def test_exact_name_match_wins_over_a_later_call_containing_the_name(tmp_path):
     write_events(tmp_path / "l.jsonl", [
         {"message_id": "m1", "event_type": "agent_created", "agent_id": "root"},
@@ -67,6 +79,23 @@ def test_utterance_ref_is_read_as_substance_in_the_dialog(library):
     assert said == [("agent_jack", "Hi, I'm Jack. *extends hand*"), ("agent_jill", "*smiles* Hello Jack, I'm Jill.")]
     jack = next(i for i in dialog["items"] if i["message_id"] == "msg_014")
     assert jack["recipients"] == ["agent_jill"]
+
+
+def test_dialog_of_the_second_example_shows_the_inner_monologue(library):
+    s = library.get("legacy:example2_inner_monologue")
+    assert s.event("msg_027")["substance"] == "msg_026"  # the inner voice's advice, carried back as the result
+    dialog = queries.dialog(s, ["agent_jill", "agent_jill_inner"])
+    spoken = [(i["speaker"], i["event"]["role"], i["message_id"]) for i in dialog["items"]]
+    assert spoken == [("agent_jill", "user", "msg_013"), ("agent_jack", "assistant", "msg_014"),
+                      ("agent_jill", "assistant", "msg_017"), ("agent_jill_inner", "user", "msg_025"),
+                      ("agent_jill_inner", "assistant", "msg_026"), ("agent_jill", "assistant", "msg_028")]
+
+
+def test_perspective_of_the_inner_voice_hears_jill(library):
+    s = library.get("legacy:example2_inner_monologue")
+    view = queries.perspective(s, "agent_jill_inner")
+    kinds = [(i["kind"], i["event"].get("source"), i["message_id"]) for i in view["items"]]
+    assert kinds == [("system", None, "msg_022"), ("heard", "agent_jill", "msg_025"), ("said", None, "msg_026")]
 
 
 def test_perspective_shows_heard_and_said_with_sources(library):

@@ -40,6 +40,20 @@ def test_slice_tool_entries_pair_with_their_call_and_link_the_sub_agent(library)
     assert "Yes: main() always divides by zero." in [i["content"] for i in dialog["items"]]
 
 
+@pytest.mark.parametrize("session_id, sub, call, answer", [
+    (SLICE, "subagent:9f2c", "0d7e5a52-0004-4c8e-a1f0-000000000004", "5c1a0000-0001-4000-8000-000000000001"),
+    (LOG, "subagent:b7", "w-a1", "w-s2")])
+def test_dialog_delivers_the_spawning_call_to_the_sub_agent_and_its_answer_between(library, session_id, sub, call,
+                                                                                   answer):
+    dialog = queries.dialog(library.get(session_id), ["primary", sub])
+    items = dialog["items"]
+    assert [(i["speaker"], i["event"]["role"]) for i in items] == [
+        ("primary", "user"), ("primary", "assistant"), (sub, "assistant"), ("primary", "assistant")]
+    assert items[1]["message_id"] == call and items[1]["recipients"] == [sub]
+    assert not items[1]["deliveries"][0]["modified"]
+    assert items[2]["message_id"] == answer
+
+
 def test_log_records_use_the_embedded_claude_code_line(library):
     s = library.get(LOG)
     call = s.event("w-a1")

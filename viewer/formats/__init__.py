@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 
 import orjson
 
+from .. import model
+
 
 @dataclass(frozen=True)
 class Format:
     name: str
     label: str
-    tailable: bool = True  # appended to line by line (else re-read whole on change)
     hides: frozenset = field(default_factory=frozenset)  # controls that do not apply
     # Whether a file's first record is of this format.
     looks_like: Callable[[dict], bool] | None = field(default=None, compare=False, repr=False)
@@ -28,11 +29,79 @@ class Format:
     # For formats whose sessions span several files: which session (and which part of it) a file is.
     member_of: Callable[[str, dict], dict] | None = field(default=None, compare=False, repr=False)
 
-    def as_dict(self) -> dict:
-        return {"name": self.name, "label": self.label, "tailable": self.tailable}
+
+# --- helpers the normalizers share (defined before the format modules are imported: they use them) ---
+
+def as_dict(value) -> dict:
+    """The value if it is a JSON object, else an empty one (records are untrusted)."""
+    return value if isinstance(value, dict) else {}
 
 
-from . import ai_agent, claude_code, legacy, weakincentives  # noqa: E402  (they need Format's module only)
+def tool_call(call_id: str | None, name: str, arguments) -> dict:
+    """A native tool call, its arguments as the JSON string seed 000 carries."""
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": orjson.dumps(arguments).decode()}}
+
+
+def agent_created(agent: str, **extra) -> dict:
+    """The native creation event of an agent a format names (no line of its own: `raw` is None unless given)."""
+    return {"message_id": f"{agent}:created", "event_type": model.AGENT_CREATED, "agent_id": agent, "raw": None, **extra}
+
+
+class SpawnLinks:
+    """The substance links of spawned sub-agents: the first prompt a sub-agent hears stands for the parent's
+    spawning call, and the result of that call for the sub-agent's latest utterance (its final answer)."""
+
+    def __init__(self) -> None:
+        self.spawn: dict[str, tuple[str, str]] = {}  # sub-agent -> (message id of the spawning call, its prompt)
+        self.by_call: dict[str, str] = {}  # spawning call id -> the sub-agent it started
+        self.last_said: dict[str, str] = {}  # agent -> message id of its latest utterance
+        self.heard: set[str] = set()  # agents past their first prompt
+
+    def spawned(self, agent: str, call_id: str, message_id: str, prompt: str) -> None:
+        self.spawn[agent], self.by_call[call_id] = (message_id, prompt), agent
+
+    def said(self, event: dict) -> None:
+        if model.is_utterance(event):
+            self.last_said[event["agent_id"]] = event["message_id"]
+
+    def prompt(self, event: dict) -> None:
+        """A user entry: the first one a spawned agent hears represents its spawning call."""
+        agent = event["agent_id"]
+        if agent not in self.heard and agent in self.spawn:
+            event["substance"], event["original_text"] = self.spawn[agent]
+        self.heard.add(agent)
+
+    def answer(self, event: dict, sub: str | None) -> None:
+        """A tool result that carries the answer of sub-agent `sub` represents its latest utterance."""
+        if sub in self.last_said:
+            event["substance"] = self.last_said[sub]
+
+
+def content_text(content) -> tuple[str, int]:
+    """The text of a Claude-style content value, images as placeholders; and how many images it held."""
+    if isinstance(content, str):
+        return content, 0
+    if not isinstance(content, list):
+        return ("" if content is None else orjson.dumps(content).decode()), 0
+    parts, images = [], 0
+    for block in content:
+        if not isinstance(block, dict):
+            parts.append(str(block))
+        elif block.get("type") == "text" and isinstance(block.get("text"), str):
+            parts.append(block["text"])
+        elif block.get("type") == "image":
+            images += 1
+            parts.append(f"[image: {as_dict(block.get('source')).get('media_type', 'image')}]")
+        elif block.get("type") == "tool_result":
+            text, more = content_text(block.get("content"))
+            parts.append(text)
+            images += more
+        else:
+            parts.append(orjson.dumps(block).decode())
+    return "\n".join(parts), images
+
+
+from . import ai_agent, claude_code, legacy, weakincentives  # noqa: E402  (they use the helpers above)
 
 NATIVE = Format("native", "agentview events")
 # Legacy lines are made native one by one as they are parsed (SessionIndex._legacy): no record normalizer.
@@ -43,7 +112,8 @@ CLAUDE_CODE = Format("claude-code", "Claude Code", hides=NO_HOOKS, looks_like=cl
                      normalizer=claude_code.ClaudeNormalizer, member_of=claude_code.member_of)
 WEAKINCENTIVES = Format("weakincentives", "weakincentives", hides=NO_HOOKS, looks_like=weakincentives.looks_like,
                         normalizer=weakincentives.WeakIncentivesNormalizer)
-AI_AGENT = Format("ai-agent", "ai-agent snapshot", tailable=False, hides=NO_HOOKS, looks_like=ai_agent.looks_like,
+# Snapshots are re-read whole when replaced (ai_agent.SnapshotReader, chosen by the file name), not tailed.
+AI_AGENT = Format("ai-agent", "ai-agent snapshot", hides=NO_HOOKS, looks_like=ai_agent.looks_like,
                   normalizer=ai_agent.AiAgentNormalizer)
 UNRECOGNIZED = Format("unrecognized", "unrecognized")
 # Tried in this order on a JSONL file's first record; native is what remains.

@@ -16,9 +16,9 @@ import orjson
 from .. import model
 from ..model import Event
 from ..tailer import Line, TailResult, WholeFileReader
+from . import agent_created, as_dict, tool_call
 
 SUFFIXES = (".json", ".json.gz")
-SEVERITIES = ("ERR", "WRN", "FIN", "VRB", "THK", "TRC")
 
 
 def is_snapshot_name(path: str) -> bool:
@@ -78,10 +78,6 @@ def _text(payload) -> str:
     return orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode()
 
 
-def _dict(value) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
 def _list(value) -> list:
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
@@ -97,7 +93,7 @@ class AiAgentNormalizer:
 
     def feed(self, record: dict, line: int, member: dict) -> list[Event]:
         tree = record.get("opTree") if isinstance(record.get("opTree"), dict) else record
-        root_totals = _dict(tree.get("totals"))
+        root_totals = as_dict(tree.get("totals"))
         self.title = str(tree["sessionTitle"])[:120] if tree.get("sessionTitle") else None
         self.summary = {"reason": record.get("reason"), "version": record.get("version"),
                         "in_progress": not tree.get("endedAt"), "success": tree.get("success"),
@@ -118,19 +114,18 @@ class AiAgentNormalizer:
         """Its events go to `out`; returns its outline: session -> turns -> operations (-> child sessions)."""
         agent = str(node.get("id") or node.get("agentId") or f"session-{self.count}")
         shallow = {k: v for k, v in node.items() if k != "turns"}
-        created: Event = {"message_id": f"{agent}:created", "event_type": model.AGENT_CREATED, "agent_id": agent,
-                          "name": str(node.get("agentId") or node.get("sessionTitle") or agent),
-                          "timestamp": _iso(node.get("startedAt")), "raw": shallow}
+        created: Event = agent_created(agent, name=str(node.get("agentId") or node.get("sessionTitle") or agent),
+                                       timestamp=_iso(node.get("startedAt")), raw=shallow)
         if cause:
             created.update(cause=cause, spawn_call_id=call_id)
         if not node.get("endedAt"):
             created["markers"] = ["in progress"]
-        totals = _dict(node.get("totals"))
+        totals = as_dict(node.get("totals"))
         if totals:
             created["totals"] = totals
-        model_name = next((str(_dict(op.get("attributes")).get("model")) for turn in _list(node.get("turns"))
+        model_name = next((str(as_dict(op.get("attributes")).get("model")) for turn in _list(node.get("turns"))
                            for op in _list(turn.get("ops")) if op.get("kind") == "llm"
-                           and _dict(op.get("attributes")).get("model")), None)
+                           and as_dict(op.get("attributes")).get("model")), None)
         if model_name:
             created["language_model"] = model_name
         out.append(created)
@@ -141,7 +136,7 @@ class AiAgentNormalizer:
             index = turn.get("index", "?")
             base = f"{agent}:turn{index}"
             markers = [f"turn {index}"] + ([] if turn.get("endedAt") else ["in progress"])
-            prompts = _dict(_dict(turn.get("attributes")).get("prompts"))
+            prompts = as_dict(as_dict(turn.get("attributes")).get("prompts"))
             stamp = _iso(turn.get("startedAt"))
             turn_outline = {"index": index, "in_progress": not turn.get("endedAt"), "message_id": None, "ops": []}
             outline["turns"].append(turn_outline)
@@ -169,7 +164,7 @@ class AiAgentNormalizer:
 
     def _op(self, agent: str, op: dict, out: list[Event]) -> dict:
         kind = op.get("kind")
-        attributes = _dict(op.get("attributes"))
+        attributes = as_dict(op.get("attributes"))
         op_id = str(op.get("opId") or f"op-{self.count}")
         shallow = {k: v for k, v in op.items() if k != "childSession"}
         extra = self._op_extra(op)
@@ -178,8 +173,8 @@ class AiAgentNormalizer:
                    "label": str(attributes.get("model") if kind == "llm" else attributes.get("name") or kind),
                    "child": None, "cost_usd": extra.get("cost_usd"), "latency_ms": extra.get("latency_ms")}
         if kind == "llm":
-            response = _dict(op.get("response"))
-            reasoning = _dict(op.get("reasoning"))
+            response = as_dict(op.get("response"))
+            reasoning = as_dict(op.get("reasoning"))
             thinking = [c.get("text", "") for c in _list(reasoning.get("chunks"))]
             if isinstance(reasoning.get("final"), str) and not thinking:
                 thinking = [reasoning["final"]]
@@ -197,12 +192,10 @@ class AiAgentNormalizer:
                                    **{**extra, "markers": extra.get("markers", []) + [str(kind)]}))
             summary["message_id"] = out[-1]["message_id"]
             return summary
-        request = _dict(op.get("request")).get("payload")
+        request = as_dict(op.get("request")).get("payload")
         arguments = request if isinstance(request, dict) else {"request": request}
-        call = self._entry(f"{op_id}:call", agent, "assistant", "", stamp, shallow, tool_calls=[{
-            "id": op_id, "type": "function",
-            "function": {"name": str(attributes.get("name") or kind), "arguments": orjson.dumps(arguments).decode()}}],
-            **extra)
+        call = self._entry(f"{op_id}:call", agent, "assistant", "", stamp, shallow,
+                           tool_calls=[tool_call(op_id, str(attributes.get("name") or kind), arguments)], **extra)
         out.append(call)
         summary["message_id"] = call["message_id"]
         child_agent = None
@@ -212,7 +205,7 @@ class AiAgentNormalizer:
             child_agent = summary["child"]["agent_id"]
         if not op.get("endedAt") and op.get("response") is None:
             return summary  # no result yet: the call is marked in progress
-        response = _dict(op.get("response"))
+        response = as_dict(op.get("response"))
         result = self._entry(f"{op_id}:result", agent, "tool", _text(response.get("payload")), _iso(op.get("endedAt")),
                              response, tool_call_id=op_id)
         if response.get("truncated"):
@@ -227,14 +220,14 @@ class AiAgentNormalizer:
     @staticmethod
     def _op_extra(op: dict) -> dict:
         extra: dict = {}
-        llm = [a for a in _list(op.get("accounting"))]
+        llm = _list(op.get("accounting"))
         if llm:
             tokens: dict = {}
             for a in llm:
                 for src, dst in (("inputTokens", "input_tokens"), ("outputTokens", "output_tokens"),
                                  ("cacheReadInputTokens", "cache_read_input_tokens"),
                                  ("cacheWriteInputTokens", "cache_creation_input_tokens")):
-                    value = _dict(a.get("tokens")).get(src)
+                    value = as_dict(a.get("tokens")).get(src)
                     if isinstance(value, (int, float)):
                         tokens[dst] = tokens.get(dst, 0) + value
             if tokens:

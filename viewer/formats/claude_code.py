@@ -15,6 +15,7 @@ import orjson
 
 from .. import model
 from ..model import Event
+from . import SpawnLinks, agent_created, as_dict, content_text, tool_call
 
 MAIN = "main"
 RESPONSE_PART = "response_part"  # a later line of a response already shown: the message grew
@@ -34,8 +35,7 @@ def member_of(path: str, record: dict) -> dict:
     stem = filename.removesuffix(".jsonl")
     member = {"kind": MAIN, "agent": MAIN, "meta_path": None}
     if stem.startswith("agent-"):
-        agent = "agent-" + stem.removeprefix("agent-")
-        member.update(kind="subagent", agent=agent)
+        member.update(kind="subagent", agent=stem)
         if os.path.basename(folder) == "subagents":  # 2.1.x: <project>/<sessionId>/subagents/agent-<id>.jsonl
             session_folder = os.path.dirname(folder)
             member.update(folder=os.path.dirname(session_folder), session=os.path.basename(session_folder),
@@ -56,32 +56,7 @@ def _read_meta(path: str | None) -> dict:
             meta = orjson.loads(f.read())
     except (OSError, orjson.JSONDecodeError):
         return {}
-    return meta if isinstance(meta, dict) else {}
-
-
-def _text(content) -> tuple[str, int]:
-    """The text of a content value, images as placeholders; and how many images it held."""
-    if isinstance(content, str):
-        return content, 0
-    if not isinstance(content, list):
-        return ("" if content is None else orjson.dumps(content).decode()), 0
-    parts, images = [], 0
-    for block in content:
-        if not isinstance(block, dict):
-            parts.append(str(block))
-        elif block.get("type") == "text" and isinstance(block.get("text"), str):
-            parts.append(block["text"])
-        elif block.get("type") == "image":
-            images += 1
-            source = block.get("source") if isinstance(block.get("source"), dict) else {}
-            parts.append(f"[image: {source.get('media_type', 'image')}]")
-        elif block.get("type") == "tool_result":
-            text, more = _text(block.get("content"))
-            parts.append(text)
-            images += more
-        else:
-            parts.append(orjson.dumps(block).decode())
-    return "\n".join(parts), images
+    return as_dict(meta)
 
 
 ENVELOPE = {"type", "uuid", "parentUuid", "logicalParentUuid", "isSidechain", "sessionId", "timestamp", "cwd",
@@ -116,10 +91,7 @@ class ClaudeNormalizer:
         self.uuid_agent: dict[str, str] = {}  # line uuid -> agent (inline sidechains follow parentUuid)
         self.tool_uses: dict[str, tuple[str, str, str, dict]] = {}  # toolu id -> (message id, agent, tool, input)
         self.prompts: dict[str, list[str]] = {}  # prompt of a spawning call -> its toolu ids, not yet matched
-        self.spawned_by: dict[str, str] = {}  # toolu id -> the sub-agent it started
-        self.spawn: dict[str, tuple[str, str, str]] = {}  # sub-agent -> (toolu id, message id, prompt)
-        self.last_said: dict[str, str] = {}  # agent -> its latest utterance
-        self.heard_first: set[str] = set()
+        self.links = SpawnLinks()  # by toolu id
         self.pending: dict[str, _Response] = {}  # agent -> the response being assembled
         self.responses: dict[tuple, str] = {}  # (message.id, requestId) -> message id of its first part
         self.emitted: dict[tuple, Event] = {}  # (message.id, requestId) -> the event it became, once in the log
@@ -151,7 +123,7 @@ class ClaudeNormalizer:
         if agent not in self.created:
             out += self._create(agent, record, member)
         kind = record.get("type")
-        message = record.get("message") if isinstance(record.get("message"), dict) else {}
+        message = as_dict(record.get("message"))
         self._titled(record, agent)
         base = {"agent_id": agent, "timestamp": record.get("timestamp"), "line": line, "file": member.get("rel")}
         if kind == "assistant" and message:
@@ -163,7 +135,7 @@ class ClaudeNormalizer:
             subtype = record.get("subtype") or "system"
             text = record.get("content") if isinstance(record.get("content"), str) else ""
             if subtype == "compact_boundary":
-                meta = record.get("compactMetadata") if isinstance(record.get("compactMetadata"), dict) else {}
+                meta = as_dict(record.get("compactMetadata"))
                 text = "Conversation compacted" + (f" ({meta.get('trigger')}, {meta.get('preTokens')} tokens before)"
                                                     if meta else "")
             out.append(self._entry(record, base, "system", text or subtype, markers=[subtype]))
@@ -205,8 +177,7 @@ class ClaudeNormalizer:
 
     def _create(self, agent: str, record: dict, member: dict) -> list[Event]:
         self.created.add(agent)
-        event: Event = {"message_id": f"{agent}:created", "event_type": model.AGENT_CREATED, "agent_id": agent,
-                        "timestamp": record.get("timestamp"), "raw": None}
+        event: Event = agent_created(agent, timestamp=record.get("timestamp"))
         if agent == MAIN:
             event["name"] = "main agent"
             return [event]
@@ -226,8 +197,7 @@ class ClaudeNormalizer:
             early = self._flush(parent)  # the spawning response goes in before the sub-agent naming it
             event["cause"] = message_id
             event["spawn_call_id"] = toolu
-            self.spawned_by[toolu] = agent
-            self.spawn[agent] = (toolu, message_id, str(arguments.get("prompt", "")))
+            self.links.spawned(agent, toolu, message_id, str(arguments.get("prompt", "")))
             if how:
                 event["inferred"] = {"cause": how, "tool_call_id": toolu}
             name = arguments.get("description") or arguments.get("subagent_type")
@@ -240,10 +210,10 @@ class ClaudeNormalizer:
 
     @staticmethod
     def _first_text(record: dict) -> str | None:
-        message = record.get("message") if isinstance(record.get("message"), dict) else {}
+        message = as_dict(record.get("message"))
         if record.get("type") != "user":
             return None
-        text, _ = _text(message.get("content"))
+        text, _ = content_text(message.get("content"))
         return text or None
 
     # --- messages --------------------------------------------------------------------------------
@@ -275,8 +245,7 @@ class ClaudeNormalizer:
                 self._apply(shown, record, message, agent)
                 if not shown["thinking"]:
                     del shown["thinking"]
-                if model.is_utterance(shown):
-                    self.last_said[agent] = shown["message_id"]
+                self.links.said(shown)
                 part = {"message_id": self._message_id(record, "+part"), "event_type": RESPONSE_PART,
                         "agent_id": agent, "grows": shown["message_id"], "timestamp": record.get("timestamp"),
                         "raw": None}
@@ -313,11 +282,9 @@ class ClaudeNormalizer:
             elif kind in ("thinking", "redacted_thinking"):
                 event["thinking"].append(block.get("thinking") or "[redacted thinking]")
             elif kind == "tool_use":
-                arguments = block.get("input") if isinstance(block.get("input"), dict) else {}
+                arguments = as_dict(block.get("input"))
                 call_id = block.get("id") if isinstance(block.get("id"), str) else None
-                event.setdefault("tool_calls", []).append({
-                    "id": call_id, "type": "function",
-                    "function": {"name": str(block.get("name", "?")), "arguments": orjson.dumps(arguments).decode()}})
+                event.setdefault("tool_calls", []).append(tool_call(call_id, str(block.get("name", "?")), arguments))
                 if call_id:
                     self.tool_uses[call_id] = (event["message_id"], agent, str(block.get("name")), arguments)
                     prompt = arguments.get("prompt")
@@ -335,8 +302,7 @@ class ClaudeNormalizer:
             del event["thinking"]
         if "continues" not in event and current.key != (None, None):
             self.emitted[current.key] = event
-        if model.is_utterance(event):
-            self.last_said[agent] = event["message_id"]
+        self.links.said(event)
         return [event]
 
     def _user(self, record: dict, message: dict, base: dict) -> list[Event]:
@@ -350,14 +316,17 @@ class ClaudeNormalizer:
             else:
                 texts.append(block)
         out: list[Event] = []
+        read = []  # (block, call id, text, images, the sub-agent whose answer it carries) of each result
         for block in results:  # a sub-agent's answer goes in before the result that carries it
             call_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None
-            sub = self._subagent_for(record, call_id, _text(block.get("content"))[0])
+            text, images = content_text(block.get("content"))
+            sub = self._subagent_for(record, call_id, text)
+            read.append((block, call_id, text, images, sub))
             if sub and sub != agent:
                 out += self._flush(sub)
                 out += self._late_parent(sub, call_id)
         if texts:
-            text, images = _text(texts)
+            text, images = content_text(texts)
             markers = []
             role = "user"
             if record.get("isCompactSummary"):
@@ -367,45 +336,37 @@ class ClaudeNormalizer:
             event = self._entry(record, base, role, text, "" if not results else "#text", markers=markers)
             if images:
                 event["images"] = images
-            if role == "user" and agent not in self.heard_first and agent in self.spawn:
-                _, spawning_message, prompt = self.spawn[agent]
-                event["substance"], event["original_text"] = spawning_message, prompt
             if role == "user":
-                self.heard_first.add(agent)
+                self.links.prompt(event)
             out.append(event)
-        for i, block in enumerate(results):
-            text, images = _text(block.get("content"))
-            call_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None
+        for i, (block, call_id, text, images, sub) in enumerate(read):
             event = self._entry(record, base, "tool", text, "" if len(results) == 1 and not texts else f"#{i}",
                                 tool_call_id=call_id)
             if block.get("is_error"):
                 event["is_error"] = True
             if images:
                 event["images"] = images
-            sub = self._subagent_for(record, call_id, text)
-            if sub and sub in self.last_said:
-                event["substance"] = self.last_said[sub]
+            self.links.answer(event, sub)
             out.append(event)
         return out
 
     def _late_parent(self, sub: str, call_id: str | None) -> list[Event]:
         """A sub-agent no call was found for at its start, named by the result of a spawning call: link it now."""
-        if sub not in self.created or sub in self.spawn or call_id not in self.tool_uses:
+        if sub not in self.created or sub in self.links.spawn or call_id not in self.tool_uses:
             return []
         message_id, parent, _, arguments = self.tool_uses[call_id]
         if parent == sub:
             return []
-        self.spawn[sub] = (call_id, message_id, str(arguments.get("prompt", "")))
-        self.spawned_by[call_id] = sub
-        self.heard_first.add(sub)
+        self.links.spawned(sub, call_id, message_id, str(arguments.get("prompt", "")))
+        self.links.heard.add(sub)  # its first prompt went by unlinked
         return [{"message_id": f"{sub}:linked", "event_type": SPAWN_LINK, "agent_id": parent, "links": sub,
                  "cause": message_id, "spawn_call_id": call_id, "raw": None,
                  "inferred": {"cause": "the result of a spawning call names its agentId", "tool_call_id": call_id}}]
 
     def _subagent_for(self, record: dict, call_id: str | None, text: str) -> str | None:
         """The sub-agent whose final answer a tool result carries, first way that works."""
-        if call_id and call_id in self.spawned_by:
-            return self.spawned_by[call_id]
+        if call_id and call_id in self.links.by_call:
+            return self.links.by_call[call_id]
         result = record.get("toolUseResult")
         if isinstance(result, dict) and isinstance(result.get("agentId"), str):
             return "agent-" + result["agentId"]

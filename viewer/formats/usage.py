@@ -50,7 +50,7 @@ def _kept(s, key: str | None, positions) -> dict:
         if totals is None:
             totals = s.usage_totals[key] = Totals()
         end = len(positions)
-        totals.add(s, positions[totals.read:end] if not isinstance(positions, range) else range(totals.read, end))
+        totals.add(s, positions[totals.read:end])
         totals.read = end
         return totals.as_dict()
 
