@@ -55,6 +55,9 @@ def test_agent_transcript_pages(client):
     second = get_json(client, first["next"])
     assert second["transcript"][0]["message_id"] != first["transcript"][-1]["message_id"]
     assert second["start"] == 10
+    whole = get_json(client, "/api/sessions/research_team/agents/agent_root")
+    assert whole["next"] is None and len(whole["transcript"]) == whole["total"] == first["total"]
+    assert first["transcript"] + second["transcript"] == whole["transcript"][:10 + len(second["transcript"])]
 
 
 def test_dialog(client):

@@ -285,6 +285,7 @@ def test_pages_are_access_logged_and_live_polls_are_not(session_dir, app, client
         get(client, "/s/named/poll/agent?agent=events&after=0-1", 204)
         get(client, "/api/sessions/named/events?after=0-1")
         get(client, "/poll/sessions?v=0")
+        get(client, "/search/poll?q=events&after=")
     logged = [r.getMessage() for r in caplog.records if r.name == "agentview.access"]
     assert logged == ["GET /s/named/agents/events 200"]
 

@@ -142,6 +142,25 @@ def test_search_poll_appends_new_hits_and_answers_204_otherwise(session_dir, app
     assert not [e for e in doc.children if e.attrs.get("hx-swap-oob") == "beforeend:#av-hits"]
 
 
+def test_search_poll_with_the_library_version_unchanged_answers_204_without_reading_sessions(session_dir, app,
+                                                                                                 client):
+    poller = parse(get(client, "/search?q=espresso").data).by_id("av-poller").attrs["hx-get"]
+    version = parse_qs(urlsplit(poller).query)["v"][0]
+    assert version == str(app.extensions["agentview"].library.version)
+    # A cursor from a replaced file would reload the page, were any session consulted: none is.
+    get(client, f"/search/poll?q=espresso&after=example1_jack_and_jill=99-3&v={version}", 204)
+    get(client, poller, 204)
+    write_events(session_dir / "example1_jack_and_jill.jsonl", [say("msg_021", "agent_jack", "An espresso?")],
+                 mode="a")
+    app.extensions["agentview"].library.scan()
+    doc = parse(get(client, poller).data)  # the page's own poller, its version now old: the new hit comes
+    appended = [e for e in doc.children if e.attrs.get("hx-swap-oob") == "beforeend:#av-hits"]
+    assert [li.attrs["id"] for a in appended for li in a.find_all("li")] == ["av-hit-example1_jack_and_jill-20"]
+    new_version = parse_qs(urlsplit(doc.by_id("av-poller").attrs["hx-get"]).query)["v"][0]
+    assert int(new_version) > int(version)
+    get(client, doc.by_id("av-poller").attrs["hx-get"], 204)
+
+
 def test_search_poll_reloads_when_a_file_was_replaced(client):
     response = get(client, "/search/poll?q=jack&session=example1_jack_and_jill&after=example1_jack_and_jill=5-3")
     assert response.headers["HX-Refresh"] == "true"

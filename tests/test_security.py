@@ -89,6 +89,24 @@ def test_pages_and_api_mask_secrets_by_default_and_reveal_on_the_cookie_only(tmp
     assert len(leaked(client.get("/api/sessions/secrets/messages/m3").get_data(as_text=True))) == 1
 
 
+def test_text_cut_short_on_a_page_is_masked_whole_first(tmp_path):
+    """A preview or snippet cut through a secret must not show the part before the cut."""
+    key = SECRETS["openai"]
+    long_text = "x" * 262 + " " + key + " " + "y" * 600  # the 280-character preview ends inside the key
+    write_events(tmp_path / "cut.jsonl", [
+        created("m1", "a", name="Agent"),
+        say("m2", "a", long_text),
+        user("m3", "a", "x" * 140 + " " + key + " " + "y" * 40, substance="m2"),  # a snippet of 160 characters
+        user("m4", "a", None, substance="m2") | {"tool_calls": [tool_call("c1", "http", auth=f"Bearer {key}")]},
+    ])
+    client = create_app(tmp_path, watch=False).test_client()
+    for url in ["/s/cut/agents/a", "/s/cut/messages/m2"]:
+        body = client.get(url).get_data(as_text=True)
+        assert key[8:13] not in body and "Bearer" + " " + key[:8] not in body, url
+    client.set_cookie("agentview_reveal", "1")
+    assert key[8:17] in client.get("/s/cut/agents/a").get_data(as_text=True)
+
+
 def test_no_redact_shows_everything_and_no_toggle(tmp_path):
     secret_session(tmp_path)
     client = create_app(tmp_path, watch=False, redact=False).test_client()

@@ -48,17 +48,22 @@ def _scope(session_id: str | None) -> dict | None:
 
 @bp.get("/search")
 def page():
+    version = state().library.version  # read first: a change during the search shows up on the next poll
     data = _results()
     q, session_id = _args()
     scope = _scope(session_id)
-    return render_template("search.html", result=data, search_q=q, session=scope,
-                           session_id=session_id, first_page=not request.args.get("from"))
+    return render_template("search.html", result=data, search_q=q, session=scope, session_id=session_id,
+                           first_page=not request.args.get("from"), version=version)
 
 
 @bp.get("/search/poll")
 def poll():
+    library = state().library
+    version = library.version
+    if request.args.get("v") == str(version):  # no file changed anywhere: the cheap common case
+        return Response(status=204)
     q, session_id = _args()
-    data = search.updates(state().library.listing(), q, session_id, request.args.get("after", ""),
+    data = search.updates(library.listing(), q, session_id, request.args.get("after", ""),
                           page_size=current_app.config["AGENT_PAGE_SIZE"])
     if data is None:
         return Response(status=204)
@@ -67,7 +72,7 @@ def poll():
     for hit in data["hits"]:
         hit["url"] = hit_url(hit)
     return render_template("_search_poll.html", hits=data["hits"], cursor=data["cursor"], search_q=q,
-                           session_id=session_id)
+                           session_id=session_id, version=version)
 
 
 def _marks(pieces) -> list[list[int]]:

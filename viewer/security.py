@@ -84,6 +84,9 @@ def install(app: Flask, *, token: str | None, allowed_hosts: frozenset[str] | No
     # Every value a template prints passes here first: one place masks secrets in every page.
     # Markup (a macro's output) is not a plain str: it was built from values that already passed here.
     app.jinja_env.finalize = lambda value: shown(value) if type(value) is str else value
+    # Text a template cuts short (a preview, a snippet) is masked whole first: `(text|shown)[:280]`,
+    # so no cut leaves part of a secret. Markup (`|tojson`) becomes plain text, so it is masked too.
+    app.jinja_env.filters["shown"] = lambda value: shown(str(value))
 
 
 
