@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-from . import model, redact
+from . import model, queries, redact
 from .index import SessionIndex
 
 # Past this many words on either side, diff lines instead (SequenceMatcher is quadratic at worst).
@@ -62,27 +62,29 @@ def diff_counts(runs: list[dict]) -> dict:
 
 
 def delivery_provenance(s: SessionIndex, position: int) -> dict | None:
-    """A delivery beside its original, with the word diff; None when the entry is not a delivery."""
+    """A delivery beside its original, with the word diff; None when the entry is not a delivery.
+
+    The original's text, its sender and the modified flag are the dialog's (queries._delivery), so the
+    diff compares what `modified` compares (for some formats only the quoted part of the original)."""
     with s.lock:
         event = s.events[position]
-        if not model.is_delivery(event):
+        delivery = queries._delivery(s, event)
+        if delivery is None:
             return None
-        original = s.event(event["substance"])
         receiver = s.agents.get(event["agent_id"])
-        sender = s.agents.get(original["agent_id"]) if original is not None else None
-        delivered = model.content_of(event)
+        original = delivery["original_content"] if delivery["original_found"] else None
         data = {
             "message_id": event["message_id"],
             "position": position,
             "agent_id": event["agent_id"],
             "agent_name": receiver.display_name if receiver else event["agent_id"],
-            "original_id": event["substance"],
-            "original_found": original is not None,
-            "from_agent_id": sender.agent_id if sender else None,
-            "from_name": sender.display_name if sender else None,
-            "delivered": log_text(delivered),
-            "original": log_text(model.content_of(original)) if original is not None else None,
-            "modified": model.is_modified(event, original),
+            "original_id": delivery["original_id"],
+            "original_found": delivery["original_found"],
+            "from_agent_id": delivery["from_agent_id"],
+            "from_name": delivery["from_name"],
+            "delivered": log_text(model.content_of(event)),
+            "original": log_text(original) if original is not None else None,
+            "modified": delivery["modified"],
             "diff": None,
         }
     if original is not None:
