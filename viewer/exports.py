@@ -236,6 +236,11 @@ SHAPES = {"AGENT_CREATED": "diamond", "PIECE_OF_TEXT": "note", "TOOL_CALL": "box
           "UTTERANCE": "ellipse", "DELIVERY": "ellipse", "SYSTEM": "plaintext"}
 
 
+def label_text(event: model.Event) -> str:
+    """What a picture labels an event with: its content, or else the calls it makes."""
+    return model.content_of(event) or ", ".join(c.summary(FULL) for c in model.tool_calls(event))
+
+
 def _excerpt(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= LABEL_EXCERPT else text[: LABEL_EXCERPT - 1] + "…"
@@ -262,9 +267,7 @@ def causality_dot(s: SessionIndex, agent_ids: list[str] | None = None,
             for p in agent_positions:
                 event = s.events[p]
                 kind = trace_kind(event)
-                text = model.content_of(event)
-                if not text and model.tool_calls(event):
-                    text = ", ".join(c.summary(FULL) for c in model.tool_calls(event))
+                text = label_text(event)
                 label = _dot_label(kind, event["message_id"], _excerpt(log_text(text))) if text \
                     else _dot_label(kind, event["message_id"])
                 out.append(f"    {_dot_id(event['message_id'])} [label={label} shape={SHAPES.get(kind, 'ellipse')}];")

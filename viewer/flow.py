@@ -9,7 +9,7 @@ from __future__ import annotations
 from bisect import bisect_left
 
 from . import model, queries, redact
-from .exports import FULL, trace_kind
+from .exports import FULL, causality_edges, label_text, trace_kind  # one naming of kinds and labels for all pictures
 from .index import SessionIndex
 
 LABEL_CHARS = 34
@@ -154,15 +154,11 @@ def trace(s: SessionIndex, message_id: str) -> dict:
             agent = s.agents.get(event["agent_id"])
             return {"position": p, "message_id": event["message_id"], "agent_id": event["agent_id"],
                     "agent_name": agent.display_name if agent else event["agent_id"],
-                    "kind": _kind(event), "text": short(model.content_of(event), 80)}
+                    "kind": trace_kind(event), "text": short(model.content_of(event), 80)}
 
         return {"message_id": message_id, "position": focus, "focus": row(focus),
                 "upstream": [row(p) for p in sorted(up)], "downstream": [row(p) for p in sorted(down)],
                 "agents": agents}
-
-
-def _kind(event: model.Event) -> str:
-    return trace_kind(event)  # one naming of kinds for the trace, the DOT graph and the chart
 
 
 # --- the who-said-what-to-whom chart -----------------------------------------------------------------
@@ -225,12 +221,10 @@ def chart(s: SessionIndex, start: int = 0, size: int = DEFAULT_WINDOW, agent_ids
         marks, arrows, links = [], [], []
         for p in window:
             event = s.events[p]
-            kind = _kind(event)
+            kind = trace_kind(event)
             original = s.event(event["substance"]) if model.is_delivery(event) else None
             modified = bool(model.is_modified(event, original)) if original is not None else False
-            text = model.content_of(event)
-            if not text and model.tool_calls(event):
-                text = ", ".join(c.summary(FULL) for c in model.tool_calls(event))
+            text = label_text(event)
             agent = s.agents.get(event["agent_id"])
             marks.append({"position": p, "number": p + 1, "message_id": event["message_id"],
                           "agent_id": event["agent_id"], "x": lane_x[event["agent_id"]], "y": y_of(p),
@@ -249,14 +243,12 @@ def chart(s: SessionIndex, start: int = 0, size: int = DEFAULT_WINDOW, agent_ids
                 arrows.append({"from_id": original["message_id"], "to_id": event["message_id"],
                                "x1": x1, "y1": y1, "x2": x2, "y2": y2, "modified": modified, "earlier": earlier,
                                "lit": p in lit and (earlier or o in lit)})
-            # Other explicit links drawn when both ends are in the window: call -> result, cause -> text/agent.
-            sources = list(model.causes_of(event))
-            if isinstance(event.get("tool_call_id"), str):
-                call_position = s.call_position_for_result(p)
-                if call_position is not None:
-                    sources.append(s.events[call_position]["message_id"])
-            for source in sources:
-                q = s.by_id.get(source)
+            # Other explicit links drawn when both ends are in the window: call -> result, cause -> text/agent
+            # (the DOT graph's links; a delivery's substance is the arrow above).
+            for edge in causality_edges(s, (p,)):
+                if edge.link == "substance":
+                    continue
+                q = s.by_id.get(edge.source)
                 if q is not None and q in row_of and q < p:
                     links.append({"css": "spawn-link" if kind == "AGENT_CREATED" else
                                   "result-link" if kind == "TOOL_RESULT" else "cause-link",
