@@ -22,15 +22,15 @@ def log_text(text: str) -> str:
     return redact.shown(text)
 
 
-def _spawning_call_summary(s: SessionIndex, call: dict) -> str:
-    """The whole summary of the call that created an agent (created_by's is already shortened)."""
-    event = s.event(call.get("message_id") or "")
+def _spawning_call_summary(s: SessionIndex, agent_id: str, call: dict) -> str:
+    """The whole summary of the call that created an agent (created_by's is already shortened),
+    picked by the same rule as created_by's."""
+    agent = s.agents[agent_id]
+    event = s.event(agent.cause) if agent.cause is not None else None
     if event is None:
         return ""
-    for tool_call in model.tool_calls(event):
-        if tool_call.id == call.get("call_id"):
-            return tool_call.summary(FULL)
-    return call.get("summary") or ""
+    picked = queries._pick_spawning_call(s, agent, event)
+    return picked.summary(FULL) if picked else call.get("summary") or ""
 
 
 def short(text: str, limit: int = LABEL_CHARS) -> str:
@@ -81,7 +81,7 @@ def spawn_graph(s: SessionIndex) -> dict:
                 continue
             parent, child = where[agent.parent_id], where[agent_id]
             call = queries.created_by(s, agent) or {}
-            summary = _spawning_call_summary(s, call)
+            summary = _spawning_call_summary(s, agent_id, call)
             x1, y1, x2, y2 = parent["cx"], parent["y"] + NODE_H, child["cx"], child["y"]
             edges.append({"parent_id": agent.parent_id, "agent_id": agent_id, "x1": x1, "y1": y1, "x2": x2, "y2": y2,
                           "mid_y": (y1 + y2) / 2, "label_x": x2, "label_y": y2 - 8,
@@ -98,7 +98,7 @@ def breadcrumbs(s: SessionIndex, agent_id: str) -> list[dict]:
     steps = []
     for item in queries.lineage(s, agent_id):
         call = item["created_by"] or {}
-        summary = _spawning_call_summary(s, call)
+        summary = _spawning_call_summary(s, item["agent_id"], call)
         steps.append({"agent_id": item["agent_id"], "name": log_text(item["name"]),
                       "message_id": call.get("message_id"), "missing": call.get("missing", False),
                       "call_id": call.get("call_id"), "tool": call.get("tool"),
