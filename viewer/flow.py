@@ -8,18 +8,11 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from . import model, queries, redact
-from .exports import FULL, causality_edges, label_text, trace_kind  # one naming of kinds and labels for all pictures
+from . import model, queries
+from .exports import FULL, causality_edges, label_text, log_text, trace_kind  # one naming of kinds and labels for all pictures
 from .index import SessionIndex
 
 LABEL_CHARS = 34
-
-
-def log_text(text: str) -> str:
-    """Log content as the pictures print it (masked while masking is active).
-
-    `short` applies it to whole texts before cutting them, so a cut never splits a secret."""
-    return redact.shown(text)
 
 
 def _spawning_call_summary(s: SessionIndex, agent_id: str, call: dict) -> str:
@@ -34,6 +27,7 @@ def _spawning_call_summary(s: SessionIndex, agent_id: str, call: dict) -> str:
 
 
 def short(text: str, limit: int = LABEL_CHARS) -> str:
+    """A label: the whole text masked first, then cut, so a cut never splits a secret."""
     text = " ".join(log_text(text or "").split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

@@ -9,17 +9,13 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-from . import model, queries, redact
+from . import model, queries
+from .exports import log_text  # one place where masking applies to printed log text
 from .index import SessionIndex
 
 # Past this many words on either side, diff lines instead (SequenceMatcher is quadratic at worst).
 WORD_LIMIT = 4000
 TOKEN = re.compile(r"\s+|\w+|[^\w\s]")
-
-
-def log_text(text: str) -> str:
-    """Log content as the provenance views print it (masked while masking is active)."""
-    return redact.shown(text)
 
 
 def _tokens(text: str, by_line: bool) -> list[str]:
