@@ -183,14 +183,18 @@ def _sequence(s: SessionIndex, agent_ids: list[str] | None) -> list[int]:
     return sorted(wanted)
 
 
-def chart(s: SessionIndex, start: int = 0, size: int = DEFAULT_WINDOW, agent_ids: list[str] | None = None,
+def chart(s: SessionIndex, start: int | None = 0, size: int = DEFAULT_WINDOW, agent_ids: list[str] | None = None,
           traced: dict | None = None) -> dict:
     """A window of the session drawn as lanes (one per agent) and rows (events in file order), with an
-    arrow from each original to each delivery of it, and marks for calls, results, texts and spawns."""
+    arrow from each original to each delivery of it, and marks for calls, results, texts and spawns.
+
+    start=None places the traced message (else the first event) near the top third of the window."""
     size = max(1, min(size, MAX_WINDOW))
     with s.lock:
         sequence = _sequence(s, agent_ids)
         total = len(sequence)
+        if start is None:
+            start = max(0, bisect_left(sequence, traced["position"]) - size // 3) if traced else 0
         start = max(0, min(start, max(total - size, 0)))
         window = sequence[start:start + size]
         row_of = {p: i for i, p in enumerate(window)}
@@ -266,11 +270,3 @@ def _short_of(x1: float, y1: float, x2: float, y2: float, gap: float) -> tuple[f
     if length <= gap:
         return x2, y2
     return round(x2 - dx / length * gap, 1), round(y2 - dy / length * gap, 1)
-
-
-def window_start_for(s: SessionIndex, position: int, size: int, agent_ids: list[str] | None = None) -> int:
-    """The window start that shows a position near the top third (for links into the chart)."""
-    with s.lock:
-        sequence = _sequence(s, agent_ids)
-    i = bisect_left(sequence, position)
-    return max(0, i - size // 3)
