@@ -69,6 +69,7 @@ def delivery_provenance(s: SessionIndex, position: int) -> dict | None:
             return None
         receiver = s.agents.get(event["agent_id"])
         original = delivery["original_content"] if delivery["original_found"] else None
+        delivered = model.content_of(event)
         data = {
             "message_id": event["message_id"],
             "position": position,
@@ -78,13 +79,13 @@ def delivery_provenance(s: SessionIndex, position: int) -> dict | None:
             "original_found": delivery["original_found"],
             "from_agent_id": delivery["from_agent_id"],
             "from_name": delivery["from_name"],
-            "delivered": log_text(model.content_of(event)),
+            "delivered": log_text(delivered),
             "original": log_text(original) if original is not None else None,
             "modified": delivery["modified"],
             "diff": None,
         }
     if original is not None:
-        data["diff"] = word_diff(data["original"], data["delivered"])
+        data["diff"] = word_diff(original, delivered)  # it masks both itself
         data["counts"] = diff_counts(data["diff"])
     return data
 
