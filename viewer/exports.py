@@ -246,12 +246,11 @@ def _excerpt(text: str) -> str:
     return text if len(text) <= LABEL_EXCERPT else text[: LABEL_EXCERPT - 1] + "…"
 
 
-def causality_dot(s: SessionIndex, agent_ids: list[str] | None = None,
-                  extra_edges: Iterable[Edge] = ()) -> str:
+def causality_dot(s: SessionIndex, agent_ids: list[str] | None = None) -> str:
     """The causality graph: one node per event, grouped by agent; explicit links solid, inferred dashed."""
     with s.lock:
         positions = _selected_positions(s, agent_ids)
-        edges = causality_edges(s, positions) + list(extra_edges)
+        edges = causality_edges(s, positions)
         by_agent: dict[str, list[int]] = {}
         for p in positions:
             by_agent.setdefault(s.events[p]["agent_id"], []).append(p)
