@@ -158,18 +158,22 @@ def figures(report: dict) -> list[tuple[str, list[str]]]:
     def row(label: str, cell) -> None:
         rows.append((label, [cell(s) for s in sizes]))
 
+    def at(section: str, key: str, spec: str, suffix: str = ""):
+        """The cell of one figure of a size's report, s[section][key], formatted."""
+        return lambda s: format(s[section][key], spec) + suffix
+
     row("events", lambda s: f"{s['events']:,}")
     row("file (MB)", lambda s: f"{s['bytes'] / MB:,.1f}")
     row("agents / entries of the busiest", lambda s: f"{s['agents']} / {s['busiest_entries']:,}")
     row("load average during the run (1 min)",
         lambda s: f"{min(x[0] for x in s['load_average']):.1f}-{max(x[0] for x in s['load_average']):.1f}")
-    row("cold ingest (s)", lambda s: f"{s['ingest']['seconds']:.2f}")
-    row("cold ingest (events/s)", lambda s: f"{s['ingest']['events_per_s']:,.0f}")
-    row("  naive baseline (events/s)", lambda s: f"{s['baseline']['events_per_s']:,.0f}")
-    row("  speed against the baseline", lambda s: f"{s['ratios']['ingest_speed']:.2f}x")
-    row("cold ingest (events per CPU second)", lambda s: f"{s['ingest']['events_per_cpu_s']:,.0f}")
-    row("  naive baseline (events per CPU second)", lambda s: f"{s['baseline']['events_per_cpu_s']:,.0f}")
-    row("  CPU speed against the baseline", lambda s: f"{s['ratios']['ingest_cpu_speed']:.2f}x")
+    row("cold ingest (s)", at("ingest", "seconds", ".2f"))
+    row("cold ingest (events/s)", at("ingest", "events_per_s", ",.0f"))
+    row("  naive baseline (events/s)", at("baseline", "events_per_s", ",.0f"))
+    row("  speed against the baseline", at("ratios", "ingest_speed", ".2f", "x"))
+    row("cold ingest (events per CPU second)", at("ingest", "events_per_cpu_s", ",.0f"))
+    row("  naive baseline (events per CPU second)", at("baseline", "events_per_cpu_s", ",.0f"))
+    row("  CPU speed against the baseline", at("ratios", "ingest_cpu_speed", ".2f", "x"))
     row("search index, built after ingest (s; CPU s)",
         lambda s: f"{s['ingest']['index_seconds']:.2f}; {s['ingest']['index_cpu_seconds']:.2f}"
         if "index_seconds" in s["ingest"] else "-")
@@ -177,12 +181,12 @@ def figures(report: dict) -> list[tuple[str, list[str]]]:
         lambda s: f"{s['events'] / (s['ingest']['cpu_seconds'] + s['ingest']['index_cpu_seconds']):,.0f}"
         if "index_seconds" in s["ingest"] else "-")
     row("peak RSS (MB)", lambda s: f"{s['ingest']['peak_rss'] / MB:,.0f}")
-    row("  peak RSS / file size", lambda s: f"{s['ingest']['rss_ratio']:.2f}x")
-    row("  growth during ingest / file size", lambda s: f"{s['ingest']['rss_growth_ratio']:.2f}x")
+    row("  peak RSS / file size", at("ingest", "rss_ratio", ".2f", "x"))
+    row("  growth during ingest / file size", at("ingest", "rss_growth_ratio", ".2f", "x"))
     row("  naive baseline peak RSS (MB)", lambda s: f"{s['baseline']['peak_rss'] / MB:,.0f}")
-    row("  naive baseline peak RSS / file size", lambda s: f"{s['baseline']['rss_ratio']:.2f}x")
-    row("  peak RSS against the baseline", lambda s: f"{s['ratios']['peak_rss']:.2f}x")
-    row("real server: start to all events served (s)", lambda s: f"{s['live']['ready_seconds']:.1f}")
+    row("  naive baseline peak RSS / file size", at("baseline", "rss_ratio", ".2f", "x"))
+    row("  peak RSS against the baseline", at("ratios", "peak_rss", ".2f", "x"))
+    row("real server: start to all events served (s)", at("live", "ready_seconds", ".1f"))
     row("real server: start to a first search answered (s)",
         lambda s: f"{s['live']['search_ready_seconds']:.1f}" if "search_ready_seconds" in s["live"] else "-")
     row("real server: peak RSS (MB)", lambda s: f"{s['live']['server_memory']['peak_rss'] / MB:,.0f}")

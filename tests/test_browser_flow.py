@@ -73,6 +73,11 @@ def test_tracing_highlights_upstream_and_downstream_in_the_chart_and_the_agent_p
     downstream = page.locator(".traced.downstream")
     expect(downstream).to_have_count(2)
     assert downstream.evaluate_all("els => els.map(e => e.id)") == ["msg_016", "msg_019"]
+    # Across agents: in Jill's page the prompt the call broadcast to her is downstream, nothing else.
+    page.goto(f"{live_server.url}/s/example1_jack_and_jill/agents/agent_jill?trace=msg_011")
+    expect(page.locator(".traced.downstream")).to_have_count(1)
+    expect(page.locator(".traced.downstream")).to_have_attribute("id", "msg_014")
+    expect(page.locator(".traced.upstream")).to_have_count(0)
     # Tracing a result marks the call it answers upstream.
     page.goto(f"{live_server.url}/s/example1_jack_and_jill/trace/msg_016")
     page.locator("ol.upstream a.agent").first.click()

@@ -108,6 +108,21 @@ def test_chart_page_marks_link_to_messages_and_json_twin(client):
     assert data["url"] == "/s/example1_jack_and_jill/chart?start=2&size=5"
 
 
+def test_a_traced_message_opens_its_window_near_the_top_third(client):
+    s = load_index(sample("research_team"))
+    focus = s.by_id["msg_200"]
+    data = client.get("/api/sessions/research_team/chart?trace=msg_200&size=30").get_json()
+    assert data["start"] == focus - 10 and data["marks"][10]["message_id"] == "msg_200"
+    # In a dialog selection the window counts the selection's rows, not the file's positions.
+    writer = [a for a in s.agent_order if a == "agent_writer"]
+    rows = flow.chart(s, 0, 1000, writer)["marks"]
+    row = next(i for i, m in enumerate(rows) if m["agent_id"] == "agent_writer" and i >= 12)
+    traced_id = rows[row]["message_id"]
+    data = client.get(f"/api/sessions/research_team/chart?agents=agent_writer&size=9&trace={traced_id}").get_json()
+    assert data["start"] == row - 3 and data["marks"][3]["message_id"] == traced_id
+    assert client.get(f"/api/sessions/research_team/chart?trace=msg_200&size=30&start=0").get_json()["start"] == 0
+
+
 def test_chart_page_traces_a_message(client):
     doc = parse(client.get("/s/example1_jack_and_jill/chart?trace=msg_011").data)
     marks = {a.attrs["data-message"]: a.attrs["class"].split() for a in doc.by_id("av-chart").find_all("a")

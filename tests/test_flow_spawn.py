@@ -67,3 +67,16 @@ def test_spawn_graph_escapes_agent_names_and_call_text(tmp_path):
     ])
     html = create_app(tmp_path / "x", watch=False).test_client().get("/s/x/spawn").get_data(as_text=True)
     assert "<script>alert" not in html and "<b>boss" not in html and "&lt;b&gt;boss&lt;/b&gt;" in html
+
+
+def test_calls_without_ids_label_each_agent_with_the_call_that_created_it(tmp_path):
+    """The spawn graph and breadcrumbs pick the spawning call by the tree's rule (queries.created_by):
+    with no call ids, by the agent's name, not the first id-less call of the message."""
+    path = write_events(tmp_path / "s.jsonl", [
+        created("m1", "root"), calls("m2", "root", tool_call(None, name="a"), tool_call(None, name="b")),
+        created("m3", "a", cause="m2", name="a"), created("m4", "b", cause="m2", name="b"),
+    ])
+    s = load_index(path)
+    labels = {e["agent_id"]: e["summary"] for e in flow.spawn_graph(s)["edges"]}
+    assert labels == {"a": "task(name=a)", "b": "task(name=b)"}
+    assert flow.breadcrumbs(s, "b")[-1]["summary"] == "task(name=b)"

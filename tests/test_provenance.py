@@ -128,3 +128,24 @@ def test_hook_audit_windows_each_agents_diffs(hooked_client):
     (jill,) = page2.find_all("section", data_agent="jill")
     assert [d.attrs["id"] for d in jill.find_all("div") if d.attrs.get("id", "").startswith("av-prov-")] == ["av-prov-m9"]
     assert hooked_client.get("/s/hooked/hooks?agent=nobody").status_code == 404
+
+
+def test_a_delivery_quoting_part_of_its_original_is_diffed_against_that_part(tmp_path):
+    """A Claude Code sub-agent's prompt is one argument of its spawning call: the diff and the
+    modified flag compare the same text (the quoted part), as the dialog does."""
+    import shutil
+
+    from conftest import SAMPLES
+    from viewer import queries
+    from viewer.index import Library
+
+    shutil.copytree(SAMPLES / "claude_code", tmp_path / "projects", ignore=shutil.ignore_patterns("*.py"))
+    library = Library(tmp_path / "projects")
+    library.scan()
+    s = library.get("-home-dev-src-parser:5b1e8c2a-audit")
+    data = provenance.delivery_provenance(s, s.by_id["a11ce5ca-0001"])
+    quoted = s.event("a11ce5ca-0001")["original_text"]
+    assert data["modified"] is False and data["original"] == quoted
+    assert data["counts"] == {"deleted": 0, "inserted": 0}
+    dialog_delivery = queries._delivery(s, s.event("a11ce5ca-0001"))
+    assert data["original"] == dialog_delivery["original_content"]

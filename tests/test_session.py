@@ -118,17 +118,20 @@ def test_load_of_a_seed_example_keeps_hand_written_ids_and_numbers_on_after_them
 
 # --- the scenario of "Why Session is necessary" -------------------------------------------------------
 
+def create_and_discuss(call_ids, name, system_prompt, prompt, closing):
+    """A root's script: create one agent, discuss with it, then say `closing`."""
+    return ScriptedModel([call("task", call_ids[0], name=name, system_prompt=system_prompt),
+                          call("discuss", call_ids[1], prompt=prompt, speakers=[name]), closing])
+
+
 def test_why_session_is_necessary_jack_terminates_the_session_resumes_and_jill_gets_a_new_id(tmp_path):
     path = tmp_path / "session.jsonl"
     toolbox = Toolbox(models={"Jack": ScriptedModel(["Hi, I'm Jack. Done here."]),
                               "Jill": ScriptedModel(["Hi, I'm Jill."])})
 
     async def first_run():
-        root, session = load_session(path, model=ScriptedModel([
-            call("task", "c1", name="Jack", system_prompt="You work in HR."),
-            call("discuss", "c2", prompt="Say hi and finish.", speakers=["Jack"]),
-            "Jack is done.",
-        ]), tools=toolbox)
+        root, session = load_session(path, model=create_and_discuss(
+            ("c1", "c2"), "Jack", "You work in HR.", "Say hi and finish.", "Jack is done."), tools=toolbox)
         root.harken("Create Jack, let him say hi, then let him go.")
         await root.turn()
         (jack,) = root.subagents
@@ -142,11 +145,8 @@ def test_why_session_is_necessary_jack_terminates_the_session_resumes_and_jill_g
     before = lines(path)
 
     async def second_run():
-        root, session = load_session(path, model=ScriptedModel([
-            call("task", "c3", name="Jill", system_prompt="You are an aspiring author."),
-            call("discuss", "c4", prompt="Introduce yourself.", speakers=["Jill"]),
-            "Jill is here.",
-        ]), tools=toolbox)
+        root, session = load_session(path, model=create_and_discuss(
+            ("c3", "c4"), "Jill", "You are an aspiring author.", "Introduce yourself.", "Jill is here."), tools=toolbox)
         assert session.message_counter == last_message and session.agent_counter == 2
         assert "agent_002" in session.registry  # the terminated Jack is still known
         root.harken("Now create Jill.")

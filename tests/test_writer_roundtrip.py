@@ -35,16 +35,22 @@ def read(path) -> list[dict]:
 
 # --- the seed's examples, written with the writer API ----------------------------------------------
 
-async def example1(path):
-    """Example 1 is exactly what the task and discuss tools do."""
-    toolbox = Toolbox(models={"Jack": scripted("Hi, I'm Jack. *extends hand*"),
-                              "Jill": scripted("*smiles* Hello Jack, I'm Jill.")})
+def cafe(path, toolbox):
+    """The root both examples start from: it will create Jack and Jill (c1, c2) and start their discussion (c3)."""
     root, session = load_session(path, model=scripted(
         call("task", "c1", name="Jack", system_prompt="You work in HR..."),
         call("task", "c2", name="Jill", system_prompt="You are an aspiring author..."),
         call("discuss", "c3", prompt="You meet in a cafe. Introduce yourselves.", speakers=["Jack", "Jill"]),
     ), tools=toolbox)
     root.harken("Create Jack and Jill for a cafe discussion")
+    return root, session
+
+
+async def example1(path):
+    """Example 1 is exactly what the task and discuss tools do."""
+    toolbox = Toolbox(models={"Jack": scripted("Hi, I'm Jack. *extends hand*"),
+                              "Jill": scripted("*smiles* Hello Jack, I'm Jill.")})
+    root, session = cafe(path, toolbox)
     for _ in range(3):  # the excerpt ends when the discussion does, before the root's next reply
         await root.response()
         await root.run_tools()
@@ -66,12 +72,7 @@ async def example2(path):
             "*smiles* Hello Jack, I'm Jill."),
         "Inner": scripted("Be friendly but not over-eager. A simple greeting with a smile."),
     })
-    root, session = load_session(path, model=scripted(
-        call("task", "c1", name="Jack", system_prompt="You work in HR..."),
-        call("task", "c2", name="Jill", system_prompt="You are an aspiring author..."),
-        call("discuss", "c3", prompt="You meet in a cafe. Introduce yourselves.", speakers=["Jack", "Jill"]),
-    ), tools=toolbox)
-    root.harken("Create Jack and Jill for a cafe discussion")
+    root, session = cafe(path, toolbox)
     for _ in range(2):
         await root.response()
         await root.run_tools()

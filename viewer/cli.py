@@ -125,8 +125,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", help="folder to write the session into (created if missing)")
     p.add_argument("--speed", type=float, default=1.0, help="play faster (2 = twice as fast; default 1)")
     p.set_defaults(func=demo)
-
-
     p = commands.add_parser("export", help="print a session as markdown, a text trace, GraphViz DOT or JSON")
     p.add_argument("session_file", help="a session .jsonl file")
     p.add_argument("--format", required=True, choices=["markdown", "trace", "dot", "json"])

@@ -143,16 +143,14 @@ class Background:
     """The demo on a thread of its own (for `serve --demo`); `stop` cancels it."""
 
     def __init__(self, folder: str | os.PathLike, speed: float = 1.0):
-        self.folder, self.speed = folder, speed
         self.loop = asyncio.new_event_loop()
         self.task = self.loop.create_task(run_demo(folder, speed))
-        self.path: Path | None = None
         self.thread = threading.Thread(target=self._run, name="agentview-demo", daemon=True)
 
     def _run(self) -> None:
         asyncio.set_event_loop(self.loop)
         try:
-            self.path = self.loop.run_until_complete(self.task)
+            self.loop.run_until_complete(self.task)
         except asyncio.CancelledError:
             pass
         except Exception:  # the server keeps serving what was written

@@ -236,17 +236,21 @@ SHAPES = {"AGENT_CREATED": "diamond", "PIECE_OF_TEXT": "note", "TOOL_CALL": "box
           "UTTERANCE": "ellipse", "DELIVERY": "ellipse", "SYSTEM": "plaintext"}
 
 
+def label_text(event: model.Event) -> str:
+    """What a picture labels an event with: its content, or else the calls it makes."""
+    return model.content_of(event) or ", ".join(c.summary(FULL) for c in model.tool_calls(event))
+
+
 def _excerpt(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= LABEL_EXCERPT else text[: LABEL_EXCERPT - 1] + "…"
 
 
-def causality_dot(s: SessionIndex, agent_ids: list[str] | None = None,
-                  extra_edges: Iterable[Edge] = ()) -> str:
+def causality_dot(s: SessionIndex, agent_ids: list[str] | None = None) -> str:
     """The causality graph: one node per event, grouped by agent; explicit links solid, inferred dashed."""
     with s.lock:
         positions = _selected_positions(s, agent_ids)
-        edges = causality_edges(s, positions) + list(extra_edges)
+        edges = causality_edges(s, positions)
         by_agent: dict[str, list[int]] = {}
         for p in positions:
             by_agent.setdefault(s.events[p]["agent_id"], []).append(p)
@@ -262,9 +266,7 @@ def causality_dot(s: SessionIndex, agent_ids: list[str] | None = None,
             for p in agent_positions:
                 event = s.events[p]
                 kind = trace_kind(event)
-                text = model.content_of(event)
-                if not text and model.tool_calls(event):
-                    text = ", ".join(c.summary(FULL) for c in model.tool_calls(event))
+                text = label_text(event)
                 label = _dot_label(kind, event["message_id"], _excerpt(log_text(text))) if text \
                     else _dot_label(kind, event["message_id"])
                 out.append(f"    {_dot_id(event['message_id'])} [label={label} shape={SHAPES.get(kind, 'ellipse')}];")

@@ -8,32 +8,26 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from . import model, queries, redact
-from .exports import FULL, trace_kind
+from . import model, queries
+from .exports import FULL, causality_edges, label_text, log_text, trace_kind  # one naming of kinds and labels for all pictures
 from .index import SessionIndex
 
 LABEL_CHARS = 34
 
 
-def log_text(text: str) -> str:
-    """Log content as the pictures print it (masked while masking is active).
-
-    `short` applies it to whole texts before cutting them, so a cut never splits a secret."""
-    return redact.shown(text)
-
-
-def _spawning_call_summary(s: SessionIndex, call: dict) -> str:
-    """The whole summary of the call that created an agent (created_by's is already shortened)."""
-    event = s.event(call.get("message_id") or "")
+def _spawning_call_summary(s: SessionIndex, agent_id: str, call: dict) -> str:
+    """The whole summary of the call that created an agent (created_by's is already shortened),
+    picked by the same rule as created_by's."""
+    agent = s.agents[agent_id]
+    event = s.event(agent.cause) if agent.cause is not None else None
     if event is None:
         return ""
-    for tool_call in model.tool_calls(event):
-        if tool_call.id == call.get("call_id"):
-            return tool_call.summary(FULL)
-    return call.get("summary") or ""
+    picked = queries._pick_spawning_call(s, agent, event)
+    return picked.summary(FULL) if picked else call.get("summary") or ""
 
 
 def short(text: str, limit: int = LABEL_CHARS) -> str:
+    """A label: the whole text masked first, then cut, so a cut never splits a secret."""
     text = " ".join(log_text(text or "").split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -81,7 +75,7 @@ def spawn_graph(s: SessionIndex) -> dict:
                 continue
             parent, child = where[agent.parent_id], where[agent_id]
             call = queries.created_by(s, agent) or {}
-            summary = _spawning_call_summary(s, call)
+            summary = _spawning_call_summary(s, agent_id, call)
             x1, y1, x2, y2 = parent["cx"], parent["y"] + NODE_H, child["cx"], child["y"]
             edges.append({"parent_id": agent.parent_id, "agent_id": agent_id, "x1": x1, "y1": y1, "x2": x2, "y2": y2,
                           "mid_y": (y1 + y2) / 2, "label_x": x2, "label_y": y2 - 8,
@@ -98,7 +92,7 @@ def breadcrumbs(s: SessionIndex, agent_id: str) -> list[dict]:
     steps = []
     for item in queries.lineage(s, agent_id):
         call = item["created_by"] or {}
-        summary = _spawning_call_summary(s, call)
+        summary = _spawning_call_summary(s, item["agent_id"], call)
         steps.append({"agent_id": item["agent_id"], "name": log_text(item["name"]),
                       "message_id": call.get("message_id"), "missing": call.get("missing", False),
                       "call_id": call.get("call_id"), "tool": call.get("tool"),
@@ -154,15 +148,11 @@ def trace(s: SessionIndex, message_id: str) -> dict:
             agent = s.agents.get(event["agent_id"])
             return {"position": p, "message_id": event["message_id"], "agent_id": event["agent_id"],
                     "agent_name": agent.display_name if agent else event["agent_id"],
-                    "kind": _kind(event), "text": short(model.content_of(event), 80)}
+                    "kind": trace_kind(event), "text": short(model.content_of(event), 80)}
 
         return {"message_id": message_id, "position": focus, "focus": row(focus),
                 "upstream": [row(p) for p in sorted(up)], "downstream": [row(p) for p in sorted(down)],
                 "agents": agents}
-
-
-def _kind(event: model.Event) -> str:
-    return trace_kind(event)  # one naming of kinds for the trace, the DOT graph and the chart
 
 
 # --- the who-said-what-to-whom chart -----------------------------------------------------------------
@@ -193,14 +183,18 @@ def _sequence(s: SessionIndex, agent_ids: list[str] | None) -> list[int]:
     return sorted(wanted)
 
 
-def chart(s: SessionIndex, start: int = 0, size: int = DEFAULT_WINDOW, agent_ids: list[str] | None = None,
+def chart(s: SessionIndex, start: int | None = 0, size: int = DEFAULT_WINDOW, agent_ids: list[str] | None = None,
           traced: dict | None = None) -> dict:
     """A window of the session drawn as lanes (one per agent) and rows (events in file order), with an
-    arrow from each original to each delivery of it, and marks for calls, results, texts and spawns."""
+    arrow from each original to each delivery of it, and marks for calls, results, texts and spawns.
+
+    start=None places the traced message (else the first event) near the top third of the window."""
     size = max(1, min(size, MAX_WINDOW))
     with s.lock:
         sequence = _sequence(s, agent_ids)
         total = len(sequence)
+        if start is None:
+            start = max(0, bisect_left(sequence, traced["position"]) - size // 3) if traced else 0
         start = max(0, min(start, max(total - size, 0)))
         window = sequence[start:start + size]
         row_of = {p: i for i, p in enumerate(window)}
@@ -225,12 +219,10 @@ def chart(s: SessionIndex, start: int = 0, size: int = DEFAULT_WINDOW, agent_ids
         marks, arrows, links = [], [], []
         for p in window:
             event = s.events[p]
-            kind = _kind(event)
+            kind = trace_kind(event)
             original = s.event(event["substance"]) if model.is_delivery(event) else None
             modified = bool(model.is_modified(event, original)) if original is not None else False
-            text = model.content_of(event)
-            if not text and model.tool_calls(event):
-                text = ", ".join(c.summary(FULL) for c in model.tool_calls(event))
+            text = label_text(event)
             agent = s.agents.get(event["agent_id"])
             marks.append({"position": p, "number": p + 1, "message_id": event["message_id"],
                           "agent_id": event["agent_id"], "x": lane_x[event["agent_id"]], "y": y_of(p),
@@ -249,14 +241,12 @@ def chart(s: SessionIndex, start: int = 0, size: int = DEFAULT_WINDOW, agent_ids
                 arrows.append({"from_id": original["message_id"], "to_id": event["message_id"],
                                "x1": x1, "y1": y1, "x2": x2, "y2": y2, "modified": modified, "earlier": earlier,
                                "lit": p in lit and (earlier or o in lit)})
-            # Other explicit links drawn when both ends are in the window: call -> result, cause -> text/agent.
-            sources = list(model.causes_of(event))
-            if isinstance(event.get("tool_call_id"), str):
-                call_position = s.call_position_for_result(p)
-                if call_position is not None:
-                    sources.append(s.events[call_position]["message_id"])
-            for source in sources:
-                q = s.by_id.get(source)
+            # Other explicit links drawn when both ends are in the window: call -> result, cause -> text/agent
+            # (the DOT graph's links; a delivery's substance is the arrow above).
+            for edge in causality_edges(s, (p,)):
+                if edge.link == "substance":
+                    continue
+                q = s.by_id.get(edge.source)
                 if q is not None and q in row_of and q < p:
                     links.append({"css": "spawn-link" if kind == "AGENT_CREATED" else
                                   "result-link" if kind == "TOOL_RESULT" else "cause-link",
@@ -280,11 +270,3 @@ def _short_of(x1: float, y1: float, x2: float, y2: float, gap: float) -> tuple[f
     if length <= gap:
         return x2, y2
     return round(x2 - dx / length * gap, 1), round(y2 - dy / length * gap, 1)
-
-
-def window_start_for(s: SessionIndex, position: int, size: int, agent_ids: list[str] | None = None) -> int:
-    """The window start that shows a position near the top third (for links into the chart)."""
-    with s.lock:
-        sequence = _sequence(s, agent_ids)
-    i = bisect_left(sequence, position)
-    return max(0, i - size // 3)

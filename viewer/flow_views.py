@@ -96,8 +96,7 @@ def _chart_data(s) -> dict:
     if request.args.get("trace"):
         message_or_404(s, request.args["trace"])
         traced = flow.trace(s, request.args["trace"])
-    start = int_arg("start") if "start" in request.args or traced is None else \
-        flow.window_start_for(s, traced["position"], min(size, flow.MAX_WINDOW), chosen)
+    start = int_arg("start") if "start" in request.args or traced is None else None  # None: near the traced message
     return flow.chart(s, start, size, chosen, traced)
 
 

@@ -9,17 +9,13 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-from . import model, redact
+from . import model, queries
+from .exports import log_text  # one place where masking applies to printed log text
 from .index import SessionIndex
 
 # Past this many words on either side, diff lines instead (SequenceMatcher is quadratic at worst).
 WORD_LIMIT = 4000
 TOKEN = re.compile(r"\s+|\w+|[^\w\s]")
-
-
-def log_text(text: str) -> str:
-    """Log content as the provenance views print it (masked while masking is active)."""
-    return redact.shown(text)
 
 
 def _tokens(text: str, by_line: bool) -> list[str]:
@@ -62,31 +58,34 @@ def diff_counts(runs: list[dict]) -> dict:
 
 
 def delivery_provenance(s: SessionIndex, position: int) -> dict | None:
-    """A delivery beside its original, with the word diff; None when the entry is not a delivery."""
+    """A delivery beside its original, with the word diff; None when the entry is not a delivery.
+
+    The original's text, its sender and the modified flag are the dialog's (queries._delivery), so the
+    diff compares what `modified` compares (for some formats only the quoted part of the original)."""
     with s.lock:
         event = s.events[position]
-        if not model.is_delivery(event):
+        delivery = queries._delivery(s, event)
+        if delivery is None:
             return None
-        original = s.event(event["substance"])
         receiver = s.agents.get(event["agent_id"])
-        sender = s.agents.get(original["agent_id"]) if original is not None else None
+        original = delivery["original_content"] if delivery["original_found"] else None
         delivered = model.content_of(event)
         data = {
             "message_id": event["message_id"],
             "position": position,
             "agent_id": event["agent_id"],
             "agent_name": receiver.display_name if receiver else event["agent_id"],
-            "original_id": event["substance"],
-            "original_found": original is not None,
-            "from_agent_id": sender.agent_id if sender else None,
-            "from_name": sender.display_name if sender else None,
+            "original_id": delivery["original_id"],
+            "original_found": delivery["original_found"],
+            "from_agent_id": delivery["from_agent_id"],
+            "from_name": delivery["from_name"],
             "delivered": log_text(delivered),
-            "original": log_text(model.content_of(original)) if original is not None else None,
-            "modified": model.is_modified(event, original),
+            "original": log_text(original) if original is not None else None,
+            "modified": delivery["modified"],
             "diff": None,
         }
     if original is not None:
-        data["diff"] = word_diff(data["original"], data["delivered"])
+        data["diff"] = word_diff(original, delivered)  # it masks both itself
         data["counts"] = diff_counts(data["diff"])
     return data
 

@@ -12,7 +12,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 if TYPE_CHECKING:  # the agent module imports this one
     from .agent import Agent
@@ -69,6 +69,16 @@ def read_events(session_file: str | os.PathLike) -> Iterator[dict]:
                 yield event
 
 
+def transcripts_of(events: Iterable[dict]) -> dict[str, list[dict]]:
+    """Every agent's transcript in these events, as the messages it was given."""
+    out: dict[str, list[dict]] = {}
+    for event in events:
+        if event.get("event_type") == "transcript_entry" and isinstance(event.get("agent_id"), str):
+            message = {k: v for k, v in event.items() if k not in RESERVED}
+            out.setdefault(event["agent_id"], []).append(message)
+    return out
+
+
 class Session:
     """Event-stream backed state of a multi-agent system: ids, registry, logging."""
 
@@ -93,9 +103,13 @@ class Session:
     @staticmethod
     def load(session_file: str | os.PathLike) -> "Session":
         """A Session over an existing file: both counters and the registry restored in one pass."""
+        return Session._restore(os.fspath(session_file), read_events(session_file))
+
+    @staticmethod
+    def _restore(path: str, events: Iterable[dict]) -> "Session":
         session = Session.__new__(Session)
-        session._reset(os.fspath(session_file))
-        for event in read_events(session.path):
+        session._reset(path)
+        for event in events:
             session._note(event)
         for record in session.registry.values():
             session._resolve_parent(record)
@@ -188,12 +202,7 @@ class Session:
 
     def transcripts(self) -> dict[str, list[dict]]:
         """Every agent's transcript as the messages it was given, read from the log."""
-        out: dict[str, list[dict]] = {}
-        for event in read_events(self.path):
-            if event.get("event_type") == "transcript_entry" and isinstance(event.get("agent_id"), str):
-                message = {k: v for k, v in event.items() if k not in RESERVED}
-                out.setdefault(event["agent_id"], []).append(message)
-        return out
+        return transcripts_of(read_events(self.path))
 
     def revive(self, agent_id: str, **options) -> "Agent":
         """The agent, from memory or rebuilt from the log with its whole transcript."""
@@ -237,8 +246,9 @@ def load_session(session_file: str | os.PathLike, model=None, tools=None,
         root = Agent(session, model=model, tools=tools, name=name)
         root.log_created()
         return root, session
-    session = Session.load(path)
-    transcripts = session.transcripts()
+    events = list(read_events(path))  # one read serves the counters, the registry and the transcripts
+    session = Session._restore(path, events)
+    transcripts = transcripts_of(events)
     agents = {
         agent_id: Agent(session, init_prompt=transcripts.get(agent_id, []), agent_id=agent_id, name=record.name,
                         language_model=record.language_model, model=model, tools=tools)

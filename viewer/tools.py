@@ -176,7 +176,7 @@ def redactor(pattern: str, replacement: str = "[REDACTED]") -> Hook:
 
 
 def describe_call(ctx: ToolCall) -> str:
-    who = ctx.agent.agent_id if ctx.agent.name is None else ctx.agent.name
+    who = ctx.agent.label
     if ctx.name == "task":
         return (f"Agent '{who}' is attempting to create subagent '{ctx.arguments.get('name')}'. "
                 f"Current subagent count: {len(ctx.agent.subagents)}. Approve?")
