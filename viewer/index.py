@@ -13,7 +13,7 @@ import sys
 import threading
 from array import array
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
@@ -36,6 +36,8 @@ class Problem:
     line: int | None
     detail: str
     message_id: str | None = None
+    # found reading the line itself (parse, shape), not by linking it to others: an as-of snapshot keeps it
+    of_line: bool = field(default=False, compare=False, repr=False)
 
     def as_dict(self) -> dict:
         data = {"kind": self.kind, "line": self.line, "detail": self.detail}
@@ -192,10 +194,14 @@ class SessionIndex:
             counter["added"] = added
         return added
 
-    def _problem(self, kind: str, line: int | None, detail: str, message_id: str | None = None) -> Problem:
-        problem = Problem(kind, line, detail, message_id)
+    def _problem(self, kind: str, line: int | None, detail: str, message_id: str | None = None,
+                 of_line: bool = False) -> Problem:
+        problem = Problem(kind, line, detail, message_id, of_line)
         self.problems.append(problem)
         return problem
+
+    def _line_problem(self, kind: str, line: int, detail: str, message_id: str | None = None) -> None:
+        self._problem(kind, line, detail, message_id, of_line=True)
 
     def file_problem(self, detail: str) -> None:
         """A fault of the file as a whole (e.g. a corrupt gzip stream), not of one line."""
@@ -216,32 +222,32 @@ class SessionIndex:
             event = orjson.loads(data)
         except orjson.JSONDecodeError as exc:
             if _is_utf8(data):
-                self._problem("invalid_json", line.number, f"{exc.msg}: {excerpt(data)}")
+                self._line_problem("invalid_json", line.number, f"{exc.msg}: {excerpt(data)}")
                 return None
             try:  # keep what can be kept: the bad bytes become U+FFFD
                 event = orjson.loads(data.decode("utf-8", errors="replace"))
             except orjson.JSONDecodeError:
-                self._problem("invalid_utf8", line.number, f"not UTF-8 (and not JSON), skipped: {excerpt(data)}")
+                self._line_problem("invalid_utf8", line.number, f"not UTF-8 (and not JSON), skipped: {excerpt(data)}")
                 return None
             not_utf8 = True
         if not isinstance(event, dict):
-            self._problem("not_an_object", line.number, f"a JSON {type(event).__name__}: {excerpt(data)}")
+            self._line_problem("not_an_object", line.number, f"a JSON {type(event).__name__}: {excerpt(data)}")
             return None
         parsed = event
         event = self._legacy(event)
         for key in ("message_id", "event_type", "agent_id"):
             if not isinstance(event.get(key), str) or not event[key]:
-                self._problem(f"missing_{key}", line.number, f"no string {key}: {excerpt(data)}")
+                self._line_problem(f"missing_{key}", line.number, f"no string {key}: {excerpt(data)}")
                 return None
         if not_utf8:
-            self._problem("invalid_utf8", line.number, "bytes that are not UTF-8 are shown as U+FFFD",
+            self._line_problem("invalid_utf8", line.number, "bytes that are not UTF-8 are shown as U+FFFD",
                           event["message_id"])
         if event["event_type"] not in model.KNOWN_EVENT_TYPES:
-            self._problem("unknown_event_type", line.number, f"event_type {event['event_type']!r} kept as is",
+            self._line_problem("unknown_event_type", line.number, f"event_type {event['event_type']!r} kept as is",
                           event["message_id"])
         else:
             for kind, detail in model.shape_problems(event):
-                self._problem(kind, line.number, detail, event["message_id"])
+                self._line_problem(kind, line.number, detail, event["message_id"])
         if event is parsed and not not_utf8:
             self._raw = data
         return event
@@ -300,10 +306,10 @@ class SessionIndex:
             try:
                 record = orjson.loads(data.decode("utf-8", errors="replace"))
             except orjson.JSONDecodeError:
-                self._problem("invalid_json", line.number, f"{exc.msg}: {excerpt(data)}")
+                self._line_problem("invalid_json", line.number, f"{exc.msg}: {excerpt(data)}")
                 return None
         if not isinstance(record, dict):
-            self._problem("not_an_object", line.number, f"a JSON {type(record).__name__}: {excerpt(data)}")
+            self._line_problem("not_an_object", line.number, f"a JSON {type(record).__name__}: {excerpt(data)}")
             return None
         return record
 
