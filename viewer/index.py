@@ -572,9 +572,16 @@ class SessionIndex:
         return calls[i - 1] if i else None
 
     def result_positions_for_call(self, position: int, call_id: str) -> list[int]:
-        event = self.events[position]
-        key = (event["agent_id"], call_id)
-        return [p for p in self.result_positions.get(key, ()) if self.call_position_for_result(p) == position]
+        """The results answering the call at `position`: those its agent logged after it and before the next call
+        with the same id (the positions are filed under agent and id at ingest, so no result is parsed again)."""
+        key = (self.events[position]["agent_id"], call_id)
+        calls = self.call_positions.get(key, ())
+        i = bisect_right(calls, position)
+        if not i or calls[i - 1] != position:
+            return []
+        results = self.result_positions.get(key, [])
+        stop = bisect_left(results, calls[i]) if i < len(calls) else len(results)
+        return results[bisect_left(results, position):stop]  # an entry may answer one call and make another
 
 
 class Library:
