@@ -86,7 +86,11 @@ _INTERNED = ("event_type", "agent_id", "role", "name", "language_model", "model"
 
 
 def _intern(event: Event) -> None:
-    """One copy of each repeated value (agent ids, roles, event types, tool names), not one per event."""
+    """One copy of each repeated value (agent ids, roles, event types, tool names), not one per event.
+
+    Only for events kept as dicts: a native line is kept as its bytes, and the values the index keeps
+    of it (agent ids, names) are kept once per agent, not per event.
+    """
     for key in _INTERNED:
         value = event.get(key)
         if type(value) is str:
@@ -187,6 +191,8 @@ class SessionIndex:
             for line in lines:
                 event = self._parse(line)
                 if event is not None:
+                    if self._raw is None:  # kept as a dict: share its repeated values
+                        _intern(event)
                     self._add(event, line.number)
                     if self._raw is not None:  # the event is the line as written: keep its bytes, not the dict
                         self.events.keep_raw(len(self.events) - 1, self._raw)
@@ -316,11 +322,11 @@ class SessionIndex:
     def _add_normalized(self, event: Event, line_number: int) -> int:
         if event["message_id"] in self.by_id:  # a record seen twice (e.g. a resumed session copies lines)
             return 0
+        _intern(event)
         self._add(event, line_number)
         return 1
 
     def _add(self, event: Event, line_number: int) -> None:
-        _intern(event)
         position = len(self.events)
         self.events.append(event)
         self.line_numbers.append(line_number)
