@@ -163,7 +163,6 @@ class SessionIndex:
         self.usage_totals: dict = {}  # agent id (None: the session) -> formats.usage.Totals, extended per request
         self.dialog_orders: dict = {}  # chosen agents -> the dialog's order, extended as events arrive (queries.dialog)
         self.search = search.SearchIndex(self)  # full-text postings: caught up after ingest and before each query
-        self._raw: bytes | None = None  # set by _parse
         self._native_fixed = False  # a native-only event was seen: no longer a legacy candidate
         self.format_summary: dict | None = None  # what a format says about the whole session (snapshot totals)
         self.title: str | None = None  # a format's own name for the session (Claude Code titles, snapshot titles)
@@ -189,13 +188,14 @@ class SessionIndex:
         added = 0
         with self.lock, gcpause.batch() as counter:
             for line in lines:
-                event = self._parse(line)
-                if event is not None:
-                    if self._raw is None:  # kept as a dict: share its repeated values
+                parsed = self._parse(line)
+                if parsed is not None:
+                    event, raw = parsed
+                    if raw is None:  # kept as a dict: share its repeated values
                         _intern(event)
                     self._add(event, line.number)
-                    if self._raw is not None:  # the event is the line as written: keep its bytes, not the dict
-                        self.events.keep_raw(len(self.events) - 1, self._raw)
+                    if raw is not None:  # the event is the line as written: keep its bytes, not the dict
+                        self.events.keep_raw(len(self.events) - 1, raw)
                     added += 1
             counter["added"] = added
         return added
@@ -214,12 +214,9 @@ class SessionIndex:
         with self.lock:
             self._problem("unreadable_file", None, detail)
 
-    def _parse(self, line: Line) -> Event | None:
-        """The event on a line, or None (with exactly one problem recorded) when it is skipped.
-
-        `_raw` is set to the line's bytes when the event is exactly those bytes parsed, else None.
-        """
-        self._raw = None
+    def _parse(self, line: Line) -> tuple[Event, bytes | None] | None:
+        """The event on a line and the line's bytes when the event is exactly those bytes parsed (else None);
+        None (with exactly one problem recorded) when the line is skipped."""
         data = line.data.strip()
         if not data:  # blank lines separate nothing in JSONL; writers often leave one
             return None
@@ -247,16 +244,14 @@ class SessionIndex:
                 return None
         if not_utf8:
             self._line_problem("invalid_utf8", line.number, "bytes that are not UTF-8 are shown as U+FFFD",
-                          event["message_id"])
+                               event["message_id"])
         if event["event_type"] not in model.KNOWN_EVENT_TYPES:
             self._line_problem("unknown_event_type", line.number, f"event_type {event['event_type']!r} kept as is",
-                          event["message_id"])
+                               event["message_id"])
         else:
             for kind, detail in model.shape_problems(event):
                 self._line_problem(kind, line.number, detail, event["message_id"])
-        if event is parsed and not not_utf8:
-            self._raw = data
-        return event
+        return event, (data if event is parsed and not not_utf8 else None)
 
     def _legacy(self, event: Event) -> Event:
         """A legacy line made native; the first legacy message line of an undecided file switches it."""
