@@ -328,17 +328,18 @@ class SessionIndex:
         if "usage" in event or "model" in event:
             self.usage_positions.append(position)
         message_id = event["message_id"]
+        causes, delivery, calls = model.causes_of(event), model.is_delivery(event), model.tool_calls_of(event)
         if message_id in self.by_id:
             self._problem("duplicate_message_id", line_number,
                           f"{message_id} first seen on line {self.line_numbers[self.by_id[message_id]]}", message_id)
         else:
             self.by_id[message_id] = position
-            self._links(event, position, line_number)
+            self._links(event, position, line_number, causes, delivery)
 
-        for cause in model.causes_of(event):
+        for cause in causes:
             self.caused.setdefault(cause, []).append(position)
-        if "tool_calls" in event:
-            self.tool_names.update(search.call_name(c).lower() for c in model.tool_calls_of(event))
+        if calls:
+            self.tool_names.update(search.call_name(c).lower() for c in calls)
         if model.is_tool_result(event) and isinstance(event.get("name"), str):
             self.tool_names.add(event["name"].lower())
         kind = event["event_type"]
@@ -350,9 +351,9 @@ class SessionIndex:
             self._classify_entry(agent, position, event)
             if self.format is not formats.NATIVE and agent.language_model is None and isinstance(event.get("model"), str):
                 agent.language_model = event["model"]
-            if model.is_delivery(event):
+            if delivery:
                 self.references.setdefault(event["substance"], []).append(position)
-            for call in model.tool_calls_of(event):
+            for call in calls:
                 if isinstance(call.get("id"), str):
                     self.call_positions.setdefault((agent.agent_id, call["id"]), []).append(position)
             call_id = event.get("tool_call_id")
@@ -443,19 +444,19 @@ class SessionIndex:
         agent.flags.append("parent_inferred")
         self._resolve_parent(agent, position)
 
-    def _links(self, event: Event, position: int, line_number: int) -> None:
+    def _links(self, event: Event, position: int, line_number: int, causes: list[str], delivery: bool) -> None:
         """Flag substance and cause links that name no message (yet), and the cycles they close."""
         message_id = event["message_id"]
         awaited = self._dangling.pop(message_id, ())
         for problem in awaited:  # rare: a link named this message before it was written
             self.problems.remove(problem)
-        named = [("substance", event["substance"])] if model.is_delivery(event) else []
+        named = [("substance", event["substance"])] if delivery else []
         if event["event_type"] != model.AGENT_CREATED:  # an agent's cause is checked with the tree
-            named += [("cause", c) for c in model.causes_of(event)]
+            named += [("cause", c) for c in causes]
         # Links only point back in an append-only file; a cycle needs a link that was dangling,
         # so it can only close here when this message was awaited (or names itself).
         if (awaited and self._closes_cycle(message_id)) or any(t == message_id for _, t in named):
-            kind = "substance_cycle" if model.is_delivery(event) else "cause_cycle"
+            kind = "substance_cycle" if delivery else "cause_cycle"
             self._problem(kind, line_number, f"following {message_id}'s links leads back to it", message_id)
         for link, target in named:
             if target not in self.by_id:
