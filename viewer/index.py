@@ -700,9 +700,7 @@ class Library:
                 session.ingest(result.lines)
             if result.error:
                 session.file_problem(result.error)
-            if result.lines or result.restarted or result.error:
-                changed = True
-                session.updated_at = result.modified_at
+            changed = changed or bool(result.lines or result.restarted or result.error)
             if not result.more:
                 break
             del result  # its lines are indexed: free them before reading the next batch
