@@ -425,9 +425,9 @@ class SessionIndex:
                 if i == len(positions) or positions[i] != grown:
                     positions.insert(i, grown)
         self.usage_totals.clear()  # its usage may have changed: summed again on the next request
-        agent_id = self.events[grown]["agent_id"]
-        self.tool_names.update(search.call_name(c).lower() for c in model.tool_calls_of(self.events[grown]))
-        for call in model.tool_calls_of(self.events[grown]):
+        agent_id, calls = grown_event["agent_id"], model.tool_calls_of(grown_event)
+        self.tool_names.update(search.call_name(c).lower() for c in calls)
+        for call in calls:
             if isinstance(call.get("id"), str) and (agent_id, call["id"]) not in self.call_positions:
                 self.call_positions[(agent_id, call["id"])] = [grown]
 
