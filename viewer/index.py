@@ -325,7 +325,8 @@ class SessionIndex:
         position = len(self.events)
         self.events.append(event)
         self.line_numbers.append(line_number)
-        if "usage" in event or "model" in event:
+        names_usage = "usage" in event or "model" in event
+        if names_usage:
             self.usage_positions.append(position)
         message_id = event["message_id"]
         causes, delivery, calls = model.causes_of(event), model.is_delivery(event), model.tool_calls_of(event)
@@ -349,6 +350,8 @@ class SessionIndex:
             agent = self._agent(event["agent_id"], position)
             agent.entries.append(position)
             self._classify_entry(agent, position, event)
+            if names_usage:
+                agent.usage_entries.append(position)
             if self.format is not formats.NATIVE and agent.language_model is None and isinstance(event.get("model"), str):
                 agent.language_model = event["model"]
             if delivery:
@@ -383,8 +386,6 @@ class SessionIndex:
         positions.append(position)
         if model.is_dialog_entry(event):
             agent.dialog_entries.append(position)
-        if "usage" in event or "model" in event:
-            agent.usage_entries.append(position)
 
     def _reclassify_entry(self, position: int) -> None:
         """An entry that grew in place may have changed kind (said -> did): file it again."""
