@@ -141,7 +141,6 @@ class SessionIndex:
         self.line_numbers = array("q")  # per position: its line in the file (compact: 8 bytes each)
         self.by_id: dict[str, int] = {}
         self.agents: dict[str, Agent] = {}
-        self.agent_order: list[str] = []
         self.roots: list[str] = []
         # substance key -> positions of the entries whose `substance` names it
         self.references: dict[str, list[int]] = {}
@@ -482,9 +481,8 @@ class SessionIndex:
     def _agent(self, agent_id: str, position: int) -> Agent:
         agent = self.agents.get(agent_id)
         if agent is None:
-            agent = Agent(agent_id=agent_id, ordinal=len(self.agent_order), first_position=position)
+            agent = Agent(agent_id=agent_id, ordinal=len(self.agents), first_position=position)
             self.agents[agent_id] = agent
-            self.agent_order.append(agent_id)
             self.roots.append(agent_id)
             self.tree_changes.append((position, agent_id))
         return agent
@@ -539,6 +537,11 @@ class SessionIndex:
         self.tree_changes.append((position, agent.agent_id))
 
     # --- reading helpers (callers hold the lock) ----------------------------------------
+
+    @property
+    def agent_order(self) -> list[str]:
+        """Agent ids in order of first appearance (`agents` keeps that order: agents are never removed)."""
+        return list(self.agents)
 
     @property
     def count(self) -> int:
