@@ -71,3 +71,31 @@ def test_forms_on_a_frozen_page_stay_frozen(client):
     doc = parse(client.get("/s/example1_jack_and_jill/dialog?agents=agent_jack&at=9").data)
     hidden = [i for i in doc.find_all("input") if i.attrs.get("name") == "at"]
     assert [i.attrs["value"] for i in hidden] == ["9"]
+
+
+def test_a_snapshot_keeps_the_problems_of_the_lines_it_covers(tmp_path):
+    lines = [
+        '{"message_id": "m1", "event_type": "agent_created", "agent_id": "a", "name": 5}',  # wrong_type
+        "not json",
+        '{"message_id": "m2", "event_type": "transcript_entry", "agent_id": "a", "role": "assistant", "content": "x",'
+        ' "tool_calls": [{"id": "c", "function": {"name": "t", "arguments": "{bad"}}]}',  # arguments_not_json
+        '{"message_id": "m3", "event_type": "mystery", "agent_id": "a"}',  # unknown_event_type
+        '{"message_id": "m4", "event_type": "transcript_entry", "agent_id": "a", "role": "user", "substance": "m9",'
+        ' "content": "y"}',  # dangling_substance: found again by the replay
+        "[1]",
+        '{"message_id": "m5", "event_type": "transcript_entry", "agent_id": "a", "role": "user", "content": "z"}',
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(line + "\n" for line in lines))
+    live = load_index(path)
+
+    def problems(s):
+        return sorted((p.kind, p.line, p.detail, p.message_id) for p in s.problems)
+
+    assert {p[0] for p in problems(live)} == {"wrong_type", "invalid_json", "arguments_not_json", "unknown_event_type",
+                                              "dangling_substance", "not_an_object"}
+    for n in range(live.count + 1):
+        last_line = live.line_numbers[n - 1] if n else 0
+        truncated = tmp_path / f"at{n}.jsonl"
+        truncated.write_text("".join(line + "\n" for line in lines[:last_line]))
+        assert problems(asof.snapshot(live, n)) == problems(load_index(truncated)), n

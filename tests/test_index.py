@@ -83,6 +83,7 @@ def test_one_failing_file_does_not_stop_the_scan(tmp_path, monkeypatch):
     library = Library(tmp_path)
     library.scan()
     assert library.get("a").count == 1 and library.get("c").count == 1
+    assert library.get("b") is None  # the failure really happened: b was never read
 
 
 def test_last_update_is_the_files_time_not_the_servers(tmp_path):

@@ -91,13 +91,17 @@ def test_an_editor_save_by_rename_replaces_the_content(watched):
 def test_the_watcher_survives_a_failing_file(watched, monkeypatch):
     folder, library = watched
     original = library.refresh
+    failed = []
 
     def refresh(path):
         if path.endswith("poison.jsonl"):
+            failed.append(path)
             raise RuntimeError("injected failure")
         return original(path)
 
     monkeypatch.setattr(library, "refresh", refresh)
     write_events(folder / "poison.jsonl", [entry("p1")])
+    wait_for(lambda: failed)  # the ingest thread met the failure first...
     write_events(folder / "existing.jsonl", [entry("m2")], mode="a")
-    wait_for(lambda: library.get("existing").count == 2)
+    wait_for(lambda: library.get("existing").count == 2)  # ...and still reads what comes after it
+    assert library.get("poison") is None

@@ -16,9 +16,6 @@ from flask import abort, g, has_request_context, request, url_for
 from .index import SessionIndex
 
 CACHE_SIZE = 16
-# Problems found while parsing lines (not events): a snapshot keeps those on lines it covers.
-PARSE_PROBLEMS = {"invalid_json", "not_an_object", "missing_message_id", "missing_event_type", "missing_agent_id",
-                  "unknown_event_type"}
 # Live feeds make no sense for a frozen moment; everything else carries ?at= in its links.
 NO_AT_ENDPOINTS = {"static", "pages.index", "pages.poll_sessions", "pages.poll_tree", "pages.poll_agent",
                    "pages.poll_dialog", "api.sessions", "api.events"}
@@ -51,7 +48,8 @@ def snapshot(s: SessionIndex, n: int) -> SessionIndex:
                 return _cache[key]
         items, lines = s.events.raw(n), s.line_numbers[:n]
         last_line = lines[-1] if lines else 0
-        parse_problems = [p for p in s.problems if p.kind in PARSE_PROBLEMS and p.line is not None and p.line <= last_line]
+        # problems of the lines themselves are not found again by replaying events: kept for the lines covered
+        parse_problems = [p for p in s.problems if p.of_line and p.line <= last_line]
         epoch, updated_at, total = s.epoch, s.updated_at, s.count
     frozen = SessionIndex(s.id, s.path, s.relpath)
     frozen.epoch, frozen.updated_at = epoch, updated_at

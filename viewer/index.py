@@ -13,7 +13,7 @@ import sys
 import threading
 from array import array
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
@@ -36,6 +36,8 @@ class Problem:
     line: int | None
     detail: str
     message_id: str | None = None
+    # found reading the line itself (parse, shape), not by linking it to others: an as-of snapshot keeps it
+    of_line: bool = field(default=False, compare=False, repr=False)
 
     def as_dict(self) -> dict:
         data = {"kind": self.kind, "line": self.line, "detail": self.detail}
@@ -84,7 +86,11 @@ _INTERNED = ("event_type", "agent_id", "role", "name", "language_model", "model"
 
 
 def _intern(event: Event) -> None:
-    """One copy of each repeated value (agent ids, roles, event types, tool names), not one per event."""
+    """One copy of each repeated value (agent ids, roles, event types, tool names), not one per event.
+
+    Only for events kept as dicts: a native line is kept as its bytes, and the values the index keeps
+    of it (agent ids, names) are kept once per agent, not per event.
+    """
     for key in _INTERNED:
         value = event.get(key)
         if type(value) is str:
@@ -135,7 +141,6 @@ class SessionIndex:
         self.line_numbers = array("q")  # per position: its line in the file (compact: 8 bytes each)
         self.by_id: dict[str, int] = {}
         self.agents: dict[str, Agent] = {}
-        self.agent_order: list[str] = []
         self.roots: list[str] = []
         # substance key -> positions of the entries whose `substance` names it
         self.references: dict[str, list[int]] = {}
@@ -157,7 +162,6 @@ class SessionIndex:
         self.usage_totals: dict = {}  # agent id (None: the session) -> formats.usage.Totals, extended per request
         self.dialog_orders: dict = {}  # chosen agents -> the dialog's order, extended as events arrive (queries.dialog)
         self.search = search.SearchIndex(self)  # full-text postings: caught up after ingest and before each query
-        self._raw: bytes | None = None  # set by _parse
         self._native_fixed = False  # a native-only event was seen: no longer a legacy candidate
         self.format_summary: dict | None = None  # what a format says about the whole session (snapshot totals)
         self.title: str | None = None  # a format's own name for the session (Claude Code titles, snapshot titles)
@@ -183,31 +187,35 @@ class SessionIndex:
         added = 0
         with self.lock, gcpause.batch() as counter:
             for line in lines:
-                event = self._parse(line)
-                if event is not None:
+                parsed = self._parse(line)
+                if parsed is not None:
+                    event, raw = parsed
+                    if raw is None:  # kept as a dict: share its repeated values
+                        _intern(event)
                     self._add(event, line.number)
-                    if self._raw is not None:  # the event is the line as written: keep its bytes, not the dict
-                        self.events.keep_raw(len(self.events) - 1, self._raw)
+                    if raw is not None:  # the event is the line as written: keep its bytes, not the dict
+                        self.events.keep_raw(len(self.events) - 1, raw)
                     added += 1
             counter["added"] = added
         return added
 
-    def _problem(self, kind: str, line: int | None, detail: str, message_id: str | None = None) -> Problem:
-        problem = Problem(kind, line, detail, message_id)
+    def _problem(self, kind: str, line: int | None, detail: str, message_id: str | None = None,
+                 of_line: bool = False) -> Problem:
+        problem = Problem(kind, line, detail, message_id, of_line)
         self.problems.append(problem)
         return problem
+
+    def _line_problem(self, kind: str, line: int, detail: str, message_id: str | None = None) -> None:
+        self._problem(kind, line, detail, message_id, of_line=True)
 
     def file_problem(self, detail: str) -> None:
         """A fault of the file as a whole (e.g. a corrupt gzip stream), not of one line."""
         with self.lock:
             self._problem("unreadable_file", None, detail)
 
-    def _parse(self, line: Line) -> Event | None:
-        """The event on a line, or None (with exactly one problem recorded) when it is skipped.
-
-        `_raw` is set to the line's bytes when the event is exactly those bytes parsed, else None.
-        """
-        self._raw = None
+    def _parse(self, line: Line) -> tuple[Event, bytes | None] | None:
+        """The event on a line and the line's bytes when the event is exactly those bytes parsed (else None);
+        None (with exactly one problem recorded) when the line is skipped."""
         data = line.data.strip()
         if not data:  # blank lines separate nothing in JSONL; writers often leave one
             return None
@@ -216,35 +224,33 @@ class SessionIndex:
             event = orjson.loads(data)
         except orjson.JSONDecodeError as exc:
             if _is_utf8(data):
-                self._problem("invalid_json", line.number, f"{exc.msg}: {excerpt(data)}")
+                self._line_problem("invalid_json", line.number, f"{exc.msg}: {excerpt(data)}")
                 return None
             try:  # keep what can be kept: the bad bytes become U+FFFD
                 event = orjson.loads(data.decode("utf-8", errors="replace"))
             except orjson.JSONDecodeError:
-                self._problem("invalid_utf8", line.number, f"not UTF-8 (and not JSON), skipped: {excerpt(data)}")
+                self._line_problem("invalid_utf8", line.number, f"not UTF-8 (and not JSON), skipped: {excerpt(data)}")
                 return None
             not_utf8 = True
         if not isinstance(event, dict):
-            self._problem("not_an_object", line.number, f"a JSON {type(event).__name__}: {excerpt(data)}")
+            self._line_problem("not_an_object", line.number, f"a JSON {type(event).__name__}: {excerpt(data)}")
             return None
         parsed = event
         event = self._legacy(event)
         for key in ("message_id", "event_type", "agent_id"):
             if not isinstance(event.get(key), str) or not event[key]:
-                self._problem(f"missing_{key}", line.number, f"no string {key}: {excerpt(data)}")
+                self._line_problem(f"missing_{key}", line.number, f"no string {key}: {excerpt(data)}")
                 return None
         if not_utf8:
-            self._problem("invalid_utf8", line.number, "bytes that are not UTF-8 are shown as U+FFFD",
-                          event["message_id"])
+            self._line_problem("invalid_utf8", line.number, "bytes that are not UTF-8 are shown as U+FFFD",
+                               event["message_id"])
         if event["event_type"] not in model.KNOWN_EVENT_TYPES:
-            self._problem("unknown_event_type", line.number, f"event_type {event['event_type']!r} kept as is",
-                          event["message_id"])
+            self._line_problem("unknown_event_type", line.number, f"event_type {event['event_type']!r} kept as is",
+                               event["message_id"])
         else:
             for kind, detail in model.shape_problems(event):
-                self._problem(kind, line.number, detail, event["message_id"])
-        if event is parsed and not not_utf8:
-            self._raw = data
-        return event
+                self._line_problem(kind, line.number, detail, event["message_id"])
+        return event, (data if event is parsed and not not_utf8 else None)
 
     def _legacy(self, event: Event) -> Event:
         """A legacy line made native; the first legacy message line of an undecided file switches it."""
@@ -300,38 +306,40 @@ class SessionIndex:
             try:
                 record = orjson.loads(data.decode("utf-8", errors="replace"))
             except orjson.JSONDecodeError:
-                self._problem("invalid_json", line.number, f"{exc.msg}: {excerpt(data)}")
+                self._line_problem("invalid_json", line.number, f"{exc.msg}: {excerpt(data)}")
                 return None
         if not isinstance(record, dict):
-            self._problem("not_an_object", line.number, f"a JSON {type(record).__name__}: {excerpt(data)}")
+            self._line_problem("not_an_object", line.number, f"a JSON {type(record).__name__}: {excerpt(data)}")
             return None
         return record
 
     def _add_normalized(self, event: Event, line_number: int) -> int:
         if event["message_id"] in self.by_id:  # a record seen twice (e.g. a resumed session copies lines)
             return 0
+        _intern(event)
         self._add(event, line_number)
         return 1
 
     def _add(self, event: Event, line_number: int) -> None:
-        _intern(event)
         position = len(self.events)
         self.events.append(event)
         self.line_numbers.append(line_number)
-        if "usage" in event or "model" in event:
+        names_usage = "usage" in event or "model" in event
+        if names_usage:
             self.usage_positions.append(position)
         message_id = event["message_id"]
+        causes, delivery, calls = model.causes_of(event), model.is_delivery(event), model.tool_calls_of(event)
         if message_id in self.by_id:
             self._problem("duplicate_message_id", line_number,
                           f"{message_id} first seen on line {self.line_numbers[self.by_id[message_id]]}", message_id)
         else:
             self.by_id[message_id] = position
-            self._links(event, position, line_number)
+            self._links(event, position, line_number, causes, delivery)
 
-        for cause in model.causes_of(event):
+        for cause in causes:
             self.caused.setdefault(cause, []).append(position)
-        if "tool_calls" in event:
-            self.tool_names.update(search.call_name(c).lower() for c in model.tool_calls_of(event))
+        if calls:
+            self.tool_names.update(search.call_name(c).lower() for c in calls)
         if model.is_tool_result(event) and isinstance(event.get("name"), str):
             self.tool_names.add(event["name"].lower())
         kind = event["event_type"]
@@ -341,11 +349,13 @@ class SessionIndex:
             agent = self._agent(event["agent_id"], position)
             agent.entries.append(position)
             self._classify_entry(agent, position, event)
+            if names_usage:
+                agent.usage_entries.append(position)
             if self.format is not formats.NATIVE and agent.language_model is None and isinstance(event.get("model"), str):
                 agent.language_model = event["model"]
-            if model.is_delivery(event):
+            if delivery:
                 self.references.setdefault(event["substance"], []).append(position)
-            for call in model.tool_calls_of(event):
+            for call in calls:
                 if isinstance(call.get("id"), str):
                     self.call_positions.setdefault((agent.agent_id, call["id"]), []).append(position)
             call_id = event.get("tool_call_id")
@@ -375,8 +385,6 @@ class SessionIndex:
         positions.append(position)
         if model.is_dialog_entry(event):
             agent.dialog_entries.append(position)
-        if "usage" in event or "model" in event:
-            agent.usage_entries.append(position)
 
     def _reclassify_entry(self, position: int) -> None:
         """An entry that grew in place may have changed kind (said -> did): file it again."""
@@ -417,9 +425,9 @@ class SessionIndex:
                 if i == len(positions) or positions[i] != grown:
                     positions.insert(i, grown)
         self.usage_totals.clear()  # its usage may have changed: summed again on the next request
-        agent_id = self.events[grown]["agent_id"]
-        self.tool_names.update(search.call_name(c).lower() for c in model.tool_calls_of(self.events[grown]))
-        for call in model.tool_calls_of(self.events[grown]):
+        agent_id, calls = grown_event["agent_id"], model.tool_calls_of(grown_event)
+        self.tool_names.update(search.call_name(c).lower() for c in calls)
+        for call in calls:
             if isinstance(call.get("id"), str) and (agent_id, call["id"]) not in self.call_positions:
                 self.call_positions[(agent_id, call["id"])] = [grown]
 
@@ -436,19 +444,19 @@ class SessionIndex:
         agent.flags.append("parent_inferred")
         self._resolve_parent(agent, position)
 
-    def _links(self, event: Event, position: int, line_number: int) -> None:
+    def _links(self, event: Event, position: int, line_number: int, causes: list[str], delivery: bool) -> None:
         """Flag substance and cause links that name no message (yet), and the cycles they close."""
         message_id = event["message_id"]
         awaited = self._dangling.pop(message_id, ())
         for problem in awaited:  # rare: a link named this message before it was written
             self.problems.remove(problem)
-        named = [("substance", event["substance"])] if model.is_delivery(event) else []
+        named = [("substance", event["substance"])] if delivery else []
         if event["event_type"] != model.AGENT_CREATED:  # an agent's cause is checked with the tree
-            named += [("cause", c) for c in model.causes_of(event)]
+            named += [("cause", c) for c in causes]
         # Links only point back in an append-only file; a cycle needs a link that was dangling,
         # so it can only close here when this message was awaited (or names itself).
         if (awaited and self._closes_cycle(message_id)) or any(t == message_id for _, t in named):
-            kind = "substance_cycle" if model.is_delivery(event) else "cause_cycle"
+            kind = "substance_cycle" if delivery else "cause_cycle"
             self._problem(kind, line_number, f"following {message_id}'s links leads back to it", message_id)
         for link, target in named:
             if target not in self.by_id:
@@ -473,9 +481,8 @@ class SessionIndex:
     def _agent(self, agent_id: str, position: int) -> Agent:
         agent = self.agents.get(agent_id)
         if agent is None:
-            agent = Agent(agent_id=agent_id, ordinal=len(self.agent_order), first_position=position)
+            agent = Agent(agent_id=agent_id, ordinal=len(self.agents), first_position=position)
             self.agents[agent_id] = agent
-            self.agent_order.append(agent_id)
             self.roots.append(agent_id)
             self.tree_changes.append((position, agent_id))
         return agent
@@ -532,6 +539,11 @@ class SessionIndex:
     # --- reading helpers (callers hold the lock) ----------------------------------------
 
     @property
+    def agent_order(self) -> list[str]:
+        """Agent ids in order of first appearance (`agents` keeps that order: agents are never removed)."""
+        return list(self.agents)
+
+    @property
     def count(self) -> int:
         return len(self.events)
 
@@ -566,9 +578,16 @@ class SessionIndex:
         return calls[i - 1] if i else None
 
     def result_positions_for_call(self, position: int, call_id: str) -> list[int]:
-        event = self.events[position]
-        key = (event["agent_id"], call_id)
-        return [p for p in self.result_positions.get(key, ()) if self.call_position_for_result(p) == position]
+        """The results answering the call at `position`: those its agent logged after it and before the next call
+        with the same id (the positions are filed under agent and id at ingest, so no result is parsed again)."""
+        key = (self.events[position]["agent_id"], call_id)
+        calls = self.call_positions.get(key, ())
+        i = bisect_right(calls, position)
+        if not i or calls[i - 1] != position:
+            return []
+        results = self.result_positions.get(key, [])
+        stop = bisect_left(results, calls[i]) if i < len(calls) else len(results)
+        return results[bisect_left(results, position):stop]  # an entry may answer one call and make another
 
 
 class Library:
@@ -685,9 +704,7 @@ class Library:
                 session.ingest(result.lines)
             if result.error:
                 session.file_problem(result.error)
-            if result.lines or result.restarted or result.error:
-                changed = True
-                session.updated_at = result.modified_at
+            changed = changed or bool(result.lines or result.restarted or result.error)
             if not result.more:
                 break
             del result  # its lines are indexed: free them before reading the next batch

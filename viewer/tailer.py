@@ -11,7 +11,7 @@ READ_CHUNK = 8 * 1024 * 1024
 BATCH_BYTES = 8 * 1024 * 1024  # a big file is ingested this much at a time: memory stays bounded
 
 
-@dataclass
+@dataclass(slots=True)
 class Line:
     number: int  # 1-based line number in the file
     data: bytes  # without the trailing newline
