@@ -339,7 +339,7 @@ class SessionIndex:
         for cause in causes:
             self.caused.setdefault(cause, []).append(position)
         if calls:
-            self.tool_names.update(search.call_name(c).lower() for c in calls)
+            self.tool_names.update(model.call_name(c).lower() for c in calls)
         if model.is_tool_result(event) and isinstance(event.get("name"), str):
             self.tool_names.add(event["name"].lower())
         kind = event["event_type"]
@@ -366,9 +366,9 @@ class SessionIndex:
                                   f"no earlier tool call {call_id!r} in {agent.agent_id}'s transcript", message_id)
         elif kind == model.PIECE_OF_TEXT:
             self._agent(event["agent_id"], position)
-        elif kind == "response_part" and self.format is not formats.NATIVE:
+        elif kind == model.RESPONSE_PART and self.format is not formats.NATIVE:
             self._grown(event)
-        elif kind == "spawn_link" and self.format is not formats.NATIVE:
+        elif kind == model.SPAWN_LINK and self.format is not formats.NATIVE:
             self._linked(event, position)
         # Agents created before the message their cause names: resolvable now that its agent is known.
         if self.by_id.get(message_id) == position:
@@ -426,7 +426,7 @@ class SessionIndex:
                     positions.insert(i, grown)
         self.usage_totals.clear()  # its usage may have changed: summed again on the next request
         agent_id, calls = grown_event["agent_id"], model.tool_calls_of(grown_event)
-        self.tool_names.update(search.call_name(c).lower() for c in calls)
+        self.tool_names.update(model.call_name(c).lower() for c in calls)
         for call in calls:
             if isinstance(call.get("id"), str) and (agent_id, call["id"]) not in self.call_positions:
                 self.call_positions[(agent_id, call["id"])] = [grown]

@@ -16,6 +16,9 @@ AGENT_CREATED = "agent_created"
 TRANSCRIPT_ENTRY = "transcript_entry"
 PIECE_OF_TEXT = "piece_of_text"
 KNOWN_EVENT_TYPES = (AGENT_CREATED, TRANSCRIPT_ENTRY, PIECE_OF_TEXT)
+# Events a format reader adds to tell the index of a change (never written to a log):
+RESPONSE_PART = "response_part"  # a later line of a response already shown: the message grew
+SPAWN_LINK = "spawn_link"  # a sub-agent's parent found only after it started (by the result naming it)
 
 Event = dict[str, Any]
 
@@ -170,6 +173,12 @@ def perspective_kind(event: Event) -> str:
     return NOTED
 
 
+def call_name(call: dict) -> str:
+    """A logged tool call's name: `function.name` (OpenAI shape), else `name`, else "?"."""
+    function = call.get("function") if isinstance(call.get("function"), dict) else {}
+    return str(function.get("name") or call.get("name") or "?")
+
+
 @dataclass
 class ToolCall:
     id: str | None
@@ -181,7 +190,6 @@ class ToolCall:
     @classmethod
     def from_dict(cls, call: dict) -> "ToolCall":
         function = call.get("function") if isinstance(call.get("function"), dict) else {}
-        name = function.get("name") or call.get("name") or "?"
         raw = function.get("arguments", call.get("arguments", ""))
         if isinstance(raw, str):
             try:
@@ -192,7 +200,7 @@ class ToolCall:
             parsed, valid = raw, True
             raw = orjson.dumps(raw).decode()
         call_id = call.get("id")
-        return cls(call_id if isinstance(call_id, str) else None, str(name), raw, parsed, valid)
+        return cls(call_id if isinstance(call_id, str) else None, call_name(call), raw, parsed, valid)
 
     @property
     def pretty_arguments(self) -> str:

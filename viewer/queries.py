@@ -259,7 +259,7 @@ def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool,
         items, results, spawned, grown = [], [], [], {}
         for p in range(after, s.count):
             event = s.events[p]
-            if event["event_type"] == "response_part" and event.get("grows") in s.by_id:
+            if event["event_type"] == model.RESPONSE_PART and event.get("grows") in s.by_id:
                 target = s.by_id[event["grows"]]  # a message that grew in place: redraw it
                 if target < after and s.events[target]["agent_id"] in agent_ids:
                     grown[target] = _entry(s, target)

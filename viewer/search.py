@@ -59,26 +59,20 @@ def _call_parts(call: dict) -> tuple[str, str]:
     """A logged tool call's name and its arguments as text (the rule of model.ToolCall, unparsed)."""
     function = call.get("function") if isinstance(call.get("function"), dict) else {}
     arguments = function.get("arguments", call.get("arguments", ""))
-    return call_name(call), arguments if isinstance(arguments, str) else orjson.dumps(arguments).decode()
-
-
-def call_name(call: dict) -> str:
-    """A logged tool call's name (as search and the tool filter see it)."""
-    function = call.get("function") if isinstance(call.get("function"), dict) else {}
-    return str(function.get("name") or call.get("name") or "?")
+    return model.call_name(call), arguments if isinstance(arguments, str) else orjson.dumps(arguments).decode()
 
 
 def tool_names(s, position: int) -> set[str]:
     """Tools an entry calls, or the tool whose result it is (its `name`, else its call's)."""
     event = s.events[position]
-    names = {call_name(c).lower() for c in model.tool_calls_of(event)}
+    names = {model.call_name(c).lower() for c in model.tool_calls_of(event)}
     if model.is_tool_result(event):
         if isinstance(event.get("name"), str):
             names.add(event["name"].lower())
         call_position = s.call_position_for_result(position)
         if call_position is not None:
             call_id = event.get("tool_call_id")
-            names.update(call_name(c).lower() for c in model.tool_calls_of(s.events[call_position])
+            names.update(model.call_name(c).lower() for c in model.tool_calls_of(s.events[call_position])
                          if c.get("id") == call_id)
     return names
 

@@ -14,12 +14,10 @@ from dataclasses import dataclass
 import orjson
 
 from .. import model
-from ..model import Event
+from ..model import RESPONSE_PART, SPAWN_LINK, Event
 from . import SpawnLinks, agent_created, as_dict, content_text, tool_call
 
 MAIN = "main"
-RESPONSE_PART = "response_part"  # a later line of a response already shown: the message grew
-SPAWN_LINK = "spawn_link"  # a sub-agent's parent found only after it started (by the result naming it)
 SPAWNING_TOOLS = ("Task", "Agent")
 _AGENT_TAIL = re.compile(r"agentId:\s*([A-Za-z0-9_-]+)")
 
