@@ -895,7 +895,9 @@ class Library:
 
         The ingest thread calls it while no file waits, so search indexing never delays an ingest.
         """
-        for session in self.listing():
+        with self.lock:
+            sessions = list(self.sessions.values())  # no order needed: every session is caught up in turn
+        for session in sessions:
             if session.search.indexed < session.count:
                 session.search.catch_up(budget)
                 return True
