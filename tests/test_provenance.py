@@ -147,5 +147,5 @@ def test_a_delivery_quoting_part_of_its_original_is_diffed_against_that_part(tmp
     quoted = s.event("a11ce5ca-0001")["original_text"]
     assert data["modified"] is False and data["original"] == quoted
     assert data["counts"] == {"deleted": 0, "inserted": 0}
-    dialog_delivery = queries._delivery(s, s.event("a11ce5ca-0001"))
+    dialog_delivery = queries.delivery_of(s, s.event("a11ce5ca-0001"))
     assert data["original"] == dialog_delivery["original_content"]

@@ -22,7 +22,7 @@ def _spawning_call_summary(s: SessionIndex, agent_id: str, call: dict) -> str:
     event = s.event(agent.cause) if agent.cause is not None else None
     if event is None:
         return ""
-    picked = queries._pick_spawning_call(s, agent, event)
+    picked = queries.spawning_call(s, agent, event)
     return picked.summary(FULL) if picked else call.get("summary") or ""
 
 

@@ -60,11 +60,11 @@ def diff_counts(runs: list[dict]) -> dict:
 def delivery_provenance(s: SessionIndex, position: int) -> dict | None:
     """A delivery beside its original, with the word diff; None when the entry is not a delivery.
 
-    The original's text, its sender and the modified flag are the dialog's (queries._delivery), so the
+    The original's text, its sender and the modified flag are the dialog's (queries.delivery_of), so the
     diff compares what `modified` compares (for some formats only the quoted part of the original)."""
     with s.lock:
         event = s.events[position]
-        delivery = queries._delivery(s, event)
+        delivery = queries.delivery_of(s, event)
         if delivery is None:
             return None
         receiver = s.agents.get(event["agent_id"])

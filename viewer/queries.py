@@ -18,7 +18,7 @@ from .model import Agent, Event
 
 # --- agents and the tree -------------------------------------------------------------------
 
-def _pick_spawning_call(s: SessionIndex, agent: Agent, event: Event) -> model.ToolCall | None:
+def spawning_call(s: SessionIndex, agent: Agent, event: Event) -> model.ToolCall | None:
     """Which tool call of the cause message created this agent (a message may hold several)."""
     calls = model.tool_calls(event)
     created = s.events[agent.created_position] if agent.created_position is not None else {}
@@ -44,7 +44,7 @@ def created_by(s: SessionIndex, agent: Agent) -> dict | None:
     event = s.event(agent.cause)
     if event is None:
         return {"message_id": agent.cause, "missing": True}
-    call = _pick_spawning_call(s, agent, event)
+    call = spawning_call(s, agent, event)
     return {
         "message_id": agent.cause,
         "agent_id": event["agent_id"],
@@ -147,7 +147,7 @@ def filtered_positions(s: SessionIndex, agent_ids: list[str], filters=None):
     return positions
 
 
-def _delivery(s: SessionIndex, event: Event) -> dict | None:
+def delivery_of(s: SessionIndex, event: Event) -> dict | None:
     if not model.is_delivery(event):
         return None
     original = s.event(event["substance"])
@@ -169,7 +169,7 @@ def _call_item(s: SessionIndex, position: int, index: int, call: model.ToolCall)
     spawned = []
     for agent_id in s.spawned.get(message_id, ()):
         agent = s.agents[agent_id]
-        if _pick_spawning_call(s, agent, s.events[position]) == call:
+        if spawning_call(s, agent, s.events[position]) == call:
             spawned.append({"agent_id": agent_id, "name": agent.display_name, "ordinal": agent.ordinal})
     results = s.result_positions_for_call(position, call.id) if call.id else []
     return {
@@ -198,7 +198,7 @@ def _entry(s: SessionIndex, position: int) -> dict:
         "role": event.get("role"),
         "content": model.content_of(event),
         "event": event,
-        "delivery": _delivery(s, event),
+        "delivery": delivery_of(s, event),
         "calls": [],
         "heard_by": [],
         "paired_call": None,
@@ -270,7 +270,7 @@ def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool,
                 holder_position = s.by_id[created.cause]
                 holder = s.events[holder_position]
                 if holder["agent_id"] in agent_ids and holder_position < after:
-                    call = _pick_spawning_call(s, created, holder)
+                    call = spawning_call(s, created, holder)
                     index = model.tool_calls(holder).index(call) if call else 0
                     spawned.append({"call_position": holder_position, "call_index": index,
                                     "agent_id": created.agent_id, "name": created.display_name})
