@@ -19,6 +19,11 @@ def as_json(data: dict, status: int = 200) -> Response:
     return Response(shown_json(orjson.dumps(data)), status=status, mimetype="application/json")
 
 
+def twin(s, data: dict, page: str, **url_args) -> Response:
+    """The JSON twin of a session's page: the page's data, the session id and the page's URL."""
+    return as_json({"id": s.id, **data, "url": url_for(page, session_id=s.id, **url_args)})
+
+
 def session_row(s) -> dict:
     with s.lock:
         return {
@@ -60,7 +65,7 @@ def session(session_id):
 @bp.get("/sessions/<session_id>/problems")
 def problems(session_id):
     s = session_or_404(session_id)
-    return as_json({"id": s.id, **queries.problems(s), "url": url_for("pages.problems", session_id=s.id)})
+    return twin(s, queries.problems(s), "pages.problems")
 
 
 @bp.get("/sessions/<session_id>/agents/<path:agent_id>")

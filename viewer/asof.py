@@ -82,11 +82,6 @@ def for_request(s: SessionIndex) -> SessionIndex:
     return frozen
 
 
-def current() -> int | None:
-    """For templates: the N a page is frozen at, or None when it is live."""
-    return requested()
-
-
 def banner() -> dict | None:
     """What the as-of banner shows: event N (the last one included), and links one event back and forward."""
     frozen = g.get("as_of_session") if has_request_context() else None

@@ -9,7 +9,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, abort, render_template, request, url_for
 
 from . import asof, exports, flow, provenance, queries
-from .api import as_json, session_row
+from .api import as_json, session_row, twin
 from .lookup import agent_list_arg, agent_or_404, chosen_agents, flag_arg, int_arg, message_or_404, session_or_404
 
 bp = Blueprint("flow", __name__)
@@ -19,7 +19,7 @@ bp = Blueprint("flow", __name__)
 def _setup(setup_state) -> None:
     """What the flow templates need from the app, so app.py only registers this blueprint."""
     setup_state.app.jinja_env.filters["word_diff"] = provenance.word_diff
-    setup_state.app.jinja_env.globals.update(as_of=asof.current, as_of_banner=asof.banner)
+    setup_state.app.jinja_env.globals.update(as_of=asof.requested, as_of_banner=asof.banner)
     setup_state.app.url_defaults(asof.inject_at)
 
 
@@ -61,7 +61,7 @@ def hooks(session_id):
 @bp.get("/api/sessions/<session_id>/hooks")
 def hooks_json(session_id):
     s = session_or_404(session_id)
-    return as_json({"id": s.id, **_audit(s), "url": url_for("flow.hooks", session_id=s.id)})
+    return twin(s, _audit(s), "flow.hooks")
 
 
 # --- the spawn graph and the breadcrumbs -------------------------------------------------------------
@@ -75,7 +75,7 @@ def spawn(session_id):
 @bp.get("/api/sessions/<session_id>/spawn")
 def spawn_json(session_id):
     s = session_or_404(session_id)
-    return as_json({"id": s.id, **flow.spawn_graph(s), "url": url_for("flow.spawn", session_id=s.id)})
+    return twin(s, flow.spawn_graph(s), "flow.spawn")
 
 
 @bp.get("/api/sessions/<session_id>/lineage/<path:agent_id>")
@@ -111,8 +111,8 @@ def chart(session_id):
 def chart_json(session_id):
     s = session_or_404(session_id)
     data = _chart_data(s)
-    return as_json({"id": s.id, **data, "url": url_for("flow.chart", session_id=s.id, agents=",".join(data["agents"]) or None,
-                                                      start=data["start"], size=data["size"], trace=data["trace"])})
+    return twin(s, data, "flow.chart", agents=",".join(data["agents"]) or None, start=data["start"], size=data["size"],
+                trace=data["trace"])
 
 
 @bp.get("/s/<session_id>/trace/<path:message_id>")
@@ -126,5 +126,4 @@ def trace(session_id, message_id):
 def trace_json(session_id, message_id):
     s = session_or_404(session_id)
     message_or_404(s, message_id)
-    return as_json({"id": s.id, **flow.trace(s, message_id),
-                    "url": url_for("flow.trace", session_id=s.id, message_id=message_id)})
+    return twin(s, flow.trace(s, message_id), "flow.trace", message_id=message_id)
