@@ -120,7 +120,7 @@ def test_a_traced_message_opens_its_window_near_the_top_third(client):
     traced_id = rows[row]["message_id"]
     data = client.get(f"/api/sessions/research_team/chart?agents=agent_writer&size=9&trace={traced_id}").get_json()
     assert data["start"] == row - 3 and data["marks"][3]["message_id"] == traced_id
-    assert client.get(f"/api/sessions/research_team/chart?trace=msg_200&size=30&start=0").get_json()["start"] == 0
+    assert client.get("/api/sessions/research_team/chart?trace=msg_200&size=30&start=0").get_json()["start"] == 0
 
 
 def test_chart_page_traces_a_message(client):
