@@ -1,39 +1,112 @@
-"""Native lines are kept as their bytes and read back as the same events; anything else stays a dict."""
+"""A native line is kept as where it is in its file and read back as the same event; anything else as it must be."""
 
+import gzip
 import json
+import os
 
 from conftest import write_events
+from events import created, say
+from viewer import asof
+from viewer.app import create_app
 from viewer.index import Library
+from viewer.tailer import FileSource
 
 
-def test_native_events_are_kept_as_bytes_and_read_back_whole(tmp_path):
+def _library(folder):
+    library = Library(folder)
+    library.scan()
+    return library
+
+
+def test_native_events_are_kept_as_offsets_in_their_file_and_read_back_whole(tmp_path):
     events = [{"message_id": f"m{i}", "event_type": "transcript_entry", "agent_id": "a", "role": "user",
                "content": f"caf\u00e9 {i}", "extra": {"nested": [i, None, True]}} for i in range(50)]
     write_events(tmp_path / "s.jsonl", events)
-    library = Library(tmp_path)
-    library.scan()
-    s = library.get("s")
-    assert all(type(item) is bytes for item in s.events.raw(s.count))
+    s = _library(tmp_path).get("s")
+    assert {s.events.kept_as(p) for p in range(s.count)} == {"file"}
     assert [s.events[p] for p in range(s.count)] == events
     assert list(s.events) == events and s.events[-1] == events[-1] and s.events[10:12] == events[10:12]
+
+
+def test_lines_with_blanks_and_crlf_are_read_back_from_the_right_bytes(tmp_path):
+    lines = [json.dumps(created("m1", "a")), "  " + json.dumps(say("m2", "a", "padded")) + " \t",
+             "", json.dumps(say("m3", "a", "crlf")) + "\r", json.dumps(say("m4", "a", "last"))]
+    (tmp_path / "s.jsonl").write_bytes(("\n".join(lines) + "\n").encode())
+    s = _library(tmp_path).get("s")
+    assert [s.events.kept_as(p) for p in range(s.count)] == ["file"] * 4
+    assert [s.events[p].get("content") for p in range(s.count)] == [None, "padded", "crlf", "last"]
+
+
+def test_appended_lines_are_read_at_their_offsets(tmp_path):
+    path = write_events(tmp_path / "s.jsonl", [created("m1", "a")])
+    library = _library(tmp_path)
+    write_events(path, [say(f"m{i}", "a", f"line {i}") for i in range(2, 40)], mode="a")
+    library.refresh(str(path))
+    s = library.get("s")
+    assert [s.events[p]["message_id"] for p in range(s.count)] == [f"m{i}" for i in range(1, 40)]
+    assert s.events[38]["content"] == "line 39"
 
 
 def test_a_line_with_bytes_that_are_not_utf8_is_kept_as_the_event_shown(tmp_path):
     path = tmp_path / "s.jsonl"
     path.write_bytes(b'{"message_id": "m1", "event_type": "transcript_entry", "agent_id": "a", "role": "user", '
                      b'"content": "bad \xff byte"}\n')
-    library = Library(tmp_path)
-    library.scan()
-    s = library.get("s")
-    (item,) = s.events.raw(1)
-    assert type(item) is dict and s.events[0]["content"] == "bad \ufffd byte"
+    s = _library(tmp_path).get("s")
+    assert s.events.kept_as(0) == "dict" and s.events[0]["content"] == "bad \ufffd byte"
 
 
 def test_a_changed_event_is_kept_as_changed(tmp_path):
     path = write_events(tmp_path / "s.jsonl", [{"message_id": "m1", "event_type": "agent_created", "agent_id": "a"}])
-    library = Library(tmp_path)
-    library.scan()
-    s = library.get("s")
+    s = _library(tmp_path).get("s")
     s.events.materialize(0)["note"] = "kept"
-    assert s.events[0]["note"] == "kept" and type(s.events.raw(1)[0]) is dict
+    assert s.events[0]["note"] == "kept" and s.events.kept_as(0) == "dict"
     assert json.loads(path.read_text()) == {"message_id": "m1", "event_type": "agent_created", "agent_id": "a"}
+
+
+def test_a_gzip_file_keeps_its_lines_bytes(tmp_path):
+    with gzip.open(tmp_path / "s.jsonl.gz", "wt") as f:
+        f.write(json.dumps(created("m1", "a")) + "\n" + json.dumps(say("m2", "a", "zipped")) + "\n")
+    (s,) = _library(tmp_path).sessions.values()
+    assert [s.events.kept_as(p) for p in range(2)] == ["bytes", "bytes"] and s.events[1]["content"] == "zipped"
+
+
+def test_with_no_descriptor_to_spare_lines_keep_their_bytes(tmp_path, monkeypatch):
+    monkeypatch.setattr(FileSource, "limit", FileSource.held)
+    write_events(tmp_path / "s.jsonl", [created("m1", "a"), say("m2", "a", "kept in memory")])
+    s = _library(tmp_path).get("s")
+    assert [s.events.kept_as(p) for p in range(2)] == ["bytes", "bytes"] and s.events[1]["content"] == "kept in memory"
+
+
+def test_a_file_replaced_under_the_index_still_reads_what_was_indexed_until_read_again(tmp_path):
+    path = write_events(tmp_path / "s.jsonl", [created("m1", "a"), say("m2", "a", "first version")])
+    library = _library(tmp_path)
+    replacement = write_events(tmp_path / "new.tmp", [created("n1", "b"), say("n2", "b", "second version")])
+    os.replace(replacement, path)  # an editor's save: a new file (inode) at the same name
+    s = library.get("s")
+    assert s.events[1]["content"] == "first version"  # the open file is the one indexed
+    library.refresh(str(path))
+    assert [s.events[p].get("content") for p in range(s.count)] == [None, "second version"]
+
+
+def test_a_file_rewritten_in_place_shows_a_placeholder_not_a_crash_until_read_again(tmp_path):
+    path = write_events(tmp_path / "s.jsonl", [created("m1", "a")] + [say(f"m{i}", "a", f"said {i}") for i in range(2, 6)])
+    app = create_app(tmp_path, watch=False)
+    s = app.extensions["agentview"].library.get("s")
+    path.write_text("x" * 10 + "\n")  # same inode, other bytes: not what the index read
+    event = s.events.load(3)
+    assert event["event_type"] == "changed_on_disk" and "changed on disk" in event["content"]
+    client = app.test_client()
+    for url in ("/s/s", "/s/s/agent/a", "/api/sessions/s/events", "/s/s/message/m4"):
+        response = client.get(url)
+        assert response.status_code in (200, 404), (url, response.status_code)
+        assert b"Traceback" not in response.data
+    app.extensions["agentview"].library.refresh(str(path))
+    assert s.count == 0 and s.problems[0].kind == "invalid_json"
+
+
+def test_an_as_of_snapshot_shares_the_live_sessions_storage(tmp_path):
+    write_events(tmp_path / "s.jsonl", [created("m1", "a")] + [say(f"m{i}", "a", f"said {i}") for i in range(2, 9)])
+    s = _library(tmp_path).get("s")
+    frozen = asof.snapshot(s, 5)
+    assert frozen.count == 5 and [frozen.events.kept_as(p) for p in range(5)] == ["file"] * 5
+    assert [frozen.events[p]["message_id"] for p in range(5)] == [f"m{i}" for i in range(1, 6)]

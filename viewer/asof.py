@@ -10,7 +10,6 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-import orjson
 from flask import abort, g, has_request_context, request, url_for
 
 from .index import SessionIndex
@@ -46,7 +45,7 @@ def snapshot(s: SessionIndex, n: int) -> SessionIndex:
             if key in _cache:
                 _cache.move_to_end(key)
                 return _cache[key]
-        items, lines = s.events.raw(n), s.line_numbers[:n]
+        stored, lines = s.events.prefix(n), s.line_numbers[:n]
         last_line = lines[-1] if lines else 0
         # problems of the lines themselves are not found again by replaying events: kept for the lines covered
         parse_problems = [p for p in s.problems if p.of_line and p.line <= last_line]
@@ -55,12 +54,9 @@ def snapshot(s: SessionIndex, n: int) -> SessionIndex:
     frozen.epoch, frozen.updated_at = epoch, updated_at
     frozen.format, frozen.format_reason, frozen.project, frozen.name = s.format, s.format_reason, s.project, s.name
     frozen.title, frozen.format_summary, frozen.members = s.title, s.format_summary, s.members
-    for position, (item, line) in enumerate(zip(items, lines)):  # the same rules as the live ingest, event by event
-        if type(item) is bytes:
-            frozen._add(orjson.loads(item), line)
-            frozen.events.keep_raw(position, item)  # shared with the live session, not copied
-        else:
-            frozen._add(item, line)
+    for position, line in enumerate(lines):  # the same rules as the live ingest, event by event
+        frozen._add(stored.load(position), line)
+    frozen.events.share(stored)  # lines kept as the live session keeps them, not as parsed copies
     frozen.problems[:0] = parse_problems
     frozen.as_of, frozen.live_count = n, total
     with _cache_lock:

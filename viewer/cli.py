@@ -17,6 +17,7 @@ def serve(args: argparse.Namespace) -> int:
 
     from . import security
     from .app import create_app
+    from .tailer import hold_more_files
 
     if args.demo:
         # The demo writes into a fresh temporary folder of our own, never into DIR.
@@ -28,6 +29,7 @@ def serve(args: argparse.Namespace) -> int:
         print(f"agentview: {args.dir} is not a folder", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    hold_more_files()
     token = args.token
     if token is None and not security.is_loopback(args.host):
         token = secrets.token_urlsafe(24)  # reachable from other machines: nobody gets in without it

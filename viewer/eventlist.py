@@ -1,35 +1,68 @@
-"""A session's events in file order, each native line kept as its raw bytes and parsed when read.
+"""A session's events in file order: a native line is kept as where it is in its file, and read when asked for.
 
-A parsed event is a dict of several string objects: about 650 bytes for a 326-byte line. The
-index keeps what it needs of each event at ingest (positions, ids, links), so the dict itself is
-only needed when something reads the event: a page, a query, the search index catching up.
-Reading parses the line again (orjson, about 2.5 µs); a small cache spares a page that reads the
-same few hundred events several times. Events that are not a line as written (normalized formats,
-legacy lines, lines with bytes that are not UTF-8) are kept as dicts.
+A parsed event is a dict of several string objects: about 650 bytes for a 326-byte line, and the
+line's bytes themselves would still be as big as the file. The index keeps what it needs of each
+event at ingest (positions, ids, links), so the event itself is only needed when something reads
+it: a page, a query, the search index catching up. Reading it reads its bytes from the open file
+(`os.pread`, about 1 µs) and parses them (orjson, about 2.5 µs); a small cache spares a page that
+reads the same few hundred events several times.
+
+Each slot holds one of:
+- None: the line at `_offsets[p]`, `_lengths[p]` bytes long, in `_source` (a tailed native file);
+- bytes: the line itself, when it cannot be read again (a gzip file, or no descriptor to spare);
+- an object with `load() -> dict`: an event a format can rebuild from its file;
+- a dict: the event, when it is not a line as written (normalized formats, legacy lines, lines
+  with bytes that are not UTF-8, or an event the index changed).
 """
 
 from __future__ import annotations
 
-from typing import Iterator
+from array import array
+from collections.abc import Iterator
 
 import orjson
+
+from .tailer import FileSource
 
 CACHE_SIZE = 4096
 
 
-class EventList:
-    __slots__ = ("_items", "_cache")
+def changed_on_disk(position: int, detail: str) -> dict:
+    """What is shown for an event whose line is no longer where it was read (the file changed under the index)."""
+    return {"message_id": f"changed-on-disk-{position}", "event_type": "changed_on_disk", "agent_id": "?",
+            "content": f"this line changed on disk after it was read ({detail}); the session is being read again"}
 
-    def __init__(self, items=None) -> None:
-        self._items: list = list(items) if items is not None else []  # dict, or bytes parsed on access
+
+class EventList:
+    __slots__ = ("_items", "_offsets", "_lengths", "_source", "_cache")
+
+    def __init__(self) -> None:
+        self._items: list = []
+        self._offsets = array("q")  # per position: where its line starts in `_source` (slots that are None)
+        self._lengths = array("I")
+        self._source: FileSource | None = None
         self._cache: dict[int, dict] = {}
 
     def append(self, event: dict) -> None:
         self._items.append(event)
+        self._offsets.append(0)
+        self._lengths.append(0)
 
-    def keep_raw(self, position: int, data: bytes) -> None:
-        """The event at `position` is exactly `data` parsed: keep the bytes, drop the dict."""
-        self._items[position] = data
+    def keep_at(self, position: int, source: FileSource, offset: int, length: int) -> None:
+        """The event at `position` is exactly the `length` bytes at `offset` of `source`, parsed: keep only where."""
+        if self._source is None:
+            self._source = source
+        elif source is not self._source:  # one file per list; a second one (never expected) keeps its bytes
+            self.keep_raw(position, source.read(offset, length))
+            return
+        self._items[position] = None
+        self._offsets[position] = offset
+        self._lengths[position] = length
+        self._cache.pop(position, None)
+
+    def keep_raw(self, position: int, item) -> None:
+        """The event at `position` is `item` parsed (bytes) or loaded (an object with `load()`): keep that, not the dict."""
+        self._items[position] = item
         self._cache.pop(position, None)
 
     def materialize(self, position: int) -> dict:
@@ -39,19 +72,62 @@ class EventList:
         self._cache.pop(position, None)
         return event
 
-    def raw(self, stop: int) -> list:
-        """The stored items of the first `stop` events (bytes or dicts), for a copy that shares them."""
-        return self._items[:stop]
+    def prefix(self, stop: int) -> EventList:
+        """A list of the first `stop` events sharing their storage (not copies of their bytes or dicts)."""
+        shared = EventList()
+        shared._items = self._items[:stop]
+        shared._offsets = self._offsets[:stop]
+        shared._lengths = self._lengths[:stop]
+        shared._source = self._source
+        return shared
+
+    def share(self, other: EventList) -> None:
+        """Store this list's events as `other` stores them, except the dicts: an as-of replay keeps its own."""
+        for position, item in enumerate(other._items[: len(self._items)]):
+            if type(item) is not dict:
+                self._items[position] = item
+        self._offsets[: len(other._offsets)] = other._offsets[: len(self._offsets)]
+        self._lengths[: len(other._lengths)] = other._lengths[: len(self._lengths)]
+        self._source = other._source
+        self._cache.clear()
+
+    def kept_as(self, position: int) -> str:
+        """How the event at `position` is stored: "file", "bytes", "dict" or "loader"."""
+        item = self._items[position]
+        if item is None:
+            return "file"
+        return {bytes: "bytes", dict: "dict"}.get(type(item), "loader")
+
+    def load(self, position: int) -> dict:
+        """The event at `position`, read and parsed again if it is not a dict (not cached: for walks over all)."""
+        item = self._items[position]
+        if type(item) is dict:
+            return item
+        if item is None:
+            offset, length = self._offsets[position], self._lengths[position]
+            try:
+                item = self._source.read(offset, length)
+            except OSError as exc:
+                return changed_on_disk(position, str(exc))
+            if len(item) != length:
+                return changed_on_disk(position, "the file is shorter")
+        if type(item) is bytes:
+            try:
+                event = orjson.loads(item)
+            except orjson.JSONDecodeError:
+                return changed_on_disk(position, "not the JSON read before")
+            return event if type(event) is dict else changed_on_disk(position, "not the object read before")
+        return item.load()
 
     def _get(self, position: int) -> dict:
         item = self._items[position]
-        if type(item) is not bytes:
+        if type(item) is dict:
             return item
         event = self._cache.get(position)
         if event is None:
             if len(self._cache) >= CACHE_SIZE:
                 self._cache.clear()
-            event = self._cache[position] = orjson.loads(item)
+            event = self._cache[position] = self.load(position)
         return event
 
     def __getitem__(self, index):
@@ -68,5 +144,5 @@ class EventList:
         return bool(self._items)
 
     def __iter__(self) -> Iterator[dict]:
-        for item in self._items:  # a walk over all: parsed without filling the cache
-            yield orjson.loads(item) if type(item) is bytes else item
+        for position in range(len(self._items)):  # a walk over all: read without filling the cache
+            yield self.load(position)

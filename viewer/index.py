@@ -22,7 +22,7 @@ from . import formats, gcpause, model, search
 from .eventlist import EventList
 from .formats import ai_agent, legacy
 from .model import Agent, Event
-from .tailer import BATCH_BYTES, FileTailer, GzipReader, Line
+from .tailer import BATCH_BYTES, FileSource, FileTailer, GzipReader, Line
 
 log = logging.getLogger(__name__)
 SESSION_SUFFIX = ".jsonl"
@@ -137,7 +137,7 @@ class SessionIndex:
         self._clear()
 
     def _clear(self) -> None:
-        self.events = EventList()  # native lines as bytes, parsed when read (see eventlist)
+        self.events = EventList()  # native lines as where they are in the file, read when asked for (see eventlist)
         self.line_numbers = array("q")  # per position: its line in the file (compact: 8 bytes each)
         self.by_id: dict[str, int] = {}
         self.agents: dict[str, Agent] = {}
@@ -182,10 +182,11 @@ class SessionIndex:
         if frozen:
             gcpause.forgotten()
 
-    def ingest(self, lines: list[Line]) -> int:
-        """Index complete lines; returns how many events were added."""
+    def ingest(self, lines: list[Line], source: FileSource | None = None) -> int:
+        """Index complete lines (read from `source` at their offsets, if given); returns how many events were added."""
         added = 0
         with self.lock, gcpause.batch() as counter:
+            events = self.events
             for line in lines:
                 parsed = self._parse(line)
                 if parsed is not None:
@@ -193,8 +194,13 @@ class SessionIndex:
                     if raw is None:  # kept as a dict: share its repeated values
                         _intern(event)
                     self._add(event, line.number)
-                    if raw is not None:  # the event is the line as written: keep its bytes, not the dict
-                        self.events.keep_raw(len(self.events) - 1, raw)
+                    if raw is not None:  # the event is the line as written: keep where it is, not the dict
+                        if source is not None and line.offset >= 0:
+                            data = line.data  # `raw` is it stripped of blanks
+                            lead = 0 if len(raw) == len(data) else len(data) - len(data.lstrip())
+                            events.keep_at(len(events) - 1, source, line.offset + lead, len(raw))
+                        else:
+                            events.keep_raw(len(events) - 1, raw)
                     added += 1
             counter["added"] = added
         return added
@@ -701,7 +707,7 @@ class Library:
             elif result.lines and session.make_normalizer is not None:
                 session.ingest_records([({"rel": session.relpath}, result.lines)])
             elif result.lines:
-                session.ingest(result.lines)
+                session.ingest(result.lines, result.source)
             if result.error:
                 session.file_problem(result.error)
             changed = changed or bool(result.lines or result.restarted or result.error)

@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import os
+import threading
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+
+try:
+    import resource
+except ImportError:  # not POSIX: no descriptor limit to read
+    resource = None
+
 
 READ_CHUNK = 8 * 1024 * 1024
 BATCH_BYTES = 8 * 1024 * 1024  # a big file is ingested this much at a time: memory stays bounded
@@ -15,6 +22,7 @@ BATCH_BYTES = 8 * 1024 * 1024  # a big file is ingested this much at a time: mem
 class Line:
     number: int  # 1-based line number in the file
     data: bytes  # without the trailing newline
+    offset: int = -1  # where `data` starts in the file; -1 when it cannot be read there again (gzip)
 
 
 @dataclass
@@ -24,6 +32,65 @@ class TailResult:
     modified_at: float | None = None  # the file's mtime when read
     error: str | None = None  # the file could not be read to its end (lines before the fault are kept)
     more: bool = False  # stopped at the byte limit: more complete lines wait; read again
+    source: FileSource | None = None  # the open file the lines' offsets point into (None: keep their bytes)
+
+
+def _held_limit() -> int:
+    """How many files may be held open: half the descriptors this process may have, so other opens never fail."""
+    if resource is None or not hasattr(os, "pread"):
+        return 0
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return 1 << 20 if soft == resource.RLIM_INFINITY else max(0, soft // 2)
+
+
+def hold_more_files() -> None:
+    """Let this process open as many files as its hard limit allows (a server holds one per session file)."""
+    if resource is not None:
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or soft < hard):
+            try:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            except (ValueError, OSError):  # e.g. macOS caps the soft limit below an infinite hard one
+                pass
+    FileSource.limit = _held_limit()
+
+
+class FileSource:
+    """A file held open (one descriptor) and read at offsets, so the index keeps where a line is, not its bytes.
+
+    `os.pread` does not move a shared file position, so request threads read while the tailer
+    appends. The descriptor is closed when nothing refers to the source any more. A file still
+    open after a rename or unlink keeps its bytes readable: what was indexed stays readable
+    until the session is read again.
+    """
+
+    __slots__ = ("fd", "identity", "__weakref__")
+    held = 0  # sources open in this process
+    limit = _held_limit()
+    _count_lock = threading.Lock()
+
+    def __init__(self, path: str) -> None:
+        self.fd = -1
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        with FileSource._count_lock:
+            FileSource.held += 1
+        self.fd = fd
+        st = os.fstat(fd)
+        self.identity = (st.st_dev, st.st_ino)
+
+    @classmethod
+    def can_hold_more(cls) -> bool:
+        return cls.held < cls.limit
+
+    def read(self, offset: int, length: int) -> bytes:
+        return os.pread(self.fd, length, offset)
+
+    def __del__(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+            with FileSource._count_lock:
+                FileSource.held -= 1
 
 
 def _open(path: str):
@@ -52,42 +119,63 @@ class FileTailer:
         self.line_count = 0
         self._partial = b""  # bytes after `offset` already read, waiting for their newline
         self._identity: tuple[int, int] | None = None
+        self._source: FileSource | None = None  # held open while it is the file at `path`
+
+    def _open(self) -> FileSource | None:
+        """The file now at `path`: the one held when it is still that file; None when it is gone."""
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        if self._source is not None and self._source.identity == (st.st_dev, st.st_ino):
+            return self._source
+        try:
+            return FileSource(self.path)
+        except FileNotFoundError:
+            return None
 
     def read(self, limit: int | None = None) -> TailResult:
         """The complete lines appended since the last call; with a limit, about that many bytes of them at most
         (a line is never cut) and `more` set when the rest waits for the next call."""
         limit = self.limit if limit is None else limit
         result = TailResult()
-        if (opened := _open(self.path)) is None:
+        if (source := self._open()) is None:
             return result
-        f, st = opened
-        with f:
-            identity = (st.st_dev, st.st_ino)
-            result.modified_at = st.st_mtime
-            read_to = self.offset + len(self._partial)
-            if self._identity is not None and (identity != self._identity or st.st_size < read_to):
-                self.offset, self.line_count, self._partial, read_to = 0, 0, b"", 0
-                result.restarted = True
-            self._identity = identity
-            if st.st_size == read_to:
-                return result
-            f.seek(read_to)
-            consumed = 0
-            while chunk := f.read(READ_CHUNK if limit is None else min(READ_CHUNK, limit)):
-                data = self._partial + chunk
-                end = data.rfind(b"\n")
-                if end < 0:
-                    self._partial = data
-                    continue
-                for raw in data[:end].split(b"\n"):
-                    self.line_count += 1
-                    result.lines.append(Line(self.line_count, raw))
-                self.offset += end + 1
-                self._partial = data[end + 1 :]
-                consumed += end + 1
-                if limit is not None and consumed >= limit:
-                    result.more = True
-                    break
+        st = os.fstat(source.fd)
+        identity = source.identity
+        result.modified_at = st.st_mtime
+        read_to = self.offset + len(self._partial)
+        if self._identity is not None and (identity != self._identity or st.st_size < read_to):
+            self.offset, self.line_count, self._partial, read_to = 0, 0, b"", 0
+            result.restarted = True
+        self._identity = identity
+        # Held open only while there are descriptors to spare; otherwise lines keep their bytes.
+        held = source is self._source or FileSource.can_hold_more()
+        self._source = source if held else None
+        result.source = self._source
+        if st.st_size == read_to:
+            return result
+        consumed = 0
+        while chunk := source.read(read_to, READ_CHUNK if limit is None else min(READ_CHUNK, limit)):
+            read_to += len(chunk)
+            data = self._partial + chunk
+            end = data.rfind(b"\n")
+            if end < 0:
+                self._partial = data
+                continue
+            start = self.offset
+            lines, count = result.lines, self.line_count
+            for raw in data[:end].split(b"\n"):
+                count += 1
+                lines.append(Line(count, raw, start))
+                start += len(raw) + 1
+            self.line_count = count
+            self.offset += end + 1
+            self._partial = data[end + 1 :]
+            consumed += end + 1
+            if limit is not None and consumed >= limit:
+                result.more = True
+                break
         return result
 
 
