@@ -1,5 +1,7 @@
 """"As of event N": every page and JSON twin shows the session right after its N-th event."""
 
+import json
+
 import pytest
 
 from conftest import sample, write_events
@@ -99,3 +101,47 @@ def test_a_snapshot_keeps_the_problems_of_the_lines_it_covers(tmp_path):
         truncated = tmp_path / f"at{n}.jsonl"
         truncated.write_text("".join(line + "\n" for line in lines[:last_line]))
         assert problems(asof.snapshot(live, n)) == problems(load_index(truncated)), n
+
+
+def _state(s):
+    """Everything the views read of an index, as plain values."""
+    return {"tree": queries.tree(s), "count": s.count, "problems": [p.as_dict() for p in s.problems],
+            "perspectives": {a: queries.perspective(s, a) for a in s.agent_order},
+            "dialog": queries.dialog(s, s.agent_order[:4]), "by_id": dict(s.by_id),
+            "references": {k: list(v) for k, v in s.references.items()}}
+
+
+def test_a_snapshot_built_from_an_earlier_one_equals_one_built_from_scratch(tmp_path):
+    source = load_index(sample("research_team"))
+    asof.snapshot(source, 100)
+    for n in (101, 150, 151, 300, 341):  # each from the nearest earlier snapshot in the cache
+        stepped = asof.snapshot(source, n)
+        lines = sample("research_team").read_text(encoding="utf-8").splitlines(keepends=True)
+        truncated = tmp_path / f"cut{n}.jsonl"
+        truncated.write_text("".join(lines[:n]), encoding="utf-8")
+        fresh = load_index(truncated)
+        assert _state(stepped) == _state(fresh)
+
+
+def test_a_copy_is_independent_of_its_original(tmp_path):
+    lines = sample("research_team").read_text(encoding="utf-8").splitlines(keepends=True)
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(lines[:200]), encoding="utf-8")
+    original = load_index(path)
+    before = _state(original)
+    copy = original.copy()
+    shared = {name for name, value in vars(original).items()
+              if isinstance(value, (dict, list, set)) and vars(copy)[name] is value}
+    assert shared <= set(original._SHARED_IN_COPIES)
+    for position, line in enumerate(lines[200:], start=200):  # extend the copy as a snapshot would
+        copy._add(json.loads(line), position + 1)
+    assert _state(original) == before and copy.count == len(lines)
+
+
+def test_snapshots_kept_are_bounded_by_their_events(tmp_path, monkeypatch):
+    monkeypatch.setattr(asof, "CACHE_EVENTS", 250)
+    s = load_index(sample("research_team"))
+    for n in (100, 120, 140):
+        asof.snapshot(s, n)
+    kept = sorted(k[2] for k in asof._cache if k[0] == s.serial)
+    assert kept == [140]  # 120 + 140 > 250: the least recently used go first

@@ -15,6 +15,7 @@ from flask import abort, g, has_request_context, request, url_for
 from .index import SessionIndex
 
 CACHE_SIZE = 16
+CACHE_EVENTS = 2_000_000  # snapshots kept hold about this many events in all: each is an index of its own
 # Live feeds make no sense for a frozen moment; everything else carries ?at= in its links.
 NO_AT_ENDPOINTS = {"static", "pages.index", "pages.poll_sessions", "pages.poll_tree", "pages.poll_agent",
                    "pages.poll_dialog", "api.sessions", "api.events"}
@@ -37,31 +38,40 @@ def requested() -> int | None:
 
 
 def snapshot(s: SessionIndex, n: int) -> SessionIndex:
-    """The session right after its first n events (n is clamped to what has been read)."""
+    """The session right after its first n events (n is clamped to what has been read).
+
+    Built from the nearest cached snapshot before n when there is one (copied, then fed the events
+    between), so stepping through a big session replays a few events, not all n again.
+    """
     with s.lock:
         n = min(n, s.count)
-        key = (id(s), s.epoch, n)
+        key = (s.serial, s.epoch, n)
         with _cache_lock:
             if key in _cache:
                 _cache.move_to_end(key)
                 return _cache[key]
+            earlier = [k for k in _cache if k[:2] == key[:2] and k[2] < n]
+            base = _cache[max(earlier, key=lambda k: k[2])] if earlier else None
         stored, lines = s.events.prefix(n), s.line_numbers[:n]
         last_line = lines[-1] if lines else 0
         # problems of the lines themselves are not found again by replaying events: kept for the lines covered
         parse_problems = [p for p in s.problems if p.of_line and p.line <= last_line]
         epoch, updated_at, total = s.epoch, s.updated_at, s.count
-    frozen = SessionIndex(s.id, s.path, s.relpath)
+    if base is not None:
+        frozen, start = base.copy(), base.as_of
+    else:
+        frozen, start = SessionIndex(s.id, s.path, s.relpath), 0
+        frozen.format, frozen.format_reason, frozen.project, frozen.name = s.format, s.format_reason, s.project, s.name
+        frozen.title, frozen.format_summary, frozen.members = s.title, s.format_summary, s.members
     frozen.epoch, frozen.updated_at = epoch, updated_at
-    frozen.format, frozen.format_reason, frozen.project, frozen.name = s.format, s.format_reason, s.project, s.name
-    frozen.title, frozen.format_summary, frozen.members = s.title, s.format_summary, s.members
-    for position, line in enumerate(lines):  # the same rules as the live ingest, event by event
-        frozen._add(stored.load(position), line)
-    frozen.events.share(stored)  # lines kept as the live session keeps them, not as parsed copies
-    frozen.problems[:0] = parse_problems
+    for position in range(start, n):  # the same rules as the live ingest, event by event
+        frozen._add(stored.load(position), lines[position])
+    frozen.events.share(stored, start)  # lines kept as the live session keeps them, not as parsed copies
+    frozen.problems = parse_problems + [p for p in frozen.problems if not p.of_line]
     frozen.as_of, frozen.live_count = n, total
     with _cache_lock:
         _cache[key] = frozen
-        while len(_cache) > CACHE_SIZE:
+        while len(_cache) > CACHE_SIZE or (len(_cache) > 1 and sum(k[2] for k in _cache) > CACHE_EVENTS):
             _cache.popitem(last=False)
     return frozen
 

@@ -81,9 +81,11 @@ class EventList:
         shared._source = self._source
         return shared
 
-    def share(self, other: EventList) -> None:
-        """Store this list's events as `other` stores them, except the dicts: an as-of replay keeps its own."""
-        for position, item in enumerate(other._items[: len(self._items)]):
+    def share(self, other: EventList, start: int = 0) -> None:
+        """Store this list's events from `start` on as `other` stores them, except the dicts: an as-of replay
+        keeps its own."""
+        for position in range(start, min(len(self._items), len(other._items))):
+            item = other._items[position]
             if type(item) is not dict:
                 self._items[position] = item
         self._offsets[: len(other._offsets)] = other._offsets[: len(self._offsets)]

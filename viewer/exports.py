@@ -13,7 +13,7 @@ from typing import Iterable
 
 import orjson
 
-from . import model, queries, redact
+from . import facets, model, queries, redact
 from .index import SessionIndex
 
 FORMATS = ("markdown", "trace", "dot", "json")
@@ -138,8 +138,9 @@ def _indent(text: str, pad: str) -> list[str]:
 def _selected_positions(s: SessionIndex, agent_ids: Iterable[str] | None) -> list[int]:
     if agent_ids is None:
         return list(range(s.count))
-    chosen = set(agent_ids)
-    return [p for p, e in enumerate(s.events) if e["agent_id"] in chosen]
+    kept = facets.caught_up(s)
+    return facets.merged([s.agents[a].entries for a in agent_ids if a in s.agents]
+                         + [kept.others.get(a, ()) for a in agent_ids])
 
 
 def trace_text(s: SessionIndex, agent_ids: list[str] | None = None) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from . import model, queries
+from . import facets, model, queries
 from .exports import FULL, causality_edges, label_text, log_text, trace_kind  # one naming of kinds and labels for all pictures
 from .index import SessionIndex
 
@@ -168,18 +168,15 @@ def _sequence(s: SessionIndex, agent_ids: list[str] | None) -> list[int]:
     originals they received (so each of their deliveries has its arrow)."""
     if not agent_ids:
         return list(range(s.count))
-    chosen = set(agent_ids)
+    kept = facets.caught_up(s)
     wanted = set()
     for agent_id in agent_ids:
         agent = s.agents[agent_id]
         wanted.update(agent.entries)
         if agent.created_position is not None:
             wanted.add(agent.created_position)
-        for p in agent.entries:
-            event = s.events[p]
-            if model.is_delivery(event) and event["substance"] in s.by_id:
-                wanted.add(s.by_id[event["substance"]])
-    wanted.update(p for p, e in enumerate(s.events) if e["event_type"] == model.PIECE_OF_TEXT and e["agent_id"] in chosen)
+        wanted.update(kept.originals.get(agent_id, ()))
+        wanted.update(kept.pieces.get(agent_id, ()))
     return sorted(wanted)
 
 

@@ -7,6 +7,7 @@ has a lock that both take, so a reader never sees half of an event's effects.
 from __future__ import annotations
 
 import heapq
+import itertools
 import logging
 import os
 import sys
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import orjson
 
-from . import formats, gcpause, model, search
+from . import facets, formats, gcpause, model, search
 from .eventlist import EventList
 from .formats import ai_agent, legacy
 from .model import Agent, Event
@@ -117,6 +118,9 @@ def session_name(relpath: str) -> str:
     return Path(relpath).name.removesuffix(GZIP_SUFFIX).removesuffix(SESSION_SUFFIX)
 
 
+_serials = itertools.count()
+
+
 class SessionIndex:
     """Everything known about one session file, updated event by event."""
 
@@ -134,6 +138,7 @@ class SessionIndex:
         self.project: str | None = None  # the folder a grouped session belongs to (Claude Code projects)
         self.members: dict[str, dict] = {}  # path -> member, for a session made of several files
         self.make_normalizer = None  # formats whose records are normalized: a fresh normalizer per read
+        self.serial = next(_serials)  # unique for the life of the process (unlike id()): caches key on it
         self._clear()
 
     def _clear(self) -> None:
@@ -162,6 +167,7 @@ class SessionIndex:
         self.usage_totals: dict = {}  # agent id (None: the session) -> formats.usage.Totals, extended per request
         self.dialog_orders: dict = {}  # chosen agents -> the dialog's order, extended as events arrive (queries.dialog)
         self.search = search.SearchIndex(self)  # full-text postings: caught up after ingest and before each query
+        self.facets = facets.Facets(self)  # per-agent tool, delivery and event lists: caught up like the search
         self._native_fixed = False  # a native-only event was seen: no longer a legacy candidate
         self.format_summary: dict | None = None  # what a format says about the whole session (snapshot totals)
         self.title: str | None = None  # a format's own name for the session (Claude Code titles, snapshot titles)
@@ -170,6 +176,33 @@ class SessionIndex:
             self.normalizer = self.make_normalizer()
         elif getattr(self, "format", None) is formats.LEGACY:
             self.normalizer = legacy.LegacyNormalizer()
+
+    # Containers a copy shares with its original: set once, never changed in place.
+    _SHARED_IN_COPIES = ("members", "format_summary")
+
+    def copy(self) -> SessionIndex:
+        """An independent index equal to this one, to be extended by `_add` (an as-of snapshot further on).
+
+        Its containers are copied (C-speed copies: far cheaper than replaying the events), the events'
+        storage is shared, and the caches and lazily built indexes start empty.
+        """
+        with self.lock:
+            other = SessionIndex.__new__(SessionIndex)
+            other.__dict__.update(self.__dict__)
+            other.lock = threading.RLock()
+            other.events = self.events.prefix(len(self.events))
+            other.line_numbers = array("q", self.line_numbers)
+            other.usage_positions = array("q", self.usage_positions)
+            other.by_id = dict(self.by_id)
+            other.agents = {agent_id: agent.copy() for agent_id, agent in self.agents.items()}
+            for name in ("references", "call_positions", "result_positions", "caused", "spawned",
+                         "_awaiting_cause", "_dangling"):
+                setattr(other, name, {key: list(value) for key, value in getattr(self, name).items()})
+            other.roots, other.tree_changes, other.problems = list(self.roots), list(self.tree_changes), list(self.problems)
+            other.tool_names = set(self.tool_names)
+            other.usage_totals, other.dialog_orders = {}, {}
+            other.search, other.facets = search.SearchIndex(other), facets.Facets(other)
+        return other
 
     # --- writing -------------------------------------------------------------------------
 
@@ -897,15 +930,16 @@ class Library:
             self.forget(path)
 
     def index_step(self, budget: int = 2000) -> bool:
-        """Extend one session's search index by up to `budget` events; False when all are complete.
+        """Extend one session's facets or search index by up to `budget` events; False when all are complete.
 
         The ingest thread calls it while no file waits, so search indexing never delays an ingest.
         """
         with self.lock:
             sessions = list(self.sessions.values())  # no order needed: every session is caught up in turn
         for session in sessions:
-            if session.search.indexed < session.count:
-                session.search.catch_up(budget)
+            if session.facets.indexed < session.count or session.search.indexed < session.count:
+                session.facets.catch_up(budget)
+                session.search.catch_up(budget)  # reads the events the facets just read: from the cache
                 return True
         return False
 

@@ -7,7 +7,7 @@ event means lives here, so the index, the queries, the pages and the JSON API ag
 from __future__ import annotations
 
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import orjson
@@ -246,6 +246,12 @@ class Agent:
     usage_entries: array = field(default_factory=lambda: array("q"))  # its entries naming a model or usage
     children: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
+
+    def copy(self) -> Agent:
+        """An independent copy (for an index copied to be extended): its lists copied, not shared."""
+        return replace(self, entries=array("q", self.entries), by_kind={k: array("q", v) for k, v in self.by_kind.items()},
+                       dialog_entries=array("q", self.dialog_entries), usage_entries=array("q", self.usage_entries),
+                       children=list(self.children), flags=list(self.flags))
 
     @property
     def display_name(self) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-from . import model, queries
+from . import facets, model, queries
 from .exports import log_text  # one place where masking applies to printed log text
 from .index import SessionIndex
 
@@ -105,21 +105,18 @@ def hook_audit(s: SessionIndex, agent_id: str | None = None, start: int = 0, lim
     """Every modified delivery, grouped by the agent that received it, with counts; each group lists a
     window of its deliveries (start, limit) so a huge session never renders every diff at once."""
     with s.lock:
-        positions = sorted(p for refs in s.references.values() for p in refs)
-        received: dict[str, int] = {}
-        by_agent: dict[str, list[int]] = {}
-        for p in positions:
-            event = s.events[p]
-            received[event["agent_id"]] = received.get(event["agent_id"], 0) + 1
-            if model.is_modified(event, s.event(event["substance"])):
-                by_agent.setdefault(event["agent_id"], []).append(p)
-        order = [a for a in s.agent_order if a in by_agent and (agent_id is None or a == agent_id)]
+        kept = facets.caught_up(s)  # the modified deliveries per agent, kept as events arrive
+        by_agent = {a: kept.modified[a] for a in s.agent_order if kept.modified.get(a)}
+        received, deliveries = dict(kept.received), kept.deliveries
+        order = [a for a in by_agent if agent_id is None or a == agent_id]
         names = {a: s.agents[a].display_name for a in by_agent}
+        shown_of = {a: list(by_agent[a][start:start + limit]) for a in order}
+        counts = {a: len(v) for a, v in by_agent.items()}
     groups = []
     for a in order:
-        shown = by_agent[a][start:start + limit]
-        groups.append({"agent_id": a, "name": names[a], "count": len(by_agent[a]), "received": received[a],
+        shown = shown_of[a]
+        groups.append({"agent_id": a, "name": names[a], "count": counts[a], "received": received[a],
                        "start": start, "end": start + len(shown),
                        "deliveries": [delivery_provenance(s, p) for p in shown]})
-    return {"deliveries": len(positions), "modified": sum(len(v) for v in by_agent.values()),
+    return {"deliveries": deliveries, "modified": sum(counts.values()),
             "agent_id": agent_id, "start": start, "limit": limit, "groups": groups}

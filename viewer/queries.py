@@ -11,7 +11,7 @@ import heapq
 from bisect import bisect_left, insort
 from typing import Any, Iterable
 
-from . import model
+from . import facets, model
 from .index import SessionIndex
 from .model import Agent, Event
 
@@ -136,15 +136,25 @@ def _positions(s: SessionIndex, agent_ids: Iterable[str]) -> list[int]:
 
 
 def filtered_positions(s: SessionIndex, agent_ids: list[str], filters=None):
-    """The positions of the agents' entries a filter passes, in file order (the caller holds the lock)."""
-    if filters and filters.kinds and not filters.tool and not filters.modified:
-        # Kept per kind at ingest: one kind of one agent is a slice, not a walk of its transcript.
-        lists = [s.agents[a].by_kind[k] for a in agent_ids for k in filters.kinds if k in s.agents[a].by_kind]
-        return lists[0] if len(lists) == 1 else list(heapq.merge(*lists))
-    positions = _positions(s, agent_ids)
-    if filters:
-        positions = [p for p in positions if filters.passes(s, p)]
-    return positions
+    """The positions of the agents' entries a filter passes, in file order (the caller holds the lock).
+
+    Each part of a filter is a list kept per agent (kinds at ingest, tools and modified deliveries in
+    the facets), so a filtered page intersects lists instead of reading the whole transcript.
+    """
+    if not filters:
+        return _positions(s, agent_ids)
+    chosen = []
+    if filters.kinds:
+        chosen.append([s.agents[a].by_kind[k] for a in agent_ids for k in filters.kinds if k in s.agents[a].by_kind])
+    if filters.tool or filters.modified:
+        kept = facets.caught_up(s)
+        if filters.tool:
+            chosen.append([kept.tools.get(a, {}).get(filters.tool.lower(), ()) for a in agent_ids])
+        if filters.modified:
+            chosen.append([kept.modified.get(a, ()) for a in agent_ids])
+    parts = sorted((facets.merged(lists) for lists in chosen), key=len)
+    others = [set(part) for part in parts[1:]]
+    return [p for p in parts[0] if all(p in other for other in others)]
 
 
 def delivery_of(s: SessionIndex, event: Event) -> dict | None:
