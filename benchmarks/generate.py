@@ -6,7 +6,8 @@ A root spawns `agents - 1` agents over 4 levels (4 children each, by `task` tool
 by tool results). Then, until `events` events are written, agents:
 - speak, and 3 others hear it (deliveries whose `substance` names the utterance);
 - call a tool (read_file, search, run) and get its result;
-- broadcast through a tool: a piece_of_text caused by the call, delivered to 3 agents.
+- broadcast through a tool: a piece_of_text caused by the call, delivered to 3 agents;
+- one delivery in 20 is rewritten on its way (a hook), so the hook audit has something to list.
 One agent (a1, "Coordinator") is in about a fifth of the events, so at 1M events its
 transcript has about 200k entries (the "late page of a long transcript" case).
 Content is 50 to 2,000 characters, most of it short (as in real logs): 1M events make about 300 MB.
@@ -97,7 +98,10 @@ def generate(path: str | Path, events: int, agents: int = 200, seed: int = 1) ->
                 if middle is None and n >= events // 2:
                     middle = said
                 for listener in listeners(speaker):
-                    emit("transcript_entry", listener, role="user", content=f"[{names[speaker]}]: {content}",
+                    heard = content
+                    if n % 20 == 0:  # one delivery in 20 passes a hook that rewrites it (the hook audit's subject)
+                        heard = "[REDACTED] " + content.partition(" ")[2]
+                    emit("transcript_entry", listener, role="user", content=f"[{names[speaker]}]: {heard}",
                          substance=said)
             elif step < 0.8:  # a tool call and its result
                 calls += 1

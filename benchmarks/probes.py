@@ -80,7 +80,14 @@ SERVER_ROWS = [
     ("agent_first", "agent page, first page ({busiest}, {entries:,} entries)", "/s/{sid}/agents/{busiest}"),
     ("agent_late", "agent page, late page (start={late:,})", "/s/{sid}/agents/{busiest}?start={late}"),
     ("agent_filtered", "agent page, filtered (kind=said)", "/s/{sid}/agents/{busiest}?kind=said"),
+    ("agent_tool", "agent page, filtered (tool=search)", "/s/{sid}/agents/{busiest}?tool=search"),
+    ("agent_modified", "agent page, filtered (modified deliveries)", "/s/{sid}/agents/{busiest}?modified=1"),
     ("dialog", "dialog of 3 agents ({busiest},a2,a3)", "/s/{sid}/dialog?agents={busiest},a2,a3"),
+    ("hooks", "hook audit", "/s/{sid}/hooks"),
+    ("chart", "chart, first window", "/s/{sid}/chart"),
+    ("chart_agents", "chart of 3 agents", "/s/{sid}/chart?agents={busiest},a2,a3"),
+    ("spawn", "spawn graph", "/s/{sid}/spawn"),
+    ("as_of_step", "session page as of N, one event on from N-1 (N={half:,}+)", "/s/{sid}?at={step}"),
     ("message_page", "message page ({message})", "/s/{sid}/messages/{message}"),
     ("events_nothing_new", "events poll, nothing new", "/api/sessions/{sid}/events?after={cursor}"),
     ("events_100_new", "events poll, 100 new events", "/api/sessions/{sid}/events?after={epoch}-{before100}"),
@@ -110,13 +117,12 @@ def agentview(folder: str, session_id: str, facts: dict, runs: int) -> dict:
     start, cpu = time.perf_counter(), cpu_seconds()
     app = create_app(folder, watch=False)
     seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
-    # The search index is built after ingest (in the background when serving): timed on its own, and
-    # counted in the peak memory.
+    # The search index and the facets are built after ingest (in the background when serving): timed on
+    # their own, and counted in the peak memory.
     index_start, index_cpu = time.perf_counter(), cpu_seconds()
     for session in app.extensions["agentview"].library.listing():
-        catch_up = getattr(session.search, "catch_up", None)
-        if catch_up is not None:
-            catch_up()
+        session.facets.catch_up()
+        session.search.catch_up()
     index_seconds, index_cpu = time.perf_counter() - index_start, cpu_seconds() - index_cpu
     peak = rss_peak()  # read now: the pages below must not count as ingest memory
     client = app.test_client()
@@ -125,13 +131,18 @@ def agentview(folder: str, session_id: str, facts: dict, runs: int) -> dict:
     epoch, _, count = about["cursor"].partition("-")
     values = {"sid": session_id, "busiest": busiest["agent_id"], "entries": busiest["entries"],
               "late": max(0, busiest["entries"] - 200), "message": facts["message"], "cursor": about["cursor"],
-              "epoch": epoch, "before100": max(0, int(count) - 100)}
+              "epoch": epoch, "before100": max(0, int(count) - 100), "half": int(count) // 2}
+    # The first "as of N" replays N events; later ones start from the nearest earlier snapshot.
+    t, c = time.perf_counter(), cpu_seconds()
+    client.get(f"/s/{session_id}?at={values['half']}")
+    as_of_first = {"seconds": time.perf_counter() - t, "cpu_seconds": cpu_seconds() - c, "n": values["half"]}
     rows = {}
-    for key, label, url in SERVER_ROWS:
-        url = url.format(**values)
+    for key, label, template in SERVER_ROWS:
+        url = template.format(**values, step=values["half"])
         status = client.get(url).status_code  # the first request builds caches and compiles templates
         samples, cpu_samples = [], []
-        for _ in range(runs):
+        for run in range(runs):
+            url = template.format(**values, step=values["half"] + 1 + run)  # only as_of_step changes
             t, c = time.perf_counter(), cpu_seconds()
             response = client.get(url)
             samples.append((time.perf_counter() - t) * 1000)
@@ -145,7 +156,7 @@ def agentview(folder: str, session_id: str, facts: dict, runs: int) -> dict:
             "seconds": seconds, "events_per_s": about["events"] / seconds,
             "index_seconds": index_seconds, "index_cpu_seconds": index_cpu,
             "cpu_seconds": cpu, "events_per_cpu_s": about["events"] / cpu,
-            "rss_before": before, "peak_rss": peak, "server_ms": rows}
+            "rss_before": before, "peak_rss": peak, "server_ms": rows, "as_of_first": as_of_first}
 
 
 def main(argv: list[str]) -> None:
