@@ -50,6 +50,20 @@ def piece(mid, agent, content, cause):
     return {"message_id": mid, "event_type": "piece_of_text", "agent_id": agent, "content": content, "cause": cause}
 
 
+def claude_user(uuid, content, timestamp="2026-02-01T10:00:00.000Z"):
+    """A Claude Code user record of session "s" (content: a string or a list of blocks)."""
+    return {"type": "user", "uuid": uuid, "parentUuid": None, "isSidechain": False, "sessionId": "s",
+            "timestamp": timestamp, "message": {"role": "user", "content": content}}
+
+
+def claude_response_line(uuid, block):
+    """One line of Claude Code response msg_1 (request req_1): its lines make one message that grows."""
+    return {"type": "assistant", "uuid": uuid, "parentUuid": None, "isSidechain": False, "sessionId": "s",
+            "timestamp": "2026-02-01T10:00:01.000Z", "requestId": "req_1",
+            "message": {"id": "msg_1", "role": "assistant", "model": "claude-opus-4-1", "content": [block],
+                        "usage": {"input_tokens": 10, "output_tokens": 5}}}
+
+
 def ids(events):
     return [e["message_id"] for e in events]
 

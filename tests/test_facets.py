@@ -3,7 +3,7 @@
 import pytest
 
 from conftest import SAMPLES, write_events
-from events import calls, created, piece, result, say, tool_call, user
+from events import calls, claude_response_line, claude_user, created, piece, result, say, tool_call, user
 from viewer import facets, flow, provenance, queries
 from viewer.exports import _selected_positions
 from viewer.filters import KINDS, EntryFilter
@@ -95,22 +95,16 @@ def test_facets_follow_appends(tmp_path):
 
 
 def test_a_claude_code_message_that_grows_a_tool_call_is_found_by_the_tool_filter(tmp_path):
-    def line(uuid, block):
-        return {"type": "assistant", "uuid": uuid, "parentUuid": None, "isSidechain": False, "sessionId": "s",
-                "timestamp": "2026-02-01T10:00:01.000Z", "requestId": "req_1",
-                "message": {"id": "msg_1", "role": "assistant", "model": "claude-opus-4-1", "content": [block]}}
-    path = write_events(tmp_path / "s.jsonl", [
-        {"type": "user", "uuid": "u", "parentUuid": None, "isSidechain": False, "sessionId": "s",
-         "timestamp": "2026-02-01T10:00:00.000Z", "message": {"role": "user", "content": "go"}},
-        line("a1", {"type": "text", "text": "Running it."})])
+    path = write_events(tmp_path / "s.jsonl", [claude_user("u", "go"),
+                                               claude_response_line("a1", {"type": "text", "text": "Running it."})])
     library = Library(tmp_path)
     library.scan()
     s = library.get("s")
     bash = EntryFilter(tool="bash")
     with s.lock:
         assert queries.filtered_positions(s, ["main"], bash) == []  # the facets hold the message as it was
-    write_events(path, [line("a2", {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}})],
-                 mode="a")
+    write_events(path, [claude_response_line("a2", {"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                                                    "input": {"command": "ls"}})], mode="a")
     library.refresh(str(path))
     with s.lock:
         assert queries.filtered_positions(s, ["main"], bash) == [s.by_id["a1"]] == _walk(s, ["main"], bash)

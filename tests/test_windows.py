@@ -5,7 +5,7 @@ import json
 from werkzeug.datastructures import MultiDict
 
 from conftest import write_events
-from events import calls, created, result, say, tool_call, user
+from events import calls, claude_response_line, claude_user, created, result, say, tool_call, user
 from viewer import queries
 from viewer.formats import usage
 from viewer.filters import EntryFilter
@@ -81,15 +81,8 @@ def test_a_kind_filter_reads_the_positions_kept_per_kind(tmp_path):
 
 
 def test_a_message_that_grows_from_said_to_did_moves_to_its_new_kind(tmp_path):
-    def line(uuid, block):
-        return {"type": "assistant", "uuid": uuid, "parentUuid": None, "isSidechain": False, "sessionId": "s",
-                "timestamp": "2026-02-01T10:00:01.000Z", "requestId": "req_1",
-                "message": {"id": "msg_1", "role": "assistant", "model": "claude-opus-4-1", "content": [block],
-                            "usage": {"input_tokens": 10, "output_tokens": 5}}}
-    path = write_events(tmp_path / "s.jsonl", [
-        {"type": "user", "uuid": "u", "parentUuid": None, "isSidechain": False, "sessionId": "s",
-         "timestamp": "2026-02-01T10:00:00.000Z", "message": {"role": "user", "content": "go"}},
-        line("a1", {"type": "text", "text": "Running it."})])
+    line = claude_response_line
+    path = write_events(tmp_path / "s.jsonl", [claude_user("u", "go"), line("a1", {"type": "text", "text": "Running it."})])
     library = Library(tmp_path)
     library.scan()
     s = library.get("s")
