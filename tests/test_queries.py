@@ -809,3 +809,19 @@ def test_live_helpers_agree_with_full_reads_at_every_position(tmp_path, name):
                 for c in i["calls"] for r in c["results"] if r["position"] >= n]
             assert sorted((r["call_position"], r["item"]["position"]) for r in upd["results"]) == sorted(
                 expected_results), (n, agent_id)
+
+
+def test_updates_after_any_cursor_add_exactly_what_a_reload_shows():
+    s = load_index(sample("research_team"))
+    for agent_id in s.agent_order:
+        for include in (False, True):
+            whole = queries.perspective(s, agent_id, include)
+            for after in range(0, s.count + 1, 17):
+                updates = queries.perspective_updates(s, agent_id, include, after)
+                assert [i["position"] for i in updates["items"]] == \
+                    [i["position"] for i in whole["items"] if i["position"] >= after]
+                on_page = {i["position"]: i for i in whole["items"] if i["position"] < after}
+                for added in updates["results"]:  # a result under a call already shown, as a reload pairs it
+                    assert added["item"]["position"] >= after
+                    assert added["item"]["paired_call"] == s.events[added["call_position"]]["message_id"]
+                    assert added["call_position"] in on_page

@@ -39,6 +39,8 @@ class Facets:
         self.others: dict[str, array] = {}  # agent -> positions of its events that are not transcript entries
         self.pieces: dict[str, array] = {}  # agent -> positions of its pieces of text
         self.originals: dict[str, array] = {}  # agent -> positions of the originals its deliveries name (unsorted)
+        # events saying a message grew in place (Claude Code), and the message each grew: live pages redraw it
+        self.growth_positions, self.grown_positions = array("q"), array("q")
         self._awaited: dict[str, list[int]] = {}  # message id not seen yet -> deliveries naming it
         self._session = weakref.ref(session)  # no cycle: the session owns this
 
@@ -67,9 +69,11 @@ class Facets:
             if kind == model.PIECE_OF_TEXT:
                 _add_to(self.pieces, agent_id, position)
             elif kind == model.RESPONSE_PART and event.get("grows") in s.by_id:
-                grown = s.by_id[event["grows"]]  # a message that grew in place may call more tools now
-                if grown < position:
+                grown = s.by_id[event["grows"]]
+                if grown < position:  # it may call more tools now
                     self._tools_of(s, grown, s.events[grown]["agent_id"])
+                    self.growth_positions.append(position)
+                    self.grown_positions.append(grown)
         if self._awaited and s.by_id.get(event["message_id"]) == position:
             for delivery in self._awaited.pop(event["message_id"], ()):  # its deliveries came first
                 self._judge(s, delivery, s.events[delivery], event)

@@ -263,29 +263,33 @@ def perspective(s: SessionIndex, agent_id: str, include_subagents: bool = False,
 
 def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool, after: int,
                         filters=None) -> dict:
-    """What a perspective page showing events before `after` needs to add (O(new events))."""
+    """What a perspective page showing events before `after` needs to add.
+
+    Reads only the agents' new entries, the agents created since, and the messages that grew since
+    (kept in the facets): a poll of one agent costs what is new for it, not all that is new.
+    """
     with s.lock:
         agent_ids = set(subtree(s, agent_id) if include_subagents else [agent_id])
-        items, results, spawned, grown = [], [], [], {}
-        for p in range(after, s.count):
-            event = s.events[p]
-            if event["event_type"] == model.RESPONSE_PART and event.get("grows") in s.by_id:
-                target = s.by_id[event["grows"]]  # a message that grew in place: redraw it
-                if target < after and s.events[target]["agent_id"] in agent_ids:
-                    grown[target] = _entry(s, target)
-                continue
-            created = s.agents.get(event["agent_id"]) if event["event_type"] == model.AGENT_CREATED else None
-            # Only the creation the index took (not a duplicate), naming a call already on the page.
-            if created is not None and created.created_position == p and created.cause in s.by_id:
-                holder_position = s.by_id[created.cause]
-                holder = s.events[holder_position]
-                if holder["agent_id"] in agent_ids and holder_position < after:
-                    call = spawning_call(s, created, holder)
-                    index = model.tool_calls(holder).index(call) if call else 0
-                    spawned.append({"call_position": holder_position, "call_index": index,
-                                    "agent_id": created.agent_id, "name": created.display_name})
-            if event["event_type"] != model.TRANSCRIPT_ENTRY or event["agent_id"] not in agent_ids:
-                continue
+        kept = facets.caught_up(s)
+        grown = {}
+        for i in range(bisect_left(kept.growth_positions, after), len(kept.growth_positions)):
+            target = kept.grown_positions[i]  # a message that grew in place: redraw it
+            if target < after and s.events[target]["agent_id"] in agent_ids:
+                grown[target] = _entry(s, target)
+        spawned = []
+        for created in sorted((a for a in s.agents.values() if a.created_position is not None
+                               and a.created_position >= after and a.cause in s.by_id),
+                              key=lambda a: a.created_position):
+            holder_position = s.by_id[created.cause]  # a call already on the page spawned it
+            holder = s.events[holder_position]
+            if holder["agent_id"] in agent_ids and holder_position < after:
+                call = spawning_call(s, created, holder)
+                index = model.tool_calls(holder).index(call) if call else 0
+                spawned.append({"call_position": holder_position, "call_index": index,
+                                "agent_id": created.agent_id, "name": created.display_name})
+        items, results = [], []
+        new = [s.agents[a].entries[bisect_left(s.agents[a].entries, after):] for a in agent_ids]
+        for p in (new[0] if len(new) == 1 else heapq.merge(*new)):
             if filters and not filters.passes(s, p):
                 continue
             item = _entry(s, p)
@@ -295,7 +299,8 @@ def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool,
             call_position = s.by_id[item["paired_call"]]
             if call_position < after:  # the call is already on the page: add the result under it
                 calls = model.tool_calls(s.events[call_position])
-                index = next((i for i, c in enumerate(calls) if c.id == event.get("tool_call_id")), 0)
+                call_id = s.events[p].get("tool_call_id")
+                index = next((i for i, c in enumerate(calls) if c.id == call_id), 0)
                 results.append({"call_position": call_position, "call_index": index, "item": item})
             # else the call is new too and renders its results itself
         updates = {"items": items, "results": results, "spawned": spawned}
