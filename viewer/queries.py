@@ -466,15 +466,14 @@ def _dialog_order(s: SessionIndex, agent_ids: list[str]) -> list[tuple[int, str]
 
 
 def dialog_updates(s: SessionIndex, agent_ids: list[str], after: int) -> dict:
-    """New dialog items, and items that gained recipients, since position `after`."""
+    """New dialog items, and items that gained recipients, since position `after` (reads only the
+    chosen agents' new dialog entries)."""
     with s.lock:
         selected = set(agent_ids)
         new, changed = {}, {}
-        for p in range(after, s.count):
-            event = s.events[p]
-            if event["agent_id"] not in selected or not model.is_dialog_entry(event):
-                continue
-            key = model.substance_key(event)
+        lists = [s.agents[a].dialog_entries for a in selected if a in s.agents]
+        for p in heapq.merge(*(positions[bisect_left(positions, after):] for positions in lists)):
+            key = model.substance_key(s.events[p])
             if key in new or key in changed:
                 continue
             members = _group_members(s, key, selected)
