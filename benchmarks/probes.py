@@ -80,6 +80,7 @@ SERVER_ROWS = [
     ("agent_first", "agent page, first page ({busiest}, {entries:,} entries)", "/s/{sid}/agents/{busiest}"),
     ("agent_late", "agent page, late page (start={late:,})", "/s/{sid}/agents/{busiest}?start={late}"),
     ("agent_filtered", "agent page, filtered (kind=said)", "/s/{sid}/agents/{busiest}?kind=said"),
+    ("agent_did", "agent page, filtered (kind=did: calls with their results)", "/s/{sid}/agents/{busiest}?kind=did"),
     ("agent_tool", "agent page, filtered (tool=search)", "/s/{sid}/agents/{busiest}?tool=search"),
     ("agent_modified", "agent page, filtered (modified deliveries)", "/s/{sid}/agents/{busiest}?modified=1"),
     ("dialog", "dialog of 3 agents ({busiest},a2,a3)", "/s/{sid}/dialog?agents={busiest},a2,a3"),
