@@ -35,9 +35,12 @@ class TailResult:
     source: FileSource | None = None  # the open file the lines' offsets point into (None: keep their bytes)
 
 
+_PREAD = getattr(os, "pread", None)
+
+
 def _held_limit() -> int:
     """How many files may be held open: half the descriptors this process may have, so other opens never fail."""
-    if resource is None or not hasattr(os, "pread"):
+    if resource is None:
         return 0
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     return 1 << 20 if soft == resource.RLIM_INFINITY else max(0, soft // 2)
@@ -71,7 +74,7 @@ class FileSource:
 
     def __init__(self, path: str) -> None:
         self.fd = -1
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
         with FileSource._count_lock:
             FileSource.held += 1
         self.fd = fd
@@ -83,7 +86,11 @@ class FileSource:
         return cls.held < cls.limit
 
     def read(self, offset: int, length: int) -> bytes:
-        return os.pread(self.fd, length, offset)
+        if _PREAD is not None:
+            return _PREAD(self.fd, length, offset)
+        with FileSource._count_lock:  # no pread (Windows): seek and read may not interleave
+            os.lseek(self.fd, offset, os.SEEK_SET)
+            return os.read(self.fd, length)
 
     def __del__(self) -> None:
         if self.fd >= 0:
