@@ -56,11 +56,11 @@ def snapshot(s: SessionIndex, n: int) -> SessionIndex:
     frozen.format, frozen.format_reason, frozen.project, frozen.name = s.format, s.format_reason, s.project, s.name
     frozen.title, frozen.format_summary, frozen.members = s.title, s.format_summary, s.members
     for position, (item, line) in enumerate(zip(items, lines)):  # the same rules as the live ingest, event by event
-        if type(item) is bytes:
-            frozen._add(orjson.loads(item), line)
-            frozen.events.keep_raw(position, item)  # shared with the live session, not copied
-        else:
+        if type(item) is dict:
             frozen._add(item, line)
+        else:  # a line's bytes, or an entry whose content is read from its file (eventlist)
+            frozen._add(orjson.loads(item) if type(item) is bytes else item.load(), line)
+            frozen.events.keep_raw(position, item)  # shared with the live session, not copied
     frozen.problems[:0] = parse_problems
     frozen.as_of, frozen.live_count = n, total
     with _cache_lock:

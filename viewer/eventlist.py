@@ -45,13 +45,13 @@ class EventList:
 
     def _get(self, position: int) -> dict:
         item = self._items[position]
-        if type(item) is not bytes:
+        if type(item) is dict:
             return item
         event = self._cache.get(position)
         if event is None:
             if len(self._cache) >= CACHE_SIZE:
                 self._cache.clear()
-            event = self._cache[position] = orjson.loads(item)
+            event = self._cache[position] = orjson.loads(item) if type(item) is bytes else item.load()
         return event
 
     def __getitem__(self, index):
@@ -69,4 +69,4 @@ class EventList:
 
     def __iter__(self) -> Iterator[dict]:
         for item in self._items:  # a walk over all: parsed without filling the cache
-            yield orjson.loads(item) if type(item) is bytes else item
+            yield item if type(item) is dict else orjson.loads(item) if type(item) is bytes else item.load()

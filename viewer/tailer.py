@@ -15,6 +15,7 @@ BATCH_BYTES = 8 * 1024 * 1024  # a big file is ingested this much at a time: mem
 class Line:
     number: int  # 1-based line number in the file
     data: bytes  # without the trailing newline
+    offset: int = -1  # byte offset of the line's first byte in its file; -1 when not addressable (gzip)
 
 
 @dataclass
@@ -79,9 +80,11 @@ class FileTailer:
                 if end < 0:
                     self._partial = data
                     continue
+                start = self.offset  # `data` begins where the last complete line ended
                 for raw in data[:end].split(b"\n"):
                     self.line_count += 1
-                    result.lines.append(Line(self.line_count, raw))
+                    result.lines.append(Line(self.line_count, raw, start))
+                    start += len(raw) + 1
                 self.offset += end + 1
                 self._partial = data[end + 1 :]
                 consumed += end + 1
