@@ -3,9 +3,9 @@
     .venv/bin/python benchmarks/claude_folder.py [--size 1G] [--folder /tmp/claude1g] [--keep]
 
 Writes the folder with benchmarks/generate_claude.py unless it is there already (same size asked),
-then, in a fresh Python process: `Library(folder).scan()` (time, peak RSS, RSS after), every
-session's search index caught up (time, RSS after, peak RSS), and one read of every event (the
-content comes back from the files). Prints the figures as JSON. `--keep` leaves the folder.
+then, in a fresh Python process: `Library(folder).scan()` (time, peak RSS, RSS after), the biggest
+session's usage totals and its main transcript's first page, every session's search index caught up
+(time, RSS after, peak RSS), and one read of every event (the content comes back from the files). Prints the figures as JSON. `--keep` leaves the folder.
 """
 
 from __future__ import annotations
@@ -46,6 +46,15 @@ figures["rss_after_scan_mb"] = round(rss_mb(), 1)
 figures["sessions"] = len(library.sessions)
 figures["events"] = sum(s.count for s in library.sessions.values())
 figures["agents"] = sum(len(s.agents) for s in library.sessions.values())
+from viewer import queries
+from viewer.formats import usage
+big = max(library.sessions.values(), key=lambda s: s.count)
+start = time.perf_counter()
+usage.for_session(big)  # the session page's totals: every response of the session read once
+figures["first_usage_totals_s"] = round(time.perf_counter() - start, 2)
+start = time.perf_counter()
+queries.perspective(big, "main")  # the first page of the main agent's transcript
+figures["first_page_s"] = round(time.perf_counter() - start, 3)
 start = time.perf_counter()
 for s in library.sessions.values():
     s.search.catch_up()

@@ -195,13 +195,11 @@ class StoredEntry:
         """The event as first normalized, its content read again (a new dict on every call)."""
         event = dict(self.skeleton)
         records = self._records()
-        if records is None:
-            for key in STORED_KEYS:
-                if key in event:
-                    event[key] = None
+        if records is None:  # the file changed under it: what is known of it, and why its text is missing
             event.pop("thinking", None)
             event.pop("tool_calls", None)
             event["content"] = CHANGED.format(file=event.get("file") or os.path.basename(self.path))
+            event["raw"] = None
             event["markers"] = [*(event.get("markers") or ()), "file changed"]
             return event
         contents = _contents(self.how, records)
@@ -235,7 +233,7 @@ class ClaudeNormalizer:
 
     def __init__(self) -> None:
         self.created: set[str] = set()
-        self.uuid_agent: dict[str, str] = {}  # line uuid -> agent (inline sidechains follow parentUuid)
+        self.uuid_agent: dict[str, str] = {}  # line uuid -> its sidechain (inline sidechains follow parentUuid)
         self.tool_uses: dict[str, tuple[str, str, str, dict]] = {}  # toolu id -> (message id, agent, tool, input)
         self.prompts: dict[str, list[str]] = {}  # prompt of a spawning call -> its toolu ids, not yet matched
         self.links = SpawnLinks()  # by toolu id
@@ -342,7 +340,8 @@ class ClaudeNormalizer:
                 agent = f"sidechain-{(uuid or str(len(self.created)))[:8]}"
         else:
             agent = MAIN
-        if uuid:
+        if uuid and agent != MAIN and member["kind"] == MAIN:
+            # only inline sidechain lines are looked up (a miss means MAIN): not one entry per line of the session
             self.uuid_agent[uuid] = agent
         return agent
 
