@@ -24,7 +24,8 @@ import orjson
 
 from .tailer import FileSource
 
-CACHE_SIZE = 4096
+CACHE_SIZE = 4096  # events
+CACHE_BYTES = 8 * 1024 * 1024  # about this much of their lines: a few big events do not fill memory
 
 
 def changed_on_disk(position: int, detail: str) -> dict:
@@ -34,7 +35,7 @@ def changed_on_disk(position: int, detail: str) -> dict:
 
 
 class EventList:
-    __slots__ = ("_items", "_offsets", "_lengths", "_source", "_cache")
+    __slots__ = ("_cache", "_cached_bytes", "_items", "_lengths", "_offsets", "_source")
 
     def __init__(self) -> None:
         self._items: list = []
@@ -42,6 +43,7 @@ class EventList:
         self._lengths = array("I")
         self._source: FileSource | None = None
         self._cache: dict[int, dict] = {}
+        self._cached_bytes = 0
 
     def append(self, event: dict) -> None:
         self._items.append(event)
@@ -91,7 +93,11 @@ class EventList:
         self._offsets[: len(other._offsets)] = other._offsets[: len(self._offsets)]
         self._lengths[: len(other._lengths)] = other._lengths[: len(self._lengths)]
         self._source = other._source
-        self._cache.clear()
+        self.forget_cached()
+
+    def stored(self, stop: int) -> list:
+        """What the first `stop` slots hold (None for a line read from the file): for tests and memory profiles."""
+        return self._items[:stop]
 
     def kept_as(self, position: int) -> str:
         """How the event at `position` is stored: "file", "bytes", "dict" or "loader"."""
@@ -127,10 +133,21 @@ class EventList:
             return item
         event = self._cache.get(position)
         if event is None:
-            if len(self._cache) >= CACHE_SIZE:
-                self._cache.clear()
+            if len(self._cache) >= CACHE_SIZE or self._cached_bytes >= CACHE_BYTES:
+                self.forget_cached()
             event = self._cache[position] = self.load(position)
+            self._cached_bytes += self._size(position, item)
         return event
+
+    def _size(self, position: int, item) -> int:
+        if item is None:
+            return self._lengths[position]
+        return len(item) if type(item) is bytes else getattr(item, "size", 0)
+
+    def forget_cached(self) -> None:
+        """Drop the parsed events kept for pages (a walk over every event should not leave them all here)."""
+        self._cache.clear()
+        self._cached_bytes = 0
 
     def __getitem__(self, index):
         if isinstance(index, slice):

@@ -12,8 +12,10 @@ import logging
 import os
 import sys
 import threading
+import zlib
 from array import array
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -112,6 +114,27 @@ def reader_for(path: str, limit: int | None = None) -> FileTailer | GzipReader:
     if ai_agent.is_snapshot_name(path):
         return ai_agent.SnapshotReader(path)
     return GzipReader(path) if path.endswith(GZIP_SUFFIX) else FileTailer(path, limit)
+
+
+GROUP_BATCH_BYTES = 256 * 1024  # each file of a multi-file session is read this much at a time as they are merged
+
+
+def _read_some(reader):
+    return reader.read(GROUP_BATCH_BYTES) if isinstance(reader, FileTailer) else reader.read()
+
+
+def _lines_from(reader, first, replaced: list) -> Iterator[Line]:
+    """The lines of a first read, then the rest of the file read as they are used; a file replaced
+    meanwhile stops here and is noted in `replaced`."""
+    result = first
+    while True:
+        yield from result.lines
+        if not result.more:
+            return
+        result = _read_some(reader)
+        if result.restarted:
+            replaced.append(reader.path)
+            return
 
 
 def session_name(relpath: str) -> str:
@@ -306,27 +329,26 @@ class SessionIndex:
             self._native_fixed = True
         return event
 
-    def ingest_records(self, batches: list[tuple[dict, list[Line]]]) -> int:
-        """Index the lines of a record format (several files of one session merged by time)."""
+    def ingest_records(self, batches: list[tuple[dict, Iterable[Line]]]) -> int:
+        """Index the lines of a record format (several files of one session merged by time).
+
+        The lines of a member may be an iterator read as it goes: records are parsed one at a time, so a
+        big group is never in memory whole (unless the format must reorder a member's records first).
+        """
         added = 0
         with self.lock, gcpause.batch() as counter:
             streams = []
-            time_of = getattr(self.normalizer, "time_of", None)
             for member, lines in batches:
-                stream, last = [], ""
-                for line in lines:
-                    record = self._parse_record(line)
-                    if record is None:
-                        continue
-                    stamp = time_of(record) if time_of else record.get("timestamp")
-                    last = (stamp if isinstance(stamp, str) else None) or last
-                    stream.append((last, line.number, member, record))
+                stream = self._records(member, lines)
                 if hasattr(self.normalizer, "order"):
-                    stream = self.normalizer.order(stream)
+                    stream = self.normalizer.order(list(stream))
                 streams.append(stream)
             merged = heapq.merge(*streams, key=lambda item: item[0]) if len(streams) > 1 else (streams or [[]])[0]
-            for _, number, member, record in merged:
-                for event in self.normalizer.feed(record, number, member):
+            addressed = hasattr(self.normalizer, "keep")  # it can leave content in the file and read it again
+            for _, number, member, record, source in merged:
+                events = (self.normalizer.feed(record, number, member, source) if addressed
+                          else self.normalizer.feed(record, number, member))
+                for event in events:
                     added += self._add_normalized(event, number)
             for event in self.normalizer.flush():
                 added += self._add_normalized(event, event.get("line") or 0)
@@ -334,6 +356,21 @@ class SessionIndex:
             self.title = getattr(self.normalizer, "title", None)
             counter["added"] = added
         return added
+
+    def _records(self, member: dict, lines: Iterable[Line]) -> Iterator[tuple]:
+        """(time, line number, member, record, source) for each record of a member's lines, in file order;
+        source = (path, offset, length, CRC-32) of the line when it can be read again, else None."""
+        time_of = getattr(self.normalizer, "time_of", None)
+        path = member.get("path")
+        last = ""
+        for line in lines:
+            record = self._parse_record(line)
+            if record is None:
+                continue
+            stamp = time_of(record) if time_of else record.get("timestamp")
+            last = (stamp if isinstance(stamp, str) else None) or last
+            source = (path, line.offset, len(line.data), zlib.crc32(line.data)) if path and line.offset >= 0 else None
+            yield last, line.number, member, record, source
 
     def _parse_record(self, line: Line) -> dict | None:
         data = line.data.strip()
@@ -353,10 +390,18 @@ class SessionIndex:
         return record
 
     def _add_normalized(self, event: Event, line_number: int) -> int:
+        _intern(event)
+        keep = getattr(self.normalizer, "keep", None)
+        stored = keep(event) if keep is not None else None  # the event without its content, read again when read
         if event["message_id"] in self.by_id:  # a record seen twice (e.g. a resumed session copies lines)
             return 0
-        _intern(event)
+        if event["event_type"] == model.RESPONSE_PART and keep is not None:
+            grown, item = self.by_id.get(event.get("grows")), self.normalizer.item_of(event)
+            if grown is not None and item is not None:
+                self.events.keep_raw(grown, item)  # it grew: what is stored for it now, its cached copy dropped
         self._add(event, line_number)
+        if stored is not None:
+            self.events.keep_raw(len(self.events) - 1, stored)
         return 1
 
     def _add(self, event: Event, line_number: int) -> None:
@@ -803,17 +848,28 @@ class Library:
             self._read_group(session)
 
     def _read_group(self, session: SessionIndex) -> None:
-        """Read what was appended to any file of a multi-file session; all again when one was replaced."""
+        """Read what was appended to any file of a multi-file session; all again when one was replaced.
+
+        The files are merged as they are read, GROUP_BATCH_BYTES of each at a time: a big group is never
+        in memory whole."""
         paths = list(session.members)
-        results = [self._tailers[p].read() for p in paths]
+        results = [_read_some(self._tailers[p]) for p in paths]
         if any(r.restarted for r in results):
             session.restart()
             for p in paths:
                 self._tailers[p] = reader_for(p)
-            results = [self._tailers[p].read() for p in paths]
-        batches = [(session.members[p], r.lines) for p, r in zip(paths, results) if r.lines]
+            results = [_read_some(self._tailers[p]) for p in paths]
+        replaced: list[str] = []  # files replaced while they were being read: the group is read again
+        batches = [(session.members[p], _lines_from(self._tailers[p], r, replaced))
+                   for p, r in zip(paths, results) if r.lines]
         if batches:
             session.ingest_records(batches)
+        if replaced:
+            session.restart()
+            for p in paths:
+                self._tailers[p] = reader_for(p)
+            self._read_group(session)
+            return
         for r in results:
             if r.error:
                 session.file_problem(r.error)
@@ -940,6 +996,8 @@ class Library:
             if session.facets.indexed < session.count or session.search.indexed < session.count:
                 session.facets.catch_up(budget)
                 session.search.catch_up(budget)  # reads the events the facets just read: from the cache
+                with session.lock:
+                    session.events.forget_cached()  # kept for pages, not for the whole walk
                 return True
         return False
 

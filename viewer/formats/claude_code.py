@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+import struct
+import zlib
+from dataclasses import dataclass, field
 
 import orjson
 
@@ -19,6 +21,7 @@ from . import SpawnLinks, agent_created, as_dict, content_text, tool_call
 
 MAIN = "main"
 SPAWNING_TOOLS = ("Task", "Agent")
+SPAWN_ARGUMENTS = ("description", "prompt", "subagent_type")  # all that is read of a call's input later
 _AGENT_TAIL = re.compile(r"agentId:\s*([A-Za-z0-9_-]+)")
 
 
@@ -73,12 +76,161 @@ def _record_summary(record: dict, limit: int = 300) -> str:
     return summary if len(summary) <= limit else summary[: limit - 1] + "…"
 
 
+def _system_text(record: dict) -> str:
+    subtype = record.get("subtype") or "system"
+    text = record.get("content") if isinstance(record.get("content"), str) else ""
+    if subtype == "compact_boundary":
+        meta = as_dict(record.get("compactMetadata"))
+        text = "Conversation compacted" + (f" ({meta.get('trigger')}, {meta.get('preTokens')} tokens before)"
+                                            if meta else "")
+    return text or subtype
+
+
+def _user_blocks(message: dict) -> tuple[list, list]:
+    """A user message's blocks: (text and image blocks, tool_result blocks)."""
+    content = message.get("content")
+    blocks = content if isinstance(content, list) else [{"type": "text", "text": content if isinstance(content, str) else ""}]
+    texts, results = [], []
+    for block in blocks:
+        if isinstance(block, dict) and block.get("type") == "tool_result":
+            results.append(block)
+        else:
+            texts.append(block)
+    return texts, results
+
+
+def _add_blocks(event: Event, record: dict, message: dict) -> list[tuple[str | None, str, dict]]:
+    """Add one line's content blocks to the message of its response; returns its tool calls (id, name, input)."""
+    event["raw"].append(record)
+    blocks = message.get("content")
+    if isinstance(blocks, str):
+        blocks = [{"type": "text", "text": blocks}]
+    calls = []
+    for block in blocks if isinstance(blocks, list) else []:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text" and isinstance(block.get("text"), str):
+            event["content"] = (event["content"] + "\n\n" if event["content"] else "") + block["text"]
+        elif kind in ("thinking", "redacted_thinking"):
+            event["thinking"].append(block.get("thinking") or "[redacted thinking]")
+        elif kind == "tool_use":
+            arguments = as_dict(block.get("input"))
+            call_id = block.get("id") if isinstance(block.get("id"), str) else None
+            event.setdefault("tool_calls", []).append(tool_call(call_id, str(block.get("name", "?")), arguments))
+            calls.append((call_id, block.get("name"), arguments))
+        else:
+            event.setdefault("markers", []).append(str(kind))
+    return calls
+
+
+# --- content kept in its file --------------------------------------------------------------------
+# A normalized event keeps its small fields (ids, links, usage) in memory; its text, thinking, tool
+# calls and raw records are read again from the lines they came from when the event is read, so
+# memory grows with the number of events, not with their size.
+
+ASSISTANT, TEXT, SYSTEM, SUMMARY, RECORD = "assistant", "text", "system", "summary", "record"  # how a text is made
+STORED_KEYS = ("content", "thinking", "tool_calls", "raw")  # what is read again from the file
+_OUT = None  # the value a stored key has while the event is not read
+_SPAN = struct.Struct("<QII")  # a line: byte offset, length, CRC-32 of its bytes
+CHANGED = "[not shown: {file} changed since it was read, and this entry's line is no longer where it was]"
+
+
+def _contents(how, records: list[dict]) -> dict:
+    """The stored keys of an event made of `records` (the same rules as when it was first read)."""
+    if how == ASSISTANT:
+        event = {"content": "", "thinking": [], "raw": []}
+        for record in records:
+            _add_blocks(event, record, as_dict(record.get("message")))
+        return event
+    record = records[0]
+    if how == TEXT:
+        text, _ = content_text(_user_blocks(as_dict(record.get("message")))[0])
+    elif isinstance(how, int):  # the how-th tool result of a user line
+        text, _ = content_text(_user_blocks(as_dict(record.get("message")))[1][how].get("content"))
+    elif how == SYSTEM:
+        text = _system_text(record)
+    elif how == SUMMARY:
+        text = str(record.get("summary", ""))
+    else:
+        text = _record_summary(record)
+    return {"content": text, "raw": record}
+
+
+def _read_line(f, offset: int, length: int, crc: int):
+    """The record on a line read again; None when the bytes there are no longer the line that was read."""
+    f.seek(offset)
+    data = f.read(length)
+    if len(data) != length or zlib.crc32(data) != crc:
+        return None
+    data = data.strip()
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:  # read once already: only bytes that are not UTF-8 can get here
+        return orjson.loads(data.decode("utf-8", errors="replace"))
+
+
+class StoredEntry:
+    """An event whose content stays in its file: its small fields, and where its lines are (EventList loads it)."""
+
+    __slots__ = ("skeleton", "path", "spans", "how")
+
+    def __init__(self, event: Event, path: str, spans: bytes, how) -> None:
+        self.path, self.spans, self.how = path, spans, how
+        self.skeleton = self._strip(event)
+
+    @staticmethod
+    def _strip(event: Event) -> dict:
+        return {key: (_OUT if key in STORED_KEYS else value) for key, value in event.items()}
+
+    @property
+    def message_id(self) -> str:
+        return self.skeleton["message_id"]
+
+    @property
+    def size(self) -> int:
+        """Bytes of its lines: about what its loaded event holds (EventList bounds its cache by this)."""
+        return sum(span[1] for span in _SPAN.iter_unpack(self.spans))
+
+    def grow(self, event: Event, span: bytes) -> None:
+        """The message took in one more line (`event` is it whole, grown)."""
+        self.skeleton, self.spans = self._strip(event), self.spans + span
+
+    def load(self) -> dict:
+        """The event as first normalized, its content read again (a new dict on every call)."""
+        event = dict(self.skeleton)
+        records = self._records()
+        if records is None:  # the file changed under it: what is known of it, and why its text is missing
+            event.pop("thinking", None)
+            event.pop("tool_calls", None)
+            event["content"] = CHANGED.format(file=event.get("file") or os.path.basename(self.path))
+            event["raw"] = None
+            event["markers"] = [*(event.get("markers") or ()), "file changed"]
+            return event
+        contents = _contents(self.how, records)
+        for key in STORED_KEYS:
+            if key in event:
+                event[key] = contents.get(key)
+        return event
+
+    def _records(self) -> list[dict] | None:
+        try:  # a file object per read: request threads read at the same time, and the file may have changed
+            with open(self.path, "rb") as f:
+                records = [_read_line(f, *span) for span in _SPAN.iter_unpack(self.spans)]
+        except (OSError, ValueError, IndexError, orjson.JSONDecodeError):
+            return None
+        if any(not isinstance(r, dict) for r in records):
+            return None
+        return records
+
+
 @dataclass
 class _Response:
     """The lines of one API response seen so far."""
 
     key: tuple
     event: Event
+    spans: list = field(default_factory=list)  # where its lines are (None: a line that is not addressable)
 
 
 class ClaudeNormalizer:
@@ -86,13 +238,16 @@ class ClaudeNormalizer:
 
     def __init__(self) -> None:
         self.created: set[str] = set()
-        self.uuid_agent: dict[str, str] = {}  # line uuid -> agent (inline sidechains follow parentUuid)
+        self.uuid_agent: dict[str, str] = {}  # line uuid -> its sidechain (inline sidechains follow parentUuid)
         self.tool_uses: dict[str, tuple[str, str, str, dict]] = {}  # toolu id -> (message id, agent, tool, input)
         self.prompts: dict[str, list[str]] = {}  # prompt of a spawning call -> its toolu ids, not yet matched
         self.links = SpawnLinks()  # by toolu id
         self.pending: dict[str, _Response] = {}  # agent -> the response being assembled
         self.responses: dict[tuple, str] = {}  # (message.id, requestId) -> message id of its first part
-        self.emitted: dict[tuple, Event] = {}  # (message.id, requestId) -> the event it became, once in the log
+        # agent -> (its key, the event or stored entry) of the agent's latest response in the log: only it can grow
+        self.emitted: dict[str, tuple[tuple, Event | StoredEntry]] = {}
+        self._sources: dict[str, tuple] = {}  # message id -> (how its text is made, its lines) until `keep`
+        self._at: tuple[str, bytes] | None = None  # the line being fed: (path, packed span)
         self.last_entry: dict[str, str] = {}  # agent -> message id of its latest entry in the log
         self.seen_ids: set[str] = set()
         self.title: str | None = None  # custom-title > ai-title > summary > the first prompt
@@ -100,7 +255,9 @@ class ClaudeNormalizer:
 
     # --- the records -----------------------------------------------------------------------------
 
-    def feed(self, record: dict, line: int, member: dict) -> list[Event]:
+    def feed(self, record: dict, line: int, member: dict, source: tuple | None = None) -> list[Event]:
+        """The events a record makes; `source` = (path, byte offset, length, CRC-32) of its line, if addressable."""
+        self._at = (source[0], _SPAN.pack(*source[1:])) if source is not None else None
         out = self._feed(record, line, member)
         for event in out:
             if event["event_type"] == model.TRANSCRIPT_ENTRY and "record" not in event.get("markers", ()):
@@ -114,6 +271,28 @@ class ClaudeNormalizer:
         for event in out:
             self.last_entry[event["agent_id"]] = event["message_id"]
         return out
+
+    def keep(self, event: Event) -> StoredEntry | None:
+        """What the index stores for an event it adds: its content left in the file when its lines are addressable."""
+        source = self._sources.pop(event["message_id"], None)
+        if source is None:
+            return None
+        how, spans = source
+        if not spans or any(s is None or s[0] != spans[0][0] for s in spans):
+            return None
+        item = StoredEntry(event, spans[0][0], b"".join(s[1] for s in spans), how)
+        entry = self.emitted.get(event["agent_id"])
+        if entry is not None and entry[1] is event:
+            self.emitted[event["agent_id"]] = (entry[0], item)
+        return item
+
+    def item_of(self, part: Event):
+        """What the index stores, now, for the message a RESPONSE_PART event grew (its cached copy is stale)."""
+        entry = self.emitted.get(part["agent_id"])
+        if entry is None:
+            return None
+        shown = entry[1]
+        return shown if (shown.message_id if isinstance(shown, StoredEntry) else shown["message_id"]) == part["grows"] else None
 
     def _feed(self, record: dict, line: int, member: dict) -> list[Event]:
         out: list[Event] = []
@@ -131,16 +310,13 @@ class ClaudeNormalizer:
             out += self._user(record, message, base)
         elif kind == "system":
             subtype = record.get("subtype") or "system"
-            text = record.get("content") if isinstance(record.get("content"), str) else ""
-            if subtype == "compact_boundary":
-                meta = as_dict(record.get("compactMetadata"))
-                text = "Conversation compacted" + (f" ({meta.get('trigger')}, {meta.get('preTokens')} tokens before)"
-                                                    if meta else "")
-            out.append(self._entry(record, base, "system", text or subtype, markers=[subtype]))
+            out.append(self._entry(record, base, "system", _system_text(record), how=SYSTEM, markers=[subtype]))
         elif kind == "summary":
-            out.append(self._entry(record, base, "system", str(record.get("summary", "")), markers=["summary"]))
+            out.append(self._entry(record, base, "system", str(record.get("summary", "")), how=SUMMARY,
+                                   markers=["summary"]))
         else:  # file-history-snapshot, progress, attachment, titles, and types not invented yet: kept raw
-            out.append(self._entry(record, base, "system", _record_summary(record), markers=["record", str(kind)]))
+            out.append(self._entry(record, base, "system", _record_summary(record), how=RECORD,
+                                   markers=["record", str(kind)]))
         return out
 
     def _titled(self, record: dict, agent: str) -> None:
@@ -169,7 +345,8 @@ class ClaudeNormalizer:
                 agent = f"sidechain-{(uuid or str(len(self.created)))[:8]}"
         else:
             agent = MAIN
-        if uuid:
+        if uuid and agent != MAIN and member["kind"] == MAIN:
+            # only inline sidechain lines are looked up (a miss means MAIN): not one entry per line of the session
             self.uuid_agent[uuid] = agent
         return agent
 
@@ -225,8 +402,13 @@ class ClaudeNormalizer:
         self.seen_ids.add(message_id)
         return message_id
 
-    def _entry(self, record: dict, base: dict, role: str, content: str, suffix: str = "", **extra) -> Event:
-        return {"message_id": self._message_id(record, suffix), "event_type": model.TRANSCRIPT_ENTRY,
+    def _entry(self, record: dict, base: dict, role: str, content: str, suffix: str = "", how=None, **extra) -> Event:
+        """An entry of one record; `how` its content is made from the record (None: an assistant message,
+        made of several records, whose lines are noted as they come)."""
+        message_id = self._message_id(record, suffix)
+        if how is not None:
+            self._sources[message_id] = (how, [self._at])
+        return {"message_id": message_id, "event_type": model.TRANSCRIPT_ENTRY,
                 **base, "role": role, "content": content, "raw": record, **extra}
 
     def _assistant(self, record: dict, message: dict, base: dict) -> list[Event]:
@@ -236,16 +418,15 @@ class ClaudeNormalizer:
         out: list[Event] = []
         if current is None or current.key != key or key == (None, None):
             out += self._flush(agent)
-            shown = self.emitted.get(key) if key != (None, None) else None
-            if shown is not None and self.last_entry.get(agent) == shown["message_id"] and not out:
+            entry = self.emitted.get(agent) if key != (None, None) else None
+            shown = entry[1] if entry is not None and entry[0] == key else None
+            shown_id = None if shown is None else shown.message_id if isinstance(shown, StoredEntry) else shown["message_id"]
+            if shown is not None and self.last_entry.get(agent) == shown_id and not out:
                 # A later line of a response already in the log, nothing of this agent in between: it grows
                 # in place, and a part event tells the index (new tool calls) and open pages (redraw it).
-                self._apply(shown, record, message, agent)
-                if not shown["thinking"]:
-                    del shown["thinking"]
-                self.links.said(shown)
+                self._grow(agent, key, shown, record, message)
                 part = {"message_id": self._message_id(record, "+part"), "event_type": RESPONSE_PART,
-                        "agent_id": agent, "grows": shown["message_id"], "timestamp": record.get("timestamp"),
+                        "agent_id": agent, "grows": shown_id, "timestamp": record.get("timestamp"),
                         "raw": None}
                 return [part]
             continued = self.responses.get(key) if key != (None, None) else None
@@ -257,39 +438,40 @@ class ClaudeNormalizer:
                 self.responses[key] = event["message_id"]
             event["raw"] = []
             current = self.pending[agent] = _Response(key, event)
+        current.spans.append(self._at)
         self._apply(current.event, record, message, agent)
         return out
 
+    def _grow(self, agent: str, key: tuple, shown: Event | StoredEntry, record: dict, message: dict) -> None:
+        """One more line of a response already in the log: the message takes it in."""
+        event = shown.load() if isinstance(shown, StoredEntry) else shown
+        if not isinstance(event.get("raw"), list):  # its file changed under it: what is left of it grows
+            event["raw"] = []
+        self._apply(event, record, message, agent)
+        if not event["thinking"]:
+            del event["thinking"]
+        self.links.said(event)
+        if isinstance(shown, StoredEntry):
+            if self._at is not None and self._at[0] == shown.path:
+                shown.grow(event, self._at[1])
+            else:  # a line that cannot be read again: the message is kept whole from now on
+                self.emitted[agent] = (key, event)
+
     def _apply(self, event: Event, record: dict, message: dict, agent: str) -> None:
         """Add one line's content blocks to the message of its response."""
-        event["raw"].append(record)
         event.setdefault("thinking", [])
         if isinstance(message.get("usage"), dict) and "continues" not in event:
             event["usage"] = message["usage"]  # the same usage is repeated on every line: keep one
         if message.get("stop_reason"):
             event["stop_reason"] = message["stop_reason"]
-        blocks = message.get("content")
-        if isinstance(blocks, str):
-            blocks = [{"type": "text", "text": blocks}]
-        for block in blocks if isinstance(blocks, list) else []:
-            if not isinstance(block, dict):
-                continue
-            kind = block.get("type")
-            if kind == "text" and isinstance(block.get("text"), str):
-                event["content"] = (event["content"] + "\n\n" if event["content"] else "") + block["text"]
-            elif kind in ("thinking", "redacted_thinking"):
-                event["thinking"].append(block.get("thinking") or "[redacted thinking]")
-            elif kind == "tool_use":
-                arguments = as_dict(block.get("input"))
-                call_id = block.get("id") if isinstance(block.get("id"), str) else None
-                event.setdefault("tool_calls", []).append(tool_call(call_id, str(block.get("name", "?")), arguments))
-                if call_id:
-                    self.tool_uses[call_id] = (event["message_id"], agent, str(block.get("name")), arguments)
-                    prompt = arguments.get("prompt")
-                    if block.get("name") in SPAWNING_TOOLS and isinstance(prompt, str):
-                        self.prompts.setdefault(prompt, []).append(call_id)
-            else:
-                event.setdefault("markers", []).append(str(kind))
+        for call_id, name, arguments in _add_blocks(event, record, message):
+            if call_id:
+                # only what a spawned sub-agent reads of its call is kept (not a file written, say)
+                kept = {k: arguments[k] for k in SPAWN_ARGUMENTS if k in arguments}
+                self.tool_uses[call_id] = (event["message_id"], agent, str(name), kept)
+                prompt = arguments.get("prompt")
+                if name in SPAWNING_TOOLS and isinstance(prompt, str):
+                    self.prompts.setdefault(prompt, []).append(call_id)
 
     def _flush(self, agent: str) -> list[Event]:
         current = self.pending.pop(agent, None)
@@ -299,20 +481,14 @@ class ClaudeNormalizer:
         if not event["thinking"]:
             del event["thinking"]
         if "continues" not in event and current.key != (None, None):
-            self.emitted[current.key] = event
+            self.emitted[agent] = (current.key, event)
+        self._sources[event["message_id"]] = (ASSISTANT, current.spans)
         self.links.said(event)
         return [event]
 
     def _user(self, record: dict, message: dict, base: dict) -> list[Event]:
         agent = base["agent_id"]
-        content = message.get("content")
-        blocks = content if isinstance(content, list) else [{"type": "text", "text": content if isinstance(content, str) else ""}]
-        texts, results = [], []
-        for block in blocks:
-            if isinstance(block, dict) and block.get("type") == "tool_result":
-                results.append(block)
-            else:
-                texts.append(block)
+        texts, results = _user_blocks(message)
         out: list[Event] = []
         read = []  # (block, call id, text, images, the sub-agent whose answer it carries) of each result
         for block in results:  # a sub-agent's answer goes in before the result that carries it
@@ -331,14 +507,14 @@ class ClaudeNormalizer:
                 role, markers = "system", ["compact summary"]
             elif record.get("isMeta"):
                 markers = ["meta"]
-            event = self._entry(record, base, role, text, "" if not results else "#text", markers=markers)
+            event = self._entry(record, base, role, text, "" if not results else "#text", TEXT, markers=markers)
             if images:
                 event["images"] = images
             if role == "user":
                 self.links.prompt(event)
             out.append(event)
         for i, (block, call_id, text, images, sub) in enumerate(read):
-            event = self._entry(record, base, "tool", text, "" if len(results) == 1 and not texts else f"#{i}",
+            event = self._entry(record, base, "tool", text, "" if len(results) == 1 and not texts else f"#{i}", i,
                                 tool_call_id=call_id)
             if block.get("is_error"):
                 event["is_error"] = True
