@@ -99,6 +99,12 @@ class EventList:
         """What the first `stop` slots hold (None for a line read from the file): for tests and memory profiles."""
         return self._items[:stop]
 
+    def small(self, position: int) -> dict:
+        """The event without reading its big fields when its loader keeps the small ones (`skeleton`: its
+        content, thinking, tool calls and raw records left out); else the event. For sums over many events."""
+        skeleton = getattr(self._items[position], "skeleton", None)
+        return skeleton if skeleton is not None else self._get(position)
+
     def kept_as(self, position: int) -> str:
         """How the event at `position` is stored: "file", "bytes", "dict" or "loader"."""
         item = self._items[position]

@@ -23,7 +23,7 @@ class Totals:
 
     def add(self, s, positions) -> "Totals":
         for p in positions:
-            event = s.events[p]
+            event = s.events.small(p)  # usage and model only: a stored entry's content is not read
             usage = of_event(event)
             if usage:
                 self.responses += 1
