@@ -110,3 +110,16 @@ def test_an_as_of_snapshot_shares_the_live_sessions_storage(tmp_path):
     frozen = asof.snapshot(s, 5)
     assert frozen.count == 5 and [frozen.events.kept_as(p) for p in range(5)] == ["file"] * 5
     assert [frozen.events[p]["message_id"] for p in range(5)] == [f"m{i}" for i in range(1, 6)]
+
+
+def test_the_cache_keeps_the_events_read_last_within_its_bounds(tmp_path, monkeypatch):
+    from viewer import eventlist
+    monkeypatch.setattr(eventlist, "CACHE_BYTES", 50_000)
+    write_events(tmp_path / "s.jsonl", [created("m0", "a")] + [say(f"m{i}", "a", "x" * 10_000) for i in range(1, 30)])
+    s = _library(tmp_path).get("s")
+    for p in range(s.count):
+        assert s.events[p]["message_id"] == f"m{p}"
+        s.events[0]  # read again and again: the least recently read go first, not this one
+    cached = list(s.events._cache)
+    assert 0 in cached and cached[-1] == 0 and s.count - 1 in cached
+    assert sum(s.events._lengths[p] for p in cached) <= 50_000 + 10_100 and len(cached) < 10

@@ -4,8 +4,9 @@ A parsed event is a dict of several string objects: about 650 bytes for a 326-by
 line's bytes themselves would still be as big as the file. The index keeps what it needs of each
 event at ingest (positions, ids, links), so the event itself is only needed when something reads
 it: a page, a query, the search index catching up. Reading it reads its bytes from the open file
-(`os.pread`, about 1 µs) and parses them (orjson, about 2.5 µs); a small cache spares a page that
-reads the same few hundred events several times.
+(`os.pread`, about 1 µs) and parses them (orjson, about 2.5 µs); a small cache (the events read
+last: at most 4,096, and about 8 MB of their lines) spares a page that reads the same few hundred
+events several times.
 
 Each slot holds one of:
 - None: the line at `_offsets[p]`, `_lengths[p]` bytes long, in `_source` (a tailed native file);
@@ -18,6 +19,7 @@ Each slot holds one of:
 from __future__ import annotations
 
 from array import array
+from collections import OrderedDict
 from collections.abc import Iterator
 
 import orjson
@@ -42,7 +44,7 @@ class EventList:
         self._offsets = array("q")  # per position: where its line starts in `_source` (slots that are None)
         self._lengths = array("I")
         self._source: FileSource | None = None
-        self._cache: dict[int, dict] = {}
+        self._cache: OrderedDict[int, dict] = OrderedDict()  # parsed events, least recently read first
         self._cached_bytes = 0
 
     def append(self, event: dict) -> None:
@@ -57,21 +59,21 @@ class EventList:
         elif source is not self._source:  # one file per list; a second one (never expected) keeps its bytes
             self.keep_raw(position, source.read(offset, length))
             return
+        self._uncache(position)
         self._items[position] = None
         self._offsets[position] = offset
         self._lengths[position] = length
-        self._cache.pop(position, None)
 
     def keep_raw(self, position: int, item) -> None:
         """The event at `position` is `item` parsed (bytes) or loaded (an object with `load()`): keep that, not the dict."""
+        self._uncache(position)
         self._items[position] = item
-        self._cache.pop(position, None)
 
     def materialize(self, position: int) -> dict:
         """The event at `position` as a dict kept in place: for the rare change made to a logged event."""
         event = self._get(position)
+        self._uncache(position)
         self._items[position] = event
-        self._cache.pop(position, None)
         return event
 
     def prefix(self, stop: int) -> EventList:
@@ -137,13 +139,20 @@ class EventList:
         item = self._items[position]
         if type(item) is dict:
             return item
-        event = self._cache.get(position)
-        if event is None:
-            if len(self._cache) >= CACHE_SIZE or self._cached_bytes >= CACHE_BYTES:
-                self.forget_cached()
-            event = self._cache[position] = self.load(position)
-            self._cached_bytes += self._size(position, item)
+        cache = self._cache
+        event = cache.get(position)
+        if event is not None:
+            cache.move_to_end(position)
+            return event
+        event = cache[position] = self.load(position)
+        self._cached_bytes += self._size(position, item)
+        while len(cache) > CACHE_SIZE or (self._cached_bytes > CACHE_BYTES and len(cache) > 1):
+            self._uncache(next(iter(cache)))  # the least recently read
         return event
+
+    def _uncache(self, position: int) -> None:
+        if self._cache.pop(position, None) is not None:
+            self._cached_bytes -= self._size(position, self._items[position])
 
     def _size(self, position: int, item) -> int:
         if item is None:
