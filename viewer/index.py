@@ -21,7 +21,7 @@ import orjson
 from . import formats, gcpause, model, search
 from .eventlist import EventList
 from .formats import ai_agent, legacy
-from .model import Agent, Event
+from .model import TRANSCRIPT_ENTRY, Agent, Event
 from .tailer import BATCH_BYTES, FileTailer, GzipReader, Line
 
 log = logging.getLogger(__name__)
@@ -82,7 +82,6 @@ def session_id_for(relpath: str) -> str:
     return sid
 
 
-_KNOWN_EVENT_TYPES = frozenset(model.KNOWN_EVENT_TYPES)
 _INTERNED = ("event_type", "agent_id", "role", "name", "language_model", "model")
 
 
@@ -120,6 +119,10 @@ def session_name(relpath: str) -> str:
 
 class SessionIndex:
     """Everything known about one session file, updated event by event."""
+
+    # The event _parse read last and its facts (model.checked_facts), so _add does not find them again
+    _read_event: Event | None = None
+    _read_facts: tuple | None = None
 
     def __init__(self, session_id: str, path: str, relpath: str):
         self.id = session_id
@@ -239,24 +242,26 @@ class SessionIndex:
         parsed = event
         if not self._native_fixed or self.format is formats.LEGACY:  # else _legacy returns the event as is
             event = self._legacy(event)
-        get = event.get
-        message_id, event_type, agent_id = get("message_id"), get("event_type"), get("agent_id")
-        if not (type(message_id) is str and message_id and type(event_type) is str and event_type
-                and type(agent_id) is str and agent_id):  # the common case checked at once; the rule below
+        facts = model.checked_facts(event)  # the common event, read in one pass; None: the rules one by one
+        self._read_event, self._read_facts = event, facts  # _add files the event under these facts
+        if facts is None:
             for key in ("message_id", "event_type", "agent_id"):
                 if not isinstance(event.get(key), str) or not event[key]:
                     self._line_problem(f"missing_{key}", line.number, f"no string {key}: {excerpt(data)}")
                     return None
-        if not_utf8:
+            message_id = event["message_id"]
+            if not_utf8:
+                self._line_problem("invalid_utf8", line.number, "bytes that are not UTF-8 are shown as U+FFFD",
+                                   message_id)
+            if event["event_type"] not in model.KNOWN_EVENT_TYPES:
+                self._line_problem("unknown_event_type", line.number,
+                                   f"event_type {event['event_type']!r} kept as is", message_id)
+            else:
+                for kind, detail in model.shape_problems(event):
+                    self._line_problem(kind, line.number, detail, message_id)
+        elif not_utf8:
             self._line_problem("invalid_utf8", line.number, "bytes that are not UTF-8 are shown as U+FFFD",
-                               message_id)
-        if event_type not in _KNOWN_EVENT_TYPES:
-            self._line_problem("unknown_event_type", line.number, f"event_type {event_type!r} kept as is",
-                               message_id)
-        else:
-            problems = model.shape_problems(event)
-            for kind, detail in problems:
-                self._line_problem(kind, line.number, detail, message_id)
+                               event["message_id"])
         return event, (data if event is parsed and not not_utf8 else None)
 
     def _legacy(self, event: Event) -> Event:
@@ -328,25 +333,26 @@ class SessionIndex:
         return 1
 
     def _add(self, event: Event, line_number: int) -> None:
-        # The hot path of ingest: each fact of the event is found once (model.facts_of) and filed directly.
+        # The hot path of ingest: the event's facts are found once (by _parse, else here) and filed directly.
         position = len(self.events)
         self.events.append(event)
         self.line_numbers.append(line_number)
+        facts = self._read_facts if self._read_event is event else None
+        causes, substance, calls, perspective, dialog, result = facts or model.facts_of(event)
         names_usage = "usage" in event or "model" in event
         if names_usage:
             self.usage_positions.append(position)
         message_id = event["message_id"]
-        causes, substance, calls, perspective, dialog, result = model.facts_of(event)
         by_id = self.by_id
         first = message_id not in by_id
         if first:
             by_id[message_id] = position
-            if causes or substance is not None or message_id in self._dangling:  # else there is no link to check
+            if (causes or (substance is not None and (substance not in by_id or substance == message_id))
+                    or (self._dangling and message_id in self._dangling)):  # else no link to flag
                 self._links(event, position, line_number, causes, substance)
         else:
             self._problem("duplicate_message_id", line_number,
                           f"{message_id} first seen on line {self.line_numbers[by_id[message_id]]}", message_id)
-
         if causes:
             caused = self.caused
             for cause in causes:
@@ -355,18 +361,11 @@ class SessionIndex:
                     caused[cause] = [position]
                 else:
                     positions.append(position)
-        if calls:
-            self.tool_names.update(model.call_name(c).lower() for c in calls)
-        if result:
-            name = event.get("name")
-            if isinstance(name, str):
-                self.tool_names.add(name.lower())
         kind = event["event_type"]
-        if kind == model.TRANSCRIPT_ENTRY:
+        if kind == TRANSCRIPT_ENTRY:
             agent = self.agents.get(event["agent_id"])
             if agent is None:
                 agent = self._agent(event["agent_id"], position)
-            agent_id = agent.agent_id  # the agent's own copy: keys below share it, not one string per event
             agent.entries.append(position)
             # Filed under its perspective kind and, if it is one, the dialog: pages read a window of these.
             positions = agent.by_kind.get(perspective)
@@ -377,7 +376,7 @@ class SessionIndex:
                 agent.dialog_entries.append(position)
             if names_usage:
                 agent.usage_entries.append(position)
-            if self.format is not formats.NATIVE and agent.language_model is None and isinstance(event.get("model"), str):
+            if agent.language_model is None and self.format is not formats.NATIVE and isinstance(event.get("model"), str):
                 agent.language_model = event["model"]
             if substance is not None:
                 positions = self.references.get(substance)
@@ -385,38 +384,59 @@ class SessionIndex:
                     self.references[substance] = [position]
                 else:
                     positions.append(position)
-            for call in calls:
-                call_id = call.get("id")
-                if isinstance(call_id, str):
-                    positions = self.call_positions.get((agent_id, call_id))
-                    if positions is None:
-                        self.call_positions[(agent_id, call_id)] = [position]
-                    else:
-                        positions.append(position)
-            call_id = event.get("tool_call_id")
-            if isinstance(call_id, str):
-                key = (agent_id, call_id)
-                positions = self.result_positions.get(key)
-                if positions is None:
-                    self.result_positions[key] = [position]
-                else:
-                    positions.append(position)
-                if key not in self.call_positions:
-                    self._problem("dangling_tool_call_id", line_number,
-                                  f"no earlier tool call {call_id!r} in {agent_id}'s transcript", message_id)
-        elif kind == model.AGENT_CREATED:
-            self._agent_created(event, position, line_number, causes)
-        elif kind == model.PIECE_OF_TEXT:
-            if event["agent_id"] not in self.agents:
-                self._agent(event["agent_id"], position)
-        elif kind == model.RESPONSE_PART and self.format is not formats.NATIVE:
-            self._grown(event)
-        elif kind == model.SPAWN_LINK and self.format is not formats.NATIVE:
-            self._linked(event, position)
+            if calls:
+                self._file_calls(agent.agent_id, calls, position)
+            if result:  # tool_call_id is in the event (or its role is "tool")
+                self._file_result(agent.agent_id, event, position, line_number)
+        else:
+            if calls:  # an event of another type may name tools too
+                self.tool_names.update(model.call_name(c).lower() for c in calls)
+            if kind == model.AGENT_CREATED:
+                self._agent_created(event, position, line_number, causes)
+            elif kind == model.PIECE_OF_TEXT:
+                if event["agent_id"] not in self.agents:
+                    self._agent(event["agent_id"], position)
+            elif kind == model.RESPONSE_PART and self.format is not formats.NATIVE:
+                self._grown(event)
+            elif kind == model.SPAWN_LINK and self.format is not formats.NATIVE:
+                self._linked(event, position)
         # Agents created before the message their cause names: resolvable now that its agent is known.
         if first and self._awaiting_cause:
             for agent_id in self._awaiting_cause.pop(message_id, ()):
                 self._resolve_parent(self.agents[agent_id], position)
+
+    def _file_calls(self, agent_id: str, calls, position: int) -> None:
+        """An entry's tool calls: their names, and the entry under (agent, call id) for the results to find.
+
+        The agent's own copy of its id is passed: the keys share it, not one string per event.
+        """
+        tool_names, call_positions = self.tool_names, self.call_positions
+        for call in calls:
+            tool_names.add(model.call_name(call).lower())
+            call_id = call.get("id")
+            if isinstance(call_id, str):
+                positions = call_positions.get((agent_id, call_id))
+                if positions is None:
+                    call_positions[(agent_id, call_id)] = [position]
+                else:
+                    positions.append(position)
+
+    def _file_result(self, agent_id: str, event: Event, position: int, line_number: int) -> None:
+        """A tool result: its tool's name, and the entry under (agent, call id) next to the call it answers."""
+        name = event.get("name")
+        if isinstance(name, str):
+            self.tool_names.add(name.lower())
+        call_id = event.get("tool_call_id")
+        if isinstance(call_id, str):
+            key = (agent_id, call_id)
+            positions = self.result_positions.get(key)
+            if positions is None:
+                self.result_positions[key] = [position]
+            else:
+                positions.append(position)
+            if key not in self.call_positions:
+                self._problem("dangling_tool_call_id", line_number,
+                              f"no earlier tool call {call_id!r} in {agent_id}'s transcript", event["message_id"])
 
     def _reclassify_entry(self, position: int) -> None:
         """An entry that grew in place may have changed kind (said -> did): file it again."""
