@@ -256,20 +256,25 @@ _KNOWN = frozenset(KNOWN_EVENT_TYPES)
 
 
 _STRINGS = frozenset((str, type(None)))
+_STRINGS_AND_LIST = frozenset((str, type(None), list))
 
 
 def checked_facts(event: Event) -> tuple | None:
     """facts_of a known event that breaks no rule of the seed, for ingest; None for any other event
     (an id missing, an unknown type, a field of a type shape_problems reports), read rule by rule.
 
-    Most events hold nothing but strings: every typed field is then as allowed, and their facts are
-    found here directly (the same as facts_of's: tests compare them on every shape).
+    Most events hold nothing but strings (and a list of tool calls): every typed field is then as allowed,
+    and their facts are found here directly (the same as facts_of's: tests compare them on every shape).
     """
     get = event.get
-    if not _STRINGS.issuperset(map(type, event.values())) or "tool_calls" in event:
-        if _ids_valid(event) and _nothing_to_report(event):
-            return facts_of(event)
-        return None
+    if _STRINGS.issuperset(map(type, event.values())) and "tool_calls" not in event:
+        calls = _NO_LINKS
+    else:
+        calls = get("tool_calls")
+        types = list(map(type, event.values()))
+        if not (type(calls) is list and types.count(list) == 1 and _STRINGS_AND_LIST.issuperset(types)
+                and _calls_valid(calls)):  # not strings but for a good list of calls: field by field
+            return facts_of(event) if _ids_valid(event) and _nothing_to_report(event) else None
     if not (get("message_id") and get("agent_id")):
         return None
     event_type = get("event_type")
@@ -278,19 +283,28 @@ def checked_facts(event: Event) -> tuple | None:
     cause = get("cause")
     causes = _NO_LINKS if cause is None else (cause,)
     if event_type != TRANSCRIPT_ENTRY:
-        return causes, None, _NO_LINKS, NOTED, False, False
+        return causes, None, calls, NOTED, False, False
     substance = get("substance") or None
     role = get("role")
     if "tool_call_id" in event:  # a tool result
-        return (causes, substance, _NO_LINKS, SYSTEM if role == "system" else RECEIVED,
-                role == "user" or (role == "assistant" and bool(get("content"))), True)
+        return (causes, substance, calls, SYSTEM if role == "system" else RECEIVED,
+                role == "user" or (role == "assistant" and not calls and bool(get("content"))), True)
     if role == "user":
-        return causes, substance, _NO_LINKS, HEARD, True, False
+        return causes, substance, calls, HEARD, True, False
     if role == "assistant":
-        return causes, substance, _NO_LINKS, SAID, bool(get("content")), False
+        if calls:
+            return causes, substance, calls, DID, False, False
+        return causes, substance, calls, SAID, bool(get("content")), False
     if role == "tool":
-        return causes, substance, _NO_LINKS, RECEIVED, False, True
-    return causes, substance, _NO_LINKS, SYSTEM if role == "system" else NOTED, False, False
+        return causes, substance, calls, RECEIVED, False, True
+    return causes, substance, calls, SYSTEM if role == "system" else NOTED, False, False
+
+
+def _calls_valid(calls: list) -> bool:
+    for call in calls:
+        if type(call) is not dict or not arguments_valid(call):
+            return False
+    return True
 
 
 def _ids_valid(event: Event) -> bool:
