@@ -253,8 +253,6 @@ def facts_of(event: Event) -> tuple:
 
 
 _KNOWN = frozenset(KNOWN_EVENT_TYPES)
-
-
 _STRINGS = frozenset((str, type(None)))
 _STRINGS_AND_LIST = frozenset((str, type(None), list))
 
@@ -273,7 +271,7 @@ def checked_facts(event: Event) -> tuple | None:
         calls = get("tool_calls")
         types = list(map(type, event.values()))
         if not (type(calls) is list and types.count(list) == 1 and _STRINGS_AND_LIST.issuperset(types)
-                and _calls_valid(calls)):  # not strings but for a good list of calls: field by field
+                and _calls_valid(calls)):  # more than strings and one good list of calls: field by field
             return facts_of(event) if _ids_valid(event) and _nothing_to_report(event) else None
     if not (get("message_id") and get("agent_id")):
         return None
