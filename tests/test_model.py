@@ -318,3 +318,97 @@ def test_agent_display_name_falls_back_to_id_and_implicit_flag():
     agent.name, agent.created_position = "Watcher", 3
     assert agent.display_name == "Watcher"
     assert agent.implicit is False
+
+
+# --- facts_of / checked_facts: ingest's one pass agrees with the rules one by one ------------------
+
+def _shapes() -> list[dict]:
+    """Events of every shape the rules tell apart: each field through its values, then a seeded sample of mixes."""
+    import random
+
+    absent = object()
+    fields = {
+        "message_id": ["msg_1", "", 7, None, absent],
+        "event_type": ["transcript_entry", "piece_of_text", "agent_created", "other", "", ["x"], absent],
+        "agent_id": ["a", "", 3, absent],
+        "role": ["user", "assistant", "system", "tool", "developer", None, ["user"], absent],
+        "content": ["Hi", "", None, [{"type": "text", "text": "x"}], [""], [], {"k": 1}, 3, absent],
+        "tool_calls": [absent, [], [call()], [call(arguments="{bad")], [call(arguments="  ")], ["junk"], "nope",
+                       [{"id": "c2", "name": "top", "arguments": {"a": 1}}], [{"function": "x"}], None],
+        "tool_call_id": [absent, "c1", 7, None],
+        "substance": [absent, "msg_0", "", 5, None],
+        "cause": [absent, "msg_0", "", ["msg_0", 3], ["msg_0", "msg_9"], [], 9, None],
+        "name": [absent, "Read", 4, None],
+        "language_model": [absent, "m", ["m"]],
+        "usage": [absent, {"input_tokens": 1}],
+        "model": [absent, "m"],
+        "timestamp": [absent, 12.5],
+    }
+    base = {key: values[0] for key, values in fields.items()}
+
+    def build(choice: dict) -> dict:
+        return {key: value for key, value in choice.items() if value is not absent}
+
+    shapes = [build(base)]
+    for key, values in fields.items():  # each field through its values, for each known type and role
+        for value in values[1:]:
+            for event_type in fields["event_type"][:3]:
+                for role in fields["role"]:
+                    shapes.append(build({**base, "event_type": event_type, "role": role, key: value}))
+    rng = random.Random(0)
+    shapes += [build({key: rng.choice(values) for key, values in fields.items()}) for _ in range(3000)]
+    # mixes of well-formed values only: the combinations the one-pass reading tells apart
+    good = {**fields, "message_id": ["msg_1"], "event_type": fields["event_type"][:3], "agent_id": ["a"],
+            "content": ["Hi", "", None, absent], "tool_calls": fields["tool_calls"][:3] + fields["tool_calls"][4:5]
+            + fields["tool_calls"][7:8], "tool_call_id": ["c1", None, absent], "substance": ["msg_0", "", None, absent],
+            "cause": ["msg_0", "", ["msg_0", "msg_9"], [], None, absent], "name": ["Read", None, absent],
+            "language_model": ["m", absent], "usage": [absent], "timestamp": [absent]}
+    shapes += [build({key: rng.choice(values) for key, values in good.items()}) for _ in range(4000)]
+    return shapes
+
+
+def _expected_facts(event: dict) -> tuple:
+    substance = event["substance"] if model.is_delivery(event) else None
+    return (model.causes_of(event), substance, model.tool_calls_of(event), model.perspective_kind(event),
+            model.is_dialog_entry(event), model.is_tool_result(event))
+
+
+def _as_lists(facts: tuple) -> tuple:
+    causes, substance, calls, kind, dialog, result = facts
+    return list(causes), substance, list(calls), kind, dialog, result
+
+
+def test_facts_of_agrees_with_each_rule_on_every_shape():
+    for event in _shapes():
+        assert _as_lists(model.facts_of(event)) == _expected_facts(event), event
+
+
+def test_checked_facts_are_the_facts_of_every_event_breaking_no_rule_and_none_otherwise():
+    checked = plain = 0
+    for event in _shapes():
+        ids_valid = all(isinstance(event.get(key), str) and event[key] for key in ("message_id", "event_type", "agent_id"))
+        fine = ids_valid and event["event_type"] in model.KNOWN_EVENT_TYPES and not model.shape_problems(event)
+        facts = model.checked_facts(event)
+        if fine:
+            assert facts is not None and _as_lists(facts) == _expected_facts(event), event
+            checked += 1
+            plain += all(type(v) is str for k, v in event.items() if k != "tool_calls")
+        else:
+            assert facts is None, event
+    assert checked > 100 and plain > 20  # both the strings-only pass and the field-by-field one were tried
+
+
+def test_shape_problems_one_pass_agrees_with_the_rules_field_by_field():
+    reported = 0
+    for event in _shapes():
+        assert model.shape_problems(event) == model._each_shape_problem(event), event
+        reported += bool(model.shape_problems(event))
+    assert reported > 100
+
+
+def test_arguments_valid_is_the_tool_calls_own_verdict():
+    for one in [call(), call(arguments="{bad"), call(arguments=""), call(arguments=" "), {"arguments": "[1"},
+                {"arguments": {"a": 1}}, {"function": {"name": "x"}, "arguments": "{bad"}, {"function": "f"}]:
+        assert model.arguments_valid(one) is ToolCall.from_dict(one).arguments_valid, one
+    assert model.arguments_valid(call(arguments="{bad")) is False
+    assert model.arguments_valid({"function": {"name": "x"}, "arguments": "{bad"}) is False

@@ -24,7 +24,7 @@ import orjson
 from . import facets, formats, gcpause, model, search
 from .eventlist import EventList
 from .formats import ai_agent, legacy
-from .model import Agent, Event
+from .model import TRANSCRIPT_ENTRY, Agent, Event
 from .tailer import BATCH_BYTES, FileSource, FileTailer, GzipReader, Line
 
 log = logging.getLogger(__name__)
@@ -147,6 +147,10 @@ _serials = itertools.count()
 class SessionIndex:
     """Everything known about one session file, updated event by event."""
 
+    # The event _parse read last and its facts (model.checked_facts), so _add does not find them again
+    _read_event: Event | None = None
+    _read_facts: tuple | None = None
+
     def __init__(self, session_id: str, path: str, relpath: str):
         self.id = session_id
         self.path = path
@@ -225,6 +229,7 @@ class SessionIndex:
             other.tool_names = set(self.tool_names)
             other.usage_totals, other.dialog_orders = {}, {}
             other.search, other.facets = search.SearchIndex(other), facets.Facets(other)
+            other._read_event = other._read_facts = None
         return other
 
     # --- writing -------------------------------------------------------------------------
@@ -298,20 +303,28 @@ class SessionIndex:
             self._line_problem("not_an_object", line.number, f"a JSON {type(event).__name__}: {excerpt(data)}")
             return None
         parsed = event
-        event = self._legacy(event)
-        for key in ("message_id", "event_type", "agent_id"):
-            if not isinstance(event.get(key), str) or not event[key]:
-                self._line_problem(f"missing_{key}", line.number, f"no string {key}: {excerpt(data)}")
-                return None
-        if not_utf8:
+        if not self._native_fixed or self.format is formats.LEGACY:  # else _legacy returns the event as is
+            event = self._legacy(event)
+        facts = model.checked_facts(event)  # the common event, read in one pass; None: the rules one by one
+        self._read_event, self._read_facts = event, facts  # _add files the event under these facts
+        if facts is None:
+            for key in ("message_id", "event_type", "agent_id"):
+                if not isinstance(event.get(key), str) or not event[key]:
+                    self._line_problem(f"missing_{key}", line.number, f"no string {key}: {excerpt(data)}")
+                    return None
+            message_id = event["message_id"]
+            if not_utf8:
+                self._line_problem("invalid_utf8", line.number, "bytes that are not UTF-8 are shown as U+FFFD",
+                                   message_id)
+            if event["event_type"] not in model.KNOWN_EVENT_TYPES:
+                self._line_problem("unknown_event_type", line.number,
+                                   f"event_type {event['event_type']!r} kept as is", message_id)
+            else:
+                for kind, detail in model.shape_problems(event):
+                    self._line_problem(kind, line.number, detail, message_id)
+        elif not_utf8:
             self._line_problem("invalid_utf8", line.number, "bytes that are not UTF-8 are shown as U+FFFD",
                                event["message_id"])
-        if event["event_type"] not in model.KNOWN_EVENT_TYPES:
-            self._line_problem("unknown_event_type", line.number, f"event_type {event['event_type']!r} kept as is",
-                               event["message_id"])
-        else:
-            for kind, detail in model.shape_problems(event):
-                self._line_problem(kind, line.number, detail, event["message_id"])
         return event, (data if event is parsed and not not_utf8 else None)
 
     def _legacy(self, event: Event) -> Event:
@@ -405,70 +418,110 @@ class SessionIndex:
         return 1
 
     def _add(self, event: Event, line_number: int) -> None:
+        # The hot path of ingest: the event's facts are found once (by _parse, else here) and filed directly.
         position = len(self.events)
         self.events.append(event)
         self.line_numbers.append(line_number)
+        facts = self._read_facts if self._read_event is event else None
+        causes, substance, calls, perspective, dialog, result = facts or model.facts_of(event)
         names_usage = "usage" in event or "model" in event
         if names_usage:
             self.usage_positions.append(position)
         message_id = event["message_id"]
-        causes, delivery, calls = model.causes_of(event), model.is_delivery(event), model.tool_calls_of(event)
-        if message_id in self.by_id:
-            self._problem("duplicate_message_id", line_number,
-                          f"{message_id} first seen on line {self.line_numbers[self.by_id[message_id]]}", message_id)
+        by_id = self.by_id
+        first = message_id not in by_id
+        if first:
+            by_id[message_id] = position
+            if (causes or (substance is not None and (substance not in by_id or substance == message_id))
+                    or (self._dangling and message_id in self._dangling)):  # else no link to flag
+                self._links(event, position, line_number, causes, substance)
         else:
-            self.by_id[message_id] = position
-            self._links(event, position, line_number, causes, delivery)
-
-        for cause in causes:
-            self.caused.setdefault(cause, []).append(position)
-        if calls:
-            self.tool_names.update(model.call_name(c).lower() for c in calls)
-        if model.is_tool_result(event) and isinstance(event.get("name"), str):
-            self.tool_names.add(event["name"].lower())
+            self._problem("duplicate_message_id", line_number,
+                          f"{message_id} first seen on line {self.line_numbers[by_id[message_id]]}", message_id)
+        if causes:
+            caused = self.caused
+            for cause in causes:
+                positions = caused.get(cause)
+                if positions is None:
+                    caused[cause] = [position]
+                else:
+                    positions.append(position)
         kind = event["event_type"]
-        if kind == model.AGENT_CREATED:
-            self._agent_created(event, position, line_number)
-        elif kind == model.TRANSCRIPT_ENTRY:
-            agent = self._agent(event["agent_id"], position)
+        if kind == TRANSCRIPT_ENTRY:
+            agent = self.agents.get(event["agent_id"])
+            if agent is None:
+                agent = self._agent(event["agent_id"], position)
             agent.entries.append(position)
-            self._classify_entry(agent, position, event)
+            # Filed under its perspective kind and, if it is one, the dialog: pages read a window of these.
+            positions = agent.by_kind.get(perspective)
+            if positions is None:
+                positions = agent.by_kind[perspective] = array("q")
+            positions.append(position)
+            if dialog:
+                agent.dialog_entries.append(position)
             if names_usage:
                 agent.usage_entries.append(position)
-            if self.format is not formats.NATIVE and agent.language_model is None and isinstance(event.get("model"), str):
+            if agent.language_model is None and self.format is not formats.NATIVE and isinstance(event.get("model"), str):
                 agent.language_model = event["model"]
-            if delivery:
-                self.references.setdefault(event["substance"], []).append(position)
-            for call in calls:
-                if isinstance(call.get("id"), str):
-                    self.call_positions.setdefault((agent.agent_id, call["id"]), []).append(position)
-            call_id = event.get("tool_call_id")
-            if isinstance(call_id, str):
-                self.result_positions.setdefault((agent.agent_id, call_id), []).append(position)
-                if (agent.agent_id, call_id) not in self.call_positions:
-                    self._problem("dangling_tool_call_id", line_number,
-                                  f"no earlier tool call {call_id!r} in {agent.agent_id}'s transcript", message_id)
-        elif kind == model.PIECE_OF_TEXT:
-            self._agent(event["agent_id"], position)
-        elif kind == model.RESPONSE_PART and self.format is not formats.NATIVE:
-            self._grown(event)
-        elif kind == model.SPAWN_LINK and self.format is not formats.NATIVE:
-            self._linked(event, position)
+            if substance is not None:
+                positions = self.references.get(substance)
+                if positions is None:
+                    self.references[substance] = [position]
+                else:
+                    positions.append(position)
+            if calls:
+                self._file_calls(agent.agent_id, calls, position)
+            if result:  # tool_call_id is in the event (or its role is "tool")
+                self._file_result(agent.agent_id, event, position, line_number)
+        else:
+            if calls:  # an event of another type may name tools too
+                self.tool_names.update(model.call_name(c).lower() for c in calls)
+            if kind == model.AGENT_CREATED:
+                self._agent_created(event, position, line_number, causes)
+            elif kind == model.PIECE_OF_TEXT:
+                if event["agent_id"] not in self.agents:
+                    self._agent(event["agent_id"], position)
+            elif kind == model.RESPONSE_PART and self.format is not formats.NATIVE:
+                self._grown(event)
+            elif kind == model.SPAWN_LINK and self.format is not formats.NATIVE:
+                self._linked(event, position)
         # Agents created before the message their cause names: resolvable now that its agent is known.
-        if self.by_id.get(message_id) == position:
+        if first and self._awaiting_cause:
             for agent_id in self._awaiting_cause.pop(message_id, ()):
                 self._resolve_parent(self.agents[agent_id], position)
 
-    @staticmethod
-    def _classify_entry(agent: Agent, position: int, event: Event) -> None:
-        """File an entry under its perspective kind and, if it is one, the dialog: pages read a window of these."""
-        kind = model.perspective_kind(event)
-        positions = agent.by_kind.get(kind)
-        if positions is None:
-            positions = agent.by_kind[kind] = array("q")
-        positions.append(position)
-        if model.is_dialog_entry(event):
-            agent.dialog_entries.append(position)
+    def _file_calls(self, agent_id: str, calls, position: int) -> None:
+        """An entry's tool calls: their names, and the entry under (agent, call id) for the results to find.
+
+        The agent's own copy of its id is passed: the keys share it, not one string per event.
+        """
+        tool_names, call_positions = self.tool_names, self.call_positions
+        for call in calls:
+            tool_names.add(model.call_name(call).lower())
+            call_id = call.get("id")
+            if isinstance(call_id, str):
+                positions = call_positions.get((agent_id, call_id))
+                if positions is None:
+                    call_positions[(agent_id, call_id)] = [position]
+                else:
+                    positions.append(position)
+
+    def _file_result(self, agent_id: str, event: Event, position: int, line_number: int) -> None:
+        """A tool result: its tool's name, and the entry under (agent, call id) next to the call it answers."""
+        name = event.get("name")
+        if isinstance(name, str):
+            self.tool_names.add(name.lower())
+        call_id = event.get("tool_call_id")
+        if isinstance(call_id, str):
+            key = (agent_id, call_id)
+            positions = self.result_positions.get(key)
+            if positions is None:
+                self.result_positions[key] = [position]
+            else:
+                positions.append(position)
+            if key not in self.call_positions:
+                self._problem("dangling_tool_call_id", line_number,
+                              f"no earlier tool call {call_id!r} in {agent_id}'s transcript", event["message_id"])
 
     def _reclassify_entry(self, position: int) -> None:
         """An entry that grew in place may have changed kind (said -> did): file it again."""
@@ -528,25 +581,29 @@ class SessionIndex:
         agent.flags.append("parent_inferred")
         self._resolve_parent(agent, position)
 
-    def _links(self, event: Event, position: int, line_number: int, causes: list[str], delivery: bool) -> None:
+    def _links(self, event: Event, position: int, line_number: int, causes, substance: str | None) -> None:
         """Flag substance and cause links that name no message (yet), and the cycles they close."""
         message_id = event["message_id"]
-        awaited = self._dangling.pop(message_id, ())
+        awaited = self._dangling.pop(message_id, ()) if self._dangling else ()
         for problem in awaited:  # rare: a link named this message before it was written
             self.problems.remove(problem)
-        named = [("substance", event["substance"])] if delivery else []
-        if event["event_type"] != model.AGENT_CREATED:  # an agent's cause is checked with the tree
-            named += [("cause", c) for c in causes]
+        # an agent's cause is checked with the tree
+        named_causes = causes if causes and event["event_type"] != model.AGENT_CREATED else ()
         # Links only point back in an append-only file; a cycle needs a link that was dangling,
         # so it can only close here when this message was awaited (or names itself).
-        if (awaited and self._closes_cycle(message_id)) or any(t == message_id for _, t in named):
-            kind = "substance_cycle" if delivery else "cause_cycle"
+        if (awaited and self._closes_cycle(message_id)) or substance == message_id or message_id in named_causes:
+            kind = "substance_cycle" if substance is not None else "cause_cycle"
             self._problem(kind, line_number, f"following {message_id}'s links leads back to it", message_id)
-        for link, target in named:
-            if target not in self.by_id:
-                problem = self._problem(f"dangling_{link}", line_number, f"{link} {target!r} names no message",
-                                        message_id)
-                self._dangling.setdefault(target, []).append(problem)
+        by_id = self.by_id
+        if substance is not None and substance not in by_id:
+            self._dangling_link("substance", substance, line_number, message_id)
+        for cause in named_causes:
+            if cause not in by_id:
+                self._dangling_link("cause", cause, line_number, message_id)
+
+    def _dangling_link(self, link: str, target: str, line_number: int, message_id: str) -> None:
+        problem = self._problem(f"dangling_{link}", line_number, f"{link} {target!r} names no message", message_id)
+        self._dangling.setdefault(target, []).append(problem)
 
     def _closes_cycle(self, message_id: str, limit: int = 10_000) -> bool:
         """Whether following first links (substance, else first cause) from a message comes back to it."""
@@ -571,7 +628,7 @@ class SessionIndex:
             self.tree_changes.append((position, agent_id))
         return agent
 
-    def _agent_created(self, event: Event, position: int, line_number: int) -> None:
+    def _agent_created(self, event: Event, position: int, line_number: int, causes) -> None:
         agent_id = event["agent_id"]
         existing = self.agents.get(agent_id)
         if existing is not None and existing.created_position is not None:
@@ -589,7 +646,6 @@ class SessionIndex:
             agent.flags.append("parent_inferred")
         if self.format is not formats.NATIVE and "in progress" in (event.get("markers") or ()):
             agent.flags.append("in_progress")
-        causes = model.causes_of(event)
         if causes:
             agent.cause = causes[0]
             self.spawned.setdefault(agent.cause, []).append(agent_id)

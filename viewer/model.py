@@ -69,11 +69,43 @@ def _type_name(value: Any) -> str:
             float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
 
 
+_TYPED = frozenset(("name", "language_model", "substance", "tool_call_id", "cause", "content", "tool_calls"))
+
+
+def _nothing_to_report(event: Event) -> bool:
+    """One pass over an event's fields: True when no field the seed types can be wrong (the common case).
+
+    Strings and nulls are allowed in every typed field but `tool_calls`; so is a list of strings as `cause`
+    and a list of objects with JSON arguments as `tool_calls`. Anything else is looked at field by field.
+    """
+    for key, value in event.items():
+        if type(value) is str:
+            if key == "tool_calls":
+                return False
+        elif value is not None and key in _TYPED:
+            if key == "tool_calls" and type(value) is list:
+                for call in value:
+                    if type(call) is not dict or not arguments_valid(call):
+                        return False
+            elif key == "cause" and type(value) is list:
+                for cause in value:
+                    if type(cause) is not str:
+                        return False
+            elif key != "content" or event.get("event_type") in (TRANSCRIPT_ENTRY, PIECE_OF_TEXT):
+                return False  # (an agent creation's content is not typed)
+    return True
+
+
 def shape_problems(event: Event) -> list[tuple[str, str]]:
     """(kind, detail) for each field of a known event whose type the seed does not allow.
 
     The event is still kept and shown as leniently as it can be; these only report it.
     """
+    return [] if _nothing_to_report(event) else _each_shape_problem(event)
+
+
+def _each_shape_problem(event: Event) -> list[tuple[str, str]]:
+    """shape_problems found rule by rule, field by field."""
     found = []
 
     def expect(key: str, allowed: tuple[type, ...], wanted: str) -> None:
@@ -98,7 +130,7 @@ def shape_problems(event: Event) -> list[tuple[str, str]]:
                 if not isinstance(call, dict):
                     found.append(("wrong_type", f"tool_calls[{i}] is {_type_name(call)}, not an object (ignored)"))
                     continue
-                if not ToolCall.from_dict(call).arguments_valid:
+                if not arguments_valid(call):
                     found.append(("arguments_not_json", f"tool_calls[{i}] arguments are not valid JSON (shown raw)"))
     return found
 
@@ -173,10 +205,137 @@ def perspective_kind(event: Event) -> str:
     return NOTED
 
 
+_NO_LINKS: tuple = ()
+
+
+def facts_of(event: Event) -> tuple:
+    """What the index files an event under, each fact found once:
+    (causes, substance, calls, perspective kind, is a dialog entry, is a tool result).
+
+    The same answers as causes_of, is_delivery (substance is its `substance`, else None),
+    tool_calls_of, perspective_kind, is_dialog_entry and is_tool_result, in one pass for ingest.
+    Causes and calls may be tuples: only read them.
+    """
+    get = event.get
+    cause = get("cause")
+    if cause is None:
+        causes = _NO_LINKS
+    elif type(cause) is str:
+        causes = (cause,)
+    else:
+        causes = causes_of(event)
+    calls = _NO_LINKS if get("tool_calls") is None else tool_calls_of(event)
+    if get("event_type") != TRANSCRIPT_ENTRY:
+        return causes, None, calls, NOTED, False, False
+    substance = get("substance")
+    if not (isinstance(substance, str) and substance):
+        substance = None
+    role = get("role")
+    result = role == "tool" or "tool_call_id" in event
+    if role == "system":
+        kind = SYSTEM
+    elif result:
+        kind = RECEIVED
+    elif role == "assistant":
+        kind = DID if calls else SAID
+    elif role == "user":
+        kind = HEARD
+    else:
+        kind = NOTED
+    if role == "user":
+        dialog = True
+    elif role == "assistant" and not calls:
+        content = get("content")
+        dialog = bool(content) if type(content) is str else bool(text_of(content))
+    else:
+        dialog = False
+    return causes, substance, calls, kind, dialog, result
+
+
+_KNOWN = frozenset(KNOWN_EVENT_TYPES)
+_STRINGS = frozenset((str, type(None)))
+_STRINGS_AND_LIST = frozenset((str, type(None), list))
+
+
+def checked_facts(event: Event) -> tuple | None:
+    """facts_of a known event that breaks no rule of the seed, for ingest; None for any other event
+    (an id missing, an unknown type, a field of a type shape_problems reports), read rule by rule.
+
+    Most events hold nothing but strings (and a list of tool calls): every typed field is then as allowed,
+    and their facts are found here directly (the same as facts_of's: tests compare them on every shape).
+    """
+    get = event.get
+    if _STRINGS.issuperset(map(type, event.values())) and "tool_calls" not in event:
+        calls = _NO_LINKS
+    else:
+        calls = get("tool_calls")
+        types = list(map(type, event.values()))
+        if not (type(calls) is list and types.count(list) == 1 and _STRINGS_AND_LIST.issuperset(types)
+                and _calls_valid(calls)):  # more than strings and one good list of calls: field by field
+            return facts_of(event) if _ids_valid(event) and _nothing_to_report(event) else None
+    if not (get("message_id") and get("agent_id")):
+        return None
+    event_type = get("event_type")
+    if event_type not in _KNOWN:
+        return None
+    cause = get("cause")
+    causes = _NO_LINKS if cause is None else (cause,)
+    if event_type != TRANSCRIPT_ENTRY:
+        return causes, None, calls, NOTED, False, False
+    substance = get("substance") or None
+    role = get("role")
+    if "tool_call_id" in event:  # a tool result
+        return (causes, substance, calls, SYSTEM if role == "system" else RECEIVED,
+                role == "user" or (role == "assistant" and not calls and bool(get("content"))), True)
+    if role == "user":
+        return causes, substance, calls, HEARD, True, False
+    if role == "assistant":
+        if calls:
+            return causes, substance, calls, DID, False, False
+        return causes, substance, calls, SAID, bool(get("content")), False
+    if role == "tool":
+        return causes, substance, calls, RECEIVED, False, True
+    return causes, substance, calls, SYSTEM if role == "system" else NOTED, False, False
+
+
+def _calls_valid(calls: list) -> bool:
+    for call in calls:
+        if type(call) is not dict or not arguments_valid(call):
+            return False
+    return True
+
+
+def _ids_valid(event: Event) -> bool:
+    """Its message_id, event_type and agent_id are non-empty strings, and the type one the seed knows."""
+    message_id, event_type, agent_id = event.get("message_id"), event.get("event_type"), event.get("agent_id")
+    return (isinstance(message_id, str) and bool(message_id) and isinstance(agent_id, str) and bool(agent_id)
+            and isinstance(event_type, str) and event_type in _KNOWN)
+
+
 def call_name(call: dict) -> str:
     """A logged tool call's name: `function.name` (OpenAI shape), else `name`, else "?"."""
     function = call.get("function") if isinstance(call.get("function"), dict) else {}
     return str(function.get("name") or call.get("name") or "?")
+
+
+def raw_arguments(call: dict) -> Any:
+    """A logged tool call's arguments as written: `function.arguments` (OpenAI shape), else `arguments`, else ""."""
+    function = call.get("function")
+    if isinstance(function, dict) and "arguments" in function:
+        return function["arguments"]
+    return call.get("arguments", "")
+
+
+def arguments_valid(call: dict) -> bool:
+    """Whether a call's arguments are JSON: a JSON string, an empty one, or an object logged as is."""
+    raw = raw_arguments(call)
+    if not isinstance(raw, str) or not raw.strip():
+        return True
+    try:
+        orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return False
+    return True
 
 
 @dataclass
@@ -189,8 +348,7 @@ class ToolCall:
 
     @classmethod
     def from_dict(cls, call: dict) -> "ToolCall":
-        function = call.get("function") if isinstance(call.get("function"), dict) else {}
-        raw = function.get("arguments", call.get("arguments", ""))
+        raw = raw_arguments(call)
         if isinstance(raw, str):
             try:
                 parsed, valid = orjson.loads(raw) if raw.strip() else {}, True
