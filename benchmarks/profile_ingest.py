@@ -150,17 +150,18 @@ def index(folder: str, rounds: int = 3) -> None:
         return min(times)
 
     paths = sorted(Path(folder).rglob("*.jsonl"))
-    files = [(path, FileTailer(path).read().lines) for path in paths]
+    reads = [(path, FileTailer(path).read()) for path in paths]
+    files = [(path, result.lines) for path, result in reads]
     events = sum(len(lines) for _, lines in files)
 
-    def ingest_all():
-        for path, lines in files:
-            SessionIndex(path.name, str(path), path.name).ingest(lines)
+    def ingest_all():  # as the Library does: lines kept as offsets into the open file
+        for path, result in reads:
+            SessionIndex(path.name, str(path), path.name).ingest(result.lines, result.source)
 
     def loads_all():
         for _, lines in files:
             for line in lines:
-                orjson.loads(line.data.strip())  # not kept: the index keeps a native line's bytes, not its dict
+                orjson.loads(line.data.strip())  # not kept: the index keeps where a native line is, not its dict
 
     loads = best(loads_all)
     ingest = best(ingest_all)

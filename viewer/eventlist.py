@@ -54,12 +54,13 @@ class EventList:
 
     def keep_at(self, position: int, source: FileSource, offset: int, length: int) -> None:
         """The event at `position` is exactly the `length` bytes at `offset` of `source`, parsed: keep only where."""
-        if self._source is None:
+        if source is not self._source:
+            if self._source is not None:  # one file per list; a second one (never expected) keeps its bytes
+                self.keep_raw(position, source.read(offset, length))
+                return
             self._source = source
-        elif source is not self._source:  # one file per list; a second one (never expected) keeps its bytes
-            self.keep_raw(position, source.read(offset, length))
-            return
-        self._uncache(position)
+        if self._cache:
+            self._uncache(position)
         self._items[position] = None
         self._offsets[position] = offset
         self._lengths[position] = length

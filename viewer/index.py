@@ -245,25 +245,27 @@ class SessionIndex:
 
     def ingest(self, lines: list[Line], source: FileSource | None = None) -> int:
         """Index complete lines (read from `source` at their offsets, if given); returns how many events were added."""
-        added = 0
         with self.lock, gcpause.batch() as counter:
             events = self.events
+            parse, add, keep_at, keep_raw = self._parse, self._add, events.keep_at, events.keep_raw
+            first = position = len(events)  # _add appends exactly one event
             for line in lines:
-                parsed = self._parse(line)
-                if parsed is not None:
-                    event, raw = parsed
-                    if raw is None:  # kept as a dict: share its repeated values
-                        _intern(event)
-                    self._add(event, line.number)
-                    if raw is not None:  # the event is the line as written: keep where it is, not the dict
-                        if source is not None and line.offset >= 0:
-                            data = line.data  # `raw` is it stripped of blanks
-                            lead = 0 if len(raw) == len(data) else len(data) - len(data.lstrip())
-                            events.keep_at(len(events) - 1, source, line.offset + lead, len(raw))
-                        else:
-                            events.keep_raw(len(events) - 1, raw)
-                    added += 1
-            counter["added"] = added
+                parsed = parse(line)
+                if parsed is None:
+                    continue
+                event, raw = parsed
+                if raw is None:  # kept as a dict: share its repeated values
+                    _intern(event)
+                add(event, line.number)
+                if raw is not None:  # the event is the line as written: keep where it is, not the dict
+                    if source is not None and line.offset >= 0:
+                        data = line.data  # `raw` is it stripped of blanks
+                        lead = 0 if len(raw) == len(data) else len(data) - len(data.lstrip())
+                        keep_at(position, source, line.offset + lead, len(raw))
+                    else:
+                        keep_raw(position, raw)
+                position += 1
+            counter["added"] = added = position - first
         return added
 
     def _problem(self, kind: str, line: int | None, detail: str, message_id: str | None = None,
