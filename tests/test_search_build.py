@@ -68,20 +68,48 @@ def varied_events(n: int) -> list[dict]:
     return out
 
 
-@pytest.mark.parametrize("budget", [None, 1, 7, search.BATCH + 3])
-def test_the_index_holds_each_events_tokens_and_facets(tmp_path, budget):
-    write_events(tmp_path / "s.jsonl", varied_events(140))
-    library = Library(tmp_path)
-    library.scan()
-    s = library.get("s")
-    assert s.count > 2 * search.BATCH
-    while not s.search.catch_up(budget):
-        pass
+def expected_index(s) -> dict[str, list[int]]:
     expected: dict[str, list[int]] = {}
     for position in range(s.count):
         for key in keys_of(s, position):
             expected.setdefault(key, []).append(position)
-    assert {k: list(v) for k, v in s.search._postings.items()} == expected
+    return expected
+
+
+def library_with(tmp_path, events) -> Library:
+    write_events(tmp_path / "s.jsonl", events)
+    library = Library(tmp_path)
+    library.scan()
+    return library
+
+
+@pytest.mark.parametrize("budget", [None, 1, 7, search.BATCH + 3])
+def test_the_index_holds_each_events_tokens_and_facets(tmp_path, budget):
+    s = library_with(tmp_path, varied_events(140)).get("s")
+    assert s.count > 2 * search.BATCH
+    while not s.search.catch_up(budget):
+        pass
+    expected = expected_index(s)
+    facets = {k: v for k, v in expected.items() if k[:3] in search.FACETS}
+    assert {k: list(v) for k, v in s.search._postings.items()} == {k: v for k, v in expected.items() if k not in facets}
+    assert {k: list(s.search.get(k)) for k in facets} == facets
+    assert search.ROLE + "developer" in facets and search.KIND + "piece" in facets  # and others
+    assert len(s.search._merged) > 0  # some were merged from several classes
+    assert s.search.get(search.AGENT + "nobody") == s.search.get(search.ROLE + "nobody") == search.array("i")
     words = sorted(t for bucket in s.search.vocabulary.values() for t in bucket)
     assert words == sorted(k for k in expected if not k.startswith("\x01"))
     assert sorted(s.search.prefixed("caf")) == sorted(k for k in expected if k.startswith("caf")) == ["café"]
+
+
+def test_a_facets_positions_grow_with_the_session(tmp_path):
+    library = library_with(tmp_path, varied_events(20))
+    s = library.get("s")
+    user, noted, agent = search.ROLE + "user", search.KIND + "noted", search.AGENT + "agent_3"
+    before = {key: list(s.search.get(key)) for key in (user, noted, agent)}
+    assert before == {key: expected_index(s)[key] for key in before} and len(before[user]) == 20
+    assert noted in s.search._merged  # noted: entries of odd roles, pieces, creations (several classes)
+    write_events(tmp_path / "s.jsonl", varied_events(30)[len(varied_events(20)):], mode="a")
+    library.refresh(str(tmp_path / "s.jsonl"))
+    expected = expected_index(s)
+    assert {key: list(s.search.get(key)) for key in before} == {key: expected[key] for key in before}
+    assert len(expected[user]) == 30 and len(expected[noted]) > len(before[noted])

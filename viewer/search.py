@@ -35,6 +35,7 @@ CHUNK = 2048  # driving positions intersected at a time
 PHRASE_CHECKS = 5000  # phrase checks per request before a search hands back a continuation
 # Facet tokens start with a character no word token contains, so they never collide with text.
 AGENT, ROLE, KIND, TOOL = "\x01a:", "\x01r:", "\x01k:", "\x01t:"
+FACETS = (ROLE, KIND)  # kept by class (see SearchIndex), not posted
 EVENT_KINDS = {model.AGENT_CREATED: "created", model.PIECE_OF_TEXT: "piece"}  # role:created, role:piece
 
 
@@ -115,7 +116,14 @@ class SearchIndex:
         self._postings: dict[str, array] = {}
         self.vocabulary: dict[str, list[str]] = {}  # the word tokens by their first two characters
         self.indexed = 0  # events 0 .. indexed-1 are in the postings
-        self._facets: dict[tuple, tuple] = {}  # (agent, event type, role[, kind]) -> its facet tokens, agent's first position
+        # The role and kind facets are not posted per event: an event is in one class (its role and
+        # kind tokens, a handful of classes per session), and a facet's positions are its class's,
+        # or those of its classes merged when asked for.
+        self._class_of: dict[tuple[str, ...], array] = {}  # role and kind tokens -> the class's positions
+        self._classes_with: dict[str, list[array]] = {}  # role or kind token -> the positions of its classes
+        self._merged: dict[str, tuple[array, int]] = {}  # role or kind token -> its positions, merged up to `indexed`
+        # (agent, type, role[, kind]) -> its class's positions' append, (its agent token,), the agent's first position
+        self._facets: dict[tuple, tuple] = {}
         self._session = weakref.ref(session) if session is not None else None  # no cycle: the session owns this
 
     @property
@@ -144,13 +152,14 @@ class SearchIndex:
         """Index the events start .. stop-1 (start is `indexed`): the hot loop of building the index.
 
         Python code runs once per event, not per token: the batch's texts are tokenized together
-        (`token_lists`), each event's tokens deduplicated by a set, its facet tokens made once per
-        agent, type and role (`_facets`), and every posting appended to by one map over them all.
+        (`token_lists`), each event's tokens deduplicated by a set, what its agent, type and role
+        decide is looked up once made (`_facets`), and the postings are appended to by a map.
         """
         facets = self._facets
         created, kind_of = model.AGENT_CREATED, model.perspective_kind
         texts: list[str] = []
-        extras: list[tuple | list] = []
+        classes: list = []  # the append of each event's class's positions
+        facet_keys: list[tuple[str, ...]] = []  # the agent and tool tokens of each event
         firsts: list[tuple[int, str]] = []  # events that are the first of their agent
         position = start
         for event in s.events[start:stop]:
@@ -171,8 +180,9 @@ class SearchIndex:
             known = facets.get(kind)
             if known is None:
                 known = self._facet(s, kind, event)
-            keys, first = known
-            extras.append(keys if names is None else [*keys, *(TOOL + name for name in names)])
+            append, agent_key, first = known
+            classes.append(append)
+            facet_keys.append(agent_key + tuple(TOOL + name for name in names) if names else agent_key)
             if first == position:
                 firsts.append((position, agent_id))
             position += 1
@@ -183,19 +193,27 @@ class SearchIndex:
                 words[position - start].extend(tokens(agent_id))
         sets = list(map(set, words))
         self._post(sets, start)
-        self._post(extras, start)
+        self._post(facet_keys, start)
+        for append, position in zip(classes, range(start, stop)):
+            append(position)
         self.indexed = stop
 
-    def _facet(self, s, kind: tuple, event: Event) -> tuple[tuple[str, ...], int]:
-        """The facet tokens of the events of a (agent, type, role[, perspective kind]), and the agent's first position."""
+    def _facet(self, s, kind: tuple, event: Event) -> tuple:
+        """What indexing an event of a (agent, type, role[, perspective kind]) takes: see `_facets`."""
         agent_id, event_type, role = kind[:3]
-        keys = [AGENT + agent_id, KIND + (kind[3] if len(kind) > 3 else model.perspective_kind(event))]
+        keys = [KIND + (kind[3] if len(kind) > 3 else model.perspective_kind(event))]
         if role is not None:
             keys.append(ROLE + role.lower())
         if event_type in EVENT_KINDS:
             keys.append(KIND + EVENT_KINDS[event_type])
+        keys = tuple(keys)
+        positions = self._class_of.get(keys)
+        if positions is None:
+            positions = self._class_of[keys] = array("i")
+            for key in keys:
+                self._classes_with.setdefault(key, []).append(positions)
         agent = s.agents.get(agent_id)
-        known = (tuple(keys), agent.first_position if agent is not None else -1)
+        known = (positions.append, (AGENT + agent_id,), agent.first_position if agent is not None else -1)
         if agent is not None:  # an agent not known yet may be known later: not kept
             self._facets[kind] = known
         return known
@@ -213,7 +231,26 @@ class SearchIndex:
         deque(map(array.append, map(postings.__getitem__, keys), positions), 0)
 
     def get(self, key: str) -> array:
+        if key[:3] in FACETS:
+            return self._facet_positions(key)
         return self.postings.get(key, _EMPTY)
+
+    def _facet_positions(self, key: str) -> array:
+        """The positions of a role or kind token: its class's, or its classes' merged (kept, and extended as events arrive)."""
+        self.catch_up()
+        lists = self._classes_with.get(key, ())
+        if len(lists) <= 1:
+            return lists[0] if lists else _EMPTY
+        merged, upto = self._merged.get(key, (None, 0))
+        if merged is None or upto < self.indexed:
+            tails = chain.from_iterable(positions[bisect_left(positions, upto):] for positions in lists)
+            fresh = sorted(tails)  # a few ascending runs: sorting merges them
+            if merged is None:
+                merged = array("i", fresh)
+            else:
+                merged.extend(fresh)
+            self._merged[key] = (merged, self.indexed)
+        return merged
 
     def prefixed(self, prefix: str) -> list[str]:
         """Word tokens starting with `prefix`."""
