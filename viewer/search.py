@@ -104,6 +104,22 @@ def _tool_names(s, position: int, event: Event) -> set[str]:
     return names
 
 
+class _Postings(dict):
+    """token -> positions; looking up a new token makes its (empty) positions and files a word in the vocabulary."""
+
+    __slots__ = ("vocabulary",)
+
+    def __init__(self, vocabulary: dict[str, list[str]]) -> None:
+        super().__init__()
+        self.vocabulary = vocabulary
+
+    def __missing__(self, key: str) -> array:
+        positions = self[key] = array("i")
+        if key[0] != "\x01":
+            self.vocabulary.setdefault(key[:2], []).append(key)
+        return positions
+
+
 class SearchIndex:
     """token -> positions (ascending, each once) for one session; only ever appended to.
 
@@ -113,16 +129,16 @@ class SearchIndex:
     """
 
     def __init__(self, session=None) -> None:
-        self._postings: dict[str, array] = {}
         self.vocabulary: dict[str, list[str]] = {}  # the word tokens by their first two characters
+        self._postings: dict[str, array] = _Postings(self.vocabulary)
         self.indexed = 0  # events 0 .. indexed-1 are in the postings
         # The role and kind facets are not posted per event: an event is in one class (its role and
         # kind tokens, a handful of classes per session), and a facet's positions are its class's,
         # or those of its classes merged when asked for.
         self._class_of: dict[tuple[str, ...], array] = {}  # role and kind tokens -> the class's positions
         self._classes_with: dict[str, list[array]] = {}  # role or kind token -> the positions of its classes
-        self._merged: dict[str, tuple[array, int]] = {}  # role or kind token -> its positions, merged up to `indexed`
-        # (agent, type, role[, kind]) -> its class's positions' append, (its agent token,), the agent's first position
+        self._merged: dict[str, tuple[array, int]] = {}  # role or kind token -> its positions, up to `indexed`
+        # (agent, type, role[, kind]) -> its class's positions' append, (its agent token,), its agent's first position
         self._facets: dict[tuple, tuple] = {}
         self._session = weakref.ref(session) if session is not None else None  # no cycle: the session owns this
 
@@ -220,15 +236,10 @@ class SearchIndex:
 
     def _post(self, keys_of_events: list, start: int) -> None:
         """Append start, start+1 ... to the postings of the keys of each event (each key once per event)."""
-        postings = self._postings
-        fresh = set().union(*keys_of_events).difference(postings)
-        for key in fresh:
-            postings[key] = array("i")
-            if key[0] != "\x01":
-                self.vocabulary.setdefault(key[:2], []).append(key)
         keys = chain.from_iterable(keys_of_events)
-        positions = chain.from_iterable(map(repeat, range(start, start + len(keys_of_events)), map(len, keys_of_events)))
-        deque(map(array.append, map(postings.__getitem__, keys), positions), 0)
+        counts = map(len, keys_of_events)
+        positions = chain.from_iterable(map(repeat, range(start, start + len(keys_of_events)), counts))
+        deque(map(array.append, map(self._postings.__getitem__, keys), positions), 0)
 
     def get(self, key: str) -> array:
         if key[:3] in FACETS:
@@ -236,7 +247,7 @@ class SearchIndex:
         return self.postings.get(key, _EMPTY)
 
     def _facet_positions(self, key: str) -> array:
-        """The positions of a role or kind token: its class's, or its classes' merged (kept, and extended as events arrive)."""
+        """The positions of a role or kind token: its class's, or its classes' merged (kept, extended as events come)."""
         self.catch_up()
         lists = self._classes_with.get(key, ())
         if len(lists) <= 1:
