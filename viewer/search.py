@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 import weakref
 from array import array
-from collections import deque
-from itertools import chain, repeat
 from bisect import bisect_left, bisect_right
+from collections import deque
 from dataclasses import dataclass, field
+from itertools import chain, repeat
 from typing import Iterator
 
 import orjson
