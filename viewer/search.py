@@ -16,7 +16,9 @@ import re
 import weakref
 from array import array
 from bisect import bisect_left, bisect_right
+from collections import deque
 from dataclasses import dataclass, field
+from itertools import chain, repeat
 from typing import Iterator
 
 import orjson
@@ -28,15 +30,37 @@ from .model import Event
 TOKEN = re.compile(r"\w+")
 QUALIFIERS = ("agent", "role", "tool", "session")
 SNIPPET_CHARS = 160
+BATCH = 512  # events parsed and indexed together
 CHUNK = 2048  # driving positions intersected at a time
 PHRASE_CHECKS = 5000  # phrase checks per request before a search hands back a continuation
 # Facet tokens start with a character no word token contains, so they never collide with text.
 AGENT, ROLE, KIND, TOOL = "\x01a:", "\x01r:", "\x01k:", "\x01t:"
+FACETS = (ROLE, KIND)  # kept by class (see SearchIndex), not posted
 EVENT_KINDS = {model.AGENT_CREATED: "created", model.PIECE_OF_TEXT: "piece"}  # role:created, role:piece
 
 
 def tokens(text: str) -> list[str]:
     return TOKEN.findall(text.lower())
+
+
+# ASCII text: the same tokens as TOKEN.findall(text.lower()), by a byte table (word characters
+# lowercased, the separator of texts kept, every other character a space) and a split, far
+# cheaper than a regex.
+_SEPARATOR = "\x01"
+_ASCII_WORDS = bytes(c if chr(c).isalnum() or chr(c) in "_" + _SEPARATOR else ord(" ")
+                     for c in range(128)).lower() + bytes(range(128, 256))
+
+
+def token_lists(texts: list[str]) -> list[list[str]]:
+    """tokens(text) of each text, for many texts at once: one translation and split of them all."""
+    # A text that is not ASCII is tokenized by the regex and stands as its tokens: translating
+    # those (lowercase word characters and spaces, in UTF-8) changes nothing.
+    joined = _SEPARATOR.join(texts)
+    if not joined.isascii():
+        joined = _SEPARATOR.join([text if text.isascii() else " ".join(tokens(text)) for text in texts])
+    if joined.count(_SEPARATOR) != len(texts) - 1:  # a text holds the separator itself
+        return [tokens(text) for text in texts]
+    return [part.split() for part in joined.encode().translate(_ASCII_WORDS).decode().split(_SEPARATOR)]
 
 
 def searchable_text(event: Event) -> str:
@@ -64,7 +88,10 @@ def _call_parts(call: dict) -> tuple[str, str]:
 
 def tool_names(s, position: int) -> set[str]:
     """Tools an entry calls, or the tool whose result it is (its `name`, else its call's)."""
-    event = s.events[position]
+    return _tool_names(s, position, s.events[position])
+
+
+def _tool_names(s, position: int, event: Event) -> set[str]:
     names = {model.call_name(c).lower() for c in model.tool_calls_of(event)}
     if model.is_tool_result(event):
         if isinstance(event.get("name"), str):
@@ -77,6 +104,22 @@ def tool_names(s, position: int) -> set[str]:
     return names
 
 
+class _Postings(dict):
+    """token -> positions; looking up a new token makes its (empty) positions and files a word in the vocabulary."""
+
+    __slots__ = ("vocabulary",)
+
+    def __init__(self, vocabulary: dict[str, list[str]]) -> None:
+        super().__init__()
+        self.vocabulary = vocabulary
+
+    def __missing__(self, key: str) -> array:
+        positions = self[key] = array("i")
+        if key[0] != "\x01":
+            self.vocabulary.setdefault(key[:2], []).append(key)
+        return positions
+
+
 class SearchIndex:
     """token -> positions (ascending, each once) for one session; only ever appended to.
 
@@ -86,9 +129,17 @@ class SearchIndex:
     """
 
     def __init__(self, session=None) -> None:
-        self._postings: dict[str, array] = {}
         self.vocabulary: dict[str, list[str]] = {}  # the word tokens by their first two characters
+        self._postings: dict[str, array] = _Postings(self.vocabulary)
         self.indexed = 0  # events 0 .. indexed-1 are in the postings
+        # The role and kind facets are not posted per event: an event is in one class (its role and
+        # kind tokens, a handful of classes per session), and a facet's positions are its class's,
+        # or those of its classes merged when asked for.
+        self._class_of: dict[tuple[str, ...], array] = {}  # role and kind tokens -> the class's positions
+        self._classes_with: dict[str, list[array]] = {}  # role or kind token -> the positions of its classes
+        self._merged: dict[str, tuple[array, int]] = {}  # role or kind token -> its positions, up to `indexed`
+        # (agent, type, role[, kind]) -> its class's positions' append, (its agent token,), its agent's first position
+        self._facets: dict[tuple, tuple] = {}
         self._session = weakref.ref(session) if session is not None else None  # no cycle: the session owns this
 
     @property
@@ -105,38 +156,112 @@ class SearchIndex:
             return True
         with s.lock:
             end = s.count if budget is None else min(s.count, self.indexed + budget)
-            for position in range(self.indexed, end):
-                self.add(s, position)
-                self.indexed = position + 1
+            while self.indexed < end:  # in batches: the events of one are parsed together
+                self._index(s, self.indexed, min(end, self.indexed + BATCH))
             return self.indexed >= s.count
 
     def add(self, s, position: int) -> None:
-        """Index the event at `position`, as it was when it was ingested."""
-        event = s.events[position]
-        keys = set(tokens(searchable_text(event)))
-        agent = s.agents.get(event["agent_id"])
-        if agent is not None and agent.first_position == position and (
-                agent.created_position is None or agent.created_position > position):
-            keys.update(tokens(agent.agent_id))  # no agent_created named it yet: its first event does
-        keys.add(AGENT + event["agent_id"])
-        if isinstance(event.get("role"), str):
-            keys.add(ROLE + event["role"].lower())
-        keys.add(KIND + model.perspective_kind(event))
-        if event["event_type"] in EVENT_KINDS:
-            keys.add(KIND + EVENT_KINDS[event["event_type"]])
-        if "tool_calls" in event or "tool_call_id" in event or event.get("role") == "tool":
-            keys.update(TOOL + name for name in tool_names(s, position))
-        postings = self._postings
-        for key in keys:
-            try:
-                postings[key].append(position)
-            except KeyError:
-                postings[key] = array("i", (position,))
-                if key[0] != "\x01":
-                    self.vocabulary.setdefault(key[:2], []).append(key)
+        """Index the event at `position`, the next one not indexed."""
+        self._index(s, position, position + 1)
+
+    def _index(self, s, start: int, stop: int) -> None:
+        """Index the events start .. stop-1 (start is `indexed`): the hot loop of building the index.
+
+        Python code runs once per event, not per token: the batch's texts are tokenized together
+        (`token_lists`), each event's tokens deduplicated by a set, what its agent, type and role
+        decide is looked up once made (`_facets`), and the postings are appended to by a map.
+        """
+        facets = self._facets
+        created, kind_of = model.AGENT_CREATED, model.perspective_kind
+        texts: list[str] = []
+        classes: list = []  # the append of each event's class's positions
+        facet_keys: list[tuple[str, ...]] = []  # the agent and tool tokens of each event
+        firsts: list[tuple[int, str]] = []  # events that are the first of their agent
+        position = start
+        for event in s.events[start:stop]:
+            content = event.get("content")
+            agent_id = event["agent_id"]
+            event_type = event["event_type"]
+            role = event.get("role")
+            role = role if type(role) is str else None
+            if "tool_calls" in event or "tool_call_id" in event or role == "tool":
+                texts.append(searchable_text(event))
+                kind = (agent_id, event_type, role, kind_of(event))
+                names = _tool_names(s, position, event)
+            else:  # (agent, type, role) decides the perspective kind; most texts are the content alone
+                texts.append(content if type(content) is str and "name" not in event
+                             and event_type != created else searchable_text(event))
+                kind = (agent_id, event_type, role)
+                names = None
+            known = facets.get(kind)
+            if known is None:
+                known = self._facet(s, kind, event)
+            append, agent_key, first = known
+            classes.append(append)
+            facet_keys.append(agent_key + tuple(TOOL + name for name in names) if names else agent_key)
+            if first == position:
+                firsts.append((position, agent_id))
+            position += 1
+        words = token_lists(texts)
+        for position, agent_id in firsts:
+            created_at = s.agents[agent_id].created_position
+            if created_at is None or created_at > position:  # no agent_created named it yet: its first event does
+                words[position - start].extend(tokens(agent_id))
+        sets = list(map(set, words))
+        self._post(sets, start)
+        self._post(facet_keys, start)
+        for append, position in zip(classes, range(start, stop)):
+            append(position)
+        self.indexed = stop
+
+    def _facet(self, s, kind: tuple, event: Event) -> tuple:
+        """What indexing an event of a (agent, type, role[, perspective kind]) takes: see `_facets`."""
+        agent_id, event_type, role = kind[:3]
+        keys = [KIND + (kind[3] if len(kind) > 3 else model.perspective_kind(event))]
+        if role is not None:
+            keys.append(ROLE + role.lower())
+        if event_type in EVENT_KINDS:
+            keys.append(KIND + EVENT_KINDS[event_type])
+        keys = tuple(keys)
+        positions = self._class_of.get(keys)
+        if positions is None:
+            positions = self._class_of[keys] = array("i")
+            for key in keys:
+                self._classes_with.setdefault(key, []).append(positions)
+        agent = s.agents.get(agent_id)
+        known = (positions.append, (AGENT + agent_id,), agent.first_position if agent is not None else -1)
+        if agent is not None:  # an agent not known yet may be known later: not kept
+            self._facets[kind] = known
+        return known
+
+    def _post(self, keys_of_events: list, start: int) -> None:
+        """Append start, start+1 ... to the postings of the keys of each event (each key once per event)."""
+        keys = chain.from_iterable(keys_of_events)
+        counts = map(len, keys_of_events)
+        positions = chain.from_iterable(map(repeat, range(start, start + len(keys_of_events)), counts))
+        deque(map(array.append, map(self._postings.__getitem__, keys), positions), 0)
 
     def get(self, key: str) -> array:
+        if key[:3] in FACETS:
+            return self._facet_positions(key)
         return self.postings.get(key, _EMPTY)
+
+    def _facet_positions(self, key: str) -> array:
+        """The positions of a role or kind token: its class's, or its classes' merged (kept, extended as events come)."""
+        self.catch_up()
+        lists = self._classes_with.get(key, ())
+        if len(lists) <= 1:
+            return lists[0] if lists else _EMPTY
+        merged, upto = self._merged.get(key, (None, 0))
+        if merged is None or upto < self.indexed:
+            tails = chain.from_iterable(positions[bisect_left(positions, upto):] for positions in lists)
+            fresh = sorted(tails)  # a few ascending runs: sorting merges them
+            if merged is None:
+                merged = array("i", fresh)
+            else:
+                merged.extend(fresh)
+            self._merged[key] = (merged, self.indexed)
+        return merged
 
     def prefixed(self, prefix: str) -> list[str]:
         """Word tokens starting with `prefix`."""
