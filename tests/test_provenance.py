@@ -149,3 +149,22 @@ def test_a_delivery_quoting_part_of_its_original_is_diffed_against_that_part(tmp
     assert data["counts"] == {"deleted": 0, "inserted": 0}
     dialog_delivery = queries.delivery_of(s, s.event("a11ce5ca-0001"))
     assert data["original"] == dialog_delivery["original_content"]
+
+
+def test_hook_audit_of_many_receivers_shows_a_window_of_agents(tmp_path):
+    from viewer.app import create_app
+
+    events = [created("m0", "root"), say("s0", "root", "the pin is 1234")]
+    for i in range(25):
+        events += [created(f"c{i}", f"a{i:02}", cause="s0"), user(f"d{i}", f"a{i:02}", "the pin is [REDACTED]", substance="s0")]
+    write_events(tmp_path / "many" / "many.jsonl", events)
+    client = create_app(tmp_path / "many", watch=False).test_client()
+    doc = parse(client.get("/s/many/hooks").data)
+    assert len(doc.by_id("av-hook-counts").find_all("tr")[1:]) == 25  # every agent counted
+    assert [s.attrs["data-agent"] for s in doc.find_all("section")] == [f"a{i:02}" for i in range(10)]
+    later = [a for a in doc.by_id("av-hook-groups").find_all("a") if a.text == "later agents →"]
+    page2 = parse(client.get(later[0].attrs["href"]).data)
+    assert [s.attrs["data-agent"] for s in page2.find_all("section")] == [f"a{i:02}" for i in range(10, 20)]
+    data = client.get("/api/sessions/many/hooks?from=20").get_json()
+    assert [g["agent_id"] for g in data["groups"]] == [f"a{i:02}" for i in range(20, 25)]
+    assert (data["groups_total"], len(data["agents"]), data["modified"]) == (25, 25, 25)

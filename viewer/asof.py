@@ -12,6 +12,7 @@ from collections import OrderedDict
 
 from flask import abort, g, has_request_context, request, url_for
 
+from . import gcpause
 from .index import SessionIndex
 
 CACHE_SIZE = 16
@@ -57,17 +58,19 @@ def snapshot(s: SessionIndex, n: int) -> SessionIndex:
         # problems of the lines themselves are not found again by replaying events: kept for the lines covered
         parse_problems = [p for p in s.problems if p.of_line and p.line <= last_line]
         epoch, updated_at, total = s.epoch, s.updated_at, s.count
-    if base is not None:
-        frozen, start = base.copy(), base.as_of
-    else:
-        frozen, start = SessionIndex(s.id, s.path, s.relpath), 0
-        frozen.format, frozen.format_reason, frozen.project, frozen.name = s.format, s.format_reason, s.project, s.name
-        frozen.title, frozen.format_summary, frozen.members = s.title, s.format_summary, s.members
-    frozen.epoch, frozen.updated_at = epoch, updated_at
-    for position in range(start, n):  # the same rules as the live ingest, event by event
-        frozen._add(stored.load(position), lines[position])
-    frozen.events.share(stored, start)  # lines kept as the live session keeps them, not as parsed copies
-    frozen.problems = parse_problems + [p for p in frozen.problems if not p.of_line]
+    with gcpause.batch() as counter:  # an index of its own: as many objects as the session's, kept as long
+        if base is not None:
+            frozen, start = base.copy(), base.as_of
+        else:
+            frozen, start = SessionIndex(s.id, s.path, s.relpath), 0
+            frozen.format, frozen.format_reason, frozen.project, frozen.name = s.format, s.format_reason, s.project, s.name
+            frozen.title, frozen.format_summary, frozen.members = s.title, s.format_summary, s.members
+        frozen.epoch, frozen.updated_at = epoch, updated_at
+        for position in range(start, n):  # the same rules as the live ingest, event by event
+            frozen._add(stored.load(position), lines[position])
+        frozen.events.share(stored, start)  # lines kept as the live session keeps them, not as parsed copies
+        frozen.problems = parse_problems + [p for p in frozen.problems if not p.of_line]
+        counter["added"] = n
     frozen.as_of, frozen.live_count = n, total
     with _cache_lock:
         _cache[key] = frozen

@@ -40,15 +40,19 @@ def export(session_id, fmt):
 
 # --- the hook audit: modified deliveries by receiving agent ------------------------------------------
 
-HOOK_PAGE = 20  # diffs per receiving agent on one audit page
+HOOK_PAGE = 20  # diffs of one receiving agent on its audit page (?agent=)
+HOOK_GROUPS, HOOK_GROUP_PAGE = 10, 5  # on the page of every agent: agents shown, and diffs of each
 
 
 def _audit(s) -> dict:
-    """?agent= narrows to one receiving agent; ?start= and ?limit= window each group's deliveries."""
+    """?agent= narrows to one receiving agent; ?start= and ?limit= window each group's deliveries;
+    ?from= is the first agent shown when every agent is."""
     agent_id = request.args.get("agent") or None
     if agent_id is not None:
         agent_or_404(s, agent_id)
-    return provenance.hook_audit(s, agent_id, int_arg("start"), int_arg("limit", HOOK_PAGE, minimum=1))
+        return provenance.hook_audit(s, agent_id, int_arg("start"), int_arg("limit", HOOK_PAGE, minimum=1))
+    return provenance.hook_audit(s, None, int_arg("start"), int_arg("limit", HOOK_GROUP_PAGE, minimum=1),
+                                 int_arg("from"), HOOK_GROUPS)
 
 
 

@@ -1043,8 +1043,9 @@ class Library:
         for path in self.paths_below(folder):
             self.forget(path)
 
-    def index_step(self, budget: int = 2000) -> bool:
-        """Extend one session's facets or search index by up to `budget` events; False when all are complete.
+    def index_step(self, budget: int = 512) -> bool:
+        """Extend one session's facets and search index by up to `budget` events (a short hold of its lock: a poll
+        waits at most that long); False when all are complete.
 
         The ingest thread calls it while no file waits, so search indexing never delays an ingest.
         """

@@ -101,22 +101,29 @@ def message_provenance(s: SessionIndex, message_id: str) -> dict:
     }
 
 
-def hook_audit(s: SessionIndex, agent_id: str | None = None, start: int = 0, limit: int = 20) -> dict:
-    """Every modified delivery, grouped by the agent that received it, with counts; each group lists a
-    window of its deliveries (start, limit) so a huge session never renders every diff at once."""
+def hook_audit(s: SessionIndex, agent_id: str | None = None, start: int = 0, limit: int = 20,
+               first_group: int = 0, group_limit: int | None = None) -> dict:
+    """Every modified delivery, grouped by the agent that received it, with counts.
+
+    `agents` counts every receiving agent; `groups` shows the diffs of a window of them (`first_group`,
+    `group_limit`), each a window of its deliveries (`start`, `limit`): a session where hundreds of agents
+    received modified deliveries never renders thousands of diffs at once.
+    """
     with s.lock:
         kept = facets.caught_up(s)  # the modified deliveries per agent, kept as events arrive
         by_agent = {a: kept.modified[a] for a in s.agent_order if kept.modified.get(a)}
         received, deliveries = dict(kept.received), kept.deliveries
-        order = [a for a in by_agent if agent_id is None or a == agent_id]
-        names = {a: s.agents[a].display_name for a in by_agent}
-        shown_of = {a: list(by_agent[a][start:start + limit]) for a in order}
-        counts = {a: len(v) for a, v in by_agent.items()}
+        agents = [{"agent_id": a, "name": s.agents[a].display_name, "count": len(v), "received": received[a]}
+                  for a, v in by_agent.items()]
+        chosen = [row for row in agents if agent_id is None or row["agent_id"] == agent_id]
+        first_group = max(0, min(first_group, len(chosen)))
+        window = chosen[first_group:] if group_limit is None else chosen[first_group:first_group + group_limit]
+        shown_of = {row["agent_id"]: list(by_agent[row["agent_id"]][start:start + limit]) for row in window}
     groups = []
-    for a in order:
-        shown = shown_of[a]
-        groups.append({"agent_id": a, "name": names[a], "count": counts[a], "received": received[a],
-                       "start": start, "end": start + len(shown),
+    for row in window:
+        shown = shown_of[row["agent_id"]]
+        groups.append({**row, "start": start, "end": start + len(shown),
                        "deliveries": [delivery_provenance(s, p) for p in shown]})
-    return {"deliveries": deliveries, "modified": sum(counts.values()),
-            "agent_id": agent_id, "start": start, "limit": limit, "groups": groups}
+    return {"deliveries": deliveries, "modified": sum(row["count"] for row in agents), "agents": agents,
+            "agent_id": agent_id, "start": start, "limit": limit, "groups": groups,
+            "first_group": first_group, "groups_total": len(chosen)}
