@@ -37,7 +37,8 @@ from probes import EXPECTED_STATUS, SERVER_ROWS  # noqa: E402
 SESSION_ID = "bench"
 MB = 1e6
 # The pages a person opens (target: p95 at most 100 ms), and the cheap "nothing new" polls (2 ms).
-PAGES = ["session_page", "agent_first", "agent_late", "agent_filtered", "dialog", "message_page", "search_page"]
+PAGES = ["session_page", "agent_first", "agent_late", "agent_filtered", "agent_did", "agent_tool", "agent_modified",
+         "dialog", "hooks", "chart", "chart_agents", "spawn", "as_of_step", "message_page", "search_page"]
 NOTHING_NEW_POLLS = ["events_nothing_new", "poll_tree", "poll_agent", "search_poll"]
 
 

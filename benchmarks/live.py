@@ -191,12 +191,14 @@ def measure(folder: Path, session_id: str, events: int, agent_id: str, samples: 
     server = Server(folder)
     try:
         ready = wait_until_read(server, session_id, events, timeout)
-        # The search index is built after ingest (in the background); a first search waits for the rest
-        # of it. Measured here, so the latency and pollers below see a server at rest, not one indexing.
+        # The search index and the facets are built after ingest (in the background); a first search, and
+        # a first hook audit, wait for the rest of them. Measured here, so the latency and pollers below see
+        # a server at rest, not one indexing.
         searched = get_json(server.connection(), f"/api/search?q=cache&session={session_id}")
         search_ready = time.perf_counter() - server.started
         if not searched["results"]:
             raise RuntimeError("the first search found nothing")
+        get_json(server.connection(), f"/api/sessions/{session_id}/hooks")  # and the facets (built with it)
         memory = server.memory()
         latency = live_latency(server, folder / f"{session_id}.jsonl", session_id, samples, agent_id)
         cost = pollers_cost(server, session_id, agent_id, pollers, seconds)
