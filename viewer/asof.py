@@ -70,7 +70,7 @@ def snapshot(s: SessionIndex, n: int) -> SessionIndex:
             frozen._add(stored.load(position), lines[position])
         frozen.events.share(stored, start)  # lines kept as the live session keeps them, not as parsed copies
         frozen.problems = parse_problems + [p for p in frozen.problems if not p.of_line]
-        counter["added"] = n
+        counter["added"] = n - start  # a copy adds a few big containers; only a replay adds objects by the million
     frozen.as_of, frozen.live_count = n, total
     with _cache_lock:
         _cache[key] = frozen
