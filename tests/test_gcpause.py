@@ -44,3 +44,23 @@ def test_a_small_append_is_not_frozen(tmp_path):
     library.refresh(str(path))
     (session,) = library.listing()
     assert session.count == 20 and gc.get_freeze_count() == 0 and gc.isenabled()
+
+
+def test_a_big_batch_ending_inside_another_is_still_frozen():
+    """An ingest that ends while another batch (an as-of snapshot, another thread) is under way."""
+    from viewer import gcpause
+
+    gc.unfreeze()
+    kept = []
+    with gcpause.batch() as outer:
+        with gcpause.batch() as inner:
+            kept = [object() for _ in range(gcpause.FREEZE_AFTER)]
+            inner["added"] = len(kept)
+        assert not gc.isenabled() and gc.get_freeze_count() == 0  # not while a batch is under way
+        outer["added"] = 1
+    assert gc.get_freeze_count() > 0 and gc.isenabled()
+    gc.unfreeze()
+    with gcpause.batch() as small:
+        small["added"] = 1
+    assert gc.get_freeze_count() == 0  # what earlier pauses added is not counted again
+    del kept

@@ -16,16 +16,19 @@ from contextlib import contextmanager
 FREEZE_AFTER = 1000  # a batch that added this many events or more is frozen; a live append of a few is not
 
 _lock = threading.Lock()
-_depth = 0
+_depth = 0  # batches under way, in every thread
+_added = 0  # events added by the batches of this pause (each says how many as it ends)
+_was_enabled = True
 
 
 @contextmanager
 def batch():
-    """Cyclic GC off for the duration (nested uses too); the caller says how much it added with `added`."""
-    global _depth
+    """Cyclic GC off for the duration (nested and overlapping uses too); the caller says how much it added
+    with `added`. When the last batch under way ends, what they all added decides whether to freeze."""
+    global _depth, _added, _was_enabled
     with _lock:
         if _depth == 0:
-            batch.was_enabled = gc.isenabled()
+            _was_enabled = gc.isenabled()
             gc.disable()
         _depth += 1
     counter = {"added": 0}
@@ -34,15 +37,14 @@ def batch():
     finally:
         with _lock:
             _depth -= 1
+            _added += counter["added"]
             if _depth == 0:
-                if counter["added"] >= FREEZE_AFTER:
+                if _added >= FREEZE_AFTER:
                     gc.collect(1)  # the young garbage of this batch (and of other threads) is collected first
                     gc.freeze()
-                if batch.was_enabled:
+                _added = 0
+                if _was_enabled:
                     gc.enable()
-
-
-batch.was_enabled = True
 
 
 def forgotten() -> None:

@@ -191,10 +191,6 @@ class _SharedLists(dict):
 class SessionIndex:
     """Everything known about one session file, updated event by event."""
 
-    # The event _parse read last and its facts (model.checked_facts), so _add does not find them again
-    _read_event: Event | None = None
-    _read_facts: tuple | None = None
-
     def __init__(self, session_id: str, path: str, relpath: str):
         self.id = session_id
         self.path = path
@@ -273,7 +269,6 @@ class SessionIndex:
             other.tool_names = set(self.tool_names)
             other.usage_totals, other.dialog_orders = {}, {}
             other.search, other.facets = search.SearchIndex(other), facets.Facets(other)
-            other._read_event = other._read_facts = None
         return other
 
     # --- writing -------------------------------------------------------------------------
@@ -297,10 +292,10 @@ class SessionIndex:
                 parsed = parse(line)
                 if parsed is None:
                     continue
-                event, raw = parsed
+                event, raw, facts = parsed
                 if raw is None:  # kept as a dict: share its repeated values
                     _intern(event)
-                add(event, line.number)
+                add(event, line.number, facts)
                 if raw is not None:  # the event is the line as written: keep where it is, not the dict
                     if source is not None and line.offset >= 0:
                         data = line.data  # `raw` is it stripped of blanks
@@ -326,9 +321,10 @@ class SessionIndex:
         with self.lock:
             self._problem("unreadable_file", None, detail)
 
-    def _parse(self, line: Line) -> tuple[Event, bytes | None] | None:
-        """The event on a line and the line's bytes when the event is exactly those bytes parsed (else None);
-        None (with exactly one problem recorded) when the line is skipped."""
+    def _parse(self, line: Line) -> tuple[Event, bytes | None, tuple | None] | None:
+        """The event on a line, the line's bytes when the event is exactly those bytes parsed (else None),
+        and its facts (model.checked_facts; None: _add finds them); None (with exactly one problem recorded)
+        when the line is skipped."""
         data = line.data.strip()
         if not data:  # blank lines separate nothing in JSONL; writers often leave one
             return None
@@ -352,7 +348,6 @@ class SessionIndex:
         if not self._native_fixed or self.format is formats.LEGACY:  # else _legacy returns the event as is
             event = self._legacy(event)
         facts = model.checked_facts(event)  # the common event, read in one pass; None: the rules one by one
-        self._read_event, self._read_facts = event, facts  # _add files the event under these facts
         if facts is None:
             for key in ("message_id", "event_type", "agent_id"):
                 if not isinstance(event.get(key), str) or not event[key]:
@@ -371,7 +366,7 @@ class SessionIndex:
         elif not_utf8:
             self._line_problem("invalid_utf8", line.number, "bytes that are not UTF-8 are shown as U+FFFD",
                                event["message_id"])
-        return event, (data if event is parsed and not not_utf8 else None)
+        return event, (data if event is parsed and not not_utf8 else None), facts
 
     def _legacy(self, event: Event) -> Event:
         """A legacy line made native; the first legacy message line of an undecided file switches it."""
@@ -463,12 +458,11 @@ class SessionIndex:
             self.events.keep_raw(len(self.events) - 1, stored)
         return 1
 
-    def _add(self, event: Event, line_number: int) -> None:
+    def _add(self, event: Event, line_number: int, facts: tuple | None = None) -> None:
         # The hot path of ingest: the event's facts are found once (by _parse, else here) and filed directly.
         position = len(self.events)
         self.events.append(event)
         self.line_numbers.append(line_number)
-        facts = self._read_facts if self._read_event is event else None
         causes, substance, calls, perspective, dialog, result = facts or model.facts_of(event)
         names_usage = "usage" in event or "model" in event
         if names_usage:

@@ -128,27 +128,29 @@ class FileTailer:
         self._identity: tuple[int, int] | None = None
         self._source: FileSource | None = None  # held open while it is the file at `path`
 
-    def _open(self) -> FileSource | None:
-        """The file now at `path`: the one held when it is still that file; None when it is gone."""
+    def _open(self) -> tuple[FileSource, os.stat_result] | None:
+        """The file now at `path` and its status: the one held when it is still that file (one stat, the
+        poll's only system call when nothing was appended); None when it is gone."""
         try:
             st = os.stat(self.path)
         except FileNotFoundError:
             return None
         if self._source is not None and self._source.identity == (st.st_dev, st.st_ino):
-            return self._source
+            return self._source, st
         try:
-            return FileSource(self.path)
+            source = FileSource(self.path)
         except FileNotFoundError:
             return None
+        return source, os.fstat(source.fd)  # the file opened, which may not be the one stat saw
 
     def read(self, limit: int | None = None) -> TailResult:
         """The complete lines appended since the last call; with a limit, about that many bytes of them at most
         (a line is never cut) and `more` set when the rest waits for the next call."""
         limit = self.limit if limit is None else limit
         result = TailResult()
-        if (source := self._open()) is None:
+        if (opened := self._open()) is None:
             return result
-        st = os.fstat(source.fd)
+        source, st = opened
         identity = source.identity
         result.modified_at = st.st_mtime
         read_to = self.offset + len(self._partial)
