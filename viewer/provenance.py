@@ -126,4 +126,4 @@ def hook_audit(s: SessionIndex, agent_id: str | None = None, start: int = 0, lim
                        "deliveries": [delivery_provenance(s, p) for p in shown]})
     return {"deliveries": deliveries, "modified": sum(row["count"] for row in agents), "agents": agents,
             "agent_id": agent_id, "start": start, "limit": limit, "groups": groups,
-            "first_group": first_group, "groups_total": len(chosen)}
+            "first_group": first_group, "group_limit": group_limit, "groups_total": len(chosen)}
