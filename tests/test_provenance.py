@@ -165,6 +165,9 @@ def test_hook_audit_of_many_receivers_shows_a_window_of_agents(tmp_path):
     later = [a for a in doc.by_id("av-hook-groups").find_all("a") if a.text == "later agents →"]
     page2 = parse(client.get(later[0].attrs["href"]).data)
     assert [s.attrs["data-agent"] for s in page2.find_all("section")] == [f"a{i:02}" for i in range(10, 20)]
+    earlier = [a for a in page2.by_id("av-hook-groups").find_all("a") if a.text == "← earlier agents"]
+    page1 = parse(client.get(earlier[0].attrs["href"]).data)  # back by one window of agents, not a fixed count
+    assert [s.attrs["data-agent"] for s in page1.find_all("section")] == [f"a{i:02}" for i in range(10)]
     data = client.get("/api/sessions/many/hooks?from=20").get_json()
     assert [g["agent_id"] for g in data["groups"]] == [f"a{i:02}" for i in range(20, 25)]
     assert (data["groups_total"], len(data["agents"]), data["modified"]) == (25, 25, 25)

@@ -813,10 +813,12 @@ def test_live_helpers_agree_with_full_reads_at_every_position(tmp_path, name):
 
 def test_updates_after_any_cursor_add_exactly_what_a_reload_shows():
     s = load_index(sample("research_team"))
+    results = spawned = 0
     for agent_id in s.agent_order:
         for include in (False, True):
             whole = queries.perspective(s, agent_id, include)
-            for after in range(0, s.count + 1, 17):
+            creations = {a.created_position for a in s.agents.values() if a.created_position is not None}
+            for after in sorted(set(range(0, s.count + 1, 17)) | creations):  # a cursor just before each creation too
                 updates = queries.perspective_updates(s, agent_id, include, after)
                 assert [i["position"] for i in updates["items"]] == \
                     [i["position"] for i in whole["items"] if i["position"] >= after]
@@ -825,3 +827,10 @@ def test_updates_after_any_cursor_add_exactly_what_a_reload_shows():
                     assert added["item"]["position"] >= after
                     assert added["item"]["paired_call"] == s.events[added["call_position"]]["message_id"]
                     assert added["call_position"] in on_page
+                    results += 1
+                # an agent created since, under the call already shown that a reload lists it under
+                assert sorted((a["call_position"], a["call_index"], a["agent_id"]) for a in updates["spawned"]) == \
+                    sorted((p, c["index"], a["agent_id"]) for p, i in on_page.items() for c in i["calls"]
+                           for a in c["spawned"] if s.agents[a["agent_id"]].created_position >= after)
+                spawned += len(updates["spawned"])
+    assert results and spawned  # the sample exercises both

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import model, search
+from .lookup import is_on
 
 # The choices the agent page offers, in its order, with their labels.
 KINDS = {model.HEARD: "heard", model.DID: "did", model.SAID: "said", model.RECEIVED: "tool results",
@@ -43,5 +44,5 @@ class EntryFilter:
         kinds: list[str] = []
         for value in args.getlist("kind"):
             kinds.extend(k for k in value.split(",") if k in KINDS and k not in kinds)
-        modified = args.get("modified", "") in ("1", "true", "yes", "on")
+        modified = is_on(args.get("modified"))
         return cls(tuple(kinds), args.get("tool", "").strip(), modified)

@@ -58,5 +58,10 @@ def int_arg(name: str, default: int = 0, minimum: int = 0) -> int:
         abort(400, f"?{name}= takes a whole number.")
 
 
+def is_on(value: str | None) -> bool:
+    """Whether a query-string flag's value turns it on (`?sub=1`, `?modified=yes`...)."""
+    return value in ("1", "true", "yes", "on")
+
+
 def flag_arg(name: str) -> bool:
-    return request.args.get(name, "") in ("1", "true", "yes", "on")
+    return is_on(request.args.get(name))

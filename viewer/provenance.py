@@ -111,10 +111,9 @@ def hook_audit(s: SessionIndex, agent_id: str | None = None, start: int = 0, lim
     """
     with s.lock:
         kept = facets.caught_up(s)  # the modified deliveries per agent, kept as events arrive
-        by_agent = {a: kept.modified[a] for a in s.agent_order if kept.modified.get(a)}
-        received, deliveries = dict(kept.received), kept.deliveries
-        agents = [{"agent_id": a, "name": s.agents[a].display_name, "count": len(v), "received": received[a]}
-                  for a, v in by_agent.items()]
+        by_agent, deliveries = kept.modified, kept.deliveries
+        agents = [{"agent_id": a, "name": s.agents[a].display_name, "count": len(by_agent[a]),
+                   "received": kept.received[a]} for a in s.agent_order if by_agent.get(a)]
         chosen = [row for row in agents if agent_id is None or row["agent_id"] == agent_id]
         first_group = max(0, min(first_group, len(chosen)))
         window = chosen[first_group:] if group_limit is None else chosen[first_group:first_group + group_limit]
@@ -126,4 +125,4 @@ def hook_audit(s: SessionIndex, agent_id: str | None = None, start: int = 0, lim
                        "deliveries": [delivery_provenance(s, p) for p in shown]})
     return {"deliveries": deliveries, "modified": sum(row["count"] for row in agents), "agents": agents,
             "agent_id": agent_id, "start": start, "limit": limit, "groups": groups,
-            "first_group": first_group, "groups_total": len(chosen)}
+            "first_group": first_group, "group_limit": group_limit, "groups_total": len(chosen)}

@@ -157,15 +157,23 @@ def filtered_positions(s: SessionIndex, agent_ids: list[str], filters=None):
     return [p for p in parts[0] if all(p in other for other in others)]
 
 
+def _quoted(delivery: Event) -> str | None:
+    """The part of its original a delivery carries, when a format normalizer recorded it (the text
+    model.is_modified compares), else None."""
+    quoted = delivery.get("original_text")
+    return quoted if isinstance(quoted, str) and "raw" in delivery else None
+
+
 def delivery_of(s: SessionIndex, event: Event) -> dict | None:
     if not model.is_delivery(event):
         return None
     original = s.event(event["substance"])
     sender = s.agents.get(original["agent_id"]) if original else None
+    quoted = _quoted(event)
     return {
         "original_id": event["substance"],
         "original_found": original is not None,
-        "original_content": (event["original_text"] if isinstance(event.get("original_text"), str) and "raw" in event
+        "original_content": (quoted if quoted is not None
                              else model.content_of(original) if original else None),
         "original_kind": original.get("event_type") if original else None,
         "from_agent_id": sender.agent_id if sender else None,
@@ -385,8 +393,8 @@ def _dialog_item(s: SessionIndex, key: str, members: list[int]) -> dict:
         deliveries.append({"message_id": event["message_id"], "agent_id": event["agent_id"],
                            "name": s.agents[event["agent_id"]].display_name,
                            "content": model.content_of(event), "modified": modified})
-        if isinstance(event.get("original_text"), str) and "raw" in event:  # the part of the original it carries
-            deliveries[-1]["quoted"] = event["original_text"]
+        if (quoted := _quoted(event)) is not None:  # the part of the original it carries
+            deliveries[-1]["quoted"] = quoted
         if event["agent_id"] not in recipients:
             recipients.append(event["agent_id"])
     return {
