@@ -178,10 +178,19 @@ def is_modified(delivery: Event, original: Event | None) -> bool | None:
     """
     if original is None:
         return None
-    quoted = delivery.get("original_text")  # set by format normalizers when the original is part of a message
-    if isinstance(quoted, str) and delivery.get("event_type") == TRANSCRIPT_ENTRY and "raw" in delivery:
+    quoted = quoted_original(delivery)
+    if quoted is not None:
         return quoted not in content_of(delivery)
     return content_of(original) not in content_of(delivery)
+
+
+def quoted_original(delivery: Event) -> str | None:
+    """The part of its original a delivery carries, when a format normalizer recorded it (the original
+    is part of a bigger message), else None: what is_modified compares and the dialog shows."""
+    quoted = delivery.get("original_text")
+    if isinstance(quoted, str) and delivery.get("event_type") == TRANSCRIPT_ENTRY and "raw" in delivery:
+        return quoted
+    return None
 
 
 # What an entry is, from its agent's point of view (the perspective page and text).

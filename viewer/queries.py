@@ -157,19 +157,12 @@ def filtered_positions(s: SessionIndex, agent_ids: list[str], filters=None):
     return [p for p in parts[0] if all(p in other for other in others)]
 
 
-def _quoted(delivery: Event) -> str | None:
-    """The part of its original a delivery carries, when a format normalizer recorded it (the text
-    model.is_modified compares), else None."""
-    quoted = delivery.get("original_text")
-    return quoted if isinstance(quoted, str) and "raw" in delivery else None
-
-
 def delivery_of(s: SessionIndex, event: Event) -> dict | None:
     if not model.is_delivery(event):
         return None
     original = s.event(event["substance"])
     sender = s.agents.get(original["agent_id"]) if original else None
-    quoted = _quoted(event)
+    quoted = model.quoted_original(event)
     return {
         "original_id": event["substance"],
         "original_found": original is not None,
@@ -393,7 +386,7 @@ def _dialog_item(s: SessionIndex, key: str, members: list[int]) -> dict:
         deliveries.append({"message_id": event["message_id"], "agent_id": event["agent_id"],
                            "name": s.agents[event["agent_id"]].display_name,
                            "content": model.content_of(event), "modified": modified})
-        if (quoted := _quoted(event)) is not None:  # the part of the original it carries
+        if (quoted := model.quoted_original(event)) is not None:  # the part of the original it carries
             deliveries[-1]["quoted"] = quoted
         if event["agent_id"] not in recipients:
             recipients.append(event["agent_id"])
