@@ -83,10 +83,10 @@ def library_with(tmp_path, events) -> Library:
     return library
 
 
-@pytest.mark.parametrize("budget", [None, 1, 7, search.BATCH + 3])
+@pytest.mark.parametrize("budget", [None, 1, 7, search.SearchIndex.BATCH + 3])
 def test_the_index_holds_each_events_tokens_and_facets(tmp_path, budget):
     s = library_with(tmp_path, varied_events(140)).get("s")
-    assert s.count > 2 * search.BATCH
+    assert s.count > 2 * search.SearchIndex.BATCH
     while not s.search.catch_up(budget):
         pass
     expected = expected_index(s)

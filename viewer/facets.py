@@ -10,11 +10,11 @@ ingested. Each list is built by the rule the pages apply to one event (`search.t
 
 from __future__ import annotations
 
-import weakref
 from array import array
 from bisect import bisect_left
 
 from . import model, search
+from .incremental import Incremental
 
 
 def _add_to(lists: dict, key: str, position: int) -> None:
@@ -29,9 +29,9 @@ def _add_to(lists: dict, key: str, position: int) -> None:
         positions.insert(i, position)
 
 
-class Facets:
+class Facets(Incremental):
     def __init__(self, session) -> None:
-        self.indexed = 0  # events 0 .. indexed-1 are in the lists
+        super().__init__(session)  # events 0 .. indexed-1 are in the lists
         self.tools: dict[str, dict[str, array]] = {}  # agent -> lowercased tool name -> entry positions
         self.modified: dict[str, array] = {}  # receiving agent -> positions of its deliveries a hook modified
         self.received: dict[str, int] = {}  # receiving agent -> how many deliveries it has
@@ -42,19 +42,11 @@ class Facets:
         # events saying a message grew in place (Claude Code), and the message each grew: live pages redraw it
         self.growth_positions, self.grown_positions = array("q"), array("q")
         self._awaited: dict[str, list[int]] = {}  # message id not seen yet -> deliveries naming it
-        self._session = weakref.ref(session)  # no cycle: the session owns this
 
-    def catch_up(self, budget: int | None = None) -> bool:
-        """Add the events not added yet (at most `budget` of them); True when complete."""
-        s = self._session()
-        if s is None or self.indexed >= s.count:
-            return True
-        with s.lock:
-            end = s.count if budget is None else min(s.count, self.indexed + budget)
-            for position in range(self.indexed, end):
-                self._add(s, position)
-                self.indexed = position + 1
-            return self.indexed >= s.count
+    def _extend(self, s, start: int, stop: int) -> None:
+        for position in range(start, stop):
+            self._add(s, position)
+            self.indexed = position + 1
 
     def _add(self, s, position: int) -> None:
         event = s.events[position]

@@ -13,7 +13,6 @@ the same qualifier given twice means either).
 from __future__ import annotations
 
 import re
-import weakref
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import deque
@@ -24,13 +23,13 @@ from typing import Iterator
 import orjson
 
 from . import model
+from .incremental import Incremental
 from .redact import shown
 from .model import Event
 
 TOKEN = re.compile(r"\w+")
 QUALIFIERS = ("agent", "role", "tool", "session")
 SNIPPET_CHARS = 160
-BATCH = 512  # events parsed and indexed together
 CHUNK = 2048  # driving positions intersected at a time
 PHRASE_CHECKS = 5000  # phrase checks per request before a search hands back a continuation
 # Facet tokens start with a character no word token contains, so they never collide with text.
@@ -120,7 +119,7 @@ class _Postings(dict):
         return positions
 
 
-class SearchIndex:
+class SearchIndex(Incremental):
     """token -> positions (ascending, each once) for one session; only ever appended to.
 
     Ingest does not wait for it: it holds the first `indexed` events and catches up (`catch_up`)
@@ -131,7 +130,7 @@ class SearchIndex:
     def __init__(self, session=None) -> None:
         self.vocabulary: dict[str, list[str]] = {}  # the word tokens by their first two characters
         self._postings: dict[str, array] = _Postings(self.vocabulary)
-        self.indexed = 0  # events 0 .. indexed-1 are in the postings
+        super().__init__(session)  # events 0 .. indexed-1 are in the postings
         # The role and kind facets are not posted per event: an event is in one class (its role and
         # kind tokens, a handful of classes per session), and a facet's positions are its class's,
         # or those of its classes merged when asked for.
@@ -140,31 +139,17 @@ class SearchIndex:
         self._merged: dict[str, tuple[array, int]] = {}  # role or kind token -> its positions, up to `indexed`
         # (agent, type, role[, kind]) -> its class's positions' append, (its agent token,), its agent's first position
         self._facets: dict[tuple, tuple] = {}
-        self._session = weakref.ref(session) if session is not None else None  # no cycle: the session owns this
 
     @property
     def postings(self) -> dict[str, array]:
         self.catch_up()
         return self._postings
 
-    def catch_up(self, budget: int | None = None) -> bool:
-        """Index the session's events not indexed yet (at most `budget` of them); True when it is complete."""
-        s = self._session() if self._session is not None else None
-        if s is None:
-            return True
-        if self.indexed >= s.count:
-            return True
-        with s.lock:
-            end = s.count if budget is None else min(s.count, self.indexed + budget)
-            while self.indexed < end:  # in batches: the events of one are parsed together
-                self._index(s, self.indexed, min(end, self.indexed + BATCH))
-            return self.indexed >= s.count
-
     def add(self, s, position: int) -> None:
         """Index the event at `position`, the next one not indexed."""
-        self._index(s, position, position + 1)
+        self._extend(s, position, position + 1)
 
-    def _index(self, s, start: int, stop: int) -> None:
+    def _extend(self, s, start: int, stop: int) -> None:
         """Index the events start .. stop-1 (start is `indexed`): the hot loop of building the index.
 
         Python code runs once per event, not per token: the batch's texts are tokenized together

@@ -1,0 +1,34 @@
+"""What is built from a session's events after ingest, in file order, from a cursor of its own."""
+
+from __future__ import annotations
+
+import weakref
+
+
+class Incremental:
+    """Built from events 0 .. indexed-1 of a session; `catch_up` extends it (in the background after
+    each ingest batch, and before every read of it, so a read always sees every event ingested).
+
+    Subclasses say how to take in a run of events (`_extend`, which moves `indexed` to its stop) and
+    how many at a time (`BATCH`).
+    """
+
+    BATCH = 512
+
+    def __init__(self, session=None) -> None:
+        self.indexed = 0
+        self._session = weakref.ref(session) if session is not None else None  # no cycle: the session owns this
+
+    def catch_up(self, budget: int | None = None) -> bool:
+        """Take in the session's events not taken in yet (at most `budget` of them); True when complete."""
+        s = self._session() if self._session is not None else None
+        if s is None or self.indexed >= s.count:
+            return True
+        with s.lock:
+            end = s.count if budget is None else min(s.count, self.indexed + budget)
+            while self.indexed < end:
+                self._extend(s, self.indexed, min(end, self.indexed + self.BATCH))
+            return self.indexed >= s.count
+
+    def _extend(self, s, start: int, stop: int) -> None:
+        raise NotImplementedError
