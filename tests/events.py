@@ -80,3 +80,22 @@ def run_with_timeout(fn, seconds=5.0):
     thread.join(seconds)
     assert not thread.is_alive(), f"{fn} did not terminate within {seconds}s"
     return box["value"]
+
+
+def copy_samples(name, dest):
+    """A copy of sample_sessions/<name> at `dest` (its generator scripts left out); returns `dest`."""
+    import shutil
+
+    from conftest import SAMPLES
+
+    shutil.copytree(SAMPLES / name, dest, ignore=shutil.ignore_patterns("*.py"))
+    return dest
+
+
+def scanned(folder):
+    """A Library of `folder`, scanned."""
+    from viewer.index import Library
+
+    library = Library(folder)
+    library.scan()
+    return library

@@ -7,10 +7,10 @@ import sys
 import pytest
 
 from conftest import REPO, write_events
+from events import scanned
 from viewer import index, queries, search
 from viewer.app import create_app
 from viewer.formats import usage
-from viewer.index import Library
 from viewer.tailer import FileTailer
 
 sys.path.insert(0, str(REPO / "benchmarks"))
@@ -42,8 +42,7 @@ def project(tmp_path_factory):
 
 def test_after_ingest_the_content_is_in_the_files_not_in_memory(project):
     root, made = project
-    library = Library(root)
-    library.scan()
+    library = scanned(root)
     sessions = list(library.sessions.values())
     assert len(sessions) == 2 and sum(len(s.agents) for s in sessions) == 2 + 8
     held = [text for s in sessions for text in strings(s.events.stored(s.count))]
@@ -142,8 +141,7 @@ def test_a_message_that_grows_after_it_was_read_shows_its_new_lines(tmp_path):
                             "usage": {"input_tokens": 10, "output_tokens": 5}}}
     path = write_events(tmp_path / "s.jsonl", [claude_line("u", None, "user", "go"),
                                                 line("a1", {"type": "text", "text": "Running it."})])
-    library = Library(tmp_path)
-    library.scan()
+    library = scanned(tmp_path)
     s = library.get("s")
     assert s.event("a1")["content"] == "Running it."  # read (and cached) before it grows
     assert type(s.events.stored(s.count)[s.by_id["a1"]]) is not dict
@@ -160,8 +158,7 @@ def test_a_group_read_in_pieces_is_indexed_as_if_read_whole(project, monkeypatch
     root, _ = project
 
     def everything():
-        library = Library(root)
-        library.scan()
+        library = scanned(root)
         return {sid: ([s.events[p] for p in range(s.count)], [p.as_dict() for p in s.problems],
                       {a: (agent.parent_id, agent.name, list(agent.entries)) for a, agent in s.agents.items()})
                 for sid, s in library.sessions.items()}

@@ -3,28 +3,23 @@
 import gzip
 import json
 import os
-import shutil
 
 import pytest
 
-from conftest import SAMPLES
+from events import copy_samples, scanned
 from viewer import queries
-from viewer.index import Library
 
 FINAL, PARTIAL = "4b9e-web-research.json.gz", "7d21-stock-check.json"
 
 
 @pytest.fixture
 def folder(tmp_path):
-    shutil.copytree(SAMPLES / "ai_agent", tmp_path / "ai", ignore=shutil.ignore_patterns("*.py"))
-    return tmp_path / "ai"
+    return copy_samples("ai_agent", tmp_path / "ai")
 
 
 @pytest.fixture
 def library(folder):
-    library = Library(folder)
-    library.scan()
-    return library
+    return scanned(folder)
 
 
 def test_child_sessions_are_sub_agents(library):
@@ -89,8 +84,7 @@ def test_gzip_and_other_json_files(folder):
         json.dump(json.loads((folder / PARTIAL).read_text()), f)
     (folder / "settings.json").write_text('{"theme": "dark"}')
     (folder / "agent-x.meta.json").write_text('{"agentType": "Explore"}')
-    library = Library(folder)
-    library.scan()
+    library = scanned(folder)
     assert library.get("copy.json.gz").format.name == "ai-agent"
     other = library.get("settings.json")
     assert other.format.name == "unrecognized" and "opTree" in other.format_reason and other.count == 0

@@ -1,14 +1,13 @@
 """Claude Code transcripts: one session per main file and its sub-agent files, in all three layouts."""
 
 import json
-import shutil
 
 import pytest
 
-from conftest import SAMPLES, write_events
+from conftest import write_events
+from events import copy_samples, scanned
 from viewer import queries
 from viewer.formats import usage
-from viewer.index import Library
 
 PROJECT = "-home-dev-src-parser"
 CURRENT = f"{PROJECT}:5b1e8c2a-audit"
@@ -18,16 +17,12 @@ INLINE = f"{PROJECT}:1a2b3c4d-legacy"
 
 @pytest.fixture
 def projects(tmp_path):
-    folder = tmp_path / "projects"
-    shutil.copytree(SAMPLES / "claude_code", folder, ignore=shutil.ignore_patterns("*.py"))
-    return folder
+    return copy_samples("claude_code", tmp_path / "projects")
 
 
 @pytest.fixture
 def library(projects):
-    library = Library(projects)
-    library.scan()
-    return library
+    return scanned(projects)
 
 
 def shape(node):
@@ -158,8 +153,7 @@ def test_a_response_whose_lines_arrive_in_two_reads_stays_one_message(tmp_path):
         {"type": "user", "uuid": "u", "parentUuid": None, "isSidechain": False, "sessionId": "s",
          "timestamp": "2026-02-01T10:00:00.000Z", "message": {"role": "user", "content": "go"}},
         line("a1", {"type": "text", "text": "Running it."})])
-    library = Library(tmp_path)
-    library.scan()
+    library = scanned(tmp_path)
     s = library.get("s")
     write_events(path, [{"type": "progress", "uuid": "p", "sessionId": "s", "data": {"type": "hook_progress"}},
                         line("a2", {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}})],
@@ -180,8 +174,7 @@ def test_a_response_whose_lines_arrive_in_two_reads_stays_one_message(tmp_path):
 
 
 def test_serving_one_project_folder_names_the_project(projects):
-    library = Library(projects / PROJECT)
-    library.scan()
+    library = scanned(projects / PROJECT)
     assert [s.id for s in library.listing()] == ["1a2b3c4d-legacy", "5b1e8c2a-audit", "9c04d7b3-docs"]
     assert {s.project for s in library.listing()} == {PROJECT}
 
@@ -215,8 +208,7 @@ def test_a_sub_agent_no_call_matched_is_linked_by_the_result_naming_it(tmp_path)
     write_events(tmp_path / "agent-77.jsonl", [  # its prompt was reworded: no match by prompt, no meta
         line("user", "q1", 2, "Please do X now", agentId="77"),
         {**line("assistant", "q2", 3, [{"type": "text", "text": "X done"}], agentId="77"), "requestId": "r2"}])
-    library = Library(tmp_path)
-    library.scan()
+    library = scanned(tmp_path)
     s = library.get("s")
     assert s.agents["agent-77"].parent_id == "main" and "parent_inferred" in s.agents["agent-77"].flags
     assert queries.created_by(s, s.agents["agent-77"])["call_id"] == "toolu_X"

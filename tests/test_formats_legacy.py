@@ -1,23 +1,17 @@
 """The legacy event stream (seed 001): utterance_ref as substance, source shown, parents inferred."""
 
-import shutil
-
 import pytest
 
-from conftest import SAMPLES, write_events
+from conftest import write_events
 from dom import parse
+from events import copy_samples, scanned
 from viewer import queries
-from viewer.index import Library
-
-LEGACY = SAMPLES / "legacy"
 
 
 @pytest.fixture
 def library(tmp_path):
-    shutil.copytree(LEGACY, tmp_path / "legacy")
-    library = Library(tmp_path)
-    library.scan()
-    return library
+    copy_samples("legacy", tmp_path / "legacy")
+    return scanned(tmp_path)
 
 
 def test_both_examples_are_read_as_legacy_without_problems(library):
@@ -64,8 +58,7 @@ def test_exact_name_match_wins_over_a_later_call_containing_the_name(tmp_path):
         {"message_id": "m4", "event_type": "agent_created", "agent_id": "a", "name": "Ann"},
         {"message_id": "m5", "event_type": "agent_created", "agent_id": "b", "name": "Annabel"},
     ])
-    library = Library(tmp_path)
-    library.scan()
+    library = scanned(tmp_path)
     s = library.get("l")
     assert s.format.name == "legacy"
     assert s.agents["a"].cause == "m2" and s.agents["b"].cause == "m3"
@@ -108,7 +101,7 @@ def test_perspective_shows_heard_and_said_with_sources(library):
 def test_pages_show_the_badge_the_source_and_the_inferred_parent(tmp_path):
     from viewer.app import create_app
 
-    shutil.copytree(LEGACY, tmp_path / "legacy")
+    copy_samples("legacy", tmp_path / "legacy")
     client = create_app(tmp_path, watch=False).test_client()
     index = parse(client.get("/").data)
     assert "legacy event stream" in index.by_id("av-session-legacy:example1_jack_and_jill").text
@@ -125,8 +118,7 @@ def test_live_append_infers_the_parent_of_a_new_agent(tmp_path):
     path = write_events(tmp_path / "live.jsonl", [
         {"message_id": "m1", "event_type": "agent_created", "agent_id": "root"},
         {"message_id": "m2", "agent_id": "root", "role": "user", "content": "go", "source": "external"}])
-    library = Library(tmp_path)
-    library.scan()
+    library = scanned(tmp_path)
     write_events(path, [
         {"message_id": "m3", "agent_id": "root", "role": "assistant", "tool_calls": [
             {"id": "c1", "function": {"name": "task", "arguments": '{"name": "Kid"}'}}]},

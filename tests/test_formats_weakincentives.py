@@ -1,22 +1,17 @@
 """weakincentives: TranscriptEntry slice files and transcript.entry log records, one agent per source."""
 
-import shutil
-
 import pytest
 
-from conftest import SAMPLES, write_events
+from conftest import write_events
+from events import copy_samples, scanned
 from viewer import queries
-from viewer.index import Library
 
 SLICE, LOG = "review.transcript.TranscriptEntry", "fix-tests.log"
 
 
 @pytest.fixture
 def library(tmp_path):
-    shutil.copytree(SAMPLES / "weakincentives", tmp_path / "wi")
-    library = Library(tmp_path / "wi")
-    library.scan()
-    return library
+    return scanned(copy_samples("weakincentives", tmp_path / "wi"))
 
 
 @pytest.mark.parametrize("session_id, sub", [(SLICE, "subagent:9f2c"), (LOG, "subagent:b7")])
@@ -70,8 +65,7 @@ def test_order_is_by_sequence_within_a_source_and_time_across(tmp_path):
                 "entry_id": f"{source}-{seq}", "source": source, "sequence": seq}
     write_events(tmp_path / "t.jsonl", [entry(1, "primary", 3, "second"), entry(0, "primary", 1, "first"),
                                         entry(0, "subagent:x", 2, "sub")])
-    library = Library(tmp_path)
-    library.scan()
+    library = scanned(tmp_path)
     s = library.get("t")
     assert [e["content"] for e in s.events if e["event_type"] == "transcript_entry"] == ["first", "sub", "second"]
 
@@ -80,8 +74,7 @@ def test_live_append(tmp_path):
     path = tmp_path / "live.jsonl"
     write_events(path, [{"role": "user", "content": "hi", "created_at": "2026-01-01T00:00:00+00:00",
                          "entry_id": "e0", "source": "primary", "sequence": 0}])
-    library = Library(tmp_path)
-    library.scan()
+    library = scanned(tmp_path)
     write_events(path, [{"role": "assistant", "content": "hello", "created_at": "2026-01-01T00:00:01+00:00",
                          "entry_id": "e1", "source": "subagent:z", "sequence": 0}], mode="a")
     library.refresh(str(path))

@@ -57,3 +57,4 @@ def test_hostile_claude_code_ai_agent_and_weakincentives_logs(tmp_path):
             html = response.data.decode()
             assert_inert(html)
             assert parse(html).by_id("av-entries") is not None
+            assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html  # it is on the page, as text

@@ -950,21 +950,17 @@ class Library:
         in memory whole."""
         paths = list(session.members)
         results = [_read_some(self._tailers[p]) for p in paths]
-        if any(r.restarted for r in results):
+        replaced: list[str] = []  # files replaced before or while they were read: the group is read again
+        if not any(r.restarted for r in results):
+            batches = [(session.members[p], _lines_from(self._tailers[p], r, replaced))
+                       for p, r in zip(paths, results) if r.lines]
+            if batches:
+                session.ingest_records(batches)
+        if replaced or any(r.restarted for r in results):
             session.restart()
             for p in paths:
                 self._tailers[p] = reader_for(p)
-            results = [_read_some(self._tailers[p]) for p in paths]
-        replaced: list[str] = []  # files replaced while they were being read: the group is read again
-        batches = [(session.members[p], _lines_from(self._tailers[p], r, replaced))
-                   for p, r in zip(paths, results) if r.lines]
-        if batches:
-            session.ingest_records(batches)
-        if replaced:
-            session.restart()
-            for p in paths:
-                self._tailers[p] = reader_for(p)
-            self._read_group(session)
+            self._read_group(session)  # fresh readers start at 0: they do not report a restart
             return
         for r in results:
             if r.error:
