@@ -1,0 +1,105 @@
+"""Open a file of the watched folder for reading, safely: only regular files, only inside the folder.
+
+Every read of a user's file goes through `open_regular`. The checks are made on the descriptor that
+was opened, not on the path before opening it, so a path swapped between a check and an open (a
+symlink pointed elsewhere, a file replaced by a FIFO) is caught:
+
+- the open never blocks: O_NONBLOCK, so a FIFO with no writer opens at once (and is then refused);
+- the opened descriptor must be a regular file (`fstat`): FIFOs, sockets, devices such as
+  /dev/zero are refused as `not_a_regular_file`;
+- the file actually opened must lie inside the folder (its real path, read from the descriptor
+  where the system tells it), unless the caller allows any place (`--follow-symlinks`).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+
+_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+          | getattr(os, "O_BINARY", 0))
+_F_GETPATH = 50  # macOS's fcntl command for the path of a descriptor
+
+
+class RefusedFile(OSError):
+    """A file the viewer will not read; `kind` is the problem kind shown for it."""
+
+    kind = "refused"
+
+    def __init__(self, path: str, detail: str) -> None:
+        super().__init__(detail)
+        self.path = path
+        self.detail = detail
+
+
+class NotRegularFile(RefusedFile):
+    kind = "not_a_regular_file"
+
+
+class OutsideFolder(RefusedFile):
+    kind = "outside_folder"
+
+
+def _descriptor_path(fd: int) -> str | None:
+    """The real path of the file open on `fd`, as the system knows it; None where it cannot tell."""
+    try:
+        target = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        target = None
+    if target is not None:
+        return target.removesuffix(" (deleted)")
+    if sys.platform == "darwin":
+        import fcntl
+
+        try:
+            return os.fsdecode(fcntl.fcntl(fd, _F_GETPATH, b"\0" * 1024).rstrip(b"\0"))
+        except OSError:
+            return None
+    return None
+
+
+def _opened_inside(fd: int, path: str, inside: str) -> bool:
+    real = _descriptor_path(fd)
+    if real is None:  # no way to ask the descriptor: the path's real target, if it is the very file opened
+        real = os.path.realpath(path)
+        try:
+            st, opened = os.stat(real), os.fstat(fd)
+        except OSError:
+            return False
+        if (st.st_dev, st.st_ino) != (opened.st_dev, opened.st_ino):
+            return False
+    return real == inside or real.startswith(os.path.join(inside, ""))
+
+
+def open_regular(path: str, inside: str | None) -> int:
+    """A read-only descriptor of the regular file at `path` (the caller closes it).
+
+    `inside`: the real path of the folder the file must lie in (None: anywhere). Raises
+    FileNotFoundError when nothing is there, RefusedFile (NotRegularFile, OutsideFolder) when the
+    file may not be read, and OSError (PermissionError...) when it cannot be.
+    """
+    fd = os.open(path, _FLAGS)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegularFile(path, f"not a regular file ({_file_type(st.st_mode)}): never read")
+        if inside is not None and not _opened_inside(fd, path, inside):
+            raise OutsideFolder(path, "leads outside the watched folder (see --follow-symlinks): never read")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def open_regular_file(path: str, inside: str | None):
+    """`open_regular` as a binary file object."""
+    return os.fdopen(open_regular(path, inside), "rb")
+
+
+def _file_type(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return name
+    return "not a file"
