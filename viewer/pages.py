@@ -161,11 +161,21 @@ def message(session_id, message_id):
         position = message_or_404(s, message_id)
         context = dict(
             session=session_row(s), event=s.events[position], position=position, line=s.line_numbers[position],
+            as_written=_line_text(s, position),
             names=queries.agent_names(s), flow=queries.flow(s, message_id),
             references=queries.references(s, message_id), parent=queries.parent_of(s, position),
             provenance=provenance.message_provenance(s, message_id),
         )
     return render_template("message.html", **context)
+
+
+def _line_text(s, position: int) -> str | None:
+    """The text of the line an event was read from, exactly as written (None: not a line of its own, e.g.
+    a record a format normalized, or no longer where it was read)."""
+    if s.make_normalizer is not None:
+        return None
+    data = s.events.line(position)
+    return None if data is None else data.decode("utf-8", errors="replace")
 
 
 # --- the integrity report ------------------------------------------------------------------------------

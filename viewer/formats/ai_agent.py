@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 
 import orjson
 
-from .. import model
+from .. import jsonio, model
 from ..model import Event
 from ..tailer import Line, TailResult, WholeFileReader
 from . import agent_created, as_dict, tool_call
@@ -75,7 +75,7 @@ def _text(payload) -> str:
         return ""
     if isinstance(payload, str):
         return payload
-    return orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode()
+    return jsonio.text(payload, indent=True)
 
 
 def _list(value) -> list:
