@@ -75,7 +75,7 @@ def poll_sessions():
 def session(session_id):
     s = session_or_404(session_id)
     with s.lock:  # gather under the lock, render outside it: the ingest thread waits less
-        context = dict(session=session_row(s), tree=queries.tree(s), agents=queries.agents(s),
+        context = dict(session=session_row(s), tree=queries.tree_rows(s), agents=queries.agents(s),
                        cursor=s.cursor, problems=len(s.problems), usage=usage.for_session(s),
                        summary=s.format_summary)
     return render_template("session.html", **context)
