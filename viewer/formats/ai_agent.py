@@ -138,17 +138,20 @@ class AiAgentNormalizer:
             markers = [f"turn {index}"] + ([] if turn.get("endedAt") else ["in progress"])
             prompts = as_dict(as_dict(turn.get("attributes")).get("prompts"))
             stamp = _iso(turn.get("startedAt"))
+            # its operations are entries of their own, each with its own raw: a turn's raw leaves them out, so
+            # no raw holds a child session (a deep tree of sessions makes no value deep)
+            turn_raw = {k: v for k, v in turn.items() if k != "ops"}
             turn_outline = {"index": index, "in_progress": not turn.get("endedAt"), "message_id": None, "ops": []}
             outline["turns"].append(turn_outline)
             first_of_turn = len(out)
             if not prompts.get("system") and not prompts.get("user"):
-                out.append(self._entry(f"{base}", agent, "system", f"Turn {index}", stamp, turn, markers=markers))
+                out.append(self._entry(f"{base}", agent, "system", f"Turn {index}", stamp, turn_raw, markers=markers))
             if prompts.get("system"):
-                out.append(self._entry(f"{base}:system", agent, "system", _text(prompts["system"]), stamp, turn,
+                out.append(self._entry(f"{base}:system", agent, "system", _text(prompts["system"]), stamp, turn_raw,
                                        markers=markers))
                 markers = []
             if prompts.get("user"):
-                entry = self._entry(f"{base}:user", agent, "user", _text(prompts["user"]), stamp, turn, markers=markers)
+                entry = self._entry(f"{base}:user", agent, "user", _text(prompts["user"]), stamp, turn_raw, markers=markers)
                 if first_user and cause:  # the child's task is the request of the parent's session operation
                     entry.update(substance=cause, original_text=prompt)
                 first_user = False
