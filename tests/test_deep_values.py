@@ -57,8 +57,9 @@ def deep_folder(tmp_path):
     lines = [json.dumps(created("c0", "root")) + "\n", json.dumps(created("c1", "kid")) + "\n",
              json.dumps(user("m1", "root", "find the deep thing")) + "\n",
              line(say("m2", "root", "a deep reply"), payload=deep_text(DEPTH)),
-             line(user("m3", "kid", "a deep tool call"), tool_calls=json.dumps([tool_call("t1", "probe")])[:-1]
-                  + ', {"id": "t2", "function": {"name": "probe", "arguments": ' + deep_text(300) + "}}]"),
+             # arguments are a JSON text: 300 levels deep in a string (the event itself is not deep)
+             json.dumps(calls("m3", "kid", {"id": "t2", "function": {"name": "probe", "arguments": deep_text(300)}}))
+             + "\n",
              json.dumps(say("m4", "root", "after the deep ones")) + "\n"]
     (folder / "deep.jsonl").write_text("".join(lines))
     return folder
@@ -90,7 +91,7 @@ def test_a_value_nested_deeper_than_orjson_writes_is_served_cut_and_reported_onc
     assert [e["event"]["message_id"] for e in export["events"]] == ["c0", "c1", "m1", "m2", "m3", "m4"]
     assert export["events"][3]["event"] == deep
     dialog = get(client, "/api/sessions/deep/dialog?agents=root,kid").get_json()
-    assert [m["message_id"] for m in dialog["messages"]] == ["m1", "m2", "m3", "m4"]
+    assert [m["message_id"] for m in dialog["messages"]] == ["m1", "m2", "m4"]
     # the deep tool call's arguments are a value of their own, shown cut at the same depth on the transcript page
     assert jsonio.CUT in html.unescape(get(client, "/s/deep/agents/kid").get_data(as_text=True))
     problems = get(client, "/api/sessions/deep/problems").get_json()["problems"]
