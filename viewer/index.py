@@ -349,7 +349,9 @@ class SessionIndex:
         text_only = model.only_text(event)
         too_deep = False
         if not text_only:  # a number or a container: maybe an integer orjson cannot keep, or too deep to show
-            event, too_deep = self._settled(data, event, not_utf8)
+            event, too_deep = jsonio.settle(data.decode("utf-8", errors="replace") if not_utf8 else data, event)
+            if too_deep:  # kept as a dict (the line is never read again): cut at jsonio.MAX_DEPTH
+                event = jsonio.cut(event)
         if not self._native_fixed or self.format is formats.LEGACY:  # else _legacy returns the event as is
             event = self._legacy(event)
         # the common event, read in one pass; None: the rules one by one
@@ -375,13 +377,6 @@ class SessionIndex:
         if too_deep:
             self._too_deep(line.number, event.get("message_id"))
         return event, data, facts, event is parsed and not not_utf8
-
-    @staticmethod
-    def _settled(data: bytes, value: dict, not_utf8: bool = False) -> tuple[dict, bool]:
-        """A line's value with its integers exact and cut at jsonio.MAX_DEPTH, and whether it was cut (a new
-        dict when anything changed: the event is then kept as a dict, never read again by orjson)."""
-        value, too_deep = jsonio.settle(data.decode("utf-8", errors="replace") if not_utf8 else data, value)
-        return (jsonio.cut(value), True) if too_deep else (value, False)
 
     def _too_deep(self, line: int, message_id) -> None:
         self._line_problem("too_deep", line, f"a value nested deeper than {jsonio.MAX_DEPTH} levels: shown cut "

@@ -36,7 +36,9 @@ def settle(data: bytes | str, value: Any) -> tuple[Any, bool]:
     (about 900 levels) and holding a long integer keeps orjson's reading of that integer.
     """
     signs = (data if type(data) is bytes else data.encode("utf-8", errors="replace")).translate(_SIGNS)
-    if _LONG_NUMBER in signs and _may_hold_long_int(value):
+    if _LONG_NUMBER not in signs:
+        return value, signs.count(b"[") > MAX_DEPTH and deeper_than(value)
+    if _may_hold_long_int(value):
         try:
             value = json.loads(data)
         except (RecursionError, ValueError):
