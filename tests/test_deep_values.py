@@ -170,8 +170,10 @@ def test_a_deep_tree_of_ai_agent_sessions_is_not_too_deep(tmp_path):
     session = get(client, "/api/sessions/chain.json").get_json()
     assert len(session["agents"]) == 150 and session["problems"] == []
     assert get(client, "/api/sessions/chain.json/agents/s150").get_json()["parent_id"] == "s149"
-    for url in ["/s/chain.json", "/s/chain.json/spawn", "/api/sessions/chain.json/spawn", "/s/chain.json/export/json"]:
+    for url in ["/s/chain.json/spawn", "/api/sessions/chain.json/spawn", "/s/chain.json/export/json"]:
         get(client, url)
+    page = get(client, "/s/chain.json").get_data(as_text=True)
+    assert page.count('<li class="op-session">') == 150 and node_depths(page)["s150"] == 149
 
 
 class _NodeDepths(HTMLParser):

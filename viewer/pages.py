@@ -11,7 +11,7 @@ from . import flow, provenance, queries, search
 from .api import as_json, session_row
 from .app import state
 from .filters import KINDS, EntryFilter
-from .formats import usage
+from .formats import ai_agent, usage
 from .lookup import agent_list_arg, agent_or_404, chosen_agents, flag_arg, int_arg, message_or_404, session_or_404
 
 bp = Blueprint("pages", __name__)
@@ -77,8 +77,14 @@ def session(session_id):
     with s.lock:  # gather under the lock, render outside it: the ingest thread waits less
         context = dict(session=session_row(s), tree=queries.tree_rows(s), agents=queries.agents(s),
                        cursor=s.cursor, problems=len(s.problems), usage=usage.for_session(s),
-                       summary=s.format_summary)
+                       summary=s.format_summary, outline=_outline(s.format_summary))
     return render_template("session.html", **context)
+
+
+def _outline(summary: dict | None) -> list[dict] | None:
+    """The rows of a snapshot's own tree (ai-agent), if its format records one."""
+    outline = (summary or {}).get("outline")
+    return ai_agent.outline_rows(outline) if outline else None
 
 
 @bp.get("/s/<session_id>/poll/tree")
