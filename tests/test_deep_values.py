@@ -304,3 +304,33 @@ def test_json_written_past_orjson_matches_orjson_and_keeps_integers_exact():
     shown = json.loads(jsonio.text(deep))
     assert depth_of(shown) == jsonio.MAX_DEPTH
     assert jsonio.CUT in jsonio.text(deep) and jsonio.deeper_than(deep) and not jsonio.deeper_than(shown)
+
+
+def test_a_claude_code_record_too_deep_or_with_a_big_integer_is_read_with_care(tmp_path):
+    from events import claude_response_line, claude_user
+
+    folder = tmp_path / "project"
+    folder.mkdir()
+    result = claude_user("u2", [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "probed"}],
+                         timestamp="2026-02-01T10:00:02.000Z")
+    result["toolUseResult"] = nested(700)
+    records = [claude_user("u1", "probe it"),
+               claude_response_line("a1", {"type": "tool_use", "id": "toolu_1", "name": "probe", "input": {"seed": BIG}}),
+               result, claude_user("u3", "thanks", timestamp="2026-02-01T10:00:03.000Z")]
+    (folder / "s.jsonl").write_bytes(b"".join(jsonio.answer(r) + b"\n" for r in records))
+    client = create_app(folder, watch=False).test_client()
+    session = get(client, "/api/sessions/s").get_json()
+    assert session["format"] == "claude-code"
+    (problem,) = session["problems"]
+    assert (problem["kind"], problem["line"]) == ("too_deep", 3)
+    deep = get(client, f"/api/sessions/s/messages/{problem['message_id']}").get_json()["event"]
+    assert depth_of(deep) == jsonio.MAX_DEPTH and jsonio.CUT in json.dumps(deep, ensure_ascii=False)
+    main = session["agents"][0]["agent_id"]
+    transcript = get(client, f"/api/sessions/s/agents/{main}").get_json()["transcript"]
+    assert [e["content"] for e in transcript if e["role"] in ("user", "tool")] == ["probe it", "probed", "thanks"]
+    call = next(e for e in transcript if e.get("tool_calls"))
+    assert json.loads(call["tool_calls"][0]["function"]["arguments"]) == {"seed": BIG}  # exact in the arguments
+    assert str(BIG) in html.unescape(get(client, f"/s/s/agents/{main}").get_data(as_text=True))
+    for url in ["/s/s", f"/s/s/messages/{problem['message_id']}", "/api/sessions/s/events", "/s/s/export/json",
+                "/search?q=probed", "/api/search?q=probed"]:
+        get(client, url)
