@@ -228,7 +228,9 @@ def test_an_agent_tree_a_thousand_deep_renders_on_every_page(tmp_path):
                 "/s/tree/dialog?agents=A0,A999", "/s/tree/trace/k999", "/s/tree/export/json", "/s/tree/export/trace",
                 "/s/tree/export/dot", "/s/tree/export/markdown?agent=A0&sub=1", "/s/tree/hooks"]:
         get(client, url)
-    export = deep_json(get(client, "/s/tree/export/json").data)  # its "tree" nests 2,000 levels: valid JSON
+    written = get(client, "/s/tree/export/json").data
+    assert len(written) < 16_000_000  # indentation stops growing past 100 levels (else 43 MB: the square of the depth)
+    export = deep_json(written)  # its "tree" nests 2,000 levels: valid JSON
     node, levels = export["tree"][0], 1
     while node["children"]:
         node, levels = node["children"][0], levels + 1

@@ -146,7 +146,7 @@ def _write(value: Any, indent: bool) -> bytes:
         except TypeError:
             pass
         else:
-            out.append(written.replace(b"\n", b"\n" + b"  " * level) if indent and level else written)
+            out.append(written.replace(b"\n", b"\n" + _indent(level)) if indent and level else written)
             continue
         if isinstance(current, int):  # beyond 64 bits (orjson writes the others, and booleans)
             out.append(str(int(current)).encode())
@@ -165,10 +165,16 @@ def _container(opening: bytes, closing: bytes, members: list, level: int, indent
     """The stack entries that write a container, in reverse (the stack pops the last first)."""
     if not members:
         return [opening + closing]
-    inner = b"\n" + b"  " * (level + 1) if indent else b""
+    inner = b"\n" + _indent(level + 1) if indent else b""
     entries: list = [opening]
     for i, (prefix, member) in enumerate(members):
         entries.append((b"," if i else b"") + inner + prefix)
         entries.append((member, level + 1))
-    entries.append((b"\n" + b"  " * level if indent else b"") + closing)
+    entries.append((b"\n" + _indent(level) if indent else b"") + closing)
     return entries[::-1]
+
+
+def _indent(level: int) -> bytes:
+    """Two spaces a level, up to MAX_DEPTH levels: deeper lines are not indented further (a tree thousands of
+    levels deep would otherwise take space growing with the square of its depth)."""
+    return b"  " * min(level, MAX_DEPTH)
