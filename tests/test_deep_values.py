@@ -319,17 +319,24 @@ def test_a_claude_code_record_too_deep_or_with_a_big_integer_is_read_with_care(t
     records = [claude_user("u1", "probe it"),
                claude_response_line("a1", {"type": "tool_use", "id": "toolu_1", "name": "probe", "input": {"seed": BIG}}),
                result, claude_user("u3", "thanks", timestamp="2026-02-01T10:00:03.000Z")]
+    late = claude_response_line("a2", {"type": "tool_use", "id": "toolu_2", "name": "probe", "input": nested(400)})
+    late.update(timestamp="2026-02-01T10:00:04.000Z", requestId="req_2")
+    late["message"]["id"] = "msg_2"  # a response is emitted once complete: after its last line is read
+    records += [late, claude_user("u4", "and then", timestamp="2026-02-01T10:00:05.000Z")]
     (folder / "s.jsonl").write_bytes(b"".join(jsonio.answer(r) + b"\n" for r in records))
     client = create_app(folder, watch=False).test_client()
     session = get(client, "/api/sessions/s").get_json()
     assert session["format"] == "claude-code"
-    (problem,) = session["problems"]
-    assert (problem["kind"], problem["line"]) == ("too_deep", 3)
+    problem, late_problem = session["problems"]
+    assert [(p["kind"], p["line"]) for p in session["problems"]] == [("too_deep", 3), ("too_deep", 5)]
+    late_event = get(client, f"/api/sessions/s/messages/{late_problem['message_id']}").get_json()["event"]
+    assert depth_of(late_event) == jsonio.MAX_DEPTH and late_event["tool_calls"][0]["id"] == "toolu_2"
     deep = get(client, f"/api/sessions/s/messages/{problem['message_id']}").get_json()["event"]
     assert depth_of(deep) == jsonio.MAX_DEPTH and jsonio.CUT in json.dumps(deep, ensure_ascii=False)
     main = session["agents"][0]["agent_id"]
     transcript = get(client, f"/api/sessions/s/agents/{main}").get_json()["transcript"]
-    assert [e["content"] for e in transcript if e["role"] in ("user", "tool")] == ["probe it", "probed", "thanks"]
+    assert [e["content"] for e in transcript if e["role"] in ("user", "tool")] == ["probe it", "probed", "thanks",
+                                                                                    "and then"]
     call = next(e for e in transcript if e.get("tool_calls"))
     assert json.loads(call["tool_calls"][0]["function"]["arguments"]) == {"seed": BIG}  # exact in the arguments
     assert str(BIG) in html.unescape(get(client, f"/s/s/agents/{main}").get_data(as_text=True))

@@ -413,13 +413,17 @@ class SessionIndex:
                 streams.append(stream)
             merged = heapq.merge(*streams, key=lambda item: item[0]) if len(streams) > 1 else (streams or [[]])[0]
             addressed = hasattr(self.normalizer, "keep")  # it can leave content in the file and read it again
+            # after a record too deep, each event is checked: a normalizer may make its events later (a response
+            # is emitted when the next record or the flush shows it complete)
+            deep_line = None
             for _, number, member, record, source, too_deep in merged:
+                deep_line = number if too_deep else deep_line
                 events = (self.normalizer.feed(record, number, member, source) if addressed
                           else self.normalizer.feed(record, number, member))
                 for event in events:
-                    added += self._add_normalized(event, number, too_deep)
+                    added += self._add_normalized(event, number, deep_line)
             for event in self.normalizer.flush():
-                added += self._add_normalized(event, event.get("line") or 0)
+                added += self._add_normalized(event, event.get("line") or 0, deep_line)
             self.format_summary = getattr(self.normalizer, "summary", None)
             self.title = getattr(self.normalizer, "title", None)
             counter["added"] = added
@@ -450,19 +454,20 @@ class SessionIndex:
         data = line.data.strip()
         if not data:
             return None
+        text: bytes | str = data  # what orjson read
         try:
             record = orjson.loads(data)
         except orjson.JSONDecodeError as exc:
             try:
-                data = data.decode("utf-8", errors="replace")
-                record = orjson.loads(data)
+                text = data.decode("utf-8", errors="replace")
+                record = orjson.loads(text)
             except orjson.JSONDecodeError:
-                self._line_problem("invalid_json", line.number, f"{exc.msg}: {excerpt(line.data.strip())}")
+                self._line_problem("invalid_json", line.number, f"{exc.msg}: {excerpt(data)}")
                 return None
         if not isinstance(record, dict):
-            self._line_problem("not_an_object", line.number, f"a JSON {type(record).__name__}: {excerpt(line.data.strip())}")
+            self._line_problem("not_an_object", line.number, f"a JSON {type(record).__name__}: {excerpt(data)}")
             return None
-        read, too_deep = jsonio.settle(data, record)
+        read, too_deep = jsonio.settle(text, record)
         return read, too_deep or read is not record, too_deep
 
     def _cut_normalized(self, event: Event, line_number: int) -> None:
@@ -474,14 +479,15 @@ class SessionIndex:
             jsonio.cut(shown, in_place=True)
             self._too_deep(line_number, shown.get("message_id"))
 
-    def _add_normalized(self, event: Event, line_number: int, too_deep: bool = False) -> int:
+    def _add_normalized(self, event: Event, line_number: int, deep_line: int | None = None) -> int:
+        """Index a normalized event; `deep_line`: the line of a record too deep read before it (it is checked)."""
         _intern(event)
         keep = getattr(self.normalizer, "keep", None)
         stored = keep(event) if keep is not None else None  # the event without its content, read again when read
         if event["message_id"] in self.by_id:  # a record seen twice (e.g. a resumed session copies lines)
             return 0
-        if too_deep:
-            self._cut_normalized(event, line_number)
+        if deep_line is not None:
+            self._cut_normalized(event, deep_line)
         if event["event_type"] == model.RESPONSE_PART and keep is not None:
             grown, item = self.by_id.get(event.get("grows")), self.normalizer.item_of(event)
             if grown is not None and item is not None:
