@@ -296,7 +296,7 @@ def test_an_unexpected_error_gets_a_clean_500_and_a_log_line_and_serving_goes_on
     def broken(*args, **kwargs):
         raise RuntimeError("injected failure <b>secret internals</b>")
 
-    monkeypatch.setattr(queries, "tree", broken)
+    monkeypatch.setattr(queries, "tree_rows", broken)  # what the session page reads its tree with
     page = client.get("/s/example1_jack_and_jill")
     assert page.status_code == 500 and b"injected failure" not in page.data  # no internals leak
     assert "text/html" in page.content_type and b"agentview" in page.data

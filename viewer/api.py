@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import orjson
 from flask import Blueprint, Response, request, url_for
 
-from . import provenance, queries
+from . import jsonio, provenance, queries
 from .app import state
 from .filters import EntryFilter
 from .formats import usage
@@ -16,7 +15,7 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 
 
 def as_json(data: dict, status: int = 200) -> Response:
-    return Response(shown_json(orjson.dumps(data)), status=status, mimetype="application/json")
+    return Response(shown_json(jsonio.answer(data)), status=status, mimetype="application/json")
 
 
 def twin(s, data: dict, page: str, **url_args) -> Response:

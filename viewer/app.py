@@ -8,10 +8,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-import orjson
 from flask import Flask, current_app, request
 
-from . import security
+from . import jsonio, security
 from .index import Library
 from .watcher import Watcher
 
@@ -64,7 +63,7 @@ def create_app(
     app.register_blueprint(search_views.bp)
     app.register_blueprint(flow_views.bp)
     pages.register_error_pages(app)
-    app.jinja_env.filters["pretty_json"] = lambda value: orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    app.jinja_env.filters["pretty_json"] = lambda value: jsonio.text(value, indent=True)
     app.jinja_env.filters["isotime"] = lambda t: datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
     @app.after_request

@@ -65,6 +65,29 @@ class EventList:
         self._offsets[position] = offset
         self._lengths[position] = length
 
+    def note_line(self, position: int, source: FileSource, offset: int, length: int) -> None:
+        """The event at `position`, kept as a dict, was read from the `length` bytes at `offset` of `source`:
+        noted so its line can be shown as written (`line`)."""
+        if self._source is None:
+            self._source = source
+        if source is self._source:
+            self._offsets[position] = offset
+            self._lengths[position] = length
+
+    def line(self, position: int) -> bytes | None:
+        """The bytes of the line the event at `position` was read from, when known and still there."""
+        item = self._items[position]
+        if type(item) is bytes:
+            return item
+        length = self._lengths[position]
+        if not (item is None or type(item) is dict) or not length:
+            return None
+        try:
+            data = self._source.read(self._offsets[position], length)
+        except (OSError, AttributeError):
+            return None
+        return data if len(data) == length else None
+
     def keep_raw(self, position: int, item) -> None:
         """The event at `position` is `item` parsed (bytes) or loaded (an object with `load()`): keep that, not the dict."""
         self._uncache(position)

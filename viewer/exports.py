@@ -11,9 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-import orjson
-
-from . import facets, model, queries, redact
+from . import facets, jsonio, model, queries, redact
 from .index import SessionIndex
 
 FORMATS = ("markdown", "trace", "dot", "json")
@@ -302,7 +300,7 @@ def session_data(s: SessionIndex) -> dict:
 
 
 def session_json(s: SessionIndex) -> str:
-    return log_json(orjson.dumps(session_data(s), option=orjson.OPT_INDENT_2)).decode() + "\n"
+    return log_json(jsonio.answer(session_data(s), indent=True)).decode() + "\n"
 
 
 # --- one entry point for the command and the routes -----------------------------------------------

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import orjson
 
-from . import facets, formats, gcpause, model, search
+from . import facets, formats, gcpause, jsonio, model, search
 from .eventlist import EventList
 from .formats import ai_agent, legacy
 from .model import TRANSCRIPT_ENTRY, Agent, Event
@@ -286,23 +286,24 @@ class SessionIndex:
         """Index complete lines (read from `source` at their offsets, if given); returns how many events were added."""
         with self.lock, gcpause.batch() as counter:
             events = self.events
-            parse, add, keep_at, keep_raw = self._parse, self._add, events.keep_at, events.keep_raw
+            parse, add, keep_at, keep_raw, note_line = (self._parse, self._add, events.keep_at, events.keep_raw,
+                                                        events.note_line)
             first = position = len(events)  # _add appends exactly one event
             for line in lines:
                 parsed = parse(line)
                 if parsed is None:
                     continue
-                event, raw, facts = parsed
-                if raw is None:  # kept as a dict: share its repeated values
+                event, raw, facts, as_written = parsed
+                if not as_written:  # kept as a dict: share its repeated values
                     _intern(event)
                 add(event, line.number, facts)
-                if raw is not None:  # the event is the line as written: keep where it is, not the dict
-                    if source is not None and line.offset >= 0:
-                        data = line.data  # `raw` is it stripped of blanks
-                        lead = 0 if len(raw) == len(data) else len(data) - len(data.lstrip())
-                        keep_at(position, source, line.offset + lead, len(raw))
-                    else:
-                        keep_raw(position, raw)
+                if source is not None and line.offset >= 0:
+                    data = line.data  # `raw` is it stripped of blanks
+                    lead = 0 if len(raw) == len(data) else len(data) - len(data.lstrip())
+                    # the event is the line as written: keep where it is, not the dict; else note where its line is
+                    (keep_at if as_written else note_line)(position, source, line.offset + lead, len(raw))
+                elif as_written:
+                    keep_raw(position, raw)
                 position += 1
             counter["added"] = added = position - first
         return added
@@ -321,10 +322,10 @@ class SessionIndex:
         with self.lock:
             self._problem("unreadable_file", None, detail)
 
-    def _parse(self, line: Line) -> tuple[Event, bytes | None, tuple | None] | None:
-        """The event on a line, the line's bytes when the event is exactly those bytes parsed (else None),
-        and its facts (model.checked_facts; None: _add finds them); None (with exactly one problem recorded)
-        when the line is skipped."""
+    def _parse(self, line: Line) -> tuple[Event, bytes, tuple | None, bool] | None:
+        """The event on a line, the line's bytes (stripped), its facts (model.checked_facts; None: _add finds
+        them), and whether the event is exactly those bytes parsed by orjson (else it is kept as a dict);
+        None (with exactly one problem recorded) when the line is skipped."""
         data = line.data.strip()
         if not data:  # blank lines separate nothing in JSONL; writers often leave one
             return None
@@ -345,9 +346,16 @@ class SessionIndex:
             self._line_problem("not_an_object", line.number, f"a JSON {type(event).__name__}: {excerpt(data)}")
             return None
         parsed = event
+        text_only = model.only_text(event)
+        too_deep = False
+        if not text_only:  # a number or a container: maybe an integer orjson cannot keep, or too deep to show
+            event, too_deep = jsonio.settle(data.decode("utf-8", errors="replace") if not_utf8 else data, event)
+            if too_deep:  # kept as a dict (the line is never read again): cut at jsonio.MAX_DEPTH
+                event = jsonio.cut(event)
         if not self._native_fixed or self.format is formats.LEGACY:  # else _legacy returns the event as is
             event = self._legacy(event)
-        facts = model.checked_facts(event)  # the common event, read in one pass; None: the rules one by one
+        # the common event, read in one pass; None: the rules one by one
+        facts = model.checked_facts(event, text_only if event is parsed else None)
         if facts is None:
             for key in ("message_id", "event_type", "agent_id"):
                 if not isinstance(event.get(key), str) or not event[key]:
@@ -366,7 +374,13 @@ class SessionIndex:
         elif not_utf8:
             self._line_problem("invalid_utf8", line.number, "bytes that are not UTF-8 are shown as U+FFFD",
                                event["message_id"])
-        return event, (data if event is parsed and not not_utf8 else None), facts
+        if too_deep:
+            self._too_deep(line.number, event.get("message_id"))
+        return event, data, facts, event is parsed and not not_utf8
+
+    def _too_deep(self, line: int, message_id) -> None:
+        self._line_problem("too_deep", line, f"a value nested deeper than {jsonio.MAX_DEPTH} levels: shown cut "
+                           "there", message_id if isinstance(message_id, str) else None)
 
     def _legacy(self, event: Event) -> Event:
         """A legacy line made native; the first legacy message line of an undecided file switches it."""
@@ -399,56 +413,81 @@ class SessionIndex:
                 streams.append(stream)
             merged = heapq.merge(*streams, key=lambda item: item[0]) if len(streams) > 1 else (streams or [[]])[0]
             addressed = hasattr(self.normalizer, "keep")  # it can leave content in the file and read it again
-            for _, number, member, record, source in merged:
+            # after a record too deep, each event is checked: a normalizer may make its events later (a response
+            # is emitted when the next record or the flush shows it complete)
+            deep_line = None
+            for _, number, member, record, source, too_deep in merged:
+                deep_line = number if too_deep else deep_line
                 events = (self.normalizer.feed(record, number, member, source) if addressed
                           else self.normalizer.feed(record, number, member))
                 for event in events:
-                    added += self._add_normalized(event, number)
+                    added += self._add_normalized(event, number, deep_line)
             for event in self.normalizer.flush():
-                added += self._add_normalized(event, event.get("line") or 0)
+                added += self._add_normalized(event, event.get("line") or 0, deep_line)
             self.format_summary = getattr(self.normalizer, "summary", None)
             self.title = getattr(self.normalizer, "title", None)
             counter["added"] = added
         return added
 
     def _records(self, member: dict, lines: Iterable[Line]) -> Iterator[tuple]:
-        """(time, line number, member, record, source) for each record of a member's lines, in file order;
-        source = (path, offset, length, CRC-32) of the line when it can be read again, else None."""
+        """(time, line number, member, record, source, too deep) for each record of a member's lines, in file
+        order; source = (path, offset, length, CRC-32) of the line when it can be read again, else None (also
+        when the record was read with care: orjson would read it differently); too deep: it nests deeper
+        than jsonio.MAX_DEPTH (the events made of it are cut there)."""
         time_of = getattr(self.normalizer, "time_of", None)
         path = member.get("path")
         last = ""
         for line in lines:
-            record = self._parse_record(line)
-            if record is None:
+            parsed = self._parse_record(line)
+            if parsed is None:
                 continue
+            record, read_with_care, too_deep = parsed
             stamp = time_of(record) if time_of else record.get("timestamp")
             last = (stamp if isinstance(stamp, str) else None) or last
-            source = (path, line.offset, len(line.data), zlib.crc32(line.data)) if path and line.offset >= 0 else None
-            yield last, line.number, member, record, source
+            addressable = path and line.offset >= 0 and not read_with_care
+            source = (path, line.offset, len(line.data), zlib.crc32(line.data)) if addressable else None
+            yield last, line.number, member, record, source, too_deep
 
-    def _parse_record(self, line: Line) -> dict | None:
+    def _parse_record(self, line: Line) -> tuple[dict, bool, bool] | None:
+        """The record on a line, whether orjson alone would read it differently (jsonio.settle: exact
+        integers, or too deep), and whether it nests deeper than jsonio.MAX_DEPTH."""
         data = line.data.strip()
         if not data:
             return None
+        text: bytes | str = data  # what orjson read
         try:
             record = orjson.loads(data)
         except orjson.JSONDecodeError as exc:
             try:
-                record = orjson.loads(data.decode("utf-8", errors="replace"))
+                text = data.decode("utf-8", errors="replace")
+                record = orjson.loads(text)
             except orjson.JSONDecodeError:
                 self._line_problem("invalid_json", line.number, f"{exc.msg}: {excerpt(data)}")
                 return None
         if not isinstance(record, dict):
             self._line_problem("not_an_object", line.number, f"a JSON {type(record).__name__}: {excerpt(data)}")
             return None
-        return record
+        read, too_deep = jsonio.settle(text, record)
+        return read, too_deep or read is not record, too_deep
 
-    def _add_normalized(self, event: Event, line_number: int) -> int:
+    def _cut_normalized(self, event: Event, line_number: int) -> None:
+        """An event made of a record that nests too deep, cut where it is (its normalizer may still change it);
+        a message that grew by such a record (response_part) is cut instead."""
+        grown = getattr(self.normalizer, "item_of", None) if event["event_type"] == model.RESPONSE_PART else None
+        shown = grown(event) if grown is not None else event
+        if type(shown) is dict and jsonio.deeper_than(shown):
+            jsonio.cut(shown, in_place=True)
+            self._too_deep(line_number, shown.get("message_id"))
+
+    def _add_normalized(self, event: Event, line_number: int, deep_line: int | None = None) -> int:
+        """Index a normalized event; `deep_line`: the line of a record too deep read before it (it is checked)."""
         _intern(event)
         keep = getattr(self.normalizer, "keep", None)
         stored = keep(event) if keep is not None else None  # the event without its content, read again when read
         if event["message_id"] in self.by_id:  # a record seen twice (e.g. a resumed session copies lines)
             return 0
+        if deep_line is not None:
+            self._cut_normalized(event, deep_line)
         if event["event_type"] == model.RESPONSE_PART and keep is not None:
             grown, item = self.by_id.get(event.get("grows")), self.normalizer.item_of(event)
             if grown is not None and item is not None:

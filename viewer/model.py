@@ -12,6 +12,8 @@ from typing import Any
 
 import orjson
 
+from . import jsonio
+
 AGENT_CREATED = "agent_created"
 TRANSCRIPT_ENTRY = "transcript_entry"
 PIECE_OF_TEXT = "piece_of_text"
@@ -24,23 +26,35 @@ Event = dict[str, Any]
 
 
 def text_of(value: Any) -> str:
-    """The readable text of a content value (a string, or a list of content parts)."""
+    """The readable text of a content value (a string, or a list of content parts, lists in it read in order)."""
+    if not isinstance(value, list):
+        return _scalar_text(value)
+    parts: list[str] = []
+    pending = [iter(value)]  # the lists being read, innermost last (no recursion: any depth reads)
+    while pending:
+        for part in pending[-1]:
+            if isinstance(part, list) and part:
+                pending.append(iter(part))
+                break
+            parts.append(_part_text(part))
+        else:
+            pending.pop()
+    return "\n".join(parts)
+
+
+def _part_text(part: Any) -> str:
+    """One part of a content list: a text part's text, an empty list nothing, else as a value alone."""
+    if isinstance(part, dict) and isinstance(part.get("text"), str):
+        return part["text"]
+    return "" if part == [] else _scalar_text(part)
+
+
+def _scalar_text(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, str):
         return value
-    if isinstance(value, list):
-        parts = []
-        for part in value:
-            if isinstance(part, dict):
-                if isinstance(part.get("text"), str):
-                    parts.append(part["text"])
-                else:
-                    parts.append(orjson.dumps(part).decode())
-            else:
-                parts.append(text_of(part))
-        return "\n".join(parts)
-    return orjson.dumps(value).decode() if not isinstance(value, (int, float)) else str(value)
+    return str(value) if isinstance(value, (int, float)) else jsonio.text(value)
 
 
 def content_of(event: Event) -> str:
@@ -266,15 +280,22 @@ _STRINGS = frozenset((str, type(None)))
 _STRINGS_AND_LIST = frozenset((str, type(None), list))
 
 
-def checked_facts(event: Event) -> tuple | None:
+def only_text(event: Event) -> bool:
+    """Whether every field is a string or null: no number and no container (most events; ingest checks
+    no further what such an event holds)."""
+    return _STRINGS.issuperset(map(type, event.values()))
+
+
+def checked_facts(event: Event, text_only: bool | None = None) -> tuple | None:
     """facts_of a known event that breaks no rule of the seed, for ingest; None for any other event
     (an id missing, an unknown type, a field of a type shape_problems reports), read rule by rule.
 
     Most events hold nothing but strings (and a list of tool calls): every typed field is then as allowed,
     and their facts are found here directly (the same as facts_of's: tests compare them on every shape).
+    `text_only`: only_text(event), when the caller knows it already.
     """
     get = event.get
-    if _STRINGS.issuperset(map(type, event.values())) and "tool_calls" not in event:
+    if (only_text(event) if text_only is None else text_only) and "tool_calls" not in event:
         calls = _NO_LINKS
     else:
         calls = get("tool_calls")
@@ -360,12 +381,12 @@ class ToolCall:
         raw = raw_arguments(call)
         if isinstance(raw, str):
             try:
-                parsed, valid = orjson.loads(raw) if raw.strip() else {}, True
+                parsed, valid = jsonio.loads(raw) if raw.strip() else {}, True
             except orjson.JSONDecodeError:
                 parsed, valid = None, False
         else:  # some writers log arguments as an object rather than a JSON string
             parsed, valid = raw, True
-            raw = orjson.dumps(raw).decode()
+            raw = jsonio.text(raw)
         call_id = call.get("id")
         return cls(call_id if isinstance(call_id, str) else None, call_name(call), raw, parsed, valid)
 
@@ -373,14 +394,14 @@ class ToolCall:
     def pretty_arguments(self) -> str:
         if not self.arguments_valid:
             return self.arguments_raw
-        return orjson.dumps(self.arguments, option=orjson.OPT_INDENT_2).decode()
+        return jsonio.text(self.arguments, indent=True)
 
     def summary(self, limit: int = 80) -> str:
         """`name(key=value, ...)` shortened to about `limit` characters."""
         if isinstance(self.arguments, dict):
             parts = []
             for key, value in self.arguments.items():
-                text = value if isinstance(value, str) else orjson.dumps(value).decode()
+                text = value if isinstance(value, str) else jsonio.text(value)
                 parts.append(f"{key}={text}")
             inner = ", ".join(parts)
         else:

@@ -11,7 +11,7 @@ from . import flow, provenance, queries, search
 from .api import as_json, session_row
 from .app import state
 from .filters import KINDS, EntryFilter
-from .formats import usage
+from .formats import ai_agent, usage
 from .lookup import agent_list_arg, agent_or_404, chosen_agents, flag_arg, int_arg, message_or_404, session_or_404
 
 bp = Blueprint("pages", __name__)
@@ -75,10 +75,16 @@ def poll_sessions():
 def session(session_id):
     s = session_or_404(session_id)
     with s.lock:  # gather under the lock, render outside it: the ingest thread waits less
-        context = dict(session=session_row(s), tree=queries.tree(s), agents=queries.agents(s),
+        context = dict(session=session_row(s), tree=queries.tree_rows(s), agents=queries.agents(s),
                        cursor=s.cursor, problems=len(s.problems), usage=usage.for_session(s),
-                       summary=s.format_summary)
+                       summary=s.format_summary, outline=_outline(s.format_summary))
     return render_template("session.html", **context)
+
+
+def _outline(summary: dict | None) -> list[dict] | None:
+    """The rows of a snapshot's own tree (ai-agent), if its format records one."""
+    outline = (summary or {}).get("outline")
+    return ai_agent.outline_rows(outline) if outline else None
 
 
 @bp.get("/s/<session_id>/poll/tree")
@@ -161,11 +167,21 @@ def message(session_id, message_id):
         position = message_or_404(s, message_id)
         context = dict(
             session=session_row(s), event=s.events[position], position=position, line=s.line_numbers[position],
+            as_written=_line_text(s, position),
             names=queries.agent_names(s), flow=queries.flow(s, message_id),
             references=queries.references(s, message_id), parent=queries.parent_of(s, position),
             provenance=provenance.message_provenance(s, message_id),
         )
     return render_template("message.html", **context)
+
+
+def _line_text(s, position: int) -> str | None:
+    """The text of the line an event was read from, exactly as written (None: not a line of its own, e.g.
+    a record a format normalized, or no longer where it was read)."""
+    if s.make_normalizer is not None:
+        return None
+    data = s.events.line(position)
+    return None if data is None else data.decode("utf-8", errors="replace")
 
 
 # --- the integrity report ------------------------------------------------------------------------------

@@ -110,6 +110,24 @@ def tree(s: SessionIndex) -> list[dict]:
         return [tree_node(s, r) for r in s.roots]
 
 
+def tree_rows(s: SessionIndex, agent_ids: Iterable[str] | None = None) -> list[dict]:
+    """The tree (or the subtrees of `agent_ids`) as rows in reading order, parents first: each an agent_summary
+    with its `depth` and `closes`, how many of the nodes open at it end after it. A page nests the rows
+    with these, without recursion: a tree of any depth renders."""
+    with s.lock:
+        rows: list[dict] = []
+        stack = [(agent_id, 0) for agent_id in reversed(list(s.roots if agent_ids is None else agent_ids))]
+        while stack:
+            agent_id, depth = stack.pop()
+            row = agent_summary(s, s.agents[agent_id])
+            row["depth"] = depth
+            rows.append(row)
+            stack.extend((child, depth + 1) for child in reversed(s.agents[agent_id].children))
+        for row, following in zip(rows, rows[1:] + [None]):
+            row["closes"] = row["depth"] + 1 - (following["depth"] if following else 0)
+        return rows
+
+
 def lineage(s: SessionIndex, agent_id: str) -> list[dict]:
     """root -> ... -> agent, each with the call that created it."""
     with s.lock:
@@ -565,6 +583,10 @@ def events_after(s: SessionIndex, after: int, limit: int = 1000) -> tuple[list[E
         return s.events[after:end], end
 
 
+def _with_subtree(rows: list[dict]) -> dict:
+    return {**rows[0], "subtree": rows[1:]}
+
+
 def tree_updates(s: SessionIndex, after: int) -> dict:
     """Agents that appeared or moved in the tree, and entry counts that changed, since `after`."""
     with s.lock:
@@ -577,8 +599,10 @@ def tree_updates(s: SessionIndex, after: int) -> dict:
             if s.events[p]["event_type"] == model.TRANSCRIPT_ENTRY
         )
         return {
-            "appeared": [agent_summary(s, s.agents[a]) for a in appeared],
-            "moved": [tree_node(s, a) for a in moved],
+            # rows as tree_rows makes them: an appeared agent alone (its children that appeared too come in
+            # turn), a moved one with the rows of its subtree under "subtree"
+            "appeared": [{**agent_summary(s, s.agents[a]), "depth": 0, "closes": 1} for a in appeared],
+            "moved": [_with_subtree(tree_rows(s, [a])) for a in moved],
             "counts": {a: len(s.agents[a].entries) for a in touched if a in s.agents},
             "ordinals": {a: s.agents[a].ordinal for a in touched if a in s.agents},
         }

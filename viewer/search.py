@@ -20,9 +20,7 @@ from dataclasses import dataclass, field
 from itertools import chain, repeat
 from typing import Iterator
 
-import orjson
-
-from . import model
+from . import jsonio, model
 from .incremental import Incremental
 from .redact import shown
 from .model import Event
@@ -82,7 +80,7 @@ def _call_parts(call: dict) -> tuple[str, str]:
     """A logged tool call's name and its arguments as text (the rule of model.ToolCall, unparsed)."""
     function = call.get("function") if isinstance(call.get("function"), dict) else {}
     arguments = function.get("arguments", call.get("arguments", ""))
-    return model.call_name(call), arguments if isinstance(arguments, str) else orjson.dumps(arguments).decode()
+    return model.call_name(call), arguments if isinstance(arguments, str) else jsonio.text(arguments)
 
 
 def tool_names(s, position: int) -> set[str]:

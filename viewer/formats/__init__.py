@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from .. import model
+from .. import jsonio, model
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ def as_dict(value) -> dict:
 
 def tool_call(call_id: str | None, name: str, arguments) -> dict:
     """A native tool call, its arguments as the JSON string seed 000 carries."""
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": orjson.dumps(arguments).decode()}}
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": jsonio.text(arguments)}}
 
 
 def agent_created(agent: str, **extra) -> dict:
@@ -82,7 +82,7 @@ def content_text(content) -> tuple[str, int]:
     if isinstance(content, str):
         return content, 0
     if not isinstance(content, list):
-        return ("" if content is None else orjson.dumps(content).decode()), 0
+        return ("" if content is None else jsonio.text(content)), 0
     parts, images = [], 0
     for block in content:
         if not isinstance(block, dict):
@@ -97,7 +97,7 @@ def content_text(content) -> tuple[str, int]:
             parts.append(text)
             images += more
         else:
-            parts.append(orjson.dumps(block).decode())
+            parts.append(jsonio.text(block))
     return "\n".join(parts), images
 
 

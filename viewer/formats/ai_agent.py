@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 
 import orjson
 
-from .. import model
+from .. import jsonio, model
 from ..model import Event
 from ..tailer import Line, TailResult, WholeFileReader
 from . import agent_created, as_dict, tool_call
@@ -75,11 +75,45 @@ def _text(payload) -> str:
         return ""
     if isinstance(payload, str):
         return payload
-    return orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode()
+    return jsonio.text(payload, indent=True)
 
 
 def _list(value) -> list:
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+SHOWN_TURNS, SHOWN_OPS = 200, 100  # of each session and each turn in the outline a page shows (the rest: its agent page)
+
+
+def outline_rows(outline: dict) -> list[dict]:
+    """The outline (session -> turns -> operations -> child sessions) in reading order, as rows a page renders
+    in one flat loop: "session", "turn" and "op" open an element (an op with a child session opens a list for
+    it), "more" tells what is left out, "close" ends what the last open row of its `what` opened (`child`: an op's list). No recursion:
+    any depth of child sessions renders."""
+    rows: list[dict] = []
+    stack: list[tuple[str, dict]] = [("session", {"node": outline})]
+    while stack:
+        kind, row = stack.pop()
+        rows.append({"kind": kind, **row})
+        if kind == "session":
+            node = row["node"]
+            turns = node["turns"]
+            todo = [("turn", {"node": node, "turn": turn}) for turn in turns[:SHOWN_TURNS]]
+            if len(turns) > SHOWN_TURNS:
+                todo.append(("more", {"count": len(turns) - SHOWN_TURNS, "what": "turns"}))
+            stack.extend(reversed([*todo, ("close", {"what": "session"})]))
+        elif kind == "turn":
+            ops = row["turn"]["ops"]
+            todo = [("op", {"node": row["node"], "op": op}) for op in ops[:SHOWN_OPS]]
+            if len(ops) > SHOWN_OPS:
+                todo.append(("more", {"count": len(ops) - SHOWN_OPS, "what": "operations"}))
+            stack.extend(reversed([*todo, ("close", {"what": "turn"})]))
+        elif kind == "op":
+            child = row["op"].get("child")
+            stack.append(("close", {"what": "op", "child": bool(child)}))
+            if child:
+                stack.append(("session", {"node": child}))
+    return rows
 
 
 class AiAgentNormalizer:
@@ -111,7 +145,10 @@ class AiAgentNormalizer:
         return wanted or f"node-{self.count}"
 
     def _session(self, node: dict, cause: str | None, call_id: str | None, prompt: str, out: list[Event]) -> dict:
-        """Its events go to `out`; returns its outline: session -> turns -> operations (-> child sessions)."""
+        """Its events go to `out`; returns its outline: session -> turns -> operations (-> child sessions).
+
+        Recursive through `_op`, but bounded: a child session nests five levels of JSON below its parent and
+        a snapshot is read by orjson (at most 1,024 levels), so at most about 200 sessions deep."""
         agent = str(node.get("id") or node.get("agentId") or f"session-{self.count}")
         shallow = {k: v for k, v in node.items() if k != "turns"}
         created: Event = agent_created(agent, name=str(node.get("agentId") or node.get("sessionTitle") or agent),
@@ -138,17 +175,20 @@ class AiAgentNormalizer:
             markers = [f"turn {index}"] + ([] if turn.get("endedAt") else ["in progress"])
             prompts = as_dict(as_dict(turn.get("attributes")).get("prompts"))
             stamp = _iso(turn.get("startedAt"))
+            # its operations are entries of their own, each with its own raw: a turn's raw leaves them out, so
+            # no raw holds a child session (a deep tree of sessions makes no value deep)
+            turn_raw = {k: v for k, v in turn.items() if k != "ops"}
             turn_outline = {"index": index, "in_progress": not turn.get("endedAt"), "message_id": None, "ops": []}
             outline["turns"].append(turn_outline)
             first_of_turn = len(out)
             if not prompts.get("system") and not prompts.get("user"):
-                out.append(self._entry(f"{base}", agent, "system", f"Turn {index}", stamp, turn, markers=markers))
+                out.append(self._entry(f"{base}", agent, "system", f"Turn {index}", stamp, turn_raw, markers=markers))
             if prompts.get("system"):
-                out.append(self._entry(f"{base}:system", agent, "system", _text(prompts["system"]), stamp, turn,
+                out.append(self._entry(f"{base}:system", agent, "system", _text(prompts["system"]), stamp, turn_raw,
                                        markers=markers))
                 markers = []
             if prompts.get("user"):
-                entry = self._entry(f"{base}:user", agent, "user", _text(prompts["user"]), stamp, turn, markers=markers)
+                entry = self._entry(f"{base}:user", agent, "user", _text(prompts["user"]), stamp, turn_raw, markers=markers)
                 if first_user and cause:  # the child's task is the request of the parent's session operation
                     entry.update(substance=cause, original_text=prompt)
                 first_user = False

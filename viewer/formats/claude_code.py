@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from .. import model
+from .. import jsonio, model
 from ..model import RESPONSE_PART, SPAWN_LINK, Event
 from . import SpawnLinks, agent_created, as_dict, content_text, tool_call
 
@@ -70,7 +70,7 @@ def _record_summary(record: dict, limit: int = 300) -> str:
     for key, value in record.items():
         if key in ENVELOPE:
             continue
-        text = value if isinstance(value, str) else orjson.dumps(value).decode()
+        text = value if isinstance(value, str) else jsonio.text(value)
         parts.append(f"{key}={' '.join(text.split())}")
     summary = f"[{record.get('type')}] " + " ".join(parts)
     return summary if len(summary) <= limit else summary[: limit - 1] + "…"
