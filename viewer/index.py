@@ -955,8 +955,7 @@ class Library:
         if (listed is not None and listed.format is formats.NOT_READ
                 and listed.problems == [Problem(kind, None, detail)]):
             return  # refused as before: nothing changed
-        if listed is None:
-            log.warning("not reading %s: %s", path, detail)
+        log.debug("not reading %s: %s", path, detail)  # shown on the sessions list and its problems page
         self.forget(path)
         session = self._session_of(path)
         session.format, session.format_reason = formats.NOT_READ, detail
