@@ -89,13 +89,15 @@ def test_a_session_file_swapped_for_a_fifo_is_listed_and_read_again_once_regular
     os.mkfifo(tmp_path / "new")
     os.replace(tmp_path / "new", tmp_path / "s.jsonl")
     run_with_timeout(lambda: library.refresh(str(tmp_path / "s.jsonl")))
-    session = library.get("s")
-    assert session.count == 0 and [p.kind for p in session.problems] == ["not_a_regular_file"]
-    write_events(tmp_path / "new", [say("m1", "a", "hello"), say("m2", "a", "again")])
+    refused = library.get("s")
+    assert refused.count == 0 and [p.kind for p in refused.problems] == ["not_a_regular_file"]
+    write_events(tmp_path / "new", [say("x1", "a", "other"), say("x2", "a", "again")])
     os.replace(tmp_path / "new", tmp_path / "s.jsonl")
     library.refresh(str(tmp_path / "s.jsonl"))
     session = library.get("s")
     assert session.count == 2 and session.problems == [] and session.format.name == "native"
+    # each is a new epoch: a page polling with an older cursor reloads, never takes x2 for what followed m1
+    assert 0 < refused.epoch < session.epoch and session.position_after("0-1") is None
 
 
 @pytest.mark.parametrize("name", ["device.jsonl", "device.jsonl.gz", "device.json"])

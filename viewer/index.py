@@ -814,6 +814,8 @@ class Library:
         self._by_path: dict[str, SessionIndex] = {}
         self._groups: dict[tuple[str, str], SessionIndex] = {}  # (folder, session id) -> a multi-file session
         self._deferred: set[tuple[str, str]] | None = None  # groups to read once a scan has found all their files
+        # id -> epoch of the session just dropped under it (refused, or readable again): its successor's is later
+        self._replaced_epochs: dict[str, int] = {}
         self.version = 0  # bumped on every change; the sessions list polls it
 
     @staticmethod
@@ -883,6 +885,7 @@ class Library:
         session = self._by_path.get(path)
         if session is not None and session.format is formats.NOT_READ:  # listed unread: readable now?
             os.close(open_regular(path, self.inside))  # raises while it is not
+            self._replaced_epochs[session.id] = session.epoch
             self.forget(path)
             session = None
         if session is not None and session.members:
@@ -941,11 +944,20 @@ class Library:
         return session
 
     def _list(self, path: str, session: SessionIndex) -> None:
+        self._continue_epoch(session)
         with self.lock:
             self._by_path[path] = session
             self.sessions[session.id] = session
             self.aliases.pop(session.id, None)
             self.version += 1
+
+    def _continue_epoch(self, session: SessionIndex) -> None:
+        """A session listed in place of one dropped under its id starts a later epoch: a page polling with
+        the dropped one's cursor reloads instead of taking the new events for more of the old ones."""
+        dropped = self._replaced_epochs.pop(session.id, None)
+        if dropped is not None and session.epoch <= dropped:
+            with session.lock:
+                session.epoch = dropped + 1
 
     def _refuse(self, path: str, error: OSError) -> None:
         """List a file that may not or cannot be read (a FIFO, a device, a symlink out of the folder, permission
@@ -956,8 +968,10 @@ class Library:
                 and listed.problems == [Problem(kind, None, detail)]):
             return  # refused as before: nothing changed
         log.debug("not reading %s: %s", path, detail)  # shown on the sessions list and its problems page
-        self.forget(path)
         session = self._session_of(path)
+        if listed is not None and listed.id == session.id:
+            self._replaced_epochs[session.id] = listed.epoch
+        self.forget(path)
         session.format, session.format_reason = formats.NOT_READ, detail
         session.file_problem(detail, kind)
         self._list(path, session)
@@ -1046,6 +1060,8 @@ class Library:
         if batches or not listed:
             if stamps:
                 session.updated_at = max(stamps)
+            if not listed:
+                self._continue_epoch(session)
             with self.lock:
                 if not listed:
                     self.sessions[session.id] = session
