@@ -17,7 +17,7 @@ import pytest
 
 from conftest import REPO, serve, wait_for, write_events
 from events import claude_user, run_with_timeout, say
-from viewer.index import Library
+from viewer.index import Library, session_id_for
 
 NOBODY = 65534
 
@@ -123,6 +123,29 @@ def test_a_stored_entry_of_a_file_swapped_for_a_fifo_is_shown_as_changed(tmp_pat
         session.events.forget_cached()
     event = run_with_timeout(lambda: session.events[position])
     assert "file changed" in event["markers"] and "go" not in event["content"]
+
+
+def test_a_file_of_a_claude_code_session_swapped_for_a_fifo_leaves_it_and_is_listed(tmp_path):
+    subagents = claude_session(tmp_path)
+    write_events(subagents / "agent-f1.jsonl", [sub_agent_line("f1-1", "f1", "go")])
+    library = Library(tmp_path)
+    library.scan()
+    session = library.get("proj:s")
+    assert {"u1", "f1-1"} <= set(session.by_id)
+    os.mkfifo(tmp_path / "fifo")
+    os.replace(tmp_path / "fifo", subagents / "agent-f1.jsonl")
+    run_with_timeout(lambda: library.refresh(str(tmp_path / "proj" / "s.jsonl")))  # the group reads every file
+    assert library.get("proj:s") is session and "u1" in session.by_id and "f1-1" not in session.by_id
+    sub = library.get(session_id_for("proj/s/subagents/agent-f1.jsonl"))
+    assert sub.count == 0 and [p.kind for p in sub.problems] == ["not_a_regular_file"]
+    os.unlink(subagents / "agent-f1.jsonl")
+    os.mkfifo(tmp_path / "fifo")
+    os.replace(tmp_path / "fifo", tmp_path / "proj" / "s.jsonl")  # the main file: listed unread under its id
+    run_with_timeout(lambda: library.refresh(str(tmp_path / "proj" / "s.jsonl")))
+    run_with_timeout(lambda: library.refresh(str(subagents / "agent-f1.jsonl")))
+    main = library.get("proj:s")
+    assert main.count == 0 and [p.kind for p in main.problems] == ["not_a_regular_file"]
+    assert [s.id for s in library.listing()] == ["proj:s"]
 
 
 def outside_sidecar(tmp_path) -> Path:

@@ -1150,7 +1150,8 @@ class Library:
                     regroup = session
                 else:
                     self._groups = {k: v for k, v in self._groups.items() if v is not session}
-                    self.sessions.pop(session.id, None)
+                    if self.sessions.get(session.id) is session:  # not a main file listed unread under its id
+                        del self.sessions[session.id]
                     self.version += 1
                     regroup = None
                 session = None
