@@ -195,6 +195,18 @@ def test_a_sidecar_leading_to_dev_zero_is_refused_without_reading_it(tmp_path):
     assert "character device" in report["problems"][0]["detail"] and report["name"] == "agent-f1"
 
 
+def test_a_sidecar_over_a_megabyte_is_not_read(tmp_path):
+    subagents = claude_session(tmp_path)
+    padding = " " * (1024 * 1024)
+    (subagents / "agent-f1.meta.json").write_text(json.dumps({"description": "BIG-DESCRIPTION"}) + padding)
+    write_events(subagents / "agent-f1.jsonl", [sub_agent_line("f1-1", "f1", "go")])
+    library = Library(tmp_path)
+    library.scan()
+    session = library.get("proj:s")
+    assert session.agents["agent-f1"].name == "agent-f1"
+    assert [p.kind for p in session.problems] == ["too_large"] and "agent-f1.meta.json" in session.problems[0].detail
+
+
 def test_a_session_symlink_swapped_in_and_out_never_serves_the_outside(tmp_path):
     outside = tmp_path / "outside"
     write_events(outside / "secret.jsonl", [say(f"secret-{i}", "a", f"OUTSIDE-SECRET {'x' * 200}")
