@@ -70,7 +70,9 @@ def test_a_fifo_session_file_and_a_fifo_sidecar_never_stop_ingest(tmp_path):
         pipe = listed(server)["pipe"]
         assert pipe["events"] == 0 and pipe["format"] == "not-read" and pipe["problems"] == 1
         assert problem_kinds(server, "pipe") == ["not_a_regular_file"]
-        assert "a FIFO" in get(f"{server.url}/s/pipe/problems") and "pipe.jsonl" in get(server.url + "/")
+        assert "a FIFO" in get(f"{server.url}/s/pipe/problems")
+        row = get(server.url + "/").split('id="av-session-pipe"')[1].split("</tr>")[0]
+        assert "pipe.jsonl" in row and "not read" in row and "a FIFO" in row
         claude = wait_for(lambda: listed(server).get("proj:s"), timeout=10)
         assert claude["events"] > 0
         problems = api(server, "/sessions/proj:s/problems")["problems"]
@@ -79,6 +81,27 @@ def test_a_fifo_session_file_and_a_fifo_sidecar_never_stop_ingest(tmp_path):
         os.unlink(folder / "pipe.jsonl")  # listed until it goes away
         wait_for(lambda: "pipe" not in listed(server), timeout=10)
         assert server.process.poll() is None
+
+
+def test_a_fifo_a_program_writes_to_is_not_opened(tmp_path):
+    os.mkfifo(tmp_path / "pipe.jsonl")
+    opened = threading.Event()
+
+    def writer():
+        with open(tmp_path / "pipe.jsonl", "wb") as f:  # waits for a reader
+            opened.set()
+            f.write(b"{}\n")
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    library = Library(tmp_path)
+    run_with_timeout(library.scan)
+    library.refresh(str(tmp_path / "pipe.jsonl"))
+    assert [p.kind for p in library.listing()[0].problems] == ["not_a_regular_file"]
+    assert not opened.wait(0.5)  # the writer still waits: nobody opened its FIFO to read
+    with open(tmp_path / "pipe.jsonl", "rb") as f:  # let it finish
+        assert f.read() == b"{}\n"
+    thread.join(5)
 
 
 def test_a_session_file_swapped_for_a_fifo_is_listed_and_read_again_once_regular(tmp_path):
