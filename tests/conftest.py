@@ -88,11 +88,12 @@ class LiveServer:
 
 
 @contextlib.contextmanager
-def serve(folder: Path, *extra: str):
-    """`agentview serve FOLDER --port 0 EXTRA...` in a real process; yields it once it listens."""
+def serve(folder: Path, *extra: str, user: int | None = None):
+    """`agentview serve FOLDER --port 0 EXTRA...` in a real process (run as `user`, if given); yields it once
+    it listens."""
     process = subprocess.Popen(
         [sys.executable, "-m", "viewer", "serve", str(folder), "--port", "0", *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=REPO,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=REPO, user=user,
     )
     line = process.stdout.readline()
     if "serving" not in line:

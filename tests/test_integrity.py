@@ -159,7 +159,7 @@ def test_a_truncated_gzip_keeps_the_lines_before_the_fault(tmp_path):
     assert problem.kind == "unreadable_file" and "gzip" in problem.detail
 
 
-def test_symlinks_out_of_the_folder_are_not_followed_unless_asked(tmp_path):
+def test_symlinks_out_of_the_folder_are_listed_unread_unless_asked(tmp_path):
     outside = tmp_path / "outside"
     write_events(outside / "secret.jsonl", [say("s1", "a", "private")])
     folder = tmp_path / "sessions"
@@ -169,9 +169,11 @@ def test_symlinks_out_of_the_folder_are_not_followed_unless_asked(tmp_path):
     os.symlink(folder / "inside.jsonl", folder / "alias.jsonl")  # inside the folder: harmless
     library = Library(folder)
     library.scan()
-    assert sorted(library.sessions) == ["alias", "inside"]
+    assert sorted(library.sessions) == ["alias", "inside", "link"]  # the link is listed, never read
     library.refresh(str(folder / "link.jsonl"))  # a file event for it changes nothing
-    assert library.get("link") is None
+    link = library.get("link")
+    assert link.count == 0 and [p.kind for p in link.problems] == ["outside_folder"]
+    assert "s1" not in link.by_id and not link.agents
     following = Library(folder, follow_symlinks=True)
     following.scan()
     assert sorted(following.sessions) == ["alias", "inside", "link", "linked-folder:secret"]

@@ -119,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                    help="also answer requests whose Host header is NAME (repeatable)")
     p.add_argument("--follow-symlinks", action="store_true",
-                   help="read session files that symlinks lead to outside DIR (default: skip them)")
+                   help="read files that symlinks lead to outside DIR (default: list them, never read)")
     p.add_argument("--no-redact", action="store_true",
                    help="show secrets (API keys, tokens, auth headers) instead of masking them")
     p.set_defaults(func=serve)

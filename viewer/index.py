@@ -10,6 +10,7 @@ import heapq
 import itertools
 import logging
 import os
+import stat
 import sys
 import threading
 import zlib
@@ -25,6 +26,7 @@ from . import facets, formats, gcpause, jsonio, model, search
 from .eventlist import EventList
 from .formats import ai_agent, legacy
 from .model import TRANSCRIPT_ENTRY, Agent, Event
+from .safe_open import open_regular
 from .tailer import BATCH_BYTES, FileSource, FileTailer, GzipReader, Line
 
 log = logging.getLogger(__name__)
@@ -109,11 +111,16 @@ def _intern(event: Event) -> None:
                     function["name"] = sys.intern(function["name"])
 
 
-def reader_for(path: str, limit: int | None = None) -> FileTailer | GzipReader:
-    """The reader of a session file; a plain file is tailed `limit` bytes at a time at most."""
+def reader_for(path: str, limit: int | None = None, inside: str | None = None) -> FileTailer | GzipReader:
+    """The reader of a session file; a plain file is tailed `limit` bytes at a time at most.
+
+    `inside`: the real path of the folder the file opened must lie in (None: anywhere); the reader
+    raises RefusedFile or PermissionError for a file that may not or cannot be read."""
     if ai_agent.is_snapshot_name(path):
-        return ai_agent.SnapshotReader(path)
-    return GzipReader(path) if path.endswith(GZIP_SUFFIX) else FileTailer(path, limit)
+        return ai_agent.SnapshotReader(path, inside=inside)
+    if path.endswith(GZIP_SUFFIX):
+        return GzipReader(path, inside=inside)
+    return FileTailer(path, limit, inside=inside)
 
 
 GROUP_BATCH_BYTES = 256 * 1024  # each file of a multi-file session is read this much at a time as they are merged
@@ -135,6 +142,20 @@ def _lines_from(reader, first, replaced: list) -> Iterator[Line]:
         if result.restarted:
             replaced.append(reader.path)
             return
+
+
+def _something_at(path: str) -> bool:
+    """Whether anything but a folder is at `path` (a symlink leading nowhere is nothing)."""
+    try:
+        return not stat.S_ISDIR(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def _refused_path(error: OSError, default: str | None) -> str | None:
+    """The path of the file a refusal (RefusedFile, PermissionError) is about."""
+    path = getattr(error, "path", None) or error.filename
+    return os.path.abspath(os.fsdecode(path)) if isinstance(path, (str, bytes)) else default
 
 
 def session_name(relpath: str) -> str:
@@ -317,10 +338,10 @@ class SessionIndex:
     def _line_problem(self, kind: str, line: int, detail: str, message_id: str | None = None) -> None:
         self._problem(kind, line, detail, message_id, of_line=True)
 
-    def file_problem(self, detail: str) -> None:
-        """A fault of the file as a whole (e.g. a corrupt gzip stream), not of one line."""
+    def file_problem(self, detail: str, kind: str = "unreadable_file") -> None:
+        """A fault of the file as a whole (e.g. a corrupt gzip stream, a FIFO never read), not of one line."""
         with self.lock:
-            self._problem("unreadable_file", None, detail)
+            self._problem(kind, None, detail)
 
     def _parse(self, line: Line) -> tuple[Event, bytes, tuple | None, bool] | None:
         """The event on a line, the line's bytes (stripped), its facts (model.checked_facts; None: _add finds
@@ -426,6 +447,10 @@ class SessionIndex:
                 added += self._add_normalized(event, event.get("line") or 0, deep_line)
             self.format_summary = getattr(self.normalizer, "summary", None)
             self.title = getattr(self.normalizer, "title", None)
+            unread = getattr(self.normalizer, "problems", None)  # files of the session it did not read (sidecars)
+            while unread:
+                kind, detail = unread.pop(0)
+                self._problem(kind, None, detail)
             counter["added"] = added
         return added
 
@@ -812,8 +837,9 @@ class SessionIndex:
 class Library:
     """Every session below a folder, keyed by its stable id.
 
-    Only files inside the folder are read: a symlink whose target lies outside it is
-    skipped unless `follow_symlinks` is set.
+    Only regular files inside the folder are read, checked on the descriptor opened (safe_open): a
+    FIFO, a device, a file a symlink leads to outside the folder (unless `follow_symlinks` is set)
+    or one this user may not read is listed with a problem and 0 events, and never read.
     """
 
     def __init__(self, root: str | os.PathLike, follow_symlinks: bool = False):
@@ -827,6 +853,8 @@ class Library:
         self._by_path: dict[str, SessionIndex] = {}
         self._groups: dict[tuple[str, str], SessionIndex] = {}  # (folder, session id) -> a multi-file session
         self._deferred: set[tuple[str, str]] | None = None  # groups to read once a scan has found all their files
+        # id -> epoch of the session just dropped under it (refused, or readable again): its successor's is later
+        self._replaced_epochs: dict[str, int] = {}
         self.version = 0  # bumped on every change; the sessions list polls it
 
     @staticmethod
@@ -834,11 +862,10 @@ class Library:
         return ((path.endswith((SESSION_SUFFIX, GZIP_SUFFIX)) or ai_agent.is_snapshot_name(path))
                 and not os.path.basename(path).startswith("."))
 
-    def is_inside(self, path: str) -> bool:
-        """Whether a path really lies inside the folder (after resolving symlinks), or may be followed."""
-        if self.follow_symlinks:
-            return True
-        return os.path.realpath(path).startswith(os.path.join(self.real_root, ""))
+    @property
+    def inside(self) -> str | None:
+        """The folder every file read must really lie in (what safe_open checks); None: anywhere."""
+        return None if self.follow_symlinks else self.real_root
 
     def relpath(self, path: str) -> str:
         return Path(os.path.relpath(path, self.root)).as_posix()
@@ -875,16 +902,31 @@ class Library:
                         log.exception("could not read %s", path)
 
     def refresh(self, path: str) -> None:
-        """Ingest whatever was appended to one file since the last call."""
+        """Ingest whatever was appended to one file since the last call.
+
+        A file that may not or cannot be read is listed with a problem instead (see `_refuse`), until it
+        goes away or can be read: then it is read like any other.
+        """
         path = os.path.abspath(path)
         if not self.is_session_file(path):
             return
-        if not os.path.isfile(path) or not self.is_inside(path):
-            if os.path.islink(path) and path not in self._by_path:
-                log.warning("not following %s: it leads outside %s (see --follow-symlinks)", path, self.root)
+        if not _something_at(path):
             self.forget(path)
             return
+        try:
+            self._refresh(path)
+        except formats.NOT_READABLE as error:
+            self._refuse(_refused_path(error, path), error)
+        except FileNotFoundError:  # gone while it was looked at
+            self.forget(path)
+
+    def _refresh(self, path: str) -> None:
         session = self._by_path.get(path)
+        if session is not None and session.format is formats.NOT_READ:  # listed unread: readable now?
+            os.close(open_regular(path, self.inside))  # raises while it is not
+            self._replaced_epochs[session.id] = session.epoch
+            self.forget(path)
+            session = None
         if session is not None and session.members:
             self._read_group(session)
             return
@@ -900,15 +942,12 @@ class Library:
             if group is not None:
                 self._join_group(path, fmt, group)
                 return
-            relpath = self.relpath(path)
-            session = SessionIndex(session_id_for(relpath), path, relpath)
+            session = self._session_of(path)
             session.format, session.format_reason = fmt, reason
             session.format_settled = reason != "empty"
             session.make_normalizer = fmt.normalizer
-            if ai_agent.is_snapshot_name(path):
-                session.name = os.path.basename(path).removesuffix(".gz").removesuffix(".json")
             session._clear()
-            self._tailers[path] = reader_for(path, BATCH_BYTES)
+            self._tailers[path] = reader_for(path, BATCH_BYTES, inside=self.inside)
         tailer = self._tailers[path]
         changed = False
         while True:  # a big file in batches of BATCH_BYTES: the lines read wait in memory one batch at a time
@@ -929,23 +968,63 @@ class Library:
             del result  # its lines are indexed: free them before reading the next batch
         if changed or new:
             session.updated_at = result.modified_at
-            with self.lock:
-                if new:  # listed once read: nobody sees it empty while its lines are on their way
-                    self._by_path[path] = session
-                    self.sessions[session.id] = session
-                    self.aliases.pop(session.id, None)
-                self.version += 1
+            if new:  # listed once read: nobody sees it empty while its lines are on their way
+                self._list(path, session)
+            else:
+                with self.lock:
+                    self.version += 1
+
+    def _session_of(self, path: str) -> SessionIndex:
+        """A new, empty index of the session file at `path`."""
+        relpath = self.relpath(path)
+        session = SessionIndex(session_id_for(relpath), path, relpath)
+        if ai_agent.is_snapshot_name(path):
+            session.name = os.path.basename(path).removesuffix(".gz").removesuffix(".json")
+        return session
+
+    def _list(self, path: str, session: SessionIndex) -> None:
+        self._continue_epoch(session)
+        with self.lock:
+            self._by_path[path] = session
+            self.sessions[session.id] = session
+            self.aliases.pop(session.id, None)
+            self.version += 1
+
+    def _continue_epoch(self, session: SessionIndex) -> None:
+        """A session listed in place of one dropped under its id starts a later epoch: a page polling with
+        the dropped one's cursor reloads instead of taking the new events for more of the old ones."""
+        dropped = self._replaced_epochs.pop(session.id, None)
+        if dropped is not None and session.epoch <= dropped:
+            with session.lock:
+                session.epoch = dropped + 1
+
+    def _refuse(self, path: str, error: OSError) -> None:
+        """List a file that may not or cannot be read (a FIFO, a device, a symlink out of the folder, permission
+        denied): 0 events and one problem saying what it is. What was read of it before is no longer shown."""
+        kind, detail = formats.refusal(error)
+        listed = self._by_path.get(path)
+        if (listed is not None and listed.format is formats.NOT_READ
+                and listed.problems == [Problem(kind, None, detail)]):
+            return  # refused as before: nothing changed
+        log.debug("not reading %s: %s", path, detail)  # shown on the sessions list and its problems page
+        session = self._session_of(path)
+        if listed is not None and listed.id == session.id:
+            self._replaced_epochs[session.id] = listed.epoch
+        self.forget(path)
+        session.format, session.format_reason = formats.NOT_READ, detail
+        session.file_problem(detail, kind)
+        self._list(path, session)
 
     def _classify(self, path: str) -> tuple[formats.Format, str, dict | None]:
         """A file's format by its content, the reason when none fits, and its group when it is one file of several."""
         if ai_agent.is_snapshot_name(path):
-            record, why = ai_agent.read_record(path)
+            record, why = ai_agent.read_record(path, self.inside)
             if isinstance(record, dict) and formats.AI_AGENT.looks_like(record):
                 return formats.AI_AGENT, "", None
             return formats.UNRECOGNIZED, why or "a JSON document without an opTree", None
         if path.endswith(GZIP_SUFFIX):
             return formats.NATIVE, "", None
-        record, why = formats.first_record(path)
+        record, why = formats.first_record(path, self.inside)
         if record is None:
             if why == "empty":
                 return formats.NATIVE, "empty", None
@@ -972,11 +1051,11 @@ class Library:
             session.make_normalizer = fmt.normalizer
             session._clear()
             self._groups[key] = session
-        member = {**member, "rel": self.relpath(path), "path": path}
+        member = {**member, "rel": self.relpath(path), "path": path, "inside": self.inside}
         with session.lock:
             session.members[path] = member
         self._by_path[path] = session
-        self._tailers[path] = reader_for(path)
+        self._tailers[path] = reader_for(path, inside=self.inside)
         if self._deferred is not None:
             self._deferred.add(key)
         else:
@@ -985,7 +1064,18 @@ class Library:
     def _read_group(self, session: SessionIndex) -> None:
         """Read what was appended to any file of a multi-file session; all again when one was replaced.
 
-        The files are merged as they are read, GROUP_BATCH_BYTES of each at a time: a big group is never
+        A file of it that may not or cannot be read (now) leaves the session, which is read again without
+        it, and is listed on its own with the problem."""
+        try:
+            self._read_group_files(session)
+        except formats.NOT_READABLE as error:
+            path = _refused_path(error, None)
+            if path not in session.members:
+                raise
+            self._refuse(path, error)
+
+    def _read_group_files(self, session: SessionIndex) -> None:
+        """The files are merged as they are read, GROUP_BATCH_BYTES of each at a time: a big group is never
         in memory whole."""
         paths = list(session.members)
         results = [_read_some(self._tailers[p]) for p in paths]
@@ -998,8 +1088,8 @@ class Library:
         if replaced or any(r.restarted for r in results):
             session.restart()
             for p in paths:
-                self._tailers[p] = reader_for(p)
-            self._read_group(session)  # fresh readers start at 0: they do not report a restart
+                self._tailers[p] = reader_for(p, inside=self.inside)
+            self._read_group_files(session)  # fresh readers start at 0: they do not report a restart
             return
         for r in results:
             if r.error:
@@ -1009,6 +1099,8 @@ class Library:
         if batches or not listed:
             if stamps:
                 session.updated_at = max(stamps)
+            if not listed:
+                self._continue_epoch(session)
             with self.lock:
                 if not listed:
                     self.sessions[session.id] = session
@@ -1032,14 +1124,18 @@ class Library:
                 for name in sorted(os.listdir(folder)):
                     beside = os.path.join(folder, name)
                     if name.startswith("agent-") and name.endswith(SESSION_SUFFIX):
-                        record, _ = formats.first_record(beside)
+                        try:
+                            record, _ = formats.first_record(beside, self.inside)
+                        except formats.NOT_READABLE:  # not read: not known to be of this session
+                            continue
                         if isinstance(record, dict) and record.get("sessionId") == stem:
                             self.refresh(beside)
         finally:
             if outer:
                 deferred, self._deferred = self._deferred, None
                 for key in sorted(deferred):
-                    self._read_group(self._groups[key])
+                    if key in self._groups:  # gone if its only file could not be read
+                        self._read_group(self._groups[key])
         return self._by_path.get(path)
 
     def move(self, source: str, destination: str) -> None:
@@ -1054,7 +1150,8 @@ class Library:
             self.forget(source)
             self.refresh(destination)
             return
-        if session is None or not self.is_session_file(destination) or source.endswith(GZIP_SUFFIX) != destination.endswith(GZIP_SUFFIX):
+        if (session is None or session.format is formats.NOT_READ or not self.is_session_file(destination)
+                or source.endswith(GZIP_SUFFIX) != destination.endswith(GZIP_SUFFIX)):  # NOT_READ: nothing to keep
             self.forget(source)
             self.refresh(destination)
             return
@@ -1087,12 +1184,13 @@ class Library:
                 if session.members:  # the others stay: read them again without it
                     session.restart()
                     for p in session.members:
-                        self._tailers[p] = reader_for(p)
+                        self._tailers[p] = reader_for(p, inside=self.inside)
                     self.version += 1
                     regroup = session
                 else:
                     self._groups = {k: v for k, v in self._groups.items() if v is not session}
-                    self.sessions.pop(session.id, None)
+                    if self.sessions.get(session.id) is session:  # not a main file listed unread under its id
+                        del self.sessions[session.id]
                     self.version += 1
                     regroup = None
                 session = None

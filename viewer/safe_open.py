@@ -4,7 +4,9 @@ Every read of a user's file goes through `open_regular`. The checks are made on 
 was opened, not on the path before opening it, so a path swapped between a check and an open (a
 symlink pointed elsewhere, a file replaced by a FIFO) is caught:
 
-- the open never blocks: O_NONBLOCK, so a FIFO with no writer opens at once (and is then refused);
+- what is not a regular file when looked at (`stat`) is not opened at all: a program writing to a FIFO
+  is never let through by us opening it, nor cut off when we close it;
+- the open never blocks: O_NONBLOCK, so a FIFO swapped in after that look opens at once (and is then refused);
 - the opened descriptor must be a regular file (`fstat`): FIFOs, sockets, devices such as
   /dev/zero are refused as `not_a_regular_file`;
 - the file actually opened must lie inside the folder (its real path, read from the descriptor
@@ -79,6 +81,9 @@ def open_regular(path: str, inside: str | None) -> int:
     FileNotFoundError when nothing is there, RefusedFile (NotRegularFile, OutsideFolder) when the
     file may not be read, and OSError (PermissionError...) when it cannot be.
     """
+    before = os.stat(path)
+    if not stat.S_ISREG(before.st_mode):  # not even opened: a writer waiting on a FIFO would go on, then lose its pipe
+        raise NotRegularFile(path, f"not a regular file ({_file_type(before.st_mode)}): never read")
     fd = os.open(path, _FLAGS)
     try:
         st = os.fstat(fd)

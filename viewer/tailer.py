@@ -8,6 +8,8 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from .safe_open import open_regular, open_regular_file
+
 try:
     import resource
 except ImportError:  # not POSIX: no descriptor limit to read
@@ -72,9 +74,9 @@ class FileSource:
     limit = _held_limit()
     _count_lock = threading.Lock()
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, inside: str | None = None) -> None:
         self.fd = -1
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+        fd = open_regular(path, inside)
         with FileSource._count_lock:
             FileSource.held += 1
         self.fd = fd
@@ -100,10 +102,10 @@ class FileSource:
                 FileSource.held -= 1
 
 
-def _open(path: str):
+def _open(path: str, inside: str | None = None):
     """The file, open for reading, and its fstat; None when it is gone."""
     try:
-        f = open(path, "rb")
+        f = open_regular_file(path, inside)
     except FileNotFoundError:
         return None
     return f, os.fstat(f.fileno())
@@ -119,8 +121,9 @@ class FileTailer:
     read, or whose inode changed, is read again from the start.
     """
 
-    def __init__(self, path: str | os.PathLike, limit: int | None = None):
+    def __init__(self, path: str | os.PathLike, limit: int | None = None, inside: str | None = None):
         self.path = os.fspath(path)
+        self.inside = inside
         self.limit = limit  # at most about this many bytes of lines per read (None: all there is)
         self.offset = 0  # end of the last complete line
         self.line_count = 0
@@ -138,7 +141,7 @@ class FileTailer:
         if self._source is not None and self._source.identity == (st.st_dev, st.st_ino):
             return self._source, st
         try:
-            source = FileSource(self.path)
+            source = FileSource(self.path, self.inside)
         except FileNotFoundError:
             return None
         return source, os.fstat(source.fd)  # the file opened, which may not be the one stat saw
@@ -191,13 +194,14 @@ class FileTailer:
 class WholeFileReader:
     """Base of the readers that read a file whole, again whenever it changes (a new inode, size or mtime)."""
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike, inside: str | None = None):
         self.path = os.fspath(path)
+        self.inside = inside
         self._stamp: tuple[int, int, int, int] | None = None
 
     def _open_if_changed(self, result: TailResult):
         """The file, open, when it changed since the last read (noted in `result`); else None."""
-        if (opened := _open(self.path)) is None:
+        if (opened := _open(self.path, self.inside)) is None:
             return None
         f, st = opened
         stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)

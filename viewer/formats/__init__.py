@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import orjson
 
 from .. import jsonio, model
+from ..safe_open import RefusedFile, open_regular_file
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,18 @@ class Format:
     normalizer: Callable | None = field(default=None, compare=False, repr=False)
     # For formats whose sessions span several files: which session (and which part of it) a file is.
     member_of: Callable[[str, dict], dict] | None = field(default=None, compare=False, repr=False)
+
+
+# --- files the viewer may not or cannot read: listed with a problem, never read ---
+
+NOT_READABLE = (RefusedFile, PermissionError)  # what safe_open and the readers raise for such a file
+
+
+def refusal(error: OSError) -> tuple[str, str]:
+    """The problem kind and detail of a file that may not (RefusedFile) or cannot (PermissionError) be read."""
+    if isinstance(error, RefusedFile):
+        return error.kind, error.detail
+    return "permission_denied", "permission denied: this user may not read it (never read)"
 
 
 # --- helpers the normalizers share (defined before the format modules are imported: they use them) ---
@@ -116,17 +129,25 @@ WEAKINCENTIVES = Format("weakincentives", "weakincentives", hides=NO_HOOKS, look
 AI_AGENT = Format("ai-agent", "ai-agent snapshot", hides=NO_HOOKS, looks_like=ai_agent.looks_like,
                   normalizer=ai_agent.AiAgentNormalizer)
 UNRECOGNIZED = Format("unrecognized", "unrecognized")
+# A file the viewer will not or cannot read (a FIFO, a symlink out of the folder, permission denied): listed, never read.
+NOT_READ = Format("not-read", "not read")
 # Tried in this order on a JSONL file's first record; native is what remains.
 LINE_FORMATS = (CLAUDE_CODE, WEAKINCENTIVES, LEGACY)
 
 FIRST_LINE_LIMIT = 4 * 1024 * 1024  # enough for a first line that carries an image
 
 
-def first_record(path: str) -> tuple[object | None, str]:
-    """The first of a file's first lines that parses as JSON, or (None, why there is none)."""
+def first_record(path: str, inside: str | None = None) -> tuple[object | None, str]:
+    """The first of a file's first lines that parses as JSON, or (None, why there is none).
+
+    Opened through safe_open (`inside`: the folder it must lie in): a file that may not or cannot be
+    read raises (RefusedFile, PermissionError) for the caller to list it as such.
+    """
     try:
-        with open(path, "rb") as f:
+        with open_regular_file(path, inside) as f:
             data = f.read(FIRST_LINE_LIMIT)
+    except NOT_READABLE:
+        raise
     except OSError as exc:
         return None, f"unreadable: {exc.strerror}"
     if data.startswith(b"\x1f\x8b"):

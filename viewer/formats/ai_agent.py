@@ -52,8 +52,10 @@ class SnapshotReader(WholeFileReader):
         return result
 
 
-def read_record(path: str) -> tuple[object | None, str]:
-    result = SnapshotReader(path).read()
+def read_record(path: str, inside: str | None = None) -> tuple[object | None, str]:
+    """A snapshot's document, or (None, why there is none); a file that may not or cannot be read raises
+    (RefusedFile, PermissionError: the reader opens it through safe_open, `inside` the folder it must lie in)."""
+    result = SnapshotReader(path, inside=inside).read()
     if result.error:
         return None, result.error
     if not result.lines:

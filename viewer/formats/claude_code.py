@@ -17,7 +17,8 @@ import orjson
 
 from .. import jsonio, model
 from ..model import RESPONSE_PART, SPAWN_LINK, Event
-from . import SpawnLinks, agent_created, as_dict, content_text, tool_call
+from ..safe_open import open_regular_file
+from . import NOT_READABLE, SpawnLinks, agent_created, as_dict, content_text, refusal, tool_call
 
 MAIN = "main"
 SPAWNING_TOOLS = ("Task", "Agent")
@@ -49,15 +50,33 @@ def member_of(path: str, record: dict) -> dict:
     return member
 
 
-def _read_meta(path: str | None) -> dict:
+META_LIMIT = 1024 * 1024  # a sidecar holds a few short fields: more is not one
+
+
+def _read_meta(path: str | None, inside: str | None) -> tuple[dict, tuple[str, str] | None]:
+    """A sub-agent's `.meta.json` sidecar, and the problem (kind, detail) when it may not or cannot be read.
+
+    Opened through safe_open: a FIFO, a device or a file outside the folder is never read (nothing of
+    it is shown), and at most META_LIMIT bytes are.
+    """
     if not path:
-        return {}
+        return {}, None
+    name = os.path.basename(path)
     try:
-        with open(path, "rb") as f:
-            meta = orjson.loads(f.read())
-    except (OSError, orjson.JSONDecodeError):
-        return {}
-    return as_dict(meta)
+        with open_regular_file(path, inside) as f:
+            data = f.read(META_LIMIT + 1)
+    except NOT_READABLE as error:
+        kind, detail = refusal(error)
+        return {}, (kind, f"{name}: {detail}; the sub-agent's description is not shown")
+    except OSError:  # gone, or never written: the sub-agent is shown without it
+        return {}, None
+    if len(data) > META_LIMIT:
+        return {}, ("too_large", f"{name}: over {META_LIMIT // 1024} KB, not read; the sub-agent's description "
+                                 "is not shown")
+    try:
+        return as_dict(orjson.loads(data)), None
+    except orjson.JSONDecodeError:
+        return {}, None
 
 
 ENVELOPE = {"type", "uuid", "parentUuid", "logicalParentUuid", "isSidechain", "sessionId", "timestamp", "cwd",
@@ -173,10 +192,11 @@ def _read_line(f, offset: int, length: int, crc: int):
 class StoredEntry:
     """An event whose content stays in its file: its small fields, and where its lines are (EventList loads it)."""
 
-    __slots__ = ("skeleton", "path", "spans", "how")
+    __slots__ = ("skeleton", "path", "inside", "spans", "how")
 
-    def __init__(self, event: Event, path: str, spans: bytes, how) -> None:
+    def __init__(self, event: Event, path: str, spans: bytes, how, inside: str | None = None) -> None:
         self.path, self.spans, self.how = path, spans, how
+        self.inside = inside  # the folder its file must still lie in when read again (None: anywhere)
         self.skeleton = self._strip(event)
 
     @staticmethod
@@ -215,7 +235,7 @@ class StoredEntry:
 
     def _records(self) -> list[dict] | None:
         try:  # a file object per read: request threads read at the same time, and the file may have changed
-            with open(self.path, "rb") as f:
+            with open_regular_file(self.path, self.inside) as f:  # refused (a FIFO now, say): shown as changed
                 records = [_read_line(f, *span) for span in _SPAN.iter_unpack(self.spans)]
         except (OSError, ValueError, IndexError, orjson.JSONDecodeError):
             return None
@@ -252,12 +272,15 @@ class ClaudeNormalizer:
         self.seen_ids: set[str] = set()
         self.title: str | None = None  # custom-title > ai-title > summary > the first prompt
         self._title_rank = 9
+        self.inside: str | None = None  # the folder the session's files must lie in (from its members)
+        self.problems: list[tuple[str, str]] = []  # (kind, detail) of files of the session not read: the index takes them
 
     # --- the records -----------------------------------------------------------------------------
 
     def feed(self, record: dict, line: int, member: dict, source: tuple | None = None) -> list[Event]:
         """The events a record makes; `source` = (path, byte offset, length, CRC-32) of its line, if addressable."""
         self._at = (source[0], _SPAN.pack(*source[1:])) if source is not None else None
+        self.inside = member.get("inside")
         out = self._feed(record, line, member)
         for event in out:
             if event["event_type"] == model.TRANSCRIPT_ENTRY and "record" not in event.get("markers", ()):
@@ -280,7 +303,7 @@ class ClaudeNormalizer:
         how, spans = source
         if not spans or any(s is None or s[0] != spans[0][0] for s in spans):
             return None
-        item = StoredEntry(event, spans[0][0], b"".join(s[1] for s in spans), how)
+        item = StoredEntry(event, spans[0][0], b"".join(s[1] for s in spans), how, self.inside)
         entry = self.emitted.get(event["agent_id"])
         if entry is not None and entry[1] is event:
             self.emitted[event["agent_id"]] = (entry[0], item)
@@ -356,7 +379,9 @@ class ClaudeNormalizer:
         if agent == MAIN:
             event["name"] = "main agent"
             return [event]
-        meta = _read_meta(member.get("meta_path"))
+        meta, problem = _read_meta(member.get("meta_path"), member.get("inside"))
+        if problem is not None:
+            self.problems.append(problem)
         toolu, how = meta.get("toolUseId"), None
         if not (isinstance(toolu, str) and toolu in self.tool_uses):
             toolu = None
