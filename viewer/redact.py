@@ -19,9 +19,14 @@ ACTIVE: ContextVar[bool] = ContextVar("agentview_masking", default=False)
 # serialized text is masked too, and a control character or an ANSI colour code before a key is no
 # part of it.
 _START = r"(?:(?<=\\[nrtbf])|(?<=\\u[0-9a-fA-F]{4})|\b)"
+# A blank as ids write it inside a URL (%20, or + in a query string) or a session id (~20, see
+# index.session_id_for): a message or agent id holding a secret is printed in links too.
+_ESCAPED_BLANK = r"[%~](?:20|0[9ad])|\+"
+_SPACE = rf"(?:\s|{_ESCAPED_BLANK})"
 # Blank between a field's name and its value: spaces and line breaks, raw or escaped (\n in
 # serialized JSON), so `password:\n  value` is a field whose value is on the next line.
-_GAP = r"(?:\s|\\[nrt])*"
+_GAP = rf"(?:\s|\\[nrt]|{_ESCAPED_BLANK})*"
+_EQUALS = r"[:=]|[%~]3[ad]"  # also as a URL or a session id escapes them
 # Header-like fields whose value is a secret (seed 002: Authorization, x-api-key, ...). A cookie
 # header's whole line is secret; other values end at whitespace (after an auth scheme) or punctuation.
 # A name is a field's also inside a longer name (`DB_PASSWORD=`, `openai_api_key:`, or after an
@@ -36,7 +41,7 @@ _COOKIE_VALUE = r"[^\"'\\\r\n]{3,}"
 def _field(separator_quote: str) -> str:
     """Key, separator and value; `separator_quote` is what may quote the value (see the two uses)."""
     # Between key and value: a JSON member's `": "`, or `: ` / `=` inside text, optionally quoted.
-    sep = rf"\"\s*:\s*\"|(?:{separator_quote})?{_GAP}[:=]{_GAP}(?:{separator_quote})?"
+    sep = rf"\"\s*:\s*\"|(?:{separator_quote})?{_GAP}(?:{_EQUALS}){_GAP}(?:{separator_quote})?"
     return (rf"(?P<key>{_KEYS})(?P<sep>{sep}){_ALREADY_MASKED}(?P<value>{_VALUE})"
             rf"|(?P<ckey>set-cookie|cookie)(?P<csep>{sep}){_ALREADY_MASKED}(?P<cvalue>{_COOKIE_VALUE})")
 
@@ -47,7 +52,7 @@ _FIELD_JSON = _field(r"\\[\"']|'")
 # Tokens recognisable by their shape wherever they appear, as (prefix, characters of the random
 # part, how many); the first few characters stay visible.
 _TOKENS = (
-    (r"Bearer\s+", r"[A-Za-z0-9._~+/=-]", "{8,}"),
+    (rf"Bearer{_SPACE}+", r"[A-Za-z0-9._~+/=-]", "{8,}"),
     (r"sk-(?:proj-|ant-(?:api\d\d-)?|live[-_]|test[-_])?", r"[A-Za-z0-9_-]", "{16,}"),
     (r"(?-i:AKIA|ASIA)", r"(?-i:[0-9A-Z])", "{16}"),  # AWS key ids are upper case: "Eurasian..." is not one
     (r"gh[pousr]_", r"[A-Za-z0-9]", "{30,}"),
@@ -68,7 +73,8 @@ def _token(prefix: str, chars: str, count: str) -> str:
 # A PEM private key runs to its END line; without one, to the end of its text (or of its JSON
 # string: key material holds no quote or backslash), so a key cut short is still masked whole.
 _PEM_BODY = r"(?:[^\"\\]|\\[nrt])"
-_PEM = rf"-----BEGIN [A-Z ]*PRIVATE KEY-----(?:{_PEM_BODY}*?-----END [A-Z ]*PRIVATE KEY-----|{_PEM_BODY}*)"
+_PEM_LINE = rf"(?:[A-Z]|{_SPACE})*PRIVATE{_SPACE}KEY-----"
+_PEM = rf"-----BEGIN{_PEM_LINE}(?:{_PEM_BODY}*?-----END{_PEM_LINE}|{_PEM_BODY}*)"
 _SHAPES = [_token(*token) for token in _TOKENS] + [_PEM]
 _PATTERN = re.compile("|".join([f"(?:{_FIELD_TEXT})", *_SHAPES]), re.IGNORECASE)
 _PATTERN_BYTES = re.compile("|".join([f"(?:{_FIELD_JSON})", *_SHAPES]).encode(), re.IGNORECASE)
@@ -79,7 +85,7 @@ _PATTERN_BYTES = re.compile("|".join([f"(?:{_FIELD_JSON})", *_SHAPES]).encode(),
 _TRIGGERS = ("authoriz", "api-key", "api_key", "apikey", "auth-token", "access_token", "access-token",
              "refresh_token", "refresh-token", "cookie",
              "password", "passwd", "secret", "bearer", "sk-", "akia", "asia", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
-             "github_pat_", "xox", "aiza", "glpat-", "private key")
+             "github_pat_", "xox", "aiza", "glpat-", "-----begin")
 _BACK = 24
 _SHORTEST = 11  # no secret the patterns know fits in fewer characters
 
