@@ -23,9 +23,12 @@ _START = r"(?:(?<=\\[nrtbf])|(?<=\\u[0-9a-fA-F]{4})|\b)"
 # index.session_id_for): a message or agent id holding a secret is printed in links too.
 _ESCAPED_BLANK = r"[%~](?:20|0[9ad])|\+"
 _SPACE = rf"(?:\s|{_ESCAPED_BLANK})"
-# Blank between a field's name and its value: spaces and line breaks, raw or escaped (\n in
-# serialized JSON), so `password:\n  value` is a field whose value is on the next line.
-_GAP = rf"(?:\s|\\[nrt]|{_ESCAPED_BLANK})*"
+# A line break or tab escaped in serialized JSON (\n), or twice (\\n: JSON text inside JSON, as tool
+# arguments are, or a repr inside JSON, as error details are).
+_ESCAPED_BREAK = r"(?:\\)+[nrt]"
+# Blank between a field's name and its value: spaces and line breaks, raw or escaped, so
+# `password:\n  value` is a field whose value is on the next line.
+_GAP = rf"(?:\s|{_ESCAPED_BREAK}|{_ESCAPED_BLANK})*"
 _EQUALS = r"[:=]|[%~]3[ad]"  # also as a URL or a session id escapes them
 # Header-like fields whose value is a secret (seed 002: Authorization, x-api-key, ...). A cookie
 # header's whole line is secret; other values end at whitespace (after an auth scheme) or punctuation.
@@ -34,7 +37,9 @@ _EQUALS = r"[:=]|[%~]3[ad]"  # also as a URL or a session id escapes them
 _KEYS = (r"(?:proxy-)?authorization|x-api-key|api[-_]?key|x-auth-token|x-goog-api-key"
          r"|password|passwd|client[-_]secret|access[-_]token|refresh[-_]token")
 _ALREADY_MASKED = rf"(?!{_GAP}(?:\[(?:redacted|masked|hidden)\]|\*{{3}}|<redacted>))"
-_VALUE = r"(?:(?:bearer|basic|token|digest)\s+)?[^\s\"'\\`<>,;]{3,}"
+# A value ends where another field begins (`key: k3y(query=password: p4ss)`: both are masked).
+_NOT_A_FIELD = rf"(?!(?:{_KEYS}|set-cookie|cookie){_GAP}(?:{_EQUALS}))"
+_VALUE = rf"(?:(?:bearer|basic|token|digest)\s+)?(?:{_NOT_A_FIELD}[^\s\"'\\`<>,;]){{3,}}"
 _COOKIE_VALUE = r"[^\"'\\\r\n]{3,}"
 
 
@@ -72,7 +77,7 @@ def _token(prefix: str, chars: str, count: str) -> str:
 
 # A PEM private key runs to its END line; without one, to the end of its text (or of its JSON
 # string: key material holds no quote or backslash), so a key cut short is still masked whole.
-_PEM_BODY = r"(?:[^\"\\]|\\[nrt])"
+_PEM_BODY = rf"(?:[^\"\\]|{_ESCAPED_BREAK})"
 _PEM_LINE = rf"(?:[A-Z]|{_SPACE})*PRIVATE{_SPACE}KEY-----"
 _PEM = rf"-----BEGIN{_PEM_LINE}(?:{_PEM_BODY}*?-----END{_PEM_LINE}|{_PEM_BODY}*)"
 _SHAPES = [_token(*token) for token in _TOKENS] + [_PEM]
