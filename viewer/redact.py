@@ -91,7 +91,7 @@ _TRIGGERS = ("authoriz", "api-key", "api_key", "apikey", "auth-token", "access_t
              "refresh_token", "refresh-token", "cookie",
              "password", "passwd", "secret", "bearer", "sk-", "akia", "asia", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
              "github_pat_", "xox", "aiza", "glpat-", "-----begin")
-_BACK = 24
+_BACK = 7  # the farthest: "secret" in client_secret, "api-key" in x-goog-api-key (a PEM key starts with its trigger)
 _SHORTEST = 11  # no secret the patterns know fits in fewer characters
 
 
