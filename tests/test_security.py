@@ -66,7 +66,8 @@ KEY = SECRETS["openai"]
     "\x1b[32mAKIAIOSFODNN7EXAMPLE", "xAKIAIOSFODNN7EXAMPLEQ", f"{KEY}xyz",
     "password:\n  Hunter2CorrectHorse", "password:\r\n\tHunter2CorrectHorse", "DB_PASSWORD=Hunter2CorrectHorse",
     "\x1b[1mpassword: Hunter2CorrectHorse", "x-api-key: k3yV4lue0123(query=password: Hunter2CorrectHorse)",
-    "-----BEGIN PRIVATE KEY-----\nMIIEHunter2CorrectHorse\nmore", 'x="-----BEGIN EC PRIVATE KEY-----\nMIIEHunter2CorrectHorse',
+    "-----BEGIN PRIVATE KEY-----\nMIIEHunter2CorrectHorse\nmore",
+    'x="-----BEGIN EC PRIVATE KEY-----\nMIIEHunter2CorrectHorse',
     "/s/x/messages/password%3A%0A%20%20Hunter2CorrectHorse?agent=a", "fpassword~3A~0A~20~20Hunter2CorrectHorse",
     "?agent=Authorization%3A+Bearer+Hunter2CorrectHorse",
 ])
@@ -82,7 +83,8 @@ def test_mask_finds_keys_whatever_is_around_them(text):
 
 @pytest.mark.parametrize("text", [
     "tasks-for-the-next-agent-in-line", "asks-whether-the-answer-is-right", "Eurasiandevelopmentbank",
-    "EURASIANDEVELOPMENTBANK", "asiandevelopmentbank", "pallbearer carrying the weight", "the password is not here", "passwordless login",
+    "EURASIANDEVELOPMENTBANK", "asiandevelopmentbank", "pallbearer carrying the weight", "the password is not here",
+    "passwordless login",
     "Please type your password: ", "nothing secret here: sk-short", "-----BEGIN CERTIFICATE-----\nMIIB",
 ])
 def test_mask_leaves_ordinary_words_alone(text):

@@ -177,7 +177,8 @@ def trace_text(s: SessionIndex, agent_ids: list[str] | None = None) -> str:
             agent_id = event["agent_id"]
             who = log_text(agent_id) + (f" ({log_text(names[agent_id])})"
                                         if names.get(agent_id, agent_id) != agent_id else "")
-            out += ["", f"[#{p + 1} line {s.line_numbers[p]}] {trace_kind(event)} {log_text(event['message_id'])} {who}"]
+            heading = f"{trace_kind(event)} {log_text(event['message_id'])} {who}"
+            out += ["", f"[#{p + 1} line {s.line_numbers[p]}] {heading}"]
             details = _trace_details(s, p, event)
             out.append(pad + " · ".join(details) if details else pad.rstrip())
             text = model.content_of(event)
