@@ -118,6 +118,10 @@ def values_for(rotation: int, prefixes: list[str], suffixes: list[str]) -> tuple
         secret, needle = SHAPES[(rotation + j) % len(SHAPES)]
         values[field] = prefixes[j] + secret + suffixes[j]
         needles[field] = needle
+    # ?agents=a,b lists agents with commas: an agent id holding one cannot be asked for in a dialog;
+    # a '/' at an id's start makes its URL hold '//', which the router redirects
+    values["agent_id"] = values["agent_id"].replace(",", ";").replace("/", "|")
+    values["message_id"] = values["message_id"].replace("/", "|")
     return values, needles
 
 
