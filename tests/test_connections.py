@@ -43,12 +43,12 @@ def idle_clients(url: str, count: int, half_request_every: int = 2):
             connection.close()
 
 
-def timed_get(url: str, path: str, timeout: float) -> tuple[int, float]:
+def timed_get(url: str, path: str, timeout: float, headers: dict | None = None) -> tuple[int, float]:
     host, port = address(url)
     started = time.monotonic()
     connection = http.client.HTTPConnection(host, port, timeout=timeout)
     try:
-        connection.request("GET", path)
+        connection.request("GET", path, headers=headers or {})
         response = connection.getresponse()
         response.read()
         return response.status, time.monotonic() - started
@@ -109,6 +109,7 @@ def test_descriptors_numbered_past_1023_do_not_stop_the_server(tmp_path):
 # --- the access token -------------------------------------------------------------------------
 
 TOKEN = "tok-3f9a1c7e5b2d4a6c8e0f"
+KEY = "sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vW7"
 WRONG = "guess-77a1b2c3d4e5f6a7"
 
 
@@ -119,10 +120,13 @@ def test_the_access_token_is_never_written_to_the_log(tmp_path):
         assert timed_get(server.url, f"/s/s?x=1&token={TOKEN}", 5)[0] == 302
         assert timed_get(server.url, f"/static/agentview.css?token={TOKEN}&y=2", 5)[0] == 302
         assert timed_get(server.url, f"/nowhere?token={TOKEN}", 5)[0] == 302
+        with_cookie = {"Cookie": f"agentview_token={TOKEN}"}
+        assert timed_get(server.url, f"/s/s/messages/{KEY}", 5, with_cookie)[0] == 404
         time.sleep(0.5)  # the log is read by a thread
         log = "".join(server.output[1:])  # after the first line, which prints the address to open
     assert "GET /api/sessions?token=[masked] 401" in log  # the request is logged, its token is not
     assert TOKEN not in log and WRONG not in log, log
+    assert f"/s/s/messages/{KEY[:4]}…[masked] 404" in log and KEY[4:] not in log  # secrets in addresses too
 
 
 @pytest.mark.parametrize("extra", [[], ["--host", "0.0.0.0"]])

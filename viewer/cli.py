@@ -39,7 +39,7 @@ def serve(args: argparse.Namespace) -> int:
         token = secrets.token_urlsafe(24)  # reachable from other machines: nobody gets in without it
     app = create_app(args.dir, polling=args.polling, follow_symlinks=args.follow_symlinks, redact=not args.no_redact,
                      token=token, allowed_hosts=security.allowed_hosts_for(args.host, args.allow_host))
-    security.hide_tokens_in_logs(token)
+    security.hide_tokens_in_logs(token, secrets=not args.no_redact)
     try:
         server = create_server(app, host=args.host, port=args.port, threads=args.threads, ident="agentview",
                                **connection_options())

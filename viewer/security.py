@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 import orjson
 from flask import Flask, abort, current_app, g, redirect, request
 
-from .redact import ACTIVE, shown
+from .redact import ACTIVE, mask, shown
 
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
 WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
@@ -57,30 +57,34 @@ _TOKEN_PARAM = re.compile(r"(?i)((?:^|[?&;\s])token=)[^&;\s#\"']*")
 
 
 class HideTokens(logging.Filter):
-    """Keeps the access token out of log lines: `token=` values in logged addresses, and the token itself.
+    """Keeps the access token out of log lines: `token=` values in logged addresses, and the token
+    itself; with `secrets`, also the secrets masking knows (an id in a logged address may hold one).
 
     Put on the handlers (not on a logger), so records of every logger pass it: the access log,
     waitress, werkzeug.
     """
 
-    def __init__(self, token: str | None = None):
+    def __init__(self, token: str | None = None, secrets: bool = True):
         super().__init__()
         self.token = token
+        self.secrets = secrets
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
         hidden = _TOKEN_PARAM.sub(r"\1[masked]", message)
         if self.token:
             hidden = hidden.replace(self.token, "[masked]")
+        if self.secrets:
+            hidden = mask(hidden)
         if hidden != message:
             record.msg, record.args = hidden, None
         return True
 
 
-def hide_tokens_in_logs(token: str | None) -> None:
+def hide_tokens_in_logs(token: str | None, secrets: bool = True) -> None:
     """On every handler of the root logger (call after logging is configured)."""
     for handler in logging.getLogger().handlers:
-        handler.addFilter(HideTokens(token))
+        handler.addFilter(HideTokens(token, secrets))
 
 
 def printed(value):
