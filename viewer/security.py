@@ -84,6 +84,8 @@ class HideTokens(logging.Filter):
 def hide_tokens_in_logs(token: str | None, secrets: bool = True) -> None:
     """On every handler of the root logger (call after logging is configured)."""
     for handler in logging.getLogger().handlers:
+        for old in [f for f in handler.filters if isinstance(f, HideTokens)]:  # served again in one process
+            handler.removeFilter(old)
         handler.addFilter(HideTokens(token, secrets))
 
 
