@@ -58,6 +58,79 @@ def test_mask(text, shown):
     assert mask(text) == shown
 
 
+KEY = SECRETS["openai"]
+
+
+@pytest.mark.parametrize("text", [
+    f"\x1b[32m{KEY}\x1b[0m", f"\f{KEY}", f"\x01{KEY}", f"key{KEY}", f"9{KEY}", f"é{KEY}",  # glued or after an escape
+    "\x1b[32mAKIAIOSFODNN7EXAMPLE", "xAKIAIOSFODNN7EXAMPLEQ", f"{KEY}xyz",
+    "password:\n  Hunter2CorrectHorse", "password:\r\n\tHunter2CorrectHorse", "DB_PASSWORD=Hunter2CorrectHorse",
+    "\x1b[1mpassword: Hunter2CorrectHorse", "x-api-key: k3yV4lue0123(query=password: Hunter2CorrectHorse)",
+    "-----BEGIN PRIVATE KEY-----\nMIIEHunter2CorrectHorse\nmore",
+    'x="-----BEGIN EC PRIVATE KEY-----\nMIIEHunter2CorrectHorse',
+    "/s/x/messages/password%3A%0A%20%20Hunter2CorrectHorse?agent=a", "fpassword~3A~0A~20~20Hunter2CorrectHorse",
+    "?agent=Authorization%3A+Bearer+Hunter2CorrectHorse",
+])
+def test_mask_finds_keys_whatever_is_around_them(text):
+    """In text and in serialized JSON (where \x1b is \\u001b, \\f stays \\f, a newline is \\n, twice
+    escaped inside JSON text held in JSON)."""
+    for needle in ("Hunter2CorrectHorse", KEY[8:24], "IOSFODNN7EXAMPLE"):
+        assert needle not in mask(text), text
+        assert needle not in mask_json(json.dumps({"a": text}).encode()).decode(), text
+        assert needle not in mask_json(json.dumps({"a": json.dumps({"b": text})}).encode()).decode(), text
+    json.loads(mask_json(json.dumps({"a": text}).encode()))  # still valid JSON
+
+
+@pytest.mark.parametrize("text", [
+    "tasks-for-the-next-agent-in-line", "asks-whether-the-answer-is-right", "Eurasiandevelopmentbank",
+    "EURASIANDEVELOPMENTBANK", "asiandevelopmentbank", "pallbearer carrying the weight", "the password is not here",
+    "passwordless login",
+    "Please type your password: ", "nothing secret here: sk-short", "-----BEGIN CERTIFICATE-----\nMIIB",
+])
+def test_mask_leaves_ordinary_words_alone(text):
+    """A key shape glued to a word is a key only when its random part holds a digit, as generated keys do."""
+    assert mask(text) == text
+    assert mask_json(json.dumps({"a": text}).encode()) == json.dumps({"a": text}).encode()
+
+
+def test_a_problem_excerpt_never_ends_inside_a_secret():
+    from viewer.index import EXCERPT_CHARS, excerpt
+
+    for padding in range(80, 130):
+        line = ('{"content": "' + "y" * padding + KEY + " and more " * 20).encode()
+        shown = excerpt(line)
+        assert len(shown) <= EXCERPT_CHARS + 1 and shown.endswith("…")
+        assert KEY in shown or KEY[:4] not in shown.replace('{"content"', ""), (padding, shown)
+        assert mask(shown).count(KEY[8:16]) == 0
+    pem = b'{"key": "-----BEGIN PRIVATE KEY-----\\nMIIE' + b"A" * 1000  # no END line, longer than the window
+    assert "MIIE" not in excerpt(pem) and excerpt(pem).startswith('{"key": "')
+
+
+def test_a_role_that_is_not_a_string_is_printed_as_masked_json(tmp_path):
+    write_events(tmp_path / "odd.jsonl", [created("m1", "a"), user("m2", "a", "hi") | {"role": {"as": KEY, "n": 1}}])
+    client = create_app(tmp_path, watch=False).test_client()
+    for url in ["/s/odd/messages/m2", "/s/odd/agents/a", "/api/sessions/odd/messages/m2", "/s/odd/export/trace",
+                "/s/odd/export/dot", "/s/odd/export/json", "/s/odd/export/markdown?agent=a"]:
+        body = client.get(url).get_data(as_text=True)
+        assert KEY[4:20] not in body and "{'as'" not in body, url
+    page = client.get("/s/odd/messages/m2").get_data(as_text=True)
+    assert "{&#34;as&#34;:&#34;sk-p…[masked]&#34;,&#34;n&#34;:1}" in page  # printed as JSON, masked
+
+
+def test_the_token_filter_masks_token_parameters_and_the_token_itself():
+    import logging
+
+    from viewer.security import HideTokens
+
+    record = logging.LogRecord("agentview.access", logging.INFO, __file__, 1, "%s %s %s",
+                               ("GET", "/s/x?a=1&token=abc-def&b=2", 401), None)
+    HideTokens("s3cret-token").filter(record)
+    assert record.getMessage() == "GET /s/x?a=1&token=[masked]&b=2 401"
+    record = logging.LogRecord("waitress", logging.INFO, __file__, 1, "saw s3cret-token in %s", ("Referer",), None)
+    HideTokens("s3cret-token").filter(record)
+    assert record.getMessage() == "saw [masked] in Referer"
+
+
 def test_masking_serialized_json_keeps_it_valid():
     data = {"a": 'Authorization: Bearer tok"en\\x', "b": [f"{SECRETS['openai']}\\", 'password="p\\"w"'],
             "c": {"Cookie": "k=v; k2=v2"}, "d": "\u2603 x-api-key: abc\nnext line",

@@ -8,7 +8,7 @@ from . import jsonio, provenance, queries
 from .app import state
 from .filters import EntryFilter
 from .formats import usage
-from .lookup import agent_or_404, chosen_agents, flag_arg, int_arg, message_or_404, session_or_404
+from .lookup import agent_or_404, chosen_agents, cursor_arg, flag_arg, int_arg, message_or_404, session_or_404
 from .redact import shown_json
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -119,7 +119,7 @@ def events(session_id):
     s = session_or_404(session_id)
     limit = int_arg("limit", 1000, minimum=1)
     with s.lock:
-        after = s.position_after(request.args.get("after"))
+        after = s.position_after(cursor_arg())
         reset = after is None  # the file was replaced since that cursor: start again
         batch, end = queries.events_after(s, 0 if reset else after, limit)
         return as_json({"events": batch, "cursor": f"{s.epoch}-{end}", "reset": reset})

@@ -30,12 +30,12 @@ def requested() -> int | None:
 
     Never raises: links on an error page ask too. `for_request` answers 400 to a bad one.
     """
+    from .lookup import whole_number  # lookup reads ?at= through this module
+
     if not has_request_context() or "at" not in request.args:
         return None
-    try:
-        return max(0, int(request.args["at"]))
-    except ValueError:
-        return None
+    n = whole_number(request.args["at"])
+    return None if n is None else max(0, n)
 
 
 def snapshot(s: SessionIndex, n: int) -> SessionIndex:

@@ -28,6 +28,10 @@ def serve(args: argparse.Namespace) -> int:
     elif not os.path.isdir(args.dir):
         print(f"agentview: {args.dir} is not a folder", file=sys.stderr)
         return 2
+    if args.token is not None and not args.token.strip():
+        print("agentview: --token is empty: an empty token would let anyone in; give a real one, or leave "
+              "--token out (a random one is made when --host is not loopback)", file=sys.stderr)
+        return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     hold_more_files()
     token = args.token
@@ -35,8 +39,10 @@ def serve(args: argparse.Namespace) -> int:
         token = secrets.token_urlsafe(24)  # reachable from other machines: nobody gets in without it
     app = create_app(args.dir, polling=args.polling, follow_symlinks=args.follow_symlinks, redact=not args.no_redact,
                      token=token, allowed_hosts=security.allowed_hosts_for(args.host, args.allow_host))
+    security.hide_tokens_in_logs(token, secrets=not args.no_redact)
     try:
-        server = create_server(app, host=args.host, port=args.port, threads=args.threads, ident="agentview")
+        server = create_server(app, host=args.host, port=args.port, threads=args.threads, ident="agentview",
+                               **connection_options())
     except OSError as error:  # the port is taken, or the address is not ours
         app.extensions["agentview"].watcher.stop()
         if args.demo:
@@ -69,6 +75,42 @@ def serve(args: argparse.Namespace) -> int:
             demo.stop()
             shutil.rmtree(args.dir, ignore_errors=True)
     return 0
+
+
+# An idle connection (open, sending nothing or half a request) is closed after this many seconds.
+IDLE_CONNECTION_SECONDS = 60
+MAX_CONNECTIONS = 10_000
+
+
+def connection_limit() -> int:
+    """How many connections are open at once: those the descriptors left over from held session files
+    allow (tailer.FileSource keeps to half the limit), at most MAX_CONNECTIONS: 1,984 under a limit of
+    4,096 descriptors, 10,000 under this process's usual limit, 64 under macOS's default of 256.
+
+    Idle or slow clients hold a connection but no request thread, so many of them must not shut out
+    the next client (waitress accepts nobody once `connection_limit` are open; its default is 100).
+    """
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except ImportError:  # not POSIX
+        return 1000
+    if soft == resource.RLIM_INFINITY:
+        return MAX_CONNECTIONS
+    return max(32, min(MAX_CONNECTIONS, soft // 2 - 64))  # 64: the log, the listener, watchdog, imports
+
+
+def connection_options() -> dict:
+    """waitress options that keep the server answering whatever its clients do."""
+    return {
+        # poll() instead of select(): select() cannot watch a descriptor numbered 1024 or more, and a
+        # server holding many session files hands out such numbers to new connections.
+        "asyncore_use_poll": True,
+        "connection_limit": connection_limit(),
+        "channel_timeout": IDLE_CONNECTION_SECONDS,
+        "cleanup_interval": 10,  # how often idle connections are looked for
+    }
 
 
 def demo(args: argparse.Namespace) -> int:

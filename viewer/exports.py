@@ -1,8 +1,9 @@
 """Exports of a session as text: Markdown, the seed-004 text trace, GraphViz DOT, and JSON.
 
 Pure functions over a SessionIndex, shared by the `agentview export` command and the pages'
-export links. Every piece of log text goes through `log_text`, the one place where secret
-masking applies to exports.
+export links. Every printed value that comes from the log (texts, but also names, ids, tool names,
+roles, models, the file's name) goes through `log_text` (or `log_value`, `_code`, `_inline`, which
+call it), the one place where secret masking applies to exports.
 """
 
 from __future__ import annotations
@@ -32,6 +33,17 @@ def log_text(text: str) -> str:
     return redact.shown(text)
 
 
+def log_value(value) -> str:
+    """Any value from the log as printed: a string as it is, anything else (a `role` that is a list,
+    say) as JSON; masked either way."""
+    if isinstance(value, str):
+        return log_text(value)
+    try:
+        return log_text(orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode())
+    except TypeError:  # nested too deep for JSON, or not JSON at all
+        return log_text(str(type(value).__name__))
+
+
 def log_json(data: bytes) -> bytes:
     """The serialized JSON export as it is printed (masked while masking is active)."""
     return redact.shown_json(data)
@@ -48,8 +60,16 @@ def _fence(text: str) -> str:
 
 def _inline(text: str) -> str:
     """Names and ids in headings: Markdown punctuation escaped, one line."""
-    text = " ".join(log_text(text).split())
+    text = " ".join(log_value(text).split())
     return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~])", r"\\\1", text)
+
+
+def _code(value) -> str:
+    """An id or a name from the log as inline code: masked, one line, and no backtick run inside closes it."""
+    text = " ".join(log_value(value).split())
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    return f"{fence} {text} {fence}" if longest else f"{fence}{text}{fence}"
 
 
 def perspective_markdown(s: SessionIndex, agent_id: str, include_subagents: bool = False) -> str:
@@ -58,8 +78,8 @@ def perspective_markdown(s: SessionIndex, agent_id: str, include_subagents: bool
         agent = s.agents[agent_id]
         view = queries.perspective(s, agent_id, include_subagents)
         lineage = queries.lineage(s, agent_id)
-    out = [f"# Perspective of {_inline(agent.display_name)} (`{agent_id}`)", ""]
-    out.append(f"Session `{s.name}` · {view['total']} transcript entries"
+    out = [f"# Perspective of {_inline(agent.display_name)} ({_code(agent_id)})", ""]
+    out.append(f"Session {_code(s.name)} · {view['total']} transcript entries"
                + (" · sub-agents included" if include_subagents else ""))
     if len(lineage) > 1:
         out.append("")
@@ -67,11 +87,11 @@ def perspective_markdown(s: SessionIndex, agent_id: str, include_subagents: bool
     for item in view["items"]:
         out.append("")
         who = f"{_inline(item['agent_name'])} · " if include_subagents else ""
-        head = f"## {who}{item['kind']} · `{item['message_id']}`"
+        head = f"## {who}{item['kind']} · {_code(item['message_id'])}"
         delivery = item["delivery"]
         if delivery:
             source = _inline(delivery["from_name"]) if delivery["from_name"] else "an unknown sender"
-            head += f" · from {source} (substance `{delivery['original_id']}`)"
+            head += f" · from {source} (substance {_code(delivery['original_id'])})"
             if delivery["modified"]:
                 head += " · **modified on its way**"
         out.append(head)
@@ -80,12 +100,12 @@ def perspective_markdown(s: SessionIndex, agent_id: str, include_subagents: bool
         if delivery and delivery["modified"]:
             out += ["", "Original:", "", _fence(log_text(delivery["original_content"] or ""))]
         for call in item["calls"]:
-            out += ["", f"### did `{call['name']}`" + (f" · call `{call['id']}`" if call["id"] else ""),
+            out += ["", f"### did {_code(call['name'])}" + (f" · call {_code(call['id'])}" if call["id"] else ""),
                     "", _fence(log_text(call["pretty_arguments"]))]
             for spawned in call["spawned"]:
-                out += ["", f"Created {_inline(spawned['name'])} (`{spawned['agent_id']}`)"]
+                out += ["", f"Created {_inline(spawned['name'])} ({_code(spawned['agent_id'])})"]
             for result in call["results"]:
-                out += ["", f"Received `{result['message_id']}`:", "", _fence(log_text(result["content"]))]
+                out += ["", f"Received {_code(result['message_id'])}:", "", _fence(log_text(result["content"]))]
     return "\n".join(out) + "\n"
 
 
@@ -95,16 +115,16 @@ def dialog_markdown(s: SessionIndex, agent_ids: list[str]) -> str:
         names = queries.agent_names(s)
         view = queries.dialog(s, agent_ids)
     out = ["# Dialog between " + ", ".join(_inline(names[a]) for a in agent_ids), "",
-           f"Session `{s.name}` · {view['total']} distinct messages"]
+           f"Session {_code(s.name)} · {view['total']} distinct messages"]
     for item in view["items"]:
         speaker = _inline(item["speaker_name"]) if item["speaker_name"] else "unknown speaker"
         to = ", ".join(_inline(n) for n in item["recipient_names"])
-        out += ["", f"## {speaker}" + (f" → {to}" if to else "") + f" · `{item['message_id']}`"
+        out += ["", f"## {speaker}" + (f" → {to}" if to else "") + f" · {_code(item['message_id'])}"
                 + (" · **modified on its way**" if item["modified"] else ""),
                 "", _fence(log_text(item["content"]))]
         for d in item["deliveries"]:
             if d["modified"]:
-                out += ["", f"What {_inline(d['name'])} received (`{d['message_id']}`):", "",
+                out += ["", f"What {_inline(d['name'])} received ({_code(d['message_id'])}):", "",
                         _fence(log_text(d["content"]))]
     return "\n".join(out) + "\n"
 
@@ -112,10 +132,10 @@ def dialog_markdown(s: SessionIndex, agent_ids: list[str]) -> str:
 # --- the text trace of seed 004 ------------------------------------------------------------------
 
 def trace_kind(event: model.Event) -> str:
-    """An event's kind in the trace: what it is, not only its event_type."""
+    """An event's kind in the trace: what it is, not only its event_type (masked: the log names it)."""
     kind = event.get("event_type")
     if kind != model.TRANSCRIPT_ENTRY:
-        return str(kind).upper()
+        return log_value(kind).upper()
     if event.get("role") == "system":
         return "SYSTEM"
     if model.is_tool_result(event):
@@ -126,7 +146,7 @@ def trace_kind(event: model.Event) -> str:
         return "UTTERANCE"
     if model.is_delivery(event):
         return "DELIVERY"
-    return str(event.get("role") or "entry").upper()
+    return log_value(event.get("role") or "entry").upper()
 
 
 def _indent(text: str, pad: str) -> list[str]:
@@ -146,38 +166,18 @@ def trace_text(s: SessionIndex, agent_ids: list[str] | None = None) -> str:
     pad = " " * 11
     with s.lock:
         names = {a: s.agents[a].display_name for a in s.agent_order}
-        out = [f"=== Session {s.name} ===", f"File: {s.relpath}",
+        out = [f"=== Session {log_text(s.name)} ===", f"File: {log_text(s.relpath)}",
                f"Events: {s.count} · Agents: {len(s.agents)}"]
         if agent_ids is not None:
-            out.append("Agents shown: " + ", ".join(agent_ids))
+            out.append("Agents shown: " + ", ".join(map(log_text, agent_ids)))
         for p in _selected_positions(s, agent_ids):
             event = s.events[p]
             agent_id = event["agent_id"]
-            who = agent_id + (f" ({names[agent_id]})" if names.get(agent_id, agent_id) != agent_id else "")
-            out += ["", f"[#{p + 1} line {s.line_numbers[p]}] {trace_kind(event)} {event['message_id']} {who}"]
-            details = []
-            if event.get("role"):
-                details.append(f"role: {event['role']}")
-            if event.get("event_type") == model.AGENT_CREATED and event.get("language_model"):
-                details.append(f"model: {event['language_model']}")
-            causes = model.causes_of(event)
-            if causes:
-                details.append("cause: " + ", ".join(causes))
-            if model.is_delivery(event):
-                original = s.event(event["substance"])
-                note = "" if original is not None else " (not in the log)"
-                if model.is_modified(event, original):
-                    note = " (modified on its way)"
-                details.append(f"substance: {event['substance']}{note}")
-            if isinstance(event.get("tool_call_id"), str):
-                call_position = s.call_position_for_result(p)
-                paired = f" (call {s.events[call_position]['message_id']})" if call_position is not None else " (unpaired)"
-                details.append(f"tool_call_id: {event['tool_call_id']}{paired}")
-            for call in model.tool_calls(event):
-                details.append(f"call: {call.id or '?'} {call.name}")
-            spawned = s.spawned.get(event["message_id"], [])
-            if spawned and s.by_id.get(event["message_id"]) == p:
-                details.append("spawned: " + ", ".join(spawned))
+            who = log_text(agent_id) + (f" ({log_text(names[agent_id])})"
+                                        if names.get(agent_id, agent_id) != agent_id else "")
+            heading = f"{trace_kind(event)} {log_text(event['message_id'])} {who}"
+            out += ["", f"[#{p + 1} line {s.line_numbers[p]}] {heading}"]
+            details = _trace_details(s, p, event)
             out.append(pad + " · ".join(details) if details else pad.rstrip())
             text = model.content_of(event)
             if text:
@@ -186,6 +186,35 @@ def trace_text(s: SessionIndex, agent_ids: list[str] | None = None) -> str:
                 out += _indent(log_text(f"{call.name}({call.arguments_raw})"), pad + "> ")
     out += ["", "=== End Session ==="]
     return "\n".join(out) + "\n"
+
+
+def _trace_details(s: SessionIndex, p: int, event: model.Event) -> list[str]:
+    """The line under an event's heading: its role, model, links and calls, each value masked."""
+    details = []
+    if event.get("role"):
+        details.append(f"role: {log_value(event['role'])}")
+    if event.get("event_type") == model.AGENT_CREATED and event.get("language_model"):
+        details.append(f"model: {log_value(event['language_model'])}")
+    causes = model.causes_of(event)
+    if causes:
+        details.append("cause: " + ", ".join(map(log_text, causes)))
+    if model.is_delivery(event):
+        original = s.event(event["substance"])
+        note = "" if original is not None else " (not in the log)"
+        if model.is_modified(event, original):
+            note = " (modified on its way)"
+        details.append(f"substance: {log_text(event['substance'])}{note}")
+    if isinstance(event.get("tool_call_id"), str):
+        call_position = s.call_position_for_result(p)
+        paired = (f" (call {log_text(s.events[call_position]['message_id'])})" if call_position is not None
+                  else " (unpaired)")
+        details.append(f"tool_call_id: {log_text(event['tool_call_id'])}{paired}")
+    for call in model.tool_calls(event):
+        details.append(f"call: {log_text(call.id) if call.id else '?'} {log_text(call.name)}")
+    spawned = s.spawned.get(event["message_id"], [])
+    if spawned and s.by_id.get(event["message_id"]) == p:
+        details.append("spawned: " + ", ".join(map(log_text, spawned)))
+    return details
 
 
 # --- GraphViz DOT of the causality graph ----------------------------------------------------------
@@ -245,6 +274,24 @@ def _excerpt(text: str) -> str:
     return text if len(text) <= LABEL_EXCERPT else text[: LABEL_EXCERPT - 1] + "…"
 
 
+def _node_names(message_ids: Iterable[str]) -> dict[str, str]:
+    """Each message's node in the picture: its id, masked. Ids that only masking made alike get a
+    number each, so no two messages share a node."""
+    names: dict[str, str] = {}
+    taken: set[str] = set()
+    for message_id in message_ids:
+        if message_id in names:
+            continue
+        name = log_text(message_id)
+        if name != message_id:
+            name = f"{name} #{len(names) + 1}"
+        while name in taken:
+            name += "'"
+        names[message_id] = name
+        taken.add(name)
+    return names
+
+
 def causality_dot(s: SessionIndex, agent_ids: list[str] | None = None) -> str:
     """The causality graph: one node per event, grouped by agent; explicit links solid, inferred dashed."""
     with s.lock:
@@ -254,30 +301,33 @@ def causality_dot(s: SessionIndex, agent_ids: list[str] | None = None) -> str:
         for p in positions:
             by_agent.setdefault(s.events[p]["agent_id"], []).append(p)
         shown = {s.events[p]["message_id"] for p in positions}
-        out = [f"digraph {_dot_id('causality ' + s.name)} {{", "  rankdir=TB;",
+        node = _node_names([*(s.events[p]["message_id"] for p in positions), *(e.source for e in edges)])
+        out = [f"digraph {_dot_id('causality ' + log_text(s.name))} {{", "  rankdir=TB;",
                '  node [fontname="Helvetica" fontsize=10];', '  edge [fontname="Helvetica" fontsize=9];']
         for agent_id, agent_positions in by_agent.items():
             agent = s.agents.get(agent_id)
             ordinal = agent.ordinal if agent else len(s.agents)
             out.append(f"  subgraph cluster_{ordinal} {{")
-            name = log_text(agent.display_name) if agent else agent_id
-            out.append(f"    label={_dot_label(name, agent_id) if name != agent_id else _dot_label(agent_id)};")
+            name = log_text(agent.display_name if agent else agent_id)
+            shown_id = log_text(agent_id)
+            out.append(f"    label={_dot_label(name, shown_id) if name != shown_id else _dot_label(shown_id)};")
             for p in agent_positions:
                 event = s.events[p]
                 kind = trace_kind(event)
                 text = label_text(event)
-                label = _dot_label(kind, event["message_id"], _excerpt(log_text(text))) if text \
-                    else _dot_label(kind, event["message_id"])
-                out.append(f"    {_dot_id(event['message_id'])} [label={label} shape={SHAPES.get(kind, 'ellipse')}];")
+                message = node[event["message_id"]]
+                label = _dot_label(kind, message, _excerpt(log_text(text))) if text else _dot_label(kind, message)
+                out.append(f"    {_dot_id(message)} [label={label} shape={SHAPES.get(kind, 'ellipse')}];")
             out.append("  }")
         missing = sorted({e.source for e in edges if e.source not in shown})
         for message_id in missing:
             note = "not in the log" if message_id not in s.by_id else "not shown"
-            out.append(f"  {_dot_id(message_id)} [label={_dot_label(message_id, '(' + note + ')')} shape=plaintext];")
+            out.append(f"  {_dot_id(node[message_id])} [label={_dot_label(node[message_id], '(' + note + ')')} "
+                       f"shape=plaintext];")
         for edge in edges:
             style = "solid" if edge.explicit else "dashed"
-            out.append(f"  {_dot_id(edge.source)} -> {_dot_id(edge.target)} "
-                       f"[label={_dot_id(edge.link)} style={style}];")
+            out.append(f"  {_dot_id(node[edge.source])} -> {_dot_id(node[edge.target])} "
+                       f"[label={_dot_id(log_text(edge.link))} style={style}];")
     out.append("}")
     return "\n".join(out) + "\n"
 

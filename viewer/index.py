@@ -22,7 +22,7 @@ from pathlib import Path
 
 import orjson
 
-from . import facets, formats, gcpause, jsonio, model, search
+from . import facets, formats, gcpause, jsonio, model, redact, search
 from .eventlist import EventList
 from .formats import ai_agent, legacy
 from .model import TRANSCRIPT_ENTRY, Agent, Event
@@ -52,8 +52,22 @@ class Problem:
 
 
 def excerpt(data: bytes) -> str:
-    text = data[: EXCERPT_CHARS * 4].decode("utf-8", errors="replace")
-    return text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS] + "…"
+    """The start of a line a problem is about, at most EXCERPT_CHARS characters.
+
+    Never ends inside a secret: the secrets are found in the whole window first, and the text is cut
+    before one the cut would split, so the masking of whatever shows the excerpt masks what it holds
+    whole (and "Show secrets" still shows it) while no part of a secret is ever shown masked or not.
+    """
+    window = data[: EXCERPT_CHARS * 4]
+    text = window.decode("utf-8", errors="replace")
+    if len(text) <= EXCERPT_CHARS and len(window) == len(data):
+        return text
+    cut = min(EXCERPT_CHARS, len(text))
+    for start, end in redact.secret_spans(text):
+        if start < cut < end or (start < cut and end == len(text) and len(window) < len(data)):
+            cut = start  # split by the cut (or by the window: it may go on past it)
+            break
+    return text[:cut] + "…"
 
 
 def _is_utf8(data: bytes) -> bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from flask import abort, redirect, request, url_for
 
 from . import asof
@@ -51,11 +53,52 @@ def chosen_agents(session: SessionIndex) -> list[str]:
     return chosen
 
 
+# Every number a query string carries (a position, a count, a page size, an event number, a
+# cursor's parts) has at most this many digits: more than any log holds, fewer than would overflow
+# an index or a JSON reader, so a 4,000-digit ?start= is a clear 400, never a 500 further on.
+MAX_DIGITS = 15
+_WHOLE = re.compile(rf"\s*(-?)0*([0-9]{{1,{MAX_DIGITS}}})\s*")
+_POSITION_CURSOR = re.compile(rf"[0-9]{{1,{MAX_DIGITS}}}-[0-9]{{1,{MAX_DIGITS}}}")  # epoch-count, as pages are given
+NOT_A_NUMBER = f"takes a whole number (at most {MAX_DIGITS} digits)"
+
+
+def whole_number(text: str) -> int | None:
+    """The whole number a query parameter's text holds, or None when it is not one (or is too long)."""
+    match = _WHOLE.fullmatch(text)
+    return None if match is None else int(match.group(1) + match.group(2))
+
+
 def int_arg(name: str, default: int = 0, minimum: int = 0) -> int:
-    try:
-        return max(minimum, int(request.args.get(name, default)))
-    except ValueError:
-        abort(400, f"?{name}= takes a whole number.")
+    """?name=N as a whole number no lower than `minimum`; 400 when it is not one."""
+    if name not in request.args:
+        return max(minimum, default)
+    value = whole_number(request.args[name])
+    if value is None:
+        abort(400, f"?{name}= {NOT_A_NUMBER}.")
+    return max(minimum, value)
+
+
+def cursor_arg(name: str = "after") -> str | None:
+    """A live feed's cursor (`epoch-count`, as the server gave it); empty or absent: from the start."""
+    value = request.args.get(name)
+    if value and not _POSITION_CURSOR.fullmatch(value):
+        abort(400, f"?{name}= takes a cursor this server gave (two whole numbers: epoch-count).")
+    return value
+
+
+def search_cursor_arg(name: str, per_session: re.Pattern | None = None) -> str | None:
+    """A search cursor: `session=value` parts, comma-separated; each value a position (`from`) or,
+    with `per_session`, a cursor matching it (`after`). 400 when a part is malformed."""
+    value = request.args.get(name)
+    for part in (value or "").split(","):
+        _, _, number = part.rpartition("=")
+        if part and not ((per_session or _WHOLE).fullmatch(number)):
+            abort(400, f"?{name}= takes a cursor this server gave (session=position, comma-separated).")
+    return value
+
+
+def search_after_arg() -> str | None:
+    return search_cursor_arg("after", _POSITION_CURSOR)
 
 
 def is_on(value: str | None) -> bool:

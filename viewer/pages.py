@@ -12,7 +12,8 @@ from .api import as_json, session_row
 from .app import state
 from .filters import KINDS, EntryFilter
 from .formats import ai_agent, usage
-from .lookup import agent_list_arg, agent_or_404, chosen_agents, flag_arg, int_arg, message_or_404, session_or_404
+from .lookup import (agent_list_arg, agent_or_404, chosen_agents, cursor_arg, flag_arg, int_arg, message_or_404,
+                     session_or_404)
 
 bp = Blueprint("pages", __name__)
 log = logging.getLogger(__name__)
@@ -36,7 +37,7 @@ def _poll_session(session_id: str):
         raise PollEnds(Response(status=200, headers={"HX-Refresh": "true"}))
     if s is None:
         raise PollEnds(Response(render_template("_gone.html", session_id=session_id), status=286))
-    after = s.position_after(request.args.get("after"))
+    after = s.position_after(cursor_arg())
     if after is None:
         raise PollEnds(Response(status=200, headers={"HX-Refresh": "true"}))
     if after == s.count:  # events only grow, so a later read under the lock still has these

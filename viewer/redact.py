@@ -1,7 +1,9 @@
 """Mask secrets in log content before it is shown: header values, bearer tokens, common key shapes.
 
-Patterns never match a quote or a backslash, so masking serialized JSON keeps it valid JSON
-(the API masks its response bytes in one pass). `MASK` holds neither either.
+What a pattern replaces never holds a raw quote nor part of an escape sequence (a backslash is
+only ever taken with the whole `\\n`-like escape it starts), so masking serialized JSON keeps it
+valid JSON (the API masks its response bytes in one pass). `MASK` holds neither either. The rules
+are listed in README.md, "What is masked".
 """
 
 from __future__ import annotations
@@ -15,21 +17,38 @@ MASK = "[masked]"
 # Whether text shown now is masked: set per request by security.install, and by `agentview export`.
 ACTIVE: ContextVar[bool] = ContextVar("agentview_masking", default=False)
 
-# A word starts here: at \b, or right after a JSON escape such as \n (serialized text is masked too).
-_START = r"(?:(?<=\\[nrt])|\b)"
+# A word starts here: at \b, or right after an escape of serialized JSON (\n, \f, \u001b...):
+# serialized text is masked too, and a control character or an ANSI colour code before a key is no
+# part of it.
+_START = r"(?:(?<=\\[nrtbf])|(?<=\\u[0-9a-fA-F]{4})|\b)"
+# A blank as ids write it inside a URL (%20, or + in a query string) or a session id (~20, see
+# index.session_id_for): a message or agent id holding a secret is printed in links too.
+_ESCAPED_BLANK = r"[%~](?:20|0[9ad])|\+"
+_SPACE = rf"(?:\s|{_ESCAPED_BLANK})"
+# A line break or tab escaped in serialized JSON (\n), or twice (\\n: JSON text inside JSON, as tool
+# arguments are, or a repr inside JSON, as error details are).
+_ESCAPED_BREAK = r"(?:\\)+[nrt]"
+# Blank between a field's name and its value: spaces and line breaks, raw or escaped, so
+# `password:\n  value` is a field whose value is on the next line.
+_GAP = rf"(?:\s|{_ESCAPED_BREAK}|{_ESCAPED_BLANK})*"
+_EQUALS = r"[:=]|[%~]3[ad]"  # also as a URL or a session id escapes them
 # Header-like fields whose value is a secret (seed 002: Authorization, x-api-key, ...). A cookie
 # header's whole line is secret; other values end at whitespace (after an auth scheme) or punctuation.
+# A name is a field's also inside a longer name (`DB_PASSWORD=`, `openai_api_key:`, or after an
+# ANSI colour code): no word boundary is asked for before it.
 _KEYS = (r"(?:proxy-)?authorization|x-api-key|api[-_]?key|x-auth-token|x-goog-api-key"
          r"|password|passwd|client[-_]secret|access[-_]token|refresh[-_]token")
-_ALREADY_MASKED = r"(?!\s*(?:\[(?:redacted|masked|hidden)\]|\*{3}|<redacted>))"
-_VALUE = r"(?:(?:bearer|basic|token|digest)\s+)?[^\s\"'\\`<>,;]{3,}"
+_ALREADY_MASKED = rf"(?!{_GAP}(?:\[(?:redacted|masked|hidden)\]|\*{{3}}|<redacted>))"
+# A value ends where another field begins (`key: k3y(query=password: p4ss)`: both are masked).
+_NOT_A_FIELD = rf"(?!(?:{_KEYS}|set-cookie|cookie){_GAP}(?:{_EQUALS}))"
+_VALUE = rf"(?:(?:bearer|basic|token|digest)\s+)?(?:{_NOT_A_FIELD}[^\s\"'\\`<>,;]){{3,}}"
 _COOKIE_VALUE = r"[^\"'\\\r\n]{3,}"
 
 
 def _field(separator_quote: str) -> str:
     """Key, separator and value; `separator_quote` is what may quote the value (see the two uses)."""
     # Between key and value: a JSON member's `": "`, or `: ` / `=` inside text, optionally quoted.
-    sep = rf"\"\s*:\s*\"|(?:{separator_quote})?\s*[:=]\s*(?:{separator_quote})?"
+    sep = rf"\"\s*:\s*\"|(?:{separator_quote})?{_GAP}(?:{_EQUALS}){_GAP}(?:{separator_quote})?"
     return (rf"(?P<key>{_KEYS})(?P<sep>{sep}){_ALREADY_MASKED}(?P<value>{_VALUE})"
             rf"|(?P<ckey>set-cookie|cookie)(?P<csep>{sep}){_ALREADY_MASKED}(?P<cvalue>{_COOKIE_VALUE})")
 
@@ -37,19 +56,35 @@ def _field(separator_quote: str) -> str:
 # In serialized JSON a raw quote ends a string, so inside text only an escaped quote (\") may be taken.
 _FIELD_TEXT = _field(r"\\?[\"']")
 _FIELD_JSON = _field(r"\\[\"']|'")
-# Tokens recognisable by their shape wherever they appear; the first few characters stay visible.
-_SHAPES = [_START + shape for shape in (
-    r"Bearer\s+[A-Za-z0-9._~+/=-]{8,}",
-    r"sk-(?:proj-|ant-(?:api\d\d-)?|live[-_]|test[-_])?[A-Za-z0-9_-]{16,}",
-    r"(?:AKIA|ASIA)[0-9A-Z]{16}\b",
-    r"gh[pousr]_[A-Za-z0-9]{30,}",
-    r"github_pat_[A-Za-z0-9_]{30,}",
-    r"xox[abposr]-[A-Za-z0-9-]{10,}",
-    r"AIza[0-9A-Za-z_-]{35}",
-    r"glpat-[A-Za-z0-9_-]{20,}",
-)] + [r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?:[^\"\\]|\\[nrt])*?-----END [A-Z ]*PRIVATE KEY-----"]
-_PATTERN = re.compile("|".join([f"{_START}(?:{_FIELD_TEXT})", *_SHAPES]), re.IGNORECASE)
-_PATTERN_BYTES = re.compile("|".join([f"{_START}(?:{_FIELD_JSON})", *_SHAPES]).encode(), re.IGNORECASE)
+# Tokens recognisable by their shape wherever they appear, as (prefix, characters of the random
+# part, how many); the first few characters stay visible.
+_TOKENS = (
+    (rf"Bearer{_SPACE}+", r"[A-Za-z0-9._~+/=-]", "{8,}"),
+    (r"sk-(?:proj-|ant-(?:api\d\d-)?|live[-_]|test[-_])?", r"[A-Za-z0-9_-]", "{16,}"),
+    (r"(?-i:AKIA|ASIA)", r"(?-i:[0-9A-Z])", "{16}"),  # AWS key ids are upper case: "Eurasian..." is not one
+    (r"gh[pousr]_", r"[A-Za-z0-9]", "{30,}"),
+    (r"github_pat_", r"[A-Za-z0-9_]", "{30,}"),
+    (r"xox[abposr]-", r"[A-Za-z0-9-]", "{10,}"),
+    (r"AIza", r"[0-9A-Za-z_-]", "{35}"),
+    (r"glpat-", r"[A-Za-z0-9_-]", "{20,}"),
+)
+
+
+def _token(prefix: str, chars: str, count: str) -> str:
+    r"""A key shape. At a word's start any such token is a key. Glued to a letter or digit before it
+    (run into a word: `keysk-proj-...`, or after an ANSI colour code: `\x1b[32msk-proj-...`) only
+    one whose random part holds a digit, as generated keys do: `tasks-for-the-next-agent` stays."""
+    return rf"{_START}{prefix}{chars}{count}|{prefix}(?={chars}*?[0-9]){chars}{count}"
+
+
+# A PEM private key runs to its END line; without one, to the end of its text (or of its JSON
+# string: key material holds no quote or backslash), so a key cut short is still masked whole.
+_PEM_BODY = rf"(?:[^\"\\]|{_ESCAPED_BREAK})"
+_PEM_LINE = rf"(?:[A-Z]|{_SPACE})*PRIVATE{_SPACE}KEY-----"
+_PEM = rf"-----BEGIN{_PEM_LINE}(?:{_PEM_BODY}*?-----END{_PEM_LINE}|{_PEM_BODY}*)"
+_SHAPES = [_token(*token) for token in _TOKENS] + [_PEM]
+_PATTERN = re.compile("|".join([f"(?:{_FIELD_TEXT})", *_SHAPES]), re.IGNORECASE)
+_PATTERN_BYTES = re.compile("|".join([f"(?:{_FIELD_JSON})", *_SHAPES]).encode(), re.IGNORECASE)
 
 # Every match holds one of these (lowercased), at most _BACK characters after the match starts.
 # Finding them with str.find is a hundred times faster than running the pattern everywhere,
@@ -57,8 +92,8 @@ _PATTERN_BYTES = re.compile("|".join([f"{_START}(?:{_FIELD_JSON})", *_SHAPES]).e
 _TRIGGERS = ("authoriz", "api-key", "api_key", "apikey", "auth-token", "access_token", "access-token",
              "refresh_token", "refresh-token", "cookie",
              "password", "passwd", "secret", "bearer", "sk-", "akia", "asia", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
-             "github_pat_", "xox", "aiza", "glpat-", "private key")
-_BACK = 24
+             "github_pat_", "xox", "aiza", "glpat-", "-----begin")
+_BACK = 7  # the farthest: "secret" in client_secret, "api-key" in x-goog-api-key (a PEM key starts with its trigger)
 _SHORTEST = 11  # no secret the patterns know fits in fewer characters
 
 
@@ -114,11 +149,20 @@ def _mask_short(text: str) -> str:
 
 
 def _mask(text: str) -> str:
+    matches = _secrets(text)
+    return _replace(text, matches, _masked, "") if matches else text
+
+
+def _secrets(text: str) -> list[re.Match]:
     lowered = text.lower()
     if len(lowered) != len(text):  # a few characters lowercase to two: positions would shift
-        return _PATTERN.sub(_masked, text)
-    matches = _matches(text, lowered, _PATTERN)
-    return _replace(text, matches, _masked, "") if matches else text
+        return list(_PATTERN.finditer(text))
+    return _matches(text, lowered, _PATTERN)
+
+
+def secret_spans(text: str) -> list[tuple[int, int]]:
+    """Where the secrets in a text are (start, end), for a cut that must not split one."""
+    return [match.span() for match in _secrets(text)] if len(text) >= _SHORTEST else []
 
 
 def mask_json(data: bytes) -> bytes:

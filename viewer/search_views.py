@@ -7,7 +7,7 @@ from flask import Blueprint, Response, current_app, render_template, request, ur
 from . import search
 from .api import as_json, session_row
 from .app import state
-from .lookup import int_arg
+from .lookup import int_arg, search_after_arg, search_cursor_arg
 
 bp = Blueprint("search", __name__)
 MAX_LIMIT = 500
@@ -32,7 +32,7 @@ def _results() -> dict:
     """One page of hits for the request's ?q=&session=&from=&limit=, each with its url."""
     q, session_id = _args()
     limit = min(int_arg("limit", 50, minimum=1), MAX_LIMIT)
-    data = search.search(state().library.listing(), q, session_id, request.args.get("from"), limit,
+    data = search.search(state().library.listing(), q, session_id, search_cursor_arg("from"), limit,
                          current_app.config["AGENT_PAGE_SIZE"])
     for hit in data["hits"]:
         hit["url"] = hit_url(hit)
@@ -63,7 +63,7 @@ def poll():
     if request.args.get("v") == str(version):  # no file changed anywhere: the cheap common case
         return Response(status=204)
     q, session_id = _args()
-    data = search.updates(library.listing(), q, session_id, request.args.get("after", ""),
+    data = search.updates(library.listing(), q, session_id, search_after_arg() or "",
                           page_size=current_app.config["AGENT_PAGE_SIZE"])
     if data is None:
         return Response(status=204)

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import logging
+import re
 from urllib.parse import urlencode
 
+import orjson
 from flask import Flask, abort, current_app, g, redirect, request
 
-from .redact import ACTIVE, shown
+from .redact import ACTIVE, mask, shown
 
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
 WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
@@ -39,8 +42,68 @@ def host_name(header: str) -> str:
     return header.rsplit(":", 1)[0].lower() if header.count(":") == 1 else header.lower()
 
 
+class EmptyToken(ValueError):
+    """An access token of nothing: it would let everyone in, so it is always a mistake."""
+
+
+def checked_token(token: str | None) -> str | None:
+    if token is not None and not token.strip():
+        raise EmptyToken("the access token is empty: give a real one, or leave the option out")
+    return token
+
+
+# `token=` in a logged address (a request's path and query, in any logger's message)
+_TOKEN_PARAM = re.compile(r"(?i)((?:^|[?&;\s])token=)[^&;\s#\"']*")
+
+
+class HideTokens(logging.Filter):
+    """Keeps the access token out of log lines: `token=` values in logged addresses, and the token
+    itself; with `secrets`, also the secrets masking knows (an id in a logged address may hold one).
+
+    Put on the handlers (not on a logger), so records of every logger pass it: the access log,
+    waitress, werkzeug.
+    """
+
+    def __init__(self, token: str | None = None, secrets: bool = True):
+        super().__init__()
+        self.token = token
+        self.secrets = secrets
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        hidden = _TOKEN_PARAM.sub(r"\1[masked]", message)
+        if self.token:
+            hidden = hidden.replace(self.token, "[masked]")
+        if self.secrets:
+            hidden = mask(hidden)
+        if hidden != message:
+            record.msg, record.args = hidden, None
+        return True
+
+
+def hide_tokens_in_logs(token: str | None, secrets: bool = True) -> None:
+    """On every handler of the root logger (call after logging is configured)."""
+    for handler in logging.getLogger().handlers:
+        for old in [f for f in handler.filters if isinstance(f, HideTokens)]:  # served again in one process
+            handler.removeFilter(old)
+        handler.addFilter(HideTokens(token, secrets))
+
+
+def printed(value):
+    """A value as a template prints it: log text masked; a list or mapping (a `role` that is not a
+    string, say) printed as JSON, masked, never as Python's repr of it."""
+    if type(value) is str:  # Markup (a macro's output) is not a plain str: built from values that passed here
+        return shown(value)
+    if isinstance(value, (dict, list, tuple)):
+        try:
+            return shown(orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode())
+        except (TypeError, orjson.JSONEncodeError):  # nested too deep, or holds what JSON cannot
+            return "[a value that cannot be shown]"
+    return value
+
+
 def install(app: Flask, *, token: str | None, allowed_hosts: frozenset[str] | None, redact: bool) -> None:
-    app.config.update(ACCESS_TOKEN=token or None, ALLOWED_HOSTS=allowed_hosts, REDACT=redact)
+    app.config.update(ACCESS_TOKEN=checked_token(token), ALLOWED_HOSTS=allowed_hosts, REDACT=redact)
 
     @app.before_request
     def guard():
@@ -82,8 +145,7 @@ def install(app: Flask, *, token: str | None, allowed_hosts: frozenset[str] | No
         return response
 
     # Every value a template prints passes here first: one place masks secrets in every page.
-    # Markup (a macro's output) is not a plain str: it was built from values that already passed here.
-    app.jinja_env.finalize = lambda value: shown(value) if type(value) is str else value
+    app.jinja_env.finalize = printed
     # Text a template cuts short (a preview, a snippet) is masked whole first: `(text|shown)[:280]`,
     # so no cut leaves part of a secret. Markup (`|tojson`) becomes plain text, so it is masked too.
     app.jinja_env.filters["shown"] = lambda value: shown(str(value))
