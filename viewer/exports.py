@@ -39,8 +39,8 @@ def log_value(value) -> str:
     if isinstance(value, str):
         return log_text(value)
     try:
-        return log_text(orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode())
-    except TypeError:  # nested too deep for JSON, or not JSON at all
+        return log_text(jsonio.text(value))
+    except TypeError:  # not JSON at all
         return log_text(str(type(value).__name__))
 
 

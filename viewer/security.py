@@ -8,9 +8,9 @@ import logging
 import re
 from urllib.parse import urlencode
 
-import orjson
 from flask import Flask, abort, current_app, g, redirect, request
 
+from . import jsonio
 from .redact import ACTIVE, mask, shown
 
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -96,8 +96,8 @@ def printed(value):
         return shown(value)
     if isinstance(value, (dict, list, tuple)):
         try:
-            return shown(orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode())
-        except (TypeError, orjson.JSONEncodeError):  # nested too deep, or holds what JSON cannot
+            return shown(jsonio.text(value))
+        except TypeError:  # holds what JSON cannot
             return "[a value that cannot be shown]"
     return value
 
