@@ -162,6 +162,11 @@ def test_a_server_with_a_deep_folder_starts_and_stays_live(tmp_path):
         write_events(tmp_path / "b.jsonl", [user("m3", "main", "a new session")])
         server.wait_for_session("b", 1)
         assert server.process.poll() is None
+        assert wait_for(lambda: len(_sessions(server)["problems"]) == 2)
+
+        os.rename(tmp_path / name, tmp_path.parent / f"{tmp_path.name}-moved-out")  # gone: so is its problem
+        later = "/".join(["later"] + [name] * MAX_FOLDER_DEPTH)  # the first folder more than 64 below DIR
+        assert wait_for(lambda: [p["path"] for p in _sessions(server)["problems"]] == [later])
 
 
 @pytest.mark.xfail(strict=True, reason="watchdog's recursive os.walk (start, and on a new folder) raises "

@@ -874,8 +874,17 @@ class Library:
     def _folder_read(self, relpath: str) -> None:
         """A folder was read: what stopped it being read before no longer holds."""
         path = shown(relpath)
+        self._drop_folder_problems(lambda p: p.path == path)
+
+    def _folder_gone(self, relpath: str) -> None:
+        """A folder went away: so did what stopped it, or a folder in it, being read."""
+        path = shown(relpath)
+        below = path + "/" if path != "." else ""
+        self._drop_folder_problems(lambda p: p.path == path or p.path.startswith(below))
+
+    def _drop_folder_problems(self, concerns) -> None:
         with self.lock:
-            kept = [p for p in self._problems if not (p.path == path and p.kind in _FOLDER_READ_KINDS)]
+            kept = [p for p in self._problems if not (p.kind in _FOLDER_READ_KINDS and concerns(p))]
             if len(kept) != len(self._problems):
                 self._problems = kept
                 self.version += 1
@@ -1248,9 +1257,10 @@ class Library:
             return [p for p in self._by_path if p.startswith(prefix)]
 
     def forget_below(self, folder: str) -> None:
-        """A folder went away: forget every session that was inside it."""
+        """A folder went away: forget every session that was inside it, and its problems."""
         for path in self.paths_below(folder):
             self.forget(path)
+        self._folder_gone(self.relpath(folder))
 
     def index_step(self, budget: int = 512) -> bool:
         """Extend one session's facets and search index by up to `budget` events (a short hold of its lock: a poll
