@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, LiveServer, serve, wait_for, write_events
-from events import scanned, user
+from events import cut_chain, make_chain, scanned, user
 from viewer.index import MAX_FOLDER_DEPTH
 
 NOBODY = 65534
@@ -104,26 +104,28 @@ def test_a_folder_that_cannot_be_read_is_a_problem_on_the_sessions_page(open_fol
         assert "1</span> problem in the folder" in _get(f"{server.url}/")
 
 
-def _make_deep(root: Path, depth: int, name: str) -> None:
-    """`depth` nested folders below root, made relative to an open folder: the path exceeds PATH_MAX."""
-    fd = os.open(root, os.O_RDONLY)
-    try:
-        for _ in range(depth):
-            os.mkdir(name, dir_fd=fd)
-            inner = os.open(name, os.O_RDONLY, dir_fd=fd)
-            os.close(fd)
-            fd = inner
-    finally:
-        os.close(fd)
+@pytest.fixture
+def chains():
+    """make_chain, and the chains made cut into pieces afterwards (pytest removes tmp_path with rmtree)."""
+    made = []
+
+    def make(root: Path, depth: int, name: str = "d") -> None:
+        make_chain(root, depth, name)
+        made.append((root, name))
+
+    yield make
+    for root, name in made:
+        if os.path.isdir(root / name):
+            cut_chain(root, name)
 
 
 def _too_deep_path(name: str) -> str:
     return "/".join([name] * (MAX_FOLDER_DEPTH + 1))
 
 
-def test_a_thousand_folders_deep_is_scanned_without_recursion_and_listed_as_a_problem(tmp_path):
+def test_a_thousand_folders_deep_is_scanned_without_recursion_and_listed_as_a_problem(tmp_path, chains):
     write_events(tmp_path / "a.jsonl", [user("m1", "main", "hello")])
-    _make_deep(tmp_path, 1000, "d")
+    chains(tmp_path, 1000, "d")
     write_events(tmp_path / "z" / "b.jsonl", [user("m2", "main", "hello")])  # walked after the deep folder
     write_events(tmp_path / "/".join(["d"] * MAX_FOLDER_DEPTH) / "edge.jsonl", [user("m3", "main", "deepest read")])
     library = scanned(tmp_path)
@@ -134,9 +136,9 @@ def test_a_thousand_folders_deep_is_scanned_without_recursion_and_listed_as_a_pr
     assert len(library.problems) == 1
 
 
-def test_a_folder_path_longer_than_the_system_allows_is_a_problem(tmp_path):
+def test_a_folder_path_longer_than_the_system_allows_is_a_problem(tmp_path, chains):
     write_events(tmp_path / "a.jsonl", [user("m1", "main", "hello")])
-    _make_deep(tmp_path, 20, "n" * 250)  # ~5,000 bytes: more than PATH_MAX long before the depth limit
+    chains(tmp_path, 20, "n" * 250)  # ~5,000 bytes: more than PATH_MAX long before the depth limit
     library = scanned(tmp_path)
     assert [s.relpath for s in library.listing()] == ["a.jsonl"]
     (problem,) = library.problems
@@ -144,11 +146,11 @@ def test_a_folder_path_longer_than_the_system_allows_is_a_problem(tmp_path):
     assert problem.path.count("/") < 20
 
 
-def test_a_server_with_a_deep_folder_starts_and_stays_live(tmp_path):
+def test_a_server_with_a_deep_folder_starts_and_stays_live(tmp_path, chains):
     """Folder names long enough that the path passes PATH_MAX (watchdog's own walk stops there)."""
     name = "f" * 16
     write_events(tmp_path / "a.jsonl", [user("m1", "main", "hello")])
-    _make_deep(tmp_path, 1000, name)
+    chains(tmp_path, 1000, name)
     with serve(tmp_path) as server:
         server.wait_for_session("a")
         problems = wait_for(lambda: _sessions(server)["problems"])
@@ -156,7 +158,7 @@ def test_a_server_with_a_deep_folder_starts_and_stays_live(tmp_path):
         assert "1</span> problem in the folder" in _get(f"{server.url}/")
 
         (tmp_path / "later").mkdir()
-        _make_deep(tmp_path / "later", 1000, name)  # created while running
+        chains(tmp_path / "later", 1000, name)  # created while running
         write_events(tmp_path / "a.jsonl", [user("m2", "main", "after")], mode="a")
         server.wait_for_session("a", 2)
         write_events(tmp_path / "b.jsonl", [user("m3", "main", "a new session")])
@@ -164,20 +166,22 @@ def test_a_server_with_a_deep_folder_starts_and_stays_live(tmp_path):
         assert server.process.poll() is None
         assert wait_for(lambda: len(_sessions(server)["problems"]) == 2)
 
-        os.rename(tmp_path / name, tmp_path.parent / f"{tmp_path.name}-moved-out")  # gone: so is its problem
+        moved_out = tmp_path.parent / f"{tmp_path.name}-moved-out"
+        os.rename(tmp_path / name, moved_out)  # gone: so is its problem
+        cut_chain(moved_out, name)
         later = "/".join(["later"] + [name] * MAX_FOLDER_DEPTH)  # the first folder more than 64 below DIR
         assert wait_for(lambda: [p["path"] for p in _sessions(server)["problems"]] == [later])
 
 
 @pytest.mark.xfail(strict=True, reason="watchdog's recursive os.walk (start, and on a new folder) raises "
                                        "RecursionError: the watcher's part (watcher.py), not the library's")
-def test_a_server_with_a_thousand_short_folders_starts_and_stays_live(tmp_path):
+def test_a_server_with_a_thousand_short_folders_starts_and_stays_live(tmp_path, chains):
     write_events(tmp_path / "a.jsonl", [user("m1", "main", "hello")])
-    _make_deep(tmp_path, 1000, "d")
+    chains(tmp_path, 1000, "d")
     with serve(tmp_path) as server:
         server.wait_for_session("a")
         assert [p["kind"] for p in wait_for(lambda: _sessions(server)["problems"])] == ["too_deep_folder"]
         (tmp_path / "later").mkdir()
-        _make_deep(tmp_path / "later", 1000, "d")
+        chains(tmp_path / "later", 1000, "d")
         write_events(tmp_path / "a.jsonl", [user("m2", "main", "after")], mode="a")
         server.wait_for_session("a", 2)
