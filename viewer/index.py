@@ -858,7 +858,8 @@ class Library:
             return list(self._problems)
 
     def folder_problem(self, kind: str, relpath: str, detail: str) -> None:
-        """Record a problem of the folder, once per kind and path (a later detail replaces the earlier one)."""
+        """Record a problem of the folder, once per kind and path (a later detail replaces the earlier one);
+        shown on `/` and in /api/sessions. Call it without holding `self.lock`."""
         problem = Problem(kind, None, detail, path=shown(relpath))
         with self.lock:
             for i, known in enumerate(self._problems):
@@ -905,11 +906,6 @@ class Library:
         ids escape its bytes; `shown` makes it printable)."""
         return Path(os.path.relpath(path, self.root)).as_posix()
 
-    def depth(self, folder: str) -> int:
-        """How many folders below DIR a folder is (DIR itself: 0)."""
-        relpath = self.relpath(folder)
-        return 0 if relpath == "." else relpath.count("/") + 1
-
     def scan(self, folder: str | None = None) -> None:
         """Read every session file below a folder (idempotent: known files are tailed)."""
         outer = self._deferred is None
@@ -952,13 +948,13 @@ class Library:
     def _list_folder(self, dirpath: str) -> tuple[list[str], list[str]] | None:
         """A folder's subfolders to walk (not hidden; symlinked ones only when followed) and its other
         entries, each sorted; None, with a problem, when it is too deep or cannot be read."""
-        depth = self.depth(dirpath)
-        if depth > MAX_FOLDER_DEPTH:
-            top = "/".join(self.relpath(dirpath).split("/")[: MAX_FOLDER_DEPTH + 1])  # one problem per deep chain
+        relpath = self.relpath(dirpath)
+        folders = [] if relpath == "." else relpath.split("/")
+        if len(folders) > MAX_FOLDER_DEPTH:
+            top = "/".join(folders[: MAX_FOLDER_DEPTH + 1])  # the first one too deep: one problem per deep chain
             self.folder_problem("too_deep_folder", top, f"more than {MAX_FOLDER_DEPTH} folders below the watched "
                                                         "folder: not read")
             return None
-        relpath = self.relpath(dirpath)
         subfolders, filenames = [], []
         try:
             with os.scandir(dirpath) as entries:
@@ -1072,7 +1068,8 @@ class Library:
         if session is None:
             main = os.path.join(member["folder"], member["session"] + SESSION_SUFFIX)
             with self.lock:
-                session = SessionIndex(self._group_id(key), main, self.relpath(main))
+                session_id = self._group_id(key)
+            session = SessionIndex(session_id, main, self.relpath(main))
             session.format = fmt
             project = self.relpath(member["folder"])  # `serve` one project folder: name it, not "."
             session.project = shown(os.path.basename(member["folder"]) if project == "." else project)
