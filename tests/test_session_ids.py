@@ -162,6 +162,9 @@ def test_a_name_that_is_not_utf8_is_listed_escaped_and_served(tmp_path):
         write_events(folder / BAD_FOLDER / LATER_FILE, [user("u4", "main", "later")])
         server.wait_for_session("dir~FE:later~FD~FC", 1)
         assert "later\\xfd\\xfc" in _get(f"{server.url}/")
+        os.rename(folder / BAD_FILE, folder / os.fsdecode(b"renamed\xfb.jsonl"))  # followed under its new name
+        server.wait_for_session("renamed~FB", 3)
+        assert "renamed\\xfb" in _get(f"{server.url}/s/bad~FF")  # the old link leads to it
         assert not [line for line in server.output if "Traceback" in line or "Error" in line]
 
 
@@ -174,3 +177,20 @@ def test_names_differing_only_in_bytes_that_are_not_utf8_get_distinct_ids(tmp_pa
     assert len(ids) == len(names) == len(set(ids))
     assert {"n~FF", "n~FE", "n~C3~BF", "n~7EFF", "n~5Cxff"} == set(ids)
     assert all(urllib.parse.quote(i, safe=":~") == i for i in ids)  # each one URL path segment as it is
+
+
+def test_a_claude_code_project_folder_that_is_not_utf8_is_served(tmp_path):
+    from events import copy_samples
+    from viewer.app import create_app
+
+    copy_samples("claude_code/-home-dev-src-parser", tmp_path / os.fsdecode(b"proj\xff"))
+    client = create_app(tmp_path, watch=False).test_client()
+    rows = client.get("/api/sessions").get_json()["sessions"]
+    assert {r["id"]: (r["project"], len(r["files"])) for r in rows} == {
+        "proj~FF:1a2b3c4d-legacy": ("proj\\xff", 1), "proj~FF:5b1e8c2a-audit": ("proj\\xff", 4),
+        "proj~FF:9c04d7b3-docs": ("proj\\xff", 2)}
+    for row in rows:
+        for url in (row["url"], f"{row['url']}/agents/main", f"{row['url']}/export/json", f"/api/sessions/{row['id']}",
+                    f"/api/sessions/{row['id']}/agents/main"):
+            assert client.get(url).status_code == 200, url
+    assert "proj\\xff" in client.get("/").get_data(as_text=True)
