@@ -8,6 +8,7 @@ in /tmp that nobody may traverse.
 import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -67,8 +68,6 @@ def open_folder():
     for path, dirs, _ in os.walk(folder):
         for name in dirs:
             os.chmod(os.path.join(path, name), 0o755)
-    import shutil
-
     shutil.rmtree(folder)
 
 
