@@ -924,15 +924,19 @@ class Library:
         """Refresh every session file below a folder, folders in name order, each folder's files before its
         subfolders (as os.walk). Iterative: a folder of any depth costs no recursion; folders deeper than
         MAX_FOLDER_DEPTH and folders that cannot be read are listed in `problems` and left out."""
-        seen_folders: set[str] = set()  # followed symlinks can loop
+        seen_folders: set[str] = set()  # followed symlinks can loop (unfollowed, no folder is reached twice)
         pending = [os.path.abspath(folder or self.root)]
         while pending:
             dirpath = pending.pop()
-            real = os.path.realpath(dirpath)
-            if real in seen_folders:
+            relpath = self.relpath(dirpath)
+            if self._too_deep(relpath):
                 continue
-            seen_folders.add(real)
-            listed = self._list_folder(dirpath)
+            if self.follow_symlinks:
+                real = os.path.realpath(dirpath)
+                if real in seen_folders:
+                    continue
+                seen_folders.add(real)
+            listed = self._list_folder(dirpath, relpath)
             if listed is None:
                 continue
             subfolders, filenames = listed
@@ -945,16 +949,19 @@ class Library:
                         log.exception("could not read %s", path)
             pending.extend(os.path.join(dirpath, name) for name in reversed(subfolders))
 
-    def _list_folder(self, dirpath: str) -> tuple[list[str], list[str]] | None:
-        """A folder's subfolders to walk (not hidden; symlinked ones only when followed) and its other
-        entries, each sorted; None, with a problem, when it is too deep or cannot be read."""
-        relpath = self.relpath(dirpath)
+    def _too_deep(self, relpath: str) -> bool:
+        """Whether a folder lies more than MAX_FOLDER_DEPTH below DIR (then a problem names the first such
+        folder of its chain: one problem per deep chain). Told from the path alone, before any system call."""
         folders = [] if relpath == "." else relpath.split("/")
-        if len(folders) > MAX_FOLDER_DEPTH:
-            top = "/".join(folders[: MAX_FOLDER_DEPTH + 1])  # the first one too deep: one problem per deep chain
-            self.folder_problem("too_deep_folder", top, f"more than {MAX_FOLDER_DEPTH} folders below the watched "
-                                                        "folder: not read")
-            return None
+        if len(folders) <= MAX_FOLDER_DEPTH:
+            return False
+        self.folder_problem("too_deep_folder", "/".join(folders[: MAX_FOLDER_DEPTH + 1]),
+                            f"more than {MAX_FOLDER_DEPTH} folders below the watched folder: not read")
+        return True
+
+    def _list_folder(self, dirpath: str, relpath: str) -> tuple[list[str], list[str]] | None:
+        """A folder's subfolders to walk (not hidden; symlinked ones only when followed) and its other
+        entries, each sorted; None, with a problem, when it cannot be read."""
         subfolders, filenames = [], []
         try:
             with os.scandir(dirpath) as entries:
