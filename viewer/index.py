@@ -1107,7 +1107,7 @@ class Library:
         """A session of one file came or went at `path` (caller holds the lock): the group whose main file
         that path names takes the id it has now. Its id depends on what is in the folder, not on the order
         files were found in."""
-        if not path.endswith(SESSION_SUFFIX):
+        if not self._groups or not path.endswith(SESSION_SUFFIX):
             return
         key = (os.path.dirname(path), os.path.basename(path)[: -len(SESSION_SUFFIX)])
         group = self._groups.get(key)
