@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 
 
@@ -99,3 +100,36 @@ def scanned(folder):
     library = Library(folder)
     library.scan()
     return library
+
+
+def make_chain(root, depth, name="d"):
+    """`depth` nested folders `name` below root, each made relative to its open parent (the path may pass PATH_MAX)."""
+    fd = os.open(root, os.O_RDONLY)
+    try:
+        for _ in range(depth):
+            os.mkdir(name, dir_fd=fd)
+            inner = os.open(name, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    finally:
+        os.close(fd)
+
+
+def cut_chain(root, name="d", piece=100):
+    """Cut a chain of nested folders `name` below root into pieces of `piece` folders moved up to root,
+    so shutil.rmtree (recursive, path-bound) can remove it."""
+    top, fd, depth = os.open(root, os.O_RDONLY), os.open(root, os.O_RDONLY), 0
+    try:
+        while True:
+            try:
+                inner = os.open(name, os.O_RDONLY, dir_fd=fd)
+            except FileNotFoundError:
+                return
+            depth += 1
+            if depth % piece == 0:
+                os.rename(name, f"{name}-piece-{depth}", src_dir_fd=fd, dst_dir_fd=top)
+            os.close(fd)
+            fd = inner
+    finally:
+        os.close(fd)
+        os.close(top)

@@ -44,9 +44,15 @@ def session_row(s) -> dict:
         }
 
 
+def folder_problems(library) -> list[dict]:
+    """What keeps part of the folder from being listed (a folder that cannot be read, too deep...)."""
+    return [p.as_dict() for p in library.problems]
+
+
 @bp.get("/sessions")
 def sessions():
-    return as_json({"sessions": [session_row(s) for s in state().library.listing()]})
+    library = state().library
+    return as_json({"sessions": [session_row(s) for s in library.listing()], "problems": folder_problems(library)})
 
 
 @bp.get("/sessions/<session_id>")

@@ -6,6 +6,7 @@ has a lock that both take, so a reader never sees half of an event's effects.
 
 from __future__ import annotations
 
+import errno
 import heapq
 import itertools
 import logging
@@ -43,11 +44,14 @@ class Problem:
     message_id: str | None = None
     # found reading the line itself (parse, shape), not by linking it to others: an as-of snapshot keeps it
     of_line: bool = field(default=False, compare=False, repr=False)
+    path: str | None = None  # a problem of the folder (Library.problems): the folder or file, relative to DIR
 
     def as_dict(self) -> dict:
         data = {"kind": self.kind, "line": self.line, "detail": self.detail}
         if self.message_id is not None:
             data["message_id"] = self.message_id
+        if self.path is not None:
+            data["path"] = self.path
         return data
 
 
@@ -78,27 +82,69 @@ def _is_utf8(data: bytes) -> bool:
     return True
 
 
+# Session files not named *.jsonl keep their suffix in their id (it ends ".gz" or ".json"), so the id of a
+# *.jsonl file whose stem ends so has that stem's last dot escaped: `x.json.jsonl` is `x~2Ejson`, `x.json` is `x.json`.
+_KEPT_SUFFIXES = (GZIP_SUFFIX, *ai_agent.SUFFIXES)
+
+
+def _escaped(name: str) -> str:
+    """A name in id characters: [A-Za-z0-9._-] as they are, any other byte of the name on disk as ~XX.
+
+    A name that is not UTF-8 (os.fsdecode gave surrogates) is escaped byte for byte, as it is on disk,
+    so distinct names stay distinct."""
+    out = []
+    for ch in name:
+        if ch.isascii() and (ch.isalnum() or ch in "._-"):
+            out.append(ch)
+        else:
+            out.extend(f"~{b:02X}" for b in ch.encode("utf-8", "surrogateescape"))
+    return "".join(out)
+
+
+def _file_id(filename: str) -> str:
+    """A session file's name in an id: without its `.jsonl` (which the other session suffixes keep)."""
+    if not filename.endswith(SESSION_SUFFIX):
+        return _escaped(filename)
+    stem = filename[: -len(SESSION_SUFFIX)]
+    if not stem.endswith(_KEPT_SUFFIXES):
+        return _escaped(stem)
+    head, _, suffix = stem.rpartition(".")
+    return f"{_escaped(head)}~2E{_escaped(suffix)}"
+
+
+def _joined_id(folders: list[str], filename: str) -> str:
+    sid = ":".join([*map(_escaped, folders), _file_id(filename)])
+    if sid in ("", ".", ".."):  # browsers rewrite these path segments
+        sid = "".join(f"~{ord(c):02X}" for c in sid) or "~"
+    return sid
+
+
 def session_id_for(relpath: str) -> str:
     """A stable id, safe as one URL path segment, made from a path relative to DIR.
 
     Folders are joined with ':'; any character outside [A-Za-z0-9._-] (':' and '~'
-    included) is written as ~XX per UTF-8 byte, so distinct paths get distinct ids.
+    included) is written as ~XX per byte of its name on disk, so distinct paths get distinct ids
+    (see `_file_id` for the one suffix left out). An id of ordinary names is the path without
+    `.jsonl`: `team/a.jsonl` is `team:a`.
     """
-    if relpath.endswith(SESSION_SUFFIX):
-        relpath = relpath[: -len(SESSION_SUFFIX)]
-    out = []
-    for segment_index, segment in enumerate(relpath.split("/")):
-        if segment_index:
-            out.append(":")
-        for ch in segment:
-            if ch.isascii() and (ch.isalnum() or ch in "._-"):
-                out.append(ch)
-            else:
-                out.extend(f"~{b:02X}" for b in ch.encode("utf-8"))
-    sid = "".join(out)
-    if sid in ("", ".", ".."):  # browsers rewrite these path segments
-        sid = "".join(f"~{ord(c):02X}" for c in sid) or "~"
-    return sid
+    *folders, filename = relpath.split("/")
+    return _joined_id(folders, filename)
+
+
+def group_id_for(folder_relpath: str, session: str) -> str:
+    """The id of a multi-file session (Claude Code: a folder and a sessionId): its main file's id,
+    `session` escaped whole (a sessionId is text from the file: a '/' in it is not a folder)."""
+    folders = [] if folder_relpath == "." else folder_relpath.split("/")
+    return _joined_id(folders, session + SESSION_SUFFIX)
+
+
+GROUP_MARK = "~group"  # ends the id of a group whose main file's path holds another session (no id has "~g")
+
+
+def shown(name: str) -> str:
+    """A name as it may be printed: a byte of it that is not UTF-8 becomes `\\xNN` (a str with surrogates
+    cannot be encoded: not in a page, not in JSON)."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 _INTERNED = ("event_type", "agent_id", "role", "name", "language_model", "model")
@@ -173,7 +219,8 @@ def _refused_path(error: OSError, default: str | None) -> str | None:
 
 
 def session_name(relpath: str) -> str:
-    return Path(relpath).name.removesuffix(GZIP_SUFFIX).removesuffix(SESSION_SUFFIX)
+    """The name a session is shown under: its file's name without the session suffix, printable."""
+    return shown(Path(relpath).name.removesuffix(GZIP_SUFFIX).removesuffix(SESSION_SUFFIX))
 
 
 _serials = itertools.count()
@@ -229,7 +276,7 @@ class SessionIndex:
     def __init__(self, session_id: str, path: str, relpath: str):
         self.id = session_id
         self.path = path
-        self.relpath = relpath
+        self.relpath = shown(relpath)  # printed: a name that is not UTF-8 escaped
         self.name = session_name(relpath)
         self.lock = threading.RLock()
         self.epoch = 0
@@ -848,12 +895,25 @@ class SessionIndex:
         return results[bisect_left(results, position):stop]  # an entry may answer one call and make another
 
 
+def _is_folder(entry: os.DirEntry) -> bool:
+    """A folder, or a symlink to one (as os.walk tells them)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+MAX_FOLDER_DEPTH = 64  # folders further below DIR are not read (a `too_deep_folder` problem names the first)
+_FOLDER_READ_KINDS = ("permission_denied", "unreadable_folder", "too_deep_folder")  # cleared once it reads
+
+
 class Library:
     """Every session below a folder, keyed by its stable id.
 
     Only regular files inside the folder are read, checked on the descriptor opened (safe_open): a
     FIFO, a device, a file a symlink leads to outside the folder (unless `follow_symlinks` is set)
-    or one this user may not read is listed with a problem and 0 events, and never read.
+    or one this user may not read is listed with a problem and 0 events, and never read. What stops
+    a folder being read (permission, depth) is listed in `problems`, not silently left out.
     """
 
     def __init__(self, root: str | os.PathLike, follow_symlinks: bool = False):
@@ -869,7 +929,47 @@ class Library:
         self._deferred: set[tuple[str, str]] | None = None  # groups to read once a scan has found all their files
         # id -> epoch of the session just dropped under it (refused, or readable again): its successor's is later
         self._replaced_epochs: dict[str, int] = {}
+        self._problems: list[Problem] = []  # of the folder, not of one session (see `problems`)
         self.version = 0  # bumped on every change; the sessions list polls it
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Problems of the folder as a whole (folders that cannot be read, watcher failures): a copy."""
+        with self.lock:
+            return list(self._problems)
+
+    def folder_problem(self, kind: str, relpath: str, detail: str) -> None:
+        """Record a problem of the folder, once per kind and path (a later detail replaces the earlier one);
+        shown on `/` and in /api/sessions. Call it without holding `self.lock`."""
+        problem = Problem(kind, None, detail, path=shown(relpath))
+        with self.lock:
+            for i, known in enumerate(self._problems):
+                if (known.kind, known.path) == (problem.kind, problem.path):
+                    if known.detail == detail:
+                        return
+                    self._problems[i] = problem
+                    break
+            else:
+                self._problems.append(problem)
+            self.version += 1
+
+    def _folder_read(self, relpath: str) -> None:
+        """A folder was read: what stopped it being read before no longer holds."""
+        path = shown(relpath)
+        self._drop_folder_problems(lambda p: p.path == path)
+
+    def _folder_gone(self, relpath: str) -> None:
+        """A folder went away: so did what stopped it, or a folder in it, being read."""
+        path = shown(relpath)
+        below = path + "/" if path != "." else ""
+        self._drop_folder_problems(lambda p: p.path == path or p.path.startswith(below))
+
+    def _drop_folder_problems(self, concerns) -> None:
+        with self.lock:
+            kept = [p for p in self._problems if not (p.kind in _FOLDER_READ_KINDS and concerns(p))]
+            if len(kept) != len(self._problems):
+                self._problems = kept
+                self.version += 1
 
     @staticmethod
     def is_session_file(path: str) -> bool:
@@ -882,6 +982,8 @@ class Library:
         return None if self.follow_symlinks else self.real_root
 
     def relpath(self, path: str) -> str:
+        """A path relative to DIR, '/'-separated, as on disk (a name that is not UTF-8 keeps its surrogates:
+        ids escape its bytes; `shown` makes it printable)."""
         return Path(os.path.relpath(path, self.root)).as_posix()
 
     def scan(self, folder: str | None = None) -> None:
@@ -899,21 +1001,68 @@ class Library:
                         self._read_group(self._groups[key])
 
     def _walk(self, folder: str | None) -> None:
-        seen_folders: set[str] = set()  # followed symlinks can loop
-        for dirpath, dirnames, filenames in os.walk(folder or self.root, followlinks=self.follow_symlinks):
-            real = os.path.realpath(dirpath)
-            if real in seen_folders:
-                dirnames[:] = []
+        """Refresh every session file below a folder, folders in name order, each folder's files before its
+        subfolders (as os.walk). Iterative: a folder of any depth costs no recursion; folders deeper than
+        MAX_FOLDER_DEPTH and folders that cannot be read are listed in `problems` and left out."""
+        seen_folders: set[str] = set()  # followed symlinks can loop (unfollowed, no folder is reached twice)
+        pending = [os.path.abspath(folder or self.root)]
+        while pending:
+            dirpath = pending.pop()
+            relpath = self.relpath(dirpath)
+            if self._too_deep(relpath):
                 continue
-            seen_folders.add(real)
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-            for filename in sorted(filenames):
+            if self.follow_symlinks:
+                real = os.path.realpath(dirpath)
+                if real in seen_folders:
+                    continue
+                seen_folders.add(real)
+            listed = self._list_folder(dirpath, relpath)
+            if listed is None:
+                continue
+            subfolders, filenames = listed
+            for filename in filenames:
                 path = os.path.join(dirpath, filename)
                 if self.is_session_file(path):
                     try:
                         self.refresh(path)
                     except Exception:  # one unreadable file must not hide the others
                         log.exception("could not read %s", path)
+            pending.extend(os.path.join(dirpath, name) for name in reversed(subfolders))
+
+    def _too_deep(self, relpath: str) -> bool:
+        """Whether a folder lies more than MAX_FOLDER_DEPTH below DIR (then a problem names the first such
+        folder of its chain: one problem per deep chain). Told from the path alone, before any system call."""
+        folders = [] if relpath == "." else relpath.split("/")
+        if len(folders) <= MAX_FOLDER_DEPTH:
+            return False
+        self.folder_problem("too_deep_folder", "/".join(folders[: MAX_FOLDER_DEPTH + 1]),
+                            f"more than {MAX_FOLDER_DEPTH} folders below the watched folder: not read")
+        return True
+
+    def _list_folder(self, dirpath: str, relpath: str) -> tuple[list[str], list[str]] | None:
+        """A folder's subfolders to walk (not hidden; symlinked ones only when followed) and its other
+        entries, each sorted; None, with a problem, when it cannot be read."""
+        subfolders, filenames = [], []
+        try:
+            with os.scandir(dirpath) as entries:
+                for entry in entries:
+                    if not _is_folder(entry):
+                        filenames.append(entry.name)
+                    elif (self.follow_symlinks or not entry.is_symlink()) and not entry.name.startswith("."):
+                        subfolders.append(entry.name)
+        except FileNotFoundError:  # gone meanwhile
+            return None
+        except PermissionError as exc:
+            self.folder_problem("permission_denied", relpath, f"the folder cannot be read: {exc.strerror}")
+            return None
+        except OSError as exc:
+            if exc.errno == errno.ENAMETOOLONG:
+                self.folder_problem("too_deep_folder", relpath, "its path is longer than the system allows: not read")
+            elif exc.errno != errno.ENOTDIR:  # a file now: the watcher reads it as one
+                self.folder_problem("unreadable_folder", relpath, f"the folder cannot be read: {exc.strerror}")
+            return None
+        self._folder_read(relpath)
+        return sorted(subfolders), sorted(filenames)
 
     def refresh(self, path: str) -> None:
         """Ingest whatever was appended to one file since the last call.
@@ -993,13 +1142,14 @@ class Library:
         relpath = self.relpath(path)
         session = SessionIndex(session_id_for(relpath), path, relpath)
         if ai_agent.is_snapshot_name(path):
-            session.name = os.path.basename(path).removesuffix(".gz").removesuffix(".json")
+            session.name = shown(os.path.basename(path).removesuffix(".gz").removesuffix(".json"))
         return session
 
     def _list(self, path: str, session: SessionIndex) -> None:
         self._continue_epoch(session)
         with self.lock:
             self._by_path[path] = session
+            self._settle_group_at(path)  # a group named like this file gives way
             self.sessions[session.id] = session
             self.aliases.pop(session.id, None)
             self.version += 1
@@ -1056,16 +1206,17 @@ class Library:
         session = self._groups.get(key)
         if session is None:
             main = os.path.join(member["folder"], member["session"] + SESSION_SUFFIX)
-            relpath = self.relpath(main)
-            session = SessionIndex(session_id_for(relpath), main, relpath)
+            with self.lock:
+                session_id = self._group_id(key)
+            session = SessionIndex(session_id, main, self.relpath(main))
             session.format = fmt
             project = self.relpath(member["folder"])  # `serve` one project folder: name it, not "."
-            session.project = os.path.basename(member["folder"]) if project == "." else project
-            session.name = member["session"]
+            session.project = shown(os.path.basename(member["folder"]) if project == "." else project)
+            session.name = shown(member["session"])
             session.make_normalizer = fmt.normalizer
             session._clear()
             self._groups[key] = session
-        member = {**member, "rel": self.relpath(path), "path": path, "inside": self.inside}
+        member = {**member, "rel": shown(self.relpath(path)), "path": path, "inside": self.inside}
         with session.lock:
             session.members[path] = member
         self._by_path[path] = session
@@ -1074,6 +1225,40 @@ class Library:
             self._deferred.add(key)
         else:
             self._read_group(session)
+
+    def _group_id(self, key: tuple[str, str]) -> str:
+        """A group's id (caller holds the lock): its main file's, marked when a session of one file that
+        is not in the group has that id (a native file named after a Claude Code sessionId)."""
+        folder, name = key
+        sid = group_id_for(self.relpath(folder), name)
+        holder = self._by_path.get(os.path.join(folder, name + SESSION_SUFFIX))
+        taken = holder is not None and not holder.members and holder.id == sid
+        return sid + GROUP_MARK if taken else sid
+
+    def _settle_group_at(self, path: str) -> None:
+        """A session of one file came or went at `path` (caller holds the lock): the group whose main file
+        that path names takes the id it has now. Its id depends on what is in the folder, not on the order
+        files were found in."""
+        if not self._groups or not path.endswith(SESSION_SUFFIX):
+            return
+        key = (os.path.dirname(path), os.path.basename(path)[: -len(SESSION_SUFFIX)])
+        group = self._groups.get(key)
+        if group is not None:
+            self._rename(group, self._group_id(key))
+
+    def _rename(self, session: SessionIndex, new_id: str) -> None:
+        """Give a session a new id (caller holds the lock); links to the old one follow it (see `resolve`)."""
+        old_id = session.id
+        if old_id == new_id:
+            return
+        with session.lock:
+            session.id = new_id
+        if self.sessions.get(old_id) is session:
+            del self.sessions[old_id]
+            self.sessions[new_id] = session
+            self.aliases.pop(new_id, None)
+            self.aliases[old_id] = new_id
+        self.version += 1
 
     def _read_group(self, session: SessionIndex) -> None:
         """Read what was appended to any file of a multi-file session; all again when one was replaced.
@@ -1177,9 +1362,11 @@ class Library:
             del self._by_path[source], self.sessions[old_id]
             tailer = self._tailers.pop(source)
             tailer.path = destination
-            session.id, session.path, session.relpath = session_id_for(relpath), destination, relpath
+            session.id, session.path, session.relpath = session_id_for(relpath), destination, shown(relpath)
             session.name = session_name(relpath)
             self._by_path[destination], self._tailers[destination] = session, tailer
+            self._settle_group_at(source)
+            self._settle_group_at(destination)
             self.sessions[session.id] = session
             self.aliases.pop(session.id, None)
             if old_id != session.id:
@@ -1212,6 +1399,7 @@ class Library:
                 regroup = None
             if session is not None:
                 self.sessions.pop(session.id, None)
+                self._settle_group_at(path)  # a group named like this file may have its id back
                 self.version += 1
                 if session.count >= gcpause.FREEZE_AFTER:
                     gcpause.forgotten()
@@ -1224,9 +1412,10 @@ class Library:
             return [p for p in self._by_path if p.startswith(prefix)]
 
     def forget_below(self, folder: str) -> None:
-        """A folder went away: forget every session that was inside it."""
+        """A folder went away: forget every session that was inside it, and its problems."""
         for path in self.paths_below(folder):
             self.forget(path)
+        self._folder_gone(self.relpath(folder))
 
     def index_step(self, budget: int = 512) -> bool:
         """Extend one session's facets and search index by up to `budget` events (a short hold of its lock: a poll

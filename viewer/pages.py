@@ -8,7 +8,7 @@ from flask import Blueprint, Response, current_app, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from . import flow, provenance, queries, search
-from .api import as_json, session_row
+from .api import as_json, folder_problems, session_row
 from .app import state
 from .filters import KINDS, EntryFilter
 from .formats import ai_agent, usage
@@ -55,7 +55,8 @@ def poll_ends(stop: PollEnds):
 def _sessions_context() -> dict:
     library = state().library
     version = library.version  # read first: a change during the listing shows up on the next poll
-    return dict(sessions=[session_row(s) for s in library.listing()], version=version, root=library.root)
+    return dict(sessions=[session_row(s) for s in library.listing()], version=version, root=library.root,
+                folder_problems=folder_problems(library))
 
 
 @bp.get("/")
