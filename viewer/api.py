@@ -123,4 +123,4 @@ def events(session_id):
         after = s.position_after(request.args.get("after"))
         reset = after is None  # the file was replaced since that cursor: start again
         batch, end = queries.events_after(s, 0 if reset else after, limit)
-        return as_json({"events": batch, "cursor": f"{s.epoch}-{end}", "reset": reset})
+        return as_json({"events": batch, "cursor": s.cursor_at(end), "reset": reset})

@@ -729,7 +729,11 @@ class SessionIndex:
 
     @property
     def cursor(self) -> str:
-        return f"{self.epoch}-{len(self.events)}"
+        return self.cursor_at(len(self.events))
+
+    def cursor_at(self, position: int) -> str:
+        """The cursor of a reader that has seen the events before `position` (see position_after)."""
+        return f"{self.epoch}-{position}"
 
     def position_after(self, cursor: str | None) -> int | None:
         """The position a cursor points after, or None when it belongs to an older epoch."""
