@@ -175,14 +175,15 @@ def test_a_server_with_a_deep_folder_starts_and_stays_live(tmp_path, chains):
         assert wait_for(lambda: [p["path"] for p in _sessions(server)["problems"]] == [later])
 
 
-@pytest.mark.xfail(strict=True, reason="watchdog's recursive os.walk (start, and on a new folder) raises "
-                                       "RecursionError: the watcher's part (watcher.py), not the library's")
 def test_a_server_with_a_thousand_short_folders_starts_and_stays_live(tmp_path, chains):
+    # watchdog's recursive walk fails on such a folder (RecursionError, at start and on a new folder): the
+    # watcher says so and walks the folder itself instead (see test_watcher_turns)
     write_events(tmp_path / "a.jsonl", [user("m1", "main", "hello")])
     chains(tmp_path, 1000, "d")
     with serve(tmp_path) as server:
         server.wait_for_session("a")
-        assert [p["kind"] for p in wait_for(lambda: _sessions(server)["problems"])] == ["too_deep_folder"]
+        kinds = [p["kind"] for p in wait_for(lambda: _sessions(server)["problems"])]
+        assert [k for k in kinds if k not in ("watcher_restarted", "watcher_failed")] == ["too_deep_folder"]
         (tmp_path / "later").mkdir()
         chains(tmp_path / "later", 1000, "d")
         write_events(tmp_path / "a.jsonl", [user("m2", "main", "after")], mode="a")

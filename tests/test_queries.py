@@ -742,7 +742,7 @@ def test_perspective_updates_with_subagents(tmp_path):
     s = load(tmp_path, live_events())
     updates = queries.perspective_updates(s, "root", True, 5)
     assert [i["message_id"] for i in updates["items"]] == ["m07", "m10", "m11", "m12"]
-    assert queries.perspective_updates(s, "root", True, s.count) == {"items": [], "results": [], "spawned": []}
+    assert queries.perspective_updates(s, "root", True, s.count) == {"items": [], "results": [], "spawned": [], "stop": s.count}
 
 
 def test_perspective_updates_spawned_follows_a_list_cause(tmp_path):
@@ -771,7 +771,82 @@ def test_dialog_updates_report_new_and_updated_groups(tmp_path):
     updates = queries.dialog_updates(s, selected, 5)
     assert [(i["message_id"], i["recipients"]) for i in updates["items"]] == [("m11", ["kid"])]
     assert [(i["message_id"], i["recipients"]) for i in updates["updated"]] == [("m04", ["root", "other"])]
-    assert queries.dialog_updates(s, selected, s.count) == {"items": [], "updated": []}
+    assert queries.dialog_updates(s, selected, s.count) == {"items": [], "updated": [], "stop": s.count}
+
+
+UNBOUNDED = 10**9  # a live update with no window: what a page gets from the polls it follows (see below)
+
+
+def followed_perspective(s, agent_id, include, after, limit):
+    """What a page at `after` adds by following windowed polls to the end, folded as the page folds them:
+    a result under a call an earlier poll of the chain added goes into that item, not beside it."""
+    items, results, spawned, polls = [], [], [], 0
+    added = {}  # position -> item added by the chain
+    while after < s.count:
+        upd = queries.perspective_updates(s, agent_id, include, after, limit=limit)
+        assert upd["stop"] > after and len(upd["items"]) + len(upd["results"]) <= limit
+        polls += 1
+        for item in upd["items"]:
+            items.append(item)
+            added[item["position"]] = item
+        for r in upd["results"]:
+            if r["call_position"] in added:
+                added[r["call_position"]]["calls"][r["call_index"]]["results"].append(r["item"])
+            else:
+                results.append(r)
+        for a in upd["spawned"]:
+            if a["call_position"] in added:
+                added[a["call_position"]]["calls"][a["call_index"]]["spawned"].append(
+                    {"agent_id": a["agent_id"], "name": a["name"], "ordinal": s.agents[a["agent_id"]].ordinal})
+            else:
+                spawned.append(a)
+        after = upd["stop"]
+    return {"items": items, "results": results, "spawned": spawned, "stop": s.count}, polls
+
+
+def followed_dialog(s, agent_ids, after, limit):
+    """The dialog items a page at `after` adds by following windowed polls, each key's latest version."""
+    new_keys, latest = [], {}
+    while after < s.count:
+        upd = queries.dialog_updates(s, agent_ids, after, limit=limit)
+        assert upd["stop"] > after
+        for item in upd["items"]:
+            new_keys.append(item["key"])
+            latest[item["key"]] = item
+        for item in upd["updated"]:
+            latest[item["key"]] = item
+        after = upd["stop"]
+    return new_keys, latest
+
+
+@pytest.mark.parametrize("limit", [1, 3])
+def test_windowed_polls_followed_to_the_end_add_what_one_unbounded_update_adds(limit):
+    s = load_index(sample("research_team"))
+    polls = 0
+    for after in range(0, s.count + 1, 11):
+        for agent_id in s.agent_order:
+            for include in (False, True):
+                whole = queries.perspective_updates(s, agent_id, include, after, limit=UNBOUNDED)
+                followed, n = followed_perspective(s, agent_id, include, after, limit)
+                polls += n
+                assert followed == whole, (after, agent_id, include)
+        everyone = list(s.agents)
+        whole = queries.dialog_updates(s, everyone, after, limit=UNBOUNDED)
+        new_keys, latest = followed_dialog(s, everyone, after, limit)
+        assert new_keys == [i["key"] for i in whole["items"]], after
+        for item in whole["items"] + whole["updated"]:
+            assert latest[item["key"]] == item, (after, item["key"])
+    assert polls > s.count  # the windows were small enough to split every backlog
+
+
+def test_a_poll_renders_at_most_its_window_and_says_where_the_next_starts(tmp_path):
+    path = write_events(tmp_path / "s.jsonl", [created("c0", "root")] + [say(f"m{i:04}", "root", f"line {i}") for i in range(450)])
+    s = load_index(path)
+    first = queries.perspective_updates(s, "root", False, 0)
+    assert len(first["items"]) == queries.POLL_ENTRIES and first["stop"] == first["items"][-1]["position"] + 1
+    second = queries.perspective_updates(s, "root", False, first["stop"])
+    third = queries.perspective_updates(s, "root", False, second["stop"])
+    assert len(second["items"]) == queries.POLL_ENTRIES and len(third["items"]) == 50 and third["stop"] == s.count
 
 
 def prefix_index(tmp_path, events, n):
@@ -793,7 +868,7 @@ def test_live_helpers_agree_with_full_reads_at_every_position(tmp_path, name):
         assert appeared == [a for a in everyone if a not in before.agents], n
         # dialog: new groups are the ones a page at n did not have; updated ones are the ones that changed
         before_dialog = {i["key"]: i for i in queries.dialog(before, list(before.agents))["items"]}
-        updates = queries.dialog_updates(full, everyone, n)
+        updates = queries.dialog_updates(full, everyone, n, limit=UNBOUNDED)
         assert [i["key"] for i in updates["items"]] == [k for k in full_dialog if k not in before_dialog], n
         changed = {k for k in before_dialog if before_dialog[k]["deliveries"] != full_dialog[k]["deliveries"]}
         assert {i["key"] for i in updates["updated"]} >= changed, n
@@ -801,7 +876,7 @@ def test_live_helpers_agree_with_full_reads_at_every_position(tmp_path, name):
             assert item == full_dialog[item["key"]]
         # perspective: new top-level items, and new results under calls already shown
         for agent_id in everyone:
-            upd = queries.perspective_updates(full, agent_id, True, n)
+            upd = queries.perspective_updates(full, agent_id, True, n, limit=UNBOUNDED)
             assert [i["position"] for i in upd["items"]] == [
                 i["position"] for i in full_persp[agent_id] if i["position"] >= n], (n, agent_id)
             expected_results = [
@@ -819,7 +894,7 @@ def test_updates_after_any_cursor_add_exactly_what_a_reload_shows():
             whole = queries.perspective(s, agent_id, include)
             creations = {a.created_position for a in s.agents.values() if a.created_position is not None}
             for after in sorted(set(range(0, s.count + 1, 17)) | creations):  # a cursor just before each creation too
-                updates = queries.perspective_updates(s, agent_id, include, after)
+                updates = queries.perspective_updates(s, agent_id, include, after, limit=UNBOUNDED)
                 assert [i["position"] for i in updates["items"]] == \
                     [i["position"] for i in whole["items"] if i["position"] >= after]
                 on_page = {i["position"]: i for i in whole["items"] if i["position"] < after}

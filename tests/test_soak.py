@@ -26,6 +26,7 @@ POLL_EVERY = 0.5
 STARTED = time.monotonic()
 ARTICLE_ID = re.compile(r'<article class="entry[^"]*" id="([^"]+)"')
 NEXT_CURSOR = re.compile(r'id="av-poller"[^>]*after=([0-9]+-[0-9]+)')
+AT_ONCE = re.compile(r'id="av-poller"[^>]*hx-trigger="load"')  # the answer stopped at its window: more waits
 
 
 class Poller(threading.Thread):
@@ -38,6 +39,7 @@ class Poller(threading.Thread):
         self.statuses: dict[int, int] = {}
         self.errors: list[str] = []
         self.cursor = None
+        self.more = False  # the last answer said more waits: ask again at once, as the page does
         self.ready = threading.Event()  # has its starting point: the writer may begin
         self.slowest = 0.0  # seconds, the longest answer (reported, not asserted: timing is not a test)
         self.slowest_path = ""
@@ -64,11 +66,13 @@ class Poller(threading.Thread):
             query = urllib.parse.urlencode({"agent": self.agent, "after": self.cursor})
             status, body = self.get(connection, f"/s/{self.session}/poll/agent?{query}")
             nothing_new = status == 204
+            self.more = False
             if status == 200:
                 self.seen += ARTICLE_ID.findall(body)
                 found = NEXT_CURSOR.search(body)
                 assert found, (self.cursor, status, body[:500])
                 self.cursor = found.group(1)
+                self.more = AT_ONCE.search(body) is not None
         return nothing_new
 
     def run(self):
@@ -86,7 +90,8 @@ class Poller(threading.Thread):
                 if self.poll_once(connection) and stopping:
                     return
                 self.ready.set()
-                time.sleep(random.uniform(0.5, 1.5) * POLL_EVERY)
+                if not self.more:
+                    time.sleep(random.uniform(0.5, 1.5) * POLL_EVERY)
         except Exception as exc:  # reported by the test, not lost in a thread
             self.errors.append(repr(exc))
 

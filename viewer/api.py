@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, request, url_for
 
 from . import jsonio, provenance, queries
-from .app import state
+from .app import state, watched_library
 from .filters import EntryFilter
 from .formats import usage
 from .lookup import agent_or_404, chosen_agents, cursor_arg, flag_arg, int_arg, message_or_404, session_or_404
@@ -51,7 +51,7 @@ def folder_problems(library) -> list[dict]:
 
 @bp.get("/sessions")
 def sessions():
-    library = state().library
+    library = watched_library()
     return as_json({"sessions": [session_row(s) for s in library.listing()], "problems": folder_problems(library)})
 
 
@@ -128,4 +128,4 @@ def events(session_id):
         after = s.position_after(cursor_arg())
         reset = after is None  # the file was replaced since that cursor: start again
         batch, end = queries.events_after(s, 0 if reset else after, limit)
-        return as_json({"events": batch, "cursor": f"{s.epoch}-{end}", "reset": reset})
+        return as_json({"events": batch, "cursor": s.cursor_at(end), "reset": reset})

@@ -86,3 +86,12 @@ def create_app(
 def state() -> AgentView:
     """This app's AgentView (inside a request)."""
     return current_app.extensions["agentview"]
+
+
+def watched_library() -> Library:
+    """This app's Library, its ingest thread started again first if it died (the sessions list asks: the
+    page a user reloads when nothing seems to change)."""
+    view = state()
+    if view.watcher is not None:
+        view.watcher.ensure_alive()
+    return view.library

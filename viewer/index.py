@@ -854,7 +854,11 @@ class SessionIndex:
 
     @property
     def cursor(self) -> str:
-        return f"{self.epoch}-{len(self.events)}"
+        return self.cursor_at(len(self.events))
+
+    def cursor_at(self, position: int) -> str:
+        """The cursor of a reader that has seen the events before `position` (see position_after)."""
+        return f"{self.epoch}-{position}"
 
     def position_after(self, cursor: str | None) -> int | None:
         """The position a cursor points after, or None when it belongs to an older epoch."""
@@ -931,6 +935,10 @@ class Library:
         self._replaced_epochs: dict[str, int] = {}
         self._problems: list[Problem] = []  # of the folder, not of one session (see `problems`)
         self.version = 0  # bumped on every change; the sessions list polls it
+        # How many BATCH_BYTES slices one refresh reads of a file (None: to its end). The watcher sets 1 so one big
+        # file never holds up the others; the files left unfinished wait in `unfinished` for their next turn.
+        self.slices_per_read: int | None = None
+        self.unfinished: set[str] = set()
 
     @property
     def problems(self) -> list[Problem]:
@@ -1113,6 +1121,7 @@ class Library:
             self._tailers[path] = reader_for(path, BATCH_BYTES, inside=self.inside)
         tailer = self._tailers[path]
         changed = False
+        slices = self.slices_per_read
         while True:  # a big file in batches of BATCH_BYTES: the lines read wait in memory one batch at a time
             result = tailer.read()
             if result.restarted:
@@ -1128,6 +1137,12 @@ class Library:
             changed = changed or bool(result.lines or result.restarted or result.error)
             if not result.more:
                 break
+            if slices is not None:
+                slices -= 1
+                if slices <= 0:  # the rest of a big file waits its turn: other files are read meanwhile
+                    with self.lock:
+                        self.unfinished.add(path)
+                    break
             del result  # its lines are indexed: free them before reading the next batch
         if changed or new:
             session.updated_at = result.modified_at
@@ -1405,6 +1420,12 @@ class Library:
                     gcpause.forgotten()
         if regroup is not None:
             self._read_group(regroup)
+
+    def take_unfinished(self) -> list[str]:
+        """The files a refresh left part-read (see slices_per_read), to be read on; the set is emptied."""
+        with self.lock:
+            paths, self.unfinished = sorted(self.unfinished), set()
+        return paths
 
     def paths_below(self, folder: str) -> list[str]:
         prefix = os.path.join(os.path.abspath(folder), "")

@@ -9,7 +9,7 @@ from werkzeug.exceptions import HTTPException
 
 from . import flow, provenance, queries, search
 from .api import as_json, folder_problems, session_row
-from .app import state
+from .app import state, watched_library
 from .filters import KINDS, EntryFilter
 from .formats import ai_agent, usage
 from .lookup import (agent_list_arg, agent_or_404, chosen_agents, cursor_arg, flag_arg, int_arg, message_or_404,
@@ -45,6 +45,11 @@ def _poll_session(session_id: str):
     return s, after
 
 
+def _poll_cursor(s, stop: int) -> dict:
+    """The next poll's cursor, and whether it should come at once (this answer stopped at its window)."""
+    return dict(cursor=s.cursor_at(stop), more=stop < s.count)
+
+
 @bp.errorhandler(PollEnds)
 def poll_ends(stop: PollEnds):
     return stop.response
@@ -53,7 +58,7 @@ def poll_ends(stop: PollEnds):
 # --- sessions --------------------------------------------------------------------------------
 
 def _sessions_context() -> dict:
-    library = state().library
+    library = watched_library()
     version = library.version  # read first: a change during the listing shows up on the next poll
     return dict(sessions=[session_row(s) for s in library.listing()], version=version, root=library.root,
                 folder_problems=folder_problems(library))
@@ -130,9 +135,9 @@ def poll_agent(session_id):
     include_subagents = flag_arg("sub")
     filters = EntryFilter.from_args(request.args)
     with s.lock:
+        updates = queries.perspective_updates(s, agent_id, include_subagents, after, filters)
         context = dict(session=session_row(s), agent_id=agent_id, include_subagents=include_subagents,
-                       updates=queries.perspective_updates(s, agent_id, include_subagents, after, filters),
-                       cursor=s.cursor, filters=filters)
+                       updates=updates, filters=filters, **_poll_cursor(s, updates["stop"]))
     return render_template("_agent_poll.html", **context)
 
 
@@ -155,8 +160,8 @@ def poll_dialog(session_id):
     s, after = _poll_session(session_id)
     with s.lock:
         chosen = [a for a in agent_list_arg() if a in s.agents]
-        context = dict(session=session_row(s), chosen=chosen, updates=queries.dialog_updates(s, chosen, after),
-                       cursor=s.cursor)
+        updates = queries.dialog_updates(s, chosen, after)
+        context = dict(session=session_row(s), chosen=chosen, updates=updates, **_poll_cursor(s, updates["stop"]))
     return render_template("_dialog_poll.html", **context)
 
 

@@ -193,14 +193,18 @@ def delivery_of(s: SessionIndex, event: Event) -> dict | None:
     }
 
 
-def _call_item(s: SessionIndex, position: int, index: int, call: model.ToolCall) -> dict:
+def _before(position: int | None, horizon: int | None) -> bool:
+    return horizon is None or position is None or position < horizon
+
+
+def _call_item(s: SessionIndex, position: int, index: int, call: model.ToolCall, horizon: int | None = None) -> dict:
     message_id = s.events[position]["message_id"]
     spawned = []
     for agent_id in s.spawned.get(message_id, ()):
         agent = s.agents[agent_id]
-        if spawning_call(s, agent, s.events[position]) == call:
+        if _before(agent.created_position, horizon) and spawning_call(s, agent, s.events[position]) == call:
             spawned.append({"agent_id": agent_id, "name": agent.display_name, "ordinal": agent.ordinal})
-    results = s.result_positions_for_call(position, call.id) if call.id else []
+    results = [p for p in s.result_positions_for_call(position, call.id) if _before(p, horizon)] if call.id else []
     return {
         "index": index,
         "id": call.id,
@@ -214,7 +218,9 @@ def _call_item(s: SessionIndex, position: int, index: int, call: model.ToolCall)
     }
 
 
-def _entry(s: SessionIndex, position: int) -> dict:
+def _entry(s: SessionIndex, position: int, horizon: int | None = None) -> dict:
+    """An entry as a page shows it; with a horizon, only the results and spawned agents logged before it (a live
+    poll that stops at its window leaves the later ones to the next poll, which adds them under the call)."""
     event = s.events[position]
     agent = s.agents.get(event["agent_id"])
     item: dict[str, Any] = {
@@ -233,7 +239,7 @@ def _entry(s: SessionIndex, position: int) -> dict:
         "paired_call": None,
     }
     if item["kind"] == model.DID:
-        item["calls"] = [_call_item(s, position, i, c) for i, c in enumerate(model.tool_calls(event))]
+        item["calls"] = [_call_item(s, position, i, c, horizon) for i, c in enumerate(model.tool_calls(event))]
     if item["kind"] == model.RECEIVED:
         call_position = s.call_position_for_result(position)
         if call_position is not None:
@@ -280,24 +286,44 @@ def perspective(s: SessionIndex, agent_id: str, include_subagents: bool = False,
         return {"items": items, "start": start, "end": end, "total": total, "agents": agent_ids}
 
 
+# A live poll renders at most this many new entries; the rest waits for the next poll, which the page
+# asks for at once (a poll answer stays small and prompt however far behind the page is).
+POLL_ENTRIES = 200
+
+
+def _window(positions, limit: int, end: int) -> tuple[list[int], int]:
+    """The first `limit` positions of an ascending iterable, and where the window stops: the next position
+    (left for the next poll), or `end` when none is left."""
+    taken = []
+    for p in positions:
+        if len(taken) == limit:
+            return taken, p
+        taken.append(p)
+    return taken, end
+
+
 def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool, after: int,
-                        filters=None) -> dict:
-    """What a perspective page showing events before `after` needs to add.
+                        filters=None, limit: int = POLL_ENTRIES) -> dict:
+    """What a perspective page showing events before `after` needs to add, up to `limit` new entries.
 
     Reads only the agents' new entries, the agents created since, and the messages that grew since
     (kept in the facets): a poll of one agent costs what is new for it, not all that is new.
+    `stop` is the position the page has then seen up to (the next poll's cursor).
     """
     with s.lock:
         agent_ids = set(subtree(s, agent_id) if include_subagents else [agent_id])
+        new = [s.agents[a].entries[bisect_left(s.agents[a].entries, after):] for a in agent_ids]
+        positions, stop = _window(new[0] if len(new) == 1 else heapq.merge(*new), limit, s.count)
         kept = facets.caught_up(s)
         grown = {}
-        for i in range(bisect_left(kept.growth_positions, after), len(kept.growth_positions)):
+        growth = kept.growth_positions
+        for i in range(bisect_left(growth, after), bisect_left(growth, stop)):
             target = kept.grown_positions[i]  # a message that grew in place: redraw it
             if target < after and s.events[target]["agent_id"] in agent_ids:
-                grown[target] = _entry(s, target)
+                grown[target] = _entry(s, target, stop)
         spawned = []
         for created in sorted((a for a in s.agents.values() if a.created_position is not None
-                               and a.created_position >= after and a.cause in s.by_id),
+                               and after <= a.created_position < stop and a.cause in s.by_id),
                               key=lambda a: a.created_position):
             holder_position = s.by_id[created.cause]  # a call already on the page spawned it
             holder = s.events[holder_position]
@@ -307,11 +333,10 @@ def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool,
                 spawned.append({"call_position": holder_position, "call_index": index,
                                 "agent_id": created.agent_id, "name": created.display_name})
         items, results = [], []
-        new = [s.agents[a].entries[bisect_left(s.agents[a].entries, after):] for a in agent_ids]
-        for p in (new[0] if len(new) == 1 else heapq.merge(*new)):
+        for p in positions:
             if filters and not filters.passes(s, p):
                 continue
-            item = _entry(s, p)
+            item = _entry(s, p, stop)
             if _shown_alone(s, item, filters):
                 items.append(item)
                 continue
@@ -322,7 +347,7 @@ def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool,
                 index = next((i for i, c in enumerate(calls) if c.id == call_id), 0)
                 results.append({"call_position": call_position, "call_index": index, "item": item})
             # else the call is new too and renders its results itself
-        updates = {"items": items, "results": results, "spawned": spawned}
+        updates = {"items": items, "results": results, "spawned": spawned, "stop": stop}
         if grown:  # only formats whose messages grow in place (Claude Code) ever have these
             updates["grown"] = list(grown.values())
         return updates
@@ -484,23 +509,25 @@ def _dialog_order(s: SessionIndex, agent_ids: list[str]) -> list[tuple[int, str]
     return kept.order
 
 
-def dialog_updates(s: SessionIndex, agent_ids: list[str], after: int) -> dict:
+def dialog_updates(s: SessionIndex, agent_ids: list[str], after: int, limit: int = POLL_ENTRIES) -> dict:
     """New dialog items, and items that gained recipients, since position `after` (reads only the
-    chosen agents' new dialog entries)."""
+    chosen agents' new dialog entries, up to `limit` of them; `stop` is the next poll's position)."""
     with s.lock:
         selected = set(agent_ids)
         new, changed = {}, {}
         lists = [s.agents[a].dialog_entries for a in selected if a in s.agents]
-        for p in heapq.merge(*(positions[bisect_left(positions, after):] for positions in lists)):
+        positions, stop = _window(heapq.merge(*(positions[bisect_left(positions, after):] for positions in lists)),
+                                  limit, s.count)
+        for p in positions:
             key = model.substance_key(s.events[p])
             if key in new or key in changed:
                 continue
-            members = _group_members(s, key, selected)
+            members = [m for m in _group_members(s, key, selected) if m < stop]
             target = changed if members and members[0] < after else new
             target[key] = members
         items = sorted((_dialog_item(s, k, m) for k, m in new.items()), key=lambda i: i["position"])
         updated = [_dialog_item(s, k, m) for k, m in changed.items()]
-        return {"items": items, "updated": updated}
+        return {"items": items, "updated": updated, "stop": stop}
 
 
 # --- causality ----------------------------------------------------------------------------------
@@ -588,23 +615,22 @@ def _with_subtree(rows: list[dict]) -> dict:
 
 
 def tree_updates(s: SessionIndex, after: int) -> dict:
-    """Agents that appeared or moved in the tree, and entry counts that changed, since `after`."""
+    """Agents that appeared or moved in the tree, and entry counts that changed, since `after`.
+
+    Costs one look per agent at its last entry, however many events arrived: no event is read."""
     with s.lock:
         start = bisect_left(s.tree_changes, (after, ""))
         changed = list(dict.fromkeys(agent_id for _, agent_id in s.tree_changes[start:]))
         appeared = [a for a in changed if s.agents[a].first_position >= after]
         moved = [a for a in changed if s.agents[a].first_position < after]
-        touched = dict.fromkeys(
-            s.events[p]["agent_id"] for p in range(after, s.count)
-            if s.events[p]["event_type"] == model.TRANSCRIPT_ENTRY
-        )
+        touched = [a for a, agent in s.agents.items() if agent.entries and agent.entries[-1] >= after]
         return {
             # rows as tree_rows makes them: an appeared agent alone (its children that appeared too come in
             # turn), a moved one with the rows of its subtree under "subtree"
             "appeared": [{**agent_summary(s, s.agents[a]), "depth": 0, "closes": 1} for a in appeared],
             "moved": [_with_subtree(tree_rows(s, [a])) for a in moved],
-            "counts": {a: len(s.agents[a].entries) for a in touched if a in s.agents},
-            "ordinals": {a: s.agents[a].ordinal for a in touched if a in s.agents},
+            "counts": {a: len(s.agents[a].entries) for a in touched},
+            "ordinals": {a: s.agents[a].ordinal for a in touched},
         }
 
 

@@ -1,10 +1,12 @@
-"""Keep a Library in step with its folder: a watchdog observer plus one ingest thread."""
+"""Keep a Library in step with its folder: a watchdog observer plus one ingest thread, both kept alive."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
+import time
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
@@ -13,6 +15,10 @@ from watchdog.observers.polling import PollingObserver
 from .index import Library
 
 log = logging.getLogger(__name__)
+
+HEALTH_EVERY = 1.0  # seconds between looks at the observer's threads (a dead one delivers nothing, silently)
+RESTARTS = 3  # a dead observer is started again this many times; then the folder is walked on a timer instead
+RESCAN_EVERY = 2.0  # seconds between walks of the folder when no observer can run
 
 
 class _MarkDirty(FileSystemEventHandler):
@@ -36,17 +42,34 @@ class Watcher:
     The observer only marks paths dirty, so a burst of writes to one file costs one
     read of what was appended. The observer starts before the initial scan, so a file
     written during the scan is marked and read again (reads are idempotent).
+
+    One refresh reads at most one slice of a file (Library.slices_per_read): a big file is read
+    a slice per turn, in turn with every other file that changed, so it never holds them up.
+
+    Nothing stops the watching silently: the ingest thread survives any exception (and is started
+    again by `ensure_alive` if it died anyway); an observer that cannot start or whose threads died
+    (watchdog's recursive walk fails on a folder about 1,000 levels deep) is started again, and
+    after RESTARTS tries the folder is walked every RESCAN_EVERY seconds instead. Each of these is
+    reported on the library's problems, shown on `/`.
     """
 
     def __init__(self, library: Library, polling: bool = False):
         self.library = library
-        self._observer = PollingObserver(timeout=1.0) if polling else Observer()
+        self.library.slices_per_read = 1
+        self._polling = polling
+        self._observer: Observer | PollingObserver | None = None
+        self._restarts = 0
+        self._rescanning = False  # no observer: the folder is walked on a timer
+        self._next_look = 0.0  # monotonic time of the next health look (or walk, when rescanning)
         self._dirty: dict[str, bool] = {}  # path -> is a folder
         self._moves: list[tuple[str, str, bool]] = []  # (source, destination, is a folder), in order
         self._wake = threading.Condition()
         self._stopping = False
-        self._thread = threading.Thread(target=self._run, name="agentview-ingest", daemon=True)
+        self._thread = self._new_thread()
         self.ready = threading.Event()  # set once the initial scan is done
+
+    def _new_thread(self) -> threading.Thread:
+        return threading.Thread(target=self._run, name="agentview-ingest", daemon=True)
 
     def mark(self, path: str, folder: bool = False) -> None:
         with self._wake:
@@ -62,39 +85,125 @@ class Watcher:
             self._wake.notify()
 
     def start(self) -> "Watcher":
-        self._observer.schedule(_MarkDirty(self), self.library.root, recursive=True)
-        self._observer.start()
+        self._start_observer()
         self._thread.start()
         return self
 
     def stop(self) -> None:
-        self._observer.stop()
         with self._wake:
             self._stopping = True
             self._wake.notify()
-        self._observer.join(timeout=5)
+        observer = self._observer
+        if observer is not None:
+            observer.stop()
+            observer.join(timeout=5)
         self._thread.join(timeout=5)
+
+    def ensure_alive(self) -> None:
+        """Start the ingest thread again if it died (called by the sessions page: cheap when it is alive)."""
+        if self._thread.is_alive() or self._stopping or not self._thread.ident:
+            return
+        with self._wake:
+            if self._thread.is_alive() or self._stopping:
+                return
+            self._report("ingest_restarted", "the thread reading the folder had stopped: started again")
+            self._thread = self._new_thread()
+            self._thread.start()
+
+    # --- the observer ------------------------------------------------------------------------
+
+    def _start_observer(self) -> None:
+        observer = PollingObserver(timeout=1.0) if self._polling else Observer()
+        try:
+            observer.schedule(_MarkDirty(self), self.library.root, recursive=True)
+            observer.start()
+        except Exception as error:  # e.g. RecursionError: watchdog walks the folder tree recursively
+            log.exception("the folder watcher could not start")
+            with contextlib.suppress(Exception):
+                observer.stop()
+            self._observer_failed(f"could not start ({type(error).__name__}: {error})")
+            return
+        self._observer = observer
+
+    def _observer_alive(self) -> bool:
+        observer = self._observer
+        return observer is not None and observer.is_alive() and all(e.is_alive() for e in observer.emitters)
+
+    def _observer_failed(self, why: str) -> None:
+        """Start it again, up to RESTARTS times; then walk the folder on a timer."""
+        self._observer = None
+        if self._restarts < RESTARTS:
+            self._restarts += 1
+            self._report("watcher_restarted", f"the folder watcher {why}: started again "
+                                              f"({self._restarts} of {RESTARTS}) and the folder read again")
+            self._start_observer()
+            return
+        if not self._rescanning:
+            self._rescanning = True
+            self._report("watcher_failed", f"the folder watcher {why}: the folder is now read again every "
+                                           f"{RESCAN_EVERY:g} s instead (changes show up a little later)")
+
+    def _look(self) -> None:
+        """Every HEALTH_EVERY seconds: a dead observer is replaced; without one, the folder is walked again."""
+        now = time.monotonic()
+        if now < self._next_look:
+            return
+        if self._rescanning:
+            self._next_look = now + RESCAN_EVERY
+            for path in self.library.paths_below(self.library.root):  # gone files are forgotten by their refresh
+                self.mark(path)
+            self.library.scan()
+            self._requeue_unfinished()
+            return
+        self._next_look = now + HEALTH_EVERY
+        if self._observer is not None and not self._observer_alive():
+            observer = self._observer
+            with contextlib.suppress(Exception):
+                observer.stop()
+            self._observer_failed("stopped")
+            self.library.scan()  # what changed while nothing was watching
+            self._requeue_unfinished()
+
+    # --- the ingest thread ---------------------------------------------------------------------
 
     def _run(self) -> None:
         self._guarded(self.library.scan)
+        self._requeue_unfinished()
         self.ready.set()
         indexing = True  # search indexes catch up, a slice at a time, whenever no file waits
         while True:
-            with self._wake:
-                while not self._dirty and not self._stopping and not indexing:
-                    self._wake.wait()
-                if self._stopping:
-                    return
-                batch, self._dirty = self._dirty, {}
-                moves, self._moves = self._moves, []
-            if not batch and not moves:  # nothing to read: one slice of search indexing, then look again
-                indexing = self._index_step()
-                continue
-            indexing = True
-            for source, destination, folder in moves:
-                self._guarded(self._move, source, destination, folder)
-            for path, folder in batch.items():
-                self._guarded(self._handle, path, folder)
+            try:
+                finished, indexing = self._step(indexing)
+            except Exception as error:  # one bad turn must not end the thread that reads every file
+                log.exception("ingest failed")
+                self._report("ingest_failed", f"{type(error).__name__}: {error}")
+                finished, indexing = False, True
+            if finished:
+                return
+
+    def _step(self, indexing: bool) -> tuple[bool, bool]:
+        """One turn: read what changed (a slice of each file), else index a slice; (stopping, still indexing)."""
+        with self._wake:
+            if not self._dirty and not self._stopping and not indexing:
+                self._wake.wait(HEALTH_EVERY)  # also idle, the observer is looked at now and then
+            if self._stopping:
+                return True, indexing
+            batch, self._dirty = self._dirty, {}
+            moves, self._moves = self._moves, []
+        self._look()
+        if not batch and not moves:  # nothing to read: one slice of search indexing, then look again
+            return False, self._index_step()
+        for source, destination, folder in moves:
+            self._guarded(self._move, source, destination, folder)
+        for path, folder in batch.items():
+            self._guarded(self._handle, path, folder)
+        self._requeue_unfinished()
+        return False, True
+
+    def _requeue_unfinished(self) -> None:
+        """Files read only in part go to the back of the queue: everything else that changed is read first."""
+        for path in self.library.take_unfinished():
+            self.mark(path)
 
     def _index_step(self) -> bool:
         """One slice of search indexing; False when every session's index is complete."""
@@ -120,6 +229,10 @@ class Watcher:
         prefix = os.path.join(os.path.abspath(source), "")
         for path in self.library.paths_below(prefix):
             self.library.move(path, os.path.join(destination, path[len(prefix):]))
+
+    def _report(self, kind: str, detail: str) -> None:
+        log.warning("%s: %s", kind, detail)
+        self.library.folder_problem(kind, ".", detail)
 
     @staticmethod
     def _guarded(action, *args) -> None:

@@ -1,0 +1,53 @@
+"""The ingest thread takes files in turns, and keeps watching whatever fails.
+
+A real `agentview serve` process on real files.
+"""
+
+import json
+import os
+import time
+import urllib.request
+
+from conftest import serve, wait_for, write_events
+
+LINE = ('{"message_id": "a%07d", "event_type": "transcript_entry", "agent_id": "agent_a", "role": "assistant", '
+        '"content": "' + "lorem ipsum dolor sit amet " * 9 + '"}\n')
+
+
+def get_json(url):
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return json.load(response)
+
+
+def events_of(server, session_id):
+    try:
+        return get_json(f"{server.url}/api/sessions/{session_id}")["events"]
+    except urllib.error.HTTPError:
+        return 0
+
+
+def test_a_line_appended_to_one_session_shows_while_a_big_file_is_still_being_read(tmp_path):
+    folder = tmp_path / "sessions"
+    write_events(folder / "b.jsonl", [{"message_id": "b1", "event_type": "transcript_entry", "agent_id": "agent_b",
+                                       "role": "user", "content": "first"}])
+    big = tmp_path / "a.jsonl"  # written outside, then moved in whole: one event for the watcher
+    count = 600_000  # about 200 MB: seconds of reading on any machine
+    with open(big, "w") as f:
+        for start in range(0, count, 10_000):
+            f.write("".join(LINE % n for n in range(start, start + 10_000)))
+    with serve(folder) as server:
+        server.wait_for_session("b", events=1)
+        os.rename(big, folder / "a.jsonl")
+        wait_for(lambda: events_of(server, "a") > 0, timeout=30)  # listed while it is read, not once read whole
+        with open(folder / "b.jsonl", "a") as f:
+            f.write(json.dumps({"message_id": "b2", "event_type": "transcript_entry", "agent_id": "agent_b",
+                                "role": "assistant", "content": "second"}) + "\n")
+        appended = time.monotonic()
+        wait_for(lambda: events_of(server, "b") == 2, timeout=10, interval=0.02)
+        shown_after = time.monotonic() - appended
+        read_of_a = events_of(server, "a")
+        assert shown_after < 2, shown_after
+        assert read_of_a < count, "the big file was read whole before the other session's line"
+        wait_for(lambda: events_of(server, "a") == count, timeout=120, interval=0.5)
+        a = get_json(f"{server.url}/api/sessions/a/events?after=0-{count - 3}")
+        assert [e["message_id"] for e in a["events"]] == [f"a{n:07d}" for n in range(count - 3, count)]
