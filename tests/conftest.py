@@ -95,13 +95,15 @@ def serve(folder: Path, *extra: str, user: int | None = None):
         [sys.executable, "-m", "viewer", "serve", str(folder), "--port", "0", *extra],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=REPO, user=user,
     )
-    line = process.stdout.readline()
-    if "serving" not in line:
-        process.kill()
-        raise RuntimeError(f"server did not start: {line}{process.stdout.read()}")
+    output: list[str] = []  # what it logged so far (warnings may come before it listens)
+    while "serving" not in (line := process.stdout.readline()):
+        output.append(line)
+        if not line or len(output) > 200:
+            process.kill()
+            raise RuntimeError(f"server did not start: {''.join(output)}{process.stdout.read()}")
     url = line.rsplit(" at ", 1)[1].strip()
     # Keep reading its log, so a chatty server never blocks on a full pipe.
-    output: list[str] = [line]
+    output.append(line)
     reader = threading.Thread(target=lambda: output.extend(process.stdout), daemon=True)
     reader.start()
     try:

@@ -118,7 +118,6 @@ class Watcher:
             observer.schedule(_MarkDirty(self), self.library.root, recursive=True)
             observer.start()
         except Exception as error:  # e.g. RecursionError: watchdog walks the folder tree recursively
-            log.exception("the folder watcher could not start")
             with contextlib.suppress(Exception):
                 observer.stop()
             self._observer_failed(f"could not start ({type(error).__name__}: {error})")
