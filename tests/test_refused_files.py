@@ -133,15 +133,22 @@ def test_a_device_is_listed_never_read(tmp_path, name):
     assert "character device" in session.problems[0].detail
 
 
-def test_a_stored_entry_of_a_file_swapped_for_a_fifo_is_shown_as_changed(tmp_path):
+def claude_session_with_a_sub_agent_then_a_fifo(tmp_path):
+    """A Claude Code session read with its sub-agent file f1, which is then swapped for a FIFO."""
     subagents = claude_session(tmp_path)
     write_events(subagents / "agent-f1.jsonl", [sub_agent_line("f1-1", "f1", "go")])
     library = Library(tmp_path)
     library.scan()
     session = library.get("proj:s")
+    assert {"u1", "f1-1"} <= set(session.by_id)
     position = session.by_id["f1-1"]
     os.mkfifo(tmp_path / "fifo")
     os.replace(tmp_path / "fifo", subagents / "agent-f1.jsonl")
+    return library, session, position, subagents
+
+
+def test_a_stored_entry_of_a_file_swapped_for_a_fifo_is_shown_as_changed(tmp_path):
+    _, session, position, _ = claude_session_with_a_sub_agent_then_a_fifo(tmp_path)
     with session.lock:
         session.events.forget_cached()
     event = run_with_timeout(lambda: session.events[position])
@@ -149,14 +156,7 @@ def test_a_stored_entry_of_a_file_swapped_for_a_fifo_is_shown_as_changed(tmp_pat
 
 
 def test_a_file_of_a_claude_code_session_swapped_for_a_fifo_leaves_it_and_is_listed(tmp_path):
-    subagents = claude_session(tmp_path)
-    write_events(subagents / "agent-f1.jsonl", [sub_agent_line("f1-1", "f1", "go")])
-    library = Library(tmp_path)
-    library.scan()
-    session = library.get("proj:s")
-    assert {"u1", "f1-1"} <= set(session.by_id)
-    os.mkfifo(tmp_path / "fifo")
-    os.replace(tmp_path / "fifo", subagents / "agent-f1.jsonl")
+    library, session, _, subagents = claude_session_with_a_sub_agent_then_a_fifo(tmp_path)
     run_with_timeout(lambda: library.refresh(str(tmp_path / "proj" / "s.jsonl")))  # the group reads every file
     assert library.get("proj:s") is session and "u1" in session.by_id and "f1-1" not in session.by_id
     sub = library.get(session_id_for("proj/s/subagents/agent-f1.jsonl"))
