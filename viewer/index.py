@@ -109,11 +109,12 @@ def _intern(event: Event) -> None:
                     function["name"] = sys.intern(function["name"])
 
 
-def reader_for(path: str, limit: int | None = None) -> FileTailer | GzipReader:
-    """The reader of a session file; a plain file is tailed `limit` bytes at a time at most."""
+def reader_for(path: str, limit: int | None = None, inside: str | None = None) -> FileTailer | GzipReader:
+    """The reader of a session file; a plain file is tailed `limit` bytes at a time at most. It reads only
+    a regular file inside the folder `inside` (a real path; None: anywhere)."""
     if ai_agent.is_snapshot_name(path):
-        return ai_agent.SnapshotReader(path)
-    return GzipReader(path) if path.endswith(GZIP_SUFFIX) else FileTailer(path, limit)
+        return ai_agent.SnapshotReader(path, inside)
+    return GzipReader(path, inside) if path.endswith(GZIP_SUFFIX) else FileTailer(path, limit, inside)
 
 
 GROUP_BATCH_BYTES = 256 * 1024  # each file of a multi-file session is read this much at a time as they are merged
@@ -123,15 +124,17 @@ def _read_some(reader):
     return reader.read(GROUP_BATCH_BYTES) if isinstance(reader, FileTailer) else reader.read()
 
 
-def _lines_from(reader, first, replaced: list) -> Iterator[Line]:
+def _lines_from(reader, first, replaced: list, problems: list | None = None) -> Iterator[Line]:
     """The lines of a first read, then the rest of the file read as they are used; a file replaced
-    meanwhile stops here and is noted in `replaced`."""
+    meanwhile stops here and is noted in `replaced`; the problems of the later reads go to `problems`."""
     result = first
     while True:
         yield from result.lines
         if not result.more:
             return
         result = _read_some(reader)
+        if problems is not None:
+            problems.extend(result.problems)
         if result.restarted:
             replaced.append(reader.path)
             return
@@ -315,6 +318,13 @@ class SessionIndex:
 
     def _line_problem(self, kind: str, line: int, detail: str, message_id: str | None = None) -> None:
         self._problem(kind, line, detail, message_id, of_line=True)
+
+    def reader_problems(self, problems: list[tuple[str, int | None, str]]) -> None:
+        """What a reader found wrong with the file (tailer.TailResult.problems): a line's problem is of that line."""
+        if problems:
+            with self.lock:
+                for kind, line, detail in problems:
+                    self._problem(kind, line, detail, of_line=line is not None)
 
     def file_problem(self, detail: str) -> None:
         """A fault of the file as a whole (e.g. a corrupt gzip stream), not of one line."""
@@ -795,6 +805,11 @@ class Library:
         return ((path.endswith((SESSION_SUFFIX, GZIP_SUFFIX)) or ai_agent.is_snapshot_name(path))
                 and not os.path.basename(path).startswith("."))
 
+    @property
+    def inside(self) -> str | None:
+        """The real folder every file read must lie in; None with --follow-symlinks (anywhere)."""
+        return None if self.follow_symlinks else self.real_root
+
     def is_inside(self, path: str) -> bool:
         """Whether a path really lies inside the folder (after resolving symlinks), or may be followed."""
         if self.follow_symlinks:
@@ -869,7 +884,7 @@ class Library:
             if ai_agent.is_snapshot_name(path):
                 session.name = os.path.basename(path).removesuffix(".gz").removesuffix(".json")
             session._clear()
-            self._tailers[path] = reader_for(path, BATCH_BYTES)
+            self._tailers[path] = reader_for(path, BATCH_BYTES, self.inside)
         tailer = self._tailers[path]
         changed = False
         while True:  # a big file in batches of BATCH_BYTES: the lines read wait in memory one batch at a time
@@ -884,7 +899,8 @@ class Library:
                 session.ingest(result.lines, result.source)
             if result.error:
                 session.file_problem(result.error)
-            changed = changed or bool(result.lines or result.restarted or result.error)
+            session.reader_problems(result.problems)
+            changed = changed or bool(result.lines or result.restarted or result.error or result.problems)
             if not result.more:
                 break
             del result  # its lines are indexed: free them before reading the next batch
@@ -937,7 +953,7 @@ class Library:
         with session.lock:
             session.members[path] = member
         self._by_path[path] = session
-        self._tailers[path] = reader_for(path)
+        self._tailers[path] = reader_for(path, inside=self.inside)
         if self._deferred is not None:
             self._deferred.add(key)
         else:
@@ -951,20 +967,22 @@ class Library:
         paths = list(session.members)
         results = [_read_some(self._tailers[p]) for p in paths]
         replaced: list[str] = []  # files replaced before or while they were read: the group is read again
+        problems = [problem for r in results for problem in r.problems]
         if not any(r.restarted for r in results):
-            batches = [(session.members[p], _lines_from(self._tailers[p], r, replaced))
+            batches = [(session.members[p], _lines_from(self._tailers[p], r, replaced, problems))
                        for p, r in zip(paths, results) if r.lines]
             if batches:
                 session.ingest_records(batches)
         if replaced or any(r.restarted for r in results):
             session.restart()
             for p in paths:
-                self._tailers[p] = reader_for(p)
+                self._tailers[p] = reader_for(p, inside=self.inside)
             self._read_group(session)  # fresh readers start at 0: they do not report a restart
             return
         for r in results:
             if r.error:
                 session.file_problem(r.error)
+        session.reader_problems(problems)
         stamps = [r.modified_at for r in results if r.modified_at is not None]
         listed = session.id in self.sessions
         if batches or not listed:
@@ -1048,7 +1066,7 @@ class Library:
                 if session.members:  # the others stay: read them again without it
                     session.restart()
                     for p in session.members:
-                        self._tailers[p] = reader_for(p)
+                        self._tailers[p] = reader_for(p, inside=self.inside)
                     self.version += 1
                     regroup = session
                 else:
