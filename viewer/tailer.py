@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 import weakref
 import zlib
 from collections import OrderedDict
@@ -28,6 +29,9 @@ except ImportError:  # not POSIX: no descriptor limit to read
 READ_CHUNK = 8 * 1024 * 1024
 BATCH_BYTES = 8 * 1024 * 1024  # a big file is ingested this much at a time: memory stays bounded
 FINGERPRINT_BYTES = 4096  # the bytes before the read offset whose CRC-32 tells a rewrite from an append
+# A file whose mtime is this close to the moment it was last read may have been rewritten since, in the same
+# tick of the file system's clock, with the same size: its status proves nothing; its bytes are checked.
+RACY_NS = 100_000_000
 MB = 1024 * 1024
 
 
@@ -327,6 +331,7 @@ class FileTailer:
         self._lines = _LineCutter(self.limits.max_line_bytes, offsets=True)
         self._source: FileSource | None = None  # the file being read, while it is the file at `path`
         self._mtime_ns = 0
+        self._checked_ns = 0  # when the bytes were last read or checked
         self._fingerprint: tuple[int, int] | None = None  # (start, CRC-32) of the bytes up to the read position
 
     @property
@@ -357,6 +362,7 @@ class FileTailer:
         and `more` set when the rest waits for the next call."""
         limit = self.limit if limit is None else limit
         result = TailResult()
+        now = time.time_ns()  # before the stat: a write after it has a later mtime (or the same tick: racy)
         try:
             st = os.stat(self._path)
         except FileNotFoundError:
@@ -364,21 +370,22 @@ class FileTailer:
         result.modified_at = st.st_mtime
         source = self._source
         if (source is not None and not source.changed and source.identity == (st.st_dev, st.st_ino)
-                and st.st_size == self._lines.position and st.st_mtime_ns == self._mtime_ns):
+                and st.st_size == self._lines.position and st.st_mtime_ns == self._mtime_ns
+                and st.st_mtime_ns < self._checked_ns - RACY_NS):
             result.source = source
             return result  # an idle poll: one stat
         try:
-            self._read_new(st, limit, result)
+            self._read_new(st, now, limit, result)
         except FileChanged:  # replaced while it was being read: what was read of it is void
             result.lines.clear()
             result.problems.clear()
             self._start_over(result)
-            self._read_new(st, limit, result)
+            self._read_new(st, now, limit, result)
         except FileNotFoundError:  # gone meanwhile
             pass
         return result
 
-    def _read_new(self, st: os.stat_result, limit: int | None, result: TailResult) -> None:
+    def _read_new(self, st: os.stat_result, now: int, limit: int | None, result: TailResult) -> None:
         source = self._source
         window = None
         if source is not None and not source.changed and source.identity == (st.st_dev, st.st_ino):
@@ -386,7 +393,7 @@ class FileTailer:
         if window is None:
             self._start_over(result)
             window = b""
-        self._mtime_ns = st.st_mtime_ns
+        self._mtime_ns, self._checked_ns = st.st_mtime_ns, now
         result.source = self._source
         self._remember(self._read_lines(limit, window, result))
 
