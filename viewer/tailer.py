@@ -274,21 +274,24 @@ class _LineCutter:
         self.number = count
 
     def _cut_carefully(self, chunk: bytes, begin: int, end: int, lines: list[Line], problems: list) -> None:
-        """Lines that may be blank (counted, skipped) or too long (reported, skipped)."""
+        """Lines that may be blank (counted, skipped) or too long (reported, skipped). A run of newlines is
+        one match, so a chunk of blank lines costs a scan, not a step per line."""
         data = bytes(self.partial) + chunk[begin:end + 1] if self.partial else chunk[begin:end + 1]
-        number, scanned = self.number, 0
-        for match in _NOT_NEWLINES.finditer(data):
-            first = match.start()
-            number += data.count(b"\n", scanned, first) + 1
-            scanned = match.end() + 1
-            if scanned - 1 - first > self.max_line:
-                problems.append(("line_too_long", number, f"a line of {_size(scanned - 1 - first)} skipped "
-                                                          f"(limit {_size(self.max_line)}, --max-line-bytes)"))
-            elif self.offsets:
-                lines.append(Line(number, match.group(), self.start + first))
-            else:
-                lines.append(Line(number, match.group()))
-        self.number = number + data.count(b"\n", scanned)
+        ended, start = self.number, 0  # lines ended before `start`
+        for run in _NEWLINES.finditer(data):
+            stop = run.start()
+            if stop > start:  # the line [start, stop): not blank
+                number = ended + 1
+                if stop - start > self.max_line:
+                    problems.append(("line_too_long", number, f"a line of {_size(stop - start)} skipped "
+                                                              f"(limit {_size(self.max_line)}, --max-line-bytes)"))
+                elif self.offsets:
+                    lines.append(Line(number, data[start:stop], self.start + start))
+                else:
+                    lines.append(Line(number, data[start:stop]))
+            ended += run.end() - stop
+            start = run.end()
+        self.number = ended
 
     def _hold(self, rest: memoryview, problems: list) -> None:
         if not rest:
@@ -309,7 +312,7 @@ class _LineCutter:
         self.partial = bytearray()
 
 
-_NOT_NEWLINES = re.compile(rb"[^\n]+")
+_NEWLINES = re.compile(rb"\n+")
 
 
 class FileTailer:
