@@ -248,3 +248,22 @@ def test_descriptors_never_exceed_the_pool_cap(tmp_path, monkeypatch, cap):
     for i in range(30):
         assert library.get(f"s{i}").events.load(1)["content"] == f"said {i}"
         assert tailer.FileSource.held() <= cap
+
+
+def test_serve_takes_its_caps_from_flags(tmp_path):
+    from conftest import serve, wait_for
+    import urllib.request
+
+    write_events(tmp_path / "s.jsonl", [created("m1", "a"), say("m2", "a", "x" * 3000), say("m3", "a", "after")])
+    with gzip.open(tmp_path / "g.jsonl.gz", "wt") as f:
+        f.write("".join(json.dumps(say(f"n{i}", "a", "y" * 100)) + "\n" for i in range(100)))
+
+    def problems(session_id):
+        with urllib.request.urlopen(f"{server.url}/api/sessions/{session_id}/problems", timeout=10) as response:
+            return [(p["kind"], p["line"]) for p in json.load(response)["problems"]] or None
+
+    with serve(tmp_path, "--max-line-bytes", "2000", "--max-file-bytes", "4000") as server:
+        assert wait_for(lambda: problems("s"), timeout=10) == [("line_too_long", 2)]
+        with urllib.request.urlopen(f"{server.url}/api/sessions", timeout=10) as response:
+            (g,) = [s["id"] for s in json.load(response)["sessions"] if s["path"] == "g.jsonl.gz"]
+        assert wait_for(lambda: problems(g), timeout=10) == [("too_large", None)]
