@@ -192,8 +192,8 @@ def test_the_check_costs_one_small_read_and_an_idle_poll_none(tmp_path, monkeypa
     reader = FileTailer(path)
     reader.read()
     reads = []
-    real = tailer._read_at
-    monkeypatch.setattr(tailer, "_read_at", lambda fd, offset, length: reads.append((offset, length)) or real(fd, offset, length))
+    real = os.pread
+    monkeypatch.setattr(tailer, "_PREAD", lambda fd, length, offset: reads.append((offset, length)) or real(fd, length, offset))
     past = path.stat().st_mtime_ns - 10 * tailer.RACY_NS
     os.utime(path, ns=(past, past))  # written long ago: its status alone says nothing changed
     reader.read()  # the mtime moved: checked once

@@ -33,6 +33,7 @@ FINGERPRINT_BYTES = 4096  # the bytes before the read offset whose CRC-32 tells 
 # tick of the file system's clock, with the same size: its status proves nothing; its bytes are checked.
 RACY_NS = 100_000_000
 MB = 1024 * 1024
+SMALL_READ = 64 * 1024  # FileSource reads up to this size hold the pool's lock instead of marking the source in use
 
 
 @dataclass(frozen=True)
@@ -117,10 +118,10 @@ class FileSource:
     appends; a source being read is never closed under its reader.
     """
 
-    __slots__ = ("path", "inside", "identity", "size", "check", "fd", "users", "changed", "__weakref__")
+    __slots__ = ("path", "inside", "identity", "size", "check", "fd", "users", "changed", "recent", "__weakref__")
     cap = _pool_cap()
     _open: OrderedDict[int, weakref.ref] = OrderedDict()  # id -> open source, least recently read first
-    _lock = threading.RLock()  # RLock: a source collected inside a pool operation closes itself under it
+    _lock = threading.Lock()
 
     def __init__(self, path: str, inside: str | None = None) -> None:
         self.fd = -1
@@ -129,6 +130,7 @@ class FileSource:
         self.check: tuple[int, int, int] | None = None  # (start, end, CRC-32) of bytes it must still hold
         self.users = 0
         self.changed = False
+        self.recent = False  # read since the last eviction walk (see _enter_pool)
         fd = open_regular(path, inside)
         st = os.fstat(fd)
         self.identity = (st.st_dev, st.st_ino)
@@ -142,7 +144,14 @@ class FileSource:
         return len(cls._open)
 
     def read(self, offset: int, length: int) -> bytes:
-        fd = self._acquire()
+        if length <= SMALL_READ and _PREAD is not None:  # an event's line: read under the pool's lock
+            with FileSource._lock:  # (about 1 µs): it cannot be closed meanwhile, nothing to count
+                fd = self.fd if self.fd >= 0 and not self.changed else self._opened()
+                self.recent = True
+                return _PREAD(fd, length, offset)
+        with FileSource._lock:  # a big read: the lock is not held while it runs, the source is marked in use
+            fd = self._opened()
+            self.users += 1
         try:
             return _read_at(fd, offset, length)
         finally:
@@ -155,16 +164,14 @@ class FileSource:
             self.changed = True
             self._close()
 
-    def _acquire(self) -> int:
-        with FileSource._lock:
-            if self.changed:
-                raise FileChanged(f"{self.path} is no longer the file that was read")
-            if self.fd < 0:
-                self._reopen()
-            else:
-                FileSource._open.move_to_end(id(self))
-            self.users += 1
-            return self.fd
+    def _opened(self) -> int:
+        """Its descriptor, opened again if it was closed (under the pool's lock)."""
+        if self.changed:
+            raise FileChanged(f"{self.path} is no longer the file that was read")
+        if self.fd < 0:
+            self._reopen()
+        self.recent = True
+        return self.fd
 
     def _reopen(self) -> None:
         try:
@@ -185,17 +192,23 @@ class FileSource:
         self._enter_pool()
 
     def _enter_pool(self) -> None:
-        """Open now: the least recently read sources not being read are closed to stay within the cap."""
+        """Open now: sources not read lately are closed to stay within the cap (the clock algorithm, an
+        approximate least-recently-used order: a read only sets `recent`; eviction walks the pool oldest
+        first, giving a source read since the last walk a second chance at the end)."""
         pool = FileSource._open
         pool[id(self)] = weakref.ref(self)
-        if len(pool) <= FileSource.cap:
-            return
-        for key, ref in list(pool.items()):
-            source = ref()
-            if source is not None and source is not self and source.users == 0:
+        for key in list(pool) * 2:  # two walks: the first may only clear `recent`
+            if len(pool) <= FileSource.cap:
+                return
+            ref = pool.get(key)
+            source = ref() if ref is not None else None
+            if source is None or source is self or source.users:
+                continue
+            if source.recent:
+                source.recent = False
+                pool.move_to_end(key)
+            else:
                 source._close()
-                if len(pool) <= FileSource.cap:
-                    return
 
     def _close(self) -> None:
         if self.fd >= 0:
@@ -204,9 +217,12 @@ class FileSource:
             FileSource._open.pop(id(self), None)
 
     def __del__(self) -> None:
+        # Not under the lock (a collection may run while this thread holds it): nothing else can be
+        # reading a source nobody refers to, and the pool's weak reference to it is already dead.
         if self.fd >= 0:
-            with FileSource._lock:
-                self._close()
+            os.close(self.fd)
+            self.fd = -1
+            FileSource._open.pop(id(self), None)
 
 
 class _LineCutter:
