@@ -121,7 +121,7 @@ class FileSource:
     __slots__ = ("path", "inside", "identity", "size", "check", "fd", "users", "changed", "recent", "__weakref__")
     cap = _pool_cap()
     _open: OrderedDict[int, weakref.ref] = OrderedDict()  # id -> open source, least recently read first
-    _lock = threading.Lock()
+    _lock = threading.RLock()  # reentrant: a source collected while this thread holds it closes itself under it
 
     def __init__(self, path: str, inside: str | None = None) -> None:
         self.fd = -1
@@ -132,7 +132,11 @@ class FileSource:
         self.changed = False
         self.recent = False  # read since the last eviction walk (see _enter_pool)
         fd = open_regular(path, inside)
-        st = os.fstat(fd)
+        try:
+            st = os.fstat(fd)
+        except BaseException:
+            os.close(fd)
+            raise
         self.identity = (st.st_dev, st.st_ino)
         with FileSource._lock:
             self.fd = fd
@@ -217,12 +221,9 @@ class FileSource:
             FileSource._open.pop(id(self), None)
 
     def __del__(self) -> None:
-        # Not under the lock (a collection may run while this thread holds it): nothing else can be
-        # reading a source nobody refers to, and the pool's weak reference to it is already dead.
         if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
-            FileSource._open.pop(id(self), None)
+            with FileSource._lock:  # never closed twice: an eviction walk may hold it at this moment
+                self._close()
 
 
 class _LineCutter:
