@@ -267,3 +267,21 @@ def test_serve_takes_its_caps_from_flags(tmp_path):
         with urllib.request.urlopen(f"{server.url}/api/sessions", timeout=10) as response:
             (g,) = [s["id"] for s in json.load(response)["sessions"] if s["path"] == "g.jsonl.gz"]
         assert wait_for(lambda: problems(g), timeout=10) == [("too_large", None)]
+
+
+@pytest.mark.parametrize("reader", [FileTailer, GzipReader, SnapshotReader])
+def test_a_file_swapped_for_a_fifo_is_refused_by_the_reader_never_waited_on(tmp_path, reader):
+    from events import run_with_timeout
+    from viewer.safe_open import NotRegularFile
+
+    path = tmp_path / {FileTailer: "s.jsonl", GzipReader: "s.jsonl.gz", SnapshotReader: "s.json"}[reader]
+    os.mkfifo(path)  # no writer: a blocking open would wait forever
+
+    def read():
+        try:
+            reader(path).read()
+        except NotRegularFile as refused:
+            return refused.kind
+        return None
+
+    assert run_with_timeout(read, 5) == "not_a_regular_file"
