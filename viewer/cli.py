@@ -17,7 +17,7 @@ def serve(args: argparse.Namespace) -> int:
 
     from . import security
     from .app import create_app
-    from .tailer import hold_more_files
+    from . import tailer
 
     if args.demo:
         # The demo writes into a fresh temporary folder of our own, never into DIR.
@@ -33,7 +33,10 @@ def serve(args: argparse.Namespace) -> int:
               "--token out (a random one is made when --host is not loopback)", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    hold_more_files()
+    if args.max_line_bytes < 1 or args.max_file_bytes < 1:
+        print("agentview: --max-line-bytes and --max-file-bytes must be positive", file=sys.stderr)
+        return 2
+    tailer.set_limits(tailer.Limits(max_line_bytes=args.max_line_bytes, max_file_bytes=args.max_file_bytes))
     token = args.token
     if token is None and not security.is_loopback(args.host):
         token = secrets.token_urlsafe(24)  # reachable from other machines: nobody gets in without it
@@ -144,6 +147,8 @@ def export(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .tailer import Limits
+
     parser = argparse.ArgumentParser(prog="agentview", description="A live web viewer for multi-agent session logs.")
     commands = parser.add_subparsers(dest="command", required=True)
     p = commands.add_parser("serve", help="watch a folder of *.jsonl sessions and serve the viewer")
@@ -164,6 +169,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="read files that symlinks lead to outside DIR (default: list them, never read)")
     p.add_argument("--no-redact", action="store_true",
                    help="show secrets (API keys, tokens, auth headers) instead of masking them")
+    p.add_argument("--max-line-bytes", type=int, default=Limits.max_line_bytes, metavar="N",
+                   help="skip (and report) any line longer than N bytes (default 64 MiB)")
+    p.add_argument("--max-file-bytes", type=int, default=Limits.max_file_bytes, metavar="N",
+                   help="read at most N inflated bytes of a .jsonl.gz, and no snapshot document costing more "
+                        "than N bytes parsed; report the file as too large (default 256 MiB)")
     p.set_defaults(func=serve)
     p = commands.add_parser("demo", help="write a scripted multi-agent session into DIR, live, over about a minute")
     p.add_argument("dir", help="folder to write the session into (created if missing)")

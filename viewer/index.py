@@ -190,15 +190,17 @@ def _read_some(reader):
     return reader.read(GROUP_BATCH_BYTES) if isinstance(reader, FileTailer) else reader.read()
 
 
-def _lines_from(reader, first, replaced: list) -> Iterator[Line]:
+def _lines_from(reader, first, replaced: list, problems: list | None = None) -> Iterator[Line]:
     """The lines of a first read, then the rest of the file read as they are used; a file replaced
-    meanwhile stops here and is noted in `replaced`."""
+    meanwhile stops here and is noted in `replaced`; the problems of the later reads go to `problems`."""
     result = first
     while True:
         yield from result.lines
         if not result.more:
             return
         result = _read_some(reader)
+        if problems is not None:
+            problems.extend(result.problems)
         if result.restarted:
             replaced.append(reader.path)
             return
@@ -398,6 +400,13 @@ class SessionIndex:
 
     def _line_problem(self, kind: str, line: int, detail: str, message_id: str | None = None) -> None:
         self._problem(kind, line, detail, message_id, of_line=True)
+
+    def reader_problems(self, problems: list[tuple[str, int | None, str]]) -> None:
+        """What a reader found wrong with the file (tailer.TailResult.problems): a line's problem is of that line."""
+        if problems:
+            with self.lock:
+                for kind, line, detail in problems:
+                    self._problem(kind, line, detail, of_line=line is not None)
 
     def file_problem(self, detail: str, kind: str = "unreadable_file") -> None:
         """A fault of the file as a whole (e.g. a corrupt gzip stream, a FIFO never read), not of one line."""
@@ -1134,7 +1143,8 @@ class Library:
                 session.ingest(result.lines, result.source)
             if result.error:
                 session.file_problem(result.error)
-            changed = changed or bool(result.lines or result.restarted or result.error)
+            session.reader_problems(result.problems)
+            changed = changed or bool(result.lines or result.restarted or result.error or result.problems)
             if not result.more:
                 break
             if slices is not None:
@@ -1294,8 +1304,9 @@ class Library:
         paths = list(session.members)
         results = [_read_some(self._tailers[p]) for p in paths]
         replaced: list[str] = []  # files replaced before or while they were read: the group is read again
+        problems = [problem for r in results for problem in r.problems]
         if not any(r.restarted for r in results):
-            batches = [(session.members[p], _lines_from(self._tailers[p], r, replaced))
+            batches = [(session.members[p], _lines_from(self._tailers[p], r, replaced, problems))
                        for p, r in zip(paths, results) if r.lines]
             if batches:
                 session.ingest_records(batches)
@@ -1308,6 +1319,7 @@ class Library:
         for r in results:
             if r.error:
                 session.file_problem(r.error)
+        session.reader_problems(problems)
         stamps = [r.modified_at for r in results if r.modified_at is not None]
         listed = session.id in self.sessions
         if batches or not listed:

@@ -1,10 +1,20 @@
-"""Read session files: follow an append-only file by byte offset, or read a gzip file whole."""
+"""Read session files: follow an append-only file by byte offset, or read a gzip file whole.
+
+Every file is opened through `safe_open.open_regular` (never blocks, regular files only, inside the
+folder). What a file may cost is bounded (`Limits`): a line longer than `max_line_bytes` is skipped
+while it streams by (only a count of its bytes is kept) and reported as `line_too_long`; a gzip file
+inflating beyond `max_file_bytes`, or a snapshot document whose parse would take more, is `too_large`.
+"""
 
 from __future__ import annotations
 
 import os
+import re
 import threading
+import time
+import weakref
 import zlib
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -18,6 +28,33 @@ except ImportError:  # not POSIX: no descriptor limit to read
 
 READ_CHUNK = 8 * 1024 * 1024
 BATCH_BYTES = 8 * 1024 * 1024  # a big file is ingested this much at a time: memory stays bounded
+FINGERPRINT_BYTES = 4096  # the bytes before the read offset whose CRC-32 tells a rewrite from an append
+# A file whose mtime is this close to the moment it was last read may have been rewritten since, in the same
+# tick of the file system's clock, with the same size: its status proves nothing; its bytes are checked.
+RACY_NS = 100_000_000
+MB = 1024 * 1024
+SMALL_READ = 64 * 1024  # FileSource reads up to this size hold the pool's lock instead of marking the source in use
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one file may cost in memory (`agentview serve --max-line-bytes / --max-file-bytes`)."""
+
+    max_line_bytes: int = 64 * MB  # a longer line is skipped (never held whole) and reported `line_too_long`
+    max_file_bytes: int = 256 * MB  # a gzip inflating to more, or a snapshot costing more parsed: `too_large`
+
+
+LIMITS = Limits()
+
+
+def set_limits(limits: Limits) -> None:
+    """The limits of every reader made from now on (the server sets them once, from its flags)."""
+    global LIMITS
+    LIMITS = limits
+
+
+def _size(n: int) -> str:
+    return f"{n / MB:.1f} MB" if n >= MB else f"{n:,} bytes"
 
 
 @dataclass(slots=True)
@@ -30,180 +67,418 @@ class Line:
 @dataclass
 class TailResult:
     lines: list[Line] = field(default_factory=list)
-    restarted: bool = False  # the file was truncated or replaced: lines start from line 1 again
+    restarted: bool = False  # the file was truncated, replaced or rewritten: lines start from line 1 again
     modified_at: float | None = None  # the file's mtime when read
     error: str | None = None  # the file could not be read to its end (lines before the fault are kept)
     more: bool = False  # stopped at the byte limit: more complete lines wait; read again
-    source: FileSource | None = None  # the open file the lines' offsets point into (None: keep their bytes)
+    source: FileSource | None = None  # the file the lines' offsets point into (None: keep their bytes)
+    problems: list[tuple[str, int | None, str]] = field(default_factory=list)  # (kind, line or None, detail)
 
 
 _PREAD = getattr(os, "pread", None)
+_SEEK_LOCK = threading.Lock()
 
 
-def _held_limit() -> int:
-    """How many files may be held open: half the descriptors this process may have, so other opens never fail."""
+def _read_at(fd: int, offset: int, length: int) -> bytes:
+    if _PREAD is not None:  # pread moves no shared position: threads read one file at once
+        return _PREAD(fd, length, offset)
+    with _SEEK_LOCK:  # no pread (Windows): seek and read may not interleave
+        os.lseek(fd, offset, os.SEEK_SET)
+        return os.read(fd, length)
+
+
+def _pool_cap() -> int:
+    """How many session files stay open at once: a quarter of the soft descriptor limit, at most 256.
+
+    A quarter leaves the rest to connections, the watcher and logs (256 of macOS's default 256 would
+    leave none); 256 keeps every descriptor well below 1024, where `select()` stops working, and is
+    more files than a person reads at once: the others are opened again by path (about 10 µs) when read.
+    """
     if resource is None:
-        return 0
+        return 256
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    return 1 << 20 if soft == resource.RLIM_INFINITY else max(0, soft // 2)
+    return 256 if soft == resource.RLIM_INFINITY else max(4, min(soft // 4, 256))
 
 
-def hold_more_files() -> None:
-    """Let this process open as many files as its hard limit allows (a server holds one per session file)."""
-    if resource is not None:
-        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-        if soft != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or soft < hard):
-            try:
-                resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-            except (ValueError, OSError):  # e.g. macOS caps the soft limit below an infinite hard one
-                pass
-    FileSource.limit = _held_limit()
+class FileChanged(OSError):
+    """The file at a source's path is no longer the one indexed (another inode, shorter, other bytes)."""
 
 
 class FileSource:
-    """A file held open (one descriptor) and read at offsets, so the index keeps where a line is, not its bytes.
+    """A session file read at offsets, so the index keeps where a line is, not its bytes.
+
+    Descriptors are a bounded pool: at most `FileSource.cap` sources are open at once, the least
+    recently read closed first, so any number of session files costs a bounded number of descriptors.
+    A closed source is opened again by path when read, and used only if it is still the file that was
+    indexed: the same device and inode, at least `size` bytes, and the bytes its tailer fingerprinted
+    (`check`) unchanged. Otherwise it raises `FileChanged` (the event list shows a "changed on disk"
+    placeholder, never other bytes) and `changed` tells its tailer to read the file again.
 
     `os.pread` does not move a shared file position, so request threads read while the tailer
-    appends. The descriptor is closed when nothing refers to the source any more. A file still
-    open after a rename or unlink keeps its bytes readable: what was indexed stays readable
-    until the session is read again.
+    appends; a source being read is never closed under its reader.
     """
 
-    __slots__ = ("fd", "identity", "__weakref__")
-    held = 0  # sources open in this process
-    limit = _held_limit()
-    _count_lock = threading.Lock()
+    __slots__ = ("path", "inside", "identity", "size", "check", "fd", "users", "changed", "recent", "__weakref__")
+    cap = _pool_cap()
+    _open: OrderedDict[int, weakref.ref] = OrderedDict()  # id -> open source, least recently read first
+    _lock = threading.RLock()  # reentrant: a source collected while this thread holds it closes itself under it
 
     def __init__(self, path: str, inside: str | None = None) -> None:
         self.fd = -1
+        self.path, self.inside = path, inside
+        self.size = 0  # bytes of it indexed: a file reopened shorter is not this one
+        self.check: tuple[int, int, int] | None = None  # (start, end, CRC-32) of bytes it must still hold
+        self.users = 0
+        self.changed = False
+        self.recent = False  # read since the last eviction walk (see _enter_pool)
         fd = open_regular(path, inside)
-        with FileSource._count_lock:
-            FileSource.held += 1
-        self.fd = fd
-        st = os.fstat(fd)
+        try:
+            st = os.fstat(fd)
+        except BaseException:
+            os.close(fd)
+            raise
         self.identity = (st.st_dev, st.st_ino)
+        with FileSource._lock:
+            self.fd = fd
+            self._enter_pool()
 
     @classmethod
-    def can_hold_more(cls) -> bool:
-        return cls.held < cls.limit
+    def held(cls) -> int:
+        """How many sources are open now."""
+        return len(cls._open)
 
     def read(self, offset: int, length: int) -> bytes:
-        if _PREAD is not None:
-            return _PREAD(self.fd, length, offset)
-        with FileSource._count_lock:  # no pread (Windows): seek and read may not interleave
-            os.lseek(self.fd, offset, os.SEEK_SET)
-            return os.read(self.fd, length)
+        if length <= SMALL_READ and _PREAD is not None:  # an event's line: read under the pool's lock
+            with FileSource._lock:  # (about 1 µs): it cannot be closed meanwhile, nothing to count
+                fd = self.fd if self.fd >= 0 and not self.changed else self._opened()
+                self.recent = True
+                return _PREAD(fd, length, offset)
+        with FileSource._lock:  # a big read: the lock is not held while it runs, the source is marked in use
+            fd = self._opened()
+            self.users += 1
+        try:
+            return _read_at(fd, offset, length)
+        finally:
+            with FileSource._lock:
+                self.users -= 1
 
-    def __del__(self) -> None:
+    def retire(self) -> None:
+        """Never read this source again: its file was rewritten; what was indexed from it is gone."""
+        with FileSource._lock:
+            self.changed = True
+            self._close()
+
+    def _opened(self) -> int:
+        """Its descriptor, opened again if it was closed (under the pool's lock)."""
+        if self.changed:
+            raise FileChanged(f"{self.path} is no longer the file that was read")
+        if self.fd < 0:
+            self._reopen()
+        self.recent = True
+        return self.fd
+
+    def _reopen(self) -> None:
+        try:
+            fd = open_regular(self.path, self.inside)
+        except OSError:
+            self.changed = True
+            raise
+        st = os.fstat(fd)
+        same = (st.st_dev, st.st_ino) == self.identity and st.st_size >= self.size
+        if same and self.check is not None:
+            start, end, crc = self.check
+            same = zlib.crc32(_read_at(fd, start, end - start)) == crc
+        if not same:
+            os.close(fd)
+            self.changed = True
+            raise FileChanged(f"{self.path} changed on disk since it was read")
+        self.fd = fd
+        self._enter_pool()
+
+    def _enter_pool(self) -> None:
+        """Open now: sources not read lately are closed to stay within the cap (the clock algorithm, an
+        approximate least-recently-used order: a read only sets `recent`; eviction walks the pool oldest
+        first, giving a source read since the last walk a second chance at the end)."""
+        pool = FileSource._open
+        pool[id(self)] = weakref.ref(self)
+        for key in list(pool) * 2:  # two walks: the first may only clear `recent`
+            if len(pool) <= FileSource.cap:
+                return
+            ref = pool.get(key)
+            source = ref() if ref is not None else None
+            if source is None or source is self or source.users:
+                continue
+            if source.recent:
+                source.recent = False
+                pool.move_to_end(key)
+            else:
+                source._close()
+
+    def _close(self) -> None:
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
-            with FileSource._count_lock:
-                FileSource.held -= 1
+            FileSource._open.pop(id(self), None)
+
+    def __del__(self) -> None:
+        if self.fd >= 0:
+            with FileSource._lock:  # never closed twice: an eviction walk may hold it at this moment
+                self._close()
 
 
-def _open(path: str, inside: str | None = None):
-    """The file, open for reading, and its fstat; None when it is gone."""
-    try:
-        f = open_regular_file(path, inside)
-    except FileNotFoundError:
-        return None
-    return f, os.fstat(f.fileno())
+class _LineCutter:
+    """Cuts a stream of bytes into lines, with bounded memory whatever the stream holds.
+
+    Only lines ending in ``\\n`` are returned: the bytes of a line still open wait in `partial`
+    (not parsed, not read again) until its newline arrives, so a line written in many chunks — even
+    one splitting a UTF-8 character — is parsed once, whole. A line that grows past `max_line` is
+    dropped at once and its remaining bytes only counted until its newline (`skipping`): never held
+    whole, never copied again per chunk; it is reported once, as `line_too_long`. Blank lines are
+    counted, not returned. Lines carry their offset in the stream when `offsets` is set.
+    """
+
+    __slots__ = ("max_line", "offsets", "number", "start", "position", "partial", "skipping")
+
+    def __init__(self, max_line: int, offsets: bool) -> None:
+        self.max_line = max_line
+        self.offsets = offsets
+        self.number = 0  # lines ended so far
+        self.start = 0  # where the open line starts
+        self.position = 0  # the end of the bytes fed so far
+        self.partial = bytearray()  # the open line's bytes (empty while skipping it)
+        self.skipping = False  # the open line is too long: counted, not kept
+
+    def feed(self, chunk: bytes, lines: list[Line], problems: list) -> None:
+        at = self.position
+        self.position += len(chunk)
+        begin = 0
+        if self.skipping:
+            newline = chunk.find(b"\n")
+            if newline < 0:
+                return
+            self.skipping, self.number, begin = False, self.number + 1, newline + 1
+            self.start = at + begin
+        end = chunk.rfind(b"\n")
+        if end < begin:
+            self._hold(memoryview(chunk)[begin:], problems)
+            return
+        complete = end - begin + len(self.partial)  # bytes of the lines this chunk ends
+        if complete > self.max_line or b"\n\n" in chunk or (not self.partial and chunk[begin:begin + 1] == b"\n"):
+            self._cut_carefully(chunk, begin, end, lines, problems)
+        else:
+            self._cut(chunk, begin, lines)
+        self.start = at + end + 1
+        self.partial = bytearray()
+        self._hold(memoryview(chunk)[end + 1:], problems)
+
+    def _cut(self, chunk: bytes, begin: int, lines: list[Line]) -> None:
+        """The usual case: lines of fitting length, none blank, from `begin` to the chunk's last newline."""
+        pieces = (chunk if begin == 0 else chunk[begin:]).split(b"\n")
+        pieces.pop()  # the open line after the last newline: held by the caller
+        if self.partial:
+            pieces[0] = bytes(self.partial) + pieces[0]
+        count = self.number
+        if self.offsets:
+            start = self.start
+            for raw in pieces:
+                count += 1
+                lines.append(Line(count, raw, start))
+                start += len(raw) + 1
+        else:
+            for raw in pieces:
+                count += 1
+                lines.append(Line(count, raw))
+        self.number = count
+
+    def _cut_carefully(self, chunk: bytes, begin: int, end: int, lines: list[Line], problems: list) -> None:
+        """Lines that may be blank (counted, skipped) or too long (reported, skipped). A run of newlines is
+        one match, so a chunk of blank lines costs a scan, not a step per line."""
+        data = bytes(self.partial) + chunk[begin:end + 1] if self.partial else chunk[begin:end + 1]
+        ended, start = self.number, 0  # lines ended before `start`
+        for run in _NEWLINES.finditer(data):
+            stop = run.start()
+            if stop > start:  # the line [start, stop): not blank
+                number = ended + 1
+                if stop - start > self.max_line:
+                    problems.append(("line_too_long", number, f"a line of {_size(stop - start)} skipped "
+                                                              f"(limit {_size(self.max_line)}, --max-line-bytes)"))
+                elif self.offsets:
+                    lines.append(Line(number, data[start:stop], self.start + start))
+                else:
+                    lines.append(Line(number, data[start:stop]))
+            ended += run.end() - stop
+            start = run.end()
+        self.number = ended
+
+    def _hold(self, rest: memoryview, problems: list) -> None:
+        if not rest:
+            return
+        if len(self.partial) + len(rest) <= self.max_line:
+            self.partial += rest
+            return
+        self.partial = bytearray()
+        self.skipping = True
+        problems.append(("line_too_long", self.number + 1, f"a line longer than {_size(self.max_line)} skipped "
+                                                           f"(--max-line-bytes); the lines after it are read"))
+
+    def finish(self, lines: list[Line]) -> None:
+        """The stream ended: its last line needs no newline (a finished archive)."""
+        if self.partial and not self.skipping and bytes(self.partial).strip():
+            self.number += 1
+            lines.append(Line(self.number, bytes(self.partial), self.start if self.offsets else -1))
+        self.partial = bytearray()
+
+
+_NEWLINES = re.compile(rb"\n+")
 
 
 class FileTailer:
     """Reads what was appended to a file since the last call.
 
-    Only lines ending in ``\\n`` are returned. The bytes of a partial last line are kept
-    (not parsed) until its newline arrives, so a line written in many chunks — even one
-    splitting a UTF-8 character — is parsed once, whole, and a long line being written
-    slowly is read once, not again on every append. A file that shrank below what was
-    read, or whose inode changed, is read again from the start.
+    Only complete lines are returned (see `_LineCutter`). A file that shrank below what was read,
+    whose inode changed, or whose bytes just before the read position are no longer those read (a
+    CRC-32 of up to FINGERPRINT_BYTES of them, checked whenever the file grew or its mtime moved: a
+    rewrite with more bytes is not an append) is read again from the start (`restarted`). An idle
+    poll costs one stat; a read that finds new bytes, one more pread of at most FINGERPRINT_BYTES.
     """
 
-    def __init__(self, path: str | os.PathLike, limit: int | None = None, inside: str | None = None):
-        self.path = os.fspath(path)
+    def __init__(self, path: str | os.PathLike, limit: int | None = None, inside: str | None = None,
+                 limits: Limits | None = None):
+        self._path = os.fspath(path)
+        self.limit = limit  # at most about this many bytes per read (None: all there is)
         self.inside = inside
-        self.limit = limit  # at most about this many bytes of lines per read (None: all there is)
-        self.offset = 0  # end of the last complete line
-        self.line_count = 0
-        self._partial = b""  # bytes after `offset` already read, waiting for their newline
-        self._identity: tuple[int, int] | None = None
-        self._source: FileSource | None = None  # held open while it is the file at `path`
+        self.limits = limits or LIMITS
+        self._lines = _LineCutter(self.limits.max_line_bytes, offsets=True)
+        self._source: FileSource | None = None  # the file being read, while it is the file at `path`
+        self._mtime_ns = 0
+        self._checked_ns = 0  # when the bytes were last read or checked
+        self._fingerprint: tuple[int, int] | None = None  # (start, CRC-32) of the bytes up to the read position
 
-    def _open(self) -> tuple[FileSource, os.stat_result] | None:
-        """The file now at `path` and its status: the one held when it is still that file (one stat, the
-        poll's only system call when nothing was appended); None when it is gone."""
-        try:
-            st = os.stat(self.path)
-        except FileNotFoundError:
-            return None
-        if self._source is not None and self._source.identity == (st.st_dev, st.st_ino):
-            return self._source, st
-        try:
-            source = FileSource(self.path, self.inside)
-        except FileNotFoundError:
-            return None
-        return source, os.fstat(source.fd)  # the file opened, which may not be the one stat saw
+    @property
+    def path(self) -> str:
+        return self._path
+
+    @path.setter
+    def path(self, path: str) -> None:  # renamed: the same file, read (and reopened) at its new name
+        self._path = path
+        if self._source is not None:
+            self._source.path = path
+
+    @property
+    def offset(self) -> int:
+        """The end of the last complete line read."""
+        return self._lines.start
+
+    @property
+    def line_count(self) -> int:
+        return self._lines.number
+
+    @property
+    def _partial(self) -> bytearray:
+        return self._lines.partial
 
     def read(self, limit: int | None = None) -> TailResult:
-        """The complete lines appended since the last call; with a limit, about that many bytes of them at most
-        (a line is never cut) and `more` set when the rest waits for the next call."""
+        """The complete lines appended since the last call; with a limit, about that many bytes read at most
+        and `more` set when the rest waits for the next call."""
         limit = self.limit if limit is None else limit
         result = TailResult()
-        if (opened := self._open()) is None:
+        now = time.time_ns()  # before the stat: a write after it has a later mtime (or the same tick: racy)
+        try:
+            st = os.stat(self._path)
+        except FileNotFoundError:
             return result
-        source, st = opened
-        identity = source.identity
         result.modified_at = st.st_mtime
-        read_to = self.offset + len(self._partial)
-        if self._identity is not None and (identity != self._identity or st.st_size < read_to):
-            self.offset, self.line_count, self._partial, read_to = 0, 0, b"", 0
-            result.restarted = True
-        self._identity = identity
-        # Held open only while there are descriptors to spare; otherwise lines keep their bytes.
-        held = source is self._source or FileSource.can_hold_more()
-        self._source = source if held else None
+        source = self._source
+        if (source is not None and not source.changed and source.identity == (st.st_dev, st.st_ino)
+                and st.st_size == self._lines.position and st.st_mtime_ns == self._mtime_ns
+                and st.st_mtime_ns < self._checked_ns - RACY_NS):
+            result.source = source
+            return result  # an idle poll: one stat
+        try:
+            self._read_new(st, now, limit, result)
+        except FileChanged:  # replaced while it was being read: what was read of it is void
+            result.lines.clear()
+            result.problems.clear()
+            self._start_over(result)
+            self._read_new(st, now, limit, result)
+        except FileNotFoundError:  # gone meanwhile
+            pass
+        return result
+
+    def _read_new(self, st: os.stat_result, now: int, limit: int | None, result: TailResult) -> None:
+        source = self._source
+        window = None
+        if source is not None and not source.changed and source.identity == (st.st_dev, st.st_ino):
+            window = self._window_if_unchanged()
+        if window is None:
+            self._start_over(result)
+            window = b""
+        self._mtime_ns, self._checked_ns = st.st_mtime_ns, now
         result.source = self._source
-        if st.st_size == read_to:
-            return result
-        consumed = 0
-        while chunk := source.read(read_to, READ_CHUNK if limit is None else min(READ_CHUNK, limit)):
-            read_to += len(chunk)
-            data = self._partial + chunk
-            end = data.rfind(b"\n")
-            if end < 0:
-                self._partial = data
-                continue
-            start = self.offset
-            lines, count = result.lines, self.line_count
-            for raw in data[:end].split(b"\n"):
-                count += 1
-                lines.append(Line(count, raw, start))
-                start += len(raw) + 1
-            self.line_count = count
-            self.offset += end + 1
-            self._partial = data[end + 1 :]
-            consumed += end + 1
-            if limit is not None and consumed >= limit:
+        self._remember(self._read_lines(limit, window, result))
+
+    def _window_if_unchanged(self) -> bytes | None:
+        """The bytes just before the read position if they are still those read (their CRC-32); else None."""
+        position = self._lines.position
+        if position == 0:
+            return b""
+        start, crc = self._fingerprint
+        try:
+            window = self._source.read(start, position - start)
+        except FileChanged:
+            return None
+        return window if len(window) == position - start and zlib.crc32(window) == crc else None
+
+    def _start_over(self, result: TailResult) -> None:
+        """Read the file at `path` from its start; a file read before is `restarted`."""
+        fresh = FileSource(self._path, self.inside)
+        if self._source is not None:
+            self._source.retire()  # events still pointing into it show "changed on disk", never other bytes
+            self._lines = _LineCutter(self.limits.max_line_bytes, offsets=True)
+            self._fingerprint = None
+            result.restarted = True
+        self._source = fresh
+
+    def _read_lines(self, limit: int | None, window: bytes, result: TailResult) -> bytes:
+        """Feed what was appended to the line cutter; the last FINGERPRINT_BYTES bytes read (with `window`)."""
+        lines, source, got = self._lines, self._source, 0
+        while chunk := source.read(lines.position, READ_CHUNK if limit is None else min(READ_CHUNK, limit - got)):
+            lines.feed(chunk, result.lines, result.problems)
+            window = chunk[-FINGERPRINT_BYTES:] if len(chunk) >= FINGERPRINT_BYTES else (
+                window + chunk)[-FINGERPRINT_BYTES:]
+            got += len(chunk)
+            if limit is not None and got >= limit:
                 result.more = True
                 break
-        return result
+        return window
+
+    def _remember(self, window: bytes) -> None:
+        """Fingerprint the bytes before the read position; tell the source what it must still hold if reopened."""
+        position = self._lines.position
+        if position == 0:
+            return
+        start, crc = position - len(window), zlib.crc32(window)
+        self._fingerprint = (start, crc)
+        self._source.size = position
+        self._source.check = (start, position, crc)
 
 
 class WholeFileReader:
     """Base of the readers that read a file whole, again whenever it changes (a new inode, size or mtime)."""
 
-    def __init__(self, path: str | os.PathLike, inside: str | None = None):
+    def __init__(self, path: str | os.PathLike, inside: str | None = None, limits: Limits | None = None):
         self.path = os.fspath(path)
         self.inside = inside
+        self.limits = limits or LIMITS
         self._stamp: tuple[int, int, int, int] | None = None
 
     def _open_if_changed(self, result: TailResult):
         """The file, open, when it changed since the last read (noted in `result`); else None."""
-        if (opened := _open(self.path, self.inside)) is None:
+        try:
+            f = open_regular_file(self.path, self.inside)
+        except FileNotFoundError:
             return None
-        f, st = opened
+        st = os.fstat(f.fileno())
         stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
         result.modified_at = st.st_mtime
         if stamp == self._stamp:
@@ -217,37 +492,42 @@ class WholeFileReader:
 class GzipReader(WholeFileReader):
     """Reads a ``.jsonl.gz`` file whole: compressed files are read, not tailed.
 
-    A truncated or corrupt stream keeps every complete line before the fault and says why.
+    It is inflated a chunk at a time and cut into lines as it goes: an over-long line is skipped
+    without being held, and reading stops (`too_large`) once more than `max_file_bytes` were inflated,
+    so the lines kept never exceed that. A truncated or corrupt stream keeps every complete line
+    before the fault and says why.
     """
 
     def read(self) -> TailResult:
         result = TailResult()
         if (f := self._open_if_changed(result)) is None:
             return result
+        cutter = _LineCutter(self.limits.max_line_bytes, offsets=False)
+        cap = self.limits.max_file_bytes
         with f:
-            partial, number = b"", 0
             try:
                 for chunk in _gunzip(f):
-                    data = partial + chunk
-                    *complete, partial = data.split(b"\n")
-                    for raw in complete:
-                        number += 1
-                        result.lines.append(Line(number, raw))
+                    if cutter.position + len(chunk) > cap:
+                        cutter.feed(chunk[: cap - cutter.position], result.lines, result.problems)
+                        result.problems.append(("too_large", None, f"inflates to more than {_size(cap)} "
+                                                f"(--max-file-bytes): read up to line {cutter.number}"))
+                        return result
+                    cutter.feed(chunk, result.lines, result.problems)
             except (EOFError, zlib.error) as exc:
-                result.error = f"gzip stream unreadable after line {number}: {exc}"
+                result.error = f"gzip stream unreadable after line {cutter.number}: {exc}"
                 return result
-            if partial:  # a finished archive: its last line needs no newline
-                result.lines.append(Line(number + 1, partial))
+            cutter.finish(result.lines)
         return result
 
 
-def _gunzip(f) -> Iterator[bytes]:
-    """Decompressed chunks of a gzip file, all its members; a cut-off stream yields all it can, then raises."""
+def _gunzip(f, out_chunk: int = READ_CHUNK) -> Iterator[bytes]:
+    """Inflated chunks (each at most `out_chunk` bytes) of a gzip file, all its members; a cut-off stream
+    yields all it can, then raises."""
     decompressor, fed = zlib.decompressobj(wbits=31), False
-    while compressed := f.read(READ_CHUNK):
+    while compressed := f.read(1024 * 1024):
         while compressed:
             fed = True
-            yield decompressor.decompress(compressed)
+            yield from _inflate(decompressor, compressed, out_chunk)
             if not decompressor.eof:
                 break
             compressed = decompressor.unused_data  # the next member, if any
@@ -255,3 +535,33 @@ def _gunzip(f) -> Iterator[bytes]:
     if fed:
         yield decompressor.flush()
         raise EOFError("the file ends before the end of its compressed stream")
+
+
+def _inflate(decompressor, data: bytes, out_chunk: int) -> Iterator[bytes]:
+    """All that `data` inflates to, at most `out_chunk` bytes at a time: a bomb is never inflated whole."""
+    while True:
+        out = decompressor.decompress(data, out_chunk)
+        if out:
+            yield out
+        data = decompressor.unconsumed_tail
+        if decompressor.eof or (not data and len(out) < out_chunk):
+            return
+
+
+def read_document(f, limits: Limits, result: TailResult) -> bytes | None:
+    """A whole JSON document (inflated if it is gzip) from an open file; None, with `too_large` noted, when
+    parsing it would cost more than `max_file_bytes`: its bytes plus about 100 bytes per object or array
+    in it (what a parsed `{}` costs), counted as it is read, so a bomb stops early. Raises EOFError or
+    zlib.error for a broken gzip stream."""
+    cap = limits.max_file_bytes
+    gzipped = f.read(2) == b"\x1f\x8b"
+    f.seek(0)
+    data, cost = bytearray(), 0
+    for chunk in _gunzip(f) if gzipped else iter(lambda: f.read(READ_CHUNK), b""):
+        cost += len(chunk) + 100 * (chunk.count(b"{") + chunk.count(b"["))
+        if cost > cap:
+            result.problems.append(("too_large", None, f"a document that would take more than {_size(cap)} "
+                                                       f"parsed (--max-file-bytes): not read"))
+            return None
+        data += chunk
+    return bytes(data)

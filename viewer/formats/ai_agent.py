@@ -15,7 +15,7 @@ import orjson
 
 from .. import jsonio, model
 from ..model import Event
-from ..tailer import Line, TailResult, WholeFileReader
+from ..tailer import Line, TailResult, WholeFileReader, read_document
 from . import agent_created, as_dict, tool_call
 
 SUFFIXES = (".json", ".json.gz")
@@ -31,23 +31,23 @@ def looks_like(record: dict) -> bool:
 
 
 class SnapshotReader(WholeFileReader):
-    """Reads a snapshot file whole, again each time it changes (a new inode, size or mtime)."""
+    """Reads a snapshot file whole, again each time it changes (a new inode, size or mtime).
 
-    MAX_BYTES = 512 * 1024 * 1024
+    A document that would cost more than `max_file_bytes` parsed (tailer.read_document) is not read:
+    `too_large`.
+    """
 
     def read(self) -> TailResult:
         result = TailResult()
         if (f := self._open_if_changed(result)) is None:
             return result
         with f:
-            data = f.read(self.MAX_BYTES)
-        if data.startswith(b"\x1f\x8b"):
             try:
-                data = zlib.decompressobj(wbits=31).decompress(data, self.MAX_BYTES)
-            except zlib.error as exc:
+                data = read_document(f, self.limits, result)
+            except (EOFError, zlib.error) as exc:
                 result.error = f"gzip stream unreadable: {exc}"
                 return result
-        if data.strip():
+        if data is not None and data.strip():
             result.lines.append(Line(1, data))
         return result
 
@@ -58,6 +58,8 @@ def read_record(path: str, inside: str | None = None) -> tuple[object | None, st
     result = SnapshotReader(path, inside=inside).read()
     if result.error:
         return None, result.error
+    if result.problems:
+        return None, result.problems[0][2]
     if not result.lines:
         return None, "empty"
     try:
