@@ -20,6 +20,7 @@ import pytest
 
 from conftest import REPO, LiveServer, serve, wait_for, write_events
 from events import cut_chain, make_chain, scanned, user
+from viewer.watcher import SWEEP_EVERY
 from viewer.index import MAX_FOLDER_DEPTH
 
 NOBODY = 65534
@@ -157,22 +158,24 @@ def test_a_server_with_a_deep_folder_starts_and_stays_live(tmp_path, chains):
         assert "1</span> problem in the folder" in _get(f"{server.url}/")
 
         (tmp_path / "later").mkdir()
-        chains(tmp_path / "later", 1000, name)  # created while running
+        # Created while running; 300 levels (5,100 bytes) pass PATH_MAX as surely as 1,000 do, and spare watchdog
+        # most of its quadratic re-walk of a chain growing under it.
+        chains(tmp_path / "later", 300, name)
         write_events(tmp_path / "a.jsonl", [user("m2", "main", "after")], mode="a")
-        # Usually within 1-2 s (benchmarks/folder_walk.py --live); rarely ~30 s, while watchdog 7.1's thread
-        # formats a warning holding the repr of every watched path (its "Callback ... already exists"): busy,
-        # not stuck. This test sees it live; the benchmark times it.
-        server.wait_for_session("a", 2, timeout=60)
+        # Usually within 1-2 s (benchmarks/folder_walk.py --live). watchdog 7.1 can fall far behind on a chain
+        # growing under it; then the watcher's own walk of the folder (every SWEEP_EVERY s) finds the changes.
+        server.wait_for_session("a", 2, timeout=2 * SWEEP_EVERY + 10)
         write_events(tmp_path / "b.jsonl", [user("m3", "main", "a new session")])
-        server.wait_for_session("b", 1)
+        server.wait_for_session("b", 1, timeout=2 * SWEEP_EVERY + 10)
         assert server.process.poll() is None
-        assert wait_for(lambda: len(_sessions(server)["problems"]) == 2)
+        assert wait_for(lambda: len(_sessions(server)["problems"]) == 2, timeout=2 * SWEEP_EVERY + 10)
 
         moved_out = tmp_path.parent / f"{tmp_path.name}-moved-out"
         os.rename(tmp_path / name, moved_out)  # gone: so is its problem
         cut_chain(moved_out, name)
         later = "/".join(["later"] + [name] * MAX_FOLDER_DEPTH)  # the first folder more than 64 below DIR
-        assert wait_for(lambda: [p["path"] for p in _sessions(server)["problems"]] == [later])
+        assert wait_for(lambda: [p["path"] for p in _sessions(server)["problems"]] == [later],
+                        timeout=2 * SWEEP_EVERY + 10)
 
 
 def test_a_server_with_a_thousand_short_folders_starts_and_stays_live(tmp_path, chains):

@@ -981,6 +981,15 @@ class Library:
         below = path + "/" if path != "." else ""
         self._drop_folder_problems(lambda p: p.path == path or p.path.startswith(below))
 
+    def forget_gone_folders(self) -> None:
+        """Drop the problems of folders whose top folder below DIR is gone (a walk of the folder cannot see what
+        is not there; the watcher calls this when it walks DIR without a file event to go by)."""
+        with self.lock:
+            tops = {p.path.split("/", 1)[0] for p in self._problems if p.kind in _FOLDER_READ_KINDS and p.path}
+        for top in tops:
+            if top != "." and not os.path.lexists(os.path.join(self.root, top)):
+                self._folder_gone(top)
+
     def _drop_folder_problems(self, concerns) -> None:
         with self.lock:
             kept = [p for p in self._problems if not (p.kind in _FOLDER_READ_KINDS and concerns(p))]

@@ -7,18 +7,24 @@ import logging
 import os
 import threading
 import time
+import warnings
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver, EventEmitter
 from watchdog.observers.polling import PollingObserver
 
 from .index import Library
 
 log = logging.getLogger(__name__)
+# watchdog warns "Callback with id ... already exists" each time it re-walks a folder tree growing under it,
+# printing every watched path in the message: megabytes per warning, quadratic in a deep tree's depth.
+warnings.filterwarnings("ignore", message="Callback with id", category=RuntimeWarning, module="watchdog")
 
 HEALTH_EVERY = 1.0  # seconds between looks at the observer's threads (a dead one delivers nothing, silently)
 RESTARTS = 3  # a dead observer is started again this many times; then the folder is walked on a timer instead
 RESCAN_EVERY = 2.0  # seconds between walks of the folder when no observer can run
+SWEEP_EVERY = 10.0  # seconds between walks of the folder while one runs (what it was slow to tell, or missed)
 
 
 class _MarkDirty(FileSystemEventHandler):
@@ -50,7 +56,9 @@ class Watcher:
     again by `ensure_alive` if it died anyway); an observer that cannot start or whose threads died
     (watchdog's recursive walk fails on a folder about 1,000 levels deep) is started again, and
     after RESTARTS tries the folder is walked every RESCAN_EVERY seconds instead. Each of these is
-    reported on the library's problems, shown on `/`.
+    reported on the library's problems, shown on `/`. With an observer, the folder is still walked every
+    SWEEP_EVERY seconds (0.2 s of CPU for 10,000 files): watchdog can fall minutes behind on a deep
+    folder tree growing under it, and a network mount may drop events.
     """
 
     def __init__(self, library: Library, polling: bool = False):
@@ -58,9 +66,12 @@ class Watcher:
         self.library.slices_per_read = 1
         self._polling = polling
         self._observer: Observer | PollingObserver | None = None
+        self._observer_threads: list[threading.Thread] = []  # what it runs on (see _start_observer)
+        self._observer_kinds: set[str] = set()  # the kinds of thread the first one ran on
         self._restarts = 0
         self._rescanning = False  # no observer: the folder is walked on a timer
-        self._next_look = 0.0  # monotonic time of the next health look (or walk, when rescanning)
+        self._next_look = 0.0  # monotonic time of the next health look
+        self._next_walk = time.monotonic() + SWEEP_EVERY  # ... and of the next walk of the whole folder
         self._dirty: dict[str, bool] = {}  # path -> is a folder
         self._moves: list[tuple[str, str, bool]] = []  # (source, destination, is a folder), in order
         self._wake = threading.Condition()
@@ -122,11 +133,23 @@ class Watcher:
                 observer.stop()
             self._observer_failed(f"could not start ({type(error).__name__}: {error})")
             return
-        self._observer = observer
+        # Every watchdog thread it runs on: the observer, its emitters, and threads they share with other
+        # observers (inotify's one reader of the kernel's events: when it dies, its emitters live on, deaf).
+        threads = [observer, *observer.emitters, *(
+            t for t in threading.enumerate() if type(t).__module__.startswith("watchdog.")
+            and not isinstance(t, (BaseObserver, EventEmitter)))]  # other observers' own threads are not ours
+        kinds = {type(t).__name__ for t in threads}
+        if self._observer_kinds and not self._observer_kinds <= kinds:
+            # a shared thread died and was not started again for it: this observer would hear nothing
+            with contextlib.suppress(Exception):
+                observer.stop()
+            self._observer_failed(f"could not start again (no {', '.join(sorted(self._observer_kinds - kinds))})")
+            return
+        self._observer, self._observer_threads = observer, threads
+        self._observer_kinds = self._observer_kinds or kinds
 
     def _observer_alive(self) -> bool:
-        observer = self._observer
-        return observer is not None and observer.is_alive() and all(e.is_alive() for e in observer.emitters)
+        return self._observer is not None and all(t.is_alive() for t in self._observer_threads)
 
     def _observer_failed(self, why: str) -> None:
         """Start it again, up to RESTARTS times; then walk the folder on a timer."""
@@ -143,16 +166,14 @@ class Watcher:
                                            f"{RESCAN_EVERY:g} s instead (changes show up a little later)")
 
     def _look(self) -> None:
-        """Every HEALTH_EVERY seconds: a dead observer is replaced; without one, the folder is walked again."""
+        """Every HEALTH_EVERY seconds: a dead observer is replaced. The folder is walked again every
+        RESCAN_EVERY seconds without one, and every SWEEP_EVERY seconds with one (a safety net: watchdog
+        can fall behind for minutes on a deep folder tree growing under it)."""
         now = time.monotonic()
-        if now < self._next_look:
-            return
-        if self._rescanning:
-            self._next_look = now + RESCAN_EVERY
-            for path in self.library.paths_below(self.library.root):  # gone files are forgotten by their refresh
-                self.mark(path)
-            self.library.scan()
-            self._requeue_unfinished()
+        if now >= self._next_walk:
+            self._next_walk = now + (RESCAN_EVERY if self._rescanning else SWEEP_EVERY)
+            self._walk_again()
+        if self._rescanning or now < self._next_look:
             return
         self._next_look = now + HEALTH_EVERY
         if self._observer is not None and not self._observer_alive():
@@ -160,8 +181,17 @@ class Watcher:
             with contextlib.suppress(Exception):
                 observer.stop()
             self._observer_failed("stopped")
-            self.library.scan()  # what changed while nothing was watching
-            self._requeue_unfinished()
+            self._walk_again()  # what changed while nothing was watching
+            self._next_walk = now + (RESCAN_EVERY if self._rescanning else SWEEP_EVERY)
+
+    def _walk_again(self) -> None:
+        """Read every file again (idle ones cost a stat), find new ones, and forget the ones gone."""
+        for path in self.library.paths_below(self.library.root):
+            if not os.path.lexists(path):
+                self.mark(path)  # its refresh forgets it
+        self.library.forget_gone_folders()
+        self.library.scan()
+        self._requeue_unfinished()
 
     # --- the ingest thread ---------------------------------------------------------------------
 
