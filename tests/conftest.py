@@ -88,12 +88,19 @@ class LiveServer:
 
 
 @contextlib.contextmanager
-def serve(folder: Path, *extra: str, user: int | None = None):
-    """`agentview serve FOLDER --port 0 EXTRA...` in a real process (run as `user`, if given); yields it once
-    it listens."""
+def serve(folder: Path, *extra: str, user: int | None = None, soft_limit: int | None = None):
+    """`agentview serve FOLDER --port 0 EXTRA...` in a real process (run as `user`, if given; allowed only
+    `soft_limit` open files, if given, as on macOS by default); yields it once it listens."""
+
+    def lower_the_limit():
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft_limit, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
     process = subprocess.Popen(
         [sys.executable, "-m", "viewer", "serve", str(folder), "--port", "0", *extra],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=REPO, user=user,
+        preexec_fn=lower_the_limit if soft_limit else None,
     )
     output: list[str] = []  # what it logged so far (warnings may come before it listens)
     while "serving" not in (line := process.stdout.readline()):

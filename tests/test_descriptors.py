@@ -7,18 +7,14 @@ limit. The 10,000-file run is benchmarks/many_files.py.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import subprocess
-import sys
-import threading
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from conftest import REPO, wait_for, write_events
+from conftest import serve, wait_for, write_events
 from events import copy_samples, created, say
 
 resource = pytest.importorskip("resource")
@@ -26,35 +22,6 @@ resource = pytest.importorskip("resource")
 NATIVE_FILES = 2000
 CLAUDE_PROJECTS = 20  # copies of the Claude Code sample: main files with sub-agent files beside and below
 SOFT_LIMIT = 256
-
-
-@contextlib.contextmanager
-def serve_with_soft_limit(folder, soft: int):
-    """`agentview serve FOLDER --port 0` in a process whose soft limit of open files is `soft`."""
-    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-
-    def lower_the_limit():
-        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
-
-    process = subprocess.Popen([sys.executable, "-m", "viewer", "serve", str(folder), "--port", "0"],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=REPO,
-                               preexec_fn=lower_the_limit)
-    line = process.stdout.readline()
-    if "serving" not in line:
-        process.kill()
-        raise RuntimeError(f"server did not start: {line}{process.stdout.read()}")
-    output = [line]
-    reader = threading.Thread(target=lambda: output.extend(process.stdout), daemon=True)
-    reader.start()
-    try:
-        yield line.rsplit(" at ", 1)[1].strip().rstrip("/"), process, output
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        reader.join(timeout=5)
 
 
 def get(url: str):
@@ -69,7 +36,8 @@ def test_thousands_of_files_are_served_under_a_soft_limit_of_256_descriptors(tmp
                      [created(f"c{i}", "a"), say(f"m{i}", "a", f"said in file {i}")])
     for k in range(CLAUDE_PROJECTS):
         copy_samples("claude_code", folder / f"claude{k}")
-    with serve_with_soft_limit(folder, SOFT_LIMIT) as (url, process, output):
+    with serve(folder, soft_limit=SOFT_LIMIT) as server:
+        url, process, output = server.url, server.process, server.output
         def listed():
             if process.poll() is not None:
                 raise AssertionError("the server died:\n" + "".join(output[-30:]))

@@ -17,18 +17,14 @@ import http.client
 import json
 import os
 import shutil
-import subprocess
 import time
-import sys
-import threading
 import urllib.parse
 
 import pytest
 
-from conftest import REPO, SAMPLES, wait_for, write_events
+from conftest import SAMPLES, serve, wait_for, write_events
+from events import cut_chain, make_chain
 from viewer.index import Library, shown
-
-resource = pytest.importorskip("resource")
 
 NATIVE_FILES = 3000
 CLAUDE_COPIES = 10
@@ -52,37 +48,6 @@ def deep_value_line(mid: str, levels: int) -> bytes:
     """An entry whose `extra` field nests `levels` levels deep (json.dumps would recurse once per level)."""
     head = json.dumps(entry(mid))[:-1].encode()
     return head + b', "extra": ' + b'{"v": [' * levels + b'"bottom"' + b"]}" * levels + b"}\n"
-
-
-def make_deep_folder(root, depth: int) -> None:
-    fd = os.open(root, os.O_RDONLY)
-    try:
-        for _ in range(depth):
-            os.mkdir("d", dir_fd=fd)
-            inner = os.open("d", os.O_RDONLY, dir_fd=fd)
-            os.close(fd)
-            fd = inner
-        with open(os.open("s.jsonl", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "wb") as f:
-            f.write(line(entry("too-deep-to-read")))
-    finally:
-        os.close(fd)
-
-
-def remove_deep_folder(root) -> None:
-    """Without recursion: shutil.rmtree (and pytest's clean-up of old temp folders) recurses per level."""
-    fds = [os.open(root, os.O_RDONLY)]
-    try:
-        while True:
-            try:
-                fds.append(os.open("d", os.O_RDONLY, dir_fd=fds[-1]))
-            except FileNotFoundError:
-                break
-        os.unlink("s.jsonl", dir_fd=fds[-1])
-        for level in range(len(fds) - 1, 0, -1):
-            os.rmdir("d", dir_fd=fds[level - 1])
-    finally:
-        for fd in fds:
-            os.close(fd)
 
 
 def build_valid(clean):
@@ -178,7 +143,8 @@ def build_hostile(stage, outside):
     served["hostile/bigint.jsonl"] = ["big-1"]
 
     (stage / "deep").mkdir()
-    make_deep_folder(stage / "deep", 1000)
+    make_chain(stage / "deep", 1000)
+    write_events(stage / "deep" / "/".join(["d"] * 70) / "s.jsonl", [entry("too-deep-to-read")])  # past the depth read
     return served, problems
 
 
@@ -229,91 +195,82 @@ def test_a_folder_of_everything_hostile_is_served_whole_and_safely(tmp_path):
     served, problems = build_hostile(stage, outside)
     phase("built")
 
-    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "viewer", "serve", str(folder), "--port", "0",
-         "--max-line-bytes", str(MAX_LINE), "--max-file-bytes", str(MAX_FILE)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=REPO,
-        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (SOFT_LIMIT, hard)))
-    output: list[str] = [process.stdout.readline()]
-    threading.Thread(target=lambda: output.extend(process.stdout), daemon=True).start()
-    try:
-        assert "serving" in output[0], output
-        client = Client(output[0].rsplit(" at ", 1)[1].strip())
-        listed = lambda: {s["path"]: s for s in client.json("/api/sessions")["sessions"]}  # noqa: E731
-        def all_read(wanted: dict[str, int]) -> bool:
-            rows = listed()
-            return all(rows.get(path, {}).get("events") == count for path, count in wanted.items())
-
-        wait_for(lambda: all_read({path: len(ids) for path, (_, ids) in expected.items()}), timeout=120, interval=0.5)
-        steady = memory(process.pid)["VmRSS"]
-        phase("read")
-
-        for name in os.listdir(stage):  # the hostile part arrives while the server runs
-            os.rename(stage / name, folder / name)
-        wait_for(lambda: all_read({path: len(ids) for path, ids in served.items()}
-                                  | {"hostile/fifo.jsonl": 0, "hostile/out.jsonl": 0, "hostile/snapshot.json.gz": 0}),
-                 timeout=120, interval=0.5)
-
-        phase("hostile read")
-        assert process.poll() is None, "".join(output[-50:])
-        rise = memory(process.pid)["VmHWM"] - steady
-        print(f"\nhostile folder: steady RSS {steady / 2**20:.0f} MB, peak rise {rise / 2**20:.0f} MB, "
-              f"{len(os.listdir(f'/proc/{process.pid}/fd'))} descriptors open")
-        assert rise < RSS_RISE, rise
-        assert len(os.listdir(f"/proc/{process.pid}/fd")) < SOFT_LIMIT
-
-        # every valid event of every session, exactly once and in order
-        rows = listed()
-        for relpath, (session_id, ids) in expected.items():
-            assert rows[relpath]["id"] == session_id
-            assert client.events(session_id) == ids, relpath
-        for relpath, ids in served.items():
-            assert client.events(rows[relpath]["id"]) == ids, relpath
-        assert len({row["id"] for row in rows.values()}) == len(rows)  # no two files share an id
-        assert {"hostile/x.json", "hostile/x.json.jsonl", "hostile/y.jsonl.gz",
-                "hostile/y.jsonl.gz.jsonl"} <= set(rows)
-        big = client.get(f"/api/sessions/{rows['hostile/bigint.jsonl']['id']}/events?after=0-0")[1]
-        assert b"18446744073709551617" in big
-
-        phase("events checked")
-        # every bad thing is on a problems page
-        for relpath, kinds in problems.items():
-            quoted = urllib.parse.quote(rows[relpath]["id"], safe="")
-            found = {p["kind"] for p in client.json(f"/api/sessions/{quoted}/problems")["problems"]}
-            assert kinds <= found, (relpath, found)
-            status, page = client.get(f"/s/{quoted}/problems")
-            assert status == 200 and all(kind.encode() in page for kind in kinds), relpath
-        assert "too_deep_folder" in {p["kind"] for p in client.json("/api/sessions")["problems"]}
-        assert not any(p.startswith("deep/") for p in rows)
-
-        phase("problems checked")
-        # nothing from outside the folder reaches a page or an answer
-        pages = ["/", "/api/sessions"]
-        for relpath, row in rows.items():
-            if not relpath.startswith(("team", "cc0")):
-                quoted = urllib.parse.quote(row["id"], safe="")
-                pages += [f"/s/{quoted}", f"/api/sessions/{quoted}", f"/s/{quoted}/problems",
-                          f"/api/sessions/{quoted}/events?after=0-0"]
-                for agent in client.json(f"/api/sessions/{quoted}")["agents"][:20]:
-                    pages.append(agent["url"])
-        for path in pages:
-            status, body = client.get(path)
-            assert status == 200, (path, status)
-            assert MARKER.encode() not in body, path
-        assert client.json(f"/api/search?q={MARKER}")["results"] == []
-        phase("pages checked")
-        print("hostile folder:", ", ".join(phases))
-        log = "".join(output)  # (watchdog's own thread may die on the deep folder: the watcher replaces it)
-        assert process.poll() is None and "error serving" not in log and "ingest failed" not in log, log[-5000:]
-        kinds = {p["kind"] for p in client.json("/api/sessions")["problems"]}
-        assert "Thread-" not in log or kinds & {"watcher_restarted", "watcher_failed"}, (kinds, log[log.find("Thread-") - 200:][:3000])
-    finally:
-        process.terminate()
+    with serve(folder, "--max-line-bytes", str(MAX_LINE), "--max-file-bytes", str(MAX_FILE),
+               soft_limit=SOFT_LIMIT) as server:
+        process, output, client = server.process, server.output, Client(server.url)
         try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        for root in (folder / "deep", stage / "deep"):
-            if root.exists():
-                remove_deep_folder(root)
+            def listed() -> dict[str, dict]:
+                return {s["path"]: s for s in client.json("/api/sessions")["sessions"]}
+
+            def all_read(wanted: dict[str, int]) -> bool:
+                rows = listed()
+                return all(rows.get(path, {}).get("events") == count for path, count in wanted.items())
+
+            wait_for(lambda: all_read({path: len(ids) for path, (_, ids) in expected.items()}),
+                     timeout=120, interval=0.5)
+            steady = memory(process.pid)["VmRSS"]
+            phase("read")
+
+            for name in os.listdir(stage):  # the hostile part arrives while the server runs
+                os.rename(stage / name, folder / name)
+            wait_for(lambda: all_read({path: len(ids) for path, ids in served.items()}
+                                      | {"hostile/fifo.jsonl": 0, "hostile/out.jsonl": 0, "hostile/snapshot.json.gz": 0}),
+                     timeout=120, interval=0.5)
+
+            phase("hostile read")
+            assert process.poll() is None, "".join(output[-50:])
+            rise = memory(process.pid)["VmHWM"] - steady
+            print(f"\nhostile folder: steady RSS {steady / 2**20:.0f} MB, peak rise {rise / 2**20:.0f} MB, "
+                  f"{len(os.listdir(f'/proc/{process.pid}/fd'))} descriptors open")
+            assert rise < RSS_RISE, rise
+            assert len(os.listdir(f"/proc/{process.pid}/fd")) < SOFT_LIMIT
+
+            # every valid event of every session, exactly once and in order
+            rows = listed()
+            for relpath, (session_id, ids) in expected.items():
+                assert rows[relpath]["id"] == session_id
+                assert client.events(session_id) == ids, relpath
+            for relpath, ids in served.items():
+                assert client.events(rows[relpath]["id"]) == ids, relpath
+            assert len({row["id"] for row in rows.values()}) == len(rows)  # no two files share an id
+            assert {"hostile/x.json", "hostile/x.json.jsonl", "hostile/y.jsonl.gz",
+                    "hostile/y.jsonl.gz.jsonl"} <= set(rows)
+            big = client.get(f"/api/sessions/{rows['hostile/bigint.jsonl']['id']}/events?after=0-0")[1]
+            assert b"18446744073709551617" in big
+
+            phase("events checked")
+            # every bad thing is on a problems page
+            for relpath, kinds in problems.items():
+                quoted = urllib.parse.quote(rows[relpath]["id"], safe="")
+                found = {p["kind"] for p in client.json(f"/api/sessions/{quoted}/problems")["problems"]}
+                assert kinds <= found, (relpath, found)
+                status, page = client.get(f"/s/{quoted}/problems")
+                assert status == 200 and all(kind.encode() in page for kind in kinds), relpath
+            assert "too_deep_folder" in {p["kind"] for p in client.json("/api/sessions")["problems"]}
+            assert not any(p.startswith("deep/") for p in rows)
+
+            phase("problems checked")
+            # nothing from outside the folder reaches a page or an answer
+            pages = ["/", "/api/sessions"]
+            for relpath, row in rows.items():
+                if not relpath.startswith(("team", "cc0")):
+                    quoted = urllib.parse.quote(row["id"], safe="")
+                    pages += [f"/s/{quoted}", f"/api/sessions/{quoted}", f"/s/{quoted}/problems",
+                              f"/api/sessions/{quoted}/events?after=0-0"]
+                    for agent in client.json(f"/api/sessions/{quoted}")["agents"][:20]:
+                        pages.append(agent["url"])
+            for path in pages:
+                status, body = client.get(path)
+                assert status == 200, (path, status)
+                assert MARKER.encode() not in body, path
+            assert client.json(f"/api/search?q={MARKER}")["results"] == []
+            phase("pages checked")
+            print("hostile folder:", ", ".join(phases))
+            log = "".join(output)  # (watchdog's own thread may die on the deep folder: the watcher replaces it)
+            assert process.poll() is None and "error serving" not in log and "ingest failed" not in log, log[-5000:]
+            kinds = {p["kind"] for p in client.json("/api/sessions")["problems"]}
+            assert "Thread-" not in log or kinds & {"watcher_restarted", "watcher_failed"}, kinds
+        finally:
+            for root in (folder / "deep", stage / "deep"):
+                if root.exists():
+                    cut_chain(root)

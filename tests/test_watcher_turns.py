@@ -9,6 +9,9 @@ import time
 import urllib.request
 
 from conftest import serve, wait_for, write_events
+from events import cut_chain, make_chain
+from viewer.index import Library
+from viewer.watcher import Watcher
 
 LINE = ('{"message_id": "a%07d", "event_type": "transcript_entry", "agent_id": "agent_a", "role": "assistant", '
         '"content": "' + "lorem ipsum dolor sit amet " * 9 + '"}\n')
@@ -51,3 +54,69 @@ def test_a_line_appended_to_one_session_shows_while_a_big_file_is_still_being_re
         wait_for(lambda: events_of(server, "a") == count, timeout=120, interval=0.5)
         a = get_json(f"{server.url}/api/sessions/a/events?after=0-{count - 3}")
         assert [e["message_id"] for e in a["events"]] == [f"a{n:07d}" for n in range(count - 3, count)]
+
+
+def library_problems(server):
+    return get_json(f"{server.url}/api/sessions")["problems"]
+
+
+def append_b(folder, n):
+    with open(folder / "b.jsonl", "a") as f:
+        f.write(json.dumps({"message_id": f"b{n}", "event_type": "transcript_entry", "agent_id": "agent_b",
+                            "role": "assistant", "content": f"line {n}"}) + "\n")
+
+
+def test_a_folder_watchdog_cannot_watch_is_walked_instead_and_said_so(tmp_path):
+    folder = tmp_path / "sessions"
+    write_events(folder / "b.jsonl", [{"message_id": "b1", "event_type": "transcript_entry", "agent_id": "agent_b",
+                                       "role": "user", "content": "first"}])
+    (folder / "deep").mkdir()
+    make_chain(folder / "deep", 1_000)  # watchdog's recursive walk of it raises RecursionError
+    try:
+        check_walked_instead(folder)
+    finally:
+        cut_chain(folder / "deep")
+
+
+def check_walked_instead(folder):
+    with serve(folder) as server:
+        server.wait_for_session("b", events=1, timeout=30)
+        kinds = wait_for(lambda: {p["kind"] for p in library_problems(server)} >= {"watcher_failed"} and
+                         {p["kind"] for p in library_problems(server)}, timeout=30)
+        assert "watcher_restarted" in kinds
+        append_b(folder, 2)  # still live: the folder is walked on a timer
+        wait_for(lambda: events_of(server, "b") == 2, timeout=10)
+        with urllib.request.urlopen(f"{server.url}/", timeout=10) as response:
+            page = response.read().decode()
+        assert "folder watcher" in page
+
+
+class FailsOnce(Library):
+    """A library whose refresh of one file fails the way nothing in it should: the thread must go on anyway."""
+
+    failure: BaseException | None = None
+
+    def refresh(self, path):
+        if path.endswith("boom.jsonl") and self.failure is not None:
+            failure, self.failure = self.failure, None
+            raise failure
+        return super().refresh(path)
+
+
+def test_the_ingest_thread_outlives_what_kills_a_thread(tmp_path):
+    write_events(tmp_path / "b.jsonl", [{"message_id": "b1", "event_type": "transcript_entry", "agent_id": "agent_b",
+                                         "role": "user", "content": "first"}])
+    library = FailsOnce(tmp_path)
+    watcher = Watcher(library).start()
+    try:
+        assert watcher.ready.wait(10)
+        library.failure = SystemExit("a library that exits")  # not an Exception: ends the thread it is raised in
+        write_events(tmp_path / "boom.jsonl", [{"message_id": "x", "event_type": "agent_created", "agent_id": "x"}])
+        wait_for(lambda: not watcher._thread.is_alive(), timeout=30)
+        append_b(tmp_path, 2)
+        watcher.ensure_alive()  # what every sessions page asks
+        wait_for(lambda: library.get("b") is not None and library.get("b").count == 2, timeout=30)
+        assert "ingest_restarted" in {p.kind for p in library.problems}
+        assert library.get("boom") is not None  # the file it failed on is read on the new thread's first scan
+    finally:
+        watcher.stop()
