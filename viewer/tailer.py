@@ -199,6 +199,8 @@ class FileSource:
         first, giving a source read since the last walk a second chance at the end)."""
         pool = FileSource._open
         pool[id(self)] = weakref.ref(self)
+        if len(pool) <= FileSource.cap:  # room to spare: no walk (nor a copy of the pool's keys to walk)
+            return
         for key in list(pool) * 2:  # two walks: the first may only clear `recent`
             if len(pool) <= FileSource.cap:
                 return
