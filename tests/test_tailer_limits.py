@@ -198,7 +198,14 @@ def test_the_check_costs_one_small_read_and_an_idle_poll_none(tmp_path, monkeypa
     os.utime(path, ns=(past, past))  # written long ago: its status alone says nothing changed
     reader.read()  # the mtime moved: checked once
     reads.clear()
-    assert reader.read().lines == [] and reads == []  # idle: a stat, no read
+    calls = []
+    for name in ("stat", "open", "fstat"):
+        real_call = getattr(os, name)
+        monkeypatch.setattr(os, name, lambda *a, _name=name, _real=real_call, **k: calls.append(_name) or _real(*a, **k))
+    idle = reader.read()
+    monkeypatch.undo()
+    monkeypatch.setattr(tailer, "_PREAD", lambda fd, length, offset: reads.append((offset, length)) or real(fd, length, offset))
+    assert idle.lines == [] and reads == [] and calls == ["stat"]  # idle: one stat, no open, no read
     with open(path, "ab") as f:
         f.write(b"b" * 10_000 + b"\n")
     assert len(reader.read().lines) == 1

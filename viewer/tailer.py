@@ -150,9 +150,7 @@ class FileSource:
     def read(self, offset: int, length: int) -> bytes:
         if length <= SMALL_READ and _PREAD is not None:  # an event's line: read under the pool's lock
             with FileSource._lock:  # (about 1 µs): it cannot be closed meanwhile, nothing to count
-                fd = self.fd if self.fd >= 0 and not self.changed else self._opened()
-                self.recent = True
-                return _PREAD(fd, length, offset)
+                return _PREAD(self._opened(), length, offset)
         with FileSource._lock:  # a big read: the lock is not held while it runs, the source is marked in use
             fd = self._opened()
             self.users += 1
@@ -201,6 +199,8 @@ class FileSource:
         first, giving a source read since the last walk a second chance at the end)."""
         pool = FileSource._open
         pool[id(self)] = weakref.ref(self)
+        if len(pool) <= FileSource.cap:  # room to spare: no walk (nor a copy of the pool's keys to walk)
+            return
         for key in list(pool) * 2:  # two walks: the first may only clear `recent`
             if len(pool) <= FileSource.cap:
                 return
