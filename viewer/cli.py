@@ -28,7 +28,9 @@ def serve(args: argparse.Namespace) -> int:
     elif not os.path.isdir(args.dir):
         print(f"agentview: {args.dir} is not a folder", file=sys.stderr)
         return 2
-    if args.token is not None and not args.token.strip():
+    try:
+        security.checked_token(args.token)  # the rule create_app enforces, said here as a command line error
+    except security.EmptyToken:
         print("agentview: --token is empty: an empty token would let anyone in; give a real one, or leave "
               "--token out (a random one is made when --host is not loopback)", file=sys.stderr)
         return 2

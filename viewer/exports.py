@@ -34,14 +34,9 @@ def log_text(text: str) -> str:
 
 
 def log_value(value) -> str:
-    """Any value from the log as printed: a string as it is, anything else (a `role` that is a list,
-    say) as JSON; masked either way."""
-    if isinstance(value, str):
-        return log_text(value)
-    try:
-        return log_text(jsonio.text(value))
-    except TypeError:  # not JSON at all
-        return log_text(str(type(value).__name__))
+    """Any value from the log as an export prints it: a string as it is, anything else as JSON; masked
+    either way (the rule pages print by too: redact.shown_value)."""
+    return redact.shown_value(value)
 
 
 def log_json(data: bytes) -> bytes:

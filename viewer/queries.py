@@ -291,11 +291,16 @@ def perspective(s: SessionIndex, agent_id: str, include_subagents: bool = False,
 POLL_ENTRIES = 200
 
 
-def _window(positions, limit: int, end: int) -> tuple[list[int], int]:
-    """The first `limit` positions of an ascending iterable, and where the window stops: the next position
-    (left for the next poll), or `end` when none is left."""
+def _window(lists: list[list[int]], after: int, limit: int, end: int) -> tuple[list[int], int]:
+    """The first `limit` positions from `after` on of sorted position lists, merged, and where the window stops:
+    the next position (left for the next poll), or `end` when none is left. Reads at most `limit` + 1 of
+    each list, however long the backlog: a poll far behind costs what it renders."""
+    heads = []
+    for positions in lists:
+        start = bisect_left(positions, after)
+        heads.append(positions[start:start + limit + 1])  # the merged first limit + 1 are among these
     taken = []
-    for p in positions:
+    for p in (heads[0] if len(heads) == 1 else heapq.merge(*heads)):
         if len(taken) == limit:
             return taken, p
         taken.append(p)
@@ -312,8 +317,7 @@ def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool,
     """
     with s.lock:
         agent_ids = set(subtree(s, agent_id) if include_subagents else [agent_id])
-        new = [s.agents[a].entries[bisect_left(s.agents[a].entries, after):] for a in agent_ids]
-        positions, stop = _window(new[0] if len(new) == 1 else heapq.merge(*new), limit, s.count)
+        positions, stop = _window([s.agents[a].entries for a in agent_ids], after, limit, s.count)
         kept = facets.caught_up(s)
         grown = {}
         growth = kept.growth_positions
@@ -516,8 +520,7 @@ def dialog_updates(s: SessionIndex, agent_ids: list[str], after: int, limit: int
         selected = set(agent_ids)
         new, changed = {}, {}
         lists = [s.agents[a].dialog_entries for a in selected if a in s.agents]
-        positions, stop = _window(heapq.merge(*(positions[bisect_left(positions, after):] for positions in lists)),
-                                  limit, s.count)
+        positions, stop = _window(lists, after, limit, s.count)
         for p in positions:
             key = model.substance_key(s.events[p])
             if key in new or key in changed:

@@ -13,6 +13,8 @@ import functools
 import re
 from contextvars import ContextVar
 
+from . import jsonio
+
 MASK = "[masked]"
 # Whether text shown now is masked: set per request by security.install, and by `agentview export`.
 ACTIVE: ContextVar[bool] = ContextVar("agentview_masking", default=False)
@@ -200,6 +202,17 @@ def shown(text: str) -> str:
     whole first, so no cut leaves part of a secret and no markup splits one.
     """
     return mask(text) if ACTIVE.get() else text
+
+
+def shown_value(value) -> str:
+    """Any value from the log as it is printed: a string as it is, anything else (a `role` that is a
+    list, say) as JSON, never as Python's repr of it; masked either way (see `shown`)."""
+    if isinstance(value, str):
+        return shown(value)
+    try:
+        return shown(jsonio.text(value))
+    except TypeError:  # holds what JSON cannot
+        return "[a value that cannot be shown]"
 
 
 def shown_json(data: bytes) -> bytes:

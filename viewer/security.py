@@ -10,8 +10,7 @@ from urllib.parse import urlencode
 
 from flask import Flask, abort, current_app, g, redirect, request
 
-from . import jsonio
-from .redact import ACTIVE, mask, shown
+from .redact import ACTIVE, mask, shown, shown_value
 
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
 WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
@@ -92,13 +91,9 @@ def hide_tokens_in_logs(token: str | None, secrets: bool = True) -> None:
 def printed(value):
     """A value as a template prints it: log text masked; a list or mapping (a `role` that is not a
     string, say) printed as JSON, masked, never as Python's repr of it."""
-    if type(value) is str:  # Markup (a macro's output) is not a plain str: built from values that passed here
-        return shown(value)
-    if isinstance(value, (dict, list, tuple)):
-        try:
-            return shown(jsonio.text(value))
-        except TypeError:  # holds what JSON cannot
-            return "[a value that cannot be shown]"
+    # Markup (a macro's output) is not a plain str: built from values that passed here
+    if type(value) is str or isinstance(value, (dict, list, tuple)):
+        return shown_value(value)
     return value
 
 
