@@ -170,19 +170,17 @@ class Watcher:
         RESCAN_EVERY seconds without one, and every SWEEP_EVERY seconds with one (a safety net: watchdog
         can fall behind for minutes on a deep folder tree growing under it)."""
         now = time.monotonic()
+        if not self._rescanning and now >= self._next_look:
+            self._next_look = now + HEALTH_EVERY
+            if self._observer is not None and not self._observer_alive():
+                observer = self._observer
+                with contextlib.suppress(Exception):
+                    observer.stop()
+                self._observer_failed("stopped")
+                self._next_walk = now  # walk now: what changed while nothing was watching
         if now >= self._next_walk:
             self._next_walk = now + (RESCAN_EVERY if self._rescanning else SWEEP_EVERY)
             self._walk_again()
-        if self._rescanning or now < self._next_look:
-            return
-        self._next_look = now + HEALTH_EVERY
-        if self._observer is not None and not self._observer_alive():
-            observer = self._observer
-            with contextlib.suppress(Exception):
-                observer.stop()
-            self._observer_failed("stopped")
-            self._walk_again()  # what changed while nothing was watching
-            self._next_walk = now + (RESCAN_EVERY if self._rescanning else SWEEP_EVERY)
 
     def _walk_again(self) -> None:
         """Read every file again (idle ones cost a stat), find new ones, and forget the ones gone."""
