@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from viewer import model
-from viewer.model import ToolCall
+from viewer.model import LoggedCall
 
 
 # --- builders ----------------------------------------------------------------------------------
@@ -224,7 +224,7 @@ def test_tool_calls_of_ignores_non_dicts_and_non_lists():
 
 
 def test_tool_call_with_valid_json_arguments():
-    tc = ToolCall.from_dict(call("c3", "discuss", '{"prompt": "Hi", "speakers": ["Jack", "Jill"]}'))
+    tc = LoggedCall.from_dict(call("c3", "discuss", '{"prompt": "Hi", "speakers": ["Jack", "Jill"]}'))
     assert tc.id == "c3"
     assert tc.name == "discuss"
     assert tc.arguments_valid is True
@@ -236,7 +236,7 @@ def test_tool_call_with_valid_json_arguments():
 
 def test_tool_call_with_invalid_json_arguments_keeps_raw_text():
     raw = '{"query": "memoize tool calls", "max_results": 8'
-    tc = ToolCall.from_dict(call("c9", "web_search", raw))
+    tc = LoggedCall.from_dict(call("c9", "web_search", raw))
     assert tc.arguments_valid is False
     assert tc.arguments is None
     assert tc.arguments_raw == raw
@@ -245,7 +245,7 @@ def test_tool_call_with_invalid_json_arguments_keeps_raw_text():
 
 
 def test_tool_call_with_object_arguments():
-    tc = ToolCall.from_dict({"id": "c2", "function": {"name": "read_file", "arguments": {"path": "a.txt"}}})
+    tc = LoggedCall.from_dict({"id": "c2", "function": {"name": "read_file", "arguments": {"path": "a.txt"}}})
     assert tc.arguments_valid is True
     assert tc.arguments == {"path": "a.txt"}
     assert json.loads(tc.arguments_raw) == {"path": "a.txt"}
@@ -253,42 +253,42 @@ def test_tool_call_with_object_arguments():
 
 
 def test_tool_call_with_empty_arguments_is_empty_object():
-    tc = ToolCall.from_dict(call("c1", "noop", "   "))
+    tc = LoggedCall.from_dict(call("c1", "noop", "   "))
     assert tc.arguments == {}
     assert tc.arguments_valid is True
     assert tc.summary() == "noop()"
 
 
 def test_tool_call_without_function_uses_top_level_name_and_arguments():
-    tc = ToolCall.from_dict({"id": "c5", "name": "flat", "arguments": '{"x": 1}'})
+    tc = LoggedCall.from_dict({"id": "c5", "name": "flat", "arguments": '{"x": 1}'})
     assert tc.name == "flat"
     assert tc.arguments == {"x": 1}
 
 
 def test_tool_call_without_name_or_id():
-    tc = ToolCall.from_dict({"function": {"arguments": "{}"}})
+    tc = LoggedCall.from_dict({"function": {"arguments": "{}"}})
     assert tc.name == "?"
     assert tc.id is None
-    assert ToolCall.from_dict({"id": 5, "function": {"name": "t", "arguments": "{}"}}).id is None
+    assert LoggedCall.from_dict({"id": 5, "function": {"name": "t", "arguments": "{}"}}).id is None
 
 
 def test_tool_call_summary_shows_keys_and_values():
-    tc = ToolCall.from_dict(call("c1", "task", '{"name": "Jack", "system_prompt": "You work in HR...", "n": 3}'))
+    tc = LoggedCall.from_dict(call("c1", "task", '{"name": "Jack", "system_prompt": "You work in HR...", "n": 3}'))
     assert tc.summary() == "task(name=Jack, system_prompt=You work in HR..., n=3)"
 
 
 def test_tool_call_summary_shows_non_string_values_as_json():
-    tc = ToolCall.from_dict(call("c3", "discuss", '{"speakers": ["Jack", "Jill"], "flag": true}'))
+    tc = LoggedCall.from_dict(call("c3", "discuss", '{"speakers": ["Jack", "Jill"], "flag": true}'))
     assert tc.summary() == 'discuss(speakers=["Jack","Jill"], flag=true)'
 
 
 def test_tool_call_summary_collapses_whitespace():
-    tc = ToolCall.from_dict(call("c1", "write", '{"text": "line one\\n\\n   line two"}'))
+    tc = LoggedCall.from_dict(call("c1", "write", '{"text": "line one\\n\\n   line two"}'))
     assert tc.summary() == "write(text=line one line two)"
 
 
 def test_tool_call_summary_is_shortened_to_the_limit():
-    tc = ToolCall.from_dict(call("c1", "write", json.dumps({"text": "x" * 200})))
+    tc = LoggedCall.from_dict(call("c1", "write", json.dumps({"text": "x" * 200})))
     summary = tc.summary(limit=20)
     inner = summary[len("write("):-1]
     assert len(inner) == 20
@@ -298,7 +298,7 @@ def test_tool_call_summary_is_shortened_to_the_limit():
 
 
 def test_tool_call_summary_of_non_object_arguments_uses_raw_text():
-    tc = ToolCall.from_dict(call("c1", "sum", "[1, 2, 3]"))
+    tc = LoggedCall.from_dict(call("c1", "sum", "[1, 2, 3]"))
     assert tc.arguments == [1, 2, 3]
     assert tc.summary() == "sum([1, 2, 3])"
 
@@ -309,10 +309,10 @@ def test_tool_calls_of_event_parses_each_call_in_order():
     assert [(c.id, c.name, c.arguments_valid) for c in parsed] == [("a", "one", True), ("b", "two", False)]
 
 
-# --- Agent ------------------------------------------------------------------------------------------
+# --- AgentNode ------------------------------------------------------------------------------------------
 
 def test_agent_display_name_falls_back_to_id_and_implicit_flag():
-    agent = model.Agent(agent_id="agent_watcher", ordinal=0, first_position=0)
+    agent = model.AgentNode(agent_id="agent_watcher", ordinal=0, first_position=0)
     assert agent.display_name == "agent_watcher"
     assert agent.implicit is True
     agent.name, agent.created_position = "Watcher", 3
@@ -409,6 +409,6 @@ def test_shape_problems_one_pass_agrees_with_the_rules_field_by_field():
 def test_arguments_valid_is_the_tool_calls_own_verdict():
     for one in [call(), call(arguments="{bad"), call(arguments=""), call(arguments=" "), {"arguments": "[1"},
                 {"arguments": {"a": 1}}, {"function": {"name": "x"}, "arguments": "{bad"}, {"function": "f"}]:
-        assert model.arguments_valid(one) is ToolCall.from_dict(one).arguments_valid, one
+        assert model.arguments_valid(one) is LoggedCall.from_dict(one).arguments_valid, one
     assert model.arguments_valid(call(arguments="{bad")) is False
     assert model.arguments_valid({"function": {"name": "x"}, "arguments": "{bad"}) is False

@@ -24,9 +24,10 @@ from pathlib import Path
 import orjson
 
 from . import facets, formats, gcpause, jsonio, model, redact, search
+from .cursor import Cursor
 from .eventlist import EventList
 from .formats import ai_agent, legacy
-from .model import TRANSCRIPT_ENTRY, Agent, Event
+from .model import TRANSCRIPT_ENTRY, AgentNode, Event
 from .safe_open import open_regular
 from .tailer import BATCH_BYTES, FileSource, FileTailer, GzipReader, Line
 
@@ -296,7 +297,7 @@ class SessionIndex:
         self.events = EventList()  # native lines as where they are in the file, read when asked for (see eventlist)
         self.line_numbers = array("q")  # per position: its line in the file (compact: 8 bytes each)
         self.by_id: dict[str, int] = {}
-        self.agents: dict[str, Agent] = {}
+        self.agents: dict[str, AgentNode] = {}
         self.roots: list[str] = []
         # substance key -> positions of the entries whose `substance` names it
         self.references: dict[str, list[int]] = {}
@@ -793,10 +794,10 @@ class SessionIndex:
             seen.add(current)
         return False
 
-    def _agent(self, agent_id: str, position: int) -> Agent:
+    def _agent(self, agent_id: str, position: int) -> AgentNode:
         agent = self.agents.get(agent_id)
         if agent is None:
-            agent = Agent(agent_id=agent_id, ordinal=len(self.agents), first_position=position)
+            agent = AgentNode(agent_id=agent_id, ordinal=len(self.agents), first_position=position)
             self.agents[agent_id] = agent
             self.roots.append(agent_id)
             self.tree_changes.append((position, agent_id))
@@ -829,7 +830,7 @@ class SessionIndex:
                 self._awaiting_cause.setdefault(agent.cause, []).append(agent_id)
                 agent.flags.append("cause_missing")
 
-    def _resolve_parent(self, agent: Agent, position: int) -> None:
+    def _resolve_parent(self, agent: AgentNode, position: int) -> None:
         """Parent = the agent whose transcript holds the message the creation names."""
         if "cause_missing" in agent.flags:
             agent.flags.remove("cause_missing")
@@ -867,20 +868,18 @@ class SessionIndex:
 
     def cursor_at(self, position: int) -> str:
         """The cursor of a reader that has seen the events before `position` (see position_after)."""
-        return f"{self.epoch}-{position}"
+        return str(Cursor(self.epoch, position))
 
     def position_after(self, cursor: str | None) -> int | None:
         """The position a cursor points after, or None when it belongs to an older epoch."""
         if not cursor:
             return 0
-        epoch, _, count = cursor.partition("-")
-        try:
-            epoch_number, position = int(epoch), int(count)
-        except ValueError:
+        parsed = Cursor.parse(cursor)
+        if parsed is None:
             return 0
-        if epoch_number != self.epoch or position > len(self.events):
+        if parsed.epoch != self.epoch or parsed.count > len(self.events):
             return None
-        return max(position, 0)
+        return max(parsed.count, 0)
 
     def event(self, message_id: str) -> Event | None:
         position = self.by_id.get(message_id)

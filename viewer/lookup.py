@@ -6,7 +6,7 @@ import re
 
 from flask import abort, redirect, request, url_for
 
-from . import asof
+from . import asof, cursor
 from .app import state
 from .index import SessionIndex
 
@@ -56,9 +56,9 @@ def chosen_agents(session: SessionIndex) -> list[str]:
 # Every number a query string carries (a position, a count, a page size, an event number, a
 # cursor's parts) has at most this many digits: more than any log holds, fewer than would overflow
 # an index or a JSON reader, so a 4,000-digit ?start= is a clear 400, never a 500 further on.
-MAX_DIGITS = 15
+MAX_DIGITS = cursor.MAX_DIGITS
 _WHOLE = re.compile(rf"\s*(-?)0*([0-9]{{1,{MAX_DIGITS}}})\s*")
-_POSITION_CURSOR = re.compile(rf"[0-9]{{1,{MAX_DIGITS}}}-[0-9]{{1,{MAX_DIGITS}}}")  # epoch-count, as pages are given
+_POSITION_CURSOR = cursor.PATTERN  # epoch-count, as pages are given
 NOT_A_NUMBER = f"takes a whole number (at most {MAX_DIGITS} digits)"
 
 

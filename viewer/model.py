@@ -369,7 +369,7 @@ def arguments_valid(call: dict) -> bool:
 
 
 @dataclass
-class ToolCall:
+class LoggedCall:
     id: str | None
     name: str
     arguments_raw: str
@@ -377,7 +377,7 @@ class ToolCall:
     arguments_valid: bool
 
     @classmethod
-    def from_dict(cls, call: dict) -> "ToolCall":
+    def from_dict(cls, call: dict) -> "LoggedCall":
         raw = raw_arguments(call)
         if isinstance(raw, str):
             try:
@@ -412,13 +412,14 @@ class ToolCall:
         return f"{self.name}({inner})"
 
 
-def tool_calls(event: Event) -> list[ToolCall]:
-    return [ToolCall.from_dict(c) for c in tool_calls_of(event)]
+def tool_calls(event: Event) -> list[LoggedCall]:
+    return [LoggedCall.from_dict(c) for c in tool_calls_of(event)]
 
 
 @dataclass
-class Agent:
-    """One agent of a session, as the index knows it so far."""
+class AgentNode:
+    """One agent of a session as the index knows it so far: a node of the agent tree and its entries' positions
+    (the writer's `viewer.agent.Agent` is the live agent that logs them)."""
 
     agent_id: str
     ordinal: int  # 0, 1, 2 ... in order of first appearance; a DOM-safe handle
@@ -435,7 +436,7 @@ class Agent:
     children: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
 
-    def copy(self) -> Agent:
+    def copy(self) -> AgentNode:
         """An independent copy (for an index copied to be extended): its lists copied, not shared."""
         return replace(self, entries=array("q", self.entries), by_kind={k: array("q", v) for k, v in self.by_kind.items()},
                        dialog_entries=array("q", self.dialog_entries), usage_entries=array("q", self.usage_entries),

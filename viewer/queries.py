@@ -13,12 +13,12 @@ from typing import Any, Iterable
 
 from . import facets, model
 from .index import SessionIndex
-from .model import Agent, Event
+from .model import AgentNode, Event
 
 
 # --- agents and the tree -------------------------------------------------------------------
 
-def spawning_call(s: SessionIndex, agent: Agent, event: Event) -> model.ToolCall | None:
+def spawning_call(s: SessionIndex, agent: AgentNode, event: Event) -> model.LoggedCall | None:
     """Which tool call of the cause message created this agent (a message may hold several)."""
     calls = model.tool_calls(event)
     created = s.events[agent.created_position] if agent.created_position is not None else {}
@@ -37,7 +37,7 @@ def spawning_call(s: SessionIndex, agent: Agent, event: Event) -> model.ToolCall
     return calls[min(i, len(calls) - 1)]
 
 
-def created_by(s: SessionIndex, agent: Agent) -> dict | None:
+def created_by(s: SessionIndex, agent: AgentNode) -> dict | None:
     """The spawning tool call: its message, name and a summary of its arguments."""
     if agent.cause is None:
         return None
@@ -55,7 +55,7 @@ def created_by(s: SessionIndex, agent: Agent) -> dict | None:
     }
 
 
-def agent_summary(s: SessionIndex, agent: Agent) -> dict:
+def agent_summary(s: SessionIndex, agent: AgentNode) -> dict:
     parent = s.agents.get(agent.parent_id) if agent.parent_id else None
     return {
         "agent_id": agent.agent_id,
@@ -197,7 +197,7 @@ def _before(position: int | None, horizon: int | None) -> bool:
     return horizon is None or position is None or position < horizon
 
 
-def _call_item(s: SessionIndex, position: int, index: int, call: model.ToolCall, horizon: int | None = None) -> dict:
+def _call_item(s: SessionIndex, position: int, index: int, call: model.LoggedCall, horizon: int | None = None) -> dict:
     message_id = s.events[position]["message_id"]
     spawned = []
     for agent_id in s.spawned.get(message_id, ()):

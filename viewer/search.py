@@ -77,7 +77,7 @@ def searchable_text(event: Event) -> str:
 
 
 def _call_parts(call: dict) -> tuple[str, str]:
-    """A logged tool call's name and its arguments as text (the rule of model.ToolCall, unparsed)."""
+    """A logged tool call's name and its arguments as text (the rule of model.LoggedCall, unparsed)."""
     function = call.get("function") if isinstance(call.get("function"), dict) else {}
     arguments = function.get("arguments", call.get("arguments", ""))
     return model.call_name(call), arguments if isinstance(arguments, str) else jsonio.text(arguments)
@@ -571,7 +571,7 @@ def updates(sessions: list, text: str, session_id: str | None, cursor: str, limi
             found, more = matches(s, query, after, limit)
             hits.extend(hit(s, p, marker, page_size) for p in found)
             if more is not None:  # a burst: the rest comes with the next poll
-                cursors[s.id] = f"{s.epoch}-{more}"
+                cursors[s.id] = s.cursor_at(more)
     if not changed and not reset:
         return None
     return {"hits": hits, "cursor": format_cursor(cursors), "reset": reset}
