@@ -94,7 +94,7 @@ def test_mask_leaves_ordinary_words_alone(text):
 
 
 def test_a_problem_excerpt_never_ends_inside_a_secret():
-    from viewer.index import EXCERPT_CHARS, excerpt
+    from viewer.problems import EXCERPT_CHARS, excerpt
 
     for padding in range(80, 130):
         line = ('{"content": "' + "y" * padding + KEY + " and more " * 20).encode()

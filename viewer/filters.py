@@ -26,7 +26,7 @@ class EntryFilter:
         event = s.events[position]
         if self.kinds and model.perspective_kind(event) not in self.kinds:
             return False
-        if self.tool and self.tool.lower() not in search.tool_names(s, position):
+        if self.tool and model.tool_key(self.tool) not in search.tool_names(s, position):
             return False
         if self.modified and not (model.is_delivery(event)
                                   and model.is_modified(event, s.event(event["substance"])) is True):

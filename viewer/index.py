@@ -18,13 +18,14 @@ import zlib
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+
 from pathlib import Path
 
 import orjson
 
 from . import facets, formats, gcpause, jsonio, model, redact, search
 from .cursor import Cursor
+from .problems import Problem, excerpt
 from .eventlist import EventList
 from .formats import ai_agent, legacy
 from .model import TRANSCRIPT_ENTRY, AgentNode, Event
@@ -34,45 +35,6 @@ from .tailer import BATCH_BYTES, FileSource, FileTailer, GzipReader, Line
 log = logging.getLogger(__name__)
 SESSION_SUFFIX = ".jsonl"
 GZIP_SUFFIX = ".jsonl.gz"  # read whole, not tailed
-EXCERPT_CHARS = 120
-
-
-@dataclass
-class Problem:
-    kind: str
-    line: int | None
-    detail: str
-    message_id: str | None = None
-    # found reading the line itself (parse, shape), not by linking it to others: an as-of snapshot keeps it
-    of_line: bool = field(default=False, compare=False, repr=False)
-    path: str | None = None  # a problem of the folder (Library.problems): the folder or file, relative to DIR
-
-    def as_dict(self) -> dict:
-        data = {"kind": self.kind, "line": self.line, "detail": self.detail}
-        if self.message_id is not None:
-            data["message_id"] = self.message_id
-        if self.path is not None:
-            data["path"] = self.path
-        return data
-
-
-def excerpt(data: bytes) -> str:
-    """The start of a line a problem is about, at most EXCERPT_CHARS characters.
-
-    Never ends inside a secret: the secrets are found in the whole window first, and the text is cut
-    before one the cut would split, so the masking of whatever shows the excerpt masks what it holds
-    whole (and "Show secrets" still shows it) while no part of a secret is ever shown masked or not.
-    """
-    window = data[: EXCERPT_CHARS * 4]
-    text = window.decode("utf-8", errors="replace")
-    if len(text) <= EXCERPT_CHARS and len(window) == len(data):
-        return text
-    cut = min(EXCERPT_CHARS, len(text))
-    for start, end in redact.secret_spans(text):
-        if start < cut < end or (start < cut and end == len(text) and len(window) < len(data)):
-            cut = start  # split by the cut (or by the window: it may go on past it)
-            break
-    return text[:cut] + "…"
 
 
 def _is_utf8(data: bytes) -> bool:
@@ -650,7 +612,7 @@ class SessionIndex:
                 self._file_result(agent.agent_id, event, position, line_number)
         else:
             if calls:  # an event of another type may name tools too
-                self.tool_names.update(model.call_name(c).lower() for c in calls)
+                self.tool_names.update(model.call_tool_key(c) for c in calls)
             if kind == model.AGENT_CREATED:
                 self._agent_created(event, position, line_number, causes)
             elif kind == model.PIECE_OF_TEXT:
@@ -672,7 +634,7 @@ class SessionIndex:
         """
         tool_names, call_positions = self.tool_names, self.call_positions
         for call in calls:
-            tool_names.add(model.call_name(call).lower())
+            tool_names.add(model.call_tool_key(call))
             call_id = call.get("id")
             if isinstance(call_id, str):
                 positions = call_positions.get((agent_id, call_id))
@@ -685,7 +647,7 @@ class SessionIndex:
         """A tool result: its tool's name, and the entry under (agent, call id) next to the call it answers."""
         name = event.get("name")
         if isinstance(name, str):
-            self.tool_names.add(name.lower())
+            self.tool_names.add(model.tool_key(name))
         call_id = event.get("tool_call_id")
         if isinstance(call_id, str):
             key = (agent_id, call_id)
@@ -738,7 +700,7 @@ class SessionIndex:
                     positions.insert(i, grown)
         self.usage_totals.clear()  # its usage may have changed: summed again on the next request
         agent_id, calls = grown_event["agent_id"], model.tool_calls_of(grown_event)
-        self.tool_names.update(model.call_name(c).lower() for c in calls)
+        self.tool_names.update(model.call_tool_key(c) for c in calls)
         for call in calls:
             if isinstance(call.get("id"), str) and (agent_id, call["id"]) not in self.call_positions:
                 self.call_positions[(agent_id, call["id"])] = [grown]

@@ -348,6 +348,15 @@ def call_name(call: dict) -> str:
     return str(function.get("name") or call.get("name") or "?")
 
 
+def tool_key(name: str) -> str:
+    """The name a tool is filtered, faceted and searched by: its logged name lower-cased (`Read` and `read` are one tool)."""
+    return name.lower()
+
+
+def call_tool_key(call: dict) -> str:
+    return tool_key(call_name(call))
+
+
 def raw_arguments(call: dict) -> Any:
     """A logged tool call's arguments as written: `function.arguments` (OpenAI shape), else `arguments`, else ""."""
     function = call.get("function")

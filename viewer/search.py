@@ -89,14 +89,14 @@ def tool_names(s, position: int) -> set[str]:
 
 
 def _tool_names(s, position: int, event: Event) -> set[str]:
-    names = {model.call_name(c).lower() for c in model.tool_calls_of(event)}
+    names = {model.call_tool_key(c) for c in model.tool_calls_of(event)}
     if model.is_tool_result(event):
         if isinstance(event.get("name"), str):
-            names.add(event["name"].lower())
+            names.add(model.tool_key(event["name"]))
         call_position = s.call_position_for_result(position)
         if call_position is not None:
             call_id = event.get("tool_call_id")
-            names.update(model.call_name(c).lower() for c in model.tool_calls_of(s.events[call_position])
+            names.update(model.call_tool_key(c) for c in model.tool_calls_of(s.events[call_position])
                          if c.get("id") == call_id)
     return names
 
