@@ -217,4 +217,3 @@ class SessionLog:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
