@@ -15,7 +15,7 @@ import pytest
 
 from conftest import REPO, wait_for
 from viewer import SessionViewer, queries
-from viewer.demo import SECRET
+from viewer.writer.demo import SECRET
 
 
 def agentview(*args, timeout=60):

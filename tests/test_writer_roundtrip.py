@@ -16,9 +16,9 @@ import pytest
 from aio import run
 from conftest import sample
 from viewer import SessionViewer, queries
-from viewer.agent import Agent, ScriptedModel
-from viewer.session import load_session
-from viewer.tools import Discussion, Gate, Toolbox, ToolCall
+from viewer.writer.agent import Agent, ScriptedModel
+from viewer.writer.session import load_session
+from viewer.writer.tools import Discussion, Gate, Toolbox, ToolCall
 
 SONNET = "anthropic/claude-sonnet-4-5-20250929"
 call = ScriptedModel.call
@@ -100,7 +100,7 @@ async def example3(path):
     ResourceMonitor's task call has neither a system prompt entry nor a result, so the monitor is
     created by hand; the gate's question is the excerpt's own words.
     """
-    from viewer.session import Session
+    from viewer.writer.session import Session
 
     session = Session(path)
     root = Agent(session, model=scripted(
@@ -120,7 +120,7 @@ async def example3(path):
 
 async def example4(path):
     """Example 4: an external event is a user message; the watcher (an implicit root) answers it."""
-    from viewer.session import Session
+    from viewer.writer.session import Session
 
     session = Session(path)
     watcher = Agent(session, model=scripted("I'll reload the data and notify the main agent."))

@@ -61,7 +61,7 @@ def serve(args: argparse.Namespace) -> int:
     print(f"agentview: serving {os.path.abspath(args.dir)} at http://{shown}:{port}/{query}", flush=True)
     demo = None
     if args.demo:
-        from .demo import Background
+        from .writer.demo import Background
 
         demo = Background(args.dir).start()
         # Stopped by a signal, still remove the temporary folder (finally below).
@@ -119,7 +119,7 @@ def connection_options() -> dict:
 
 
 def demo(args: argparse.Namespace) -> int:
-    from .demo import main
+    from .writer.demo import main
 
     if args.speed <= 0:
         print("agentview: --speed must be positive", file=sys.stderr)

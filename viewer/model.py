@@ -428,7 +428,7 @@ def tool_calls(event: Event) -> list[LoggedCall]:
 @dataclass
 class AgentNode:
     """One agent of a session as the index knows it so far: a node of the agent tree and its entries' positions
-    (the writer's `viewer.agent.Agent` is the live agent that logs them)."""
+    (the writer's `viewer.writer.agent.Agent` is the live agent that logs them)."""
 
     agent_id: str
     ordinal: int  # 0, 1, 2 ... in order of first appearance; a DOM-safe handle

@@ -11,9 +11,10 @@ from aio import in_thread, run
 from conftest import REPO, sample, write_events
 from events import created, say, user
 from viewer import SessionViewer, queries
-from viewer.agent import Agent, ScriptedModel
-from viewer.session import LoggedString, Session, load_session
-from viewer.tools import Toolbox
+from viewer.writer.agent import Agent, ScriptedModel
+from viewer.writer.log import LoggedString
+from viewer.writer.session import Session, load_session
+from viewer.writer.tools import Toolbox
 
 call = ScriptedModel.call
 

@@ -6,9 +6,9 @@ import json
 
 from aio import run
 from viewer import SessionViewer, queries
-from viewer.agent import ScriptedModel
-from viewer.session import load_session
-from viewer.tools import STANDARD_TOOLS, Gate, Toolbox, redactor
+from viewer.writer.agent import ScriptedModel
+from viewer.writer.session import load_session
+from viewer.writer.tools import STANDARD_TOOLS, Gate, Toolbox, redactor
 
 call = ScriptedModel.call
 

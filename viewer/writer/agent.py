@@ -12,15 +12,15 @@ import inspect
 import json
 from typing import Any, Awaitable, Callable, Iterable
 
-from .session import LoggedString, Session
+from .log import LoggedString, SessionLog
 
 Model = Callable[[list[dict]], "dict | Awaitable[dict]"]
 
 
 class Agent:
-    """An LLM-powered agent: a transcript, sub-agents, and a Session to log through."""
+    """An LLM-powered agent: a transcript, sub-agents, and a session (a SessionLog) to log through."""
 
-    def __init__(self, session: Session, system_prompt: str | None = None, init_prompt: list[dict] | None = None,
+    def __init__(self, session: SessionLog, system_prompt: str | None = None, init_prompt: list[dict] | None = None,
                  *, name: str | None = None, model: Model | None = None, tools=None,
                  language_model: str | None = None, agent_id: str | None = None):
         """`init_prompt` is a transcript already in the log (resumption): it is not logged again.

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Awaitable, Callable, Iterable, Mapping
 
 from .agent import Agent, Model
-from .session import LoggedString
+from .log import LoggedString
 
 Tool = Callable[["ToolCall"], Awaitable["str | None"]]
 # hook(text, sender, recipient) -> the text the recipient gets

@@ -1,9 +1,12 @@
-"""The writer side of seed 000: LoggedString, Session and load_session.
+"""The event stream of seed 000: LoggedString and SessionLog, the file a session is written to.
 
-A Session appends events (agent_created, transcript_entry, piece_of_text) to one JSONL
+A SessionLog appends events (agent_created, transcript_entry, piece_of_text) to one JSONL
 file, allocates every agent_NNN and msg_NNN id, and keeps the registry of every agent
-that ever existed. `Session.load` restores the counters and the registry in one pass,
+that ever existed. `SessionLog.load` restores the counters and the registry in one pass,
 so a resumed session never hands out an id the log already holds.
+
+Agents (agent.py) log through this module; rebuilding agents from a log is session.py's
+job, so the dependency runs one way: log <- agent <- session.
 """
 
 from __future__ import annotations
@@ -12,10 +15,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
-
-if TYPE_CHECKING:  # the agent module imports this one
-    from .agent import Agent
+from typing import Any, Iterable, Iterator
 
 MESSAGE_ID = re.compile(r"msg_(\d+)\Z")
 AGENT_ID = re.compile(r"agent_(\d+)\Z")
@@ -79,7 +79,7 @@ def transcripts_of(events: Iterable[dict]) -> dict[str, list[dict]]:
     return out
 
 
-class Session:
+class SessionLog:
     """Event-stream backed state of a multi-agent system: ids, registry, logging."""
 
     def __init__(self, session_file: str | os.PathLike):
@@ -94,20 +94,20 @@ class Session:
         self.message_counter = 0
         self.agent_counter = 0
         self.registry: dict[str, AgentRecord] = {}  # every agent that ever existed
-        self.live: dict[str, Agent] = {}  # the agents in memory now
+        self.live: dict[str, Any] = {}  # the Agents in memory now (agent.py builds on this module)
         self._owner: dict[str, str] = {}  # tool-call message id -> agent id (resolves parents)
         self._file = None
 
     # --- restoring ---------------------------------------------------------------------------
 
-    @staticmethod
-    def load(session_file: str | os.PathLike) -> "Session":
-        """A Session over an existing file: both counters and the registry restored in one pass."""
-        return Session._restore(os.fspath(session_file), read_events(session_file))
+    @classmethod
+    def load(cls, session_file: str | os.PathLike) -> "SessionLog":
+        """A session over an existing file: both counters and the registry restored in one pass."""
+        return cls._restore(os.fspath(session_file), read_events(session_file))
 
-    @staticmethod
-    def _restore(path: str, events: Iterable[dict]) -> "Session":
-        session = Session.__new__(Session)
+    @classmethod
+    def _restore(cls, path: str, events: Iterable[dict]) -> "SessionLog":
+        session = cls.__new__(cls)
         session._reset(path)
         for event in events:
             session._note(event)
@@ -193,7 +193,8 @@ class Session:
         """{agent_id: name} for every agent that exists or ever existed."""
         return {a: r.name for a, r in self.registry.items()}
 
-    def register(self, agent: "Agent") -> None:
+    def register(self, agent) -> None:
+        """Hold an agent in memory (every Agent registers itself when it is made)."""
         self.live[agent.agent_id] = agent
 
     def evict(self, agent_id: str) -> None:
@@ -204,19 +205,6 @@ class Session:
         """Every agent's transcript as the messages it was given, read from the log."""
         return transcripts_of(read_events(self.path))
 
-    def revive(self, agent_id: str, **options) -> "Agent":
-        """The agent, from memory or rebuilt from the log with its whole transcript."""
-        if agent_id in self.live:
-            return self.live[agent_id]
-        if agent_id not in self.registry:
-            raise KeyError(f"no agent {agent_id!r} in this session")
-        from .agent import Agent
-
-        record = self.registry[agent_id]
-        transcript = self.transcripts().get(agent_id, []) if os.path.exists(self.path) else []
-        return Agent(self, init_prompt=transcript, agent_id=agent_id, name=record.name,
-                     language_model=record.language_model, **options)
-
     # --- the file ----------------------------------------------------------------------------------
 
     def close(self) -> None:
@@ -224,41 +212,8 @@ class Session:
             self._file.close()
             self._file = None
 
-    def __enter__(self) -> "Session":
+    def __enter__(self) -> "SessionLog":
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-def load_session(session_file: str | os.PathLike, model=None, tools=None,
-                 name: str | None = None) -> tuple["Agent", Session]:
-    """(root agent, session): a fresh root for a new file, else the whole agent tree rebuilt.
-
-    `model` and `tools` are given to the root and to every agent rebuilt from the log;
-    `name` names a fresh root.
-    """
-    from .agent import Agent
-
-    path = os.fspath(session_file)
-    if not os.path.exists(path) or os.path.getsize(path) == 0:
-        session = Session(path)
-        root = Agent(session, model=model, tools=tools, name=name)
-        root.log_created()
-        return root, session
-    events = list(read_events(path))  # one read serves the counters, the registry and the transcripts
-    session = Session._restore(path, events)
-    transcripts = transcripts_of(events)
-    agents = {
-        agent_id: Agent(session, init_prompt=transcripts.get(agent_id, []), agent_id=agent_id, name=record.name,
-                        language_model=record.language_model, model=model, tools=tools)
-        for agent_id, record in session.registry.items()
-    }
-    roots = []
-    for agent_id, agent in agents.items():  # registry order is the order of first appearance
-        parent_id = session.registry[agent_id].parent_id
-        if parent_id in agents and parent_id != agent_id:
-            agents[parent_id].adopt(agent)
-        else:
-            roots.append(agent)
-    return (roots or list(agents.values()))[0], session
