@@ -14,6 +14,7 @@ from typing import Iterable
 
 from . import facets, jsonio, model, queries, redact
 from .index import SessionIndex
+from .positions import union
 
 FORMATS = ("markdown", "trace", "dot", "json")
 MEDIA_TYPES = {
@@ -152,8 +153,8 @@ def _selected_positions(s: SessionIndex, agent_ids: Iterable[str] | None) -> lis
     if agent_ids is None:
         return list(range(s.count))
     kept = facets.caught_up(s)
-    return facets.merged([s.agents[a].entries for a in agent_ids if a in s.agents]
-                         + [kept.others.get(a, ()) for a in agent_ids])
+    return list(union([s.agents[a].entries for a in agent_ids if a in s.agents]
+                      + [kept.others.get(a, ()) for a in agent_ids]))
 
 
 def trace_text(s: SessionIndex, agent_ids: list[str] | None = None) -> str:

@@ -7,11 +7,11 @@ Each takes the session's lock itself; none rescans the whole session.
 
 from __future__ import annotations
 
-import heapq
 from bisect import bisect_left, insort
 from typing import Any, Iterable
 
 from . import facets, model
+from .positions import intersection, merge, union, window
 from .index import SessionIndex
 from .model import AgentNode, Event
 
@@ -149,8 +149,7 @@ def transcript(s: SessionIndex, agent_id: str, start: int = 0, limit: int | None
 
 
 def _positions(s: SessionIndex, agent_ids: Iterable[str]) -> list[int]:
-    lists = [s.agents[a].entries for a in agent_ids]
-    return lists[0] if len(lists) == 1 else list(heapq.merge(*lists))
+    return merge([s.agents[a].entries for a in agent_ids])
 
 
 def filtered_positions(s: SessionIndex, agent_ids: list[str], filters=None):
@@ -170,9 +169,7 @@ def filtered_positions(s: SessionIndex, agent_ids: list[str], filters=None):
             chosen.append([kept.tools.get(a, {}).get(model.tool_key(filters.tool), ()) for a in agent_ids])
         if filters.modified:
             chosen.append([kept.modified.get(a, ()) for a in agent_ids])
-    parts = sorted((facets.merged(lists) for lists in chosen), key=len)
-    others = [set(part) for part in parts[1:]]
-    return [p for p in parts[0] if all(p in other for other in others)]
+    return list(intersection([union(lists) for lists in chosen]))
 
 
 def delivery_of(s: SessionIndex, event: Event) -> dict | None:
@@ -291,22 +288,6 @@ def perspective(s: SessionIndex, agent_id: str, include_subagents: bool = False,
 POLL_ENTRIES = 200
 
 
-def _window(lists: list[list[int]], after: int, limit: int, end: int) -> tuple[list[int], int]:
-    """The first `limit` positions from `after` on of sorted position lists, merged, and where the window stops:
-    the next position (left for the next poll), or `end` when none is left. Reads at most `limit` + 1 of
-    each list, however long the backlog: a poll far behind costs what it renders."""
-    heads = []
-    for positions in lists:
-        start = bisect_left(positions, after)
-        heads.append(positions[start:start + limit + 1])  # the merged first limit + 1 are among these
-    taken = []
-    for p in (heads[0] if len(heads) == 1 else heapq.merge(*heads)):
-        if len(taken) == limit:
-            return taken, p
-        taken.append(p)
-    return taken, end
-
-
 def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool, after: int,
                         filters=None, limit: int = POLL_ENTRIES) -> dict:
     """What a perspective page showing events before `after` needs to add, up to `limit` new entries.
@@ -317,7 +298,7 @@ def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool,
     """
     with s.lock:
         agent_ids = set(subtree(s, agent_id) if include_subagents else [agent_id])
-        positions, stop = _window([s.agents[a].entries for a in agent_ids], after, limit, s.count)
+        positions, stop = window([s.agents[a].entries for a in agent_ids], after, limit, s.count)
         kept = facets.caught_up(s)
         grown = {}
         growth = kept.growth_positions
@@ -487,7 +468,7 @@ class _DialogOrder:
         new = [s.agents[a].dialog_entries[self.read[a]:] for a in self.agent_ids]
         for a, positions in zip(self.agent_ids, new):
             self.read[a] += len(positions)
-        for p in (new[0] if len(new) == 1 else heapq.merge(*new)):
+        for p in merge(new):
             key = model.substance_key(s.events[p])
             if key in self.keys:
                 continue
@@ -520,7 +501,7 @@ def dialog_updates(s: SessionIndex, agent_ids: list[str], after: int, limit: int
         selected = set(agent_ids)
         new, changed = {}, {}
         lists = [s.agents[a].dialog_entries for a in selected if a in s.agents]
-        positions, stop = _window(lists, after, limit, s.count)
+        positions, stop = window(lists, after, limit, s.count)
         for p in positions:
             key = model.substance_key(s.events[p])
             if key in new or key in changed:
