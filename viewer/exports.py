@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from . import facets, jsonio, model, queries, redact
+from . import dialogs, facets, jsonio, model, queries, redact
 from .index import SessionIndex
 from .positions import union
 
@@ -109,7 +109,7 @@ def dialog_markdown(s: SessionIndex, agent_ids: list[str]) -> str:
     """The distinct messages among the chosen agents, each once, as Markdown."""
     with s.lock:
         names = queries.agent_names(s)
-        view = queries.dialog(s, agent_ids)
+        view = dialogs.dialog(s, agent_ids)
     out = ["# Dialog between " + ", ".join(_inline(names[a]) for a in agent_ids), "",
            f"Session {_code(s.name)} · {view['total']} distinct messages"]
     for item in view["items"]:
