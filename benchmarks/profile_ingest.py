@@ -100,7 +100,7 @@ def parts(folder: str) -> None:
 
     import orjson
 
-    from viewer import search
+    from viewer import search_index
     from viewer.tailer import FileTailer
 
     def timed(label: str, action):
@@ -125,10 +125,10 @@ def parts(folder: str) -> None:
     lines = None  # free them before the ingests below
     timed("cold ingest", lambda: create_app(folder, watch=False))
     timed("cold ingest, cyclic GC off", without_gc)
-    if not hasattr(getattr(search, "SearchIndex", None), "add"):
-        print("(no search.SearchIndex.add to leave out)")
+    if not hasattr(getattr(search_index, "SearchIndex", None), "add"):
+        print("(no search_index.SearchIndex.add to leave out)")
         return
-    search.SearchIndex.add = lambda *args: None  # this process measures only from here on
+    search_index.SearchIndex.add = lambda *args: None  # this process measures only from here on
     timed("cold ingest without the search index", lambda: create_app(folder, watch=False))
     timed("cold ingest without the search index, GC off", without_gc)
 

@@ -23,13 +23,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from profile_ingest import deep_size  # noqa: E402
 
-from viewer import search  # noqa: E402
+from viewer import search_index  # noqa: E402
 from viewer.index import Library  # noqa: E402
 
 
 def fresh(sessions) -> None:
     for s in sessions:
-        s.search = search.SearchIndex(s)
+        s.search = search_index.SearchIndex(s)
 
 
 def build(sessions) -> None:

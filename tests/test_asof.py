@@ -7,7 +7,7 @@ import pytest
 from conftest import sample, write_events
 from dom import parse
 from events import calls, created, tool_call
-from viewer import asof, queries
+from viewer import asof, dialogs, queries
 from viewer.session_viewer import load_index
 
 
@@ -22,7 +22,7 @@ def test_a_snapshot_is_the_session_read_up_to_event_n(tmp_path, n):
     for agent_id in fresh.agent_order:
         assert queries.perspective(frozen, agent_id) == queries.perspective(fresh, agent_id)
     chosen = fresh.agent_order[:4]
-    assert queries.dialog(frozen, chosen) == queries.dialog(fresh, chosen)
+    assert dialogs.dialog(frozen, chosen) == dialogs.dialog(fresh, chosen)
 
 
 def test_an_agent_created_before_its_cause_is_a_root_until_the_cause_arrives(tmp_path):
@@ -107,7 +107,7 @@ def _state(s):
     """Everything the views read of an index, as plain values."""
     return {"tree": queries.tree(s), "count": s.count, "problems": [p.as_dict() for p in s.problems],
             "perspectives": {a: queries.perspective(s, a) for a in s.agent_order},
-            "dialog": queries.dialog(s, s.agent_order[:4]), "by_id": dict(s.by_id),
+            "dialog": dialogs.dialog(s, s.agent_order[:4]), "by_id": dict(s.by_id),
             "references": {k: list(v) for k, v in s.references.items()}}
 
 

@@ -14,7 +14,7 @@ import urllib.request
 import pytest
 
 from conftest import REPO, wait_for
-from viewer import SessionViewer, queries
+from viewer import SessionViewer, dialogs, queries
 from viewer.writer.demo import SECRET
 
 
@@ -47,7 +47,7 @@ def test_demo_writes_a_session_with_every_kind_of_interaction(tmp_path):
     heard = viewer.trace_content_references(said["message_id"])
     assert {e["agent_id"] for e in heard} == {"agent_002", "agent_004"}
     assert all("[REDACTED]" in e["content"] for e in heard)
-    (item,) = [i for i in queries.dialog(viewer.index, ["agent_002", "agent_003", "agent_004"])["items"]
+    (item,) = [i for i in dialogs.dialog(viewer.index, ["agent_002", "agent_003", "agent_004"])["items"]
                if i["message_id"] == said["message_id"]]
     assert item["modified"] is True
     # The whisper reaches the Analyst only.

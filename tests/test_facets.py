@@ -4,7 +4,7 @@ import pytest
 
 from conftest import SAMPLES, write_events
 from events import calls, claude_response_line, claude_user, created, piece, result, say, tool_call, user
-from viewer import facets, flow, provenance, queries
+from viewer import facets, pictures, provenance, queries
 from viewer.exports import _selected_positions
 from viewer.filters import KINDS, EntryFilter
 from viewer.index import Library
@@ -55,7 +55,7 @@ def test_the_hook_audit_chart_and_exports_agree_with_a_walk(s):
     assert audit["deliveries"] == sum(len(v) for v in s.references.values())
     chosen = s.agent_order[:3]
     assert _selected_positions(s, chosen) == [p for p, e in enumerate(s.events) if e["agent_id"] in chosen]
-    sequence = flow._sequence(s, chosen)
+    sequence = pictures._sequence(s, chosen)
     assert set(sequence) >= {p for a in chosen for p in s.agents[a].entries}
     pieces = {p for p, e in enumerate(s.events) if e["event_type"] == "piece_of_text" and e["agent_id"] in chosen}
     assert pieces <= set(sequence)

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from events import copy_samples, scanned
-from viewer import queries
+from viewer import dialogs, queries
 
 FINAL, PARTIAL = "4b9e-web-research.json.gz", "7d21-stock-check.json"
 
@@ -50,7 +50,7 @@ def test_substance_links_and_dialog_across_sessions(library):
     s = library.get(FINAL)
     assert s.event("sess-child-1:turn1:user")["substance"] == "op-4:call"
     assert s.event("op-4:result")["substance"] == "op-c1"
-    dialog = queries.dialog(s, ["sess-root", "sess-child-1"])
+    dialog = dialogs.dialog(s, ["sess-root", "sess-child-1"])
     answer = next(i for i in dialog["items"] if i["message_id"] == "op-c1")
     assert answer["content"] == "Netdata monitors systems; ai-agent runs its AI agents."
     request = next(i for i in dialog["items"] if i["message_id"] == "op-4:call")

@@ -6,7 +6,7 @@ import pytest
 
 from conftest import write_events
 from events import copy_samples, scanned
-from viewer import queries
+from viewer import dialogs, queries
 from viewer.formats import usage
 
 PROJECT = "-home-dev-src-parser"
@@ -95,7 +95,7 @@ def test_substance_links_join_prompts_and_answers_across_agents(library):
     assert s.event("a11ce5ca-0001")["substance"] == "5b1e8c2a-0002"  # the prompt of the spawning call
     assert s.event("5b1e8c2a-0006")["substance"] == "a11ce5ca-0006"  # the result carries the final answer
     assert s.event("a11ce5ca-0005")["substance"] == "dee9c0de-0004"  # nested
-    dialog = queries.dialog(s, ["main", "agent-a11ce5ca", "agent-dee9c0de"])
+    dialog = dialogs.dialog(s, ["main", "agent-a11ce5ca", "agent-dee9c0de"])
     prompt = next(i for i in dialog["items"] if i["message_id"] == "5b1e8c2a-0002")
     assert prompt["recipients"] == ["agent-a11ce5ca"] and not prompt["deliveries"][0]["modified"]
     said = [i["content"] for i in dialog["items"] if i["event"]["role"] == "assistant" and i["content"]]

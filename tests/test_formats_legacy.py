@@ -5,7 +5,7 @@ import pytest
 from conftest import write_events
 from dom import parse
 from events import copy_samples, scanned
-from viewer import queries
+from viewer import dialogs, queries
 
 
 @pytest.fixture
@@ -67,7 +67,7 @@ def test_exact_name_match_wins_over_a_later_call_containing_the_name(tmp_path):
 def test_utterance_ref_is_read_as_substance_in_the_dialog(library):
     s = library.get("legacy:example1_jack_and_jill")
     assert s.event("msg_016")["substance"] == "msg_014"
-    dialog = queries.dialog(s, ["agent_jack", "agent_jill"])
+    dialog = dialogs.dialog(s, ["agent_jack", "agent_jill"])
     said = [(i["speaker"], i["content"]) for i in dialog["items"] if i["event"]["role"] == "assistant"]
     assert said == [("agent_jack", "Hi, I'm Jack. *extends hand*"), ("agent_jill", "*smiles* Hello Jack, I'm Jill.")]
     jack = next(i for i in dialog["items"] if i["message_id"] == "msg_014")
@@ -77,7 +77,7 @@ def test_utterance_ref_is_read_as_substance_in_the_dialog(library):
 def test_dialog_of_the_second_example_shows_the_inner_monologue(library):
     s = library.get("legacy:example2_inner_monologue")
     assert s.event("msg_027")["substance"] == "msg_026"  # the inner voice's advice, carried back as the result
-    dialog = queries.dialog(s, ["agent_jill", "agent_jill_inner"])
+    dialog = dialogs.dialog(s, ["agent_jill", "agent_jill_inner"])
     spoken = [(i["speaker"], i["event"]["role"], i["message_id"]) for i in dialog["items"]]
     assert spoken == [("agent_jill", "user", "msg_013"), ("agent_jack", "assistant", "msg_014"),
                       ("agent_jill", "assistant", "msg_017"), ("agent_jill_inner", "user", "msg_025"),

@@ -4,7 +4,7 @@ import pytest
 
 from conftest import write_events
 from events import copy_samples, scanned
-from viewer import queries
+from viewer import dialogs, queries
 
 SLICE, LOG = "review.transcript.TranscriptEntry", "fix-tests.log"
 
@@ -31,7 +31,7 @@ def test_slice_tool_entries_pair_with_their_call_and_link_the_sub_agent(library)
     first = s.event("5c1a0000-0000-4000-8000-000000000000")
     assert first["substance"] == "0d7e5a52-0004-4c8e-a1f0-000000000004"
     assert s.event("0d7e5a52-0005-4c8e-a1f0-000000000005")["substance"] == "5c1a0000-0001-4000-8000-000000000001"
-    dialog = queries.dialog(s, ["primary", "subagent:9f2c"])
+    dialog = dialogs.dialog(s, ["primary", "subagent:9f2c"])
     assert "Yes: main() always divides by zero." in [i["content"] for i in dialog["items"]]
 
 
@@ -40,7 +40,7 @@ def test_slice_tool_entries_pair_with_their_call_and_link_the_sub_agent(library)
     (LOG, "subagent:b7", "w-a1", "w-s2")])
 def test_dialog_delivers_the_spawning_call_to_the_sub_agent_and_its_answer_between(library, session_id, sub, call,
                                                                                    answer):
-    dialog = queries.dialog(library.get(session_id), ["primary", sub])
+    dialog = dialogs.dialog(library.get(session_id), ["primary", sub])
     items = dialog["items"]
     assert [(i["speaker"], i["event"]["role"]) for i in items] == [
         ("primary", "user"), ("primary", "assistant"), (sub, "assistant"), ("primary", "assistant")]

@@ -24,7 +24,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("formats", ["formats"]),
     ("index", ["index", "search_index", "facets", "usage"]),
     ("library", ["library", "session_ids", "watcher"]),
-    ("reads", ["queries", "search", "provenance", "pictures", "flow", "exports", "asof", "filters"]),
+    ("reads", ["queries", "dialogs", "search", "provenance", "pictures", "flow", "exports", "asof", "filters"]),
     ("front ends", ["session_viewer", "web", "cli", "__main__", "__init__"]),
 ]
 # Groups that stand beside the layers: (the highest layer they may import, the lowest layer that may

@@ -215,6 +215,32 @@ def test_perspective_kind_constants():
         "system", "heard", "did", "received", "said", "noted")
 
 
+def test_trace_kind_refines_the_perspective_kind():
+    assert model.trace_kind(entry(role="system", content="You are...")) == model.TRACE_SYSTEM == "SYSTEM"
+    assert model.trace_kind(entry(role="system", content="x", tool_call_id="c1")) == "SYSTEM"
+    assert model.trace_kind(entry(role="tool", content="ok", tool_call_id="c1")) == model.TOOL_RESULT
+    assert model.trace_kind(entry(role="assistant", content=None, tool_calls=[call()])) == model.TOOL_CALL
+    assert model.trace_kind(entry(role="assistant", content="Hi")) == model.UTTERANCE
+    assert model.trace_kind(entry(role="assistant", content="Hi", substance="m")) == model.UTTERANCE
+    assert model.trace_kind(entry(role="assistant", content="", substance="m")) == model.DELIVERY
+    assert model.trace_kind(entry(role="assistant", content="")) == "ASSISTANT"
+    assert model.trace_kind(entry(role="user", content="[J]: Hi", substance="m")) == model.DELIVERY
+    assert model.trace_kind(entry(role="user", content="Hi")) == model.TRACE_USER
+    assert model.trace_kind(entry(role=None, content="Hi")) == "ENTRY"
+    assert model.trace_kind(piece()) == model.TRACE_PIECE_OF_TEXT
+    assert model.trace_kind(created()) == model.TRACE_AGENT_CREATED
+    assert model.trace_kind(entry(role="developer", content="x"), shown=lambda value: f"<{value}>") == "<DEVELOPER>"
+
+
+def test_entry_kind_is_the_rule_perspective_kind_and_facts_of_ask():
+    for role in ("system", "user", "assistant", "tool", "developer", None):
+        for result in (False, True):
+            for calls in ((), [call()]):
+                extra = {"tool_call_id": "c1"} if result else {}
+                event = entry(role=role, content="x", tool_calls=calls, **extra) if calls else entry(role=role, content="x", **extra)
+                assert model.entry_kind(role, result or role == "tool", calls) == model.perspective_kind(event) == model.facts_of(event)[3]
+
+
 # --- tool calls -----------------------------------------------------------------------------------
 
 def test_tool_calls_of_ignores_non_dicts_and_non_lists():

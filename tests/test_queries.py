@@ -8,7 +8,7 @@ import pytest
 
 from conftest import sample, write_events
 from events import calls, created, ids, piece, result, run_with_timeout, say, system, tool_call, user
-from viewer import queries
+from viewer import dialogs, queries
 from viewer.index import Library, SessionIndex
 from viewer.session_viewer import load_index
 from viewer.tailer import FileTailer, Line
@@ -268,7 +268,7 @@ def test_agents_keep_order_of_first_appearance(tmp_path):
 
 def test_dialog_keeps_file_order(tmp_path):
     s = load(tmp_path, unordered_ids())
-    items = queries.dialog(s, ["jack", "jill"])["items"]
+    items = dialogs.dialog(s, ["jack", "jill"])["items"]
     assert [i["message_id"] for i in items] == ["msg_1000", "msg_999", "msg_0002"]
     assert [i["key"] for i in items] == ["msg_1000", "msg_999", "msg_0002"]
     assert [d["message_id"] for d in items[0]["deliveries"]] == ["msg_999", "msg_2"]
@@ -386,107 +386,6 @@ def test_said_items_list_who_heard_them(tmp_path):
     assert said["heard_by"] == [{"agent_id": "jill", "name": "Jill"}]
 
 
-# --- the dialog -------------------------------------------------------------------------------------
-
-def test_dialog_of_seed_example1(tmp_path):
-    s = load_index(sample("example1_jack_and_jill"))
-    data = queries.dialog(s, ["agent_jack", "agent_jill"])
-    assert data["total"] == 3
-    items = data["items"]
-    assert [(i["message_id"], i["speaker"], i["recipients"], i["modified"]) for i in items] == [
-        ("msg_012", "agent_root", ["agent_jack", "agent_jill"], False),
-        ("msg_015", "agent_jack", ["agent_jill"], False),
-        ("msg_018", "agent_jill", ["agent_jack"], False),
-    ]
-    assert items[0]["event_type"] == "piece_of_text"
-    assert [d["message_id"] for d in items[0]["deliveries"]] == ["msg_013", "msg_014"]
-    assert items[1]["deliveries"] == [{"message_id": "msg_017", "agent_id": "agent_jill", "name": "Jill",
-                                       "content": "[Jack]: Hi, I'm Jack. *extends hand*", "modified": False}]
-    assert items[1]["speaker_name"] == "Jack"
-    assert items[1]["recipient_names"] == ["Jill"]
-
-
-def test_dialog_excludes_system_tool_calls_and_tool_results(tmp_path):
-    s = load(tmp_path, [
-        system("m1", "a", "You are A"),
-        calls("m2", "a", tool_call("c1"), content="thinking aloud"),
-        result("m3", "a", "c1", "tool output"),
-        user("m4", "a", "a question"),
-        say("m5", "a", "an answer"),
-        {"message_id": "m6", "event_type": "transcript_entry", "agent_id": "a", "role": "assistant", "content": ""},
-    ])
-    assert [i["message_id"] for i in queries.dialog(s, ["a"])["items"]] == ["m4", "m5"]
-
-
-def test_dialog_recipients_are_only_selected_agents(tmp_path):
-    s = load(tmp_path, [
-        say("m1", "jack", "Hello all"),
-        user("m2", "jill", "[Jack]: Hello all", substance="m1"),
-        user("m3", "joe", "[Jack]: Hello all", substance="m1"),
-    ])
-    (item,) = queries.dialog(s, ["jack", "jill"])["items"]
-    assert item["recipients"] == ["jill"]
-    (item,) = queries.dialog(s, ["jill"])["items"]
-    # Jack is not selected but the original utterance is still the one shown, and Jack its speaker
-    assert item["message_id"] == "m1"
-    assert item["speaker"] == "jack"
-    assert item["recipients"] == ["jill"]
-
-
-def test_dialog_lists_a_recipient_once_even_when_it_heard_twice(tmp_path):
-    s = load(tmp_path, [
-        say("m1", "jack", "Hello"),
-        user("m2", "jill", "[Jack]: Hello", substance="m1"),
-        user("m3", "jill", "(repeated) [Jack]: Hello", substance="m1"),
-    ])
-    (item,) = queries.dialog(s, ["jack", "jill"])["items"]
-    assert item["recipients"] == ["jill"]
-    assert item["recipient_names"] == ["jill"]
-    assert [d["message_id"] for d in item["deliveries"]] == ["m2", "m3"]
-
-
-def test_dialog_marks_modified_deliveries(tmp_path):
-    s = load(tmp_path, [
-        say("m1", "jack", "password: 1234"),
-        user("m2", "jill", "[Jack]: password: [REDACTED]", substance="m1"),
-        user("m3", "joe", "[Jack]: password: 1234", substance="m1"),
-    ])
-    (item,) = queries.dialog(s, ["jack", "jill", "joe"])["items"]
-    assert item["modified"] is True
-    assert [(d["agent_id"], d["modified"]) for d in item["deliveries"]] == [("jill", True), ("joe", False)]
-    (only_joe,) = queries.dialog(s, ["joe"])["items"]
-    assert only_joe["modified"] is False
-
-
-def test_dialog_with_a_missing_original_shows_the_groups_first_entry(tmp_path):
-    s = load(tmp_path, [
-        user("m1", "jill", "[Ghost]: boo", substance="m_gone"),
-        user("m2", "jack", "[Ghost]: boo!", substance="m_gone"),
-    ])
-    (item,) = queries.dialog(s, ["jack", "jill"])["items"]
-    assert item["message_id"] == "m1"
-    assert item["key"] == "m_gone"
-    assert item["original_missing"] is True
-    assert item["speaker"] is None
-    assert item["recipients"] == ["jill", "jack"]
-    assert [d["modified"] for d in item["deliveries"]] == [None, None]
-    assert item["modified"] is False
-
-
-def test_dialog_orders_groups_by_the_originals_position(tmp_path):
-    s = load(tmp_path, [
-        piece("p1", "host", "Topic one", cause="x"),
-        say("u1", "jack", "Early remark"),
-        user("d1", "jill", "[Jack]: Early remark", substance="u1"),
-        user("d2", "jill", "Topic one", substance="p1"),  # heard late, but the original is first
-    ])
-    items = queries.dialog(s, ["jack", "jill"])["items"]
-    assert [i["message_id"] for i in items] == ["p1", "u1"]
-    windowed = queries.dialog(s, ["jack", "jill"], start=1, limit=1)
-    assert [i["message_id"] for i in windowed["items"]] == ["u1"]
-    assert (windowed["start"], windowed["end"], windowed["total"]) == (1, 2, 2)
-
-
 # --- causality --------------------------------------------------------------------------------------
 
 def test_causality_index_rules(tmp_path):
@@ -514,22 +413,22 @@ def test_flow_follows_the_first_element_of_a_list_cause(tmp_path):
         piece("m3", "a", "compiled", cause=["m2", "m1"]),
         user("m4", "b", "compiled", substance="m3"),
     ])
-    assert ids(queries.flow(s, "m4")) == ["m2", "m3", "m4"]
+    assert ids(queries.causality_chain(s, "m4")) == ["m2", "m3", "m4"]
 
 
 def test_flow_stops_at_a_gap_and_at_unknown_ids(tmp_path):
     s = load(tmp_path, [user("m1", "a", "x", substance="m_missing")])
-    assert ids(queries.flow(s, "m1")) == ["m1"]
-    assert queries.flow(s, "m_unknown") == []
+    assert ids(queries.causality_chain(s, "m1")) == ["m1"]
+    assert queries.causality_chain(s, "m_unknown") == []
 
 
 def test_substance_cycle_does_not_hang(tmp_path):
     s = load(tmp_path, [user("m1", "a", "x", substance="m2"), user("m2", "b", "y", substance="m1")])
-    assert ids(run_with_timeout(lambda: queries.flow(s, "m1"))) == ["m2", "m1"]
-    assert ids(run_with_timeout(lambda: queries.flow(s, "m2"))) == ["m1", "m2"]
+    assert ids(run_with_timeout(lambda: queries.causality_chain(s, "m1"))) == ["m2", "m1"]
+    assert ids(run_with_timeout(lambda: queries.causality_chain(s, "m2"))) == ["m1", "m2"]
     assert ids(run_with_timeout(lambda: queries.references(s, "m1"))) == ["m2"]
     assert ids(run_with_timeout(lambda: queries.references(s, "m2"))) == ["m1"]
-    items = run_with_timeout(lambda: queries.dialog(s, ["a", "b"])["items"])
+    items = run_with_timeout(lambda: dialogs.dialog(s, ["a", "b"])["items"])
     assert sorted(i["key"] for i in items) == ["m1", "m2"]
 
 
@@ -539,13 +438,13 @@ def test_cause_cycle_does_not_hang(tmp_path):
         piece("p2", "a", "two", cause="p1"),
         piece("p3", "a", "three", cause=["p2"]),
     ])
-    assert ids(run_with_timeout(lambda: queries.flow(s, "p3"))) == ["p1", "p2", "p3"]
-    assert ids(run_with_timeout(lambda: queries.flow(s, "p1"))) == ["p2", "p3", "p1"]
+    assert ids(run_with_timeout(lambda: queries.causality_chain(s, "p3"))) == ["p1", "p2", "p3"]
+    assert ids(run_with_timeout(lambda: queries.causality_chain(s, "p1"))) == ["p2", "p3", "p1"]
 
 
 def test_self_substance_does_not_hang(tmp_path):
     s = load(tmp_path, [user("m1", "a", "x", substance="m1")])
-    assert ids(run_with_timeout(lambda: queries.flow(s, "m1"))) == ["m1"]
+    assert ids(run_with_timeout(lambda: queries.causality_chain(s, "m1"))) == ["m1"]
     assert run_with_timeout(lambda: queries.references(s, "m1")) == []
 
 
@@ -573,9 +472,9 @@ def snapshot(s: SessionIndex) -> dict:
         "tree": queries.tree(s),
         "roots": list(s.roots),
         "causality": queries.causality_index(s),
-        "dialog": queries.dialog(s, agent_ids),
+        "dialog": dialogs.dialog(s, agent_ids),
         "perspectives": {a: queries.perspective(s, a, include_subagents=True) for a in agent_ids},
-        "flows": {e["message_id"]: ids(queries.flow(s, e["message_id"])) for e in s.events},
+        "flows": {e["message_id"]: ids(queries.causality_chain(s, e["message_id"])) for e in s.events},
         "references": {e["message_id"]: ids(queries.references(s, e["message_id"])) for e in s.events},
         "problems": [p.as_dict() for p in s.problems],
     }
@@ -768,10 +667,10 @@ def test_perspective_updates_ignore_a_duplicate_agent_created(tmp_path):
 def test_dialog_updates_report_new_and_updated_groups(tmp_path):
     s = load(tmp_path, live_events())
     selected = ["root", "kid", "other"]
-    updates = queries.dialog_updates(s, selected, 5)
+    updates = dialogs.dialog_updates(s, selected, 5)
     assert [(i["message_id"], i["recipients"]) for i in updates["items"]] == [("m11", ["kid"])]
     assert [(i["message_id"], i["recipients"]) for i in updates["updated"]] == [("m04", ["root", "other"])]
-    assert queries.dialog_updates(s, selected, s.count) == {"items": [], "updated": [], "stop": s.count}
+    assert dialogs.dialog_updates(s, selected, s.count) == {"items": [], "updated": [], "stop": s.count}
 
 
 UNBOUNDED = 10**9  # a live update with no window: what a page gets from the polls it follows (see below)
@@ -808,7 +707,7 @@ def followed_dialog(s, agent_ids, after, limit):
     """The dialog items a page at `after` adds by following windowed polls, each key's latest version."""
     new_keys, latest = [], {}
     while after < s.count:
-        upd = queries.dialog_updates(s, agent_ids, after, limit=limit)
+        upd = dialogs.dialog_updates(s, agent_ids, after, limit=limit)
         assert upd["stop"] > after
         for item in upd["items"]:
             new_keys.append(item["key"])
@@ -831,7 +730,7 @@ def test_windowed_polls_followed_to_the_end_add_what_one_unbounded_update_adds(l
                 polls += n
                 assert followed == whole, (after, agent_id, include)
         everyone = list(s.agents)
-        whole = queries.dialog_updates(s, everyone, after, limit=UNBOUNDED)
+        whole = dialogs.dialog_updates(s, everyone, after, limit=UNBOUNDED)
         new_keys, latest = followed_dialog(s, everyone, after, limit)
         assert new_keys == [i["key"] for i in whole["items"]], after
         for item in whole["items"] + whole["updated"]:
@@ -858,7 +757,7 @@ def test_live_helpers_agree_with_full_reads_at_every_position(tmp_path, name):
     events = [json.loads(raw) for raw in raw_lines(sample(name))]
     full = load_index(sample(name))
     everyone = list(full.agents)
-    full_dialog = {i["key"]: i for i in queries.dialog(full, everyone)["items"]}
+    full_dialog = {i["key"]: i for i in dialogs.dialog(full, everyone)["items"]}
     full_persp = {a: queries.perspective(full, a, True)["items"] for a in everyone}
     step = 1 if len(events) < 60 else 13
     for n in range(0, len(events) + 1, step):
@@ -867,8 +766,8 @@ def test_live_helpers_agree_with_full_reads_at_every_position(tmp_path, name):
         appeared = [a["agent_id"] for a in queries.tree_updates(full, n)["appeared"]]
         assert appeared == [a for a in everyone if a not in before.agents], n
         # dialog: new groups are the ones a page at n did not have; updated ones are the ones that changed
-        before_dialog = {i["key"]: i for i in queries.dialog(before, list(before.agents))["items"]}
-        updates = queries.dialog_updates(full, everyone, n, limit=UNBOUNDED)
+        before_dialog = {i["key"]: i for i in dialogs.dialog(before, list(before.agents))["items"]}
+        updates = dialogs.dialog_updates(full, everyone, n, limit=UNBOUNDED)
         assert [i["key"] for i in updates["items"]] == [k for k in full_dialog if k not in before_dialog], n
         changed = {k for k in before_dialog if before_dialog[k]["deliveries"] != full_dialog[k]["deliveries"]}
         assert {i["key"] for i in updates["updated"]} >= changed, n

@@ -7,7 +7,7 @@ from werkzeug.datastructures import MultiDict
 
 from conftest import write_events
 from events import calls, created, result, say, system, tool_call, user
-from viewer import queries, search
+from viewer import queries, search, search_index
 from viewer.filters import EntryFilter
 from viewer.index import Library
 
@@ -73,7 +73,7 @@ def test_the_index_grows_with_each_ingest_and_is_cleared_on_restart(tmp_path):
     assert list(s.search.get("espresso")) == [8]
     write_events(tmp_path / "cafe.jsonl", CAFE[:1])  # replaced by a shorter file
     library.refresh(str(tmp_path / "cafe.jsonl"))
-    assert s.epoch == 1 and s.search.get("jack") == search.array("i")
+    assert s.epoch == 1 and s.search.get("jack") == search_index.array("i")
 
 
 def test_words_match_whole_words_in_content_tool_names_arguments_agents_and_ids(tmp_path):
@@ -254,4 +254,4 @@ def test_agent_neighbours_follow_the_tree_top_to_bottom(tmp_path):
 def test_tool_choices_are_every_tool_seen(tmp_path):
     s = library_of(tmp_path, cafe=CAFE).get("cafe")
     assert search.tool_choices(s) == ["read_file", "task"]
-    assert search.tool_names(SimpleNamespace(events=[say("q", "a", "x")]), 0) == set()
+    assert search_index.tool_names(SimpleNamespace(events=[say("q", "a", "x")]), 0) == set()

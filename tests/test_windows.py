@@ -6,7 +6,7 @@ from werkzeug.datastructures import MultiDict
 
 from conftest import write_events
 from events import calls, claude_response_line, claude_user, created, result, say, tool_call, user
-from viewer import queries
+from viewer import dialogs, queries
 from viewer.formats import usage
 from viewer.filters import EntryFilter
 from viewer.index import Library
@@ -48,16 +48,16 @@ def test_the_dialog_kept_between_requests_equals_one_computed_from_scratch_at_ev
     library.scan()
     s = library.get("s")
     for chosen in (["a", "b"], ["a", "b", "c"], ["c"]):
-        queries.dialog(s, chosen)  # keep an order for each selection
+        dialogs.dialog(s, chosen)  # keep an order for each selection
     for n in range(5, len(EVENTS) + 1):
         write_events(live_path, EVENTS[n - 1:n], mode="a")
         library.refresh(str(live_path))
         scratch = fresh(tmp_path, EVENTS[:n], f"scratch{n}")
         for chosen in (["a", "b"], ["a", "b", "c"], ["c"]):
-            kept, built = queries.dialog(s, chosen), queries.dialog(scratch, chosen)
+            kept, built = dialogs.dialog(s, chosen), dialogs.dialog(scratch, chosen)
             assert kept == built, (n, chosen)
-            assert queries.dialog(s, chosen, start=1, limit=2) == queries.dialog(scratch, chosen, start=1, limit=2)
-    full = queries.dialog(s, ["a", "b", "c"])
+            assert dialogs.dialog(s, chosen, start=1, limit=2) == dialogs.dialog(scratch, chosen, start=1, limit=2)
+    full = dialogs.dialog(s, ["a", "b", "c"])
     assert [i["position"] for i in full["items"]] == sorted(i["position"] for i in full["items"])
     assert full["total"] == len(full["items"]) > 5
 
@@ -87,7 +87,7 @@ def test_a_message_that_grows_from_said_to_did_moves_to_its_new_kind(tmp_path):
     library.scan()
     s = library.get("s")
     said, did = EntryFilter(("said",)), EntryFilter(("did",))
-    assert queries.dialog(s, ["main"])["total"] == 2
+    assert dialogs.dialog(s, ["main"])["total"] == 2
     before = usage.for_session(s), usage.for_agent(s, "main")  # kept on the session from now on
     write_events(path, [{"type": "progress", "uuid": "p", "sessionId": "s", "data": {"type": "hook_progress"}},
                         line("a2", {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}})],
@@ -97,8 +97,8 @@ def test_a_message_that_grows_from_said_to_did_moves_to_its_new_kind(tmp_path):
     assert walked(s, "main", did) == [a1] and walked(s, "main", said) == []
     assert [i["position"] for i in queries.perspective(s, "main", filters=did)["items"]] == [a1]
     assert queries.perspective(s, "main", filters=said)["total"] == 0
-    assert queries.dialog(s, ["main"])["total"] == 1  # no longer an utterance: only what it heard
-    assert json.dumps(queries.dialog(s, ["main"]))  # JSON-able
+    assert dialogs.dialog(s, ["main"])["total"] == 1  # no longer an utterance: only what it heard
+    assert json.dumps(dialogs.dialog(s, ["main"]))  # JSON-able
     assert usage.for_session(s) == usage.total(s, range(s.count))
     assert usage.for_agent(s, "main") == usage.total(s, s.agents["main"].entries)
     assert before[0]["responses"] == usage.for_session(s)["responses"] == 1  # a grown message counts once

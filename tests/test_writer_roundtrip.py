@@ -15,7 +15,7 @@ import pytest
 
 from aio import run
 from conftest import sample
-from viewer import SessionViewer, queries
+from viewer import SessionViewer, dialogs, queries
 from viewer.writer.agent import Agent, ScriptedModel
 from viewer.writer.session import load_session
 from viewer.writer.tools import Discussion, Gate, Toolbox, ToolCall
@@ -191,8 +191,8 @@ def test_the_viewer_reads_back_the_same_dialogs(round_trip):
     agents = list(theirs.list_agents())
     for size in (1, 2, 3):
         for chosen in itertools.combinations(agents, size):
-            assert renamed(queries.dialog(mine.index, [back[a] for a in chosen]), mapping) == \
-                queries.dialog(theirs.index, list(chosen)), chosen
+            assert renamed(dialogs.dialog(mine.index, [back[a] for a in chosen]), mapping) == \
+                dialogs.dialog(theirs.index, list(chosen)), chosen
 
 
 def test_the_viewer_reads_back_the_same_references_flows_and_causality(round_trip):

@@ -10,7 +10,7 @@ import pytest
 from aio import in_thread, run
 from conftest import REPO, sample, write_events
 from events import created, say, user
-from viewer import SessionViewer, queries
+from viewer import SessionViewer, dialogs, queries
 from viewer.writer.agent import Agent, ScriptedModel
 from viewer.writer.log import LoggedString
 from viewer.writer.session import Session, load_session
@@ -297,7 +297,7 @@ def test_the_readme_example_writes_what_the_readme_says(tmp_path, monkeypatch):
     in_thread(exec, compile(code, "README.md", "exec"), {})
     viewer = SessionViewer(tmp_path / "cafe.jsonl")
     assert viewer.list_agents() == {"agent_001": "agent_001", "agent_002": "Jack", "agent_003": "Jill"}
-    dialog = queries.dialog(viewer.index, ["agent_002", "agent_003"])["items"]
+    dialog = dialogs.dialog(viewer.index, ["agent_002", "agent_003"])["items"]
     assert [(i["speaker_name"], i["modified"]) for i in dialog] == [("agent_001", False), ("Jack", True),
                                                                    ("Jill", False)]
     assert [d["content"] for d in dialog[1]["deliveries"]] == ["[Jack]: Hi, I'm Jack. The code is [REDACTED]"]

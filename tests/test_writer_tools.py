@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from aio import run
-from viewer import SessionViewer, queries
+from viewer import SessionViewer, dialogs, queries
 from viewer.writer.agent import ScriptedModel
 from viewer.writer.session import load_session
 from viewer.writer.tools import STANDARD_TOOLS, Gate, Toolbox, redactor
@@ -113,7 +113,7 @@ def test_a_hook_rewrites_a_delivery_and_keeps_its_substance(tmp_path):
     (bob_heard,) = viewer.trace_content_references(ann_said["message_id"])
     assert bob_heard["content"] == "[Ann]: The key is [REDACTED], don't tell."
     assert bob_heard["substance"] == ann_said["message_id"]
-    (item,) = [i for i in queries.dialog(viewer.index, ["agent_002", "agent_003"])["items"]
+    (item,) = [i for i in dialogs.dialog(viewer.index, ["agent_002", "agent_003"])["items"]
                if i["message_id"] == ann_said["message_id"]]
     assert item["modified"] is True and item["deliveries"][0]["agent_id"] == "agent_003"
     # Whatever leaves the speaker went through the hook: deliveries, results, whispers.

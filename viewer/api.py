@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, request, url_for
 
-from . import jsonio, provenance, queries
+from . import dialogs, jsonio, provenance, queries
 from .app import state, watched_library
 from .filters import EntryFilter
 from .formats import usage
@@ -101,7 +101,7 @@ def agent(session_id, agent_id):
 def dialog(session_id):
     s = session_or_404(session_id)
     chosen = chosen_agents(s)
-    result = queries.dialog(s, chosen, int_arg("start"), int_arg("limit", 1000, minimum=1))
+    result = dialogs.dialog(s, chosen, int_arg("start"), int_arg("limit", 1000, minimum=1))
     messages = [{**item["event"], "speaker": item["speaker"], "recipients": item["recipients"],
                  "modified": item["modified"]} for item in result["items"]]
     return as_json({"agents": chosen, "messages": messages, "start": result["start"], "total": result["total"],
@@ -113,7 +113,7 @@ def message(session_id, message_id):
     s = session_or_404(session_id)
     with s.lock:
         position = message_or_404(s, message_id)
-        return as_json({"event": s.events[position], "flow": queries.flow(s, message_id),
+        return as_json({"event": s.events[position], "flow": queries.causality_chain(s, message_id),
                         "references": queries.references(s, message_id),
                         "provenance": provenance.message_provenance(s, message_id),
                         "url": url_for("pages.message", session_id=s.id, message_id=message_id)})

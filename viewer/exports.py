@@ -12,8 +12,9 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from . import facets, jsonio, model, queries, redact
+from . import dialogs, facets, jsonio, model, queries, redact
 from .index import SessionIndex
+from .positions import union
 
 FORMATS = ("markdown", "trace", "dot", "json")
 MEDIA_TYPES = {
@@ -108,7 +109,7 @@ def dialog_markdown(s: SessionIndex, agent_ids: list[str]) -> str:
     """The distinct messages among the chosen agents, each once, as Markdown."""
     with s.lock:
         names = queries.agent_names(s)
-        view = queries.dialog(s, agent_ids)
+        view = dialogs.dialog(s, agent_ids)
     out = ["# Dialog between " + ", ".join(_inline(names[a]) for a in agent_ids), "",
            f"Session {_code(s.name)} · {view['total']} distinct messages"]
     for item in view["items"]:
@@ -126,24 +127,6 @@ def dialog_markdown(s: SessionIndex, agent_ids: list[str]) -> str:
 
 # --- the text trace of seed 004 ------------------------------------------------------------------
 
-def trace_kind(event: model.Event) -> str:
-    """An event's kind in the trace: what it is, not only its event_type (masked: the log names it)."""
-    kind = event.get("event_type")
-    if kind != model.TRANSCRIPT_ENTRY:
-        return log_value(kind).upper()
-    if event.get("role") == "system":
-        return "SYSTEM"
-    if model.is_tool_result(event):
-        return "TOOL_RESULT"
-    if event.get("role") == "assistant" and model.tool_calls_of(event):
-        return "TOOL_CALL"
-    if model.is_utterance(event):
-        return "UTTERANCE"
-    if model.is_delivery(event):
-        return "DELIVERY"
-    return log_value(event.get("role") or "entry").upper()
-
-
 def _indent(text: str, pad: str) -> list[str]:
     return [pad + line if line else pad.rstrip() for line in text.split("\n")]
 
@@ -152,8 +135,8 @@ def _selected_positions(s: SessionIndex, agent_ids: Iterable[str] | None) -> lis
     if agent_ids is None:
         return list(range(s.count))
     kept = facets.caught_up(s)
-    return facets.merged([s.agents[a].entries for a in agent_ids if a in s.agents]
-                         + [kept.others.get(a, ()) for a in agent_ids])
+    return list(union([s.agents[a].entries for a in agent_ids if a in s.agents]
+                      + [kept.others.get(a, ()) for a in agent_ids]))
 
 
 def trace_text(s: SessionIndex, agent_ids: list[str] | None = None) -> str:
@@ -170,7 +153,7 @@ def trace_text(s: SessionIndex, agent_ids: list[str] | None = None) -> str:
             agent_id = event["agent_id"]
             who = log_text(agent_id) + (f" ({log_text(names[agent_id])})"
                                         if names.get(agent_id, agent_id) != agent_id else "")
-            heading = f"{trace_kind(event)} {log_text(event['message_id'])} {who}"
+            heading = f"{model.trace_kind(event, log_value)} {log_text(event['message_id'])} {who}"
             out += ["", f"[#{p + 1} line {s.line_numbers[p]}] {heading}"]
             details = _trace_details(s, p, event)
             out.append(pad + " · ".join(details) if details else pad.rstrip())
@@ -255,8 +238,8 @@ def _dot_label(*lines: str) -> str:
     return _dot_id("\n".join(" ".join(line.split()) for line in lines))
 
 
-SHAPES = {"AGENT_CREATED": "diamond", "PIECE_OF_TEXT": "note", "TOOL_CALL": "box", "TOOL_RESULT": "box",
-          "UTTERANCE": "ellipse", "DELIVERY": "ellipse", "SYSTEM": "plaintext"}
+SHAPES = {model.TRACE_AGENT_CREATED: "diamond", model.TRACE_PIECE_OF_TEXT: "note", model.TOOL_CALL: "box",
+          model.TOOL_RESULT: "box", model.UTTERANCE: "ellipse", model.DELIVERY: "ellipse", model.TRACE_SYSTEM: "plaintext"}
 
 
 def label_text(event: model.Event) -> str:
@@ -308,7 +291,7 @@ def causality_dot(s: SessionIndex, agent_ids: list[str] | None = None) -> str:
             out.append(f"    label={_dot_label(name, shown_id) if name != shown_id else _dot_label(shown_id)};")
             for p in agent_positions:
                 event = s.events[p]
-                kind = trace_kind(event)
+                kind = model.trace_kind(event, log_value)
                 text = label_text(event)
                 message = node[event["message_id"]]
                 label = _dot_label(kind, message, _excerpt(log_text(text))) if text else _dot_label(kind, message)
@@ -336,7 +319,7 @@ def session_data(s: SessionIndex) -> dict:
             "session": {"id": s.id, "name": s.name, "path": s.relpath, "events": s.count, "agents": len(s.agents)},
             "agents": queries.agents(s),
             "tree": queries.tree(s),
-            "events": [{"position": p, "line": s.line_numbers[p], "kind": trace_kind(e), "event": e}
+            "events": [{"position": p, "line": s.line_numbers[p], "kind": model.trace_kind(e, log_value), "event": e}
                        for p, e in enumerate(s.events)],
             "edges": [{"source": e.source, "target": e.target, "link": e.link, "explicit": e.explicit}
                       for e in causality_edges(s)],

@@ -4,7 +4,7 @@ agent's events that are not transcript entries.
 
 Like the search index, they are not built at ingest (which stays lean): they catch up in the
 background after each ingest batch and before every read, so a read always sees every event
-ingested. Each list is built by the rule the pages apply to one event (`search.tool_names`,
+ingested. Each list is built by the rule the pages apply to one event (`search_index.tool_names`,
 `model.is_modified`), so a filtered page shows exactly what a walk over the transcript would.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left
 
-from . import model, search
+from . import model, search_index
 from .incremental import Incremental
 
 
@@ -71,7 +71,7 @@ class Facets(Incremental):
                 self._judge(s, delivery, s.events[delivery], event)
 
     def _tools_of(self, s, position: int, agent_id: str) -> None:
-        names = search.tool_names(s, position)
+        names = search_index.tool_names(s, position)
         if names:
             lists = self.tools.setdefault(agent_id, {})
             for name in names:
@@ -99,9 +99,3 @@ def caught_up(s) -> Facets:
     s.facets.catch_up()
     return s.facets
 
-
-def merged(lists: list) -> list[int]:
-    """Sorted positions of several sorted lists, each once."""
-    if len(lists) == 1:
-        return list(lists[0])
-    return sorted(set().union(*lists))

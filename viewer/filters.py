@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import model, search
+from . import model, search_index
 from .lookup import is_on
 
 # The choices the agent page offers, in its order, with their labels.
@@ -26,7 +26,7 @@ class EntryFilter:
         event = s.events[position]
         if self.kinds and model.perspective_kind(event) not in self.kinds:
             return False
-        if self.tool and model.tool_key(self.tool) not in search.tool_names(s, position):
+        if self.tool and model.tool_key(self.tool) not in search_index.tool_names(s, position):
             return False
         if self.modified and not (model.is_delivery(event)
                                   and model.is_modified(event, s.event(event["substance"])) is True):

@@ -1,6 +1,6 @@
 """Pages about how information flowed: exports, provenance, the spawn graph, the chart, tracing.
 
-Each page builds one data dict (from exports.py, provenance.py, flow.py) and renders it or
+Each page builds one data dict (from exports.py, provenance.py, pictures.py) and renders it or
 returns it as JSON: the JSON twins live here too, under /api.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, abort, render_template, request, url_for
 
-from . import asof, exports, flow, provenance, queries
+from . import asof, exports, pictures, provenance, queries
 from .api import as_json, session_row, twin
 from .lookup import agent_list_arg, agent_or_404, chosen_agents, flag_arg, int_arg, message_or_404, session_or_404
 
@@ -73,20 +73,20 @@ def hooks_json(session_id):
 @bp.get("/s/<session_id>/spawn")
 def spawn(session_id):
     s = session_or_404(session_id)
-    return render_template("spawn.html", session=session_row(s), graph=flow.spawn_graph(s))
+    return render_template("spawn.html", session=session_row(s), graph=pictures.spawn_graph(s))
 
 
 @bp.get("/api/sessions/<session_id>/spawn")
 def spawn_json(session_id):
     s = session_or_404(session_id)
-    return twin(s, flow.spawn_graph(s), "flow.spawn")
+    return twin(s, pictures.spawn_graph(s), "flow.spawn")
 
 
 @bp.get("/api/sessions/<session_id>/lineage/<path:agent_id>")
 def lineage_json(session_id, agent_id):
     s = session_or_404(session_id)
     agent_or_404(s, agent_id)
-    return as_json({"agent_id": agent_id, "breadcrumbs": flow.breadcrumbs(s, agent_id),
+    return as_json({"agent_id": agent_id, "breadcrumbs": pictures.breadcrumbs(s, agent_id),
                     "url": url_for("pages.agent", session_id=s.id, agent_id=agent_id)})
 
 
@@ -95,13 +95,13 @@ def lineage_json(session_id, agent_id):
 def _chart_data(s) -> dict:
     """The chart window a request asks for: ?agents= (a dialog selection), ?start=, ?size=, ?trace=."""
     chosen = chosen_agents(s)
-    size = int_arg("size", flow.DEFAULT_WINDOW, minimum=1)
+    size = int_arg("size", pictures.DEFAULT_WINDOW, minimum=1)
     traced = None
     if request.args.get("trace"):
         message_or_404(s, request.args["trace"])
-        traced = flow.trace(s, request.args["trace"])
+        traced = pictures.trace(s, request.args["trace"])
     start = int_arg("start") if "start" in request.args or traced is None else None  # None: near the traced message
-    return flow.chart(s, start, size, chosen, traced)
+    return pictures.chart(s, start, size, chosen, traced)
 
 
 @bp.get("/s/<session_id>/chart")
@@ -123,11 +123,11 @@ def chart_json(session_id):
 def trace(session_id, message_id):
     s = session_or_404(session_id)
     message_or_404(s, message_id)
-    return render_template("trace.html", session=session_row(s), trace=flow.trace(s, message_id))
+    return render_template("trace.html", session=session_row(s), trace=pictures.trace(s, message_id))
 
 
 @bp.get("/api/sessions/<session_id>/trace/<path:message_id>")
 def trace_json(session_id, message_id):
     s = session_or_404(session_id)
     message_or_404(s, message_id)
-    return twin(s, flow.trace(s, message_id), "flow.trace", message_id=message_id)
+    return twin(s, pictures.trace(s, message_id), "flow.trace", message_id=message_id)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import orjson
 
-from . import facets, formats, gcpause, jsonio, model, redact, search
+from . import facets, formats, gcpause, jsonio, model, redact, search_index
 from .cursor import Cursor
 from .problems import Problem, excerpt
 from .eventlist import EventList
@@ -280,7 +280,7 @@ class SessionIndex:
         self.usage_positions = array("q")  # events naming a model or token usage (formats.usage sums these)
         self.usage_totals: dict = {}  # agent id (None: the session) -> formats.usage.Totals, extended per request
         self.dialog_orders: dict = {}  # chosen agents -> the dialog's order, extended as events arrive (queries.dialog)
-        self.search = search.SearchIndex(self)  # full-text postings: caught up after ingest and before each query
+        self.search = search_index.SearchIndex(self)  # full-text postings: caught up after ingest and before each query
         self.facets = facets.Facets(self)  # per-agent tool, delivery and event lists: caught up like the search
         self._native_fixed = False  # a native-only event was seen: no longer a legacy candidate
         self.format_summary: dict | None = None  # what a format says about the whole session (snapshot totals)
@@ -315,7 +315,7 @@ class SessionIndex:
             other.roots, other.tree_changes, other.problems = list(self.roots), list(self.tree_changes), list(self.problems)
             other.tool_names = set(self.tool_names)
             other.usage_totals, other.dialog_orders = {}, {}
-            other.search, other.facets = search.SearchIndex(other), facets.Facets(other)
+            other.search, other.facets = search_index.SearchIndex(other), facets.Facets(other)
         return other
 
     # --- writing -------------------------------------------------------------------------

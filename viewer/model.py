@@ -207,25 +207,56 @@ def quoted_original(delivery: Event) -> str | None:
     return None
 
 
-# What an entry is, from its agent's point of view (the perspective page and text).
+# --- the kind of an event: the one classification every view and export names events by ----------
+
+# What an entry is, from its agent's point of view (the perspective page and text, filters, search's role:).
 SYSTEM, HEARD, DID, RECEIVED, SAID, NOTED = "system", "heard", "did", "received", "said", "noted"
+
+
+def entry_kind(role: Any, result: bool, calls: Any) -> str:
+    """The perspective kind of a transcript entry with this role, whether it is a tool result, and its calls.
+
+    The rule itself: perspective_kind and facts_of ask it; checked_facts (ingest's hot path) spells the
+    same branches out inline, and the tests compare the two on every shape."""
+    if role == "system":
+        return SYSTEM
+    if result:
+        return RECEIVED
+    if role == "assistant":
+        return DID if calls else SAID
+    if role == "user":
+        return HEARD
+    return NOTED
 
 
 def perspective_kind(event: Event) -> str:
     if not is_transcript_entry(event):
         return NOTED
-    role = event.get("role")
-    if role == "system":
-        return SYSTEM
-    if is_tool_result(event):
-        return RECEIVED
-    if role == "assistant" and tool_calls_of(event):
-        return DID
-    if role == "assistant":
-        return SAID
-    if role == "user":
-        return HEARD
-    return NOTED
+    return entry_kind(event.get("role"), is_tool_result(event), tool_calls_of(event))
+
+
+# What an event is in the trace, the chart and the DOT graph: its perspective kind, told more precisely
+# where a picture draws it differently (said with words: an utterance; heard or said as a delivery of
+# another's message). Other entries are named by their role, other events by their type (as logged).
+TRACE_SYSTEM, TOOL_CALL, TOOL_RESULT, UTTERANCE, DELIVERY = "SYSTEM", "TOOL_CALL", "TOOL_RESULT", "UTTERANCE", "DELIVERY"
+_TRACE_KINDS = {SYSTEM: TRACE_SYSTEM, DID: TOOL_CALL, RECEIVED: TOOL_RESULT}
+# the trace kinds of the other events the pictures draw, and of a user's entry that is not a delivery
+TRACE_AGENT_CREATED, TRACE_PIECE_OF_TEXT, TRACE_USER = AGENT_CREATED.upper(), PIECE_OF_TEXT.upper(), "USER"
+
+
+def trace_kind(event: Event, shown=str) -> str:
+    """An event's kind in the trace and the pictures. A name taken from the log (an event type, a role)
+    goes through `shown` first: exports mask it, as every piece of log text they print."""
+    if not is_transcript_entry(event):
+        return shown(event.get("event_type")).upper()
+    kind = perspective_kind(event)
+    if kind in _TRACE_KINDS:
+        return _TRACE_KINDS[kind]
+    if kind == SAID and content_of(event):
+        return UTTERANCE
+    if is_delivery(event):
+        return DELIVERY
+    return shown(event.get("role") or "entry").upper()
 
 
 _NO_LINKS: tuple = ()
@@ -255,16 +286,7 @@ def facts_of(event: Event) -> tuple:
         substance = None
     role = get("role")
     result = role == "tool" or "tool_call_id" in event
-    if role == "system":
-        kind = SYSTEM
-    elif result:
-        kind = RECEIVED
-    elif role == "assistant":
-        kind = DID if calls else SAID
-    elif role == "user":
-        kind = HEARD
-    else:
-        kind = NOTED
+    kind = entry_kind(role, result, calls)
     if role == "user":
         dialog = True
     elif role == "assistant" and not calls:
@@ -291,7 +313,8 @@ def checked_facts(event: Event, text_only: bool | None = None) -> tuple | None:
     (an id missing, an unknown type, a field of a type shape_problems reports), read rule by rule.
 
     Most events hold nothing but strings (and a list of tool calls): every typed field is then as allowed,
-    and their facts are found here directly (the same as facts_of's: tests compare them on every shape).
+    and their facts are found here directly (the same as facts_of's, the kind entry_kind's branches spelled
+    out for speed: tests compare them on every shape).
     `text_only`: only_text(event), when the caller knows it already.
     """
     get = event.get

@@ -7,7 +7,7 @@ import logging
 from flask import Blueprint, Response, current_app, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from . import flow, provenance, queries, search
+from . import dialogs, pictures, provenance, queries, search
 from .api import as_json, folder_problems, session_row
 from .app import state, watched_library
 from .filters import KINDS, EntryFilter
@@ -115,7 +115,7 @@ def agent(session_id, agent_id):
         view = queries.perspective(s, agent_id, include_subagents, int_arg("start"), size, filters)
         context = dict(
             session=session_row(s), agent_id=agent_id, agent=queries.agent_summary(s, s.agents[agent_id]),
-            lineage=queries.lineage(s, agent_id), crumbs=flow.breadcrumbs(s, agent_id),
+            lineage=queries.lineage(s, agent_id), crumbs=pictures.breadcrumbs(s, agent_id),
             children=[queries.agent_summary(s, s.agents[c]) for c in s.agents[agent_id].children],
             view=view, include_subagents=include_subagents, size=size, cursor=s.cursor,
             live=view["end"] == view["total"],
@@ -149,7 +149,7 @@ def dialog(session_id):
     chosen = chosen_agents(s)
     size = page_size("DIALOG_PAGE_SIZE")
     with s.lock:
-        view = queries.dialog(s, chosen, int_arg("start"), size)
+        view = dialogs.dialog(s, chosen, int_arg("start"), size)
         context = dict(session=session_row(s), chosen=chosen, agents=queries.agents(s), names=queries.agent_names(s),
                        view=view, size=size, cursor=s.cursor, live=view["end"] == view["total"])
     return render_template("dialog.html", **context)
@@ -160,7 +160,7 @@ def poll_dialog(session_id):
     s, after = _poll_session(session_id)
     with s.lock:
         chosen = [a for a in agent_list_arg() if a in s.agents]
-        updates = queries.dialog_updates(s, chosen, after)
+        updates = dialogs.dialog_updates(s, chosen, after)
         context = dict(session=session_row(s), chosen=chosen, updates=updates, **_poll_cursor(s, updates["stop"]))
     return render_template("_dialog_poll.html", **context)
 
@@ -175,7 +175,7 @@ def message(session_id, message_id):
         context = dict(
             session=session_row(s), event=s.events[position], position=position, line=s.line_numbers[position],
             as_written=_line_text(s, position),
-            names=queries.agent_names(s), flow=queries.flow(s, message_id),
+            names=queries.agent_names(s), flow=queries.causality_chain(s, message_id),
             references=queries.references(s, message_id), parent=queries.parent_of(s, position),
             provenance=provenance.message_provenance(s, message_id),
         )

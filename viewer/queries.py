@@ -1,4 +1,4 @@
-"""Pure reads over a SessionIndex: tree, transcript, perspective, dialog, causality.
+"""Pure reads over a SessionIndex: tree, transcript, perspective, causality (the dialog: dialogs.py).
 
 Every function returns plain, JSON-able data (events are the dicts as logged), so the
 pages, the JSON API and the Python API share one implementation of each rule.
@@ -7,11 +7,11 @@ Each takes the session's lock itself; none rescans the whole session.
 
 from __future__ import annotations
 
-import heapq
-from bisect import bisect_left, insort
+from bisect import bisect_left
 from typing import Any, Iterable
 
 from . import facets, model
+from .positions import intersection, merge, union, window
 from .index import SessionIndex
 from .model import AgentNode, Event
 
@@ -149,8 +149,7 @@ def transcript(s: SessionIndex, agent_id: str, start: int = 0, limit: int | None
 
 
 def _positions(s: SessionIndex, agent_ids: Iterable[str]) -> list[int]:
-    lists = [s.agents[a].entries for a in agent_ids]
-    return lists[0] if len(lists) == 1 else list(heapq.merge(*lists))
+    return merge([s.agents[a].entries for a in agent_ids])
 
 
 def filtered_positions(s: SessionIndex, agent_ids: list[str], filters=None):
@@ -170,9 +169,7 @@ def filtered_positions(s: SessionIndex, agent_ids: list[str], filters=None):
             chosen.append([kept.tools.get(a, {}).get(model.tool_key(filters.tool), ()) for a in agent_ids])
         if filters.modified:
             chosen.append([kept.modified.get(a, ()) for a in agent_ids])
-    parts = sorted((facets.merged(lists) for lists in chosen), key=len)
-    others = [set(part) for part in parts[1:]]
-    return [p for p in parts[0] if all(p in other for other in others)]
+    return list(intersection([union(lists) for lists in chosen]))
 
 
 def delivery_of(s: SessionIndex, event: Event) -> dict | None:
@@ -291,22 +288,6 @@ def perspective(s: SessionIndex, agent_id: str, include_subagents: bool = False,
 POLL_ENTRIES = 200
 
 
-def _window(lists: list[list[int]], after: int, limit: int, end: int) -> tuple[list[int], int]:
-    """The first `limit` positions from `after` on of sorted position lists, merged, and where the window stops:
-    the next position (left for the next poll), or `end` when none is left. Reads at most `limit` + 1 of
-    each list, however long the backlog: a poll far behind costs what it renders."""
-    heads = []
-    for positions in lists:
-        start = bisect_left(positions, after)
-        heads.append(positions[start:start + limit + 1])  # the merged first limit + 1 are among these
-    taken = []
-    for p in (heads[0] if len(heads) == 1 else heapq.merge(*heads)):
-        if len(taken) == limit:
-            return taken, p
-        taken.append(p)
-    return taken, end
-
-
 def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool, after: int,
                         filters=None, limit: int = POLL_ENTRIES) -> dict:
     """What a perspective page showing events before `after` needs to add, up to `limit` new entries.
@@ -317,7 +298,7 @@ def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool,
     """
     with s.lock:
         agent_ids = set(subtree(s, agent_id) if include_subagents else [agent_id])
-        positions, stop = _window([s.agents[a].entries for a in agent_ids], after, limit, s.count)
+        positions, stop = window([s.agents[a].entries for a in agent_ids], after, limit, s.count)
         kept = facets.caught_up(s)
         grown = {}
         growth = kept.growth_positions
@@ -401,138 +382,6 @@ def perspective_text(s: SessionIndex, agent_id: str, include_subagents: bool = F
     return "\n".join(lines) + "\n"
 
 
-# --- the dialog ------------------------------------------------------------------------------
-
-def _group_members(s: SessionIndex, key: str, selected: set[str]) -> list[int]:
-    """Positions of the selected agents' dialog entries whose substance key is `key`."""
-    members = []
-    own = s.by_id.get(key)
-    if own is not None:
-        event = s.events[own]
-        if event["agent_id"] in selected and model.is_dialog_entry(event) and not model.is_delivery(event):
-            members.append(own)
-    for p in s.references.get(key, ()):
-        event = s.events[p]
-        if event["agent_id"] in selected and model.is_dialog_entry(event):
-            members.append(p)
-    members.sort()
-    return members
-
-
-def _dialog_item(s: SessionIndex, key: str, members: list[int]) -> dict:
-    own = s.by_id.get(key)
-    original = s.events[own] if own is not None else None
-    shown = original if original is not None else s.events[members[0]]
-    speaker = s.agents.get(original["agent_id"]) if original is not None else None
-    deliveries, recipients = [], []
-    for p in members:
-        event = s.events[p]
-        if not model.is_delivery(event):
-            continue
-        modified = model.is_modified(event, original)
-        deliveries.append({"message_id": event["message_id"], "agent_id": event["agent_id"],
-                           "name": s.agents[event["agent_id"]].display_name,
-                           "content": model.content_of(event), "modified": modified})
-        if (quoted := model.quoted_original(event)) is not None:  # the part of the original it carries
-            deliveries[-1]["quoted"] = quoted
-        if event["agent_id"] not in recipients:
-            recipients.append(event["agent_id"])
-    return {
-        "key": key,
-        "position": own if own is not None else members[0],
-        "message_id": shown["message_id"],
-        "event": shown,
-        "content": model.content_of(shown),
-        "event_type": shown.get("event_type"),
-        "speaker": speaker.agent_id if speaker else None,
-        "speaker_name": speaker.display_name if speaker else None,
-        "recipients": recipients,
-        "recipient_names": [s.agents[a].display_name for a in recipients],
-        "modified": any(d["modified"] for d in deliveries),
-        "deliveries": deliveries,
-        "original_missing": original is None,
-    }
-
-
-def dialog(s: SessionIndex, agent_ids: list[str], start: int = 0, limit: int | None = None) -> dict:
-    """The distinct messages among the chosen agents, each once, by the original's position."""
-    with s.lock:
-        selected = set(agent_ids)
-        order = _dialog_order(s, agent_ids)
-        total = len(order)
-        start = max(0, min(start, total))
-        end = total if limit is None else min(total, start + limit)
-        items = [_dialog_item(s, key, _group_members(s, key, selected)) for _, key in order[start:end]]
-        return {"items": items, "start": start, "end": end, "total": total}
-
-
-DIALOG_ORDERS_KEPT = 8  # selections whose order a session keeps (each costs about 100 bytes per item)
-
-
-class _DialogOrder:
-    """The dialog's items of some agents as (position of the original, key), sorted, and how far it has read.
-
-    Extended from where it stopped on each request (O(new entries)); built again only when a
-    key it placed by its first member gets its original later (a link that was dangling).
-    """
-
-    def __init__(self, agent_ids: tuple[str, ...]):
-        self.agent_ids = agent_ids
-        self.read = {a: 0 for a in agent_ids}  # agent -> how many of its dialog entries were read
-        self.keys: set[str] = set()
-        self.unplaced: set[str] = set()  # keys without an original (yet): placed by their first member
-        self.order: list[tuple[int, str]] = []
-
-    def extend(self, s: SessionIndex) -> None:
-        new = [s.agents[a].dialog_entries[self.read[a]:] for a in self.agent_ids]
-        for a, positions in zip(self.agent_ids, new):
-            self.read[a] += len(positions)
-        for p in (new[0] if len(new) == 1 else heapq.merge(*new)):
-            key = model.substance_key(s.events[p])
-            if key in self.keys:
-                continue
-            self.keys.add(key)
-            original = s.by_id.get(key)
-            if original is None:
-                self.unplaced.add(key)
-            insort(self.order, (p if original is None else original, key))
-
-
-def _dialog_order(s: SessionIndex, agent_ids: list[str]) -> list[tuple[int, str]]:
-    """The sorted dialog order of the chosen agents (the caller holds the lock)."""
-    chosen = tuple(dict.fromkeys(agent_ids))
-    kept = s.dialog_orders.pop(chosen, None)
-    if kept is not None and any(key in s.by_id for key in kept.unplaced):
-        kept = None  # an original arrived after a delivery of it: its item moves
-    if kept is None:
-        kept = _DialogOrder(chosen)
-    kept.extend(s)
-    s.dialog_orders[chosen] = kept  # most recently used last
-    while len(s.dialog_orders) > DIALOG_ORDERS_KEPT:
-        del s.dialog_orders[next(iter(s.dialog_orders))]
-    return kept.order
-
-
-def dialog_updates(s: SessionIndex, agent_ids: list[str], after: int, limit: int = POLL_ENTRIES) -> dict:
-    """New dialog items, and items that gained recipients, since position `after` (reads only the
-    chosen agents' new dialog entries, up to `limit` of them; `stop` is the next poll's position)."""
-    with s.lock:
-        selected = set(agent_ids)
-        new, changed = {}, {}
-        lists = [s.agents[a].dialog_entries for a in selected if a in s.agents]
-        positions, stop = _window(lists, after, limit, s.count)
-        for p in positions:
-            key = model.substance_key(s.events[p])
-            if key in new or key in changed:
-                continue
-            members = [m for m in _group_members(s, key, selected) if m < stop]
-            target = changed if members and members[0] < after else new
-            target[key] = members
-        items = sorted((_dialog_item(s, k, m) for k, m in new.items()), key=lambda i: i["position"])
-        updated = [_dialog_item(s, k, m) for k, m in changed.items()]
-        return {"items": items, "updated": updated, "stop": stop}
-
-
 # --- causality ----------------------------------------------------------------------------------
 
 def parent_of(s: SessionIndex, position: int) -> str | list[str] | None:
@@ -563,7 +412,7 @@ def causality_index(s: SessionIndex) -> dict[str, str | list[str]]:
         return index
 
 
-def flow(s: SessionIndex, message_id: str) -> list[Event]:
+def causality_chain(s: SessionIndex, message_id: str) -> list[Event]:
     """The causality chain ending at a message, oldest first; stops at a cycle or a gap."""
     with s.lock:
         chain, seen, current = [], set(), message_id

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from . import queries
+from . import dialogs, queries
 from .index import Library, SessionIndex, reader_for, session_id_for
 from .model import Event
 
@@ -47,7 +47,7 @@ class SessionViewer:
     def extract_dialog(self, agent_ids: list[str]) -> list[Event]:
         """The distinct messages among the agents, each once (grouped by substance)."""
         known = [self._known(a) for a in agent_ids]
-        return [item["event"] for item in queries.dialog(self.index, known)["items"]]
+        return [item["event"] for item in dialogs.dialog(self.index, known)["items"]]
 
     def extract_agent_perspective(self, agent_id: str, include_subagents: bool = False) -> str:
         """What the agent heard (and from whom), did, received and said, as text."""
@@ -59,7 +59,7 @@ class SessionViewer:
 
     def trace_message_flow(self, message_id: str) -> list[Event]:
         """The causality chain of a message, oldest to newest."""
-        return queries.flow(self.index, message_id)
+        return queries.causality_chain(self.index, message_id)
 
     def trace_content_references(self, content_msg_id: str) -> list[Event]:
         """Every transcript entry whose substance chain reaches the message, in file order."""

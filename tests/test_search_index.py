@@ -4,7 +4,7 @@ import pytest
 
 from conftest import write_events
 from events import calls, created, entry, piece, result, say, system, tool_call, user
-from viewer import model, search
+from viewer import model, search_index
 from viewer.index import Library
 
 TEXTS = [
@@ -22,25 +22,25 @@ TEXTS = [
     ["only one"], [],
 ])
 def test_token_lists_are_the_tokens_of_each_text(texts):
-    assert search.token_lists(texts) == [search.tokens(t) for t in texts]
+    assert search_index.token_lists(texts) == [search_index.tokens(t) for t in texts]
 
 
 def keys_of(s, position: int) -> set[str]:
     """What the index holds for the event at `position`: the rule, written out one event at a time."""
     event = s.events[position]
-    keys = set(search.tokens(search.searchable_text(event)))
+    keys = set(search_index.tokens(search_index.searchable_text(event)))
     agent = s.agents.get(event["agent_id"])
     if agent is not None and agent.first_position == position and (
             agent.created_position is None or agent.created_position > position):
-        keys.update(search.tokens(agent.agent_id))
-    keys.add(search.AGENT + event["agent_id"])
+        keys.update(search_index.tokens(agent.agent_id))
+    keys.add(search_index.AGENT + event["agent_id"])
     if isinstance(event.get("role"), str):
-        keys.add(search.ROLE + event["role"].lower())
-    keys.add(search.KIND + model.perspective_kind(event))
-    if event["event_type"] in search.EVENT_KINDS:
-        keys.add(search.KIND + search.EVENT_KINDS[event["event_type"]])
+        keys.add(search_index.ROLE + event["role"].lower())
+    keys.add(search_index.KIND + model.perspective_kind(event))
+    if event["event_type"] in search_index.EVENT_KINDS:
+        keys.add(search_index.KIND + search_index.EVENT_KINDS[event["event_type"]])
     if "tool_calls" in event or "tool_call_id" in event or event.get("role") == "tool":
-        keys.update(search.TOOL + name for name in search.tool_names(s, position))
+        keys.update(search_index.TOOL + name for name in search_index.tool_names(s, position))
     return keys
 
 
@@ -83,19 +83,19 @@ def library_with(tmp_path, events) -> Library:
     return library
 
 
-@pytest.mark.parametrize("budget", [None, 1, 7, search.SearchIndex.BATCH + 3])
+@pytest.mark.parametrize("budget", [None, 1, 7, search_index.SearchIndex.BATCH + 3])
 def test_the_index_holds_each_events_tokens_and_facets(tmp_path, budget):
     s = library_with(tmp_path, varied_events(140)).get("s")
-    assert s.count > 2 * search.SearchIndex.BATCH
+    assert s.count > 2 * search_index.SearchIndex.BATCH
     while not s.search.catch_up(budget):
         pass
     expected = expected_index(s)
-    facets = {k: v for k, v in expected.items() if k[:3] in search.FACETS}
+    facets = {k: v for k, v in expected.items() if k[:3] in search_index.CLASS_FIELDS}
     assert {k: list(v) for k, v in s.search._postings.items()} == {k: v for k, v in expected.items() if k not in facets}
     assert {k: list(s.search.get(k)) for k in facets} == facets
-    assert search.ROLE + "developer" in facets and search.KIND + "piece" in facets  # and others
+    assert search_index.ROLE + "developer" in facets and search_index.KIND + "piece" in facets  # and others
     assert len(s.search._merged) > 0  # some were merged from several classes
-    assert s.search.get(search.AGENT + "nobody") == s.search.get(search.ROLE + "nobody") == search.array("i")
+    assert s.search.get(search_index.AGENT + "nobody") == s.search.get(search_index.ROLE + "nobody") == search_index.array("i")
     words = sorted(t for bucket in s.search.vocabulary.values() for t in bucket)
     assert words == sorted(k for k in expected if not k.startswith("\x01"))
     assert sorted(s.search.prefixed("caf")) == sorted(k for k in expected if k.startswith("caf")) == ["café"]
@@ -104,7 +104,7 @@ def test_the_index_holds_each_events_tokens_and_facets(tmp_path, budget):
 def test_a_facets_positions_grow_with_the_session(tmp_path):
     library = library_with(tmp_path, varied_events(20))
     s = library.get("s")
-    user, noted, agent = search.ROLE + "user", search.KIND + "noted", search.AGENT + "agent_3"
+    user, noted, agent = search_index.ROLE + "user", search_index.KIND + "noted", search_index.AGENT + "agent_3"
     before = {key: list(s.search.get(key)) for key in (user, noted, agent)}
     assert before == {key: expected_index(s)[key] for key in before} and len(before[user]) == 20
     assert noted in s.search._merged  # noted: entries of odd roles, pieces, creations (several classes)

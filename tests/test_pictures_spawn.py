@@ -3,13 +3,13 @@
 from conftest import sample, write_events
 from dom import parse
 from events import calls, created, tool_call
-from viewer import flow
+from viewer import pictures
 from viewer.session_viewer import load_index
 
 
 def test_spawn_graph_has_one_edge_per_spawned_agent_labelled_with_its_call():
     s = load_index(sample("research_team"))
-    graph = flow.spawn_graph(s)
+    graph = pictures.spawn_graph(s)
     spawned = [a for a in s.agent_order if s.agents[a].parent_id]
     assert sorted(e["agent_id"] for e in graph["edges"]) == sorted(spawned) and len(spawned) == 7
     scout = next(e for e in graph["edges"] if e["agent_id"] == "agent_researcher_scout")
@@ -23,7 +23,7 @@ def test_spawn_graph_centres_parents_over_children_and_keeps_roots_apart(tmp_pat
         created("m3", "a", cause="m2", name="a"), created("m4", "b", cause="m2", name="b"),
         created("m5", "lonely"),
     ])
-    graph = flow.spawn_graph(load_index(path))
+    graph = pictures.spawn_graph(load_index(path))
     nodes = {n["agent_id"]: n for n in graph["nodes"]}
     assert nodes["root"]["cx"] == (nodes["a"]["cx"] + nodes["b"]["cx"]) / 2
     assert nodes["a"]["y"] == nodes["b"]["y"] > nodes["root"]["y"] == nodes["lonely"]["y"]
@@ -77,6 +77,6 @@ def test_calls_without_ids_label_each_agent_with_the_call_that_created_it(tmp_pa
         created("m3", "a", cause="m2", name="a"), created("m4", "b", cause="m2", name="b"),
     ])
     s = load_index(path)
-    labels = {e["agent_id"]: e["summary"] for e in flow.spawn_graph(s)["edges"]}
+    labels = {e["agent_id"]: e["summary"] for e in pictures.spawn_graph(s)["edges"]}
     assert labels == {"a": "task(name=a)", "b": "task(name=b)"}
-    assert flow.breadcrumbs(s, "b")[-1]["summary"] == "task(name=b)"
+    assert pictures.breadcrumbs(s, "b")[-1]["summary"] == "task(name=b)"

@@ -3,7 +3,7 @@
 from conftest import sample, write_events
 from dom import parse
 from events import created, piece, say, user
-from viewer import flow
+from viewer import pictures
 from viewer.session_viewer import load_index
 
 DELIVERIES_EX1 = {"msg_013", "msg_014", "msg_017", "msg_020"}
@@ -11,7 +11,7 @@ DELIVERIES_EX1 = {"msg_013", "msg_014", "msg_017", "msg_020"}
 
 def test_chart_draws_one_arrow_per_delivery_from_its_original():
     s = load_index(sample("example1_jack_and_jill"))
-    chart = flow.chart(s)
+    chart = pictures.chart(s)
     assert (chart["start"], chart["end"], chart["total"]) == (0, 20, 20)
     assert [lane["agent_id"] for lane in chart["lanes"]] == ["agent_root", "agent_jack", "agent_jill"]
     assert {(a["from_id"], a["to_id"]) for a in chart["arrows"]} == {
@@ -29,19 +29,19 @@ def test_chart_draws_one_arrow_per_delivery_from_its_original():
 
 def test_chart_window_keeps_arrows_from_originals_above_it():
     s = load_index(sample("example1_jack_and_jill"))
-    chart = flow.chart(s, start=14, size=4)
+    chart = pictures.chart(s, start=14, size=4)
     assert [m["message_id"] for m in chart["marks"]] == ["msg_015", "msg_016", "msg_017", "msg_018"]
     (arrow,) = chart["arrows"]
     assert (arrow["from_id"], arrow["to_id"], arrow["earlier"]) == ("msg_015", "msg_017", False)
-    later = flow.chart(s, start=16, size=4)
+    later = pictures.chart(s, start=16, size=4)
     earlier = next(a for a in later["arrows"] if a["to_id"] == "msg_017")
     assert earlier["earlier"] and earlier["y1"] == later["head_h"]
-    assert flow.chart(s, start=500, size=4)["start"] == 16  # clamped to the last full window
+    assert pictures.chart(s, start=500, size=4)["start"] == 16  # clamped to the last full window
 
 
 def test_chart_of_a_dialog_selection_brings_the_senders_lanes():
     s = load_index(sample("example1_jack_and_jill"))
-    chart = flow.chart(s, agent_ids=["agent_jill"])
+    chart = pictures.chart(s, agent_ids=["agent_jill"])
     assert [lane["agent_id"] for lane in chart["lanes"]] == ["agent_root", "agent_jack", "agent_jill"]
     assert {a["to_id"] for a in chart["arrows"]} == {"msg_014", "msg_017"}
     assert "msg_013" not in {m["message_id"] for m in chart["marks"]}
@@ -50,7 +50,7 @@ def test_chart_of_a_dialog_selection_brings_the_senders_lanes():
 def test_chart_highlights_modified_deliveries(tmp_path):
     path = write_events(tmp_path / "s.jsonl", [say("m1", "a", "pw 1234"), user("m2", "b", "pw [X]", substance="m1"),
                                                user("m3", "c", "[a]: pw 1234", substance="m1")])
-    chart = flow.chart(load_index(path))
+    chart = pictures.chart(load_index(path))
     assert [(a["to_id"], a["modified"]) for a in chart["arrows"]] == [("m2", True), ("m3", False)]
     assert [m["modified"] for m in chart["marks"]] == [False, True, False]
 
@@ -66,7 +66,7 @@ def test_chart_of_50_agents_and_5000_events_draws_only_its_window(tmp_path):
         events.append(user(f"m{n}d", f"a{(n + 7) % 50}", f"[{speaker}]: message {n}", substance=f"m{n}"))
         n += 2
     s = load_index(write_events(tmp_path / "big.jsonl", events))
-    chart = flow.chart(s, start=2500, size=200)
+    chart = pictures.chart(s, start=2500, size=200)
     assert chart["total"] == 5000 and len(chart["marks"]) == 200
     assert len(chart["arrows"]) == sum(1 for m in chart["marks"] if m["message_id"].endswith("d"))
     assert len(chart["lanes"]) == 50
@@ -74,14 +74,14 @@ def test_chart_of_50_agents_and_5000_events_draws_only_its_window(tmp_path):
 
 def test_trace_goes_upstream_and_downstream():
     s = load_index(sample("example1_jack_and_jill"))
-    discuss = flow.trace(s, "msg_011")
+    discuss = pictures.trace(s, "msg_011")
     assert [r["message_id"] for r in discuss["downstream"]] == ["msg_012", "msg_013", "msg_014", "msg_016", "msg_019"]
     assert discuss["upstream"] == [] and discuss["agents"] == []
-    assert [r["message_id"] for r in flow.trace(s, "msg_013")["upstream"]] == ["msg_011", "msg_012"]
-    spawn = flow.trace(s, "msg_003")
+    assert [r["message_id"] for r in pictures.trace(s, "msg_013")["upstream"]] == ["msg_011", "msg_012"]
+    spawn = pictures.trace(s, "msg_003")
     assert [r["message_id"] for r in spawn["downstream"]] == ["msg_004", "msg_006"]
     assert spawn["agents"] == ["agent_jack"]
-    said = flow.trace(s, "msg_015")
+    said = pictures.trace(s, "msg_015")
     assert [r["message_id"] for r in said["downstream"]] == ["msg_017"]
 
 
@@ -92,8 +92,8 @@ def test_trace_follows_lists_of_causes_and_chains_of_deliveries(tmp_path):
         user("m6", "d", "fwd: both", substance="m5"),
     ])
     s = load_index(path)
-    assert [r["message_id"] for r in flow.trace(s, "m6")["upstream"]] == ["m2", "m3", "m4", "m5"]
-    assert [r["message_id"] for r in flow.trace(s, "m2")["downstream"]] == ["m4", "m5", "m6"]
+    assert [r["message_id"] for r in pictures.trace(s, "m6")["upstream"]] == ["m2", "m3", "m4", "m5"]
+    assert [r["message_id"] for r in pictures.trace(s, "m2")["downstream"]] == ["m4", "m5", "m6"]
 
 
 def test_chart_page_marks_link_to_messages_and_json_twin(client):
@@ -115,7 +115,7 @@ def test_a_traced_message_opens_its_window_near_the_top_third(client):
     assert data["start"] == focus - 10 and data["marks"][10]["message_id"] == "msg_200"
     # In a dialog selection the window counts the selection's rows, not the file's positions.
     writer = [a for a in s.agent_order if a == "agent_writer"]
-    rows = flow.chart(s, 0, 1000, writer)["marks"]
+    rows = pictures.chart(s, 0, 1000, writer)["marks"]
     row = next(i for i, m in enumerate(rows) if m["agent_id"] == "agent_writer" and i >= 12)
     traced_id = rows[row]["message_id"]
     data = client.get(f"/api/sessions/research_team/chart?agents=agent_writer&size=9&trace={traced_id}").get_json()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from bisect import bisect_left
 
 from . import facets, model, queries
-from .exports import FULL, causality_edges, label_text, log_text, trace_kind  # one naming of kinds and labels for all pictures
+from .exports import FULL, causality_edges, label_text, log_text, log_value  # one labelling for all pictures
 from .index import SessionIndex
 
 LABEL_CHARS = 34
@@ -148,7 +148,7 @@ def trace(s: SessionIndex, message_id: str) -> dict:
             agent = s.agents.get(event["agent_id"])
             return {"position": p, "message_id": event["message_id"], "agent_id": event["agent_id"],
                     "agent_name": agent.display_name if agent else event["agent_id"],
-                    "kind": trace_kind(event), "text": short(model.content_of(event), 80)}
+                    "kind": model.trace_kind(event, log_value), "text": short(model.content_of(event), 80)}
 
         return {"message_id": message_id, "position": focus, "focus": row(focus),
                 "upstream": [row(p) for p in sorted(up)], "downstream": [row(p) for p in sorted(down)],
@@ -159,8 +159,10 @@ def trace(s: SessionIndex, message_id: str) -> dict:
 
 ROW_H, LANE_W, HEAD_H, LEFT = 20, 150, 46, 56
 DEFAULT_WINDOW, MAX_WINDOW = 200, 1000
-MARK_CLASS = {"UTTERANCE": "said", "DELIVERY": "heard", "USER": "heard", "TOOL_CALL": "call",
-              "TOOL_RESULT": "result", "AGENT_CREATED": "spawn", "PIECE_OF_TEXT": "piece", "SYSTEM": "system"}
+# The chart's mark (its CSS class) for each trace kind (model.trace_kind); any other kind is "other".
+MARK_CLASS = {model.UTTERANCE: model.SAID, model.DELIVERY: model.HEARD, model.TRACE_USER: model.HEARD,
+              model.TOOL_CALL: "call", model.TOOL_RESULT: "result", model.TRACE_AGENT_CREATED: "spawn",
+              model.TRACE_PIECE_OF_TEXT: "piece", model.TRACE_SYSTEM: model.SYSTEM}
 
 
 def _sequence(s: SessionIndex, agent_ids: list[str] | None) -> list[int]:
@@ -216,7 +218,7 @@ def chart(s: SessionIndex, start: int | None = 0, size: int = DEFAULT_WINDOW, ag
         marks, arrows, links = [], [], []
         for p in window:
             event = s.events[p]
-            kind = trace_kind(event)
+            kind = model.trace_kind(event, log_value)
             original = s.event(event["substance"]) if model.is_delivery(event) else None
             modified = bool(model.is_modified(event, original)) if original is not None else False
             text = label_text(event)
@@ -245,8 +247,8 @@ def chart(s: SessionIndex, start: int | None = 0, size: int = DEFAULT_WINDOW, ag
                     continue
                 q = s.by_id.get(edge.source)
                 if q is not None and q in row_of and q < p:
-                    links.append({"css": "spawn-link" if kind == "AGENT_CREATED" else
-                                  "result-link" if kind == "TOOL_RESULT" else "cause-link",
+                    links.append({"css": "spawn-link" if kind == model.TRACE_AGENT_CREATED else
+                                  "result-link" if kind == model.TOOL_RESULT else "cause-link",
                                   "x1": lane_x[s.events[q]["agent_id"]], "y1": y_of(q),
                                   "x2": lane_x[event["agent_id"]], "y2": y_of(p), "lit": p in lit and q in lit})
         spawned = set(traced["agents"]) if traced else set()

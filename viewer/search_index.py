@@ -1,0 +1,248 @@
+"""The full-text search index of one session (built by the index, read by search.py's queries).
+
+Each session holds a SearchIndex: token -> sorted array of event positions. Tokens come from an
+event's searchable text (content, tool names and arguments, agent names and ids), plus hidden field
+tokens for the qualifiers (agent:, role:, tool:). It is only ever appended to, and catches up with
+the session in the background after each ingest batch and before every query.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from bisect import bisect_left
+from collections import deque
+from itertools import chain, repeat
+
+from . import jsonio, model
+from .positions import merge
+from .incremental import Incremental
+from .model import Event
+
+TOKEN = re.compile(r"\w+")
+
+# Field tokens (what the qualifiers match) start with a character no word token contains, so they never
+# collide with text.
+AGENT, ROLE, KIND, TOOL = "\x01a:", "\x01r:", "\x01k:", "\x01t:"
+CLASS_FIELDS = (ROLE, KIND)  # kept by class (see SearchIndex), not posted
+EVENT_KINDS = {model.AGENT_CREATED: "created", model.PIECE_OF_TEXT: "piece"}  # role:created, role:piece
+
+
+def tokens(text: str) -> list[str]:
+    return TOKEN.findall(text.lower())
+
+
+# ASCII text: the same tokens as TOKEN.findall(text.lower()), by a byte table (word characters
+# lowercased, the separator of texts kept, every other character a space) and a split, far
+# cheaper than a regex.
+_SEPARATOR = "\x01"
+_ASCII_WORDS = bytes(c if chr(c).isalnum() or chr(c) in "_" + _SEPARATOR else ord(" ")
+                     for c in range(128)).lower() + bytes(range(128, 256))
+
+
+def token_lists(texts: list[str]) -> list[list[str]]:
+    """tokens(text) of each text, for many texts at once: one translation and split of them all."""
+    # A text that is not ASCII is tokenized by the regex and stands as its tokens: translating
+    # those (lowercase word characters and spaces, in UTF-8) changes nothing.
+    joined = _SEPARATOR.join(texts)
+    if not joined.isascii():
+        joined = _SEPARATOR.join([text if text.isascii() else " ".join(tokens(text)) for text in texts])
+    if joined.count(_SEPARATOR) != len(texts) - 1:  # a text holds the separator itself
+        return [tokens(text) for text in texts]
+    return [part.split() for part in joined.encode().translate(_ASCII_WORDS).decode().split(_SEPARATOR)]
+
+
+def searchable_text(event: Event) -> str:
+    """The text of an event that search matches and snippets are cut from."""
+    parts = []
+    if event.get("event_type") == model.AGENT_CREATED:
+        parts.extend(str(event.get(k)) for k in ("name", "agent_id", "language_model") if event.get(k))
+    content = model.content_of(event)
+    if content:
+        parts.append(content)
+    for call in model.tool_calls_of(event):  # raw, not parsed: this runs for every event ingested
+        name, arguments = _call_parts(call)
+        parts.append(f"{name}({arguments})")
+    if model.is_tool_result(event) and isinstance(event.get("name"), str):
+        parts.append(event["name"])
+    return "\n".join(parts)
+
+
+def _call_parts(call: dict) -> tuple[str, str]:
+    """A logged tool call's name and its arguments as text (the rule of model.LoggedCall, unparsed)."""
+    function = call.get("function") if isinstance(call.get("function"), dict) else {}
+    arguments = function.get("arguments", call.get("arguments", ""))
+    return model.call_name(call), arguments if isinstance(arguments, str) else jsonio.text(arguments)
+
+
+def tool_names(s, position: int) -> set[str]:
+    """Tools an entry calls, or the tool whose result it is (its `name`, else its call's)."""
+    return _tool_names(s, position, s.events[position])
+
+
+def _tool_names(s, position: int, event: Event) -> set[str]:
+    names = {model.call_tool_key(c) for c in model.tool_calls_of(event)}
+    if model.is_tool_result(event):
+        if isinstance(event.get("name"), str):
+            names.add(model.tool_key(event["name"]))
+        call_position = s.call_position_for_result(position)
+        if call_position is not None:
+            call_id = event.get("tool_call_id")
+            names.update(model.call_tool_key(c) for c in model.tool_calls_of(s.events[call_position])
+                         if c.get("id") == call_id)
+    return names
+
+
+class _Postings(dict):
+    """token -> positions; looking up a new token makes its (empty) positions and files a word in the vocabulary."""
+
+    __slots__ = ("vocabulary",)
+
+    def __init__(self, vocabulary: dict[str, list[str]]) -> None:
+        super().__init__()
+        self.vocabulary = vocabulary
+
+    def __missing__(self, key: str) -> array:
+        positions = self[key] = array("i")
+        if key[0] != "\x01":
+            self.vocabulary.setdefault(key[:2], []).append(key)
+        return positions
+
+
+class SearchIndex(Incremental):
+    """token -> positions (ascending, each once) for one session; only ever appended to.
+
+    Ingest does not wait for it: it holds the first `indexed` events and catches up (`catch_up`)
+    in the background after each ingest batch, and before every query reads it, so a query
+    always sees every event ingested.
+    """
+
+    def __init__(self, session=None) -> None:
+        self.vocabulary: dict[str, list[str]] = {}  # the word tokens by their first two characters
+        self._postings: dict[str, array] = _Postings(self.vocabulary)
+        super().__init__(session)  # events 0 .. indexed-1 are in the postings
+        # The role and kind field tokens are not posted per event: an event is in one class (its role and
+        # kind tokens, a handful of classes per session), and a token's positions are its class's,
+        # or those of its classes merged when asked for.
+        self._class_of: dict[tuple[str, ...], array] = {}  # role and kind tokens -> the class's positions
+        self._classes_with: dict[str, list[array]] = {}  # role or kind token -> the positions of its classes
+        self._merged: dict[str, tuple[array, int]] = {}  # role or kind token -> its positions, up to `indexed`
+        # (agent, type, role[, kind]) -> its class's positions' append, (its agent token,), its agent's first position
+        self._fields: dict[tuple, tuple] = {}
+
+    @property
+    def postings(self) -> dict[str, array]:
+        self.catch_up()
+        return self._postings
+
+    def add(self, s, position: int) -> None:
+        """Index the event at `position`, the next one not indexed."""
+        self._extend(s, position, position + 1)
+
+    def _extend(self, s, start: int, stop: int) -> None:
+        """Index the events start .. stop-1 (start is `indexed`): the hot loop of building the index.
+
+        Python code runs once per event, not per token: the batch's texts are tokenized together
+        (`token_lists`), each event's tokens deduplicated by a set, what its agent, type and role
+        decide is looked up once made (`_fields`), and the postings are appended to by a map.
+        """
+        fields = self._fields
+        created, kind_of = model.AGENT_CREATED, model.perspective_kind
+        texts: list[str] = []
+        classes: list = []  # the append of each event's class's positions
+        field_keys: list[tuple[str, ...]] = []  # the agent and tool tokens of each event
+        firsts: list[tuple[int, str]] = []  # events that are the first of their agent
+        position = start
+        for event in s.events[start:stop]:
+            content = event.get("content")
+            agent_id = event["agent_id"]
+            event_type = event["event_type"]
+            role = event.get("role")
+            role = role if type(role) is str else None
+            if "tool_calls" in event or "tool_call_id" in event or role == "tool":
+                texts.append(searchable_text(event))
+                kind = (agent_id, event_type, role, kind_of(event))
+                names = _tool_names(s, position, event)
+            else:  # (agent, type, role) decides the perspective kind; most texts are the content alone
+                texts.append(content if type(content) is str and "name" not in event
+                             and event_type != created else searchable_text(event))
+                kind = (agent_id, event_type, role)
+                names = None
+            known = fields.get(kind)
+            if known is None:
+                known = self._fields_of(s, kind, event)
+            append, agent_key, first = known
+            classes.append(append)
+            field_keys.append(agent_key + tuple(TOOL + name for name in names) if names else agent_key)
+            if first == position:
+                firsts.append((position, agent_id))
+            position += 1
+        words = token_lists(texts)
+        for position, agent_id in firsts:
+            created_at = s.agents[agent_id].created_position
+            if created_at is None or created_at > position:  # no agent_created named it yet: its first event does
+                words[position - start].extend(tokens(agent_id))
+        sets = list(map(set, words))
+        self._post(sets, start)
+        self._post(field_keys, start)
+        for append, position in zip(classes, range(start, stop)):
+            append(position)
+        self.indexed = stop
+
+    def _fields_of(self, s, kind: tuple, event: Event) -> tuple:
+        """What indexing an event of a (agent, type, role[, perspective kind]) takes: see `_fields`."""
+        agent_id, event_type, role = kind[:3]
+        keys = [KIND + (kind[3] if len(kind) > 3 else model.perspective_kind(event))]
+        if role is not None:
+            keys.append(ROLE + role.lower())
+        if event_type in EVENT_KINDS:
+            keys.append(KIND + EVENT_KINDS[event_type])
+        keys = tuple(keys)
+        positions = self._class_of.get(keys)
+        if positions is None:
+            positions = self._class_of[keys] = array("i")
+            for key in keys:
+                self._classes_with.setdefault(key, []).append(positions)
+        agent = s.agents.get(agent_id)
+        known = (positions.append, (AGENT + agent_id,), agent.first_position if agent is not None else -1)
+        if agent is not None:  # an agent not known yet may be known later: not kept
+            self._fields[kind] = known
+        return known
+
+    def _post(self, keys_of_events: list, start: int) -> None:
+        """Append start, start+1 ... to the postings of the keys of each event (each key once per event)."""
+        keys = chain.from_iterable(keys_of_events)
+        counts = map(len, keys_of_events)
+        positions = chain.from_iterable(map(repeat, range(start, start + len(keys_of_events)), counts))
+        deque(map(array.append, map(self._postings.__getitem__, keys), positions), 0)
+
+    def get(self, key: str) -> array:
+        if key[:3] in CLASS_FIELDS:
+            return self._class_positions(key)
+        return self.postings.get(key, _EMPTY)
+
+    def _class_positions(self, key: str) -> array:
+        """The positions of a role or kind token: its class's, or its classes' merged (kept, extended as events come)."""
+        self.catch_up()
+        lists = self._classes_with.get(key, ())
+        if len(lists) <= 1:
+            return lists[0] if lists else _EMPTY
+        merged, upto = self._merged.get(key, (None, 0))
+        if merged is None or upto < self.indexed:
+            fresh = merge([kept[bisect_left(kept, upto):] for kept in lists])
+            if merged is None:
+                merged = array("i", fresh)
+            else:
+                merged.extend(fresh)
+            self._merged[key] = (merged, self.indexed)
+        return merged
+
+    def prefixed(self, prefix: str) -> list[str]:
+        """Word tokens starting with `prefix`."""
+        self.catch_up()
+        buckets = ([self.vocabulary.get(prefix[:2], [])] if len(prefix) >= 2
+                   else [words for key, words in self.vocabulary.items() if key.startswith(prefix)])
+        return [t for words in buckets for t in words if t.startswith(prefix)]
+
+
+_EMPTY = array("i")
