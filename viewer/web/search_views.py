@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, render_template, request, url_for
 
-from . import search
-from .api import as_json, session_row
-from .app import state
-from .lookup import int_arg, search_after_arg, search_cursor_arg
+from .. import search
+from .args import int_arg, search_after_arg, search_cursor_arg
+from .render import as_json, session_row
+from .state import library
 
 bp = Blueprint("search", __name__)
 MAX_LIMIT = 500
@@ -32,7 +32,7 @@ def _results() -> dict:
     """One page of hits for the request's ?q=&session=&from=&limit=, each with its url."""
     q, session_id = _args()
     limit = min(int_arg("limit", 50, minimum=1), MAX_LIMIT)
-    data = search.search(state().library.listing(), q, session_id, search_cursor_arg("from"), limit,
+    data = search.search(library().listing(), q, session_id, search_cursor_arg("from"), limit,
                          current_app.config["AGENT_PAGE_SIZE"])
     for hit in data["hits"]:
         hit["url"] = hit_url(hit)
@@ -42,13 +42,13 @@ def _results() -> dict:
 
 
 def _scope(session_id: str | None) -> dict | None:
-    s = state().library.get(session_id) if session_id else None
+    s = library().get(session_id) if session_id else None
     return session_row(s) if s else None
 
 
 @bp.get("/search")
 def page():
-    version = state().library.version  # read first: a change during the search shows up on the next poll
+    version = library().version  # read first: a change during the search shows up on the next poll
     data = _results()
     q, session_id = _args()
     scope = _scope(session_id)
@@ -58,12 +58,12 @@ def page():
 
 @bp.get("/search/poll")
 def poll():
-    library = state().library
-    version = library.version
+    served = library()
+    version = served.version
     if request.args.get("v") == str(version):  # no file changed anywhere: the cheap common case
         return Response(status=204)
     q, session_id = _args()
-    data = search.updates(library.listing(), q, session_id, search_after_arg() or "",
+    data = search.updates(served.listing(), q, session_id, search_after_arg() or "",
                           page_size=current_app.config["AGENT_PAGE_SIZE"])
     if data is None:
         return Response(status=204)

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import logging
-
 from flask import Blueprint, Response, current_app, render_template, request
-from werkzeug.exceptions import HTTPException
 
-from . import flow, provenance, queries, search
-from .api import as_json, folder_problems, session_row
-from .app import state, watched_library
-from .filters import KINDS, EntryFilter
-from .formats import ai_agent, usage
-from .lookup import (agent_list_arg, agent_or_404, chosen_agents, cursor_arg, flag_arg, int_arg, message_or_404,
-                     session_or_404)
+from .. import flow, provenance, queries, search
+from ..filters import KINDS, EntryFilter
+from ..formats import ai_agent, usage
+from .args import agent_list_arg, cursor_arg, flag_arg, int_arg
+from .lookup import agent_or_404, chosen_agents, locate, message_or_404, session_or_404
+from .render import folder_problems, page_or_twin, session_row
+from .state import library, watched_library
 
 bp = Blueprint("pages", __name__)
-log = logging.getLogger(__name__)
+
 
 class PollEnds(Exception):
     """A poll answered before any fragment is built; carries the response."""
@@ -31,9 +28,8 @@ def _poll_session(session_id: str):
     Gone: 286 (htmx stops polling) with a banner. Cursor from before the file was replaced:
     HX-Refresh reloads the page. Nothing new: 204, the cheap common case.
     """
-    library = state().library
-    s = library.get(session_id)
-    if s is None and library.resolve(session_id) is not None:  # renamed: the page reload redirects
+    s, moved_to = locate(session_id)
+    if moved_to is not None:  # renamed: the page reload redirects
         raise PollEnds(Response(status=200, headers={"HX-Refresh": "true"}))
     if s is None:
         raise PollEnds(Response(render_template("_gone.html", session_id=session_id), status=286))
@@ -71,7 +67,7 @@ def index():
 
 @bp.get("/poll/sessions")
 def poll_sessions():
-    if request.args.get("v") == str(state().library.version):
+    if request.args.get("v") == str(library().version):
         return Response(status=204)
     return render_template("_sessions.html", **_sessions_context())
 
@@ -194,28 +190,15 @@ def _line_text(s, position: int) -> str | None:
 # --- the integrity report ------------------------------------------------------------------------------
 
 @bp.get("/s/<session_id>/problems")
+@bp.get("/api/sessions/<session_id>/problems", endpoint="problems_json")
 def problems(session_id):
     s = session_or_404(session_id)
     report = queries.problems(s)
     with s.lock:  # link only messages that exist (a problem may name one that does not)
         linkable = {p["message_id"] for p in report["problems"] if p.get("message_id") in s.by_id}
-    return render_template("problems.html", session=session_row(s), report=report, linkable=linkable)
+    return page_or_twin(s, report, template="problems.html", name="report", page="pages.problems",
+                        context=dict(linkable=linkable))
 
 
 def page_size(key: str) -> int:
     return int_arg("limit", current_app.config[key], minimum=1)
-
-
-def register_error_pages(app) -> None:
-    @app.errorhandler(HTTPException)
-    def http_error(error: HTTPException):
-        if request.path.startswith("/api/"):
-            return as_json({"error": error.name, "detail": error.description}, error.code or 500)
-        return render_template("error.html", error=error), error.code
-
-    @app.errorhandler(Exception)
-    def unexpected_error(error: Exception):
-        log.exception("error serving %s", request.path)
-        if request.path.startswith("/api/"):
-            return as_json({"error": "Internal Server Error", "detail": "see the server log"}, 500)
-        return render_template("error.html", error=None), 500
