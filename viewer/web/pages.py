@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app, render_template, request
+from flask import Blueprint, Response, current_app, render_template, request, url_for
 
 from .. import flow, provenance, queries, search
 from ..filters import KINDS, EntryFilter
@@ -41,9 +41,9 @@ def _poll_session(session_id: str):
     return s, after
 
 
-def _poll_cursor(s, stop: int) -> dict:
+def _poll_cursor(s, stop: int) -> tuple[str, bool]:
     """The next poll's cursor, and whether it should come at once (this answer stopped at its window)."""
-    return dict(cursor=s.cursor_at(stop), more=stop < s.count)
+    return s.cursor_at(stop), stop < s.count
 
 
 @bp.errorhandler(PollEnds)
@@ -79,8 +79,9 @@ def session(session_id):
     s = session_or_404(session_id)
     with s.lock:  # gather under the lock, render outside it: the ingest thread waits less
         context = dict(session=session_row(s), tree=queries.tree_rows(s), agents=queries.agents(s),
-                       cursor=s.cursor, problems=len(s.problems), usage=usage.for_session(s),
-                       summary=s.format_summary, outline=_outline(s.format_summary))
+                       problems=len(s.problems), usage=usage.for_session(s),
+                       summary=s.format_summary, outline=_outline(s.format_summary),
+                       poll=url_for("pages.poll_tree", session_id=s.id, after=s.cursor))
     return render_template("session.html", **context)
 
 
@@ -94,7 +95,8 @@ def _outline(summary: dict | None) -> list[dict] | None:
 def poll_tree(session_id):
     s, after = _poll_session(session_id)
     with s.lock:
-        context = dict(session=session_row(s), updates=queries.tree_updates(s, after), cursor=s.cursor)
+        context = dict(session=session_row(s), updates=queries.tree_updates(s, after),
+                       poll=url_for("pages.poll_tree", session_id=s.id, after=s.cursor))
     return render_template("_tree_poll.html", **context)
 
 
@@ -113,13 +115,20 @@ def agent(session_id, agent_id):
             session=session_row(s), agent_id=agent_id, agent=queries.agent_summary(s, s.agents[agent_id]),
             lineage=queries.lineage(s, agent_id), crumbs=flow.breadcrumbs(s, agent_id),
             children=[queries.agent_summary(s, s.agents[c]) for c in s.agents[agent_id].children],
-            view=view, include_subagents=include_subagents, size=size, cursor=s.cursor,
+            view=view, include_subagents=include_subagents, size=size,
             live=view["end"] == view["total"],
             filters=filters, kinds=KINDS, tools=search.tool_choices(s),
             neighbours=[(a, s.agents[a].display_name) if a else None for a in queries.agent_neighbours(s, agent_id)],
             usage=usage.for_agent(s, agent_id),
+            poll=_agent_poll_url(s.id, agent_id, include_subagents, filters, s.cursor),
         )
     return render_template("agent.html", **context)
+
+
+def _agent_poll_url(session_id: str, agent_id: str, include_subagents: bool, filters: EntryFilter,
+                    cursor: str) -> str:
+    return url_for("pages.poll_agent", session_id=session_id, agent=agent_id, sub=1 if include_subagents else None,
+                   after=cursor, **filters.args())
 
 
 @bp.get("/s/<session_id>/poll/agent")
@@ -132,8 +141,10 @@ def poll_agent(session_id):
     filters = EntryFilter.from_args(request.args)
     with s.lock:
         updates = queries.perspective_updates(s, agent_id, include_subagents, after, filters)
+        cursor, more = _poll_cursor(s, updates["stop"])
         context = dict(session=session_row(s), agent_id=agent_id, include_subagents=include_subagents,
-                       updates=updates, filters=filters, **_poll_cursor(s, updates["stop"]))
+                       updates=updates, filters=filters, more=more,
+                       poll=_agent_poll_url(s.id, agent_id, include_subagents, filters, cursor))
     return render_template("_agent_poll.html", **context)
 
 
@@ -147,8 +158,13 @@ def dialog(session_id):
     with s.lock:
         view = queries.dialog(s, chosen, int_arg("start"), size)
         context = dict(session=session_row(s), chosen=chosen, agents=queries.agents(s), names=queries.agent_names(s),
-                       view=view, size=size, cursor=s.cursor, live=view["end"] == view["total"])
+                       view=view, size=size, live=view["end"] == view["total"],
+                       poll=_dialog_poll_url(s.id, chosen, s.cursor))
     return render_template("dialog.html", **context)
+
+
+def _dialog_poll_url(session_id: str, chosen: list[str], cursor: str) -> str:
+    return url_for("pages.poll_dialog", session_id=session_id, agents=",".join(chosen), after=cursor)
 
 
 @bp.get("/s/<session_id>/poll/dialog")
@@ -157,7 +173,9 @@ def poll_dialog(session_id):
     with s.lock:
         chosen = [a for a in agent_list_arg() if a in s.agents]
         updates = queries.dialog_updates(s, chosen, after)
-        context = dict(session=session_row(s), chosen=chosen, updates=updates, **_poll_cursor(s, updates["stop"]))
+        cursor, more = _poll_cursor(s, updates["stop"])
+        context = dict(session=session_row(s), chosen=chosen, updates=updates, more=more,
+                       poll=_dialog_poll_url(s.id, chosen, cursor))
     return render_template("_dialog_poll.html", **context)
 
 

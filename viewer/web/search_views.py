@@ -46,6 +46,11 @@ def _scope(session_id: str | None) -> dict | None:
     return session_row(s) if s else None
 
 
+def _poll_url(q: str, session_id: str | None, cursor: str, version) -> str:
+    """The live fragment of these results: hits after `cursor`, once the folder's `version` changed."""
+    return url_for("search.poll", q=q, session=session_id, after=cursor, v=version)
+
+
 @bp.get("/search")
 def page():
     version = library().version  # read first: a change during the search shows up on the next poll
@@ -53,7 +58,8 @@ def page():
     q, session_id = _args()
     scope = _scope(session_id)
     return render_template("search.html", result=data, search_q=q, session=scope, session_id=session_id,
-                           first_page=not request.args.get("from"), version=version)
+                           first_page=not request.args.get("from"), version=version,
+                           poll=_poll_url(q, session_id, data["cursor"], version))
 
 
 @bp.get("/search/poll")
@@ -71,8 +77,8 @@ def poll():
         return Response(status=200, headers={"HX-Refresh": "true"})
     for hit in data["hits"]:
         hit["url"] = hit_url(hit)
-    return render_template("_search_poll.html", hits=data["hits"], cursor=data["cursor"], search_q=q,
-                           session_id=session_id, version=version)
+    return render_template("_search_poll.html", hits=data["hits"], search_q=q, session_id=session_id,
+                           poll=_poll_url(q, session_id, data["cursor"], version))
 
 
 def _marks(pieces) -> list[list[int]]:
