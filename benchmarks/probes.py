@@ -112,7 +112,7 @@ EXPECTED_STATUS = {key: 204 if key in ("poll_tree", "poll_agent", "search_poll")
 def agentview(folder: str, session_id: str, facts: dict, runs: int) -> dict:
     """Cold ingest of the folder, then p50/p95 server times of every row."""
     sys.path.insert(0, str(REPO))
-    from viewer.app import create_app
+    from viewer.web.app import create_app
 
     before = rss_now()
     start, cpu = time.perf_counter(), cpu_seconds()

@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from viewer.app import create_app  # noqa: E402
+from viewer.web.app import create_app  # noqa: E402
 
 ATOMS = (str, bytes, int, float, bool, type(None), array)
 

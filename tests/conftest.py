@@ -47,7 +47,7 @@ def session_dir(tmp_path) -> Path:
 
 @pytest.fixture
 def app(session_dir):
-    from viewer.app import create_app
+    from viewer.web.app import create_app
 
     return create_app(session_dir, watch=False)
 

@@ -9,7 +9,7 @@ import pytest
 from conftest import REPO, write_events
 from events import scanned
 from viewer import index, queries, search
-from viewer.app import create_app
+from viewer.web.app import create_app
 from viewer.formats import usage
 from viewer.tailer import FileTailer
 

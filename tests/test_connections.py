@@ -20,7 +20,7 @@ import pytest
 
 from conftest import REPO, serve, write_events
 from events import created, say
-from viewer.app import create_app
+from viewer.web.app import create_app
 
 
 def address(url: str) -> tuple[str, int]:
@@ -136,7 +136,7 @@ def test_an_empty_token_is_refused(tmp_path, extra, token):
 
 
 def test_create_app_refuses_an_empty_token(tmp_path):
-    from viewer.security import EmptyToken
+    from viewer.web.security import EmptyToken
 
     with pytest.raises(EmptyToken):
         create_app(tmp_path, watch=False, token="")

@@ -16,7 +16,7 @@ import pytest
 from conftest import serve, wait_for, write_events
 from events import calls, created, say, tool_call, user
 from viewer import jsonio
-from viewer.app import create_app
+from viewer.web.app import create_app
 
 DEPTH = 1000  # orjson reads values up to 1,024 levels deep, writes only 254
 BIG, HUGE = 18446744073709551616, 123456789012345678901234567890  # 2**64: one past what orjson keeps as an integer

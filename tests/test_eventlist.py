@@ -7,7 +7,7 @@ import os
 from conftest import write_events
 from events import created, say
 from viewer import asof
-from viewer.app import create_app
+from viewer.web.app import create_app
 from viewer.index import Library
 from viewer.tailer import FileSource
 

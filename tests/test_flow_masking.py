@@ -43,7 +43,7 @@ def test_chart_spawn_graph_and_trace_mask_a_secret_at_the_start_of_a_text(tmp_pa
     """Labels are short: a secret where they cut is masked whole first, never shown in part."""
     from conftest import write_events
     from events import calls, created, say, tool_call
-    from viewer.app import create_app
+    from viewer.web.app import create_app
 
     secret = SECRET  # bare, so only a whole-text mask before the cut recognises it
     write_events(tmp_path / "s.jsonl", [

@@ -92,7 +92,7 @@ def test_gzip_and_other_json_files(folder):
 
 
 def test_secrets_in_trace_logs_are_masked_on_the_page(folder):
-    from viewer.app import create_app
+    from viewer.web.app import create_app
 
     client = create_app(folder, watch=False).test_client()
     page = client.get(f"/s/{FINAL}/agents/sess-root").data.decode()
@@ -103,7 +103,7 @@ def test_secrets_in_trace_logs_are_masked_on_the_page(folder):
 
 
 def test_the_session_page_shows_session_turns_and_operations(folder):
-    from viewer.app import create_app
+    from viewer.web.app import create_app
     from dom import parse
 
     client = create_app(folder, watch=False).test_client()

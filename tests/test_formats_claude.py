@@ -217,7 +217,7 @@ def test_a_sub_agent_no_call_matched_is_linked_by_the_result_naming_it(tmp_path)
 
 
 def test_the_dialog_shows_each_task_a_call_message_delivered(projects):
-    from viewer.app import create_app
+    from viewer.web.app import create_app
     from dom import parse
 
     client = create_app(projects, watch=False).test_client()

@@ -99,7 +99,7 @@ def test_perspective_shows_heard_and_said_with_sources(library):
 
 
 def test_pages_show_the_badge_the_source_and_the_inferred_parent(tmp_path):
-    from viewer.app import create_app
+    from viewer.web.app import create_app
 
     copy_samples("legacy", tmp_path / "legacy")
     client = create_app(tmp_path, watch=False).test_client()
@@ -129,7 +129,7 @@ def test_live_append_infers_the_parent_of_a_new_agent(tmp_path):
 
 
 def test_unrecognized_files_are_listed_with_the_reason(tmp_path):
-    from viewer.app import create_app
+    from viewer.web.app import create_app
 
     write_events(tmp_path / "other.jsonl", [{"hello": "world"}])
     client = create_app(tmp_path, watch=False).test_client()

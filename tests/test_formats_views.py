@@ -12,7 +12,7 @@ FOLDERS = ("legacy", "claude_code", "weakincentives", "ai_agent")
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
-    from viewer.app import create_app
+    from viewer.web.app import create_app
 
     folder = tmp_path_factory.mktemp("formats")
     for name in FOLDERS:

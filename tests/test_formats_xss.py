@@ -16,7 +16,7 @@ def assert_inert(html: str) -> None:
 
 
 def test_hostile_claude_code_ai_agent_and_weakincentives_logs(tmp_path):
-    from viewer.app import create_app
+    from viewer.web.app import create_app
 
     project = tmp_path / "p"
     write_events(project / "s.jsonl", [

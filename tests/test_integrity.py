@@ -121,7 +121,7 @@ def test_substance_and_cause_cycles_are_flagged_and_pages_still_answer(tmp_path)
     session = ingest([dumps(e) for e in events])
     assert problems(session) == [("substance_cycle", 2, "m2"), ("substance_cycle", 3, "m3"), ("cause_cycle", 5, "p2")]
 
-    from viewer.app import create_app
+    from viewer.web.app import create_app
     write_events(tmp_path / "loops.jsonl", events)
     client = create_app(tmp_path, watch=False).test_client()
     for url in ["/s/loops", "/s/loops/agents/a", "/s/loops/agents/a?sub=1", "/s/loops/dialog?agents=a,b",
@@ -180,7 +180,7 @@ def test_symlinks_out_of_the_folder_are_listed_unread_unless_asked(tmp_path):
 
 
 def test_a_renamed_file_keeps_its_index_and_old_links_redirect(tmp_path):
-    from viewer.app import create_app
+    from viewer.web.app import create_app
     write_events(tmp_path / "before.jsonl", [created("m1", "a", name="A"), say("m2", "a", "hi")])
     app = create_app(tmp_path, watch=False)
     library = app.extensions["agentview"].library

@@ -144,7 +144,7 @@ def test_trace_page_and_json(client):
 
 
 def test_chart_escapes_log_text(tmp_path):
-    from viewer.app import create_app
+    from viewer.web.app import create_app
 
     write_events(tmp_path / "x" / "x.jsonl", [created("m1", "a", name="</text><script>x</script>"),
                                               say("m2", "a", "<img src=x onerror=alert(1)>")])

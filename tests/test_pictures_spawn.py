@@ -58,7 +58,7 @@ def test_agent_page_shows_why_the_agent_exists(client):
 
 
 def test_spawn_graph_escapes_agent_names_and_call_text(tmp_path):
-    from viewer.app import create_app
+    from viewer.web.app import create_app
 
     write_events(tmp_path / "x" / "x.jsonl", [
         created("m1", "root", name="<b>boss</b>"),

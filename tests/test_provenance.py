@@ -67,7 +67,7 @@ def test_hook_audit_groups_modified_deliveries_by_receiver(hooked):
 
 @pytest.fixture
 def hooked_client(hooked):
-    from viewer.app import create_app
+    from viewer.web.app import create_app
 
     return create_app(hooked.parent, watch=False).test_client()
 
@@ -110,7 +110,7 @@ def test_agent_and_dialog_pages_diff_modified_deliveries(hooked_client):
 
 
 def test_log_text_in_diffs_is_escaped(tmp_path):
-    from viewer.app import create_app
+    from viewer.web.app import create_app
 
     write_events(tmp_path / "x" / "x.jsonl", [say("m1", "a", "<b>hi</b>"), user("m2", "b", "<script>x()</script>", substance="m1")])
     html = create_app(tmp_path / "x", watch=False).test_client().get("/s/x/messages/m2").get_data(as_text=True)
@@ -152,7 +152,7 @@ def test_a_delivery_quoting_part_of_its_original_is_diffed_against_that_part(tmp
 
 
 def test_hook_audit_of_many_receivers_shows_a_window_of_agents(tmp_path):
-    from viewer.app import create_app
+    from viewer.web.app import create_app
 
     events = [created("m0", "root"), say("s0", "root", "the pin is 1234")]
     for i in range(25):

@@ -182,7 +182,7 @@ def outside_sidecar(tmp_path) -> Path:
 
 
 def test_a_sidecar_symlinked_out_of_the_folder_is_never_shown(tmp_path):
-    from viewer.app import create_app
+    from viewer.web.app import create_app
 
     folder = outside_sidecar(tmp_path)
     client = create_app(folder, watch=False).test_client()

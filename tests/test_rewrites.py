@@ -19,7 +19,7 @@ import pytest
 
 from conftest import wait_for
 from events import created, say
-from viewer.app import create_app
+from viewer.web.app import create_app
 
 
 def generation_events(generation: int, start: int, count: int) -> list[dict]:

@@ -121,40 +121,14 @@ def test_qualifiers_narrow_by_agent_role_tool_and_session(tmp_path):
     assert find("jack role:created") == [("cafe", "m4")]
 
 
-def test_hits_carry_session_agent_role_snippet_and_where_they_are_shown(tmp_path):
+def test_hits_carry_session_agent_role_and_snippet(tmp_path):
     sessions = library_of(tmp_path, cafe=CAFE).listing()
     (said, heard) = search.search(sessions, "password")["hits"]
     assert (said["session"], said["agent_id"], said["agent_name"], said["role"], said["kind"]) == (
         "cafe", "agent_jack", "Jack", "assistant", "said")
     assert said["pieces"] == [("Hello, I'm Jack. The ", False), ("Password", True), (" is: hunter2!", False)]
     assert said["snippet"] == "Hello, I'm Jack. The Password is: hunter2!"
-    assert said["target"] == {"page": "agent", "agent_id": "agent_jack", "start": 0, "anchor": "m6"}
     assert heard["kind"] == "heard"
-    (creation,) = search.search(sessions, "agent_jack")["hits"]
-    assert creation["target"] == {"page": "tree", "agent_id": "agent_jack", "anchor": "av-node-1"}
-
-
-def test_a_hit_links_to_the_agent_page_that_shows_it(tmp_path):
-    events = [created("m0", "a")] + [user(f"m{i}", "a", f"line {i}") for i in range(1, 451)]
-    events += [calls("c", "a", tool_call("t1", "probe")), user("late", "a", "unrelated"),
-               result("r", "a", "t1", "needle found")]
-    sessions = library_of(tmp_path, long=events).listing()
-    page = lambda q: search.search(sessions, q, page_size=200)["hits"][0]["target"]["start"]  # noqa: E731
-    assert (page('"line 1"'), page('"line 200"'), page('"line 201"'), page('"line 401"')) == (0, 0, 200, 400)
-    # a paired result is shown under its call (entry 450), not in its own place (entry 452)
-    target = search.search(sessions, "needle", page_size=451)["hits"][0]["target"]
-    assert target == {"page": "agent", "agent_id": "a", "start": 0, "anchor": "r"}
-    assert search.search(sessions, "unrelated", page_size=451)["hits"][0]["target"]["start"] == 451
-
-
-def test_pieces_of_text_and_unknown_events_link_to_their_message_page(tmp_path):
-    events = [created("m1", "a"), {"message_id": "p1", "event_type": "piece_of_text", "agent_id": "a",
-                                   "content": "broadcast words", "cause": "m1"},
-              {"message_id": "u1", "event_type": "custom", "agent_id": "a", "content": "custom words"}]
-    sessions = library_of(tmp_path, s=events).listing()
-    hits = search.search(sessions, "words")["hits"]
-    assert [(h["message_id"], h["target"]) for h in hits] == [
-        ("p1", {"page": "message", "message_id": "p1"}), ("u1", {"page": "message", "message_id": "u1"})]
 
 
 def test_results_page_through_sessions_with_a_continuation(tmp_path):

@@ -5,7 +5,10 @@ from urllib.parse import parse_qs, urlsplit
 
 from conftest import write_events
 from dom import parse
-from events import say
+from events import calls, created, result, say, tool_call, user
+from test_search import CAFE, library_of
+from viewer import search
+from viewer.web.search_views import target
 
 
 def get(client, url, status=200):
@@ -20,6 +23,50 @@ def api(client, url, status=200):
 
 def hits_on(doc):
     return [li for li in doc.by_id("av-hits").children if li.tag == "li"]
+
+
+# --- where a hit is shown (search_views.target) ---------------------------------------------------------
+
+def hits_placed(sessions, q, page_size=200):
+    """The hits of a query, each with its target as the search views give it (page_size: the agent page's)."""
+    hits = search.search(sessions, q)["hits"]
+    by_id = {s.id: s for s in sessions}
+    for h in hits:
+        s = by_id[h["session"]]
+        with s.lock:
+            h["target"] = target(s, h["position"], page_size)
+    return hits
+
+
+def test_a_hit_is_shown_on_its_agent_page_or_at_its_node_in_the_tree(tmp_path):
+    sessions = library_of(tmp_path, cafe=CAFE).listing()
+    (said, heard) = hits_placed(sessions, "password")
+    assert said["target"] == {"page": "agent", "agent_id": "agent_jack", "start": 0, "anchor": "m6"}
+    (creation,) = hits_placed(sessions, "agent_jack")
+    assert creation["target"] == {"page": "tree", "agent_id": "agent_jack", "anchor": "av-node-1"}
+
+
+def test_a_hit_links_to_the_agent_page_that_shows_it(tmp_path):
+    events = [created("m0", "a")] + [user(f"m{i}", "a", f"line {i}") for i in range(1, 451)]
+    events += [calls("c", "a", tool_call("t1", "probe")), user("late", "a", "unrelated"),
+               result("r", "a", "t1", "needle found")]
+    sessions = library_of(tmp_path, long=events).listing()
+    page = lambda q: hits_placed(sessions, q, page_size=200)[0]["target"]["start"]  # noqa: E731
+    assert (page('"line 1"'), page('"line 200"'), page('"line 201"'), page('"line 401"')) == (0, 0, 200, 400)
+    # a paired result is shown under its call (entry 450), not in its own place (entry 452)
+    needle = hits_placed(sessions, "needle", page_size=451)[0]["target"]
+    assert needle == {"page": "agent", "agent_id": "a", "start": 0, "anchor": "r"}
+    assert hits_placed(sessions, "unrelated", page_size=451)[0]["target"]["start"] == 451
+
+
+def test_pieces_of_text_and_unknown_events_link_to_their_message_page(tmp_path):
+    events = [created("m1", "a"), {"message_id": "p1", "event_type": "piece_of_text", "agent_id": "a",
+                                   "content": "broadcast words", "cause": "m1"},
+              {"message_id": "u1", "event_type": "custom", "agent_id": "a", "content": "custom words"}]
+    sessions = library_of(tmp_path, s=events).listing()
+    hits = hits_placed(sessions, "words")
+    assert [(h["message_id"], h["target"]) for h in hits] == [
+        ("p1", {"page": "message", "message_id": "p1"}), ("u1", {"page": "message", "message_id": "u1"})]
 
 
 # --- GET /api/search -----------------------------------------------------------------------------

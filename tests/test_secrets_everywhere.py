@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from conftest import serve, write_events
 from events import calls, created, entry, result, say, tool_call, user
 from viewer import exports
-from viewer.app import create_app
+from viewer.web.app import create_app
 from viewer.index import session_id_for
 from viewer.redact import masking
 

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import serve, write_events
 from events import calls, created, say, tool_call, user
-from viewer.app import create_app
+from viewer.web.app import create_app
 from viewer.redact import mask, mask_json
 
 SECRETS = {
@@ -120,7 +120,7 @@ def test_a_role_that_is_not_a_string_is_printed_as_masked_json(tmp_path):
 def test_the_token_filter_masks_token_parameters_and_the_token_itself():
     import logging
 
-    from viewer.security import HideTokens
+    from viewer.web.security import HideTokens
 
     record = logging.LogRecord("agentview.access", logging.INFO, __file__, 1, "%s %s %s",
                                ("GET", "/s/x?a=1&token=abc-def&b=2", 401), None)

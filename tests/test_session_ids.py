@@ -181,7 +181,7 @@ def test_names_differing_only_in_bytes_that_are_not_utf8_get_distinct_ids(tmp_pa
 
 def test_a_claude_code_project_folder_that_is_not_utf8_is_served(tmp_path):
     from events import copy_samples
-    from viewer.app import create_app
+    from viewer.web.app import create_app
 
     copy_samples("claude_code/-home-dev-src-parser", tmp_path / os.fsdecode(b"proj\xff"))
     client = create_app(tmp_path, watch=False).test_client()

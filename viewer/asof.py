@@ -1,8 +1,9 @@
 """"As of event N": a session as it was right after its N-th event (?at=N on any page or JSON twin).
 
 The index is append-only and every rule reads positions in file order, so the state after N events is
-exactly an index fed the first N events: `snapshot` builds one (cached), and `lookup.session_or_404`
+exactly an index fed the first N events: `snapshot` builds one (cached), and `web.lookup.session_or_404`
 hands it to every view, so the tree, each transcript, the dialog and the pictures all agree on N.
+No Flask here: web/asof.py reads ?at= from a request and keeps it in links.
 """
 
 from __future__ import annotations
@@ -10,32 +11,14 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from flask import abort, g, has_request_context, request, url_for
-
 from . import gcpause
 from .index import SessionIndex
 
 CACHE_SIZE = 16
 CACHE_EVENTS = 2_000_000  # snapshots kept hold about this many events in all: each is an index of its own
-# Live feeds make no sense for a frozen moment; everything else carries ?at= in its links.
-NO_AT_ENDPOINTS = {"static", "pages.index", "pages.poll_sessions", "pages.poll_tree", "pages.poll_agent",
-                   "pages.poll_dialog", "api.sessions", "api.events"}
 
 _cache: OrderedDict[tuple, SessionIndex] = OrderedDict()
 _cache_lock = threading.Lock()
-
-
-def requested() -> int | None:
-    """The ?at= of this request: a whole number of events, or None (also when it is not a number).
-
-    Never raises: links on an error page ask too. `for_request` answers 400 to a bad one.
-    """
-    from .lookup import whole_number  # lookup reads ?at= through this module
-
-    if not has_request_context() or "at" not in request.args:
-        return None
-    n = whole_number(request.args["at"])
-    return None if n is None else max(0, n)
 
 
 def snapshot(s: SessionIndex, n: int) -> SessionIndex:
@@ -77,49 +60,3 @@ def snapshot(s: SessionIndex, n: int) -> SessionIndex:
         while len(_cache) > CACHE_SIZE or (len(_cache) > 1 and sum(k[2] for k in _cache) > CACHE_EVENTS):
             _cache.popitem(last=False)
     return frozen
-
-
-def for_request(s: SessionIndex) -> SessionIndex:
-    """The session a view should read: frozen at ?at=N when the request asks for it."""
-    n = requested()
-    if n is None:
-        if "at" in request.args:
-            abort(400, "?at= takes a whole number of events.")
-        return s
-    frozen = snapshot(s, n)
-    g.as_of_session = frozen
-    return frozen
-
-
-def banner() -> dict | None:
-    """What the as-of banner shows: event N (the last one included), and links one event back and forward."""
-    frozen = g.get("as_of_session") if has_request_context() else None
-    if frozen is None or request.endpoint is None:
-        return None
-    n, total = frozen.as_of, frozen.live_count
-    last = frozen.events[n - 1] if n else None
-    agent = frozen.agents.get(last["agent_id"]) if last else None
-    args = {**(request.view_args or {}), **request.args.to_dict()}
-
-    def at(value: int | None) -> str:
-        return url_for(request.endpoint, **{**args, "at": value})
-
-    return {
-        "at": n, "total": total,
-        "event": None if last is None else {
-            "message_id": last["message_id"], "kind": last.get("event_type"), "role": last.get("role"),
-            "agent_id": last["agent_id"], "agent_name": agent.display_name if agent else last["agent_id"],
-        },
-        "prev": at(n - 1) if n > 0 else None,
-        "next": at(n + 1) if n < total else None,
-        "live": at(None),
-    }
-
-
-def inject_at(endpoint: str, values: dict) -> None:
-    """url_defaults: links on a page frozen at N stay at N (pass at=None to leave)."""
-    if endpoint in NO_AT_ENDPOINTS or "at" in values or not has_request_context() or "at" not in request.args:
-        return
-    n = requested()
-    if n is not None:
-        values["at"] = n

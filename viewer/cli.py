@@ -15,8 +15,8 @@ import tempfile
 def serve(args: argparse.Namespace) -> int:
     from waitress import create_server
 
-    from . import security
-    from .app import create_app
+    from .web import security
+    from .web.app import create_app
     from . import tailer
 
     if args.demo:

@@ -5,11 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import model, search_index
-from .lookup import is_on
 
 # The choices the agent page offers, in its order, with their labels.
 KINDS = {model.HEARD: "heard", model.DID: "did", model.SAID: "said", model.RECEIVED: "tool results",
          model.SYSTEM: "system", model.NOTED: "other"}
+
+
+def is_on(value: str | None) -> bool:
+    """Whether a query-string flag's value turns it on (`?sub=1`, `?modified=yes`...)."""
+    return value in ("1", "true", "yes", "on")
 
 
 @dataclass(frozen=True)

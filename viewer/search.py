@@ -202,31 +202,9 @@ def snippet(text: str, marker: re.Pattern | None, width: int = SNIPPET_CHARS) ->
     return pieces
 
 
-# --- searching sessions: hits as plain data (the views add URLs) ------------------------------------
+# --- searching sessions: hits as plain data (the views add where each is shown) ------------------------------------
 
-def _shown_position(s, position: int) -> int:
-    """Where an entry appears in its agent's perspective: a paired tool result shows under its call."""
-    if model.is_tool_result(s.events[position]):
-        call_position = s.call_position_for_result(position)
-        if call_position is not None:
-            return call_position
-    return position
-
-
-def target(s, position: int, page_size: int) -> dict:
-    """Where a hit is shown: its agent page (the page of `page_size` holding it), the tree, or the message."""
-    event = s.events[position]
-    agent = s.agents.get(event["agent_id"])
-    if model.is_transcript_entry(event) and agent is not None:
-        i = bisect_left(agent.entries, _shown_position(s, position))
-        return {"page": "agent", "agent_id": agent.agent_id, "start": i // page_size * page_size,
-                "anchor": event["message_id"]}
-    if event["event_type"] == model.AGENT_CREATED and agent is not None and agent.created_position == position:
-        return {"page": "tree", "agent_id": agent.agent_id, "anchor": f"av-node-{agent.ordinal}"}
-    return {"page": "message", "message_id": event["message_id"]}
-
-
-def hit(s, position: int, marker: re.Pattern | None, page_size: int) -> dict:
+def hit(s, position: int, marker: re.Pattern | None) -> dict:
     event = s.events[position]
     agent = s.agents.get(event["agent_id"])
     pieces = snippet(shown(searchable_text(event)), marker)
@@ -242,7 +220,6 @@ def hit(s, position: int, marker: re.Pattern | None, page_size: int) -> dict:
         "event_type": event["event_type"],
         "pieces": pieces,
         "snippet": "".join(text for text, _ in pieces),
-        "target": target(s, position, page_size),
     }
 
 
@@ -257,7 +234,7 @@ def in_scope(sessions: list, query: Query, session_id: str | None) -> list:
 
 
 def search(sessions: list, text: str, session_id: str | None = None, resume: str | None = None,
-           limit: int = 50, page_size: int = 200) -> dict:
+           limit: int = 50) -> dict:
     """A page of hits in (session, file order), from `resume` ("<session>=<position>", as `next` gave)."""
     query = parse(text)
     marker = pattern(query)
@@ -274,7 +251,7 @@ def search(sessions: list, text: str, session_id: str | None = None, resume: str
             start = resume_at if s.id == resume_id else 0
             with s.lock:
                 found, more = matches(s, query, start, limit - len(hits))
-                hits.extend(hit(s, p, marker, page_size) for p in found)
+                hits.extend(hit(s, p, marker) for p in found)
                 cursors[s.id] = s.cursor
             if more is not None:
                 following = f"{s.id}={more}"
@@ -283,8 +260,7 @@ def search(sessions: list, text: str, session_id: str | None = None, resume: str
             "cursor": format_cursor(cursors), "empty_query": query.empty}
 
 
-def updates(sessions: list, text: str, session_id: str | None, cursor: str, limit: int = 200,
-            page_size: int = 200) -> dict | None:
+def updates(sessions: list, text: str, session_id: str | None, cursor: str, limit: int = 200) -> dict | None:
     """Hits among events that arrived after `cursor`; None when nothing arrived anywhere in scope.
 
     "reset" is True when a session's file was replaced since the cursor (the page reloads).
@@ -306,7 +282,7 @@ def updates(sessions: list, text: str, session_id: str | None, cursor: str, limi
             if query.empty:
                 continue
             found, more = matches(s, query, after, limit)
-            hits.extend(hit(s, p, marker, page_size) for p in found)
+            hits.extend(hit(s, p, marker) for p in found)
             if more is not None:  # a burst: the rest comes with the next poll
                 cursors[s.id] = s.cursor_at(more)
     if not changed and not reset:

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import logging
+from flask import Blueprint, Response, current_app, render_template, request, url_for
 
-from flask import Blueprint, Response, current_app, render_template, request
-from werkzeug.exceptions import HTTPException
-
-from . import dialogs, pictures, provenance, queries, search
-from .api import as_json, folder_problems, session_row
-from .app import state, watched_library
-from .filters import KINDS, EntryFilter
-from .formats import ai_agent, usage
-from .lookup import (agent_list_arg, agent_or_404, chosen_agents, cursor_arg, flag_arg, int_arg, message_or_404,
-                     session_or_404)
+from .. import dialogs, pictures, provenance, queries, search
+from ..filters import KINDS, EntryFilter
+from ..formats import ai_agent, usage
+from .args import agent_list_arg, cursor_arg, flag_arg, int_arg
+from .lookup import agent_or_404, chosen_agents, locate, message_or_404, session_or_404
+from .render import folder_problems, page_or_twin, session_row
+from .state import library, watched_library
 
 bp = Blueprint("pages", __name__)
-log = logging.getLogger(__name__)
+
 
 class PollEnds(Exception):
     """A poll answered before any fragment is built; carries the response."""
@@ -31,9 +28,8 @@ def _poll_session(session_id: str):
     Gone: 286 (htmx stops polling) with a banner. Cursor from before the file was replaced:
     HX-Refresh reloads the page. Nothing new: 204, the cheap common case.
     """
-    library = state().library
-    s = library.get(session_id)
-    if s is None and library.resolve(session_id) is not None:  # renamed: the page reload redirects
+    s, moved_to = locate(session_id)
+    if moved_to is not None:  # renamed: the page reload redirects
         raise PollEnds(Response(status=200, headers={"HX-Refresh": "true"}))
     if s is None:
         raise PollEnds(Response(render_template("_gone.html", session_id=session_id), status=286))
@@ -45,9 +41,9 @@ def _poll_session(session_id: str):
     return s, after
 
 
-def _poll_cursor(s, stop: int) -> dict:
+def _poll_cursor(s, stop: int) -> tuple[str, bool]:
     """The next poll's cursor, and whether it should come at once (this answer stopped at its window)."""
-    return dict(cursor=s.cursor_at(stop), more=stop < s.count)
+    return s.cursor_at(stop), stop < s.count
 
 
 @bp.errorhandler(PollEnds)
@@ -71,7 +67,7 @@ def index():
 
 @bp.get("/poll/sessions")
 def poll_sessions():
-    if request.args.get("v") == str(state().library.version):
+    if request.args.get("v") == str(library().version):
         return Response(status=204)
     return render_template("_sessions.html", **_sessions_context())
 
@@ -83,8 +79,9 @@ def session(session_id):
     s = session_or_404(session_id)
     with s.lock:  # gather under the lock, render outside it: the ingest thread waits less
         context = dict(session=session_row(s), tree=queries.tree_rows(s), agents=queries.agents(s),
-                       cursor=s.cursor, problems=len(s.problems), usage=usage.for_session(s),
-                       summary=s.format_summary, outline=_outline(s.format_summary))
+                       problems=len(s.problems), usage=usage.for_session(s),
+                       summary=s.format_summary, outline=_outline(s.format_summary),
+                       poll=url_for("pages.poll_tree", session_id=s.id, after=s.cursor))
     return render_template("session.html", **context)
 
 
@@ -98,7 +95,8 @@ def _outline(summary: dict | None) -> list[dict] | None:
 def poll_tree(session_id):
     s, after = _poll_session(session_id)
     with s.lock:
-        context = dict(session=session_row(s), updates=queries.tree_updates(s, after), cursor=s.cursor)
+        context = dict(session=session_row(s), updates=queries.tree_updates(s, after),
+                       poll=url_for("pages.poll_tree", session_id=s.id, after=s.cursor))
     return render_template("_tree_poll.html", **context)
 
 
@@ -117,13 +115,20 @@ def agent(session_id, agent_id):
             session=session_row(s), agent_id=agent_id, agent=queries.agent_summary(s, s.agents[agent_id]),
             lineage=queries.lineage(s, agent_id), crumbs=pictures.breadcrumbs(s, agent_id),
             children=[queries.agent_summary(s, s.agents[c]) for c in s.agents[agent_id].children],
-            view=view, include_subagents=include_subagents, size=size, cursor=s.cursor,
+            view=view, include_subagents=include_subagents, size=size,
             live=view["end"] == view["total"],
             filters=filters, kinds=KINDS, tools=search.tool_choices(s),
             neighbours=[(a, s.agents[a].display_name) if a else None for a in queries.agent_neighbours(s, agent_id)],
             usage=usage.for_agent(s, agent_id),
+            poll=_agent_poll_url(s.id, agent_id, include_subagents, filters, s.cursor),
         )
     return render_template("agent.html", **context)
+
+
+def _agent_poll_url(session_id: str, agent_id: str, include_subagents: bool, filters: EntryFilter,
+                    cursor: str) -> str:
+    return url_for("pages.poll_agent", session_id=session_id, agent=agent_id, sub=1 if include_subagents else None,
+                   after=cursor, **filters.args())
 
 
 @bp.get("/s/<session_id>/poll/agent")
@@ -136,8 +141,10 @@ def poll_agent(session_id):
     filters = EntryFilter.from_args(request.args)
     with s.lock:
         updates = queries.perspective_updates(s, agent_id, include_subagents, after, filters)
+        cursor, more = _poll_cursor(s, updates["stop"])
         context = dict(session=session_row(s), agent_id=agent_id, include_subagents=include_subagents,
-                       updates=updates, filters=filters, **_poll_cursor(s, updates["stop"]))
+                       updates=updates, filters=filters, more=more,
+                       poll=_agent_poll_url(s.id, agent_id, include_subagents, filters, cursor))
     return render_template("_agent_poll.html", **context)
 
 
@@ -151,8 +158,13 @@ def dialog(session_id):
     with s.lock:
         view = dialogs.dialog(s, chosen, int_arg("start"), size)
         context = dict(session=session_row(s), chosen=chosen, agents=queries.agents(s), names=queries.agent_names(s),
-                       view=view, size=size, cursor=s.cursor, live=view["end"] == view["total"])
+                       view=view, size=size, live=view["end"] == view["total"],
+                       poll=_dialog_poll_url(s.id, chosen, s.cursor))
     return render_template("dialog.html", **context)
+
+
+def _dialog_poll_url(session_id: str, chosen: list[str], cursor: str) -> str:
+    return url_for("pages.poll_dialog", session_id=session_id, agents=",".join(chosen), after=cursor)
 
 
 @bp.get("/s/<session_id>/poll/dialog")
@@ -161,7 +173,9 @@ def poll_dialog(session_id):
     with s.lock:
         chosen = [a for a in agent_list_arg() if a in s.agents]
         updates = dialogs.dialog_updates(s, chosen, after)
-        context = dict(session=session_row(s), chosen=chosen, updates=updates, **_poll_cursor(s, updates["stop"]))
+        cursor, more = _poll_cursor(s, updates["stop"])
+        context = dict(session=session_row(s), chosen=chosen, updates=updates, more=more,
+                       poll=_dialog_poll_url(s.id, chosen, cursor))
     return render_template("_dialog_poll.html", **context)
 
 
@@ -194,28 +208,15 @@ def _line_text(s, position: int) -> str | None:
 # --- the integrity report ------------------------------------------------------------------------------
 
 @bp.get("/s/<session_id>/problems")
+@bp.get("/api/sessions/<session_id>/problems", endpoint="problems_json")
 def problems(session_id):
     s = session_or_404(session_id)
     report = queries.problems(s)
     with s.lock:  # link only messages that exist (a problem may name one that does not)
         linkable = {p["message_id"] for p in report["problems"] if p.get("message_id") in s.by_id}
-    return render_template("problems.html", session=session_row(s), report=report, linkable=linkable)
+    return page_or_twin(s, report, template="problems.html", name="report", page="pages.problems",
+                        context=dict(linkable=linkable))
 
 
 def page_size(key: str) -> int:
     return int_arg("limit", current_app.config[key], minimum=1)
-
-
-def register_error_pages(app) -> None:
-    @app.errorhandler(HTTPException)
-    def http_error(error: HTTPException):
-        if request.path.startswith("/api/"):
-            return as_json({"error": error.name, "detail": error.description}, error.code or 500)
-        return render_template("error.html", error=error), error.code
-
-    @app.errorhandler(Exception)
-    def unexpected_error(error: Exception):
-        log.exception("error serving %s", request.path)
-        if request.path.startswith("/api/"):
-            return as_json({"error": "Internal Server Error", "detail": "see the server log"}, 500)
-        return render_template("error.html", error=None), 500

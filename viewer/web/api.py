@@ -1,52 +1,20 @@
-"""The JSON API: a twin of every page, on the same queries. Names here are a contract."""
+"""The JSON API of sessions, agents, dialogs, messages and the raw feed. Names here are a contract (shapes.py).
+
+Twins that answer exactly their page's data live beside their page (render.page_or_twin)."""
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, request, url_for
+from flask import Blueprint, request, url_for
 
-from . import dialogs, jsonio, provenance, queries
-from .app import state, watched_library
-from .filters import EntryFilter
-from .formats import usage
-from .lookup import agent_or_404, chosen_agents, cursor_arg, flag_arg, int_arg, message_or_404, session_or_404
-from .redact import shown_json
+from .. import dialogs, provenance, queries
+from ..filters import EntryFilter
+from ..formats import usage
+from .args import cursor_arg, flag_arg, int_arg
+from .lookup import agent_or_404, chosen_agents, message_or_404, session_or_404
+from .render import as_json, folder_problems, session_row
+from .state import watched_library
 
 bp = Blueprint("api", __name__, url_prefix="/api")
-
-
-def as_json(data: dict, status: int = 200) -> Response:
-    return Response(shown_json(jsonio.answer(data)), status=status, mimetype="application/json")
-
-
-def twin(s, data: dict, page: str, **url_args) -> Response:
-    """The JSON twin of a session's page: the page's data, the session id and the page's URL."""
-    return as_json({"id": s.id, **data, "url": url_for(page, session_id=s.id, **url_args)})
-
-
-def session_row(s) -> dict:
-    with s.lock:
-        return {
-            "id": s.id,
-            "name": s.name,
-            "path": s.relpath,
-            "events": s.count,
-            "agents": len(s.agents),
-            "problems": len(s.problems),
-            "updated_at": s.updated_at,
-            "url": url_for("pages.session", session_id=s.id),
-            "format": s.format.name,
-            "format_label": s.format.label,
-            "format_reason": s.format_reason or None,
-            "project": s.project,
-            "files": [m["rel"] for m in s.members.values()] if s.members else None,
-            "hides": sorted(s.format.hides),
-            "title": s.title,
-        }
-
-
-def folder_problems(library) -> list[dict]:
-    """What keeps part of the folder from being listed (a folder that cannot be read, too deep...)."""
-    return [p.as_dict() for p in library.problems]
 
 
 @bp.get("/sessions")
@@ -65,12 +33,6 @@ def session(session_id):
         return as_json({**session_row(s), "cursor": s.cursor, "agents": agents,
                         "problems": [p.as_dict() for p in s.problems],
                         "usage": usage.for_session(s), "format_summary": s.format_summary})
-
-
-@bp.get("/sessions/<session_id>/problems")
-def problems(session_id):
-    s = session_or_404(session_id)
-    return twin(s, queries.problems(s), "pages.problems")
 
 
 @bp.get("/sessions/<session_id>/agents/<path:agent_id>")

@@ -1,38 +1,34 @@
-"""The Flask application factory."""
+"""The Flask application factory: per-app state, security, the blueprints, headers and the access log.
+
+Only the command line, session entry points and tests import this module; blueprints reach the app's
+state through state.py.
+"""
 
 from __future__ import annotations
 
 import logging
 import os
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from flask import Flask, current_app, request
+from flask import Flask, request
 
-from . import jsonio, security
-from .index import Library
-from .watcher import Watcher
+from .. import jsonio, provenance
+from ..index import Library
+from ..watcher import Watcher
+from . import api, asof, exports, hooks, pages, pictures, search_views, security
+from .endpoints import LIVE_ENDPOINTS
+from .errors import register_error_pages
+from .state import KEY, AgentView
 
 access_log = logging.getLogger("agentview.access")
-# Live feeds are requested every second by every open page: kept out of the access log.
-LIVE_ENDPOINTS = {"pages.poll_sessions", "pages.poll_tree", "pages.poll_agent", "pages.poll_dialog", "api.events",
-                  "search.poll"}
 
 
 def _resource_dir(name: str) -> str:
     """templates/ and static/: inside the package when installed from a wheel, else the checkout's."""
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parent.parent
     installed = package / f"_{name}"
     return str(installed if installed.is_dir() else package.parent / name)
-
-
-@dataclass
-class AgentView:
-    """Per-app state, kept in app.extensions["agentview"]."""
-
-    library: Library
-    watcher: Watcher | None
 
 
 def create_app(
@@ -54,17 +50,16 @@ def create_app(
         watcher = Watcher(library, polling=polling).start()
     else:
         library.scan()
-    app.extensions["agentview"] = AgentView(library, watcher)
+    app.extensions[KEY] = AgentView(library, watcher)
 
-    from . import api, flow_views, pages, search_views
-
-    app.register_blueprint(pages.bp)
-    app.register_blueprint(api.bp)
-    app.register_blueprint(search_views.bp)
-    app.register_blueprint(flow_views.bp)
-    pages.register_error_pages(app)
+    for blueprint in (pages.bp, api.bp, search_views.bp, pictures.bp, exports.bp, hooks.bp):
+        app.register_blueprint(blueprint)
+    register_error_pages(app)
     app.jinja_env.filters["pretty_json"] = lambda value: jsonio.text(value, indent=True)
     app.jinja_env.filters["isotime"] = lambda t: datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    app.jinja_env.filters["word_diff"] = provenance.word_diff
+    app.jinja_env.globals.update(as_of=asof.requested, as_of_banner=asof.banner)
+    app.url_defaults(asof.inject_at)  # links on a page frozen at event N stay at N
 
     @app.after_request
     def secure_and_log(response):
@@ -81,17 +76,3 @@ def create_app(
         return response
 
     return app
-
-
-def state() -> AgentView:
-    """This app's AgentView (inside a request)."""
-    return current_app.extensions["agentview"]
-
-
-def watched_library() -> Library:
-    """This app's Library, its ingest thread started again first if it died (the sessions list asks: the
-    page a user reloads when nothing seems to change)."""
-    view = state()
-    if view.watcher is not None:
-        view.watcher.ensure_alive()
-    return view.library

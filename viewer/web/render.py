@@ -1,0 +1,61 @@
+"""How a view answers: one data object, rendered as its page (HTML) or returned as its JSON twin.
+
+As Datasette's views do: a page and its twin share the code that builds the data; only the last step
+differs. A twin's URL is under /api/; its body is the data, the session id and the page's URL.
+"""
+
+from __future__ import annotations
+
+from flask import Response, render_template, request, url_for
+
+from .. import jsonio
+from ..redact import shown_json
+
+
+def as_json(data: dict, status: int = 200) -> Response:
+    return Response(shown_json(jsonio.answer(data)), status=status, mimetype="application/json")
+
+
+def twin(s, data: dict, page: str, **url_args) -> Response:
+    """The JSON twin of a session's page: the page's data, the session id and the page's URL."""
+    return as_json({"id": s.id, **data, "url": url_for(page, session_id=s.id, **url_args)})
+
+
+def wants_json() -> bool:
+    """Whether this request asks for a JSON twin (every twin's URL is under /api/)."""
+    return request.path.startswith("/api/")
+
+
+def page_or_twin(s, data: dict, *, template: str, name: str, page: str, url_args: dict | None = None,
+                 context: dict | None = None) -> Response | str:
+    """`data` as the page `template` shows it (as `name`, beside the session's row and `context`), or as its
+    JSON twin when the request is for one (`page` and `url_args` give the page's URL)."""
+    if wants_json():
+        return twin(s, data, page, **(url_args or {}))
+    return render_template(template, session=session_row(s), **{name: data}, **(context or {}))
+
+
+def session_row(s) -> dict:
+    with s.lock:
+        return {
+            "id": s.id,
+            "name": s.name,
+            "path": s.relpath,
+            "events": s.count,
+            "agents": len(s.agents),
+            "problems": len(s.problems),
+            "updated_at": s.updated_at,
+            "url": url_for("pages.session", session_id=s.id),
+            "format": s.format.name,
+            "format_label": s.format.label,
+            "format_reason": s.format_reason or None,
+            "project": s.project,
+            "files": [m["rel"] for m in s.members.values()] if s.members else None,
+            "hides": sorted(s.format.hides),
+            "title": s.title,
+        }
+
+
+def folder_problems(library) -> list[dict]:
+    """What keeps part of the folder from being listed (a folder that cannot be read, too deep...)."""
+    return [p.as_dict() for p in library.problems]
