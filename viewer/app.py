@@ -11,7 +11,7 @@ from pathlib import Path
 from flask import Flask, current_app, request
 
 from . import jsonio, security
-from .index import Library
+from .library import Library
 from .watcher import Watcher
 
 access_log = logging.getLogger("agentview.access")
