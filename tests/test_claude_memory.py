@@ -1,7 +1,6 @@
 """A Claude Code session's content stays in its files: memory holds where each entry's lines are, not their text."""
 
 import json
-import os
 import sys
 
 import pytest
@@ -11,7 +10,6 @@ from events import scanned
 from viewer import queries, reading, search
 from viewer.app import create_app
 from viewer.formats import usage
-from viewer.tailer import FileTailer
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 
