@@ -41,7 +41,6 @@ def _refused_path(error: OSError, default: str | None) -> str | None:
     return os.path.abspath(os.fsdecode(path)) if isinstance(path, (str, bytes)) else default
 
 
-
 class Library(Folders):
     """Every session below a folder, keyed by its stable id.
 
