@@ -95,7 +95,7 @@ def copy_samples(name, dest):
 
 def scanned(folder):
     """A Library of `folder`, scanned."""
-    from viewer.index import Library
+    from viewer.library import Library
 
     library = Library(folder)
     library.scan()

@@ -3,7 +3,7 @@
 import json
 
 from viewer import tailer as tailer_module
-from viewer.index import Library
+from viewer.library import Library
 from viewer.tailer import FileTailer
 
 

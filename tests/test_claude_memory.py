@@ -1,17 +1,15 @@
 """A Claude Code session's content stays in its files: memory holds where each entry's lines are, not their text."""
 
 import json
-import os
 import sys
 
 import pytest
 
 from conftest import REPO, write_events
 from events import scanned
-from viewer import index, queries, search
+from viewer import queries, reading, search
 from viewer.web.app import create_app
 from viewer.formats import usage
-from viewer.tailer import FileTailer
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 
@@ -164,20 +162,5 @@ def test_a_group_read_in_pieces_is_indexed_as_if_read_whole(project, monkeypatch
                 for sid, s in library.sessions.items()}
 
     in_pieces = everything()  # files of about 300 kB to 1 MB, read 256 kB of each at a time
-    monkeypatch.setattr(index, "GROUP_BATCH_BYTES", 1 << 40)
+    monkeypatch.setattr(reading, "GROUP_BATCH_BYTES", 1 << 40)
     assert everything() == in_pieces
-
-
-def test_a_file_replaced_while_its_group_is_read_stops_there_and_is_noted(tmp_path):
-    path = tmp_path / "s.jsonl"
-    path.write_bytes(b"".join(b'{"n": %d, "pad": "%s"}\n' % (i, b"x" * 1000) for i in range(600)))
-    tailer = FileTailer(path)
-    first = index._read_some(tailer)
-    assert first.more and 0 < len(first.lines) < 600
-    assert [line.offset for line in first.lines[:2]] == [0, len(first.lines[0].data) + 1]
-    replacement = tmp_path / "new.jsonl"
-    replacement.write_bytes(b'{"n": 0}\n')
-    os.replace(replacement, path)  # a new file under the same name
-    replaced = []
-    lines = list(index._lines_from(tailer, first, replaced))
-    assert lines == first.lines and replaced == [str(path)]

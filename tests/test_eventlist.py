@@ -8,7 +8,7 @@ from conftest import write_events
 from events import created, say
 from viewer import asof
 from viewer.web.app import create_app
-from viewer.index import Library
+from viewer.library import Library
 from viewer.tailer import FileSource
 
 

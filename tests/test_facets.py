@@ -7,7 +7,7 @@ from events import calls, claude_response_line, claude_user, created, piece, res
 from viewer import facets, pictures, provenance, queries
 from viewer.exports import _selected_positions
 from viewer.filters import KINDS, EntryFilter
-from viewer.index import Library
+from viewer.library import Library
 
 
 def _walk(s, agent_ids, filters):

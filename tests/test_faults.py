@@ -12,7 +12,7 @@ import pytest
 
 from conftest import wait_for
 from events import calls, created, result, say, tool_call, user
-from viewer.index import Library
+from viewer.library import Library
 from viewer.session_viewer import load_index
 from viewer.watcher import Watcher
 

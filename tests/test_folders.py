@@ -21,7 +21,7 @@ import pytest
 from conftest import REPO, LiveServer, serve, wait_for, write_events
 from events import cut_chain, make_chain, scanned, user
 from viewer.watcher import SWEEP_EVERY
-from viewer.index import MAX_FOLDER_DEPTH
+from viewer.folders import MAX_FOLDER_DEPTH
 
 NOBODY = 65534
 

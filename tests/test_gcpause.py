@@ -3,7 +3,7 @@
 import gc
 import json
 
-from viewer.index import Library
+from viewer.library import Library
 
 
 def write(path, count, start=0):

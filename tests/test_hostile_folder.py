@@ -24,7 +24,8 @@ import pytest
 
 from conftest import SAMPLES, serve, wait_for, write_events
 from events import cut_chain, make_chain
-from viewer.index import Library, shown
+from viewer.library import Library
+from viewer.session_ids import shown
 
 NATIVE_FILES = 3000
 CLAUDE_COPIES = 10

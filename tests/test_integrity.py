@@ -7,7 +7,8 @@ import os
 
 from conftest import write_events
 from events import calls, created, result, say, user
-from viewer.index import Library, SessionIndex
+from viewer.index import SessionIndex
+from viewer.library import Library
 from viewer.session_viewer import load_index
 from viewer.tailer import FileTailer, Line
 

@@ -20,10 +20,10 @@ from conftest import REPO
 LAYERS: list[tuple[str, list[str]]] = [
     ("utilities", ["jsonio", "redact", "safe_open", "gcpause", "cursor", "problems", "positions", "incremental"]),
     ("seed rules", ["model"]),
-    ("files", ["tailer", "eventlist", "reading"]),
+    ("files", ["tailer", "whole_file", "eventlist"]),
     ("formats", ["formats"]),
-    ("index", ["index", "search_index", "facets", "usage"]),
-    ("library", ["library", "session_ids", "watcher"]),
+    ("index", ["index", "search_index", "facets", "usage", "session_ids"]),
+    ("library", ["library", "folders", "reading", "watcher"]),
     ("reads", ["queries", "dialogs", "search", "provenance", "pictures", "flow", "exports", "asof", "filters"]),
     ("front ends", ["session_viewer", "web", "cli", "__main__", "__init__"]),
 ]

@@ -137,7 +137,7 @@ def test_a_delivery_quoting_part_of_its_original_is_diffed_against_that_part(tmp
 
     from conftest import SAMPLES
     from viewer import queries
-    from viewer.index import Library
+    from viewer.library import Library
 
     shutil.copytree(SAMPLES / "claude_code", tmp_path / "projects", ignore=shutil.ignore_patterns("*.py"))
     library = Library(tmp_path / "projects")

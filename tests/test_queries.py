@@ -9,7 +9,8 @@ import pytest
 from conftest import sample, write_events
 from events import calls, created, ids, piece, result, run_with_timeout, say, system, tool_call, user
 from viewer import dialogs, queries
-from viewer.index import Library, SessionIndex
+from viewer.index import SessionIndex
+from viewer.library import Library
 from viewer.session_viewer import load_index
 from viewer.tailer import FileTailer, Line
 

@@ -17,7 +17,8 @@ import pytest
 
 from conftest import REPO, serve, wait_for, write_events
 from events import claude_user, run_with_timeout, say
-from viewer.index import Library, session_id_for
+from viewer.library import Library
+from viewer.session_ids import session_id_for
 
 NOBODY = 65534
 
@@ -205,7 +206,7 @@ def test_a_sidecar_leading_to_dev_zero_is_refused_without_reading_it(tmp_path):
     write_events(subagents / "agent-f1.jsonl", [sub_agent_line("f1-1", "f1", "go")])
     script = ("import json, resource, sys\n"
               "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
-              "from viewer.index import Library\n"
+              "from viewer.library import Library\n"
               "library = Library(sys.argv[1]); library.scan()\n"
               "s = library.get('proj:s')\n"
               "print(json.dumps({'events': s.count, 'problems': [p.as_dict() for p in s.problems],\n"

@@ -9,7 +9,7 @@ from conftest import write_events
 from events import calls, created, result, say, system, tool_call, user
 from viewer import queries, search, search_index
 from viewer.filters import EntryFilter
-from viewer.index import Library
+from viewer.library import Library
 
 
 def library_of(tmp_path, **sessions) -> Library:

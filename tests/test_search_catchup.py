@@ -2,7 +2,7 @@
 
 from conftest import wait_for, write_events
 from viewer import search
-from viewer.index import Library
+from viewer.library import Library
 from viewer.watcher import Watcher
 
 

@@ -5,7 +5,7 @@ import pytest
 from conftest import write_events
 from events import calls, created, entry, piece, result, say, system, tool_call, user
 from viewer import model, search_index
-from viewer.index import Library
+from viewer.library import Library
 
 TEXTS = [
     "", "Hello, World!", "snake_case and CamelCase 42x", "tabs\tand\nnewlines\r\nand\x1cfile\x1fseparators",

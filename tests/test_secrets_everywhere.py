@@ -23,7 +23,7 @@ from conftest import serve, write_events
 from events import calls, created, entry, result, say, tool_call, user
 from viewer import exports
 from viewer.web.app import create_app
-from viewer.index import session_id_for
+from viewer.session_ids import session_id_for
 from viewer.redact import masking
 
 PEM_BODY = "MIIEowIBAAKCAQEA0Z3VS5JJcds3xfnygWyF8PbnGy0AHB7MhgHcTz6sE2I2yPB"

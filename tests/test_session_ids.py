@@ -17,7 +17,8 @@ import pytest
 from conftest import serve, wait_for, write_events
 from events import claude_user, say, scanned, user
 from viewer.exports import FORMATS
-from viewer.index import Library, session_id_for
+from viewer.library import Library
+from viewer.session_ids import session_id_for
 
 SHARED_LINKS = {  # ids as they were before: they must not change
     "example1_jack_and_jill.jsonl": "example1_jack_and_jill",
@@ -194,3 +195,14 @@ def test_a_claude_code_project_folder_that_is_not_utf8_is_served(tmp_path):
                     f"/api/sessions/{row['id']}/agents/main"):
             assert client.get(url).status_code == 200, url
     assert "proj\\xff" in client.get("/").get_data(as_text=True)
+
+
+def test_session_ids_are_one_url_segment_and_distinct():
+    ids = {p: session_id_for(p) for p in ["a.jsonl", "team/a.jsonl", "team:a.jsonl", "team~2Fa.jsonl",
+                                          "a b.jsonl", "é.jsonl", "..jsonl", "a.jsonl.gz"]}
+    assert ids["a.jsonl"] == "a"
+    assert ids["team/a.jsonl"] == "team:a"
+    assert len(set(ids.values())) == len(ids)
+    for sid in ids.values():
+        assert "/" not in sid and "?" not in sid and "#" not in sid and " " not in sid
+        assert sid not in (".", "..", "")

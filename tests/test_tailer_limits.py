@@ -18,8 +18,9 @@ from events import created, say
 from conftest import write_events
 from viewer import tailer
 from viewer.formats.ai_agent import SnapshotReader
-from viewer.index import Library
-from viewer.tailer import FileTailer, GzipReader, Limits
+from viewer.library import Library
+from viewer.tailer import FileTailer, Limits
+from viewer.whole_file import GzipReader
 
 KB, MB = 1024, 1024 * 1024
 

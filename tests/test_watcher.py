@@ -5,7 +5,7 @@ import os
 import pytest
 
 from conftest import wait_for, write_events
-from viewer.index import Library
+from viewer.library import Library
 from viewer.watcher import Watcher
 
 

@@ -10,7 +10,7 @@ import urllib.request
 
 from conftest import serve, wait_for, write_events
 from events import cut_chain, make_chain
-from viewer.index import Library
+from viewer.library import Library
 from viewer.watcher import Watcher
 
 LINE = ('{"message_id": "a%07d", "event_type": "transcript_entry", "agent_id": "agent_a", "role": "assistant", '

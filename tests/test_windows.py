@@ -9,7 +9,7 @@ from events import calls, claude_response_line, claude_user, created, result, sa
 from viewer import dialogs, queries
 from viewer.formats import usage
 from viewer.filters import EntryFilter
-from viewer.index import Library
+from viewer.library import Library
 
 EVENTS = [
     created("c1", "a"), created("c2", "b", cause=None), created("c3", "c"),

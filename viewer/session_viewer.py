@@ -5,7 +5,10 @@ from __future__ import annotations
 import os
 
 from . import dialogs, queries
-from .index import Library, SessionIndex, reader_for, session_id_for
+from .index import SessionIndex
+from .library import Library
+from .reading import reader_for
+from .session_ids import session_id_for
 from .model import Event
 
 

@@ -1,4 +1,4 @@
-"""Read session files: follow an append-only file by byte offset, or read a gzip file whole.
+"""Read session files of lines: follow an append-only file by byte offset (whole-file readers: whole_file).
 
 Every file is opened through `safe_open.open_regular` (never blocks, regular files only, inside the
 folder). What a file may cost is bounded (`Limits`): a line longer than `max_line_bytes` is skipped
@@ -15,10 +15,9 @@ import time
 import weakref
 import zlib
 from collections import OrderedDict
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from .safe_open import open_regular, open_regular_file
+from .safe_open import open_regular
 
 try:
     import resource
@@ -53,7 +52,7 @@ def set_limits(limits: Limits) -> None:
     LIMITS = limits
 
 
-def _size(n: int) -> str:
+def size_text(n: int) -> str:
     return f"{n / MB:.1f} MB" if n >= MB else f"{n:,} bytes"
 
 
@@ -226,7 +225,7 @@ class FileSource:
                 self._close()
 
 
-class _LineCutter:
+class LineCutter:
     """Cuts a stream of bytes into lines, with bounded memory whatever the stream holds.
 
     Only lines ending in ``\\n`` are returned: the bytes of a line still open wait in `partial`
@@ -300,8 +299,8 @@ class _LineCutter:
             if stop > start:  # the line [start, stop): not blank
                 number = ended + 1
                 if stop - start > self.max_line:
-                    problems.append(("line_too_long", number, f"a line of {_size(stop - start)} skipped "
-                                                              f"(limit {_size(self.max_line)}, --max-line-bytes)"))
+                    problems.append(("line_too_long", number, f"a line of {size_text(stop - start)} skipped "
+                                                              f"(limit {size_text(self.max_line)}, --max-line-bytes)"))
                 elif self.offsets:
                     lines.append(Line(number, data[start:stop], self.start + start))
                 else:
@@ -318,7 +317,7 @@ class _LineCutter:
             return
         self.partial = bytearray()
         self.skipping = True
-        problems.append(("line_too_long", self.number + 1, f"a line longer than {_size(self.max_line)} skipped "
+        problems.append(("line_too_long", self.number + 1, f"a line longer than {size_text(self.max_line)} skipped "
                                                            f"(--max-line-bytes); the lines after it are read"))
 
     def finish(self, lines: list[Line]) -> None:
@@ -335,7 +334,7 @@ _NEWLINES = re.compile(rb"\n+")
 class FileTailer:
     """Reads what was appended to a file since the last call.
 
-    Only complete lines are returned (see `_LineCutter`). A file that shrank below what was read,
+    Only complete lines are returned (see `LineCutter`). A file that shrank below what was read,
     whose inode changed, or whose bytes just before the read position are no longer those read (a
     CRC-32 of up to FINGERPRINT_BYTES of them, checked whenever the file grew or its mtime moved: a
     rewrite with more bytes is not an append) is read again from the start (`restarted`). An idle
@@ -348,7 +347,7 @@ class FileTailer:
         self.limit = limit  # at most about this many bytes per read (None: all there is)
         self.inside = inside
         self.limits = limits or LIMITS
-        self._lines = _LineCutter(self.limits.max_line_bytes, offsets=True)
+        self._lines = LineCutter(self.limits.max_line_bytes, offsets=True)
         self._source: FileSource | None = None  # the file being read, while it is the file at `path`
         self._mtime_ns = 0
         self._checked_ns = 0  # when the bytes were last read or checked
@@ -434,7 +433,7 @@ class FileTailer:
         fresh = FileSource(self._path, self.inside)
         if self._source is not None:
             self._source.retire()  # events still pointing into it show "changed on disk", never other bytes
-            self._lines = _LineCutter(self.limits.max_line_bytes, offsets=True)
+            self._lines = LineCutter(self.limits.max_line_bytes, offsets=True)
             self._fingerprint = None
             result.restarted = True
         self._source = fresh
@@ -461,107 +460,3 @@ class FileTailer:
         self._fingerprint = (start, crc)
         self._source.size = position
         self._source.check = (start, position, crc)
-
-
-class WholeFileReader:
-    """Base of the readers that read a file whole, again whenever it changes (a new inode, size or mtime)."""
-
-    def __init__(self, path: str | os.PathLike, inside: str | None = None, limits: Limits | None = None):
-        self.path = os.fspath(path)
-        self.inside = inside
-        self.limits = limits or LIMITS
-        self._stamp: tuple[int, int, int, int] | None = None
-
-    def _open_if_changed(self, result: TailResult):
-        """The file, open, when it changed since the last read (noted in `result`); else None."""
-        try:
-            f = open_regular_file(self.path, self.inside)
-        except FileNotFoundError:
-            return None
-        st = os.fstat(f.fileno())
-        stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-        result.modified_at = st.st_mtime
-        if stamp == self._stamp:
-            f.close()
-            return None
-        result.restarted = self._stamp is not None
-        self._stamp = stamp
-        return f
-
-
-class GzipReader(WholeFileReader):
-    """Reads a ``.jsonl.gz`` file whole: compressed files are read, not tailed.
-
-    It is inflated a chunk at a time and cut into lines as it goes: an over-long line is skipped
-    without being held, and reading stops (`too_large`) once more than `max_file_bytes` were inflated,
-    so the lines kept never exceed that. A truncated or corrupt stream keeps every complete line
-    before the fault and says why.
-    """
-
-    def read(self) -> TailResult:
-        result = TailResult()
-        if (f := self._open_if_changed(result)) is None:
-            return result
-        cutter = _LineCutter(self.limits.max_line_bytes, offsets=False)
-        cap = self.limits.max_file_bytes
-        with f:
-            try:
-                for chunk in _gunzip(f):
-                    if cutter.position + len(chunk) > cap:
-                        cutter.feed(chunk[: cap - cutter.position], result.lines, result.problems)
-                        result.problems.append(("too_large", None, f"inflates to more than {_size(cap)} "
-                                                f"(--max-file-bytes): read up to line {cutter.number}"))
-                        return result
-                    cutter.feed(chunk, result.lines, result.problems)
-            except (EOFError, zlib.error) as exc:
-                result.error = f"gzip stream unreadable after line {cutter.number}: {exc}"
-                return result
-            cutter.finish(result.lines)
-        return result
-
-
-def _gunzip(f, out_chunk: int = READ_CHUNK) -> Iterator[bytes]:
-    """Inflated chunks (each at most `out_chunk` bytes) of a gzip file, all its members; a cut-off stream
-    yields all it can, then raises."""
-    decompressor, fed = zlib.decompressobj(wbits=31), False
-    while compressed := f.read(1024 * 1024):
-        while compressed:
-            fed = True
-            yield from _inflate(decompressor, compressed, out_chunk)
-            if not decompressor.eof:
-                break
-            compressed = decompressor.unused_data  # the next member, if any
-            decompressor, fed = zlib.decompressobj(wbits=31), False
-    if fed:
-        yield decompressor.flush()
-        raise EOFError("the file ends before the end of its compressed stream")
-
-
-def _inflate(decompressor, data: bytes, out_chunk: int) -> Iterator[bytes]:
-    """All that `data` inflates to, at most `out_chunk` bytes at a time: a bomb is never inflated whole."""
-    while True:
-        out = decompressor.decompress(data, out_chunk)
-        if out:
-            yield out
-        data = decompressor.unconsumed_tail
-        if decompressor.eof or (not data and len(out) < out_chunk):
-            return
-
-
-def read_document(f, limits: Limits, result: TailResult) -> bytes | None:
-    """A whole JSON document (inflated if it is gzip) from an open file; None, with `too_large` noted, when
-    parsing it would cost more than `max_file_bytes`: its bytes plus about 100 bytes per object or array
-    in it (what a parsed `{}` costs), counted as it is read, so a bomb stops early. Raises EOFError or
-    zlib.error for a broken gzip stream."""
-    cap = limits.max_file_bytes
-    gzipped = f.read(2) == b"\x1f\x8b"
-    f.seek(0)
-    data, cost = bytearray(), 0
-    for chunk in _gunzip(f) if gzipped else iter(lambda: f.read(READ_CHUNK), b""):
-        cost += len(chunk) + 100 * (chunk.count(b"{") + chunk.count(b"["))
-        if cost > cap:
-            result.problems.append(("too_large", None, f"a document that would take more than {_size(cap)} "
-                                                       f"parsed (--max-file-bytes): not read"))
-            return None
-        data += chunk
-    return bytes(data)

@@ -14,7 +14,7 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver, EventEmitter
 from watchdog.observers.polling import PollingObserver
 
-from .index import Library
+from .library import Library
 
 log = logging.getLogger(__name__)
 # watchdog warns "Callback with id ... already exists" each time it re-walks a folder tree growing under it,

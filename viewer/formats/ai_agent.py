@@ -15,7 +15,8 @@ import orjson
 
 from .. import jsonio, model
 from ..model import Event
-from ..tailer import Line, TailResult, WholeFileReader, read_document
+from ..tailer import Line, TailResult
+from ..whole_file import WholeFileReader, read_document
 from . import agent_created, as_dict, tool_call
 
 SUFFIXES = (".json", ".json.gz")

@@ -14,7 +14,7 @@ from pathlib import Path
 from flask import Flask, request
 
 from .. import jsonio, provenance
-from ..index import Library
+from ..library import Library
 from ..watcher import Watcher
 from . import api, asof, exports, hooks, pages, pictures, search_views, security
 from .endpoints import LIVE_ENDPOINTS

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from flask import current_app
 
-from ..index import Library
+from ..library import Library
 from ..watcher import Watcher
 
 KEY = "agentview"  # app.extensions[KEY]; tests read it too

@@ -1,0 +1,67 @@
+"""Recognizing a file: whether it is a session file, its format by its content, and the other files of its session.
+
+The Library asks here; it knows no single format by name.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+from . import (AI_AGENT, CLAUDE_CODE, NATIVE, UNRECOGNIZED, Format, ai_agent, claude_code_layout, detect_record,
+               first_record)
+
+SESSION_SUFFIX = ".jsonl"
+GZIP_SUFFIX = ".jsonl.gz"  # read whole, not tailed
+
+
+def is_session_file(path: str) -> bool:
+    """Whether a file is read as a session, by its name (hidden files are not)."""
+    return ((path.endswith((SESSION_SUFFIX, GZIP_SUFFIX)) or ai_agent.is_snapshot_name(path))
+            and not os.path.basename(path).startswith("."))
+
+
+def is_document(path: str) -> bool:
+    """Whether a session file is one JSON document, read whole (an ai-agent snapshot), not a file of lines."""
+    return ai_agent.is_snapshot_name(path)
+
+
+def document_name(path: str) -> str:
+    """The name a document's session goes by: its file's name without its suffix (as on disk, not printable)."""
+    return os.path.basename(path).removesuffix(".gz").removesuffix(".json")
+
+
+def classify(path: str, inside: str | None) -> tuple[Format, str, dict | None]:
+    """A file's format by its content, the reason when none fits, and its group when it is one file of several.
+
+    `inside`: the folder the file must lie in (safe_open); a file that may not or cannot be read raises."""
+    if ai_agent.is_snapshot_name(path):
+        record, why = ai_agent.read_record(path, inside)
+        if isinstance(record, dict) and AI_AGENT.looks_like(record):
+            return AI_AGENT, "", None
+        return UNRECOGNIZED, why or "a JSON document without an opTree", None
+    if path.endswith(GZIP_SUFFIX):
+        return NATIVE, "", None
+    record, why = first_record(path, inside)
+    if record is None:
+        if why == "empty":
+            return NATIVE, "empty", None
+        return UNRECOGNIZED, why, None
+    fmt, reason = detect_record(record)
+    if fmt is None:
+        return UNRECOGNIZED, reason, None
+    if fmt.member_of is not None:
+        return fmt, "", fmt.member_of(path, record)
+    return fmt, "", None
+
+
+_LAYOUTS = {CLAUDE_CODE: claude_code_layout}  # formats whose sessions span files laid out beside the main one
+
+
+def companions(fmt: Format, main: str, inside: str | None) -> tuple[list[str], Iterator[str]]:
+    """Where the other files of the multi-file session whose main file is `main` lie: folders to walk, then
+    files to read (looked for lazily, once the folders are walked)."""
+    layout = _LAYOUTS.get(fmt)
+    if layout is None:
+        return [], iter(())
+    return layout.folders_of(main), layout.files_beside(main, inside)

@@ -1,0 +1,461 @@
+"""The Library: every session below a folder, keyed by its stable id, kept in step with the files.
+
+It decides which file is which session (ids, multi-file groups, renames, files it may not read); reading
+bytes is the readers' job (reading), recognizing a file the formats' (formats.detect), and indexing
+one session's events SessionIndex's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import stat
+
+from . import formats, gcpause
+from .folders import Folders
+from .formats import detect
+from .formats.detect import GZIP_SUFFIX, SESSION_SUFFIX
+from .index import SessionIndex
+from .problems import Problem
+from .reading import lines_from, read_some, reader_for
+from .safe_open import open_regular
+from .session_ids import GROUP_MARK, group_id_for, session_id_for, session_name, shown
+from .tailer import BATCH_BYTES, FileTailer
+from .whole_file import GzipReader
+
+log = logging.getLogger(__name__)
+
+
+def _something_at(path: str) -> bool:
+    """Whether anything but a folder is at `path` (a symlink leading nowhere is nothing)."""
+    try:
+        return not stat.S_ISDIR(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def _refused_path(error: OSError, default: str | None) -> str | None:
+    """The path of the file a refusal (RefusedFile, PermissionError) is about."""
+    path = getattr(error, "path", None) or error.filename
+    return os.path.abspath(os.fsdecode(path)) if isinstance(path, (str, bytes)) else default
+
+
+class Library(Folders):
+    """Every session below a folder, keyed by its stable id.
+
+    Only regular files inside the folder are read, checked on the descriptor opened (safe_open): a
+    FIFO, a device, a file a symlink leads to outside the folder (unless `follow_symlinks` is set)
+    or one this user may not read is listed with a problem and 0 events, and never read. What stops
+    a folder being read (permission, depth) is listed in `problems`, not silently left out (see Folders).
+    """
+
+    def __init__(self, root: str | os.PathLike, follow_symlinks: bool = False):
+        super().__init__(root, follow_symlinks)
+        self.sessions: dict[str, SessionIndex] = {}
+        self.aliases: dict[str, str] = {}  # id of a renamed session -> its id now
+        self._tailers: dict[str, FileTailer | GzipReader] = {}
+        self._by_path: dict[str, SessionIndex] = {}
+        self._groups: dict[tuple[str, str], SessionIndex] = {}  # (folder, session id) -> a multi-file session
+        self._deferred: set[tuple[str, str]] | None = None  # groups to read once a scan has found all their files
+        # id -> epoch of the session just dropped under it (refused, or readable again): its successor's is later
+        self._replaced_epochs: dict[str, int] = {}
+        # How many BATCH_BYTES slices one refresh reads of a file (None: to its end). The watcher sets 1 so one big
+        # file never holds up the others; the files left unfinished wait in `unfinished` for their next turn.
+        self.slices_per_read: int | None = None
+        self.unfinished: set[str] = set()
+
+    def scan(self, folder: str | None = None) -> None:
+        """Read every session file below a folder (idempotent: known files are tailed)."""
+        with self._groups_read_after():
+            for path in self._session_files(folder):
+                try:
+                    self.refresh(path)
+                except Exception:  # one unreadable file must not hide the others
+                    log.exception("could not read %s", path)
+
+    @contextlib.contextmanager
+    def _groups_read_after(self):
+        """The groups whose files are found meanwhile are read once all are known (together, merged by time),
+        when the outermost of these ends (a scan, or a file opened with the other files of its session)."""
+        outer = self._deferred is None
+        if outer:
+            self._deferred = set()
+        try:
+            yield
+        finally:
+            if outer:
+                deferred, self._deferred = self._deferred, None
+                for key in sorted(deferred):
+                    if key in self._groups:  # gone if its only file could not be read
+                        self._read_group(self._groups[key])
+
+    def refresh(self, path: str) -> None:
+        """Ingest whatever was appended to one file since the last call.
+
+        A file that may not or cannot be read is listed with a problem instead (see `_refuse`), until it
+        goes away or can be read: then it is read like any other.
+        """
+        path = os.path.abspath(path)
+        if not self.is_session_file(path):
+            return
+        if not _something_at(path):
+            self.forget(path)
+            return
+        try:
+            self._refresh(path)
+        except formats.NOT_READABLE as error:
+            self._refuse(_refused_path(error, path), error)
+        except FileNotFoundError:  # gone while it was looked at
+            self.forget(path)
+
+    def _refresh(self, path: str) -> None:
+        session = self._by_path.get(path)
+        if session is not None and session.format is formats.NOT_READ:  # listed unread: readable now?
+            os.close(open_regular(path, self.inside))  # raises while it is not
+            self._drop(path, session, session.id)
+            session = None
+        if session is not None and session.members:
+            self._read_group(session)
+            return
+        if session is not None and session.count == 0 and (
+                not session.format_settled or session.format is formats.UNRECOGNIZED):
+            fmt, _, group = detect.classify(path, self.inside)
+            if fmt is not session.format or group is not None:  # its first line arrived: now we can tell
+                self.forget(path)
+                session = None
+        new = session is None
+        if new:
+            fmt, reason, group = detect.classify(path, self.inside)
+            if group is not None:
+                self._join_group(path, fmt, group)
+                return
+            session = self._session_of(path)
+            session.format, session.format_reason = fmt, reason
+            session.format_settled = reason != "empty"
+            session.make_normalizer = fmt.normalizer
+            session._clear()
+            self._tailers[path] = reader_for(path, BATCH_BYTES, inside=self.inside)
+        tailer = self._tailers[path]
+        changed = False
+        slices = self.slices_per_read
+        while True:  # a big file in batches of BATCH_BYTES: the lines read wait in memory one batch at a time
+            result = tailer.read()
+            if result.restarted:
+                session.restart()
+            if result.lines and session.format is formats.UNRECOGNIZED and detect.is_document(path):
+                pass  # a JSON document of no known shape: listed with the reason, not read as lines
+            elif result.lines and session.make_normalizer is not None:
+                session.ingest_records([({"rel": session.relpath}, result.lines)])
+            elif result.lines:
+                session.ingest(result.lines, result.source)
+            if result.error:
+                session.file_problem(result.error)
+            session.reader_problems(result.problems)
+            changed = changed or bool(result.lines or result.restarted or result.error or result.problems)
+            if not result.more:
+                break
+            if slices is not None:
+                slices -= 1
+                if slices <= 0:  # the rest of a big file waits its turn: other files are read meanwhile
+                    with self.lock:
+                        self.unfinished.add(path)
+                    break
+            del result  # its lines are indexed: free them before reading the next batch
+        if changed or new:
+            session.updated_at = result.modified_at
+            if new:  # listed once read: nobody sees it empty while its lines are on their way
+                self._list(path, session)
+            else:
+                with self.lock:
+                    self.version += 1
+
+    def _session_of(self, path: str) -> SessionIndex:
+        """A new, empty index of the session file at `path`."""
+        relpath = self.relpath(path)
+        session = SessionIndex(session_id_for(relpath), path, relpath)
+        if detect.is_document(path):
+            session.name = shown(detect.document_name(path))
+        return session
+
+    def _list(self, path: str, session: SessionIndex) -> None:
+        self._continue_epoch(session)
+        with self.lock:
+            self._by_path[path] = session
+            self._settle_group_at(path)  # a group named like this file gives way
+            self.sessions[session.id] = session
+            self.aliases.pop(session.id, None)
+            self.version += 1
+
+    def _continue_epoch(self, session: SessionIndex) -> None:
+        """A session listed in place of one dropped under its id starts a later epoch: a page polling with
+        the dropped one's cursor reloads instead of taking the new events for more of the old ones."""
+        dropped = self._replaced_epochs.pop(session.id, None)
+        if dropped is not None and session.epoch <= dropped:
+            with session.lock:
+                session.epoch = dropped + 1
+
+    def _drop(self, path: str, listed: SessionIndex | None, successor_id: str) -> None:
+        """Forget what is listed at `path`, to list the file there now (refused, or readable again) under
+        `successor_id`: under the same id, it starts a later epoch than the one dropped (see `_continue_epoch`)."""
+        if listed is not None and listed.id == successor_id:
+            self._replaced_epochs[successor_id] = listed.epoch
+        self.forget(path)
+
+    def _refuse(self, path: str, error: OSError) -> None:
+        """List a file that may not or cannot be read (a FIFO, a device, a symlink out of the folder, permission
+        denied): 0 events and one problem saying what it is. What was read of it before is no longer shown."""
+        kind, detail = formats.refusal(error)
+        listed = self._by_path.get(path)
+        if (listed is not None and listed.format is formats.NOT_READ
+                and listed.problems == [Problem(kind, None, detail)]):
+            return  # refused as before: nothing changed
+        log.debug("not reading %s: %s", path, detail)  # shown on the sessions list and its problems page
+        session = self._session_of(path)
+        self._drop(path, listed, session.id)
+        session.format, session.format_reason = formats.NOT_READ, detail
+        session.file_problem(detail, kind)
+        self._list(path, session)
+
+    def _join_group(self, path: str, fmt: formats.Format, member: dict) -> None:
+        """One file of a multi-file session (Claude Code: main file, sub-agent files)."""
+        key = (member["folder"], member["session"])
+        session = self._groups.get(key)
+        if session is None:
+            main = os.path.join(member["folder"], member["session"] + SESSION_SUFFIX)
+            with self.lock:
+                session_id = self._group_id(key)
+            session = SessionIndex(session_id, main, self.relpath(main))
+            session.format = fmt
+            project = self.relpath(member["folder"])  # `serve` one project folder: name it, not "."
+            session.project = shown(os.path.basename(member["folder"]) if project == "." else project)
+            session.name = shown(member["session"])
+            session.make_normalizer = fmt.normalizer
+            session._clear()
+            self._groups[key] = session
+        member = {**member, "rel": shown(self.relpath(path)), "path": path, "inside": self.inside}
+        with session.lock:
+            session.members[path] = member
+        self._by_path[path] = session
+        self._tailers[path] = reader_for(path, inside=self.inside)
+        if self._deferred is not None:
+            self._deferred.add(key)
+        else:
+            self._read_group(session)
+
+    def _group_id(self, key: tuple[str, str]) -> str:
+        """A group's id (caller holds the lock): its main file's, marked when a session of one file that
+        is not in the group has that id (a native file named after a Claude Code sessionId)."""
+        folder, name = key
+        sid = group_id_for(self.relpath(folder), name)
+        holder = self._by_path.get(os.path.join(folder, name + SESSION_SUFFIX))
+        taken = holder is not None and not holder.members and holder.id == sid
+        return sid + GROUP_MARK if taken else sid
+
+    def _settle_group_at(self, path: str) -> None:
+        """A session of one file came or went at `path` (caller holds the lock): the group whose main file
+        that path names takes the id it has now. Its id depends on what is in the folder, not on the order
+        files were found in."""
+        if not self._groups or not path.endswith(SESSION_SUFFIX):
+            return
+        key = (os.path.dirname(path), os.path.basename(path)[: -len(SESSION_SUFFIX)])
+        group = self._groups.get(key)
+        if group is not None:
+            self._rename(group, self._group_id(key))
+
+    def _rename(self, session: SessionIndex, new_id: str) -> None:
+        """Give a session a new id (caller holds the lock); links to the old one follow it (see `resolve`)."""
+        old_id = session.id
+        if old_id == new_id:
+            return
+        with session.lock:
+            session.id = new_id
+        if self.sessions.get(old_id) is session:
+            del self.sessions[old_id]
+            self.sessions[new_id] = session
+            self.aliases.pop(new_id, None)
+            self.aliases[old_id] = new_id
+        self.version += 1
+
+    def _read_group(self, session: SessionIndex) -> None:
+        """Read what was appended to any file of a multi-file session; all again when one was replaced.
+
+        A file of it that may not or cannot be read (now) leaves the session, which is read again without
+        it, and is listed on its own with the problem."""
+        try:
+            self._read_group_files(session)
+        except formats.NOT_READABLE as error:
+            path = _refused_path(error, None)
+            if path not in session.members:
+                raise
+            self._refuse(path, error)
+
+    def _read_group_files(self, session: SessionIndex) -> None:
+        """The files are merged as they are read, GROUP_BATCH_BYTES of each at a time: a big group is never
+        in memory whole."""
+        paths = list(session.members)
+        results = [read_some(self._tailers[p]) for p in paths]
+        replaced: list[str] = []  # files replaced before or while they were read: the group is read again
+        problems = [problem for r in results for problem in r.problems]
+        if not any(r.restarted for r in results):
+            batches = [(session.members[p], lines_from(self._tailers[p], r, replaced, problems))
+                       for p, r in zip(paths, results) if r.lines]
+            if batches:
+                session.ingest_records(batches)
+        if replaced or any(r.restarted for r in results):
+            session.restart()
+            for p in paths:
+                self._tailers[p] = reader_for(p, inside=self.inside)
+            self._read_group_files(session)  # fresh readers start at 0: they do not report a restart
+            return
+        for r in results:
+            if r.error:
+                session.file_problem(r.error)
+        session.reader_problems(problems)
+        stamps = [r.modified_at for r in results if r.modified_at is not None]
+        listed = session.id in self.sessions
+        if batches or not listed:
+            if stamps:
+                session.updated_at = max(stamps)
+            if not listed:
+                self._continue_epoch(session)
+            with self.lock:
+                if not listed:
+                    self.sessions[session.id] = session
+                    self.aliases.pop(session.id, None)
+                self.version += 1
+
+    def open_file(self, path: str) -> SessionIndex | None:
+        """One session file read whole, with the other files of its session (Claude Code sub-agents)."""
+        path = os.path.abspath(path)
+        with self._groups_read_after():
+            self.refresh(path)
+            session = self._by_path.get(path)
+            if session is not None and session.members and session.path == path:
+                folders, files = detect.companions(session.format, path, self.inside)
+                for folder in folders:
+                    self.scan(folder)
+                for beside in files:
+                    self.refresh(beside)
+        return self._by_path.get(path)
+
+    def move(self, source: str, destination: str) -> None:
+        """A session file was renamed: keep its index and its reading position under the new name.
+
+        Links to the old id keep working (see `resolve`). Renamed to something that is not a
+        session file, it is forgotten; a file renamed over a session replaces it.
+        """
+        source, destination = os.path.abspath(source), os.path.abspath(destination)
+        session = self._by_path.get(source)
+        if session is not None and session.members:  # one file of several: read the group again
+            self.forget(source)
+            self.refresh(destination)
+            return
+        if (session is None or session.format is formats.NOT_READ or not self.is_session_file(destination)
+                or source.endswith(GZIP_SUFFIX) != destination.endswith(GZIP_SUFFIX)):  # NOT_READ: nothing to keep
+            self.forget(source)
+            self.refresh(destination)
+            return
+        if destination in self._by_path:
+            self.forget(destination)
+        relpath = self.relpath(destination)
+        with self.lock, session.lock:
+            old_id = session.id
+            del self._by_path[source], self.sessions[old_id]
+            tailer = self._tailers.pop(source)
+            tailer.path = destination
+            session.id, session.path, session.relpath = session_id_for(relpath), destination, shown(relpath)
+            session.name = session_name(relpath)
+            self._by_path[destination], self._tailers[destination] = session, tailer
+            self._settle_group_at(source)
+            self._settle_group_at(destination)
+            self.sessions[session.id] = session
+            self.aliases.pop(session.id, None)
+            if old_id != session.id:
+                self.aliases[old_id] = session.id
+            self.version += 1
+        self.refresh(destination)
+
+    def forget(self, path: str) -> None:
+        path = os.path.abspath(path)
+        with self.lock:
+            session = self._by_path.pop(path, None)
+            self._tailers.pop(path, None)
+            if session is not None and session.members:
+                with session.lock:
+                    session.members.pop(path, None)
+                if session.members:  # the others stay: read them again without it
+                    session.restart()
+                    for p in session.members:
+                        self._tailers[p] = reader_for(p, inside=self.inside)
+                    self.version += 1
+                    regroup = session
+                else:
+                    self._groups = {k: v for k, v in self._groups.items() if v is not session}
+                    if self.sessions.get(session.id) is session:  # not a main file listed unread under its id
+                        del self.sessions[session.id]
+                    self.version += 1
+                    regroup = None
+                session = None
+            else:
+                regroup = None
+            if session is not None:
+                self.sessions.pop(session.id, None)
+                self._settle_group_at(path)  # a group named like this file may have its id back
+                self.version += 1
+                if session.count >= gcpause.FREEZE_AFTER:
+                    gcpause.forgotten()
+        if regroup is not None:
+            self._read_group(regroup)
+
+    def take_unfinished(self) -> list[str]:
+        """The files a refresh left part-read (see slices_per_read), to be read on; the set is emptied."""
+        with self.lock:
+            paths, self.unfinished = sorted(self.unfinished), set()
+        return paths
+
+    def paths_below(self, folder: str) -> list[str]:
+        prefix = os.path.join(os.path.abspath(folder), "")
+        with self.lock:
+            return [p for p in self._by_path if p.startswith(prefix)]
+
+    def forget_below(self, folder: str) -> None:
+        """A folder went away: forget every session that was inside it, and its problems."""
+        for path in self.paths_below(folder):
+            self.forget(path)
+        self._folder_gone(self.relpath(folder))
+
+    def index_step(self, budget: int = 512) -> bool:
+        """Extend one session's facets and search index by up to `budget` events (a short hold of its lock: a poll
+        waits at most that long); False when all are complete.
+
+        The ingest thread calls it while no file waits, so search indexing never delays an ingest.
+        """
+        with self.lock:
+            sessions = list(self.sessions.values())  # no order needed: every session is caught up in turn
+        for session in sessions:
+            if session.facets.indexed < session.count or session.search.indexed < session.count:
+                session.facets.catch_up(budget)
+                session.search.catch_up(budget)  # reads the events the facets just read: from the cache
+                with session.lock:
+                    session.events.forget_cached()  # kept for pages, not for the whole walk
+                return True
+        return False
+
+    def get(self, session_id: str) -> SessionIndex | None:
+        return self.sessions.get(session_id)
+
+    def resolve(self, session_id: str) -> str | None:
+        """The id a session has now, after renames; None when it is gone."""
+        with self.lock:
+            for _ in range(100):  # renamed again and again: a chain, never a loop, but bounded
+                if session_id in self.sessions:
+                    return session_id
+                session_id = self.aliases.get(session_id)
+                if session_id is None:
+                    return None
+        return None
+
+    def listing(self) -> list[SessionIndex]:
+        with self.lock:
+            return sorted(self.sessions.values(), key=lambda s: s.relpath)
