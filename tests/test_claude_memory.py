@@ -10,7 +10,7 @@ from conftest import REPO, write_events
 from events import scanned
 from viewer import index, queries, search
 from viewer.app import create_app
-from viewer.formats import usage
+from viewer import usage
 from viewer.tailer import FileTailer
 
 sys.path.insert(0, str(REPO / "benchmarks"))

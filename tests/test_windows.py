@@ -7,7 +7,7 @@ from werkzeug.datastructures import MultiDict
 from conftest import write_events
 from events import calls, claude_response_line, claude_user, created, result, say, tool_call, user
 from viewer import queries
-from viewer.formats import usage
+from viewer import usage
 from viewer.filters import EntryFilter
 from viewer.index import Library
 

@@ -7,7 +7,7 @@ from flask import Blueprint, Response, request, url_for
 from . import jsonio, provenance, queries
 from .app import state, watched_library
 from .filters import EntryFilter
-from .formats import usage
+from . import usage
 from .lookup import agent_or_404, chosen_agents, cursor_arg, flag_arg, int_arg, message_or_404, session_or_404
 from .redact import shown_json
 

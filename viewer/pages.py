@@ -11,7 +11,8 @@ from . import flow, provenance, queries, search
 from .api import as_json, folder_problems, session_row
 from .app import state, watched_library
 from .filters import KINDS, EntryFilter
-from .formats import ai_agent, usage
+from . import usage
+from .formats import ai_agent
 from .lookup import (agent_list_arg, agent_or_404, chosen_agents, cursor_arg, flag_arg, int_arg, message_or_404,
                      session_or_404)
 
@@ -185,7 +186,7 @@ def message(session_id, message_id):
 def _line_text(s, position: int) -> str | None:
     """The text of the line an event was read from, exactly as written (None: not a line of its own, e.g.
     a record a format normalized, or no longer where it was read)."""
-    if s.make_normalizer is not None:
+    if s.reads_records:
         return None
     data = s.events.line(position)
     return None if data is None else data.decode("utf-8", errors="replace")

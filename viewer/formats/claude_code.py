@@ -18,7 +18,7 @@ import orjson
 from .. import jsonio, model
 from ..model import RESPONSE_PART, SPAWN_LINK, Event
 from ..safe_open import open_regular_file
-from . import NOT_READABLE, SpawnLinks, agent_created, as_dict, content_text, refusal, tool_call
+from .base import NOT_READABLE, Normalizer, SpawnLinks, agent_created, as_dict, content_text, refusal, tool_call
 
 MAIN = "main"
 SPAWNING_TOOLS = ("Task", "Agent")
@@ -253,10 +253,11 @@ class _Response:
     spans: list = field(default_factory=list)  # where its lines are (None: a line that is not addressable)
 
 
-class ClaudeNormalizer:
+class ClaudeNormalizer(Normalizer):
     """Normalizes the records of one Claude Code session (all its files) into native events."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.created: set[str] = set()
         self.uuid_agent: dict[str, str] = {}  # line uuid -> its sidechain (inline sidechains follow parentUuid)
         self.tool_uses: dict[str, tuple[str, str, str, dict]] = {}  # toolu id -> (message id, agent, tool, input)
@@ -273,7 +274,6 @@ class ClaudeNormalizer:
         self.title: str | None = None  # custom-title > ai-title > summary > the first prompt
         self._title_rank = 9
         self.inside: str | None = None  # the folder the session's files must lie in (from its members)
-        self.problems: list[tuple[str, str]] = []  # (kind, detail) of files of the session not read: the index takes them
 
     # --- the records -----------------------------------------------------------------------------
 
