@@ -27,21 +27,6 @@ def test_scan_finds_every_jsonl_below_the_root(tmp_path):
         ("deep:er:two", "two", "deep/er/two.jsonl", 0), ("one", "one", "one.jsonl", 1)]
 
 
-def test_broken_lines_are_skipped_counted_and_never_hide_valid_ones(tmp_path):
-    path = tmp_path / "s.jsonl"
-    good = {"message_id": "m1", "event_type": "transcript_entry", "agent_id": "a", "role": "user", "content": "x"}
-    path.write_text("\n".join([
-        json.dumps(good), "{not json", "[1, 2]", "", json.dumps({**good, "message_id": "m2"}),
-        json.dumps({"event_type": "transcript_entry", "agent_id": "a"}),
-    ]) + "\n")
-    library = Library(tmp_path)
-    library.scan()
-    (session,) = library.listing()
-    assert [e["message_id"] for e in session.events] == ["m1", "m2"]
-    assert [(p.kind, p.line) for p in session.problems] == [
-        ("invalid_json", 2), ("not_an_object", 3), ("missing_message_id", 6)]
-
-
 def test_refresh_ingests_only_what_was_appended(tmp_path):
     path = write_events(tmp_path / "s.jsonl", [
         {"message_id": "m1", "event_type": "agent_created", "agent_id": "a"}])
