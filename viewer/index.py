@@ -357,7 +357,7 @@ class SessionIndex(AgentTree):
         order; source = (path, offset, length, CRC-32) of the line when it can be read again, else None (also
         when the record was read with care: orjson would read it differently); too deep: it nests deeper
         than jsonio.MAX_DEPTH (the events made of it are cut there)."""
-        time_of, parse_record = self.normalizer.time_of, self._parser.parse_record
+        time_of, parse_record = self.normalizer.time_of, self._parser.parse  # a record parser (its `records`)
         path = member.get("path")
         last = ""
         for line in lines:

@@ -1,6 +1,7 @@
-"""The native line parser: one JSONL line -> one seed-000 event (the hot path of ingest), and the record
-reader of the formats a normalizer reads. Both read a line orjson refuses the same way, so both report
-bytes that are not UTF-8 (`invalid_utf8`); legacy lines (seed 001) are made native here as they are read.
+"""The native line parser: one JSONL line -> one seed-000 event (the hot path of ingest). The records of the
+formats a normalizer reads are parsed by the same function, so a line orjson refuses is read the same way in
+every format and bytes that are not UTF-8 are reported (`invalid_utf8`) in every format. Legacy lines (seed
+001) are made native here as they are read.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ class LineParser:
     its lines are made native from then on (the index's format changes with it).
     """
 
-    __slots__ = ("report", "became_legacy", "legacy", "check_legacy")
+    __slots__ = ("report", "became_legacy", "legacy", "check_legacy", "records")
 
     def __init__(self, fmt: Format, report: Report, became_legacy: Callable[[], None]) -> None:
         self.report = report
@@ -67,11 +68,16 @@ class LineParser:
         self.legacy = legacy.LegacyNormalizer() if fmt is LEGACY else None
         # whether a line may still be legacy: until a native-only event is seen (or always, once legacy)
         self.check_legacy = fmt in (NATIVE, UNRECOGNIZED, LEGACY)
+        self.records = fmt.reads_records  # its lines are records its normalizer makes events of
 
-    def parse(self, line: Line) -> tuple[Event, bytes, tuple | None, bool] | None:
+    def parse(self, line: Line) -> tuple[Event, bytes, tuple | None, bool] | tuple[dict, bool, bool] | None:
         """The event on a line, the line's bytes (stripped), its facts (model.checked_facts; None: the index
         finds them), and whether the event is exactly those bytes parsed by orjson (else it is kept as a dict,
-        its repeated values interned); None (with exactly one problem reported) when the line is skipped."""
+        its repeated values interned); None (with exactly one problem reported) when the line is skipped.
+
+        A line of a format a normalizer reads (`records`): the record on it, whether orjson alone would read it
+        differently (jsonio.settle: exact integers, or too deep) and whether it nests deeper than
+        jsonio.MAX_DEPTH (its events are cut there)."""
         data = line.data.strip()
         if not data:  # blank lines separate nothing in JSONL; writers often leave one
             return None
@@ -86,6 +92,8 @@ class LineParser:
         if not isinstance(event, dict):
             self.report("not_an_object", line.number, f"a JSON {type(event).__name__}: {excerpt(data)}")
             return None
+        if self.records:
+            return self._record(event, data, line.number, not_utf8)
         parsed = event
         text_only = model.only_text(event)
         too_deep = False
@@ -119,27 +127,10 @@ class LineParser:
             intern_values(event)
         return event, data, facts, as_written
 
-    def parse_record(self, line: Line) -> tuple[dict, bool, bool] | None:
-        """The record on a line of a format a normalizer reads, whether orjson alone would read it differently
-        (jsonio.settle: exact integers, or too deep), and whether it nests deeper than jsonio.MAX_DEPTH;
-        None (with exactly one problem reported) when the line is skipped."""
-        data = line.data.strip()
-        if not data:
-            return None
-        text: bytes | str = data  # what orjson read
-        try:
-            record = orjson.loads(data)
-        except orjson.JSONDecodeError as exc:
-            record = self._recovered(data, line.number, exc)
-            if record is None:
-                return None
-            text = data.decode("utf-8", errors="replace")
-        if not isinstance(record, dict):
-            self.report("not_an_object", line.number, f"a JSON {type(record).__name__}: {excerpt(data)}")
-            return None
-        if text is not data:
-            self.report("invalid_utf8", line.number, "bytes that are not UTF-8 are shown as U+FFFD")
-        read, too_deep = jsonio.settle(text, record)
+    def _record(self, record: dict, data: bytes, number: int, not_utf8: bool) -> tuple[dict, bool, bool]:
+        if not_utf8:
+            self.report("invalid_utf8", number, "bytes that are not UTF-8 are shown as U+FFFD")
+        read, too_deep = jsonio.settle(data.decode("utf-8", errors="replace") if not_utf8 else data, record)
         return read, too_deep or read is not record, too_deep
 
     def _recovered(self, data: bytes, number: int, error: orjson.JSONDecodeError) -> object | None:
