@@ -198,12 +198,6 @@ class SessionIndex(AgentTree):
         """Whether its events are made by a format's normalizer from records (not native lines as written)."""
         return self.format.reads_records
 
-    def reset(self, fmt: formats.Format, format_reason: str = "") -> None:
-        """Read it again from the start as a file of another format (see `restart`)."""
-        with self.lock:
-            self._set_format(fmt, format_reason)
-            self.restart()
-
     def _clear(self) -> None:
         self.events = EventList()  # native lines as where they are in the file, read when asked for (see eventlist)
         self.line_numbers = array("q")  # per position: its line in the file (compact: 8 bytes each)
