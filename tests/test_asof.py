@@ -134,7 +134,7 @@ def test_a_copy_is_independent_of_its_original(tmp_path):
               if isinstance(value, (dict, list, set)) and vars(copy)[name] is value}
     assert shared <= set(original._SHARED_IN_COPIES)
     for position, line in enumerate(lines[200:], start=200):  # extend the copy as a snapshot would
-        copy._add(json.loads(line), position + 1)
+        copy.add(json.loads(line), position + 1)
     assert _state(original) == before and copy.count == len(lines)
 
 

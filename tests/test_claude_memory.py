@@ -7,9 +7,8 @@ import pytest
 
 from conftest import REPO, write_events
 from events import scanned
-from viewer import queries, reading, search
+from viewer import queries, reading, search, usage
 from viewer.web.app import create_app
-from viewer.formats import usage
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 

@@ -6,8 +6,7 @@ import pytest
 
 from conftest import write_events
 from events import copy_samples, scanned
-from viewer import dialogs, queries
-from viewer.formats import usage
+from viewer import dialogs, queries, usage
 
 PROJECT = "-home-dev-src-parser"
 CURRENT = f"{PROJECT}:5b1e8c2a-audit"

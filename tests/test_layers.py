@@ -22,7 +22,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("seed rules", ["model"]),
     ("files", ["tailer", "whole_file", "eventlist"]),
     ("formats", ["formats"]),
-    ("index", ["index", "search_index", "facets", "usage", "session_ids"]),
+    ("index", ["index", "agent_tree", "shared_lists", "search_index", "facets", "usage", "session_ids"]),
     ("library", ["library", "folders", "reading", "watcher"]),
     ("reads", ["queries", "dialogs", "search", "provenance", "pictures", "flow", "exports", "asof", "filters"]),
     ("front ends", ["session_viewer", "web", "cli", "__main__", "__init__"]),

@@ -6,8 +6,7 @@ from werkzeug.datastructures import MultiDict
 
 from conftest import write_events
 from events import calls, claude_response_line, claude_user, created, result, say, tool_call, user
-from viewer import dialogs, queries
-from viewer.formats import usage
+from viewer import dialogs, queries, usage
 from viewer.filters import EntryFilter
 from viewer.library import Library
 

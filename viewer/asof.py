@@ -21,7 +21,18 @@ _cache: OrderedDict[tuple, SessionIndex] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
-def snapshot(s: SessionIndex, n: int) -> SessionIndex:
+class Snapshot(SessionIndex):
+    """A session frozen right after its first `as_of` events (of `live_count` read when it was made)."""
+
+    def __init__(self, live: SessionIndex, as_of: int = 0, live_count: int = 0) -> None:
+        super().__init__(live.id, live.path, live.relpath, live.format, live.format_reason, live.name)
+        self.project, self.title, self.format_summary, self.members = (live.project, live.title,
+                                                                       live.format_summary, live.members)
+        self.as_of = as_of
+        self.live_count = live_count
+
+
+def snapshot(s: SessionIndex, n: int) -> Snapshot:
     """The session right after its first n events (n is clamped to what has been read).
 
     Built from the nearest cached snapshot before n when there is one (copied, then fed the events
@@ -45,12 +56,10 @@ def snapshot(s: SessionIndex, n: int) -> SessionIndex:
         if base is not None:
             frozen, start = base.copy(), base.as_of
         else:
-            frozen, start = SessionIndex(s.id, s.path, s.relpath), 0
-            frozen.format, frozen.format_reason, frozen.project, frozen.name = s.format, s.format_reason, s.project, s.name
-            frozen.title, frozen.format_summary, frozen.members = s.title, s.format_summary, s.members
+            frozen, start = Snapshot(s), 0
         frozen.epoch, frozen.updated_at = epoch, updated_at
         for position in range(start, n):  # the same rules as the live ingest, event by event
-            frozen._add(stored.load(position), lines[position])
+            frozen.add(stored.load(position), lines[position])
         frozen.events.share(stored, start)  # lines kept as the live session keeps them, not as parsed copies
         frozen.problems = parse_problems + [p for p in frozen.problems if not p.of_line]
         counter["added"] = n - start  # a copy adds a few big containers; only a replay adds objects by the million

@@ -15,6 +15,7 @@ import stat
 from . import formats, gcpause
 from .folders import Folders
 from .formats import detect
+from .formats.base import refusal
 from .formats.detect import GZIP_SUFFIX, SESSION_SUFFIX
 from .index import SessionIndex
 from .problems import Problem
@@ -130,11 +131,7 @@ class Library(Folders):
             if group is not None:
                 self._join_group(path, fmt, group)
                 return
-            session = self._session_of(path)
-            session.format, session.format_reason = fmt, reason
-            session.format_settled = reason != "empty"
-            session.make_normalizer = fmt.normalizer
-            session._clear()
+            session = self._session_of(path, fmt, reason)
             self._tailers[path] = reader_for(path, BATCH_BYTES, inside=self.inside)
         tailer = self._tailers[path]
         changed = False
@@ -145,7 +142,7 @@ class Library(Folders):
                 session.restart()
             if result.lines and session.format is formats.UNRECOGNIZED and detect.is_document(path):
                 pass  # a JSON document of no known shape: listed with the reason, not read as lines
-            elif result.lines and session.make_normalizer is not None:
+            elif result.lines and session.reads_records:
                 session.ingest_records([({"rel": session.relpath}, result.lines)])
             elif result.lines:
                 session.ingest(result.lines, result.source)
@@ -170,13 +167,11 @@ class Library(Folders):
                 with self.lock:
                     self.version += 1
 
-    def _session_of(self, path: str) -> SessionIndex:
-        """A new, empty index of the session file at `path`."""
+    def _session_of(self, path: str, fmt: formats.Format = formats.NATIVE, reason: str = "") -> SessionIndex:
+        """A new, empty index of the session file at `path`, of the format its content shows."""
         relpath = self.relpath(path)
-        session = SessionIndex(session_id_for(relpath), path, relpath)
-        if detect.is_document(path):
-            session.name = shown(detect.document_name(path))
-        return session
+        name = shown(detect.document_name(path)) if detect.is_document(path) else None
+        return SessionIndex(session_id_for(relpath), path, relpath, fmt, reason, name)
 
     def _list(self, path: str, session: SessionIndex) -> None:
         self._continue_epoch(session)
@@ -205,15 +200,14 @@ class Library(Folders):
     def _refuse(self, path: str, error: OSError) -> None:
         """List a file that may not or cannot be read (a FIFO, a device, a symlink out of the folder, permission
         denied): 0 events and one problem saying what it is. What was read of it before is no longer shown."""
-        kind, detail = formats.refusal(error)
+        kind, detail = refusal(error)
         listed = self._by_path.get(path)
         if (listed is not None and listed.format is formats.NOT_READ
                 and listed.problems == [Problem(kind, None, detail)]):
             return  # refused as before: nothing changed
         log.debug("not reading %s: %s", path, detail)  # shown on the sessions list and its problems page
-        session = self._session_of(path)
+        session = self._session_of(path, formats.NOT_READ, detail)
         self._drop(path, listed, session.id)
-        session.format, session.format_reason = formats.NOT_READ, detail
         session.file_problem(detail, kind)
         self._list(path, session)
 
@@ -225,13 +219,9 @@ class Library(Folders):
             main = os.path.join(member["folder"], member["session"] + SESSION_SUFFIX)
             with self.lock:
                 session_id = self._group_id(key)
-            session = SessionIndex(session_id, main, self.relpath(main))
-            session.format = fmt
+            session = SessionIndex(session_id, main, self.relpath(main), fmt, name=shown(member["session"]))
             project = self.relpath(member["folder"])  # `serve` one project folder: name it, not "."
             session.project = shown(os.path.basename(member["folder"]) if project == "." else project)
-            session.name = shown(member["session"])
-            session.make_normalizer = fmt.normalizer
-            session._clear()
             self._groups[key] = session
         member = {**member, "rel": shown(self.relpath(path)), "path": path, "inside": self.inside}
         with session.lock:

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from .. import jsonio, model
-from ..safe_open import RefusedFile, open_regular_file
+from ..safe_open import open_regular_file
+from . import ai_agent, claude_code, legacy, weakincentives
+from .base import NOT_READABLE
 
 
 @dataclass(frozen=True)
@@ -25,99 +26,23 @@ class Format:
     hides: frozenset = field(default_factory=frozenset)  # controls that do not apply
     # Whether a file's first record is of this format.
     looks_like: Callable[[dict], bool] | None = field(default=None, compare=False, repr=False)
-    # A fresh normalizer for a session's records (feed(record, line, member) -> events, flush() -> events).
+    # A fresh normalizer (a base.Normalizer) for a session's records; None: its files are read line by line.
     normalizer: Callable | None = field(default=None, compare=False, repr=False)
     # For formats whose sessions span several files: which session (and which part of it) a file is.
     member_of: Callable[[str, dict], dict] | None = field(default=None, compare=False, repr=False)
+    # Whether its events may carry the keys only the viewer's own normalizers add (an entry's `model`, a
+    # creation's `inferred` and "in progress" marker, response parts, spawn links): the index reads them. A
+    # native seed-000 writer's keys of those names are not the viewer's, so NATIVE says False.
+    adds_keys: bool = True
+
+    @property
+    def reads_records(self) -> bool:
+        """Whether its files are read as records a normalizer turns into events (not as native lines)."""
+        return self.normalizer is not None
 
 
-# --- files the viewer may not or cannot read: listed with a problem, never read ---
-
-NOT_READABLE = (RefusedFile, PermissionError)  # what safe_open and the readers raise for such a file
-
-
-def refusal(error: OSError) -> tuple[str, str]:
-    """The problem kind and detail of a file that may not (RefusedFile) or cannot (PermissionError) be read."""
-    if isinstance(error, RefusedFile):
-        return error.kind, error.detail
-    return "permission_denied", "permission denied: this user may not read it (never read)"
-
-
-# --- helpers the normalizers share (defined before the format modules are imported: they use them) ---
-
-def as_dict(value) -> dict:
-    """The value if it is a JSON object, else an empty one (records are untrusted)."""
-    return value if isinstance(value, dict) else {}
-
-
-def tool_call(call_id: str | None, name: str, arguments) -> dict:
-    """A native tool call, its arguments as the JSON string seed 000 carries."""
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": jsonio.text(arguments)}}
-
-
-def agent_created(agent: str, **extra) -> dict:
-    """The native creation event of an agent a format names (no line of its own: `raw` is None unless given)."""
-    return {"message_id": f"{agent}:created", "event_type": model.AGENT_CREATED, "agent_id": agent, "raw": None, **extra}
-
-
-class SpawnLinks:
-    """The substance links of spawned sub-agents: the first prompt a sub-agent hears stands for the parent's
-    spawning call, and the result of that call for the sub-agent's latest utterance (its final answer)."""
-
-    def __init__(self) -> None:
-        self.spawn: dict[str, tuple[str, str]] = {}  # sub-agent -> (message id of the spawning call, its prompt)
-        self.by_call: dict[str, str] = {}  # spawning call id -> the sub-agent it started
-        self.last_said: dict[str, str] = {}  # agent -> message id of its latest utterance
-        self.heard: set[str] = set()  # agents past their first prompt
-
-    def spawned(self, agent: str, call_id: str, message_id: str, prompt: str) -> None:
-        self.spawn[agent], self.by_call[call_id] = (message_id, prompt), agent
-
-    def said(self, event: dict) -> None:
-        if model.is_utterance(event):
-            self.last_said[event["agent_id"]] = event["message_id"]
-
-    def prompt(self, event: dict) -> None:
-        """A user entry: the first one a spawned agent hears represents its spawning call."""
-        agent = event["agent_id"]
-        if agent not in self.heard and agent in self.spawn:
-            event["substance"], event["original_text"] = self.spawn[agent]
-        self.heard.add(agent)
-
-    def answer(self, event: dict, sub: str | None) -> None:
-        """A tool result that carries the answer of sub-agent `sub` represents its latest utterance."""
-        if sub in self.last_said:
-            event["substance"] = self.last_said[sub]
-
-
-def content_text(content) -> tuple[str, int]:
-    """The text of a Claude-style content value, images as placeholders; and how many images it held."""
-    if isinstance(content, str):
-        return content, 0
-    if not isinstance(content, list):
-        return ("" if content is None else jsonio.text(content)), 0
-    parts, images = [], 0
-    for block in content:
-        if not isinstance(block, dict):
-            parts.append(str(block))
-        elif block.get("type") == "text" and isinstance(block.get("text"), str):
-            parts.append(block["text"])
-        elif block.get("type") == "image":
-            images += 1
-            parts.append(f"[image: {as_dict(block.get('source')).get('media_type', 'image')}]")
-        elif block.get("type") == "tool_result":
-            text, more = content_text(block.get("content"))
-            parts.append(text)
-            images += more
-        else:
-            parts.append(jsonio.text(block))
-    return "\n".join(parts), images
-
-
-from . import ai_agent, claude_code, legacy, weakincentives  # noqa: E402  (they use the helpers above)
-
-NATIVE = Format("native", "agentview events")
-# Legacy lines are made native one by one as they are parsed (SessionIndex._legacy): no record normalizer.
+NATIVE = Format("native", "agentview events", adds_keys=False)
+# Legacy lines are made native one by one as they are parsed (native.LineParser): no record normalizer.
 LEGACY = Format("legacy", "legacy event stream", looks_like=legacy.looks_like)
 # The hook audit reads seed-000 hook interventions (deliveries changed on their way): these logs record none.
 NO_HOOKS = frozenset({"hooks"})

@@ -17,7 +17,7 @@ from .. import jsonio, model
 from ..model import Event
 from ..tailer import Line, TailResult
 from ..whole_file import WholeFileReader, read_document
-from . import agent_created, as_dict, tool_call
+from .base import Normalizer, agent_created, as_dict, tool_call
 
 SUFFIXES = (".json", ".json.gz")
 
@@ -121,16 +121,17 @@ def outline_rows(outline: dict) -> list[dict]:
     return rows
 
 
-class AiAgentNormalizer:
+class AiAgentNormalizer(Normalizer):
     """Turns one snapshot (the whole opTree) into native events."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.summary: dict | None = None
         self.title: str | None = None
         self.count = 0
         self.last_said: dict[str, str] = {}
 
-    def feed(self, record: dict, line: int, member: dict) -> list[Event]:
+    def feed(self, record: dict, line: int, member: dict, source: tuple | None = None) -> list[Event]:
         tree = record.get("opTree") if isinstance(record.get("opTree"), dict) else record
         root_totals = as_dict(tree.get("totals"))
         self.title = str(tree["sessionTitle"])[:120] if tree.get("sessionTitle") else None
@@ -141,9 +142,6 @@ class AiAgentNormalizer:
         out: list[Event] = []
         self.summary["outline"] = self._session(tree, None, None, "", out)
         return out
-
-    def flush(self) -> list[Event]:
-        return []
 
     def _id(self, wanted: str) -> str:
         self.count += 1

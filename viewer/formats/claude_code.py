@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import os
 import re
-import struct
-import zlib
 from dataclasses import dataclass, field
 
 import orjson
 
-from .. import jsonio, model
+from .. import model
 from ..model import RESPONSE_PART, SPAWN_LINK, Event
 from ..safe_open import open_regular_file
-from . import NOT_READABLE, SpawnLinks, agent_created, as_dict, content_text, refusal, tool_call
+from .base import NOT_READABLE, Normalizer, SpawnLinks, agent_created, as_dict, content_text, refusal
+from .claude_code_content import (ASSISTANT, RECORD, SPAN, SUMMARY, SYSTEM, TEXT, StoredEntry, add_blocks,
+                                  record_summary, system_text, user_blocks)
 
 MAIN = "main"
 SPAWNING_TOOLS = ("Task", "Agent")
@@ -79,171 +79,6 @@ def _read_meta(path: str | None, inside: str | None) -> tuple[dict, tuple[str, s
         return {}, None
 
 
-ENVELOPE = {"type", "uuid", "parentUuid", "logicalParentUuid", "isSidechain", "sessionId", "timestamp", "cwd",
-            "version", "gitBranch", "agentId", "userType", "slug"}
-
-
-def _record_summary(record: dict, limit: int = 300) -> str:
-    """`[type] field=value ...` for a record the viewer has no view of (its whole text is in the raw view)."""
-    parts = []
-    for key, value in record.items():
-        if key in ENVELOPE:
-            continue
-        text = value if isinstance(value, str) else jsonio.text(value)
-        parts.append(f"{key}={' '.join(text.split())}")
-    summary = f"[{record.get('type')}] " + " ".join(parts)
-    return summary if len(summary) <= limit else summary[: limit - 1] + "…"
-
-
-def _system_text(record: dict) -> str:
-    subtype = record.get("subtype") or "system"
-    text = record.get("content") if isinstance(record.get("content"), str) else ""
-    if subtype == "compact_boundary":
-        meta = as_dict(record.get("compactMetadata"))
-        text = "Conversation compacted" + (f" ({meta.get('trigger')}, {meta.get('preTokens')} tokens before)"
-                                            if meta else "")
-    return text or subtype
-
-
-def _user_blocks(message: dict) -> tuple[list, list]:
-    """A user message's blocks: (text and image blocks, tool_result blocks)."""
-    content = message.get("content")
-    blocks = content if isinstance(content, list) else [{"type": "text", "text": content if isinstance(content, str) else ""}]
-    texts, results = [], []
-    for block in blocks:
-        if isinstance(block, dict) and block.get("type") == "tool_result":
-            results.append(block)
-        else:
-            texts.append(block)
-    return texts, results
-
-
-def _add_blocks(event: Event, record: dict, message: dict) -> list[tuple[str | None, str, dict]]:
-    """Add one line's content blocks to the message of its response; returns its tool calls (id, name, input)."""
-    event["raw"].append(record)
-    blocks = message.get("content")
-    if isinstance(blocks, str):
-        blocks = [{"type": "text", "text": blocks}]
-    calls = []
-    for block in blocks if isinstance(blocks, list) else []:
-        if not isinstance(block, dict):
-            continue
-        kind = block.get("type")
-        if kind == "text" and isinstance(block.get("text"), str):
-            event["content"] = (event["content"] + "\n\n" if event["content"] else "") + block["text"]
-        elif kind in ("thinking", "redacted_thinking"):
-            event["thinking"].append(block.get("thinking") or "[redacted thinking]")
-        elif kind == "tool_use":
-            arguments = as_dict(block.get("input"))
-            call_id = block.get("id") if isinstance(block.get("id"), str) else None
-            event.setdefault("tool_calls", []).append(tool_call(call_id, str(block.get("name", "?")), arguments))
-            calls.append((call_id, block.get("name"), arguments))
-        else:
-            event.setdefault("markers", []).append(str(kind))
-    return calls
-
-
-# --- content kept in its file --------------------------------------------------------------------
-# A normalized event keeps its small fields (ids, links, usage) in memory; its text, thinking, tool
-# calls and raw records are read again from the lines they came from when the event is read, so
-# memory grows with the number of events, not with their size.
-
-ASSISTANT, TEXT, SYSTEM, SUMMARY, RECORD = "assistant", "text", "system", "summary", "record"  # how a text is made
-STORED_KEYS = ("content", "thinking", "tool_calls", "raw")  # what is read again from the file
-_OUT = None  # the value a stored key has while the event is not read
-_SPAN = struct.Struct("<QII")  # a line: byte offset, length, CRC-32 of its bytes
-CHANGED = "[not shown: {file} changed since it was read, and this entry's line is no longer where it was]"
-
-
-def _contents(how, records: list[dict]) -> dict:
-    """The stored keys of an event made of `records` (the same rules as when it was first read)."""
-    if how == ASSISTANT:
-        event = {"content": "", "thinking": [], "raw": []}
-        for record in records:
-            _add_blocks(event, record, as_dict(record.get("message")))
-        return event
-    record = records[0]
-    if how == TEXT:
-        text, _ = content_text(_user_blocks(as_dict(record.get("message")))[0])
-    elif isinstance(how, int):  # the how-th tool result of a user line
-        text, _ = content_text(_user_blocks(as_dict(record.get("message")))[1][how].get("content"))
-    elif how == SYSTEM:
-        text = _system_text(record)
-    elif how == SUMMARY:
-        text = str(record.get("summary", ""))
-    else:
-        text = _record_summary(record)
-    return {"content": text, "raw": record}
-
-
-def _read_line(f, offset: int, length: int, crc: int):
-    """The record on a line read again; None when the bytes there are no longer the line that was read."""
-    f.seek(offset)
-    data = f.read(length)
-    if len(data) != length or zlib.crc32(data) != crc:
-        return None
-    data = data.strip()
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:  # read once already: only bytes that are not UTF-8 can get here
-        return orjson.loads(data.decode("utf-8", errors="replace"))
-
-
-class StoredEntry:
-    """An event whose content stays in its file: its small fields, and where its lines are (EventList loads it)."""
-
-    __slots__ = ("skeleton", "path", "inside", "spans", "how")
-
-    def __init__(self, event: Event, path: str, spans: bytes, how, inside: str | None = None) -> None:
-        self.path, self.spans, self.how = path, spans, how
-        self.inside = inside  # the folder its file must still lie in when read again (None: anywhere)
-        self.skeleton = self._strip(event)
-
-    @staticmethod
-    def _strip(event: Event) -> dict:
-        return {key: (_OUT if key in STORED_KEYS else value) for key, value in event.items()}
-
-    @property
-    def message_id(self) -> str:
-        return self.skeleton["message_id"]
-
-    @property
-    def size(self) -> int:
-        """Bytes of its lines: about what its loaded event holds (EventList bounds its cache by this)."""
-        return sum(span[1] for span in _SPAN.iter_unpack(self.spans))
-
-    def grow(self, event: Event, span: bytes) -> None:
-        """The message took in one more line (`event` is it whole, grown)."""
-        self.skeleton, self.spans = self._strip(event), self.spans + span
-
-    def load(self) -> dict:
-        """The event as first normalized, its content read again (a new dict on every call)."""
-        event = dict(self.skeleton)
-        records = self._records()
-        if records is None:  # the file changed under it: what is known of it, and why its text is missing
-            event.pop("thinking", None)
-            event.pop("tool_calls", None)
-            event["content"] = CHANGED.format(file=event.get("file") or os.path.basename(self.path))
-            event["raw"] = None
-            event["markers"] = [*(event.get("markers") or ()), "file changed"]
-            return event
-        contents = _contents(self.how, records)
-        for key in STORED_KEYS:
-            if key in event:
-                event[key] = contents.get(key)
-        return event
-
-    def _records(self) -> list[dict] | None:
-        try:  # a file object per read: request threads read at the same time, and the file may have changed
-            with open_regular_file(self.path, self.inside) as f:  # refused (a FIFO now, say): shown as changed
-                records = [_read_line(f, *span) for span in _SPAN.iter_unpack(self.spans)]
-        except (OSError, ValueError, IndexError, orjson.JSONDecodeError):
-            return None
-        if any(not isinstance(r, dict) for r in records):
-            return None
-        return records
-
-
 @dataclass
 class _Response:
     """The lines of one API response seen so far."""
@@ -253,10 +88,11 @@ class _Response:
     spans: list = field(default_factory=list)  # where its lines are (None: a line that is not addressable)
 
 
-class ClaudeNormalizer:
+class ClaudeNormalizer(Normalizer):
     """Normalizes the records of one Claude Code session (all its files) into native events."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.created: set[str] = set()
         self.uuid_agent: dict[str, str] = {}  # line uuid -> its sidechain (inline sidechains follow parentUuid)
         self.tool_uses: dict[str, tuple[str, str, str, dict]] = {}  # toolu id -> (message id, agent, tool, input)
@@ -273,13 +109,12 @@ class ClaudeNormalizer:
         self.title: str | None = None  # custom-title > ai-title > summary > the first prompt
         self._title_rank = 9
         self.inside: str | None = None  # the folder the session's files must lie in (from its members)
-        self.problems: list[tuple[str, str]] = []  # (kind, detail) of files of the session not read: the index takes them
 
     # --- the records -----------------------------------------------------------------------------
 
     def feed(self, record: dict, line: int, member: dict, source: tuple | None = None) -> list[Event]:
         """The events a record makes; `source` = (path, byte offset, length, CRC-32) of its line, if addressable."""
-        self._at = (source[0], _SPAN.pack(*source[1:])) if source is not None else None
+        self._at = (source[0], SPAN.pack(*source[1:])) if source is not None else None
         self.inside = member.get("inside")
         out = self._feed(record, line, member)
         for event in out:
@@ -333,12 +168,12 @@ class ClaudeNormalizer:
             out += self._user(record, message, base)
         elif kind == "system":
             subtype = record.get("subtype") or "system"
-            out.append(self._entry(record, base, "system", _system_text(record), how=SYSTEM, markers=[subtype]))
+            out.append(self._entry(record, base, "system", system_text(record), how=SYSTEM, markers=[subtype]))
         elif kind == "summary":
             out.append(self._entry(record, base, "system", str(record.get("summary", "")), how=SUMMARY,
                                    markers=["summary"]))
         else:  # file-history-snapshot, progress, attachment, titles, and types not invented yet: kept raw
-            out.append(self._entry(record, base, "system", _record_summary(record), how=RECORD,
+            out.append(self._entry(record, base, "system", record_summary(record), how=RECORD,
                                    markers=["record", str(kind)]))
         return out
 
@@ -489,7 +324,7 @@ class ClaudeNormalizer:
             event["usage"] = message["usage"]  # the same usage is repeated on every line: keep one
         if message.get("stop_reason"):
             event["stop_reason"] = message["stop_reason"]
-        for call_id, name, arguments in _add_blocks(event, record, message):
+        for call_id, name, arguments in add_blocks(event, record, message):
             if call_id:
                 # only what a spawned sub-agent reads of its call is kept (not a file written, say)
                 kept = {k: arguments[k] for k in SPAWN_ARGUMENTS if k in arguments}
@@ -513,7 +348,7 @@ class ClaudeNormalizer:
 
     def _user(self, record: dict, message: dict, base: dict) -> list[Event]:
         agent = base["agent_id"]
-        texts, results = _user_blocks(message)
+        texts, results = user_blocks(message)
         out: list[Event] = []
         read = []  # (block, call id, text, images, the sub-agent whose answer it carries) of each result
         for block in results:  # a sub-agent's answer goes in before the result that carries it

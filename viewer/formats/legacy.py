@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import model
 from ..model import Event
+from .base import Normalizer
 
 
 def looks_like(record: dict) -> bool:
@@ -12,18 +13,24 @@ def looks_like(record: dict) -> bool:
             and isinstance(record.get("agent_id"), str) and isinstance(record.get("role"), str))
 
 
-class LegacyNormalizer:
+class LegacyNormalizer(Normalizer):
     """Turns legacy lines into native events, one per line, inferring each creation's parent.
 
     The parent of an agent is the agent whose `task` call is open (no result yet) when the
     creation appears, and whose parsed arguments carry the same `name`; failing an exact
     match, a call whose raw arguments contain the name; failing that, the latest open call.
+    The native line parser (native.LineParser) calls `made_native` on each line of a legacy file.
     """
 
     def __init__(self) -> None:
+        super().__init__()
         self.open_calls: list[tuple[str, str, object, str]] = []  # (message_id, call_id, parsed args, raw args)
 
-    def feed(self, record: dict) -> Event:
+    def feed(self, record: dict, line: int = 0, member: dict | None = None, source: tuple | None = None) -> list[Event]:
+        return [self.made_native(record)]
+
+    def made_native(self, record: dict) -> Event:
+        """The native event of one legacy line (one event per line)."""
         event = dict(record)
         event["raw"] = record
         if event.get("event_type") == model.AGENT_CREATED:

@@ -9,7 +9,7 @@ import heapq
 
 from .. import model
 from ..model import Event
-from . import SpawnLinks, agent_created, as_dict, content_text, tool_call
+from .base import Normalizer, SpawnLinks, agent_created, as_dict, content_text, tool_call
 
 PRIMARY_SOURCES = ("primary", "main")
 SPAWNING_TOOLS = ("Task", "Agent", "subagent", "spawn_subagent")
@@ -32,16 +32,17 @@ def _time(record: dict) -> str:
     return value if isinstance(value, str) else str(value)
 
 
-class WeakIncentivesNormalizer:
+class WeakIncentivesNormalizer(Normalizer):
     def __init__(self) -> None:
+        super().__init__()
         self.created: set[str] = set()
         self.count = 0
         self.open_spawns: list[tuple[str, str, str]] = []  # (message id, call id, prompt) of primary spawning calls
         self.links = SpawnLinks()
 
-    @staticmethod
-    def order(stream: list) -> list:
-        """By sequence within a source, by time across sources (items: (time, line, member, record))."""
+    def order(self, stream):
+        """By sequence within a source, by time across sources (items: (time, line, member, record, ...)): a
+        member's records are all read before the first is fed."""
         by_source: dict[str, list] = {}
         for item in stream:
             record = item[3]
@@ -55,15 +56,12 @@ class WeakIncentivesNormalizer:
     def time_of(self, record: dict) -> str:
         return _time(record)
 
-    def feed(self, record: dict, line: int, member: dict) -> list[Event]:
+    def feed(self, record: dict, line: int, member: dict, source: tuple | None = None) -> list[Event]:
         if "context" in record and "role" not in record:
             if record.get("event") != "transcript.entry":
                 return []  # other log records of the library: not part of a transcript
             return self._log_record(record, line)
         return self._entry(record, line)
-
-    def flush(self) -> list[Event]:
-        return []
 
     def _agent(self, source: str) -> tuple[str, list[Event]]:
         agent = "primary" if source in PRIMARY_SOURCES else source

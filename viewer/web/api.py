@@ -8,7 +8,7 @@ from flask import Blueprint, request, url_for
 
 from .. import dialogs, provenance, queries
 from ..filters import EntryFilter
-from ..formats import usage
+from .. import usage
 from .args import cursor_arg, flag_arg, int_arg
 from .lookup import agent_or_404, chosen_agents, message_or_404, session_or_404
 from .render import as_json, folder_problems, session_row

@@ -6,7 +6,8 @@ from flask import Blueprint, Response, current_app, render_template, request, ur
 
 from .. import dialogs, pictures, provenance, queries, search
 from ..filters import KINDS, EntryFilter
-from ..formats import ai_agent, usage
+from .. import usage
+from ..formats import ai_agent
 from .args import agent_list_arg, cursor_arg, flag_arg, int_arg
 from .lookup import agent_or_404, chosen_agents, locate, message_or_404, session_or_404
 from .render import folder_problems, page_or_twin, session_row
@@ -199,7 +200,7 @@ def message(session_id, message_id):
 def _line_text(s, position: int) -> str | None:
     """The text of the line an event was read from, exactly as written (None: not a line of its own, e.g.
     a record a format normalized, or no longer where it was read)."""
-    if s.make_normalizer is not None:
+    if s.reads_records:
         return None
     data = s.events.line(position)
     return None if data is None else data.decode("utf-8", errors="replace")

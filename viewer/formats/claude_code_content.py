@@ -1,0 +1,181 @@
+"""Claude Code records made into entries' content, and that content kept in its file (StoredEntry): an event
+keeps its small fields in memory and its text, thinking, tool calls and raw records are read again from the
+lines they came from, by the same rules as when they were first read."""
+
+from __future__ import annotations
+
+import os
+import struct
+import zlib
+
+import orjson
+
+from .. import jsonio
+from ..model import Event
+from ..safe_open import open_regular_file
+from .base import as_dict, content_text, tool_call
+
+
+ENVELOPE = {"type", "uuid", "parentUuid", "logicalParentUuid", "isSidechain", "sessionId", "timestamp", "cwd",
+            "version", "gitBranch", "agentId", "userType", "slug"}
+
+
+def record_summary(record: dict, limit: int = 300) -> str:
+    """`[type] field=value ...` for a record the viewer has no view of (its whole text is in the raw view)."""
+    parts = []
+    for key, value in record.items():
+        if key in ENVELOPE:
+            continue
+        text = value if isinstance(value, str) else jsonio.text(value)
+        parts.append(f"{key}={' '.join(text.split())}")
+    summary = f"[{record.get('type')}] " + " ".join(parts)
+    return summary if len(summary) <= limit else summary[: limit - 1] + "…"
+
+
+def system_text(record: dict) -> str:
+    subtype = record.get("subtype") or "system"
+    text = record.get("content") if isinstance(record.get("content"), str) else ""
+    if subtype == "compact_boundary":
+        meta = as_dict(record.get("compactMetadata"))
+        text = "Conversation compacted" + (f" ({meta.get('trigger')}, {meta.get('preTokens')} tokens before)"
+                                            if meta else "")
+    return text or subtype
+
+
+def user_blocks(message: dict) -> tuple[list, list]:
+    """A user message's blocks: (text and image blocks, tool_result blocks)."""
+    content = message.get("content")
+    blocks = content if isinstance(content, list) else [{"type": "text", "text": content if isinstance(content, str) else ""}]
+    texts, results = [], []
+    for block in blocks:
+        if isinstance(block, dict) and block.get("type") == "tool_result":
+            results.append(block)
+        else:
+            texts.append(block)
+    return texts, results
+
+
+def add_blocks(event: Event, record: dict, message: dict) -> list[tuple[str | None, str, dict]]:
+    """Add one line's content blocks to the message of its response; returns its tool calls (id, name, input)."""
+    event["raw"].append(record)
+    blocks = message.get("content")
+    if isinstance(blocks, str):
+        blocks = [{"type": "text", "text": blocks}]
+    calls = []
+    for block in blocks if isinstance(blocks, list) else []:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text" and isinstance(block.get("text"), str):
+            event["content"] = (event["content"] + "\n\n" if event["content"] else "") + block["text"]
+        elif kind in ("thinking", "redacted_thinking"):
+            event["thinking"].append(block.get("thinking") or "[redacted thinking]")
+        elif kind == "tool_use":
+            arguments = as_dict(block.get("input"))
+            call_id = block.get("id") if isinstance(block.get("id"), str) else None
+            event.setdefault("tool_calls", []).append(tool_call(call_id, str(block.get("name", "?")), arguments))
+            calls.append((call_id, block.get("name"), arguments))
+        else:
+            event.setdefault("markers", []).append(str(kind))
+    return calls
+
+
+# --- content kept in its file --------------------------------------------------------------------
+# A normalized event keeps its small fields (ids, links, usage) in memory; its text, thinking, tool
+# calls and raw records are read again from the lines they came from when the event is read, so
+# memory grows with the number of events, not with their size.
+
+ASSISTANT, TEXT, SYSTEM, SUMMARY, RECORD = "assistant", "text", "system", "summary", "record"  # how a text is made
+STORED_KEYS = ("content", "thinking", "tool_calls", "raw")  # what is read again from the file
+_OUT = None  # the value a stored key has while the event is not read
+SPAN = struct.Struct("<QII")  # a line: byte offset, length, CRC-32 of its bytes
+CHANGED = "[not shown: {file} changed since it was read, and this entry's line is no longer where it was]"
+
+
+def _contents(how, records: list[dict]) -> dict:
+    """The stored keys of an event made of `records` (the same rules as when it was first read)."""
+    if how == ASSISTANT:
+        event = {"content": "", "thinking": [], "raw": []}
+        for record in records:
+            add_blocks(event, record, as_dict(record.get("message")))
+        return event
+    record = records[0]
+    if how == TEXT:
+        text, _ = content_text(user_blocks(as_dict(record.get("message")))[0])
+    elif isinstance(how, int):  # the how-th tool result of a user line
+        text, _ = content_text(user_blocks(as_dict(record.get("message")))[1][how].get("content"))
+    elif how == SYSTEM:
+        text = system_text(record)
+    elif how == SUMMARY:
+        text = str(record.get("summary", ""))
+    else:
+        text = record_summary(record)
+    return {"content": text, "raw": record}
+
+
+def _read_line(f, offset: int, length: int, crc: int):
+    """The record on a line read again; None when the bytes there are no longer the line that was read."""
+    f.seek(offset)
+    data = f.read(length)
+    if len(data) != length or zlib.crc32(data) != crc:
+        return None
+    data = data.strip()
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:  # read once already: only bytes that are not UTF-8 can get here
+        return orjson.loads(data.decode("utf-8", errors="replace"))
+
+
+class StoredEntry:
+    """An event whose content stays in its file: its small fields, and where its lines are (EventList loads it)."""
+
+    __slots__ = ("skeleton", "path", "inside", "spans", "how")
+
+    def __init__(self, event: Event, path: str, spans: bytes, how, inside: str | None = None) -> None:
+        self.path, self.spans, self.how = path, spans, how
+        self.inside = inside  # the folder its file must still lie in when read again (None: anywhere)
+        self.skeleton = self._strip(event)
+
+    @staticmethod
+    def _strip(event: Event) -> dict:
+        return {key: (_OUT if key in STORED_KEYS else value) for key, value in event.items()}
+
+    @property
+    def message_id(self) -> str:
+        return self.skeleton["message_id"]
+
+    @property
+    def size(self) -> int:
+        """Bytes of its lines: about what its loaded event holds (EventList bounds its cache by this)."""
+        return sum(span[1] for span in SPAN.iter_unpack(self.spans))
+
+    def grow(self, event: Event, span: bytes) -> None:
+        """The message took in one more line (`event` is it whole, grown)."""
+        self.skeleton, self.spans = self._strip(event), self.spans + span
+
+    def load(self) -> dict:
+        """The event as first normalized, its content read again (a new dict on every call)."""
+        event = dict(self.skeleton)
+        records = self._records()
+        if records is None:  # the file changed under it: what is known of it, and why its text is missing
+            event.pop("thinking", None)
+            event.pop("tool_calls", None)
+            event["content"] = CHANGED.format(file=event.get("file") or os.path.basename(self.path))
+            event["raw"] = None
+            event["markers"] = [*(event.get("markers") or ()), "file changed"]
+            return event
+        contents = _contents(self.how, records)
+        for key in STORED_KEYS:
+            if key in event:
+                event[key] = contents.get(key)
+        return event
+
+    def _records(self) -> list[dict] | None:
+        try:  # a file object per read: request threads read at the same time, and the file may have changed
+            with open_regular_file(self.path, self.inside) as f:  # refused (a FIFO now, say): shown as changed
+                records = [_read_line(f, *span) for span in SPAN.iter_unpack(self.spans)]
+        except (OSError, ValueError, IndexError, orjson.JSONDecodeError):
+            return None
+        if any(not isinstance(r, dict) for r in records):
+            return None
+        return records
