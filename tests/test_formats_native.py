@@ -6,7 +6,8 @@ import json
 from events import calls, say
 from viewer.formats import LEGACY, NATIVE
 from viewer.formats.native import LineParser
-from viewer.index import Library, SessionIndex
+from viewer.index import SessionIndex
+from viewer.library import Library
 from viewer.tailer import Line
 
 
