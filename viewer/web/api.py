@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from flask import Blueprint, request, url_for
 
-from .. import dialogs, provenance, queries
+from .. import dialogs, queries
 from ..filters import EntryFilter
-from .. import usage
 from .args import cursor_arg, flag_arg, int_arg
 from .lookup import agent_or_404, chosen_agents, message_or_404, session_or_404
+from .data import agent_data, message_data, session_data
 from .render import as_json, folder_problems, session_row
 from .state import watched_library
 
@@ -27,12 +27,7 @@ def sessions():
 def session(session_id):
     s = session_or_404(session_id)
     with s.lock:
-        agents = queries.agents(s)
-        for agent in agents:
-            agent["url"] = url_for("pages.agent", session_id=s.id, agent_id=agent["agent_id"])
-        return as_json({**session_row(s), "cursor": s.cursor, "agents": agents,
-                        "problems": [p.as_dict() for p in s.problems],
-                        "usage": usage.for_session(s), "format_summary": s.format_summary})
+        return as_json(session_data(s))
 
 
 @bp.get("/sessions/<session_id>/agents/<path:agent_id>")
@@ -42,7 +37,7 @@ def agent(session_id, agent_id):
     start, limit = int_arg("start"), int_arg("limit", 1000, minimum=1)
     filters = EntryFilter.from_args(request.args)
     with s.lock:
-        summary = queries.agent_summary(s, s.agents[agent_id])
+        summary = agent_data(s, agent_id)
         if filters:  # the agent page's filters (?kind=&tool=&modified=), same rule
             positions = queries.filtered_positions(s, [agent_id], filters)
             transcript, total = [s.events[p] for p in positions[start:start + limit]], len(positions)
@@ -75,9 +70,7 @@ def message(session_id, message_id):
     s = session_or_404(session_id)
     with s.lock:
         position = message_or_404(s, message_id)
-        return as_json({"event": s.events[position], "flow": queries.causality_chain(s, message_id),
-                        "references": queries.references(s, message_id),
-                        "provenance": provenance.message_provenance(s, message_id),
+        return as_json({**message_data(s, message_id, position),
                         "url": url_for("pages.message", session_id=s.id, message_id=message_id)})
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, render_template, request, url_for
 
-from .. import dialogs, pictures, provenance, queries, search
+from .. import dialogs, pictures, queries, search
 from ..filters import KINDS, EntryFilter
-from .. import usage
 from ..formats import ai_agent
 from .args import agent_list_arg, cursor_arg, flag_arg, int_arg
 from .lookup import agent_or_404, chosen_agents, locate, message_or_404, session_or_404
+from .data import agent_data, message_data, session_data
 from .render import folder_problems, page_or_twin, session_row
 from .state import library, watched_library
 
@@ -79,10 +79,11 @@ def poll_sessions():
 def session(session_id):
     s = session_or_404(session_id)
     with s.lock:  # gather under the lock, render outside it: the ingest thread waits less
-        context = dict(session=session_row(s), tree=queries.tree_rows(s), agents=queries.agents(s),
-                       problems=len(s.problems), usage=usage.for_session(s),
-                       summary=s.format_summary, outline=_outline(s.format_summary),
-                       poll=url_for("pages.poll_tree", session_id=s.id, after=s.cursor))
+        data = session_data(s)
+        context = dict(session=session_row(s), tree=queries.tree_rows(s), agents=data["agents"],
+                       problems=len(data["problems"]), usage=data["usage"],
+                       summary=data["format_summary"], outline=_outline(data["format_summary"]),
+                       poll=url_for("pages.poll_tree", session_id=s.id, after=data["cursor"]))
     return render_template("session.html", **context)
 
 
@@ -112,15 +113,15 @@ def agent(session_id, agent_id):
     filters = EntryFilter.from_args(request.args)
     with s.lock:
         view = queries.perspective(s, agent_id, include_subagents, int_arg("start"), size, filters)
+        data = agent_data(s, agent_id)
         context = dict(
-            session=session_row(s), agent_id=agent_id, agent=queries.agent_summary(s, s.agents[agent_id]),
-            lineage=queries.lineage(s, agent_id), crumbs=pictures.breadcrumbs(s, agent_id),
-            children=[queries.agent_summary(s, s.agents[c]) for c in s.agents[agent_id].children],
+            session=session_row(s), agent_id=agent_id, agent=data,
+            lineage=data["lineage"], crumbs=pictures.breadcrumbs(s, agent_id), children=data["children"],
             view=view, include_subagents=include_subagents, size=size,
             live=view["end"] == view["total"],
             filters=filters, kinds=KINDS, tools=search.tool_choices(s),
             neighbours=[(a, s.agents[a].display_name) if a else None for a in queries.agent_neighbours(s, agent_id)],
-            usage=usage.for_agent(s, agent_id),
+            usage=data["usage"],
             poll=_agent_poll_url(s.id, agent_id, include_subagents, filters, s.cursor),
         )
     return render_template("agent.html", **context)
@@ -188,11 +189,9 @@ def message(session_id, message_id):
     with s.lock:
         position = message_or_404(s, message_id)
         context = dict(
-            session=session_row(s), event=s.events[position], position=position, line=s.line_numbers[position],
-            as_written=_line_text(s, position),
-            names=queries.agent_names(s), flow=queries.causality_chain(s, message_id),
-            references=queries.references(s, message_id), parent=queries.parent_of(s, position),
-            provenance=provenance.message_provenance(s, message_id),
+            message_data(s, message_id, position), session=session_row(s), position=position,
+            line=s.line_numbers[position], as_written=_line_text(s, position),
+            names=queries.agent_names(s), parent=queries.parent_of(s, position),
         )
     return render_template("message.html", **context)
 

@@ -78,6 +78,9 @@ class Session(_SessionFields):
 class Agent(AgentRow):
     """GET /api/sessions/<id>/agents/<agent_id>[?start=&limit=&perspective=1]"""
 
+    lineage: list[dict]  # the agents it descends from, root first, itself last
+    children: list[AgentRow]  # its sub-agents
+    usage: dict  # its token usage (usage.for_agent)
     transcript: list[Event]
     start: int
     total: int
