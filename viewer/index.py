@@ -90,7 +90,7 @@ class SessionIndex(AgentTree):
         self.tool_names: set[str] = set()  # every tool called or answered, lowercased (the agent page's tool filter)
         self.usage_positions = array("q")  # events naming a model or token usage (usage sums these)
         self.usage_totals: dict = {}  # agent id (None: the session) -> usage.Totals, extended per request
-        self.dialog_orders: dict = {}  # chosen agents -> the dialog's order, extended as events arrive (queries.dialog)
+        self.dialog_orders: dict = {}  # chosen agents -> the dialog's order, extended as events arrive (dialogs.dialog)
         self.search = search_index.SearchIndex(self)  # full-text postings: caught up after ingest and before each query
         self.facets = facets.Facets(self)  # per-agent tool, delivery and event lists: caught up like the search
         self.format_summary: dict | None = None  # what a format says about the whole session (snapshot totals)

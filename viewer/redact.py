@@ -24,7 +24,7 @@ ACTIVE: ContextVar[bool] = ContextVar("agentview_masking", default=False)
 # part of it.
 _START = r"(?:(?<=\\[nrtbf])|(?<=\\u[0-9a-fA-F]{4})|\b)"
 # A blank as ids write it inside a URL (%20, or + in a query string) or a session id (~20, see
-# index.session_id_for): a message or agent id holding a secret is printed in links too.
+# session_ids.session_id_for): a message or agent id holding a secret is printed in links too.
 _ESCAPED_BLANK = r"[%~](?:20|0[9ad])|\+"
 _SPACE = rf"(?:\s|{_ESCAPED_BLANK})"
 # A line break or tab escaped in serialized JSON (\n), or twice (\\n: JSON text inside JSON, as tool

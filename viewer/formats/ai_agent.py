@@ -34,7 +34,7 @@ def looks_like(record: dict) -> bool:
 class SnapshotReader(WholeFileReader):
     """Reads a snapshot file whole, again each time it changes (a new inode, size or mtime).
 
-    A document that would cost more than `max_file_bytes` parsed (tailer.read_document) is not read:
+    A document that would cost more than `max_file_bytes` parsed (whole_file.read_document) is not read:
     `too_large`.
     """
 
