@@ -6,7 +6,7 @@ import sys
 import urllib.request
 from pathlib import Path
 
-from conftest import REPO
+from conftest import REPO, wait_for
 
 
 def fetch(url):
@@ -18,7 +18,11 @@ def test_serve_listens_on_loopback_and_serves_the_folder(live_server):
     assert live_server.url.startswith("http://127.0.0.1:")
     status, body = fetch(live_server.url + "/api/sessions")
     assert status == 200
-    assert {s["id"] for s in json.loads(body)["sessions"]} >= {"example1_jack_and_jill", "research_team"}
+
+    def listed():  # a file is listed once read: the watcher is quick, not instant
+        return {s["id"] for s in json.loads(fetch(live_server.url + "/api/sessions")[1])["sessions"]}
+
+    assert wait_for(lambda: listed() >= {"example1_jack_and_jill", "research_team"}, timeout=30)
 
 
 def test_serve_refuses_a_missing_folder(tmp_path):
