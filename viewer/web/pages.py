@@ -80,7 +80,9 @@ def session(session_id):
     s = session_or_404(session_id)
     with s.lock:  # gather under the lock, render outside it: the ingest thread waits less
         data = session_data(s)
-        context = dict(session=session_row(s), tree=queries.tree_rows(s), agents=data["agents"],
+        urls = {agent["agent_id"]: agent["url"] for agent in data["agents"]}
+        tree = [{**row, "url": urls[row["agent_id"]]} for row in queries.tree_rows(s)]  # built once, in the data
+        context = dict(session=session_row(s), tree=tree, agents=data["agents"],
                        problems=len(data["problems"]), usage=data["usage"],
                        summary=data["format_summary"], outline=_outline(data["format_summary"]),
                        poll=url_for("pages.poll_tree", session_id=s.id, after=data["cursor"]))
