@@ -45,6 +45,114 @@
     }
   });
 
-  document.addEventListener("DOMContentLoaded", () => { revealRawToggles(document); addTextControls(); });
+  // --- Live: new entries flash, a "N new below" pill when the reader is not at the bottom, follow. ---
+  const ENTRY = ".entry, .dialog-item";
+  let unseen = [];  // new entries below the fold, oldest first
+  let following = false;
+
+  function atBottom() {
+    return window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 80;
+  }
+
+  function pill() {
+    let p = document.getElementById("av-new-below");
+    if (!p) {
+      p = document.createElement("button");
+      p.type = "button";
+      p.id = "av-new-below";
+      p.className = "new-below";
+      p.hidden = true;
+      p.setAttribute("aria-live", "polite");
+      document.body.appendChild(p);
+    }
+    return p;
+  }
+
+  function showPill() {
+    unseen = unseen.filter((el) => el.isConnected && el.getBoundingClientRect().top > window.innerHeight);
+    const p = pill();
+    p.hidden = unseen.length === 0;
+    p.textContent = unseen.length === 1 ? "1 new below" : `${unseen.length} new below`;
+  }
+
+  function arrived(entries) {
+    entries.forEach((el) => {
+      el.classList.add("av-new");
+      el.addEventListener("animationend", () => el.classList.remove("av-new"), { once: true });
+    });
+    if (following) {
+      entries[entries.length - 1].scrollIntoView({ block: "end" });
+      return;
+    }
+    unseen = unseen.concat(entries);
+    showPill();
+  }
+
+  function watchTranscripts() {
+    document.querySelectorAll(TRANSCRIPTS).forEach((list) => {
+      const known = new Set(Array.from(list.children).map((el) => el.id));
+      new MutationObserver((records) => {
+        const fresh = [];
+        records.forEach((r) => r.addedNodes.forEach((n) => {
+          if (n.nodeType === 1 && n.matches(ENTRY) && !known.has(n.id)) { known.add(n.id); fresh.push(n); }
+        }));
+        if (fresh.length) arrived(fresh);
+      }).observe(list, { childList: true });
+    });
+  }
+
+  function addFollow() {
+    const bar = document.querySelector(".text-controls");
+    if (!bar || !document.getElementById("av-poller") || bar.querySelector(".follow")) return;
+    const label = document.createElement("label");
+    label.className = "follow";
+    const box = document.createElement("input");
+    box.type = "checkbox";
+    box.id = "av-follow";
+    label.append(box, " follow new entries");
+    bar.appendChild(label);
+    box.addEventListener("change", () => {
+      following = box.checked;
+      if (following) {
+        const list = document.querySelector(TRANSCRIPTS);
+        const last = list && list.lastElementChild;
+        if (last) last.scrollIntoView({ block: "end" });
+        unseen = [];
+        showPill();
+      }
+    });
+  }
+
+  document.addEventListener("click", (event) => {
+    if (event.target.id !== "av-new-below") return;
+    const first = unseen.find((el) => el.isConnected);
+    if (first) first.scrollIntoView({ block: "start" });
+    unseen = [];
+    showPill();
+  });
+  window.addEventListener("scroll", () => { if (unseen.length) showPill(); }, { passive: true });
+
+  // The slider's live range: replaced with the poll's, unless the reader is moving it (then only its end).
+  document.addEventListener("htmx:oobBeforeSwap", (event) => {
+    const d = event.detail;
+    if (!d.target || d.target.id !== "av-as-of-control") return;
+    const slider = document.getElementById("av-at");
+    const moved = slider && (document.activeElement === slider || slider.value !== slider.max);
+    if (!moved) return;
+    const fresh = d.fragment && d.fragment.querySelector ? d.fragment.querySelector("#av-at") : null;
+    if (fresh) {
+      slider.max = fresh.max;
+      const total = document.getElementById("av-at-total");
+      if (total) total.textContent = fresh.max;
+    }
+    d.shouldSwap = false;
+  });
+
+  document.addEventListener("DOMContentLoaded", () => {
+    revealRawToggles(document);
+    addTextControls();
+    addFollow();
+    watchTranscripts();
+  });
   document.addEventListener("htmx:load", (event) => revealRawToggles(event.detail.elt.parentNode || document));
 })();

@@ -99,7 +99,7 @@ def _outline(summary: dict | None) -> list[dict] | None:
 def poll_tree(session_id):
     s, after = _poll_session(session_id)
     with s.lock:
-        context = dict(session=session_row(s), updates=queries.tree_updates(s, after),
+        context = dict(session=session_row(s), updates=queries.tree_updates(s, after), problems=len(s.problems),
                        poll=url_for("pages.poll_tree", session_id=s.id, after=s.cursor))
     return render_template("_tree_poll.html", **context)
 
@@ -148,6 +148,8 @@ def poll_agent(session_id):
         cursor, more = _poll_cursor(s, updates["stop"])
         context = dict(session=session_row(s), agent_id=agent_id, include_subagents=include_subagents,
                        updates=updates, filters=filters, more=more,
+                       agent=queries.agent_summary(s, s.agents[agent_id]),
+                       children=[queries.agent_summary(s, s.agents[c]) for c in s.agents[agent_id].children],
                        poll=_agent_poll_url(s.id, agent_id, include_subagents, filters, cursor))
     return render_template("_agent_poll.html", **context)
 
