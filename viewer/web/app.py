@@ -15,6 +15,7 @@ from flask import Flask, request
 
 from .. import jsonio, provenance
 from ..library import Library
+from ..tailer import size_text
 from ..watcher import Watcher
 from . import api, asof, exports, hooks, pages, pictures, search_views, security, text_filters
 from .endpoints import LIVE_ENDPOINTS
@@ -58,6 +59,7 @@ def create_app(
     app.jinja_env.filters["pretty_json"] = lambda value: jsonio.text(value, indent=True)
     app.jinja_env.filters["isotime"] = lambda t: datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
     app.jinja_env.filters["word_diff"] = provenance.word_diff
+    app.jinja_env.filters["size"] = size_text
     text_filters.install(app.jinja_env)
     app.jinja_env.globals.update(as_of=asof.requested, as_of_banner=asof.banner)
     app.url_defaults(asof.inject_at)  # links on a page frozen at event N stay at N

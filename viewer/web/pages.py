@@ -11,7 +11,7 @@ from .args import agent_list_arg, cursor_arg, flag_arg, int_arg
 from .lookup import agent_or_404, chosen_agents, locate, message_or_404, session_or_404
 from .data import agent_data, message_data, session_data
 from .render import folder_problems, page_or_twin, session_row
-from .state import library, watched_library
+from .state import library, state, watched_library
 
 bp = Blueprint("pages", __name__)
 
@@ -57,8 +57,10 @@ def poll_ends(stop: PollEnds):
 def _sessions_context() -> dict:
     library = watched_library()
     version = library.version  # read first: a change during the listing shows up on the next poll
+    watcher = state().watcher
     return dict(sessions=[session_row(s) for s in library.listing()], version=version, root=library.root,
-                folder_problems=folder_problems(library))
+                folder_problems=folder_problems(library), reading=library.progress(),
+                scanning=watcher is not None and not watcher.ready.is_set())
 
 
 @bp.get("/")
@@ -86,6 +88,8 @@ def session(session_id):
                        problems=len(data["problems"]), usage=data["usage"],
                        summary=data["format_summary"], outline=_outline(data["format_summary"]),
                        poll=url_for("pages.poll_tree", session_id=s.id, after=data["cursor"]))
+    # outside the session's lock: the library's is taken before a session's, never after
+    context["reading"] = library().progress().get(s.relpath)
     return render_template("session.html", **context)
 
 
@@ -99,8 +103,11 @@ def _outline(summary: dict | None) -> list[dict] | None:
 def poll_tree(session_id):
     s, after = _poll_session(session_id)
     with s.lock:
+        if after == 0:  # the page said "no readable events": it has none of the parts to grow, so it reloads
+            return Response(status=200, headers={"HX-Refresh": "true"})
         context = dict(session=session_row(s), updates=queries.tree_updates(s, after), problems=len(s.problems),
                        poll=url_for("pages.poll_tree", session_id=s.id, after=s.cursor))
+    context["reading"] = library().progress().get(s.relpath)  # outside the session's lock, as above
     return render_template("_tree_poll.html", **context)
 
 
