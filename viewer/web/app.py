@@ -32,6 +32,16 @@ def _resource_dir(name: str) -> str:
     return str(installed if installed.is_dir() else package.parent / name)
 
 
+def ago(t: float, now: float) -> str:
+    """How long before `now` a time was, as people say it: "just now", "3 min ago", "2 h ago", "5 days ago"."""
+    seconds = max(0, now - t)
+    for unit, size in (("day", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            n = int(seconds // size)
+            return f"{n} {unit}{'s' if unit == 'day' and n != 1 else ''} ago"
+    return "just now"
+
+
 def create_app(
     root: str | os.PathLike, watch: bool = True, polling: bool = False, *, follow_symlinks: bool = False,
     redact: bool = True, token: str | None = None, allowed_hosts: frozenset[str] | None = security.LOOPBACK_NAMES,
@@ -60,6 +70,7 @@ def create_app(
     app.jinja_env.filters["isotime"] = lambda t: datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
     app.jinja_env.filters["word_diff"] = provenance.word_diff
     app.jinja_env.filters["size"] = size_text
+    app.jinja_env.filters["ago"] = ago
     text_filters.install(app.jinja_env)
     app.jinja_env.globals.update(as_of=asof.requested, as_of_banner=asof.banner)
     app.url_defaults(asof.inject_at)  # links on a page frozen at event N stay at N

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from flask import Blueprint, Response, current_app, render_template, request, url_for
 
 from .. import dialogs, pictures, queries, search
@@ -58,9 +60,28 @@ def _sessions_context() -> dict:
     library = watched_library()
     version = library.version  # read first: a change during the listing shows up on the next poll
     watcher = state().watcher
-    return dict(sessions=[session_row(s) for s in library.listing()], version=version, root=library.root,
+    wanted = request.args.get("filter", "").strip()
+    rows = newest_first([session_row(s) for s in library.listing()])
+    shown = [r for r in rows if _matches(r, wanted)] if wanted else rows
+    return dict(sessions=shown, listed=len(rows), filter=wanted, now=time.time(),
+                version=version, root=library.root,
                 folder_problems=folder_problems(library), reading=library.progress(),
                 scanning=watcher is not None and not watcher.ready.is_set())
+
+
+def newest_first(rows: list[dict]) -> list[dict]:
+    """Sessions by last update, newest first; a project's sessions stay together, the project placed by its
+    newest session."""
+    newest: dict[str | None, float] = {}
+    for r in rows:
+        newest[r["project"]] = max(newest.get(r["project"], 0), r["updated_at"] or 0)
+    return sorted(rows, key=lambda r: (-newest[r["project"]], r["project"] or "", -(r["updated_at"] or 0), r["path"]))
+
+
+def _matches(row: dict, wanted: str) -> bool:
+    """Whether the sessions list's filter box keeps a row: its words are in the name, path, title or project."""
+    text = " ".join(str(row[k] or "") for k in ("name", "path", "title", "project", "format_label")).lower()
+    return all(word in text for word in wanted.lower().split())
 
 
 @bp.get("/")
