@@ -108,7 +108,8 @@ def session(session_id):
         context = dict(session=session_row(s), tree=tree, agents=data["agents"],
                        problems=len(data["problems"]), usage=data["usage"],
                        summary=data["format_summary"], outline=_outline(data["format_summary"]),
-                       poll=url_for("pages.poll_tree", session_id=s.id, after=data["cursor"]))
+                       poll=url_for("pages.poll_tree", session_id=s.id, after=data["cursor"],
+                                    empty=1 if not s.count else None))
     # outside the session's lock: the library's is taken before a session's, never after
     context["reading"] = library().progress().get(s.relpath)
     return render_template("session.html", **context)
@@ -124,7 +125,7 @@ def _outline(summary: dict | None) -> list[dict] | None:
 def poll_tree(session_id):
     s, after = _poll_session(session_id)
     with s.lock:
-        if after == 0:  # the page said "no readable events": it has none of the parts to grow, so it reloads
+        if flag_arg("empty"):  # the page said "no readable events": it has none of the parts to grow, so it reloads
             return Response(status=200, headers={"HX-Refresh": "true"})
         context = dict(session=session_row(s), updates=queries.tree_updates(s, after), problems=len(s.problems),
                        poll=url_for("pages.poll_tree", session_id=s.id, after=s.cursor))
