@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import model, search_index
 
@@ -21,7 +21,8 @@ class EntryFilter:
     kinds: tuple[str, ...] = ()
     tool: str = ""
     modified: bool = False
-    unknown: tuple[str, ...] = ()  # kinds asked for that are none of KINDS: the page says so beside its form
+    # kinds asked for that are none of KINDS: the page says so beside its form; not part of what is filtered
+    unknown: tuple[str, ...] = field(default=(), compare=False)
 
     def __bool__(self) -> bool:
         return bool(self.kinds or self.tool or self.modified)
