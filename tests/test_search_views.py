@@ -160,11 +160,12 @@ def test_search_page_without_a_query_explains_the_syntax(client):
 
 def test_search_page_pages_and_polls_only_on_the_last_page(client):
     doc = parse(get(client, "/search?q=role:heard&limit=5").data)
-    assert len(hits_on(doc)) == 5 and doc.by_id("av-poller") is None
+    # a row per message: deliveries of one message share a row, which counts them (data-hits)
+    assert sum(int(h.attrs["data-hits"]) for h in hits_on(doc)) == 5 and doc.by_id("av-poller") is None
     more = doc.find_all("nav", **{"class": "pager"})[0].find_all("a")[0]
     assert "from=" in more.attrs["href"]
     nxt = parse(get(client, more.attrs["href"]).data)
-    assert len(hits_on(nxt)) == 5
+    assert sum(int(h.attrs["data-hits"]) for h in hits_on(nxt)) == 5
 
 
 def test_search_poll_appends_new_hits_and_answers_204_otherwise(session_dir, app, client):
@@ -278,3 +279,38 @@ def test_agent_page_links_its_neighbours_in_the_tree(client):
     assert [(a.attrs["data-key"], a.attrs["href"]) for a in nav.find_all("a")] == [
         ("[", "/s/example2_inner_monologue/agents/agent_jack"),
         ("]", "/s/example2_inner_monologue/agents/agent_jill_inner")]
+
+
+def test_search_page_groups_deliveries_counts_all_hits_and_explains_an_unclosed_quote(tmp_path):
+    from conftest import write_events
+    from events import created, say, user
+    from viewer.web.app import create_app
+
+    write_events(tmp_path / "relay.jsonl", [
+        created("c0", "boss", name="Boss"), created("c1", "ann", name="Ann"), created("c2", "bob", name="Bob"),
+        say("m1", "boss", "please rotate the zebra keys"),
+        user("d1", "ann", "please rotate the zebra keys", substance="m1"),
+        user("d2", "bob", "please rotate the zebra keys", substance="m1"),
+        say("m2", "ann", "zebra keys rotated"),
+    ])
+    client = create_app(tmp_path, watch=False).test_client()
+    doc = parse(get(client, "/search?q=zebra").data)
+    rows = hits_on(doc)
+    assert [int(r.attrs["data-hits"]) for r in rows] == [3, 1]
+    assert "said by Boss, delivered to Ann and Bob" in rows[0].text
+    assert doc.by_id("av-hits-total").text == "4 hits"
+    body = get(client, '/search?q=zebra "rotate the').data.decode()
+    assert "is not closed" in body and "<code>rotate the</code>" in body
+    assert "is not closed" not in get(client, '/search?q="rotate the"').data.decode()
+
+
+def test_the_keys_help_lists_every_key_the_pages_answer(client):
+    import re
+
+    from conftest import REPO
+    help_text = get(client, "/").data.decode().split('id="av-keys"')[1].split("</dialog>")[0]
+    scripts = "".join((REPO / "static" / name).read_text() for name in ("agentview.js", "agentview-flow.js"))
+    keys = set(re.findall(r'key === "(.)"', scripts)) | set(re.findall(r'"(.)": "(?:prev|next)"', scripts))
+    assert keys >= {"/", "?", "j", "k", "o", "[", "]", ",", "."}
+    for key in keys:
+        assert f"<kbd>{key}</kbd>" in help_text, key

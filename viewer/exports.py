@@ -334,7 +334,12 @@ def session_json(s: SessionIndex) -> str:
 # --- one entry point for the command and the routes -----------------------------------------------
 
 class ExportError(ValueError):
-    """A request the chosen format cannot answer (e.g. Markdown without an agent)."""
+    """A request the chosen format cannot answer (e.g. Markdown without an agent). `page` says it in a web
+    page's words (links and pages, not command-line options), where those differ."""
+
+    def __init__(self, message: str, page: str | None = None):
+        super().__init__(message)
+        self.page = page or message
 
 
 def export(s: SessionIndex, fmt: str, agent: str | None = None, agents: list[str] | None = None,
@@ -346,17 +351,21 @@ def export(s: SessionIndex, fmt: str, agent: str | None = None, agents: list[str
         if agent_id not in s.agents:
             raise ExportError(f"session {s.name!r} has no agent {agent_id!r}")
     if agent and agents:
-        raise ExportError("give --agent (one perspective) or --agents (a dialog), not both")
+        raise ExportError("give --agent (one perspective) or --agents (a dialog), not both",
+                          "an export is of one agent (?agent=) or of a dialog (?agents=), not both")
     if fmt == "markdown":
         if agent:
             return perspective_markdown(s, agent, include_subagents)
         if agents:
             return dialog_markdown(s, chosen)
-        raise ExportError("markdown needs --agent A (a perspective) or --agents A,B (a dialog)")
+        raise ExportError("markdown needs --agent A (a perspective) or --agents A,B (a dialog)",
+                          "a Markdown export is of one agent or of a dialog: use the export link on an agent's "
+                          "page or on a dialog's page")
     if fmt == "trace":
         return trace_text(s, chosen or None)
     if fmt == "dot":
         return causality_dot(s, chosen or None)
     if chosen:
-        raise ExportError("json exports the whole session: leave out --agent/--agents")
+        raise ExportError("json exports the whole session: leave out --agent/--agents",
+                          "the JSON export is of the whole session: it takes no agent")
     return session_json(s)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import model, search_index
 
@@ -21,6 +21,8 @@ class EntryFilter:
     kinds: tuple[str, ...] = ()
     tool: str = ""
     modified: bool = False
+    # kinds asked for that are none of KINDS: the page says so beside its form; not part of what is filtered
+    unknown: tuple[str, ...] = field(default=(), compare=False)
 
     def __bool__(self) -> bool:
         return bool(self.kinds or self.tool or self.modified)
@@ -46,7 +48,12 @@ class EntryFilter:
     def from_args(cls, args) -> "EntryFilter":
         """`?kind=heard,said` (or repeated `kind=`), `?tool=read_file`, `?modified=1`."""
         kinds: list[str] = []
+        unknown: list[str] = []
         for value in args.getlist("kind"):
-            kinds.extend(k for k in value.split(",") if k in KINDS and k not in kinds)
+            for k in value.split(","):
+                if k in KINDS and k not in kinds:
+                    kinds.append(k)
+                elif k and k not in KINDS and k not in unknown:
+                    unknown.append(k)
         modified = is_on(args.get("modified"))
-        return cls(tuple(kinds), args.get("tool", "").strip(), modified)
+        return cls(tuple(kinds), args.get("tool", "").strip(), modified, tuple(unknown))

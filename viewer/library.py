@@ -65,6 +65,7 @@ class Library(Folders):
         # file never holds up the others; the files left unfinished wait in `unfinished` for their next turn.
         self.slices_per_read: int | None = None
         self.unfinished: set[str] = set()
+        self._reading: dict[str, FileTailer | GzipReader] = {}  # files read part way, for pages that say how far (progress)
 
     def scan(self, folder: str | None = None) -> None:
         """Read every session file below a folder (idempotent: known files are tailed)."""
@@ -157,8 +158,12 @@ class Library(Folders):
                 if slices <= 0:  # the rest of a big file waits its turn: other files are read meanwhile
                     with self.lock:
                         self.unfinished.add(path)
+                        self._reading[path] = tailer
                     break
             del result  # its lines are indexed: free them before reading the next batch
+        if not result.more and path in self._reading:
+            with self.lock:
+                self._reading.pop(path, None)
         if changed or new:
             session.updated_at = result.modified_at
             if new:  # listed once read: nobody sees it empty while its lines are on their way
@@ -371,6 +376,7 @@ class Library(Folders):
         with self.lock:
             session = self._by_path.pop(path, None)
             self._tailers.pop(path, None)
+            self._reading.pop(path, None)
             if session is not None and session.members:
                 with session.lock:
                     session.members.pop(path, None)
@@ -431,6 +437,21 @@ class Library(Folders):
                     session.events.forget_cached()  # kept for pages, not for the whole walk
                 return True
         return False
+
+    def progress(self) -> dict[str, dict]:
+        """The files read part way so far: {path relative to the root: {"read": bytes, "size": bytes}}."""
+        with self.lock:
+            reading = list(self._reading.items())
+        found = {}
+        for path, tailer in reading:
+            if not isinstance(tailer, FileTailer):  # a gzip snapshot is read whole: no offset to tell
+                continue
+            try:
+                size = os.stat(path).st_size
+            except OSError:
+                continue
+            found[self.relpath(path)] = {"read": min(tailer.offset, size), "size": size}
+        return found
 
     def get(self, session_id: str) -> SessionIndex | None:
         return self.sessions.get(session_id)

@@ -290,6 +290,29 @@ def updates(sessions: list, text: str, session_id: str | None, cursor: str, limi
     return {"hits": hits, "cursor": format_cursor(cursors), "reset": reset}
 
 
+def total(sessions: list, text: str, session_id: str | None = None, cap: int = 100_000) -> tuple[int, bool]:
+    """How many hits a query has in all, and whether that count is exact (it stops at `cap`, and where
+    phrase checks run out of their budget: then it is a lower bound)."""
+    query = parse(text)
+    count, exact = 0, True
+    if query.empty:
+        return 0, True
+    for s in in_scope(sessions, query, session_id):
+        with s.lock:
+            found, more = matches(s, query, 0, cap - count)
+        count += len(found)
+        if more is not None:
+            return count, False
+    return count, exact
+
+
+def unclosed_quote(text: str) -> str | None:
+    """The phrase an unclosed quote runs to the end of the query (searched as a phrase all the same)."""
+    if (text or "").count('"') % 2 == 0:
+        return None
+    return text[text.rindex('"') + 1 :].strip()
+
+
 def format_cursor(cursors: dict[str, str]) -> str:
     """`<session>=<epoch>-<count>` joined by commas ('=' and ',' never occur in a session id)."""
     return ",".join(f"{sid}={c}" for sid, c in cursors.items())

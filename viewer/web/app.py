@@ -15,8 +15,9 @@ from flask import Flask, request
 
 from .. import jsonio, provenance
 from ..library import Library
+from ..tailer import size_text
 from ..watcher import Watcher
-from . import api, asof, exports, hooks, pages, pictures, search_views, security
+from . import api, asof, exports, hooks, pages, pictures, search_views, security, text_filters
 from .endpoints import LIVE_ENDPOINTS
 from .errors import register_error_pages
 from .state import KEY, AgentView
@@ -29,6 +30,16 @@ def _resource_dir(name: str) -> str:
     package = Path(__file__).resolve().parent.parent
     installed = package / f"_{name}"
     return str(installed if installed.is_dir() else package.parent / name)
+
+
+def ago(t: float, now: float) -> str:
+    """How long before `now` a time was, as people say it: "just now", "3 min ago", "2 h ago", "5 days ago"."""
+    seconds = max(0, now - t)
+    for unit, size in (("day", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            n = int(seconds // size)
+            return f"{n} {unit}{'s' if unit == 'day' and n != 1 else ''} ago"
+    return "just now"
 
 
 def create_app(
@@ -58,6 +69,9 @@ def create_app(
     app.jinja_env.filters["pretty_json"] = lambda value: jsonio.text(value, indent=True)
     app.jinja_env.filters["isotime"] = lambda t: datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
     app.jinja_env.filters["word_diff"] = provenance.word_diff
+    app.jinja_env.filters["size"] = size_text
+    app.jinja_env.filters["ago"] = ago
+    text_filters.install(app.jinja_env)
     app.jinja_env.globals.update(as_of=asof.requested, as_of_banner=asof.banner)
     app.url_defaults(asof.inject_at)  # links on a page frozen at event N stay at N
 

@@ -19,5 +19,5 @@ def export(session_id, fmt):
     try:
         text = exports.export(s, fmt, request.args.get("agent") or None, agent_list_arg(), flag_arg("sub"))
     except exports.ExportError as error:
-        abort(400, str(error))
+        abort(400, error.page)
     return Response(text, content_type=exports.MEDIA_TYPES[fmt])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from flask import Blueprint, Response, current_app, render_template, request, url_for
 
 from .. import dialogs, pictures, queries, search
@@ -11,7 +13,7 @@ from .args import agent_list_arg, cursor_arg, flag_arg, int_arg
 from .lookup import agent_or_404, chosen_agents, locate, message_or_404, session_or_404
 from .data import agent_data, message_data, session_data
 from .render import folder_problems, page_or_twin, session_row
-from .state import library, watched_library
+from .state import library, state, watched_library
 
 bp = Blueprint("pages", __name__)
 
@@ -57,8 +59,29 @@ def poll_ends(stop: PollEnds):
 def _sessions_context() -> dict:
     library = watched_library()
     version = library.version  # read first: a change during the listing shows up on the next poll
-    return dict(sessions=[session_row(s) for s in library.listing()], version=version, root=library.root,
-                folder_problems=folder_problems(library))
+    watcher = state().watcher
+    wanted = request.args.get("filter", "").strip()
+    rows = newest_first([session_row(s) for s in library.listing()])
+    shown = [r for r in rows if _matches(r, wanted)] if wanted else rows
+    return dict(sessions=shown, listed=len(rows), filter=wanted, now=time.time(),
+                version=version, root=library.root,
+                folder_problems=folder_problems(library), reading=library.progress(),
+                scanning=watcher is not None and not watcher.ready.is_set())
+
+
+def newest_first(rows: list[dict]) -> list[dict]:
+    """Sessions by last update, newest first; a project's sessions stay together, the project placed by its
+    newest session."""
+    newest: dict[str | None, float] = {}
+    for r in rows:
+        newest[r["project"]] = max(newest.get(r["project"], 0), r["updated_at"] or 0)
+    return sorted(rows, key=lambda r: (-newest[r["project"]], r["project"] or "", -(r["updated_at"] or 0), r["path"]))
+
+
+def _matches(row: dict, wanted: str) -> bool:
+    """Whether the sessions list's filter box keeps a row: its words are in the name, path, title or project."""
+    text = " ".join(str(row[k] or "") for k in ("name", "path", "title", "project", "format_label")).lower()
+    return all(word in text for word in wanted.lower().split())
 
 
 @bp.get("/")
@@ -85,7 +108,10 @@ def session(session_id):
         context = dict(session=session_row(s), tree=tree, agents=data["agents"],
                        problems=len(data["problems"]), usage=data["usage"],
                        summary=data["format_summary"], outline=_outline(data["format_summary"]),
-                       poll=url_for("pages.poll_tree", session_id=s.id, after=data["cursor"]))
+                       poll=url_for("pages.poll_tree", session_id=s.id, after=data["cursor"],
+                                    empty=1 if not s.count else None))
+    # outside the session's lock: the library's is taken before a session's, never after
+    context["reading"] = library().progress().get(s.relpath)
     return render_template("session.html", **context)
 
 
@@ -99,8 +125,11 @@ def _outline(summary: dict | None) -> list[dict] | None:
 def poll_tree(session_id):
     s, after = _poll_session(session_id)
     with s.lock:
-        context = dict(session=session_row(s), updates=queries.tree_updates(s, after),
+        if flag_arg("empty"):  # the page said "no readable events": it has none of the parts to grow, so it reloads
+            return Response(status=200, headers={"HX-Refresh": "true"})
+        context = dict(session=session_row(s), updates=queries.tree_updates(s, after), problems=len(s.problems),
                        poll=url_for("pages.poll_tree", session_id=s.id, after=s.cursor))
+    context["reading"] = library().progress().get(s.relpath)  # outside the session's lock, as above
     return render_template("_tree_poll.html", **context)
 
 
@@ -148,6 +177,8 @@ def poll_agent(session_id):
         cursor, more = _poll_cursor(s, updates["stop"])
         context = dict(session=session_row(s), agent_id=agent_id, include_subagents=include_subagents,
                        updates=updates, filters=filters, more=more,
+                       agent=queries.agent_summary(s, s.agents[agent_id]),
+                       children=[queries.agent_summary(s, s.agents[c]) for c in s.agents[agent_id].children],
                        poll=_agent_poll_url(s.id, agent_id, include_subagents, filters, cursor))
     return render_template("_agent_poll.html", **context)
 

@@ -59,6 +59,38 @@ def place(hits: list[dict], cursors: str) -> None:
         hit["url"] = hit_url(hit)
 
 
+def grouped(hits: list[dict]) -> list[dict]:
+    """One row per distinct message: the deliveries of one substance (its `heard` copies) join the row of the
+    message they deliver, which says who said it and to whom it was delivered. Rows keep the order of their
+    first hit; a row's hit is the original when it is among the hits, else its first delivery."""
+    rows: dict[tuple[str, str], dict] = {}
+    for session_id, same_session in groupby(hits, key=lambda h: h["session"]):
+        same_session = list(same_session)
+        s = library().get(session_id)
+        origins: dict[int, tuple[str, str | None]] = {}  # position -> (substance, who said it)
+        if s is not None:
+            with s.lock:
+                for h in same_session:
+                    event = s.events[h["position"]] if h["position"] < s.count else None
+                    if event is None or not model.is_delivery(event) or event["substance"] not in s.by_id:
+                        continue
+                    original = s.events[s.by_id[event["substance"]]]
+                    speaker = s.agents.get(original["agent_id"])
+                    origins[h["position"]] = (event["substance"], speaker.display_name if speaker else None)
+        for h in same_session:
+            substance, speaker = origins.get(h["position"], (None, None))
+            key = (session_id, substance or h["message_id"])
+            row = rows.setdefault(key, {"hit": h, "said_by": None, "delivered_to": [], "hits": 0})
+            row["hits"] += 1
+            if substance is None:
+                row["hit"], row["said_by"] = h, h["agent_name"]
+            else:
+                row["said_by"] = row["said_by"] or speaker
+                if h["agent_name"] not in row["delivered_to"]:
+                    row["delivered_to"].append(h["agent_name"])
+    return list(rows.values())
+
+
 def hit_url(hit: dict) -> str:
     """The page a hit is shown on, at its anchor (the agent page of the 200 entries holding it)."""
     where = hit["target"]
@@ -101,7 +133,9 @@ def page():
     data = _results()
     q, session_id = _args()
     scope = _scope(session_id)
+    total, exact = search.total(library().listing(), q, session_id) if not data["empty_query"] else (0, True)
     return render_template("search.html", result=data, search_q=q, session=scope, session_id=session_id,
+                           rows=grouped(data["hits"]), total=total, exact=exact, unclosed=search.unclosed_quote(q),
                            first_page=not request.args.get("from"), version=version,
                            poll=_poll_url(q, session_id, data["cursor"], version))
 

@@ -1,0 +1,175 @@
+// agentview: reading log text (raw toggle, expand / collapse all) and live pages that say what changed.
+// Pages work without this file: text is rendered on the server, live fragments are htmx's.
+(function () {
+  "use strict";
+
+  const TRANSCRIPTS = "#av-entries, #av-dialog";
+
+  // --- Text: the per-block "raw" toggle, and expand all / collapse all above each transcript. ---
+  function revealRawToggles(root) {
+    root.querySelectorAll(".raw-toggle[hidden]").forEach((b) => { b.hidden = false; });
+  }
+
+  function addTextControls() {
+    document.querySelectorAll(TRANSCRIPTS).forEach((list) => {
+      if (list.previousElementSibling && list.previousElementSibling.classList.contains("text-controls")) return;
+      const bar = document.createElement("div");
+      bar.className = "text-controls";
+      bar.setAttribute("role", "group");
+      bar.setAttribute("aria-label", "Long texts");
+      for (const [action, label] of [["expand", "Expand all texts"], ["collapse", "Collapse all texts"]]) {
+        const b = document.createElement("button");
+        b.type = "button";
+        b.dataset.long = action;
+        b.textContent = label;
+        bar.appendChild(b);
+      }
+      list.parentNode.insertBefore(bar, list);
+    });
+  }
+
+  document.addEventListener("click", (event) => {
+    const raw = event.target.closest(".raw-toggle");
+    if (raw) {
+      const block = raw.closest(".text-block");
+      const on = block.classList.toggle("show-raw");
+      raw.setAttribute("aria-pressed", on ? "true" : "false");
+      return;
+    }
+    const long = event.target.closest("[data-long]");
+    if (long) {
+      const open = long.dataset.long === "expand";
+      document.querySelectorAll(TRANSCRIPTS).forEach((list) => {
+        list.querySelectorAll("details.long").forEach((d) => { d.open = open; });
+      });
+    }
+  });
+
+  // --- Live: new entries flash, a "N new below" pill when the reader is not at the bottom, follow. ---
+  const ENTRY = ".entry, .dialog-item";
+  let unseen = [];  // new entries below the fold, oldest first
+  let following = false;
+
+  function atBottom() {
+    return window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 80;
+  }
+
+  function pill() {
+    let p = document.getElementById("av-new-below");
+    if (!p) {
+      p = document.createElement("button");
+      p.type = "button";
+      p.id = "av-new-below";
+      p.className = "new-below";
+      p.hidden = true;
+      p.setAttribute("aria-live", "polite");
+      document.body.appendChild(p);
+    }
+    return p;
+  }
+
+  function showPill() {
+    unseen = unseen.filter((el) => el.isConnected && el.getBoundingClientRect().top > window.innerHeight);
+    const p = pill();
+    p.hidden = unseen.length === 0;
+    p.textContent = unseen.length === 1 ? "1 new below" : `${unseen.length} new below`;
+  }
+
+  function arrived(entries) {
+    entries.forEach((el) => {
+      el.classList.add("av-new");
+      el.addEventListener("animationend", () => el.classList.remove("av-new"), { once: true });
+    });
+    if (following) {
+      entries[entries.length - 1].scrollIntoView({ block: "end" });
+      return;
+    }
+    unseen = unseen.concat(entries);
+    showPill();
+  }
+
+  function watchTranscripts() {
+    document.querySelectorAll(TRANSCRIPTS).forEach((list) => {
+      const known = new Set(Array.from(list.children).map((el) => el.id));
+      new MutationObserver((records) => {
+        const fresh = [];
+        records.forEach((r) => r.addedNodes.forEach((n) => {
+          if (n.nodeType === 1 && n.matches(ENTRY) && !known.has(n.id)) { known.add(n.id); fresh.push(n); }
+        }));
+        if (fresh.length) arrived(fresh);
+      }).observe(list, { childList: true });
+    });
+  }
+
+  function addFollow() {
+    const bar = document.querySelector(".text-controls");
+    if (!bar || !document.getElementById("av-poller") || bar.querySelector(".follow")) return;
+    const label = document.createElement("label");
+    label.className = "follow";
+    const box = document.createElement("input");
+    box.type = "checkbox";
+    box.id = "av-follow";
+    label.append(box, " follow new entries");
+    bar.appendChild(label);
+    box.addEventListener("change", () => {
+      following = box.checked;
+      if (following) {
+        const list = document.querySelector(TRANSCRIPTS);
+        const last = list && list.lastElementChild;
+        if (last) last.scrollIntoView({ block: "end" });
+        unseen = [];
+        showPill();
+      }
+    });
+  }
+
+  document.addEventListener("click", (event) => {
+    if (event.target.id !== "av-new-below") return;
+    const first = unseen.find((el) => el.isConnected);
+    if (first) first.scrollIntoView({ block: "start" });
+    unseen = [];
+    showPill();
+  });
+  window.addEventListener("scroll", () => { if (unseen.length) showPill(); }, { passive: true });
+
+  // The slider's live range: replaced with the poll's, unless the reader is moving it (then only its end).
+  document.addEventListener("htmx:oobBeforeSwap", (event) => {
+    const d = event.detail;
+    if (!d.target || d.target.id !== "av-as-of-control") return;
+    const slider = document.getElementById("av-at");
+    const moved = slider && (document.activeElement === slider || slider.value !== slider.max);
+    if (!moved) return;
+    const fresh = d.fragment && d.fragment.querySelector ? d.fragment.querySelector("#av-at") : null;
+    if (fresh) {
+      slider.max = fresh.max;
+      const total = document.getElementById("av-at-total");
+      if (total) total.textContent = fresh.max;
+    }
+    d.shouldSwap = false;
+  });
+
+  // --- Relative times ("3 min ago") stay true while the page is open; the absolute time is their title. ---
+  function ago(seconds) {
+    for (const [unit, size] of [["day", 86400], ["h", 3600], ["min", 60]]) {
+      if (seconds >= size) {
+        const n = Math.floor(seconds / size);
+        return `${n} ${unit}${unit === "day" && n !== 1 ? "s" : ""} ago`;
+      }
+    }
+    return "just now";
+  }
+  setInterval(() => {
+    const now = Date.now() / 1000;
+    document.querySelectorAll("time[data-epoch]").forEach((t) => {
+      t.textContent = ago(Math.max(0, now - Number(t.dataset.epoch)));
+    });
+  }, 30000);
+
+  document.addEventListener("DOMContentLoaded", () => {
+    revealRawToggles(document);
+    addTextControls();
+    addFollow();
+    watchTranscripts();
+  });
+  document.addEventListener("htmx:load", (event) => revealRawToggles(event.detail.elt.parentNode || document));
+})();

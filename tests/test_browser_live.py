@@ -1,0 +1,63 @@
+"""Live pages say what changed, in a real Chromium: counts, sub-agents and the slider's range follow the
+log; new entries below the fold bring a "N new below" pill; "follow" keeps the newest in view."""
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import serve, write_events
+from events import calls, created, say, tool_call, user
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def live(tmp_path):
+    folder = tmp_path / "sessions"
+    events = [created("c0", "root", name="Root")] + [
+        say(f"m{i}", "root", f"entry {i}\n" + "filler line\n" * 5) for i in range(12)]
+    write_events(folder / "grow.jsonl", events)
+    with serve(folder) as server:
+        server.wait_for_session("grow", events=len(events))
+        yield server, folder / "grow.jsonl", len(events)
+
+
+def test_session_header_and_slider_follow_appends(live, page):
+    server, path, count = live
+    page.goto(f"{server.url}/s/grow")
+    expect(page.locator("#av-session-events")).to_have_text(str(count))
+    expect(page.locator("#av-at")).to_have_attribute("max", str(count))
+    with open(path, "a", encoding="utf-8") as f:
+        f.write("{not json\n")  # first: a poll answers when events arrive, and these come with it or after
+    write_events(path, [calls("m-call", "root", tool_call("t1", "task", name="Writer")),
+                        created("c1", "writer", cause="m-call", name="Writer")], mode="a")
+    expect(page.locator("#av-session-events")).to_have_text(str(count + 2))
+    expect(page.locator("#av-session-agents")).to_have_text("2")
+    expect(page.locator("#av-at")).to_have_attribute("max", str(count + 2))
+    expect(page.locator("#av-at-total")).to_have_text(str(count + 2))
+    expect(page.locator("#av-at-value")).to_have_text(str(count + 2))
+    expect(page.locator("#av-session-problems")).to_contain_text("1 problem")
+
+
+def test_agent_header_counts_pill_and_follow(live, page):
+    server, path, count = live
+    page.set_viewport_size({"width": 1000, "height": 600})
+    page.goto(f"{server.url}/s/grow/agents/root")
+    expect(page.locator("#av-agent-entries")).to_have_text("12")
+    page.evaluate("window.scrollTo(0, 0)")
+    write_events(path, [calls("m-call", "root", tool_call("t1", "task", name="Writer")),
+                        created("c1", "writer", cause="m-call", name="Writer"),
+                        say("m-late", "root", "a late answer")], mode="a")
+    expect(page.locator("#av-agent-entries")).to_have_text("14")
+    expect(page.locator("#av-agent-children")).to_contain_text("sub-agents: Writer")
+    pill = page.locator("#av-new-below")
+    expect(pill).to_be_visible()
+    expect(pill).to_have_text("2 new below")
+    pill.click()
+    expect(page.locator('[id="m-call"]')).to_be_in_viewport()
+    expect(pill).to_be_hidden()
+    # follow: the newest entry is scrolled into view as it arrives, and no pill is needed
+    page.get_by_label("follow new entries").check()
+    page.evaluate("window.scrollTo(0, 0)")
+    write_events(path, [say("m-last", "root", "the very last")], mode="a")
+    expect(page.locator('[id="m-last"]')).to_be_in_viewport()
+    expect(pill).to_be_hidden()

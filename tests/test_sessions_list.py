@@ -1,0 +1,67 @@
+"""The sessions list (newest first, relative times, a filter box), Claude Code's bookkeeping records as one
+line, an invalid filter said beside its form, and pages in their own words (no command-line options)."""
+
+from __future__ import annotations
+
+import os
+
+from conftest import write_events
+from dom import parse
+from events import claude_user, created, say
+from viewer.web.app import ago, create_app
+
+
+def test_relative_times_read_as_people_say_them():
+    assert ago(100, 100) == "just now"
+    assert ago(100, 100 + 3 * 60 + 5) == "3 min ago"
+    assert ago(0, 2 * 3600 + 1) == "2 h ago"
+    assert ago(0, 86400) == "1 day ago" and ago(0, 5 * 86400) == "5 days ago"
+
+
+def test_sessions_newest_first_with_relative_times_and_a_filter(tmp_path):
+    for i, name in enumerate(["alpha", "beta", "gamma"]):
+        path = write_events(tmp_path / f"{name}.jsonl", [created("c0", "root", name=name.title()), say("m1", "root", "hi")])
+        os.utime(path, (1_700_000_000 + i * 600, 1_700_000_000 + i * 600))  # gamma newest, alpha oldest
+    client = create_app(tmp_path, watch=False).test_client()
+    doc = parse(client.get("/").data)
+    rows = [tr for tr in doc.find_all("tr") if tr.attrs.get("id", "").startswith("av-session-")]
+    assert [r.attrs["id"] for r in rows] == ["av-session-gamma", "av-session-beta", "av-session-alpha"]
+    stamp = rows[0].find_all("time")[0]
+    assert stamp.text.endswith("ago") and stamp.attrs["title"].endswith("UTC") and stamp.attrs["data-epoch"]
+    body = client.get("/?filter=BET").data.decode()
+    assert "av-session-beta" in body and "av-session-alpha" not in body
+    assert "1 of 3 sessions match" in body and 'value="BET"' in body
+    assert "filter=BET" in body.split('id="av-sessions"')[1].split(">")[0]  # the live list keeps the filter
+    assert "No session matches" in client.get("/?filter=nothing-like-it").data.decode()
+
+
+def test_claude_code_bookkeeping_records_are_one_compact_line(tmp_path):
+    write_events(tmp_path / "cc.jsonl", [
+        claude_user("u1", "hello there"),
+        {"type": "file-history-snapshot", "messageId": "u1", "snapshot": {"trackedFileBackups": {}}, "isSnapshotUpdate": False},
+        {"type": "queue-operation", "operation": "enqueue", "timestamp": "2026-02-01T10:00:00.500Z", "sessionId": "s"},
+        {"type": "ai-title", "title": "Greeting", "sessionId": "s"},
+    ])
+    client = create_app(tmp_path, watch=False).test_client()
+    session = client.get("/api/sessions").get_json()["sessions"][0]
+    agent = client.get(f"/api/sessions/{session['id']}").get_json()["agents"][0]["agent_id"]
+    doc = parse(client.get(f"/s/{session['id']}/agents/{agent}").data)
+    compact = [a for a in doc.find_all("article") if "bookkeeping" in a.attrs.get("class", "").split()]
+    assert sorted(a.find_all("span", **{"class": "kind"})[0].text for a in compact) == [
+        "ai-title", "file-history-snapshot", "queue-operation"]
+    assert all(a.find_all("summary") and a.find_all("details") for a in compact)  # the record a click away
+
+
+def test_an_unknown_kind_is_said_beside_the_filter_form(client):
+    body = client.get("/s/example1_jack_and_jill/agents/agent_jack?kind=bogus,heard").data.decode()
+    form = body.split('class="filters"')[1].split("</form>")[0]
+    assert "No such kind of entry: <code>bogus</code>" in form
+    assert 'value="heard" checked' in form
+
+
+def test_pages_do_not_speak_in_command_line_options(client):
+    answer = client.get("/s/example1_jack_and_jill/export/markdown")
+    assert answer.status_code == 400
+    text = answer.data.decode()
+    assert "--agent" not in text and "export link on an agent" in text
+    assert "--agent" not in client.get("/s/example1_jack_and_jill/export/json?agent=agent_jack").data.decode()
