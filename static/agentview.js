@@ -9,11 +9,21 @@
   }
 
   function reveal(root) {
-    root.querySelectorAll(".tree-controls[hidden], .copy-link[hidden], .secrets-toggle[hidden], .keys-button[hidden]")
+    root.querySelectorAll(".tree-controls[hidden], .copy-link[hidden], .secrets-toggle[hidden], .keys-button[hidden], .menu-button[hidden]")
       .forEach((el) => { el.hidden = false; });
   }
 
   document.addEventListener("click", (event) => {
+    const menu = event.target.closest(".menu-button");
+    if (menu) {
+      // On a phone the header's tools (search, keys, live, theme, secrets) fold behind this button.
+      const tools = document.getElementById(menu.getAttribute("aria-controls"));
+      const open = menu.getAttribute("aria-expanded") !== "true";
+      menu.setAttribute("aria-expanded", String(open));
+      tools.classList.toggle("open", open);
+      if (open) { const box = tools.querySelector("input, select, button"); if (box) box.focus(); }
+      return;
+    }
     const treeButton = event.target.closest("[data-tree]");
     if (treeButton) {
       const open = treeButton.dataset.tree === "expand";
