@@ -84,3 +84,83 @@ def test_a_diff_is_stacked_on_a_phone_and_side_by_side_on_a_desktop(live_server,
     assert original.bounding_box()["y"] == delivered.bounding_box()["y"]
     page.set_viewport_size({"width": 360, "height": 740})
     assert delivered.bounding_box()["y"] > original.bounding_box()["y"]
+
+
+def agent_colour(locator):
+    return locator.evaluate("e => getComputedStyle(e).getPropertyValue('--agent').trim()")
+
+
+def test_an_agent_page_has_the_tree_beside_its_transcript_and_a_drawer_on_a_phone(live_server, page):
+    page.goto(f"{live_server.url}/s/research_team/agents/agent_writer")
+    tree = page.get_by_role("navigation", name="Agents", exact=True)
+    current = tree.locator("a[aria-current=page]")
+    expect(current).to_have_text("Writer")
+    assert tree.bounding_box()["x"] + tree.bounding_box()["width"] <= page.locator("h1").bounding_box()["x"]
+    expect(tree.locator("a.agent-name")).to_have_count(8)
+    tree.get_by_role("link", name="Critic").click()
+    expect(page).to_have_url(f"{live_server.url}/s/research_team/agents/agent_critic")
+    page.set_viewport_size({"width": 360, "height": 740})
+    tree = page.get_by_role("navigation", name="Agents", exact=True)
+    expect(tree).to_be_hidden()
+    page.get_by_role("button", name="Agents of this session").click()
+    expect(tree).to_be_visible()
+    expect(tree.locator("a[aria-current=page]")).to_be_focused()
+
+
+def test_the_header_stays_in_view_and_next_agent_says_what_it_follows(live_server, page):
+    page.set_viewport_size({"width": 1440, "height": 600})
+    page.goto(f"{live_server.url}/s/research_team/agents/agent_writer")
+    page.mouse.wheel(0, 5000)
+    page.wait_for_function("window.scrollY > 1000")
+    header = page.locator("header.top")
+    assert header.bounding_box()["y"] == 0
+    expect(header.get_by_role("searchbox")).to_be_in_viewport()
+    expect(header.get_by_role("navigation", name="Breadcrumb")).to_contain_text("Writer")
+    nav = page.get_by_role("navigation", name="Agents in tree order")
+    expect(nav).to_contain_text("previous / next in the tree, read top to bottom")
+    expect(nav.locator("a[rel=next]")).to_have_attribute("title", "next agent in the tree, read top to bottom ( ] )")
+
+
+def test_each_agent_has_one_colour_on_every_page(live_server, page):
+    base = f"{live_server.url}/s/research_team"
+    page.goto(base)
+    writer = agent_colour(page.locator('li.node[data-agent="agent_writer"] .agent-name').first)
+    critic = agent_colour(page.locator('li.node[data-agent="agent_critic"] .agent-name').first)
+    assert writer and critic and writer != critic
+    page.goto(f"{base}/agents/agent_writer")
+    assert agent_colour(page.locator("h1")) == writer
+    assert agent_colour(page.locator("ul.agent-tree a", has_text="Critic")) == critic
+    page.goto(f"{base}/chart")
+    assert agent_colour(page.locator('#av-chart a.lane-head[data-agent="agent_writer"] .lane-name')) == writer
+    page.goto(f"{base}/spawn")
+    assert agent_colour(page.locator('#av-spawn-graph a.spawn-node[data-agent="agent_critic"] rect')) == critic
+
+
+def test_the_chart_keeps_its_lane_headers_in_view_while_it_scrolls(live_server, page):
+    page.set_viewport_size({"width": 1440, "height": 700})
+    page.goto(f"{live_server.url}/s/research_team/chart")
+    box = page.locator(".figure.chart-box")
+    head = page.locator('#av-chart a.lane-head[data-agent="agent_root"] .lane-name')
+    top = box.bounding_box()["y"]
+    box.evaluate("b => { b.scrollTop = 1500; b.dispatchEvent(new Event('scroll')); }")
+    assert box.evaluate("b => b.scrollTop") > 1000
+    assert abs(head.bounding_box()["y"] - (top + 8)) < 20
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1440
+
+
+def test_the_spawn_graph_opens_fitted_and_centred_and_zooms(live_server, page):
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.goto(f"{live_server.url}/s/research_team/spawn")
+    box = page.locator(".figure.spawn-box")
+    svg = page.locator("#av-spawn-graph")
+    fitted = svg.bounding_box()["width"]
+    assert fitted <= box.evaluate("b => b.clientWidth") + 1
+    root = page.locator("#av-spawn-graph a.spawn-node.root rect").bounding_box()
+    centre = box.bounding_box()["x"] + box.bounding_box()["width"] / 2
+    assert abs(root["x"] + root["width"] / 2 - centre) < 20
+    page.get_by_role("button", name="Zoom in").click()
+    page.get_by_role("button", name="Zoom in").click()
+    assert svg.bounding_box()["width"] > fitted * 1.5
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360  # the box scrolls, not the page
+    page.get_by_role("button", name="Fit").click()
+    assert abs(svg.bounding_box()["width"] - fitted) < 2

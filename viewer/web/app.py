@@ -16,7 +16,7 @@ from flask import Flask, request
 from .. import jsonio, provenance
 from ..library import Library
 from ..watcher import Watcher
-from . import api, asof, exports, hooks, pages, pictures, search_views, security
+from . import api, asof, colours, exports, hooks, pages, pictures, search_views, security
 from .endpoints import LIVE_ENDPOINTS
 from .errors import register_error_pages
 from .state import KEY, AgentView
@@ -58,7 +58,8 @@ def create_app(
     app.jinja_env.filters["pretty_json"] = lambda value: jsonio.text(value, indent=True)
     app.jinja_env.filters["isotime"] = lambda t: datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
     app.jinja_env.filters["word_diff"] = provenance.word_diff
-    app.jinja_env.globals.update(as_of=asof.requested, as_of_banner=asof.banner)
+    app.jinja_env.globals.update(as_of=asof.requested, as_of_banner=asof.banner, agent_colour=colours.agent_colour)
+    app.jinja_env.filters["colour_class"] = colours.colour_class
     app.url_defaults(asof.inject_at)  # links on a page frozen at event N stay at N
 
     @app.after_request
