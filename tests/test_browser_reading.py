@@ -1,6 +1,7 @@
 """How the pages read: light and dark, phones, finding one's way, accessibility; a real Chromium on every page kind."""
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from page_kinds import PAGE_KINDS
@@ -164,3 +165,32 @@ def test_the_spawn_graph_opens_fitted_and_centred_and_zooms(live_server, page):
     assert page.evaluate("document.documentElement.scrollWidth") <= 360  # the box scrolls, not the page
     page.get_by_role("button", name="Fit").click()
     assert abs(svg.bounding_box()["width"] - fitted) < 2
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_nothing_serious_on_any_page_kind(live_server, page, scheme):
+    axe = Axe()
+    page.emulate_media(color_scheme=scheme)
+    found = {}
+    for kind, path in PAGE_KINDS.items():  # at a desktop's width, where nothing is folded away
+        page.goto(live_server.url + path)
+        page.wait_for_load_state("networkidle")
+        violations = axe.run(page).response["violations"]
+        serious = [f"{v['id']}: {[n['target'] for n in v['nodes'][:3]]}" for v in violations
+                   if v["impact"] in ("serious", "critical")]
+        if serious:
+            found[kind] = serious
+    assert found == {}
+
+
+def test_a_skip_link_leads_to_the_content_and_focus_is_visible(live_server, page):
+    page.goto(f"{live_server.url}/s/research_team/agents/agent_writer")
+    page.keyboard.press("Tab")
+    skip = page.get_by_role("link", name="Skip to content")
+    expect(skip).to_be_focused()
+    expect(skip).to_be_in_viewport()
+    page.keyboard.press("Enter")
+    expect(page.locator("main")).to_be_focused()
+    page.keyboard.press("Tab")
+    outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert outline == "solid"
