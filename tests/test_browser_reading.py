@@ -194,3 +194,15 @@ def test_a_skip_link_leads_to_the_content_and_focus_is_visible(live_server, page
     page.keyboard.press("Tab")
     outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
     assert outline == "solid"
+
+
+def test_docs_hold_a_screenshot_of_every_page_kind_at_both_widths_in_both_themes():
+    """docs/screenshots.py (`python3 dev.py screenshots`) writes them; this keeps the set complete."""
+    from conftest import REPO
+
+    folder = REPO / "docs" / "screenshots"
+    missing = [f"{kind}-{device}-{theme}.png" for kind in PAGE_KINDS for device in ("phone", "desktop")
+               for theme in ("light", "dark") if not (folder / f"{kind}-{device}-{theme}.png").is_file()]
+    assert missing == []
+    readme = (REPO / "README.md").read_text()
+    assert "python3 dev.py screenshots" in readme and "docs/screenshots/agent-desktop-dark.png" in readme
