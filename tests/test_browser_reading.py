@@ -206,3 +206,25 @@ def test_docs_hold_a_screenshot_of_every_page_kind_at_both_widths_in_both_themes
     assert missing == []
     readme = (REPO / "README.md").read_text()
     assert "python3 dev.py screenshots" in readme and "docs/screenshots/agent-desktop-dark.png" in readme
+
+
+def test_a_crowded_spawn_graph_folds_children_past_the_limit(live_server, page):
+    from events import calls, created, tool_call
+    from viewer.pictures import CHILD_LIMIT
+
+    from conftest import write_events
+
+    kids = [f"kid{i:02d}" for i in range(CHILD_LIMIT + 20)]
+    events = [created("m0", "root"), calls("m1", "root", *(tool_call(f"c{i}", name=k) for i, k in enumerate(kids))),
+              *(created(f"m{i + 2}", k, cause="m1", name=k) for i, k in enumerate(kids))]
+    write_events(live_server.folder / "crowd.jsonl", events)
+    live_server.wait_for_session("crowd", events=len(events))
+    page.goto(f"{live_server.url}/s/crowd/spawn")
+    graph = page.locator("#av-spawn-graph")
+    expect(graph.locator("a.spawn-node")).to_have_count(CHILD_LIMIT)  # the root and the first CHILD_LIMIT - 1
+    more = graph.locator("a.spawn-more")
+    expect(more).to_contain_text(f"+{len(kids) - CHILD_LIMIT + 1} more")
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
+    more.click()
+    expect(page).to_have_url(f"{live_server.url}/s/crowd#av-node-0")
+    expect(page.locator("#av-tree li.node")).to_have_count(len(kids) + 1)
