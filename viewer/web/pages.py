@@ -120,7 +120,7 @@ def agent(session_id, agent_id):
         context = dict(
             session=session_row(s), agent_id=agent_id, agent=data,
             lineage=data["lineage"], crumbs=pictures.breadcrumbs(s, agent_id), children=data["children"],
-            tree=tree_outline.outline(s),
+            agent_tree=tree_outline.sidebar(s, s.id, agent_id),
             view=view, include_subagents=include_subagents, size=size,
             live=view["end"] == view["total"],
             filters=filters, kinds=KINDS, tools=search.tool_choices(s),

@@ -1,11 +1,21 @@
-"""The compact agent tree beside an agent's transcript: names, ordinals and entry counts only.
+"""The compact agent tree beside an agent's transcript: names and ordinals only.
 
-Leaner than queries.tree_rows (no creator summaries, flags or models), as a page that is re-rendered on every
-visit of every agent reads it; nested by a flat loop in templates/_tree_node.html (agent_tree)."""
+Leaner than queries.tree_rows (no creator summaries, flags or models) and written as HTML here rather than by a
+Jinja loop: every agent page carries it, and a session of hundreds of agents would otherwise cost the page more
+than its transcript. Every printed value goes through security.printed, as a template's would (masked)."""
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
+from flask import url_for
+from markupsafe import Markup, escape
+
 from ..index import SessionIndex
+from .colours import colour_class
+from .security import printed
+
+SLOT = "~agent~"  # where the agent's id goes in the one url_for (which keeps ?at=N and the session's id)
 
 
 def outline(s: SessionIndex) -> list[dict]:
@@ -22,3 +32,17 @@ def outline(s: SessionIndex) -> list[dict]:
     for row, following in zip(rows, rows[1:] + [None]):
         row["closes"] = row["depth"] + 1 - (following["depth"] if following else 0)
     return rows
+
+
+def sidebar(s: SessionIndex, session_id: str, current: str) -> Markup:
+    """The nested list of links, the current agent marked (aria-current). The caller holds the lock."""
+    head, tail = url_for("pages.agent", session_id=session_id, agent_id=SLOT).rsplit(SLOT, 1)
+    parts = ['<ul class="agent-tree">']
+    for row in outline(s):
+        href = escape(printed(head + quote(row["agent_id"], safe="/") + tail))
+        mark = ' aria-current="page"' if row["agent_id"] == current else ""
+        parts.append(f'<li class="{colour_class(row["ordinal"])}"><a class="agent-name" href="{href}"{mark}>'
+                     f'{escape(printed(row["name"]))}</a><ul>')
+        parts.append("</ul></li>" * row["closes"])
+    parts.append("</ul>")
+    return Markup("".join(parts))
