@@ -3,6 +3,7 @@
 
     python3 dev.py serve     serve sample_sessions/ at http://127.0.0.1:8000
     python3 dev.py test      run the whole test suite, browser tests included
+    python3 dev.py screenshots   regenerate docs/screenshots/ (every page kind, 360 and 1440 px, light and dark)
 
 Both create (or reuse) a virtualenv in .venv and install what they need; extra
 arguments go to `agentview serve` or to pytest.
@@ -59,7 +60,7 @@ def ensure_browser() -> None:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in ("serve", "test"):
+    if not argv or argv[0] not in ("serve", "test", "screenshots"):
         print(__doc__.strip())
         return 2
     command, extra = argv[0], argv[1:]
@@ -67,6 +68,9 @@ def main(argv: list[str]) -> int:
     os.chdir(ROOT)
     if command == "serve":
         args = [str(python), "-m", "viewer", "serve", "sample_sessions", "--port", "8000", *extra]
+    elif command == "screenshots":
+        ensure_browser()
+        args = [str(python), str(ROOT / "docs" / "screenshots.py"), *extra]
     else:
         ensure_browser()
         args = [str(python), "-m", "pytest", *extra]

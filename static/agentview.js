@@ -9,11 +9,24 @@
   }
 
   function reveal(root) {
-    root.querySelectorAll(".tree-controls[hidden], .copy-link[hidden], .secrets-toggle[hidden], .keys-button[hidden]")
+    root.querySelectorAll(".tree-controls[hidden], .copy-link[hidden], .secrets-toggle[hidden], .keys-button[hidden], .menu-button[hidden], .drawer-button[hidden]")
       .forEach((el) => { el.hidden = false; });
   }
 
   document.addEventListener("click", (event) => {
+    const menu = event.target.closest(".menu-button, .drawer-button");
+    if (menu) {
+      // On a phone the header's tools (search, keys, live, theme, secrets) and the agent tree fold behind these.
+      const tools = document.getElementById(menu.getAttribute("aria-controls"));
+      const open = menu.getAttribute("aria-expanded") !== "true";
+      menu.setAttribute("aria-expanded", String(open));
+      tools.classList.toggle("open", open);
+      if (open) {  // focus what the reader came for: the search box, or the current agent
+        const first = tools.querySelector("input, select, button") || tools.querySelector("a[aria-current]") || tools.querySelector("a");
+        if (first) first.focus();
+      }
+      return;
+    }
     const treeButton = event.target.closest("[data-tree]");
     if (treeButton) {
       const open = treeButton.dataset.tree === "expand";

@@ -27,7 +27,8 @@ def test_session_page_shows_the_nested_tree_with_creators(client):
     assert roots == ["agent_root"]
     jill = [li for li in tree.find_all("li") if li.attrs.get("data-agent") == "agent_jill"][0]
     assert [li.attrs["data-agent"] for li in jill.find_all("li")] == ["agent_jill_inner"]
-    summary = jill.find_all("summary")[0].text
+    row = [d for d in jill.find_all("div") if d.attrs.get("class", "").split()[:1] == ["node-row"]][0]
+    summary = row.text  # the row beside its open/close marker
     assert "Jill" in summary and "agent_jill" in summary and "claude-sonnet" in summary
     assert "task(name=Jill, system_prompt=You are an aspiring author...)" in summary
     assert "7 entries" in " ".join(summary.split())

@@ -80,3 +80,22 @@ def test_calls_without_ids_label_each_agent_with_the_call_that_created_it(tmp_pa
     labels = {e["agent_id"]: e["summary"] for e in pictures.spawn_graph(s)["edges"]}
     assert labels == {"a": "task(name=a)", "b": "task(name=b)"}
     assert pictures.breadcrumbs(s, "b")[-1]["summary"] == "task(name=b)"
+
+
+def test_a_parent_with_many_children_shows_the_first_ones_and_folds_the_rest(tmp_path, client):
+    limit = pictures.CHILD_LIMIT
+    kids = [f"kid{i:02d}" for i in range(limit + 8)]
+    path = write_events(tmp_path / "many.jsonl", [
+        created("m0", "root"), calls("m1", "root", *(tool_call(f"c{i}", name=k) for i, k in enumerate(kids))),
+        *(created(f"m{i + 2}", k, cause="m1", name=k) for i, k in enumerate(kids)),
+        created("m99", "grandchild", cause="m1", name="grandchild"),
+    ])
+    graph = pictures.spawn_graph(load_index(path))
+    shown = {n["agent_id"] for n in graph["nodes"]}
+    assert shown == {"root", *kids[: limit - 1]}
+    (box,) = graph["more"]
+    assert (box["parent_id"], box["count"]) == ("root", len(kids) + 1 - (limit - 1))
+    assert len(graph["edges"]) == limit - 1
+    nodes = {n["agent_id"]: n for n in graph["nodes"]}
+    assert nodes["root"]["cx"] == (nodes[kids[0]]["cx"] + box["cx"]) / 2  # centred over what is shown
+    assert graph["width"] < (limit + 1) * (pictures.NODE_W + pictures.GAP_X) + 2 * pictures.MARGIN

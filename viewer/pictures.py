@@ -35,25 +35,40 @@ def short(text: str, limit: int = LABEL_CHARS) -> str:
 # --- the spawn graph -------------------------------------------------------------------------------
 
 NODE_W, NODE_H, GAP_X, GAP_Y, MARGIN = 150, 40, 24, 70, 12
+CHILD_LIMIT = 12  # a parent with more children shows the first CHILD_LIMIT - 1 and one "+N more" box
+
+
+def _shown_children(children: list[str]) -> list[str]:
+    return children if len(children) <= CHILD_LIMIT else children[: CHILD_LIMIT - 1]
 
 
 def spawn_graph(s: SessionIndex) -> dict:
     """The agent tree laid out top-down: leaves side by side, each parent centred over its children;
-    one edge per spawned agent, labelled with the tool call that created it."""
+    one edge per spawned agent, labelled with the tool call that created it. Past CHILD_LIMIT children a
+    parent's others (and their sub-agents) fold into one box (`more`): a graph of hundreds of agents stays
+    readable, and the session page's tree lists them all."""
     with s.lock:
         slots: dict[str, float] = {}
         depth: dict[str, int] = {}
+        more: list[dict] = []
         next_slot = 0
         # Iterative post-order so deep trees do not hit the recursion limit.
         for root in s.roots:
             stack = [(root, 0, False)]
             while stack:
                 agent_id, level, done = stack.pop()
-                children = s.agents[agent_id].children
+                all_children = s.agents[agent_id].children
+                children = _shown_children(all_children)
                 if done or not children:
                     depth[agent_id] = level
                     if children:
-                        slots[agent_id] = (slots[children[0]] + slots[children[-1]]) / 2
+                        last = slots[children[-1]]
+                        if len(children) < len(all_children):
+                            last = next_slot
+                            more.append({"parent_id": agent_id, "count": len(all_children) - len(children),
+                                         "slot": next_slot, "level": level + 1})
+                            next_slot += 1
+                        slots[agent_id] = (slots[children[0]] + last) / 2
                     else:
                         slots[agent_id] = next_slot
                         next_slot += 1
@@ -62,16 +77,18 @@ def spawn_graph(s: SessionIndex) -> dict:
                 stack.extend((c, level + 1, False) for c in reversed(children))
         nodes, edges = [], []
         for agent_id in s.agent_order:
+            if agent_id not in depth:  # folded into its parent's "more" box
+                continue
             agent = s.agents[agent_id]
             x = MARGIN + slots[agent_id] * (NODE_W + GAP_X)
             y = MARGIN + depth[agent_id] * (NODE_H + GAP_Y)
             nodes.append({"agent_id": agent_id, "name": short(agent.display_name, 22), "full_name": log_text(agent.display_name),
                           "x": x, "y": y, "cx": x + NODE_W / 2, "entries": len(agent.entries),
-                          "implicit": agent.implicit, "root": agent.parent_id is None})
+                          "implicit": agent.implicit, "root": agent.parent_id is None, "ordinal": agent.ordinal})
         where = {n["agent_id"]: n for n in nodes}
         for agent_id in s.agent_order:
             agent = s.agents[agent_id]
-            if agent.parent_id is None:
+            if agent.parent_id is None or agent_id not in where:
                 continue
             parent, child = where[agent.parent_id], where[agent_id]
             call = queries.created_by(s, agent) or {}
@@ -81,9 +98,16 @@ def spawn_graph(s: SessionIndex) -> dict:
                           "mid_y": (y1 + y2) / 2, "label_x": x2, "label_y": y2 - 8,
                           "message_id": call.get("message_id"), "call_id": call.get("call_id"),
                           "tool": call.get("tool"), "label": short(summary, 24), "summary": short(summary, 300)})
+        folded = []
+        for box in more:
+            parent = where[box["parent_id"]]
+            x, y = MARGIN + box["slot"] * (NODE_W + GAP_X), MARGIN + box["level"] * (NODE_H + GAP_Y)
+            folded.append({"parent_id": box["parent_id"], "parent_ordinal": parent["ordinal"], "count": box["count"],
+                           "x": x, "y": y, "cx": x + NODE_W / 2, "x1": parent["cx"], "y1": parent["y"] + NODE_H,
+                           "mid_y": (parent["y"] + NODE_H + y) / 2})
         width = MARGIN * 2 + max(next_slot, 1) * (NODE_W + GAP_X) - GAP_X
         height = MARGIN * 2 + (max(depth.values(), default=0) + 1) * (NODE_H + GAP_Y) - GAP_Y
-        return {"nodes": nodes, "edges": edges, "width": width, "height": height,
+        return {"nodes": nodes, "edges": edges, "more": folded, "width": width, "height": height,
                 "node_w": NODE_W, "node_h": NODE_H}
 
 

@@ -17,7 +17,7 @@ from .. import jsonio, provenance
 from ..library import Library
 from ..tailer import size_text
 from ..watcher import Watcher
-from . import api, asof, exports, hooks, pages, pictures, search_views, security, text_filters
+from . import api, asof, colours, exports, hooks, pages, pictures, search_views, security, text_filters
 from .endpoints import LIVE_ENDPOINTS
 from .errors import register_error_pages
 from .state import KEY, AgentView
@@ -71,8 +71,9 @@ def create_app(
     app.jinja_env.filters["word_diff"] = provenance.word_diff
     app.jinja_env.filters["size"] = size_text
     app.jinja_env.filters["ago"] = ago
+    app.jinja_env.filters["colour_class"] = colours.colour_class
     text_filters.install(app.jinja_env)
-    app.jinja_env.globals.update(as_of=asof.requested, as_of_banner=asof.banner)
+    app.jinja_env.globals.update(as_of=asof.requested, as_of_banner=asof.banner, agent_colour=colours.agent_colour)
     app.url_defaults(asof.inject_at)  # links on a page frozen at event N stay at N
 
     @app.after_request

@@ -9,6 +9,7 @@ from flask import Blueprint, Response, current_app, render_template, request, ur
 from .. import dialogs, pictures, queries, search
 from ..filters import KINDS, EntryFilter
 from ..formats import ai_agent
+from . import tree_outline
 from .args import agent_list_arg, cursor_arg, flag_arg, int_arg
 from .lookup import agent_or_404, chosen_agents, locate, message_or_404, session_or_404
 from .data import agent_data, message_data, session_data
@@ -148,6 +149,7 @@ def agent(session_id, agent_id):
         context = dict(
             session=session_row(s), agent_id=agent_id, agent=data,
             lineage=data["lineage"], crumbs=pictures.breadcrumbs(s, agent_id), children=data["children"],
+            agent_tree=tree_outline.sidebar(s, s.id, agent_id),
             view=view, include_subagents=include_subagents, size=size,
             live=view["end"] == view["total"],
             filters=filters, kinds=KINDS, tools=search.tool_choices(s),

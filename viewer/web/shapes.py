@@ -191,6 +191,7 @@ class SpawnNode(TypedDict):
     entries: int
     implicit: bool
     root: bool
+    ordinal: int
     x: float
     y: float
     cx: float
@@ -213,12 +214,27 @@ class SpawnEdge(TypedDict):
     label_y: float
 
 
+class SpawnMore(TypedDict):
+    """The box standing for the children of a parent past the first CHILD_LIMIT - 1 (and their sub-agents)."""
+
+    parent_id: str
+    parent_ordinal: int
+    count: int
+    x: float
+    y: float
+    cx: float
+    x1: float
+    y1: float
+    mid_y: float
+
+
 class Spawn(TypedDict):
     """GET /api/sessions/<id>/spawn (the spawn graph page's data)"""
 
     id: str
     nodes: list[SpawnNode]
     edges: list[SpawnEdge]
+    more: list[SpawnMore]
     width: float
     height: float
     node_w: float

@@ -1,0 +1,17 @@
+"""One URL of every page kind, on the sample sessions: the browser tests and docs/screenshots.py walk this list."""
+
+PAGE_KINDS = {
+    "sessions": "/",
+    "session": "/s/research_team",
+    "agent": "/s/research_team/agents/agent_writer",
+    "agent-with-sub-agents": "/s/research_team/agents/agent_researcher?sub=1",
+    "message": "/s/research_team/messages/msg_113",
+    "dialog": "/s/example1_jack_and_jill/dialog?agents=agent_jack&agents=agent_jill",
+    "search": "/search?q=coffee",
+    "chart": "/s/research_team/chart",
+    "spawn-graph": "/s/research_team/spawn",
+    "trace": "/s/research_team/trace/msg_113",
+    "hooks": "/s/research_team/hooks",
+    "problems": "/s/research_team/problems",
+    "error": "/s/no_such_session",
+}
