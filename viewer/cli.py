@@ -181,9 +181,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", help="folder to write the session into (created if missing)")
     p.add_argument("--speed", type=float, default=1.0, help="play faster (2 = twice as fast; default 1)")
     p.set_defaults(func=demo)
-    p = commands.add_parser("export", help="print a session as markdown, a text trace, GraphViz DOT or JSON")
+    p = commands.add_parser("export", help="print a session as markdown, a text trace, GraphViz DOT, JSON or "
+                                           "OTLP/JSON spans (one ExportTraceServiceRequest a line)")
     p.add_argument("session_file", help="a session .jsonl file")
-    p.add_argument("--format", required=True, choices=["markdown", "trace", "dot", "json"])
+    p.add_argument("--format", required=True, choices=["markdown", "trace", "dot", "json", "otlp"])
     p.add_argument("--agent", help="one agent's perspective (markdown), or only its events (trace, dot)")
     p.add_argument("--agents", help="comma-separated agents: their dialog (markdown), or only their events")
     p.add_argument("--sub", action="store_true", help="with --agent: include its sub-agents' entries")
