@@ -62,6 +62,10 @@ class Link:
     kind: str  # "substance" or "cause"
     message_id: str
 
+    @property
+    def attributes(self) -> dict[str, str]:
+        return {"agentview.link": self.kind, "agentview.message_id": _shown(self.message_id)}
+
 
 @dataclass
 class Span:
@@ -366,8 +370,7 @@ def span_json(span: Span) -> dict:
         out["parentSpanId"] = span.parent_id.hex()
     if span.links:
         out["links"] = [{"traceId": span.trace_id.hex(), "spanId": link.span_id.hex(),
-                         "attributes": _json_attributes({"agentview.link": link.kind,
-                                                         "agentview.message_id": _shown(link.message_id)})}
+                         "attributes": _json_attributes(link.attributes)}
                         for link in span.links]
     return out
 
