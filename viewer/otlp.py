@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Iterator
 
+import orjson
+
 from . import jsonio, model, queries, redact
 from .index import SessionIndex
 
@@ -139,6 +141,9 @@ class SpanBuilder:
         # (a Claude Code session opens with a system prompt that has no time of its own)
         self.last_ns: int | None = self._first_time()
         self.conversation = _shown(s.id)
+        self._created: dict[int, str] = {}
+        self._created_for = -1
+        self._agent_ids: dict[str, bytes] = {}
 
     # --- ids and times -------------------------------------------------------------------------
 
@@ -146,16 +151,25 @@ class SpanBuilder:
         return _digest(self.s.id, *key)[:8]
 
     def agent_span_id(self, agent_id: str) -> bytes:
-        return self.span_id("agent", agent_id)
+        known = self._agent_ids.get(agent_id)
+        if known is None:
+            known = self._agent_ids[agent_id] = self.span_id("agent", agent_id)
+        return known
 
     def message_span_id(self, message_id: str) -> bytes:
         """The span of a message: an agent's creation is its agent's span, anything else its own."""
-        position = self.s.by_id.get(message_id)
-        if position is not None:
-            event = self.s.events[position]
-            if event.get("event_type") == model.AGENT_CREATED and event.get("agent_id") in self.s.agents:
-                return self.agent_span_id(event["agent_id"])
+        agent_id = self._creations().get(self.s.by_id.get(message_id, -1))
+        if agent_id is not None:
+            return self.agent_span_id(agent_id)
         return self.span_id("message", message_id)
+
+    def _creations(self) -> dict[int, str]:
+        """Position of each agent's creation event -> the agent (kept while no agent is added)."""
+        if self._created_for != len(self.s.agents):
+            self._created = {a.created_position: a.agent_id for a in self.s.agents.values()
+                             if a.created_position is not None}
+            self._created_for = len(self.s.agents)
+        return self._created
 
     def _own_span_id(self, p: int, event: model.Event) -> bytes:
         """A message id logged twice: the later events get their own spans, keyed by position too."""
@@ -175,9 +189,9 @@ class SpanBuilder:
                 return stamp
         return None
 
-    def time_of(self, p: int) -> tuple[int, bool]:
+    def time_of(self, p: int, event: model.Event | None = None) -> tuple[int, bool]:
         """When the event at p happened (ns) and whether that time is synthetic (file order on BASE_TIME)."""
-        stamp = _nanos(self.s.events[p].get("timestamp"))
+        stamp = _nanos((self.s.events[p] if event is None else event).get("timestamp"))
         if stamp is not None:
             self.last_ns = stamp
             return stamp, False
@@ -266,7 +280,7 @@ class SpanBuilder:
     def _event_spans(self, p: int, event: model.Event) -> Iterator[Span]:
         s = self.s
         agent_id = event.get("agent_id") if isinstance(event.get("agent_id"), str) else ""
-        start, synthetic = self.time_of(p)
+        start, synthetic = self.time_of(p, event)
         attributes = self._base(agent_id, p, event)
         attributes["agentview.event_type"] = _shown(event.get("event_type"))
         if synthetic:
@@ -359,7 +373,8 @@ def _json_value(value: Any) -> dict:
 
 
 def _json_attributes(attributes: dict[str, Any]) -> list[dict]:
-    return [{"key": k, "value": _json_value(v)} for k, v in attributes.items()]
+    return [{"key": k, "value": {"stringValue": v} if type(v) is str else _json_value(v)}
+            for k, v in attributes.items()]
 
 
 def span_json(span: Span) -> dict:
@@ -402,4 +417,4 @@ def _request(resource: dict, spans: list[dict]) -> dict:
 
 def otlp_json(s: SessionIndex, base_time: datetime = BASE_TIME) -> str:
     """The session as OTLP/JSON: one ExportTraceServiceRequest a line."""
-    return "".join(jsonio.text(r) + "\n" for r in requests(s, base_time))
+    return "".join(orjson.dumps(r).decode() + "\n" for r in requests(s, base_time))  # plain values only
