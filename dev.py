@@ -33,9 +33,9 @@ def ensure_virtualenv() -> Path:
     stamp = VENV / ".agentview-installed"
     wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
     if not stamp.exists() or stamp.read_text() != wanted:
-        print("dev.py: installing agentview and its test dependencies into .venv", flush=True)
+        print("dev.py: installing agentview, its test dependencies and the otlp and phoenix extras into .venv", flush=True)
         subprocess.check_call([python, "-m", "pip", "install", "--quiet", "--upgrade", "pip"])
-        subprocess.check_call([python, "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[test]"])
+        subprocess.check_call([python, "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[test,otlp,phoenix]"])
         stamp.write_text(wanted)
     return python
 

@@ -148,6 +148,45 @@ def export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _headers(pairs: list[str]) -> dict[str, str] | None:
+    headers = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            return None
+        headers[key.strip()] = value
+    return headers
+
+
+def push(args: argparse.Namespace) -> int:
+    from . import push as pushing
+    from .redact import masking
+
+    headers = _headers(args.header)
+    if headers is None:
+        print("agentview: --header takes KEY=VALUE (e.g. --header 'Authorization=Basic ...')", file=sys.stderr)
+        return 2
+    if not args.endpoint.startswith(("http://", "https://")):
+        print(f"agentview: --endpoint must be an http:// or https:// URL, not {args.endpoint!r}", file=sys.stderr)
+        return 2
+    try:
+        with masking(not args.no_redact):
+            exporter = pushing.HttpStore(args.endpoint, headers, args.timeout)
+            signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+            try:
+                pusher = pushing.run(args.target, exporter, args.endpoint, follow=args.follow)
+            except KeyboardInterrupt:  # --follow runs until stopped
+                return 0
+            finally:
+                exporter.shutdown()
+    except pushing.PushError as error:
+        print(f"agentview: {error}", file=sys.stderr)
+        return 1
+    print(f"agentview: sent {pusher.spans_sent} spans ({pusher.events_sent} events) to {args.endpoint}",
+          file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .tailer import Limits
 
@@ -181,14 +220,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", help="folder to write the session into (created if missing)")
     p.add_argument("--speed", type=float, default=1.0, help="play faster (2 = twice as fast; default 1)")
     p.set_defaults(func=demo)
-    p = commands.add_parser("export", help="print a session as markdown, a text trace, GraphViz DOT or JSON")
+    p = commands.add_parser("export", help="print a session as markdown, a text trace, GraphViz DOT, JSON or "
+                                           "OTLP/JSON spans (one ExportTraceServiceRequest a line)")
     p.add_argument("session_file", help="a session .jsonl file")
-    p.add_argument("--format", required=True, choices=["markdown", "trace", "dot", "json"])
+    p.add_argument("--format", required=True, choices=["markdown", "trace", "dot", "json", "otlp"])
     p.add_argument("--agent", help="one agent's perspective (markdown), or only its events (trace, dot)")
     p.add_argument("--agents", help="comma-separated agents: their dialog (markdown), or only their events")
     p.add_argument("--sub", action="store_true", help="with --agent: include its sub-agents' entries")
     p.add_argument("--no-redact", action="store_true", help="print secrets instead of masking them")
     p.set_defaults(func=export)
+    p = commands.add_parser("push", help="send sessions to an OpenTelemetry trace store (OTLP/HTTP protobuf; "
+                                         "needs agentview[otlp])")
+    p.add_argument("target", help="a folder of sessions, or one session file")
+    p.add_argument("--endpoint", required=True,
+                   help="the store's OTLP/HTTP traces URL, e.g. http://localhost:4318/v1/traces")
+    p.add_argument("--header", action="append", default=[], metavar="KEY=VALUE",
+                   help="an HTTP header every request carries (repeatable), e.g. Authorization=Basic ...")
+    p.add_argument("--follow", action="store_true", help="keep running: send each new event as it is logged")
+    p.add_argument("--timeout", type=float, default=10.0, help="seconds a request may take, retries included")
+    p.add_argument("--no-redact", action="store_true", help="send secrets instead of masking them")
+    p.set_defaults(func=push)
     return parser
 
 

@@ -1,4 +1,4 @@
-"""Exports of a session as text: Markdown, the seed-004 text trace, GraphViz DOT, and JSON.
+"""Exports of a session as text: Markdown, the seed-004 text trace, GraphViz DOT, JSON and OTLP/JSON (viewer.otlp).
 
 Pure functions over a SessionIndex, shared by the `agentview export` command and the pages'
 export links. Every printed value that comes from the log (texts, but also names, ids, tool names,
@@ -12,16 +12,17 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from . import dialogs, facets, jsonio, model, queries, redact
+from . import dialogs, facets, jsonio, model, otlp, queries, redact
 from .index import SessionIndex
 from .positions import union
 
-FORMATS = ("markdown", "trace", "dot", "json")
+FORMATS = ("markdown", "trace", "dot", "json", "otlp")
 MEDIA_TYPES = {
     "markdown": "text/markdown; charset=utf-8",
     "trace": "text/plain; charset=utf-8",
     "dot": "text/vnd.graphviz; charset=utf-8",
     "json": "application/json",
+    "otlp": "application/x-ndjson",  # one OTLP/JSON ExportTraceServiceRequest a line
 }
 LABEL_EXCERPT = 40
 FULL = 1 << 30  # a ToolCall.summary limit that never cuts: texts are masked whole, then shortened
@@ -366,6 +367,9 @@ def export(s: SessionIndex, fmt: str, agent: str | None = None, agents: list[str
     if fmt == "dot":
         return causality_dot(s, chosen or None)
     if chosen:
-        raise ExportError("json exports the whole session: leave out --agent/--agents",
-                          "the JSON export is of the whole session: it takes no agent")
+        name = "JSON" if fmt == "json" else "OTLP"
+        raise ExportError(f"{fmt} exports the whole session: leave out --agent/--agents",
+                          f"the {name} export is of the whole session: it takes no agent")
+    if fmt == "otlp":
+        return otlp.otlp_json(s)
     return session_json(s)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import orjson
 
 from ..safe_open import open_regular_file
-from . import ai_agent, claude_code, legacy, weakincentives
+from . import ai_agent, claude_code, legacy, otlp_json, weakincentives
 from .base import NOT_READABLE
 
 
@@ -53,11 +53,14 @@ WEAKINCENTIVES = Format("weakincentives", "weakincentives", hides=NO_HOOKS, look
 # Snapshots are re-read whole when replaced (ai_agent.SnapshotReader, chosen by the file name), not tailed.
 AI_AGENT = Format("ai-agent", "ai-agent snapshot", hides=NO_HOOKS, looks_like=ai_agent.looks_like,
                   normalizer=ai_agent.AiAgentNormalizer)
+# OTLP/JSON traces (the Collector's file exporter, agentview's own export): a file is one session.
+OTLP_JSON = Format("otlp", "OpenTelemetry traces (OTLP/JSON)", looks_like=otlp_json.looks_like,
+                   normalizer=otlp_json.OtlpNormalizer)
 UNRECOGNIZED = Format("unrecognized", "unrecognized")
 # A file the viewer will not or cannot read (a FIFO, a symlink out of the folder, permission denied): listed, never read.
 NOT_READ = Format("not-read", "not read")
 # Tried in this order on a JSONL file's first record; native is what remains.
-LINE_FORMATS = (CLAUDE_CODE, WEAKINCENTIVES, LEGACY)
+LINE_FORMATS = (OTLP_JSON, CLAUDE_CODE, WEAKINCENTIVES, LEGACY)
 
 FIRST_LINE_LIMIT = 4 * 1024 * 1024  # enough for a first line that carries an image
 

@@ -1,0 +1,252 @@
+"""`agentview push`: the SDK's exact spans (InMemorySpanExporter), and a real OTLP/HTTP receiver on a free
+loopback port that decodes the protobuf with opentelemetry-proto: push, --follow, and a store that fails."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (ExportTraceServiceRequest,
+                                                                      ExportTraceServiceResponse)
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from conftest import REPO, SAMPLES, write_events
+from events import calls, created, result, say, tool_call, user
+from viewer import otlp, push
+from viewer.redact import masking
+from viewer.session_viewer import load_index
+
+SECRET = "AKIAIOSFODNN7EXAMPLE"
+
+
+def json_spans(s) -> list[dict]:
+    return [span for line in otlp.otlp_json(s).splitlines() for rs in json.loads(line)["resourceSpans"]
+            for ss in rs["scopeSpans"] for span in ss["spans"]]
+
+
+def json_attributes(items: list[dict]) -> dict:
+    out = {}
+    for a in items:
+        (kind, value), = a["value"].items()
+        if kind == "intValue":
+            value = int(value)
+        elif kind == "arrayValue":
+            value = [v["stringValue"] for v in value["values"]]
+        out[a["key"]] = value
+    return out
+
+
+def any_value(value):
+    kind = value.WhichOneof("value")
+    if kind == "array_value":
+        return [any_value(v) for v in value.array_value.values]
+    return getattr(value, kind)
+
+
+def proto_attributes(items) -> dict:
+    return {a.key: any_value(a.value) for a in items}
+
+
+class Receiver:
+    """A tiny OTLP/HTTP traces endpoint: decodes each request, keeps its spans, answers `status`."""
+
+    def __init__(self) -> None:
+        self.spans: list[dict] = []
+        self.resources: list[dict] = []
+        self.headers: list[dict] = []
+        self.status = 200
+        self.lock = threading.Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                if receiver.status != 200:
+                    self.send_response(receiver.status)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                request = ExportTraceServiceRequest()
+                request.ParseFromString(body)
+                arrived = time.monotonic()
+                with receiver.lock:
+                    receiver.headers.append({k.lower(): v for k, v in self.headers.items()})
+                    for rs in request.resource_spans:
+                        receiver.resources.append(proto_attributes(rs.resource.attributes))
+                        for ss in rs.scope_spans:
+                            for sp in ss.spans:
+                                receiver.spans.append({
+                                    "traceId": sp.trace_id.hex(), "spanId": sp.span_id.hex(),
+                                    "parentSpanId": sp.parent_span_id.hex() or None, "name": sp.name,
+                                    "kind": sp.kind, "start": sp.start_time_unix_nano, "end": sp.end_time_unix_nano,
+                                    "attributes": proto_attributes(sp.attributes), "arrived": arrived,
+                                    "links": [(l.span_id.hex(), proto_attributes(l.attributes)) for l in sp.links]})
+                answer = ExportTraceServiceResponse().SerializeToString()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/x-protobuf")
+                self.send_header("Content-Length", str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1/traces"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def receiver():
+    r = Receiver()
+    yield r
+    r.close()
+
+
+def agentview(*args, timeout=60) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "viewer", *map(str, args)], capture_output=True, text=True,
+                          cwd=REPO, timeout=timeout)
+
+
+def test_the_sdk_gets_exactly_the_exported_spans():
+    s = load_index(SAMPLES / "research_team.jsonl")
+    memory = InMemorySpanExporter()
+    with masking(True):
+        pusher = push.Pusher(memory)
+        assert pusher.push([s]) == len(json_spans(s))
+        expected = json_spans(s)
+    finished = memory.get_finished_spans()
+    assert len(finished) == len(expected)
+    for got, want in zip(finished, expected):
+        assert format(got.context.trace_id, "032x") == want["traceId"]
+        assert format(got.context.span_id, "016x") == want["spanId"]
+        assert (format(got.parent.span_id, "016x") if got.parent else None) == want.get("parentSpanId")
+        assert got.name == want["name"]
+        assert got.kind.value == want["kind"] - 1  # SDK SpanKind counts from INTERNAL = 0, OTLP from 1
+        assert (got.start_time, got.end_time) == (int(want["startTimeUnixNano"]), int(want["endTimeUnixNano"]))
+        attributes = {k: list(v) if isinstance(v, tuple) else v for k, v in got.attributes.items()}
+        assert attributes == json_attributes(want["attributes"])
+        assert [(format(l.context.span_id, "016x"), dict(l.attributes)) for l in got.links] == [
+            (l["spanId"], json_attributes(l["attributes"])) for l in want.get("links", [])]
+        assert dict(got.resource.attributes) == otlp.resource_attributes(s)
+    # nothing new: nothing sent again
+    assert pusher.push([s]) == 0
+
+
+def test_push_sends_a_session_as_protobuf_to_a_real_receiver(receiver, tmp_path):
+    path = write_events(tmp_path / "team.jsonl", [
+        created("m1", "root", name="Root", language_model="m-1"),
+        calls("m2", "root", tool_call("c1", name="Kid"), content=f"spawning, key {SECRET}"),
+        created("m3", "kid", cause="m2", name="Kid"),
+        result("m4", "root", "c1", "Created subagent: Kid"),
+        user("m5", "kid", "hello"),
+        say("m6", "kid", "hi"),
+    ])
+    done = agentview("push", path, "--endpoint", receiver.url, "--header", "X-Team=blue")
+    assert done.returncode == 0, done.stderr
+    assert "sent 7 spans (6 events)" in done.stderr  # the call is an execute_tool span beside its chat span
+    assert receiver.headers[0]["x-team"] == "blue"
+    assert receiver.headers[0]["content-type"] == "application/x-protobuf"
+    with masking(True):
+        expected = json_spans(load_index(path))
+    assert [(sp["spanId"], sp["parentSpanId"], sp["name"]) for sp in receiver.spans] == [
+        (sp["spanId"], sp.get("parentSpanId"), sp["name"]) for sp in expected]
+    by_id = {sp["spanId"]: sp for sp in receiver.spans}
+    kid = next(sp for sp in receiver.spans if sp["name"] == "invoke_agent Kid")
+    assert by_id[kid["parentSpanId"]]["name"] == "execute_tool task"
+    assert by_id[kid["parentSpanId"]]["attributes"]["gen_ai.tool.call.id"] == "c1"
+    assert receiver.resources[0]["agentview.session.id"] == "team"
+    assert SECRET not in json.dumps(receiver.spans)
+    receiver.spans.clear()
+    assert agentview("push", path, "--endpoint", receiver.url, "--no-redact").returncode == 0
+    assert SECRET in json.dumps(receiver.spans)
+
+
+def test_push_of_a_folder_sends_one_trace_per_session(receiver, tmp_path):
+    for name in ("research_team.jsonl", "example1_jack_and_jill.jsonl"):
+        (tmp_path / name).write_bytes((SAMPLES / name).read_bytes())
+    done = agentview("push", tmp_path, "--endpoint", receiver.url)
+    assert done.returncode == 0, done.stderr
+    traces = {sp["traceId"] for sp in receiver.spans}
+    assert traces == {otlp.trace_id_of("research_team").hex(), otlp.trace_id_of("example1_jack_and_jill").hex()}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.parametrize("status", [400, 404, 500, 503])
+def test_a_store_that_refuses_gives_a_message_and_an_exit_code(receiver, status):
+    receiver.status = status
+    done = agentview("push", SAMPLES / "research_team.jsonl", "--endpoint", receiver.url, "--timeout", "2")
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert done.stderr.startswith(f"agentview: {receiver.url} answered {status} ")
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_a_store_that_is_not_there_gives_a_message_and_an_exit_code(tmp_path):
+    url = f"http://127.0.0.1:{free_port()}/v1/traces"
+    started = time.monotonic()
+    done = agentview("push", SAMPLES / "research_team.jsonl", "--endpoint", url, "--timeout", "2")
+    assert time.monotonic() - started < 30
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert done.stderr.startswith(f"agentview: cannot reach {url}: Connection refused")
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_bad_arguments_are_said_plainly(tmp_path):
+    done = agentview("push", tmp_path / "missing.jsonl", "--endpoint", "http://127.0.0.1:9/v1/traces")
+    assert done.returncode == 1 and "neither a session file nor a folder" in done.stderr
+    done = agentview("push", SAMPLES / "research_team.jsonl", "--endpoint", "localhost:4318")
+    assert done.returncode == 2 and "http://" in done.stderr
+    done = agentview("push", SAMPLES / "research_team.jsonl", "--endpoint", "http://x/", "--header", "novalue")
+    assert done.returncode == 2 and "KEY=VALUE" in done.stderr
+
+
+def test_follow_sends_each_new_event_once_within_two_seconds(receiver, tmp_path):
+    path = write_events(tmp_path / "live.jsonl", [created("m1", "a", name="A"), user("m2", "a", "go")])
+    process = subprocess.Popen([sys.executable, "-m", "viewer", "push", str(path), "--endpoint", receiver.url,
+                                "--follow"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while len(receiver.spans) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert [sp["name"] for sp in receiver.spans] == ["invoke_agent A", "message user"]
+        for round_ in range(3):
+            mid = f"m{3 + round_}"
+            write_events(path, [say(mid, "a", f"answer {round_}")], mode="a")
+            written = time.monotonic()
+            while not any(sp["attributes"].get("agentview.message_id") == mid for sp in receiver.spans):
+                assert time.monotonic() - written < 2.0, f"{mid} did not arrive within 2 s"
+                time.sleep(0.02)
+        write_events(path, [created("m9", "b", cause="m2", name="B"), say("m10", "b", "I am B")], mode="a")
+        written = time.monotonic()
+        while len(receiver.spans) < 7:
+            assert time.monotonic() - written < 2.0
+            time.sleep(0.02)
+        time.sleep(0.6)  # a few more polls: nothing is sent twice
+        ids = [sp["spanId"] for sp in receiver.spans]
+        assert len(ids) == len(set(ids)) == 7
+        assert process.poll() is None
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=20)
+    assert process.returncode == 0, stderr
+    assert "Traceback" not in stderr

@@ -1,0 +1,151 @@
+"""OTLP/JSON files read back (viewer/formats/otlp_json.py): agentview's own export round trips for every
+sample; spans of other GenAI-instrumented programs become agents and entries; a malformed file is problems
+on its page, never a 500."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import SAMPLES
+from viewer import dialogs, formats, otlp, queries
+from viewer.library import Library
+from viewer.redact import masking
+from viewer.session_viewer import load_index
+
+
+def sample_sessions():
+    library = Library(SAMPLES)
+    library.scan()
+    return library.listing()
+
+
+SESSIONS = sample_sessions()
+
+
+def without_lines(value):
+    """A view's data without where its events sit in a file (an export is another file), nor the record a
+    format normalizer read (the export carries the event it made, not the source format's record)."""
+    if isinstance(value, dict):
+        return {k: without_lines(v) for k, v in value.items() if k not in ("line", "file", "source", "raw")}
+    if isinstance(value, list):
+        return [without_lines(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("s", SESSIONS, ids=[s.relpath for s in SESSIONS])
+def test_export_then_read_back_gives_the_same_tree_dialogs_and_perspectives(s, tmp_path):
+    path = tmp_path / "exported.jsonl"
+    with masking(False):
+        path.write_text(otlp.otlp_json(s), encoding="utf-8")
+    back = load_index(path)
+    assert back.format is formats.OTLP_JSON
+    assert not back.problems
+    assert back.count == s.count
+    assert queries.tree(back) == queries.tree(s)
+    assert queries.agents(back) == queries.agents(s)
+    everyone = list(s.agents)
+    assert without_lines(dialogs.dialog(back, everyone)) == without_lines(dialogs.dialog(s, everyone))
+    for agent_id in everyone:
+        assert without_lines(queries.perspective(back, agent_id)) == without_lines(queries.perspective(s, agent_id))
+        assert queries.perspective_text(back, agent_id, True) == queries.perspective_text(s, agent_id, True)
+
+
+def test_a_pushed_twice_export_reads_as_one_session(tmp_path):
+    s = load_index(SAMPLES / "research_team.jsonl")
+    text = otlp.otlp_json(s)
+    path = tmp_path / "twice.jsonl"
+    path.write_text(text + text, encoding="utf-8")
+    assert load_index(path).count == s.count
+
+
+def attribute(key, value):
+    kind = "intValue" if isinstance(value, int) else "stringValue"
+    return {"key": key, "value": {kind: str(value) if kind == "intValue" else value}}
+
+
+def span(span_id, name, parent=None, start=0, **attributes):
+    out = {"traceId": "ab" * 16, "spanId": span_id, "name": name, "kind": 1,
+           "startTimeUnixNano": str(1_700_000_000_000_000_000 + start * 1_000_000),
+           "endTimeUnixNano": str(1_700_000_000_000_000_000 + start * 1_000_000 + 1),
+           "attributes": [attribute(k.replace("__", "."), v) for k, v in attributes.items()]}
+    if parent:
+        out["parentSpanId"] = parent
+    return out
+
+
+def request(*spans):
+    return {"resourceSpans": [{"resource": {"attributes": [attribute("service.name", "travel-agent")]},
+                               "scopeSpans": [{"scope": {"name": "openai-agents"}, "spans": list(spans)}]}]}
+
+
+def test_spans_of_another_genai_program_become_agents_and_entries(tmp_path):
+    """The GenAI conventions' documented shape (as the OpenAI Agents SDK and OpenInference instrumentations
+    emit it): an agent span, its model calls and tools, a sub-agent started by a tool call."""
+    output = json.dumps([{"role": "assistant", "parts": [
+        {"type": "text", "content": "Let me ask the booking agent."},
+        {"type": "tool_call", "id": "call_1", "name": "transfer_to_booking", "arguments": {"city": "Oslo"}}]}])
+    inputs = json.dumps([{"role": "system", "parts": [{"type": "text", "content": "You plan trips."}]},
+                         {"role": "user", "parts": [{"type": "text", "content": "A weekend in Oslo?"}]}])
+    lines = [request(
+        span("0000000000000001", "invoke_agent Planner", start=0, gen_ai__operation__name="invoke_agent",
+             gen_ai__agent__name="Planner", gen_ai__agent__id="planner", gen_ai__request__model="gpt-4.1"),
+        span("0000000000000002", "chat gpt-4.1", "0000000000000001", start=1, gen_ai__operation__name="chat",
+             gen_ai__request__model="gpt-4.1", gen_ai__input__messages=inputs, gen_ai__output__messages=output,
+             gen_ai__usage__input_tokens=120, gen_ai__usage__output_tokens=30)),
+        # a later request: a child may come in a batch of its own, and before its parent
+        request(
+        span("0000000000000004", "invoke_agent Booking", "0000000000000003", start=3,
+             openinference__span__kind="AGENT", gen_ai__agent__name="Booking"),
+        span("0000000000000005", "chat gpt-4.1-mini", "0000000000000004", start=4, openinference__span__kind="LLM",
+             output__value="Booked: Hotel Fjord, two nights.", llm__model_name="gpt-4.1-mini"),
+        span("0000000000000003", "execute_tool transfer_to_booking", "0000000000000001", start=2,
+             gen_ai__operation__name="execute_tool", gen_ai__tool__name="transfer_to_booking",
+             gen_ai__tool__call__id="call_1", gen_ai__tool__call__arguments='{"city": "Oslo"}',
+             gen_ai__tool__call__result="Booked: Hotel Fjord, two nights."))]
+    path = tmp_path / "travel.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    s = load_index(path)
+    assert s.format is formats.OTLP_JSON and not s.problems
+    tree = queries.tree(s)
+    assert [node["name"] for node in tree] == ["Planner"]
+    child = tree[0]["children"][0]
+    assert child["name"] == "Booking"
+    assert child["created_by"]["call_id"] == "call_1" and child["created_by"]["tool"] == "transfer_to_booking"
+    planner = [(e["role"], e.get("content")) for e in queries.transcript(s, "planner")]
+    assert planner == [("system", "You plan trips."), ("user", "A weekend in Oslo?"),
+                       ("assistant", "Let me ask the booking agent."), ("assistant", None),
+                       ("tool", "Booked: Hotel Fjord, two nights.")]
+    booking = queries.transcript(s, child["agent_id"])
+    assert [e["content"] for e in booking] == ["Booked: Hotel Fjord, two nights."]
+    assert booking[0]["model"] == "gpt-4.1-mini"
+    assert queries.transcript(s, "planner")[2]["usage"] == {"input_tokens": 120, "output_tokens": 30}
+
+
+MALFORMED = [
+    json.dumps(request(span("0000000000000001", "invoke_agent A", gen_ai__operation__name="invoke_agent",
+                            gen_ai__agent__id="a"))),
+    "this line is not JSON",
+    json.dumps({"resourceSpans": "not a list"}),
+    json.dumps(request({"name": "no ids"}, "not even an object")),
+    json.dumps(request(span("0000000000000009", "chat x", agentview__event="{not json", agentview__position=3))),
+    json.dumps([1, 2, 3]),
+]
+
+
+def test_a_malformed_otlp_file_is_problems_on_its_page_never_a_500(tmp_path):
+    from viewer.web.app import create_app
+
+    (tmp_path / "broken.jsonl").write_text("\n".join(MALFORMED) + "\n", encoding="utf-8")
+    s = load_index(tmp_path / "broken.jsonl")
+    assert s.format is formats.OTLP_JSON
+    assert list(s.agents) == ["a"]
+    details = " ".join(p.detail for p in s.problems)
+    assert "no resourceSpans list" in details and "without a spanId" in details and "not an event" in details
+    client = create_app(tmp_path, watch=False).test_client()
+    page = client.get("/s/broken")
+    assert page.status_code == 200
+    assert "without a spanId" in page.get_data(as_text=True) or client.get("/s/broken/problems").status_code == 200
+    for url in ("/s/broken/export/otlp", "/s/broken/export/json", "/s/broken/export/trace", "/api/sessions"):
+        assert client.get(url).status_code == 200, url
