@@ -86,3 +86,9 @@ def test_the_stylesheet_holds_both_themes_of_highlighting():
     assert text.highlight_stylesheet() in css  # regenerate with highlight_stylesheet() when Pygments changes
     assert "html[data-theme=dark] .highlight .k" in css
     assert "@media (prefers-color-scheme: dark)" in css
+
+
+def test_logged_headings_sit_below_the_pages_outline():
+    html = text.markdown_html("# Title\n\n## Part\n\n###### Deep\n\nbody")
+    assert "<h4>Title</h4>" in html and "<h5>Part</h5>" in html and "<h6>Deep</h6>" in html
+    assert "<h1" not in html and "<h2" not in html and "<h3" not in html

@@ -152,9 +152,21 @@ def _fence(code: str, language: str, _attrs) -> str:
     return highlighted_code(code.rstrip("\n"), language)
 
 
+HEADING_SHIFT = 3  # a log's "# Title" is a heading inside an entry, below the page's h1 and its sections
+
+
+def _demote_headings(state) -> None:
+    """A page has one h1: headings in logged Markdown start at h4 (h1 -> h4 ... capped at h6), so they
+    never compete with the page's outline (screen readers list headings by level)."""
+    for token in state.tokens:
+        if token.type in ("heading_open", "heading_close"):
+            token.tag = f"h{min(6, int(token.tag[1]) + HEADING_SHIFT)}"
+
+
 _MARKDOWN = (MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False,
                                        "highlight": _fence})
              .enable(["table", "strikethrough"]))
+_MARKDOWN.core.ruler.push("demote_headings", _demote_headings)
 
 _ALLOWED_TAGS = {
     "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "em", "del", "s", "code", "pre", "span",
