@@ -19,6 +19,7 @@ from ..safe_open import open_regular_file
 from .base import NOT_READABLE, Normalizer, SpawnLinks, agent_created, as_dict, content_text, refusal
 from .claude_code_content import (ASSISTANT, RECORD, SPAN, SUMMARY, SYSTEM, TEXT, StoredEntry, add_blocks,
                                   record_summary, system_text, user_blocks)
+from .claude_code_title import Titles
 
 MAIN = "main"
 SPAWNING_TOOLS = ("Task", "Agent")
@@ -106,8 +107,7 @@ class ClaudeNormalizer(Normalizer):
         self._at: tuple[str, bytes] | None = None  # the line being fed: (path, packed span)
         self.last_entry: dict[str, str] = {}  # agent -> message id of its latest entry in the log
         self.seen_ids: set[str] = set()
-        self.title: str | None = None  # custom-title > ai-title > summary > the first prompt
-        self._title_rank = 9
+        self.titles = Titles()  # custom-title > ai-title > its summary > the first prompt
         self.inside: str | None = None  # the folder the session's files must lie in (from its members)
 
     # --- the records -----------------------------------------------------------------------------
@@ -159,7 +159,7 @@ class ClaudeNormalizer(Normalizer):
             out += self._create(agent, record, member)
         kind = record.get("type")
         message = as_dict(record.get("message"))
-        self._titled(record, agent)
+        self.titles.feed(record, agent == MAIN)
         base = {"agent_id": agent, "timestamp": record.get("timestamp"), "line": line, "file": member.get("rel")}
         if kind == "assistant" and message:
             return out + self._assistant(record, message, base)
@@ -177,18 +177,9 @@ class ClaudeNormalizer(Normalizer):
                                    markers=["record", str(kind)]))
         return out
 
-    def _titled(self, record: dict, agent: str) -> None:
-        kind = record.get("type")
-        for rank, (wanted, key) in enumerate((("custom-title", "customTitle"), ("ai-title", "title"),
-                                              ("summary", "summary"))):
-            if kind == wanted and rank < self._title_rank:
-                value = record.get(key) or record.get("title")
-                if isinstance(value, str) and value.strip():
-                    self.title, self._title_rank = value.strip()[:120], rank
-        if self.title is None and kind == "user" and agent == MAIN and not record.get("isMeta"):
-            text = self._first_text(record)
-            if text and not text.startswith("<"):
-                self.title = " ".join(text.split())[:120]
+    @property
+    def title(self) -> str | None:
+        return self.titles.title
 
     # --- agents ----------------------------------------------------------------------------------
 
