@@ -17,6 +17,8 @@ import zlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
+import orjson
+
 from .safe_open import open_regular
 
 try:
@@ -33,6 +35,11 @@ FINGERPRINT_BYTES = 4096  # the bytes before the read offset whose CRC-32 tells 
 RACY_NS = 100_000_000
 MB = 1024 * 1024
 SMALL_READ = 64 * 1024  # FileSource reads up to this size hold the pool's lock instead of marking the source in use
+# A last line without its newline is read once its file has not grown for this long (a writer mid-line writes
+# again well within it), if it parses as a JSON object; a fragment that does not is reported once the file has
+# been idle for INCOMPLETE_AFTER_NS (it may still be finished: it is kept, and read when its newline comes).
+SETTLE_NS = 2_000_000_000
+INCOMPLETE_AFTER_NS = 60_000_000_000
 
 
 @dataclass(frozen=True)
@@ -236,7 +243,7 @@ class LineCutter:
     counted, not returned. Lines carry their offset in the stream when `offsets` is set.
     """
 
-    __slots__ = ("max_line", "offsets", "number", "start", "position", "partial", "skipping")
+    __slots__ = ("max_line", "offsets", "number", "start", "position", "partial", "skipping", "taken")
 
     def __init__(self, max_line: int, offsets: bool) -> None:
         self.max_line = max_line
@@ -246,8 +253,17 @@ class LineCutter:
         self.position = 0  # the end of the bytes fed so far
         self.partial = bytearray()  # the open line's bytes (empty while skipping it)
         self.skipping = False  # the open line is too long: counted, not kept
+        self.taken = False  # the last line was taken without its newline (`take`): a newline next is its own
 
     def feed(self, chunk: bytes, lines: list[Line], problems: list) -> None:
+        if self.taken:
+            self.taken = False
+            if chunk[:1] == b"\n":  # the newline of the line taken: it ends that line, not a blank one
+                self.position += 1
+                self.start = self.position
+                chunk = chunk[1:]
+                if not chunk:
+                    return
         at = self.position
         self.position += len(chunk)
         begin = 0
@@ -320,6 +336,15 @@ class LineCutter:
         problems.append(("line_too_long", self.number + 1, f"a line longer than {size_text(self.max_line)} skipped "
                                                            f"(--max-line-bytes); the lines after it are read"))
 
+    def take(self, lines: list[Line]) -> None:
+        """The open line is complete though its newline has not come (`FileTailer` judged it): it is read now,
+        and its newline, if it comes later, ends it rather than starting a blank line."""
+        self.number += 1
+        lines.append(Line(self.number, bytes(self.partial), self.start if self.offsets else -1))
+        self.start = self.position
+        self.partial = bytearray()
+        self.taken = True
+
     def finish(self, lines: list[Line]) -> None:
         """The stream ended: its last line needs no newline (a finished archive)."""
         if self.partial and not self.skipping and bytes(self.partial).strip():
@@ -339,6 +364,10 @@ class FileTailer:
     CRC-32 of up to FINGERPRINT_BYTES of them, checked whenever the file grew or its mtime moved: a
     rewrite with more bytes is not an append) is read again from the start (`restarted`). An idle
     poll costs one stat; a read that finds new bytes, one more pread of at most FINGERPRINT_BYTES.
+
+    A last line without its newline (many finished files end so) is judged once the file has not grown
+    for SETTLE_NS (see `_settle`): read if it parses as a JSON object, else reported `incomplete_last_line`
+    once the file has been idle for INCOMPLETE_AFTER_NS, and kept waiting for the rest of it either way.
     """
 
     def __init__(self, path: str | os.PathLike, limit: int | None = None, inside: str | None = None,
@@ -352,6 +381,8 @@ class FileTailer:
         self._mtime_ns = 0
         self._checked_ns = 0  # when the bytes were last read or checked
         self._fingerprint: tuple[int, int] | None = None  # (start, CRC-32) of the bytes up to the read position
+        self._unsettled = False  # an open last line not yet judged (read, or reported incomplete)
+        self._fragment = False  # ... found not to parse: only its report waits (it is not parsed again)
 
     @property
     def path(self) -> str:
@@ -392,6 +423,8 @@ class FileTailer:
                 and st.st_size == self._lines.position and st.st_mtime_ns == self._mtime_ns
                 and st.st_mtime_ns < self._checked_ns - RACY_NS):
             result.source = source
+            if self._unsettled:  # no more than the stat either: the open line is in memory
+                self._settle(st, now, result)
             return result  # an idle poll: one stat
         try:
             self._read_new(st, now, limit, result)
@@ -415,6 +448,34 @@ class FileTailer:
         self._mtime_ns, self._checked_ns = st.st_mtime_ns, now
         result.source = self._source
         self._remember(self._read_lines(limit, window, result))
+        lines = self._lines
+        self._unsettled, self._fragment = bool(lines.partial) and not lines.skipping, False
+        if self._unsettled and not result.more:
+            self._settle(st, now, result)
+
+    def _settle(self, st: os.stat_result, now: int, result: TailResult) -> None:
+        """Judge the open last line of a file that has not grown for SETTLE_NS: a JSON object is read (a
+        finished file's last line); anything else waits, and is reported once after INCOMPLETE_AFTER_NS."""
+        idle = now - st.st_mtime_ns
+        if idle < SETTLE_NS:
+            return
+        lines = self._lines
+        if not self._fragment:
+            try:
+                whole = lines.partial.lstrip()[:1] == b"{" and isinstance(orjson.loads(lines.partial), dict)
+            except orjson.JSONDecodeError:
+                whole = False
+            if whole:
+                lines.take(result.lines)
+                self._unsettled = False
+                return
+            self._fragment = True
+        if idle >= INCOMPLETE_AFTER_NS:
+            self._unsettled = False
+            result.problems.append(("incomplete_last_line", lines.number + 1,
+                                    f"the file ends in {size_text(len(lines.partial))} that are not a whole line and "
+                                    f"has not grown for {idle // 1_000_000_000} s: it is read if the rest of it "
+                                    "comes"))
 
     def _window_if_unchanged(self) -> bytes | None:
         """The bytes just before the read position if they are still those read (their CRC-32); else None."""
