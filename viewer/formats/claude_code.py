@@ -244,9 +244,13 @@ class ClaudeNormalizer(Normalizer):
 
     # --- messages --------------------------------------------------------------------------------
 
-    def _message_id(self, record: dict, suffix: str = "") -> str:
+    def _message_id(self, record: dict, at: dict, suffix: str = "") -> str:
+        """A record's uuid; a record without one is named by its place (its file's agent and line), which is the
+        same however the file was read (whole, or as it was written)."""
         base = record.get("uuid") if isinstance(record.get("uuid"), str) else None
-        base = base or f"{record.get('type')}:{record.get('leafUuid') or record.get('messageId') or len(self.seen_ids)}"
+        if base is None:
+            place = at["line"] if at["agent_id"] == MAIN else f"{at['agent_id']}:{at['line']}"
+            base = f"{record.get('type')}:{record.get('leafUuid') or record.get('messageId') or place}"
         message_id = base + suffix
         while message_id in self.seen_ids:
             message_id += "'"
@@ -256,7 +260,7 @@ class ClaudeNormalizer(Normalizer):
     def _entry(self, record: dict, base: dict, role: str, content: str, suffix: str = "", how=None, **extra) -> Event:
         """An entry of one record; `how` its content is made from the record (None: an assistant message,
         made of several records, whose lines are noted as they come)."""
-        message_id = self._message_id(record, suffix)
+        message_id = self._message_id(record, base, suffix)
         if how is not None:
             self._sources[message_id] = (how, [self._at])
         return {"message_id": message_id, "event_type": model.TRANSCRIPT_ENTRY,
@@ -276,7 +280,7 @@ class ClaudeNormalizer(Normalizer):
                 # A later line of a response already in the log, nothing of this agent in between: it grows
                 # in place, and a part event tells the index (new tool calls) and open pages (redraw it).
                 self._grow(agent, key, shown, record, message)
-                part = {"message_id": self._message_id(record, "+part"), "event_type": RESPONSE_PART,
+                part = {"message_id": self._message_id(record, base, "+part"), "event_type": RESPONSE_PART,
                         "agent_id": agent, "grows": shown_id, "timestamp": record.get("timestamp"),
                         "raw": None}
                 return [part]
