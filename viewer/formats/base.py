@@ -60,6 +60,15 @@ class Normalizer:
         None: the event itself."""
         return None
 
+    def orphans(self) -> dict:
+        """What its records, read since the last call, say about other sessions of its project (Claude Code:
+        summaries of the conversation a line ends, by that line's uuid); the Library passes them on (`take`)."""
+        return {}
+
+    def take(self, notes: dict) -> bool:
+        """What other sessions of its project said (their `orphans`, all so far); whether the session changed."""
+        return False
+
     def item_of(self, part: Event) -> object | None:
         """What the index stores, now, for the message a RESPONSE_PART event grew (None: nothing to store)."""
         return None

@@ -181,6 +181,14 @@ class ClaudeNormalizer(Normalizer):
     def title(self) -> str | None:
         return self.titles.title
 
+    def orphans(self) -> dict[str, str]:
+        """Summaries whose leafUuid is not a line of this session: they may belong to another of the project."""
+        return self.titles.orphans()
+
+    def take(self, notes: dict[str, str]) -> bool:
+        """Summaries of other files of the project: one whose leafUuid is a line here may title this session."""
+        return self.titles.take(notes)
+
     # --- agents ----------------------------------------------------------------------------------
 
     def _agent_of(self, record: dict, member: dict) -> str:

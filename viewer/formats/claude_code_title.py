@@ -47,7 +47,7 @@ def prompt_text(record: dict) -> str | None:
 class Titles:
     """Follows a session's records and keeps its best title so far."""
 
-    __slots__ = ("title", "rank", "uuids", "summaries")
+    __slots__ = ("title", "rank", "uuids", "summaries", "fresh")
 
     def __init__(self) -> None:
         self.title: str | None = None
@@ -56,6 +56,7 @@ class Titles:
         # later, here or in another file of the project)
         self.uuids: set[str] = set()
         self.summaries: dict[str, str] = {}  # leafUuid -> summary not yet known to be this session's
+        self.fresh: dict[str, str] = {}  # ... of those, the ones not yet told to the project (see `orphans`)
 
     def _offer(self, text, rank: int) -> None:
         if rank < self.rank and isinstance(text, str) and text.strip():
@@ -68,7 +69,7 @@ class Titles:
             if isinstance(leaf, str) and leaf in self.uuids:
                 self._offer(record.get("summary"), SUMMARY)
             elif isinstance(leaf, str) and isinstance(record.get("summary"), str):
-                self.summaries[leaf] = record["summary"]
+                self.summaries[leaf] = self.fresh[leaf] = record["summary"]
             return
         uuid = record.get("uuid")
         if isinstance(uuid, str):
@@ -82,9 +83,17 @@ class Titles:
         elif kind == "user" and main and self.rank > PROMPT:
             self._offer(prompt_text(record), PROMPT)
 
-    def summary_of(self, leaf: str, text: str) -> bool:
-        """A summary found elsewhere (another file of the project): taken when its leaf is one of these lines."""
-        if leaf not in self.uuids:
-            return False
-        self._offer(text, SUMMARY)
-        return True
+    def orphans(self) -> dict[str, str]:
+        """The summaries read since the last call whose leaf is not (yet) a line of this session: they may name
+        a conversation of another file of the project."""
+        fresh, self.fresh = self.fresh, {}
+        return fresh
+
+    def take(self, summaries: dict[str, str]) -> bool:
+        """Summaries found in other files of the project (leafUuid -> text): the one whose leaf is a line of this
+        session may title it. Whether the title changed."""
+        before = self.title
+        for leaf, text in summaries.items():
+            if leaf in self.uuids:
+                self._offer(text, SUMMARY)
+        return self.title != before
