@@ -18,7 +18,7 @@ from ..model import RESPONSE_PART, SPAWN_LINK, Event
 from ..safe_open import open_regular_file
 from .base import NOT_READABLE, Normalizer, SpawnLinks, agent_created, as_dict, content_text, refusal
 from .claude_code_content import (ASSISTANT, RECORD, SPAN, SUMMARY, SYSTEM, TEXT, StoredEntry, add_blocks,
-                                  record_summary, system_text, user_blocks)
+                                  record_summary, system_text, user_blocks, user_text)
 from .claude_code_title import Titles
 
 MAIN = "main"
@@ -364,12 +364,12 @@ class ClaudeNormalizer(Normalizer):
                 out += self._late_parent(sub, call_id)
         if texts:
             text, images = content_text(texts)
-            markers = []
+            text, markers = user_text(text)
             role = "user"
             if record.get("isCompactSummary"):
                 role, markers = "system", ["compact summary"]
             elif record.get("isMeta"):
-                markers = ["meta"]
+                markers = ["meta", *markers]
             event = self._entry(record, base, role, text, "" if not results else "#text", TEXT, markers=markers)
             if images:
                 event["images"] = images

@@ -7,14 +7,11 @@ expansion, a caveat), not a compact summary. A slash command reads as the user t
 
 from __future__ import annotations
 
-import re
-
 from .base import as_dict
-from .claude_code_content import user_blocks
+from .claude_code_content import command_of, user_blocks
 
 TITLE_LIMIT = 120
 CUSTOM, AI, SUMMARY, PROMPT, NONE = range(5)  # ranks: the lower wins
-_TAG = re.compile(r"<(command-name|command-args)>(.*?)</\1>", re.S)
 # lines Claude Code writes as the user's that nobody typed
 _NOT_TYPED = ("<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>", "<bash-stdout>",
               "<bash-stderr>", "<system-reminder>", "<user-memory-input>", "[Request interrupted",
@@ -33,12 +30,9 @@ def prompt_text(record: dict) -> str | None:
     text = "\n".join(b["text"] for b in texts if isinstance(b, dict) and isinstance(b.get("text"), str)).strip()
     if not text or text.startswith(_NOT_TYPED):
         return None
-    if "<command-name>" in text:
-        parts = dict(_TAG.findall(text))
-        name = parts.get("command-name", "").strip()
-        if name:
-            name = name if name.startswith("/") else "/" + name
-            return _one_line(f"{name} {parts.get('command-args', '').strip()}")
+    command = command_of(text)
+    if command is not None:
+        return _one_line(command)
     if text.startswith("<command-message>"):  # the other half of a command whose name comes on another line
         return None
     return _one_line(text)
