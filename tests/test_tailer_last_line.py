@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from viewer import tailer
+from viewer import file_source
 from viewer.tailer import FileTailer
 
 
@@ -98,9 +98,9 @@ def test_an_idle_poll_with_a_line_pending_costs_one_stat(tmp_path, monkeypatch):
     reader = FileTailer(path)
     reader.read()
     calls = []
-    real_stat, real_read = os.stat, tailer.FileSource.read
+    real_stat, real_read = os.stat, file_source.FileSource.read
     monkeypatch.setattr(os, "stat", lambda p, *a, **k: calls.append("stat") or real_stat(p, *a, **k))
-    monkeypatch.setattr(tailer.FileSource, "read", lambda self, *a: calls.append("read") or real_read(self, *a))
+    monkeypatch.setattr(file_source.FileSource, "read", lambda self, *a: calls.append("read") or real_read(self, *a))
     for _ in range(3):
         assert reader.read().lines == []
     assert calls == ["stat"] * 3

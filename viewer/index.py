@@ -24,7 +24,8 @@ from .formats.native import LineParser, intern_values
 from .model import TRANSCRIPT_ENTRY, AgentNode, Event
 from .session_ids import session_name, shown
 from .shared_lists import SharedLists
-from .tailer import FileSource, Line
+from .file_source import FileSource
+from .tailer import Line
 
 
 _serials = itertools.count()
