@@ -255,6 +255,9 @@ class CodexNormalizer(Normalizer):
             if role == "user" and not text.lstrip().startswith(CONTEXT_PREFIXES):
                 event = self._entry(message_id, base, "user", text)
                 self.links.prompt(event)
+                # a sub-agent thread's first prompt is its spawn call's message as written: no part of it to quote
+                # (and an OTLP export read back carries none: the same dialog either way)
+                event.pop("original_text", None)
                 if self.title is None and agent == MAIN and text.strip():
                     self.title = " ".join(text.split())[:120]
                 return [event]
