@@ -9,7 +9,7 @@ from events import created, say
 from viewer import asof
 from viewer.web.app import create_app
 from viewer.library import Library
-from viewer.tailer import FileSource
+from viewer.file_source import FileSource
 
 
 def _library(folder):

@@ -20,7 +20,7 @@ from conftest import REPO
 LAYERS: list[tuple[str, list[str]]] = [
     ("utilities", ["jsonio", "redact", "safe_open", "gcpause", "cursor", "problems", "positions", "incremental"]),
     ("seed rules", ["model"]),
-    ("files", ["tailer", "whole_file", "eventlist"]),
+    ("files", ["file_source", "tailer", "whole_file", "eventlist"]),
     ("formats", ["formats"]),
     ("index", ["index", "agent_tree", "shared_lists", "search_index", "facets", "usage", "session_ids"]),
     ("library", ["library", "folders", "reading", "watcher"]),

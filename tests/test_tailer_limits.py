@@ -16,7 +16,7 @@ import pytest
 
 from events import created, say
 from conftest import write_events
-from viewer import tailer
+from viewer import file_source, tailer
 from viewer.formats.ai_agent import SnapshotReader
 from viewer.library import Library
 from viewer.tailer import FileTailer, Limits
@@ -194,7 +194,7 @@ def test_the_check_costs_one_small_read_and_an_idle_poll_none(tmp_path, monkeypa
     reader.read()
     reads = []
     real = os.pread
-    monkeypatch.setattr(tailer, "_PREAD", lambda fd, length, offset: reads.append((offset, length)) or real(fd, length, offset))
+    monkeypatch.setattr(file_source, "_PREAD", lambda fd, length, offset: reads.append((offset, length)) or real(fd, length, offset))
     past = path.stat().st_mtime_ns - 10 * tailer.RACY_NS
     os.utime(path, ns=(past, past))  # written long ago: its status alone says nothing changed
     reader.read()  # the mtime moved: checked once
@@ -205,7 +205,7 @@ def test_the_check_costs_one_small_read_and_an_idle_poll_none(tmp_path, monkeypa
         monkeypatch.setattr(os, name, lambda *a, _name=name, _real=real_call, **k: calls.append(_name) or _real(*a, **k))
     idle = reader.read()
     monkeypatch.undo()
-    monkeypatch.setattr(tailer, "_PREAD", lambda fd, length, offset: reads.append((offset, length)) or real(fd, length, offset))
+    monkeypatch.setattr(file_source, "_PREAD", lambda fd, length, offset: reads.append((offset, length)) or real(fd, length, offset))
     assert idle.lines == [] and reads == [] and calls == ["stat"]  # idle: one stat, no open, no read
     with open(path, "ab") as f:
         f.write(b"b" * 10_000 + b"\n")
@@ -216,7 +216,7 @@ def test_the_check_costs_one_small_read_and_an_idle_poll_none(tmp_path, monkeypa
 
 
 def test_an_evicted_file_reopened_is_checked_to_be_the_one_indexed(tmp_path, monkeypatch):
-    monkeypatch.setattr(tailer.FileSource, "cap", 1)
+    monkeypatch.setattr(file_source.FileSource, "cap", 1)
     path = write_events(tmp_path / "s.jsonl", [created("m1", "a"), say("m2", "a", "first version")])
     write_events(tmp_path / "t.jsonl", [created("n1", "b")])
     library = Library(tmp_path)
@@ -233,7 +233,7 @@ def test_an_evicted_file_reopened_is_checked_to_be_the_one_indexed(tmp_path, mon
 
 
 def test_an_evicted_file_rewritten_in_place_is_not_read_at_its_old_offsets(tmp_path, monkeypatch):
-    monkeypatch.setattr(tailer.FileSource, "cap", 1)
+    monkeypatch.setattr(file_source.FileSource, "cap", 1)
     path = write_events(tmp_path / "s.jsonl", [created("m1", "a"), say("m2", "a", "first version")])
     write_events(tmp_path / "t.jsonl", [created("n1", "b")])
     library = Library(tmp_path)
@@ -247,15 +247,15 @@ def test_an_evicted_file_rewritten_in_place_is_not_read_at_its_old_offsets(tmp_p
 
 @pytest.mark.parametrize("cap", [1, 3])
 def test_descriptors_never_exceed_the_pool_cap(tmp_path, monkeypatch, cap):
-    monkeypatch.setattr(tailer.FileSource, "cap", cap)
+    monkeypatch.setattr(file_source.FileSource, "cap", cap)
     for i in range(30):
         write_events(tmp_path / f"s{i}.jsonl", [created(f"m{i}", "a"), say(f"n{i}", "a", f"said {i}")])
     library = Library(tmp_path)
     library.scan()
-    assert tailer.FileSource.held() <= cap
+    assert file_source.FileSource.held() <= cap
     for i in range(30):
         assert library.get(f"s{i}").events.load(1)["content"] == f"said {i}"
-        assert tailer.FileSource.held() <= cap
+        assert file_source.FileSource.held() <= cap
 
 
 def test_serve_takes_its_caps_from_flags(tmp_path):

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 
 import orjson
 
-from .tailer import FileSource
+from .file_source import FileSource
 
 CACHE_SIZE = 4096  # events
 CACHE_BYTES = 8 * 1024 * 1024  # about this much of their lines: a few big events do not fill memory

@@ -24,7 +24,8 @@ from .formats.native import LineParser, intern_values
 from .model import TRANSCRIPT_ENTRY, AgentNode, Event
 from .session_ids import session_name, shown
 from .shared_lists import SharedLists
-from .tailer import FileSource, Line
+from .file_source import FileSource
+from .tailer import Line
 
 
 _serials = itertools.count()
@@ -87,6 +88,7 @@ class SessionIndex(AgentTree):
         # (position, agent_id) whenever an agent appears or moves in the tree; read by live polls
         self.tree_changes: list[tuple[int, str]] = []
         self.problems: list[Problem] = []
+        self.internal = 0  # events no page shows as such (a response's later lines, a parent found late)
         self.tool_names: set[str] = set()  # every tool called or answered, lowercased (the agent page's tool filter)
         self.usage_positions = array("q")  # events naming a model or token usage (usage sums these)
         self.usage_totals: dict = {}  # agent id (None: the session) -> usage.Totals, extended per request
@@ -330,8 +332,10 @@ class SessionIndex(AgentTree):
                     self._agent(event["agent_id"], position)
             elif format_keys:
                 if kind == model.RESPONSE_PART:
+                    self.internal += 1
                     self._grown(event)
                 elif kind == model.SPAWN_LINK:
+                    self.internal += 1
                     self._linked(event, position)
         # Agents created before the message their cause names: resolvable now that its agent is known.
         if first and self._awaiting_cause:
@@ -382,6 +386,12 @@ class SessionIndex(AgentTree):
     @property
     def count(self) -> int:
         return len(self.events)
+
+    @property
+    def shown_count(self) -> int:
+        """The events users see: the same whether the file was read whole or as it was written (a response
+        read in several reads grows its message by internal events a whole read does not make)."""
+        return len(self.events) - self.internal
 
     @property
     def cursor(self) -> str:

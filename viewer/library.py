@@ -58,6 +58,7 @@ class Library(Folders):
         self._tailers: dict[str, FileTailer | GzipReader] = {}
         self._by_path: dict[str, SessionIndex] = {}
         self._groups: dict[tuple[str, str], SessionIndex] = {}  # (folder, session id) -> a multi-file session
+        self._notes: dict[str, dict] = {}  # project folder -> what its sessions said of each other (Normalizer.take)
         self._deferred: set[tuple[str, str]] | None = None  # groups to read once a scan has found all their files
         # id -> epoch of the session just dropped under it (refused, or readable again): its successor's is later
         self._replaced_epochs: dict[str, int] = {}
@@ -297,6 +298,7 @@ class Library(Folders):
                        for p, r in zip(paths, results) if r.lines]
             if batches:
                 session.ingest_records(batches)
+                self._pass_notes(session)
         if replaced or any(r.restarted for r in results):
             session.restart()
             for p in paths:
@@ -318,6 +320,28 @@ class Library(Folders):
                 if not listed:
                     self.sessions[session.id] = session
                     self.aliases.pop(session.id, None)
+                self.version += 1
+
+    def _pass_notes(self, session: SessionIndex) -> None:
+        """What a session just read says of other sessions of its project goes to them (Claude Code: a summary
+        at the top of a later file titles the session holding its leafUuid), and what they said, to it: also
+        when its file arrives later, or is read again."""
+        folder = os.path.dirname(session.path)
+        notes = self._notes.setdefault(folder, {})
+        with session.lock:
+            new = session.normalizer.orphans()
+            notes.update(new)
+            changed = bool(notes) and session.normalizer.take(notes)
+            if changed:
+                session.title = session.normalizer.title
+        for (where, _), other in list(self._groups.items()) if new else ():
+            if where == folder and other is not session and other.normalizer is not None:
+                with other.lock:
+                    if other.normalizer.take(new):
+                        other.title = other.normalizer.title
+                        changed = True
+        if changed:
+            with self.lock:
                 self.version += 1
 
     def open_file(self, path: str) -> SessionIndex | None:

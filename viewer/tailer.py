@@ -10,20 +10,13 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 import time
-import weakref
 import zlib
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from .safe_open import open_regular
+import orjson
 
-try:
-    import resource
-except ImportError:  # not POSIX: no descriptor limit to read
-    resource = None
-
+from .file_source import FileChanged, FileSource
 
 READ_CHUNK = 8 * 1024 * 1024
 BATCH_BYTES = 8 * 1024 * 1024  # a big file is ingested this much at a time: memory stays bounded
@@ -32,7 +25,11 @@ FINGERPRINT_BYTES = 4096  # the bytes before the read offset whose CRC-32 tells 
 # tick of the file system's clock, with the same size: its status proves nothing; its bytes are checked.
 RACY_NS = 100_000_000
 MB = 1024 * 1024
-SMALL_READ = 64 * 1024  # FileSource reads up to this size hold the pool's lock instead of marking the source in use
+# A last line without its newline is read once its file has not grown for this long (a writer mid-line writes
+# again well within it), if it parses as a JSON object; a fragment that does not is reported once the file has
+# been idle for INCOMPLETE_AFTER_NS (it may still be finished: it is kept, and read when its newline comes).
+SETTLE_NS = 2_000_000_000
+INCOMPLETE_AFTER_NS = 60_000_000_000
 
 
 @dataclass(frozen=True)
@@ -74,157 +71,6 @@ class TailResult:
     problems: list[tuple[str, int | None, str]] = field(default_factory=list)  # (kind, line or None, detail)
 
 
-_PREAD = getattr(os, "pread", None)
-_SEEK_LOCK = threading.Lock()
-
-
-def _read_at(fd: int, offset: int, length: int) -> bytes:
-    if _PREAD is not None:  # pread moves no shared position: threads read one file at once
-        return _PREAD(fd, length, offset)
-    with _SEEK_LOCK:  # no pread (Windows): seek and read may not interleave
-        os.lseek(fd, offset, os.SEEK_SET)
-        return os.read(fd, length)
-
-
-def _pool_cap() -> int:
-    """How many session files stay open at once: a quarter of the soft descriptor limit, at most 256.
-
-    A quarter leaves the rest to connections, the watcher and logs (256 of macOS's default 256 would
-    leave none); 256 keeps every descriptor well below 1024, where `select()` stops working, and is
-    more files than a person reads at once: the others are opened again by path (about 10 µs) when read.
-    """
-    if resource is None:
-        return 256
-    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    return 256 if soft == resource.RLIM_INFINITY else max(4, min(soft // 4, 256))
-
-
-class FileChanged(OSError):
-    """The file at a source's path is no longer the one indexed (another inode, shorter, other bytes)."""
-
-
-class FileSource:
-    """A session file read at offsets, so the index keeps where a line is, not its bytes.
-
-    Descriptors are a bounded pool: at most `FileSource.cap` sources are open at once, the least
-    recently read closed first, so any number of session files costs a bounded number of descriptors.
-    A closed source is opened again by path when read, and used only if it is still the file that was
-    indexed: the same device and inode, at least `size` bytes, and the bytes its tailer fingerprinted
-    (`check`) unchanged. Otherwise it raises `FileChanged` (the event list shows a "changed on disk"
-    placeholder, never other bytes) and `changed` tells its tailer to read the file again.
-
-    `os.pread` does not move a shared file position, so request threads read while the tailer
-    appends; a source being read is never closed under its reader.
-    """
-
-    __slots__ = ("path", "inside", "identity", "size", "check", "fd", "users", "changed", "recent", "__weakref__")
-    cap = _pool_cap()
-    _open: OrderedDict[int, weakref.ref] = OrderedDict()  # id -> open source, least recently read first
-    _lock = threading.RLock()  # reentrant: a source collected while this thread holds it closes itself under it
-
-    def __init__(self, path: str, inside: str | None = None) -> None:
-        self.fd = -1
-        self.path, self.inside = path, inside
-        self.size = 0  # bytes of it indexed: a file reopened shorter is not this one
-        self.check: tuple[int, int, int] | None = None  # (start, end, CRC-32) of bytes it must still hold
-        self.users = 0
-        self.changed = False
-        self.recent = False  # read since the last eviction walk (see _enter_pool)
-        fd = open_regular(path, inside)
-        try:
-            st = os.fstat(fd)
-        except BaseException:
-            os.close(fd)
-            raise
-        self.identity = (st.st_dev, st.st_ino)
-        with FileSource._lock:
-            self.fd = fd
-            self._enter_pool()
-
-    @classmethod
-    def held(cls) -> int:
-        """How many sources are open now."""
-        return len(cls._open)
-
-    def read(self, offset: int, length: int) -> bytes:
-        if length <= SMALL_READ and _PREAD is not None:  # an event's line: read under the pool's lock
-            with FileSource._lock:  # (about 1 µs): it cannot be closed meanwhile, nothing to count
-                return _PREAD(self._opened(), length, offset)
-        with FileSource._lock:  # a big read: the lock is not held while it runs, the source is marked in use
-            fd = self._opened()
-            self.users += 1
-        try:
-            return _read_at(fd, offset, length)
-        finally:
-            with FileSource._lock:
-                self.users -= 1
-
-    def retire(self) -> None:
-        """Never read this source again: its file was rewritten; what was indexed from it is gone."""
-        with FileSource._lock:
-            self.changed = True
-            self._close()
-
-    def _opened(self) -> int:
-        """Its descriptor, opened again if it was closed (under the pool's lock)."""
-        if self.changed:
-            raise FileChanged(f"{self.path} is no longer the file that was read")
-        if self.fd < 0:
-            self._reopen()
-        self.recent = True
-        return self.fd
-
-    def _reopen(self) -> None:
-        try:
-            fd = open_regular(self.path, self.inside)
-        except OSError:
-            self.changed = True
-            raise
-        st = os.fstat(fd)
-        same = (st.st_dev, st.st_ino) == self.identity and st.st_size >= self.size
-        if same and self.check is not None:
-            start, end, crc = self.check
-            same = zlib.crc32(_read_at(fd, start, end - start)) == crc
-        if not same:
-            os.close(fd)
-            self.changed = True
-            raise FileChanged(f"{self.path} changed on disk since it was read")
-        self.fd = fd
-        self._enter_pool()
-
-    def _enter_pool(self) -> None:
-        """Open now: sources not read lately are closed to stay within the cap (the clock algorithm, an
-        approximate least-recently-used order: a read only sets `recent`; eviction walks the pool oldest
-        first, giving a source read since the last walk a second chance at the end)."""
-        pool = FileSource._open
-        pool[id(self)] = weakref.ref(self)
-        if len(pool) <= FileSource.cap:  # room to spare: no walk (nor a copy of the pool's keys to walk)
-            return
-        for key in list(pool) * 2:  # two walks: the first may only clear `recent`
-            if len(pool) <= FileSource.cap:
-                return
-            ref = pool.get(key)
-            source = ref() if ref is not None else None
-            if source is None or source is self or source.users:
-                continue
-            if source.recent:
-                source.recent = False
-                pool.move_to_end(key)
-            else:
-                source._close()
-
-    def _close(self) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
-            FileSource._open.pop(id(self), None)
-
-    def __del__(self) -> None:
-        if self.fd >= 0:
-            with FileSource._lock:  # never closed twice: an eviction walk may hold it at this moment
-                self._close()
-
-
 class LineCutter:
     """Cuts a stream of bytes into lines, with bounded memory whatever the stream holds.
 
@@ -236,7 +82,7 @@ class LineCutter:
     counted, not returned. Lines carry their offset in the stream when `offsets` is set.
     """
 
-    __slots__ = ("max_line", "offsets", "number", "start", "position", "partial", "skipping")
+    __slots__ = ("max_line", "offsets", "number", "start", "position", "partial", "skipping", "taken")
 
     def __init__(self, max_line: int, offsets: bool) -> None:
         self.max_line = max_line
@@ -246,8 +92,17 @@ class LineCutter:
         self.position = 0  # the end of the bytes fed so far
         self.partial = bytearray()  # the open line's bytes (empty while skipping it)
         self.skipping = False  # the open line is too long: counted, not kept
+        self.taken = False  # the last line was taken without its newline (`take`): a newline next is its own
 
     def feed(self, chunk: bytes, lines: list[Line], problems: list) -> None:
+        if self.taken:
+            self.taken = False
+            if chunk[:1] == b"\n":  # the newline of the line taken: it ends that line, not a blank one
+                self.position += 1
+                self.start = self.position
+                chunk = chunk[1:]
+                if not chunk:
+                    return
         at = self.position
         self.position += len(chunk)
         begin = 0
@@ -320,6 +175,15 @@ class LineCutter:
         problems.append(("line_too_long", self.number + 1, f"a line longer than {size_text(self.max_line)} skipped "
                                                            f"(--max-line-bytes); the lines after it are read"))
 
+    def take(self, lines: list[Line]) -> None:
+        """The open line is complete though its newline has not come (`FileTailer` judged it): it is read now,
+        and its newline, if it comes later, ends it rather than starting a blank line."""
+        self.number += 1
+        lines.append(Line(self.number, bytes(self.partial), self.start if self.offsets else -1))
+        self.start = self.position
+        self.partial = bytearray()
+        self.taken = True
+
     def finish(self, lines: list[Line]) -> None:
         """The stream ended: its last line needs no newline (a finished archive)."""
         if self.partial and not self.skipping and bytes(self.partial).strip():
@@ -339,6 +203,10 @@ class FileTailer:
     CRC-32 of up to FINGERPRINT_BYTES of them, checked whenever the file grew or its mtime moved: a
     rewrite with more bytes is not an append) is read again from the start (`restarted`). An idle
     poll costs one stat; a read that finds new bytes, one more pread of at most FINGERPRINT_BYTES.
+
+    A last line without its newline (many finished files end so) is judged once the file has not grown
+    for SETTLE_NS (see `_settle`): read if it parses as a JSON object, else reported `incomplete_last_line`
+    once the file has been idle for INCOMPLETE_AFTER_NS, and kept waiting for the rest of it either way.
     """
 
     def __init__(self, path: str | os.PathLike, limit: int | None = None, inside: str | None = None,
@@ -352,6 +220,8 @@ class FileTailer:
         self._mtime_ns = 0
         self._checked_ns = 0  # when the bytes were last read or checked
         self._fingerprint: tuple[int, int] | None = None  # (start, CRC-32) of the bytes up to the read position
+        self._unsettled = False  # an open last line not yet judged (read, or reported incomplete)
+        self._fragment = False  # ... found not to parse: only its report waits (it is not parsed again)
 
     @property
     def path(self) -> str:
@@ -392,6 +262,8 @@ class FileTailer:
                 and st.st_size == self._lines.position and st.st_mtime_ns == self._mtime_ns
                 and st.st_mtime_ns < self._checked_ns - RACY_NS):
             result.source = source
+            if self._unsettled:  # no more than the stat either: the open line is in memory
+                self._settle(st, now, result)
             return result  # an idle poll: one stat
         try:
             self._read_new(st, now, limit, result)
@@ -415,6 +287,34 @@ class FileTailer:
         self._mtime_ns, self._checked_ns = st.st_mtime_ns, now
         result.source = self._source
         self._remember(self._read_lines(limit, window, result))
+        lines = self._lines
+        self._unsettled, self._fragment = bool(lines.partial) and not lines.skipping, False
+        if self._unsettled and not result.more:
+            self._settle(st, now, result)
+
+    def _settle(self, st: os.stat_result, now: int, result: TailResult) -> None:
+        """Judge the open last line of a file that has not grown for SETTLE_NS: a JSON object is read (a
+        finished file's last line); anything else waits, and is reported once after INCOMPLETE_AFTER_NS."""
+        idle = now - st.st_mtime_ns
+        if idle < SETTLE_NS:
+            return
+        lines = self._lines
+        if not self._fragment:
+            try:
+                whole = lines.partial.lstrip()[:1] == b"{" and isinstance(orjson.loads(lines.partial), dict)
+            except orjson.JSONDecodeError:
+                whole = False
+            if whole:
+                lines.take(result.lines)
+                self._unsettled = False
+                return
+            self._fragment = True
+        if idle >= INCOMPLETE_AFTER_NS:
+            self._unsettled = False
+            result.problems.append(("incomplete_last_line", lines.number + 1,
+                                    f"the file ends in {size_text(len(lines.partial))} that are not a whole line and "
+                                    f"has not grown for {idle // 1_000_000_000} s: it is read if the rest of it "
+                                    "comes"))
 
     def _window_if_unchanged(self) -> bytes | None:
         """The bytes just before the read position if they are still those read (their CRC-32); else None."""

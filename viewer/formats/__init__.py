@@ -12,10 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import orjson
-
-from ..safe_open import open_regular_file
-from . import ai_agent, claude_code, legacy, otlp_json, weakincentives
+from . import ai_agent, claude_code, codex, legacy, otlp_json, weakincentives
 from .base import NOT_READABLE
 
 
@@ -48,6 +45,8 @@ LEGACY = Format("legacy", "legacy event stream", looks_like=legacy.looks_like)
 NO_HOOKS = frozenset({"hooks"})
 CLAUDE_CODE = Format("claude-code", "Claude Code", hides=NO_HOOKS, looks_like=claude_code.looks_like,
                      normalizer=claude_code.ClaudeNormalizer, member_of=claude_code.member_of)
+CODEX = Format("codex", "Codex CLI", hides=NO_HOOKS, looks_like=codex.looks_like, normalizer=codex.CodexNormalizer,
+               member_of=codex.member_of)
 WEAKINCENTIVES = Format("weakincentives", "weakincentives", hides=NO_HOOKS, looks_like=weakincentives.looks_like,
                         normalizer=weakincentives.WeakIncentivesNormalizer)
 # Snapshots are re-read whole when replaced (ai_agent.SnapshotReader, chosen by the file name), not tailed.
@@ -60,40 +59,7 @@ UNRECOGNIZED = Format("unrecognized", "unrecognized")
 # A file the viewer will not or cannot read (a FIFO, a symlink out of the folder, permission denied): listed, never read.
 NOT_READ = Format("not-read", "not read")
 # Tried in this order on a JSONL file's first record; native is what remains.
-LINE_FORMATS = (OTLP_JSON, CLAUDE_CODE, WEAKINCENTIVES, LEGACY)
-
-FIRST_LINE_LIMIT = 4 * 1024 * 1024  # enough for a first line that carries an image
-
-
-def first_record(path: str, inside: str | None = None) -> tuple[object | None, str]:
-    """The first of a file's first lines that parses as JSON, or (None, why there is none).
-
-    Opened through safe_open (`inside`: the folder it must lie in): a file that may not or cannot be
-    read raises (RefusedFile, PermissionError) for the caller to list it as such.
-    """
-    try:
-        with open_regular_file(path, inside) as f:
-            data = f.read(FIRST_LINE_LIMIT)
-    except NOT_READABLE:
-        raise
-    except OSError as exc:
-        return None, f"unreadable: {exc.strerror}"
-    if data.startswith(b"\x1f\x8b"):
-        return None, "compressed"
-    *complete, _partial = data.split(b"\n")
-    tried = 0
-    for raw in complete:
-        if not raw.strip():
-            continue
-        tried += 1
-        try:
-            return orjson.loads(raw), ""
-        except orjson.JSONDecodeError:
-            if tried >= 20:
-                break
-    if tried:
-        return None, "none of the first lines is JSON"
-    return None, "empty"
+LINE_FORMATS = (OTLP_JSON, CLAUDE_CODE, CODEX, WEAKINCENTIVES, LEGACY)
 
 
 def detect_record(record: object) -> tuple[Format | None, str]:

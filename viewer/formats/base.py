@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import orjson
+
 from .. import jsonio, model
 from ..model import Event
-from ..safe_open import RefusedFile
+from ..safe_open import RefusedFile, open_regular_file
 
 # --- files the viewer may not or cannot read: listed with a problem, never read ---
 
@@ -19,6 +21,42 @@ def refusal(error: OSError) -> tuple[str, str]:
     if isinstance(error, RefusedFile):
         return error.kind, error.detail
     return "permission_denied", "permission denied: this user may not read it (never read)"
+
+
+# --- a file's first record: what its format is told by ---
+
+FIRST_LINE_LIMIT = 4 * 1024 * 1024  # enough for a first line that carries an image
+
+
+def first_record(path: str, inside: str | None = None) -> tuple[object | None, str]:
+    """The first of a file's first lines that parses as JSON, or (None, why there is none).
+
+    Opened through safe_open (`inside`: the folder it must lie in): a file that may not or cannot be
+    read raises (RefusedFile, PermissionError) for the caller to list it as such.
+    """
+    try:
+        with open_regular_file(path, inside) as f:
+            data = f.read(FIRST_LINE_LIMIT)
+    except NOT_READABLE:
+        raise
+    except OSError as exc:
+        return None, f"unreadable: {exc.strerror}"
+    if data.startswith(b"\x1f\x8b"):
+        return None, "compressed"
+    *complete, _partial = data.split(b"\n")
+    tried = 0
+    for raw in complete:
+        if not raw.strip():
+            continue
+        tried += 1
+        try:
+            return orjson.loads(raw), ""
+        except orjson.JSONDecodeError:
+            if tried >= 20:
+                break
+    if tried:
+        return None, "none of the first lines is JSON"
+    return None, "empty"
 
 
 # --- the normalizer of a record format ---
@@ -59,6 +97,15 @@ class Normalizer:
         """What the index stores for an event it adds instead of the event (its content left in the file), or
         None: the event itself."""
         return None
+
+    def orphans(self) -> dict:
+        """What its records, read since the last call, say about other sessions of its project (Claude Code:
+        summaries of the conversation a line ends, by that line's uuid); the Library passes them on (`take`)."""
+        return {}
+
+    def take(self, notes: dict) -> bool:
+        """What other sessions of its project said (their `orphans`, all so far); whether the session changed."""
+        return False
 
     def item_of(self, part: Event) -> object | None:
         """What the index stores, now, for the message a RESPONSE_PART event grew (None: nothing to store)."""

@@ -18,7 +18,8 @@ from ..model import RESPONSE_PART, SPAWN_LINK, Event
 from ..safe_open import open_regular_file
 from .base import NOT_READABLE, Normalizer, SpawnLinks, agent_created, as_dict, content_text, refusal
 from .claude_code_content import (ASSISTANT, RECORD, SPAN, SUMMARY, SYSTEM, TEXT, StoredEntry, add_blocks,
-                                  record_summary, system_text, user_blocks)
+                                  record_summary, system_text, user_blocks, user_text)
+from .claude_code_title import Titles
 
 MAIN = "main"
 SPAWNING_TOOLS = ("Task", "Agent")
@@ -106,8 +107,7 @@ class ClaudeNormalizer(Normalizer):
         self._at: tuple[str, bytes] | None = None  # the line being fed: (path, packed span)
         self.last_entry: dict[str, str] = {}  # agent -> message id of its latest entry in the log
         self.seen_ids: set[str] = set()
-        self.title: str | None = None  # custom-title > ai-title > summary > the first prompt
-        self._title_rank = 9
+        self.titles = Titles()  # custom-title > ai-title > its summary > the first prompt
         self.inside: str | None = None  # the folder the session's files must lie in (from its members)
 
     # --- the records -----------------------------------------------------------------------------
@@ -159,7 +159,7 @@ class ClaudeNormalizer(Normalizer):
             out += self._create(agent, record, member)
         kind = record.get("type")
         message = as_dict(record.get("message"))
-        self._titled(record, agent)
+        self.titles.feed(record, agent == MAIN)
         base = {"agent_id": agent, "timestamp": record.get("timestamp"), "line": line, "file": member.get("rel")}
         if kind == "assistant" and message:
             return out + self._assistant(record, message, base)
@@ -177,18 +177,17 @@ class ClaudeNormalizer(Normalizer):
                                    markers=["record", str(kind)]))
         return out
 
-    def _titled(self, record: dict, agent: str) -> None:
-        kind = record.get("type")
-        for rank, (wanted, key) in enumerate((("custom-title", "customTitle"), ("ai-title", "title"),
-                                              ("summary", "summary"))):
-            if kind == wanted and rank < self._title_rank:
-                value = record.get(key) or record.get("title")
-                if isinstance(value, str) and value.strip():
-                    self.title, self._title_rank = value.strip()[:120], rank
-        if self.title is None and kind == "user" and agent == MAIN and not record.get("isMeta"):
-            text = self._first_text(record)
-            if text and not text.startswith("<"):
-                self.title = " ".join(text.split())[:120]
+    @property
+    def title(self) -> str | None:
+        return self.titles.title
+
+    def orphans(self) -> dict[str, str]:
+        """Summaries whose leafUuid is not a line of this session: they may belong to another of the project."""
+        return self.titles.orphans()
+
+    def take(self, notes: dict[str, str]) -> bool:
+        """Summaries of other files of the project: one whose leafUuid is a line here may title this session."""
+        return self.titles.take(notes)
 
     # --- agents ----------------------------------------------------------------------------------
 
@@ -253,9 +252,13 @@ class ClaudeNormalizer(Normalizer):
 
     # --- messages --------------------------------------------------------------------------------
 
-    def _message_id(self, record: dict, suffix: str = "") -> str:
+    def _message_id(self, record: dict, at: dict, suffix: str = "") -> str:
+        """A record's uuid; a record without one is named by its place (its file's agent and line), which is the
+        same however the file was read (whole, or as it was written)."""
         base = record.get("uuid") if isinstance(record.get("uuid"), str) else None
-        base = base or f"{record.get('type')}:{record.get('leafUuid') or record.get('messageId') or len(self.seen_ids)}"
+        if base is None:
+            place = at["line"] if at["agent_id"] == MAIN else f"{at['agent_id']}:{at['line']}"
+            base = f"{record.get('type')}:{record.get('leafUuid') or record.get('messageId') or place}"
         message_id = base + suffix
         while message_id in self.seen_ids:
             message_id += "'"
@@ -265,7 +268,7 @@ class ClaudeNormalizer(Normalizer):
     def _entry(self, record: dict, base: dict, role: str, content: str, suffix: str = "", how=None, **extra) -> Event:
         """An entry of one record; `how` its content is made from the record (None: an assistant message,
         made of several records, whose lines are noted as they come)."""
-        message_id = self._message_id(record, suffix)
+        message_id = self._message_id(record, base, suffix)
         if how is not None:
             self._sources[message_id] = (how, [self._at])
         return {"message_id": message_id, "event_type": model.TRANSCRIPT_ENTRY,
@@ -285,7 +288,7 @@ class ClaudeNormalizer(Normalizer):
                 # A later line of a response already in the log, nothing of this agent in between: it grows
                 # in place, and a part event tells the index (new tool calls) and open pages (redraw it).
                 self._grow(agent, key, shown, record, message)
-                part = {"message_id": self._message_id(record, "+part"), "event_type": RESPONSE_PART,
+                part = {"message_id": self._message_id(record, base, "+part"), "event_type": RESPONSE_PART,
                         "agent_id": agent, "grows": shown_id, "timestamp": record.get("timestamp"),
                         "raw": None}
                 return [part]
@@ -361,12 +364,12 @@ class ClaudeNormalizer(Normalizer):
                 out += self._late_parent(sub, call_id)
         if texts:
             text, images = content_text(texts)
-            markers = []
+            text, markers = user_text(text)
             role = "user"
             if record.get("isCompactSummary"):
                 role, markers = "system", ["compact summary"]
             elif record.get("isMeta"):
-                markers = ["meta"]
+                markers = ["meta", *markers]
             event = self._entry(record, base, role, text, "" if not results else "#text", TEXT, markers=markers)
             if images:
                 event["images"] = images

@@ -5,6 +5,7 @@ lines they came from, by the same rules as when they were first read."""
 from __future__ import annotations
 
 import os
+import re
 import struct
 import zlib
 
@@ -32,6 +33,43 @@ def record_summary(record: dict, limit: int = 300) -> str:
     return summary if len(summary) <= limit else summary[: limit - 1] + "…"
 
 
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+_COMMAND_TAG = re.compile(r"<(command-name|command-args)>(.*?)</\1>", re.S)
+_OUTPUT_TAG = re.compile(r"</?(?:local-command-stdout|local-command-stderr|bash-stdout|bash-stderr)>")
+_OUTPUTS = ("<local-command-stdout>", "<local-command-stderr>", "<bash-stdout>", "<bash-stderr>")
+
+
+def strip_ansi(text: str) -> str:
+    """Text without the terminal's escape sequences (colours, cursor moves) hooks and commands print."""
+    return _ANSI.sub("", text) if "\x1b" in text else text
+
+
+def command_of(text: str) -> str | None:
+    """A slash command's line as the user typed it, `/name args` (its `<command-message>` left out); None for
+    any other text."""
+    if "<command-name>" not in text:
+        return None
+    parts = dict(_COMMAND_TAG.findall(text))
+    name = parts.get("command-name", "").strip()
+    if not name:
+        return None
+    name = name if name.startswith("/") else "/" + name
+    return f"{name} {parts.get('command-args', '').strip()}".strip()
+
+
+def user_text(text: str) -> tuple[str, list[str]]:
+    """A user line's text as shown, and its markers: a slash command as `/name args` ("command"), the output of
+    a local command or of `!` shell mode without its tags ("command output"); terminal escapes stripped."""
+    command = command_of(text)
+    if command is not None:
+        return command, ["command"]
+    if text.lstrip().startswith("<bash-input>") and text.rstrip().endswith("</bash-input>"):
+        return "! " + text.strip()[len("<bash-input>"):-len("</bash-input>")], ["command"]
+    if text.lstrip().startswith(_OUTPUTS):
+        return strip_ansi(_OUTPUT_TAG.sub("", text)).strip(), ["command output"]
+    return strip_ansi(text), []
+
+
 def system_text(record: dict) -> str:
     subtype = record.get("subtype") or "system"
     text = record.get("content") if isinstance(record.get("content"), str) else ""
@@ -39,7 +77,7 @@ def system_text(record: dict) -> str:
         meta = as_dict(record.get("compactMetadata"))
         text = "Conversation compacted" + (f" ({meta.get('trigger')}, {meta.get('preTokens')} tokens before)"
                                             if meta else "")
-    return text or subtype
+    return strip_ansi(text) or subtype
 
 
 def user_blocks(message: dict) -> tuple[list, list]:
@@ -101,7 +139,7 @@ def _contents(how, records: list[dict]) -> dict:
         return event
     record = records[0]
     if how == TEXT:
-        text, _ = content_text(user_blocks(as_dict(record.get("message")))[0])
+        text, _ = user_text(content_text(user_blocks(as_dict(record.get("message")))[0])[0])
     elif isinstance(how, int):  # the how-th tool result of a user line
         text, _ = content_text(user_blocks(as_dict(record.get("message")))[1][how].get("content"))
     elif how == SYSTEM:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from . import NOT_READABLE, first_record
+from .base import NOT_READABLE, first_record
 
 SESSION_SUFFIX = ".jsonl"
 

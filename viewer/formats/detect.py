@@ -8,8 +8,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from . import (AI_AGENT, CLAUDE_CODE, NATIVE, UNRECOGNIZED, Format, ai_agent, claude_code_layout, detect_record,
-               first_record)
+from . import (AI_AGENT, CLAUDE_CODE, CODEX, NATIVE, UNRECOGNIZED, Format, ai_agent, claude_code_layout, codex,
+               detect_record)
+from .base import first_record
 
 SESSION_SUFFIX = ".jsonl"
 GZIP_SUFFIX = ".jsonl.gz"  # read whole, not tailed
@@ -55,7 +56,7 @@ def classify(path: str, inside: str | None) -> tuple[Format, str, dict | None]:
     return fmt, "", None
 
 
-_LAYOUTS = {CLAUDE_CODE: claude_code_layout}  # formats whose sessions span files laid out beside the main one
+_LAYOUTS = {CLAUDE_CODE: claude_code_layout, CODEX: codex}  # formats whose sessions span files laid out beside the main one
 
 
 def companions(fmt: Format, main: str, inside: str | None) -> tuple[list[str], Iterator[str]]:

@@ -41,7 +41,7 @@ def session_row(s) -> dict:
             "id": s.id,
             "name": s.name,
             "path": s.relpath,
-            "events": s.count,
+            "events": s.shown_count,  # what users see (issue 17 item 4), not internal events
             "agents": len(s.agents),
             "problems": len(s.problems),
             "updated_at": s.updated_at,

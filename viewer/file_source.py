@@ -1,0 +1,170 @@
+"""A session file read at offsets (FileSource), from a bounded pool of open descriptors: the index keeps where a
+line is, not its bytes, and request threads read while the tailer appends."""
+
+from __future__ import annotations
+
+import os
+import threading
+import weakref
+import zlib
+from collections import OrderedDict
+
+from .safe_open import open_regular
+
+try:
+    import resource
+except ImportError:  # not POSIX: no descriptor limit to read
+    resource = None
+
+
+SMALL_READ = 64 * 1024  # FileSource reads up to this size hold the pool's lock instead of marking the source in use
+
+_PREAD = getattr(os, "pread", None)
+_SEEK_LOCK = threading.Lock()
+
+
+def _read_at(fd: int, offset: int, length: int) -> bytes:
+    if _PREAD is not None:  # pread moves no shared position: threads read one file at once
+        return _PREAD(fd, length, offset)
+    with _SEEK_LOCK:  # no pread (Windows): seek and read may not interleave
+        os.lseek(fd, offset, os.SEEK_SET)
+        return os.read(fd, length)
+
+
+def _pool_cap() -> int:
+    """How many session files stay open at once: a quarter of the soft descriptor limit, at most 256.
+
+    A quarter leaves the rest to connections, the watcher and logs (256 of macOS's default 256 would
+    leave none); 256 keeps every descriptor well below 1024, where `select()` stops working, and is
+    more files than a person reads at once: the others are opened again by path (about 10 µs) when read.
+    """
+    if resource is None:
+        return 256
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return 256 if soft == resource.RLIM_INFINITY else max(4, min(soft // 4, 256))
+
+
+class FileChanged(OSError):
+    """The file at a source's path is no longer the one indexed (another inode, shorter, other bytes)."""
+
+
+class FileSource:
+    """A session file read at offsets, so the index keeps where a line is, not its bytes.
+
+    Descriptors are a bounded pool: at most `FileSource.cap` sources are open at once, the least
+    recently read closed first, so any number of session files costs a bounded number of descriptors.
+    A closed source is opened again by path when read, and used only if it is still the file that was
+    indexed: the same device and inode, at least `size` bytes, and the bytes its tailer fingerprinted
+    (`check`) unchanged. Otherwise it raises `FileChanged` (the event list shows a "changed on disk"
+    placeholder, never other bytes) and `changed` tells its tailer to read the file again.
+
+    `os.pread` does not move a shared file position, so request threads read while the tailer
+    appends; a source being read is never closed under its reader.
+    """
+
+    __slots__ = ("path", "inside", "identity", "size", "check", "fd", "users", "changed", "recent", "__weakref__")
+    cap = _pool_cap()
+    _open: OrderedDict[int, weakref.ref] = OrderedDict()  # id -> open source, least recently read first
+    _lock = threading.RLock()  # reentrant: a source collected while this thread holds it closes itself under it
+
+    def __init__(self, path: str, inside: str | None = None) -> None:
+        self.fd = -1
+        self.path, self.inside = path, inside
+        self.size = 0  # bytes of it indexed: a file reopened shorter is not this one
+        self.check: tuple[int, int, int] | None = None  # (start, end, CRC-32) of bytes it must still hold
+        self.users = 0
+        self.changed = False
+        self.recent = False  # read since the last eviction walk (see _enter_pool)
+        fd = open_regular(path, inside)
+        try:
+            st = os.fstat(fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        self.identity = (st.st_dev, st.st_ino)
+        with FileSource._lock:
+            self.fd = fd
+            self._enter_pool()
+
+    @classmethod
+    def held(cls) -> int:
+        """How many sources are open now."""
+        return len(cls._open)
+
+    def read(self, offset: int, length: int) -> bytes:
+        if length <= SMALL_READ and _PREAD is not None:  # an event's line: read under the pool's lock
+            with FileSource._lock:  # (about 1 µs): it cannot be closed meanwhile, nothing to count
+                return _PREAD(self._opened(), length, offset)
+        with FileSource._lock:  # a big read: the lock is not held while it runs, the source is marked in use
+            fd = self._opened()
+            self.users += 1
+        try:
+            return _read_at(fd, offset, length)
+        finally:
+            with FileSource._lock:
+                self.users -= 1
+
+    def retire(self) -> None:
+        """Never read this source again: its file was rewritten; what was indexed from it is gone."""
+        with FileSource._lock:
+            self.changed = True
+            self._close()
+
+    def _opened(self) -> int:
+        """Its descriptor, opened again if it was closed (under the pool's lock)."""
+        if self.changed:
+            raise FileChanged(f"{self.path} is no longer the file that was read")
+        if self.fd < 0:
+            self._reopen()
+        self.recent = True
+        return self.fd
+
+    def _reopen(self) -> None:
+        try:
+            fd = open_regular(self.path, self.inside)
+        except OSError:
+            self.changed = True
+            raise
+        st = os.fstat(fd)
+        same = (st.st_dev, st.st_ino) == self.identity and st.st_size >= self.size
+        if same and self.check is not None:
+            start, end, crc = self.check
+            same = zlib.crc32(_read_at(fd, start, end - start)) == crc
+        if not same:
+            os.close(fd)
+            self.changed = True
+            raise FileChanged(f"{self.path} changed on disk since it was read")
+        self.fd = fd
+        self._enter_pool()
+
+    def _enter_pool(self) -> None:
+        """Open now: sources not read lately are closed to stay within the cap (the clock algorithm, an
+        approximate least-recently-used order: a read only sets `recent`; eviction walks the pool oldest
+        first, giving a source read since the last walk a second chance at the end)."""
+        pool = FileSource._open
+        pool[id(self)] = weakref.ref(self)
+        if len(pool) <= FileSource.cap:  # room to spare: no walk (nor a copy of the pool's keys to walk)
+            return
+        for key in list(pool) * 2:  # two walks: the first may only clear `recent`
+            if len(pool) <= FileSource.cap:
+                return
+            ref = pool.get(key)
+            source = ref() if ref is not None else None
+            if source is None or source is self or source.users:
+                continue
+            if source.recent:
+                source.recent = False
+                pool.move_to_end(key)
+            else:
+                source._close()
+
+    def _close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+            FileSource._open.pop(id(self), None)
+
+    def __del__(self) -> None:
+        if self.fd >= 0:
+            with FileSource._lock:  # never closed twice: an eviction walk may hold it at this moment
+                self._close()
