@@ -322,3 +322,16 @@ def test_entries_have_headings_and_agent_links_carry_the_agents_colour(client):
     tree = parse(get(client, "/s/example1_jack_and_jill").data)
     (jill_node,) = [li for li in tree.iter() if li.tag == "li" and li.attrs.get("data-agent") == "agent_jill"]
     assert colours[2] in jill_node.find_all("div")[0].attrs["class"].split()  # the same colour on the tree
+
+
+def test_an_interleaved_transcript_indents_each_sub_agent_by_its_depth(client):
+    doc = parse(get(client, "/s/example2_inner_monologue/agents/agent_root?sub=1").data)
+    depth = {}
+    for article in doc.iter():
+        if article.tag == "article" and "entry" in article.attrs.get("class", "").split():
+            classes = article.attrs["class"].split()
+            who = article.find_all("span", **{"class": "who"})[0].text.strip()
+            depth.setdefault(who, {c for c in classes if c.startswith("depth-")})
+    assert depth["agent_root"] == set() and depth["Jill"] == {"depth-1"} and depth["Inner"] == {"depth-2"}
+    plain = parse(get(client, "/s/example2_inner_monologue/agents/agent_jill").data)  # one agent: no indent
+    assert not [a for a in plain.iter() if a.tag == "article" and "depth-" in a.attrs.get("class", "")]
