@@ -306,3 +306,32 @@ def test_an_unexpected_error_gets_a_clean_500_and_a_log_line_and_serving_goes_on
     api = client.get("/api/sessions/example1_jack_and_jill")
     assert api.status_code == 500 and api.get_json() == {"error": "Internal Server Error", "detail": "see the server log"}
     assert client.get("/s/example1_jack_and_jill/agents/agent_jill").status_code == 200  # the rest still serves
+
+
+def test_entries_have_headings_and_agent_links_carry_the_agents_colour(client):
+    doc = parse(get(client, "/s/example1_jack_and_jill/agents/agent_jill").data)
+    entries = [a for a in doc.iter() if a.tag == "article" and "entry" in a.attrs.get("class", "").split()]
+    assert entries and all(len(e.find_all("h3")) == 1 for e in entries)  # one heading per entry
+    assert len(doc.find_all("h1")) == 1  # logged Markdown never adds a second h1
+    dialog = parse(get(client, "/s/example1_jack_and_jill/dialog?agents=agent_jack,agent_jill").data)
+    items = [a for a in dialog.by_id("av-dialog").children if a.tag == "article"]
+    assert all(len(a.find_all("h2")) == 1 for a in items)
+    speakers = [a.find_all("span", **{"class": "speaker"})[0].find_all("a")[0].attrs["class"].split() for a in items]
+    colours = [next(c for c in classes if c.startswith("agent-c")) for classes in speakers]
+    assert colours[1] != colours[2]  # Jack and Jill: two agents, two colours
+    tree = parse(get(client, "/s/example1_jack_and_jill").data)
+    (jill_node,) = [li for li in tree.iter() if li.tag == "li" and li.attrs.get("data-agent") == "agent_jill"]
+    assert colours[2] in jill_node.find_all("div")[0].attrs["class"].split()  # the same colour on the tree
+
+
+def test_an_interleaved_transcript_indents_each_sub_agent_by_its_depth(client):
+    doc = parse(get(client, "/s/example2_inner_monologue/agents/agent_root?sub=1").data)
+    depth = {}
+    for article in doc.iter():
+        if article.tag == "article" and "entry" in article.attrs.get("class", "").split():
+            classes = article.attrs["class"].split()
+            who = article.find_all("span", **{"class": "who"})[0].text.strip()
+            depth.setdefault(who, {c for c in classes if c.startswith("depth-")})
+    assert depth["agent_root"] == set() and depth["Jill"] == {"depth-1"} and depth["Inner"] == {"depth-2"}
+    plain = parse(get(client, "/s/example2_inner_monologue/agents/agent_jill").data)  # one agent: no indent
+    assert not [a for a in plain.iter() if a.tag == "article" and "depth-" in a.attrs.get("class", "")]

@@ -73,7 +73,8 @@ def create_app(
     app.jinja_env.filters["ago"] = ago
     app.jinja_env.filters["colour_class"] = colours.colour_class
     text_filters.install(app.jinja_env)
-    app.jinja_env.globals.update(as_of=asof.requested, as_of_banner=asof.banner, agent_colour=colours.agent_colour)
+    app.jinja_env.globals.update(as_of=asof.requested, as_of_banner=asof.banner, agent_colour=colours.agent_colour,
+                                 indent_class=colours.indent_class)
     app.url_defaults(asof.inject_at)  # links on a page frozen at event N stay at N
 
     @app.after_request
