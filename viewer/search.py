@@ -11,7 +11,6 @@ the same qualifier given twice means either).
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Iterator
 
