@@ -6,6 +6,9 @@ import json
 import os
 import threading
 
+from viewer.index import SessionIndex
+from viewer.tailer import Line
+
 
 def created(mid, agent, cause=None, name=None, language_model=None):
     event = {"message_id": mid, "event_type": "agent_created", "agent_id": agent}
@@ -133,3 +136,20 @@ def cut_chain(root, name="d", piece=100):
     finally:
         os.close(fd)
         os.close(top)
+
+
+# --- a session index fed raw lines, and what it found wrong (parser and integrity tests) ---
+
+def ingest(raw_lines):
+    """A fresh native SessionIndex fed these raw lines (bytes), numbered from 1."""
+    session = SessionIndex("s", "s.jsonl", "s.jsonl")
+    session.ingest([Line(i + 1, raw) for i, raw in enumerate(raw_lines)])
+    return session
+
+
+def problems(session):
+    return [(p.kind, p.line, p.message_id) for p in session.problems]
+
+
+def dumps(event):
+    return json.dumps(event).encode()

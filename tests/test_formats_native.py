@@ -3,26 +3,11 @@ the formats a normalizer reads, read the same way."""
 
 import json
 
-from events import calls, say
+from events import calls, dumps, ingest, problems, say
 from viewer.formats import LEGACY, NATIVE
 from viewer.formats.native import LineParser
-from viewer.index import SessionIndex
 from viewer.library import Library
 from viewer.tailer import Line
-
-
-def problems(session):
-    return [(p.kind, p.line, p.message_id) for p in session.problems]
-
-
-def ingest(raw_lines):
-    session = SessionIndex("s", "s.jsonl", "s.jsonl")
-    session.ingest([Line(i + 1, raw) for i, raw in enumerate(raw_lines)])
-    return session
-
-
-def dumps(event):
-    return json.dumps(event).encode()
 
 
 def test_broken_lines_are_skipped_counted_and_never_hide_valid_ones(tmp_path):

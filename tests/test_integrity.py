@@ -6,25 +6,10 @@ import os
 
 
 from conftest import write_events
-from events import created, result, say, user
-from viewer.index import SessionIndex
+from events import created, dumps, ingest, problems, result, say, user
 from viewer.library import Library
 from viewer.session_viewer import load_index
 from viewer.tailer import FileTailer, Line
-
-
-def problems(session):
-    return [(p.kind, p.line, p.message_id) for p in session.problems]
-
-
-def ingest(raw_lines):
-    session = SessionIndex("s", "s.jsonl", "s.jsonl")
-    session.ingest([Line(i + 1, raw) for i, raw in enumerate(raw_lines)])
-    return session
-
-
-def dumps(event):
-    return json.dumps(event).encode()
 
 
 # --- lines that cannot be events ----------------------------------------------------------------
