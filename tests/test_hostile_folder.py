@@ -240,7 +240,10 @@ def test_a_folder_of_everything_hostile_is_served_whole_and_safely(tmp_path):
             assert b"18446744073709551617" in big
 
             phase("events checked")
-            # every bad thing is on a problems page
+            # every bad thing is on a problems page (a file with nothing valid is listed once it has been looked at:
+            # wait for each, as for the valid ones above)
+            wait_for(lambda: set(problems) <= set(listed()), timeout=120, interval=0.5)
+            rows = listed()
             for relpath, kinds in problems.items():
                 quoted = urllib.parse.quote(rows[relpath]["id"], safe="")
                 found = {p["kind"] for p in client.json(f"/api/sessions/{quoted}/problems")["problems"]}
