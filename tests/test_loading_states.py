@@ -25,9 +25,10 @@ def test_progress_tells_how_far_a_file_read_in_slices_is(tmp_path, monkeypatch):
     progress = lib.progress()
     assert list(progress) == ["big.jsonl"]
     assert 0 < progress["big.jsonl"]["read"] < progress["big.jsonl"]["size"] == path.stat().st_size
+    assert lib.progress_of(str(path)) == progress["big.jsonl"]  # one file's, as its session page asks
     while lib.take_unfinished():
         lib.refresh(str(path))
-    assert lib.progress() == {}
+    assert lib.progress() == {} and lib.progress_of(str(path)) is None
     assert lib.get("big").count == 201
 
 

@@ -19,7 +19,7 @@ from .formats.base import refusal
 from .formats.detect import GZIP_SUFFIX, SESSION_SUFFIX
 from .index import SessionIndex
 from .problems import Problem
-from .reading import lines_from, read_some, reader_for
+from .reading import lines_from, read_so_far, read_some, reader_for
 from .safe_open import open_regular
 from .session_ids import GROUP_MARK, group_id_for, session_id_for, session_name, shown
 from .tailer import BATCH_BYTES, FileTailer
@@ -468,14 +468,17 @@ class Library(Folders):
             reading = list(self._reading.items())
         found = {}
         for path, tailer in reading:
-            if not isinstance(tailer, FileTailer):  # a gzip snapshot is read whole: no offset to tell
-                continue
-            try:
-                size = os.stat(path).st_size
-            except OSError:
-                continue
-            found[self.relpath(path)] = {"read": min(tailer.offset, size), "size": size}
+            done = read_so_far(path, tailer)
+            if done is not None:
+                found[self.relpath(path)] = done
         return found
+
+    def progress_of(self, path: str) -> dict | None:
+        """How far one file is read ({"read", "size"}), None when it is not being read: a session's page asks for
+        its own file only, so a poll stats that file, not every file being read."""
+        with self.lock:
+            tailer = self._reading.get(path)
+        return None if tailer is None else read_so_far(path, tailer)
 
     def get(self, session_id: str) -> SessionIndex | None:
         return self.sessions.get(session_id)

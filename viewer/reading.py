@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 from .formats import ai_agent
@@ -44,3 +45,14 @@ def lines_from(reader, first, replaced: list, problems: list | None = None) -> I
         if result.restarted:
             replaced.append(reader.path)
             return
+
+
+def read_so_far(path: str, reader) -> dict | None:
+    """{"read", "size"} of a file a tailer reads part way (None: read whole, as gzip and snapshots are, or gone)."""
+    if not isinstance(reader, FileTailer):
+        return None
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return None
+    return {"read": min(reader.offset, size), "size": size}

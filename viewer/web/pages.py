@@ -112,7 +112,7 @@ def session(session_id):
                        poll=url_for("pages.poll_tree", session_id=s.id, after=data["cursor"],
                                     empty=1 if not s.count else None))
     # outside the session's lock: the library's is taken before a session's, never after
-    context["reading"] = library().progress().get(s.relpath)
+    context["reading"] = library().progress_of(s.path)
     return render_template("session.html", **context)
 
 
@@ -130,7 +130,7 @@ def poll_tree(session_id):
             return Response(status=200, headers={"HX-Refresh": "true"})
         context = dict(session=session_row(s), updates=queries.tree_updates(s, after), problems=len(s.problems),
                        poll=url_for("pages.poll_tree", session_id=s.id, after=s.cursor))
-    context["reading"] = library().progress().get(s.relpath)  # outside the session's lock, as above
+    context["reading"] = library().progress_of(s.path)  # outside the session's lock, as above
     return render_template("_tree_poll.html", **context)
 
 
