@@ -85,12 +85,7 @@ def agent_names(s: SessionIndex) -> dict[str, str]:
 def subtree(s: SessionIndex, agent_id: str) -> list[str]:
     """The agent and all its descendants, parents before children."""
     with s.lock:
-        out, stack = [], [agent_id]
-        while stack:
-            current = stack.pop()
-            out.append(current)
-            stack.extend(reversed(s.agents[current].children))
-        return out
+        return [descendant for descendant, _, _ in tree_order(s, [agent_id])]
 
 
 def tree_node(s: SessionIndex, agent_id: str) -> dict:
@@ -111,21 +106,24 @@ def tree(s: SessionIndex) -> list[dict]:
 
 
 def tree_rows(s: SessionIndex, agent_ids: Iterable[str] | None = None) -> list[dict]:
-    """The tree (or the subtrees of `agent_ids`) as rows in reading order, parents first: each an agent_summary
-    with its `depth` and `closes`, how many of the nodes open at it end after it. A page nests the rows
-    with these, without recursion: a tree of any depth renders."""
+    """`tree_order` as rows, each an agent_summary with its `depth` and `closes`: a page nests the rows with these,
+    without recursion, so a tree of any depth renders."""
     with s.lock:
-        rows: list[dict] = []
-        stack = [(agent_id, 0) for agent_id in reversed(list(s.roots if agent_ids is None else agent_ids))]
-        while stack:
-            agent_id, depth = stack.pop()
-            row = agent_summary(s, s.agents[agent_id])
-            row["depth"] = depth
-            rows.append(row)
-            stack.extend((child, depth + 1) for child in reversed(s.agents[agent_id].children))
-        for row, following in zip(rows, rows[1:] + [None]):
-            row["closes"] = row["depth"] + 1 - (following["depth"] if following else 0)
-        return rows
+        return [{**agent_summary(s, s.agents[agent_id]), "depth": depth, "closes": closes}
+                for agent_id, depth, closes in tree_order(s, agent_ids)]
+
+
+def tree_order(s: SessionIndex, agent_ids: Iterable[str] | None = None) -> list[tuple[str, int, int]]:
+    """(agent id, depth, closes) of the tree (or the subtrees of `agent_ids`) in reading order, parents first:
+    `closes` is how many of the nodes open at it end after it. The caller holds the lock; no recursion."""
+    order = []
+    stack = [(agent_id, 0) for agent_id in reversed(list(s.roots if agent_ids is None else agent_ids))]
+    while stack:
+        agent_id, depth = stack.pop()
+        order.append((agent_id, depth))
+        stack.extend((child, depth + 1) for child in reversed(s.agents[agent_id].children))
+    return [(agent_id, depth, depth + 1 - (order[i + 1][1] if i + 1 < len(order) else 0))
+            for i, (agent_id, depth) in enumerate(order)]
 
 
 def lineage(s: SessionIndex, agent_id: str) -> list[dict]:
@@ -491,8 +489,6 @@ def tree_updates(s: SessionIndex, after: int) -> dict:
 def agent_neighbours(s: SessionIndex, agent_id: str) -> tuple[str | None, str | None]:
     """The agents before and after this one in the tree read top to bottom (parents first)."""
     with s.lock:
-        order: list[str] = []
-        for root in s.roots:
-            order.extend(subtree(s, root))
+        order = [agent for agent, _, _ in tree_order(s)]
         i = order.index(agent_id)
         return (order[i - 1] if i else None), (order[i + 1] if i + 1 < len(order) else None)

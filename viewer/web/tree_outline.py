@@ -11,6 +11,7 @@ from urllib.parse import quote
 from flask import url_for
 from markupsafe import Markup, escape
 
+from .. import queries
 from ..index import SessionIndex
 from .colours import colour_class
 from .security import printed
@@ -19,19 +20,12 @@ SLOT = "~agent~"  # where the agent's id goes in the one url_for (which keeps ?a
 
 
 def outline(s: SessionIndex) -> list[dict]:
-    """Every agent in reading order, parents first, with its `depth` and `closes` (how many of the nodes
-    open at it end after it). The caller holds the session's lock."""
-    rows: list[dict] = []
-    stack = [(agent_id, 0) for agent_id in reversed(list(s.roots))]
-    while stack:
-        agent_id, depth = stack.pop()
-        agent = s.agents[agent_id]
-        rows.append({"agent_id": agent_id, "name": agent.display_name, "ordinal": agent.ordinal,
-                     "entries": len(agent.entries), "depth": depth})
-        stack.extend((child, depth + 1) for child in reversed(agent.children))
-    for row, following in zip(rows, rows[1:] + [None]):
-        row["closes"] = row["depth"] + 1 - (following["depth"] if following else 0)
-    return rows
+    """Every agent in reading order, parents first, with its `depth` and `closes` (queries.tree_order). The
+    caller holds the session's lock."""
+    agents = s.agents
+    return [{"agent_id": agent_id, "name": agents[agent_id].display_name, "ordinal": agents[agent_id].ordinal,
+             "entries": len(agents[agent_id].entries), "depth": depth, "closes": closes}
+            for agent_id, depth, closes in queries.tree_order(s)]
 
 
 def sidebar(s: SessionIndex, session_id: str, current: str) -> Markup:
