@@ -6,17 +6,15 @@ Callers hold the session's lock. The shapes are declared in shapes.py and checke
 
 from __future__ import annotations
 
-from flask import url_for
-
 from .. import provenance, queries, usage
-from .render import session_row
+from .render import agent_urls, session_row
 
 
 def session_data(s) -> dict:
     """shapes.Session: the session's row, its cursor, its agents (with their pages' URLs), problems and usage."""
-    agents = queries.agents(s)
+    agents, url_of = queries.agents(s), agent_urls(s.id)
     for agent in agents:
-        agent["url"] = url_for("pages.agent", session_id=s.id, agent_id=agent["agent_id"])
+        agent["url"] = url_of(agent["agent_id"])
     return {**session_row(s), "cursor": s.cursor, "agents": agents,
             "problems": [p.as_dict() for p in s.problems],
             "usage": usage.for_session(s), "format_summary": s.format_summary}

@@ -6,18 +6,13 @@ than its transcript. Every printed value goes through security.printed, as a tem
 
 from __future__ import annotations
 
-from urllib.parse import quote
-
-from flask import url_for
 from markupsafe import Markup, escape
 
 from .. import queries
 from ..index import SessionIndex
 from .colours import colour_class
+from .render import agent_urls
 from .security import printed
-
-SLOT = "~agent~"  # where the agent's id goes in the one url_for (which keeps ?at=N and the session's id)
-
 
 def outline(s: SessionIndex) -> list[dict]:
     """Every agent in reading order, parents first, with its `depth` and `closes` (queries.tree_order). The
@@ -30,10 +25,10 @@ def outline(s: SessionIndex) -> list[dict]:
 
 def sidebar(s: SessionIndex, session_id: str, current: str) -> Markup:
     """The nested list of links, the current agent marked (aria-current). The caller holds the lock."""
-    head, tail = url_for("pages.agent", session_id=session_id, agent_id=SLOT).rsplit(SLOT, 1)
+    url_of = agent_urls(session_id)
     parts = ['<ul class="agent-tree">']
     for row in outline(s):
-        href = escape(printed(head + quote(row["agent_id"], safe="/") + tail))
+        href = escape(printed(url_of(row["agent_id"])))
         mark = ' aria-current="page"' if row["agent_id"] == current else ""
         parts.append(f'<li class="{colour_class(row["ordinal"])}"><a class="agent-name" href="{href}"{mark}>'
                      f'{escape(printed(row["name"]))}</a><ul>')
