@@ -34,16 +34,27 @@ def content_length(rng: random.Random) -> int:
     return int(50 * 40 ** (rng.random() ** 4))
 
 
-def generate(path: str | Path, events: int, agents: int = 200, seed: int = 1) -> dict:
+def long_content_length(rng: random.Random) -> int:
+    """8 to 300 words (of about 6.3 characters with their space), evenly: the real-size shape of issue 15,
+    where 1M events make about 1 GB."""
+    return int(rng.randint(8, 300) * 6.3)
+
+
+# Shapes: (content length, deliveries per utterance).
+SHAPES = {"default": (content_length, 3), "long": (long_content_length, 2)}
+
+
+def generate(path: str | Path, events: int, agents: int = 200, seed: int = 1, shape: str = "default") -> dict:
     """Write the session; returns what the benchmark needs to know about it."""
     rng = random.Random(seed)
+    length_of, deliveries = SHAPES[shape]
     pool = " ".join(rng.choice(WORDS) for _ in range(400_000))  # texts are slices of it: fast to make
     n = 0
     counts: dict[str, int] = {}
 
     def text() -> str:
         start = pool.index(" ", rng.randrange(len(pool) - 4_000)) + 1
-        end = start + content_length(rng)
+        end = start + length_of(rng)
         return pool[start:end + (pool[end - 1] == " ")]  # never ends in a space
 
     with open(path, "w", encoding="utf-8") as f:
@@ -81,7 +92,7 @@ def generate(path: str | Path, events: int, agents: int = 200, seed: int = 1) ->
             return BUSY if counts.get(BUSY, 0) < BUSY_SHARE * n else rng.choice(ids)
 
         def listeners(speaker: str) -> list[str]:
-            chosen = rng.sample([a for a in rng.sample(ids, 4) if a != speaker], 3) if len(ids) > 4 else \
+            chosen = rng.sample([a for a in rng.sample(ids, 4) if a != speaker], deliveries) if len(ids) > 4 else \
                 [a for a in ids if a != speaker]
             if BUSY != speaker and BUSY not in chosen and counts.get(BUSY, 0) < BUSY_SHARE * n and chosen:
                 chosen[0] = BUSY
@@ -127,8 +138,10 @@ def main() -> None:
     parser.add_argument("out")
     parser.add_argument("--events", type=int, default=100_000)
     parser.add_argument("--agents", type=int, default=200)
+    parser.add_argument("--shape", choices=sorted(SHAPES), default="default",
+                        help="long: content of 8-300 words, two deliveries per utterance (about 1 KB an event)")
     args = parser.parse_args()
-    print(json.dumps(generate(args.out, args.events, args.agents)))
+    print(json.dumps(generate(args.out, args.events, args.agents, shape=args.shape)))
 
 
 if __name__ == "__main__":

@@ -21,10 +21,10 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 class Server:
     """`agentview serve FOLDER --port 0` in its own process (as a person would start it)."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, *options: str, env: dict | None = None):
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "viewer", "serve", str(folder), "--port", "0"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=REPO,
+            [sys.executable, "-m", "viewer", "serve", str(folder), "--port", "0", *options],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=REPO, env=env,
         )
         self.started = time.perf_counter()
         line = self.process.stdout.readline()

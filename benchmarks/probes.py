@@ -46,8 +46,10 @@ def cpu_seconds() -> float:
 
 
 def summary(samples: list[float]) -> dict:
+    if not samples:
+        return {"p50": None, "p95": None, "max": None, "samples": 0}
     return {"p50": round(statistics.median(samples), 3), "p95": round(percentile(samples, 95), 3),
-            "samples": len(samples)}
+            "max": round(max(samples), 3), "samples": len(samples)}
 
 
 def baseline(path: str) -> dict:

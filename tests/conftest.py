@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -20,6 +21,8 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "sample_sessions"
 SYSTEM_CHROMIUM = os.environ.get("AGENTVIEW_CHROMIUM", "/usr/bin/chromium")
+# Servers the tests start keep their session cache (on by default) in a folder of this run, never the user's.
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="agentview-test-cache-")
 
 
 def write_events(path: Path, events: list[dict], mode: str = "w") -> Path:

@@ -1,7 +1,8 @@
 """The search index is off the ingest path: built after ingest, in the background and before each query."""
 
 from conftest import wait_for, write_events
-from viewer import search
+from viewer import background, search
+from viewer.search_index import QUERY_BUDGET
 from viewer.library import Library
 from viewer.watcher import Watcher
 
@@ -35,7 +36,7 @@ def test_the_index_catches_up_in_slices_in_the_order_of_the_events(tmp_path):
     library.scan()
     s = library.get("s")
     steps = 0
-    while library.index_step(budget=10):
+    while background.index_step(library, budget=10):
         steps += 1
     assert steps == 3 and s.search.indexed == 25
     assert list(s.search._postings["w24"]) == [24]
@@ -74,3 +75,29 @@ def test_the_tool_filter_choices_are_known_without_the_search_index(tmp_path):
     s = library.get("s")
     assert search.tool_choices(s) == ["grep", "read_file"] and s.search.indexed == 0
     assert sorted(k[len(search.TOOL):] for k in s.search.postings if k.startswith(search.TOOL)) == ["grep", "read_file"]
+
+
+def test_a_query_far_ahead_of_the_index_answers_at_once_with_what_is_indexed_and_the_rest_comes_live(tmp_path):
+    """A search never waits for (nor holds the session while) a big index is built: it searches what is indexed,
+    says so, and its live poll brings the hits in the rest as the background indexing takes them in."""
+    n = QUERY_BUDGET * 3
+    write_events(tmp_path / "s.jsonl", [entry(f"m{i}", content="needle" if i % 1000 == 7 else "hay")
+                                        for i in range(n)])
+    library = Library(tmp_path)
+    library.scan()
+    s = library.get("s")
+    first = search.search(library.listing(), "needle")
+    assert first["hits"] == [] and first["partial"] == {"s": {"indexed": 0, "events": n}}
+    assert s.search.indexed == 0  # the query took nothing in: too far behind
+    background.index_step(library, budget=2500)
+    cursor = search.search(library.listing(), "needle")["cursor"]
+    assert cursor == "s=0-2500"
+    seen = ids(search.search(library.listing(), "needle"))
+    assert seen == ["m7", "m1007", "m2007"]
+    while background.index_step(library, budget=2500):
+        update = search.updates(library.listing(), "needle", None, cursor)
+        if update is not None:  # None: nothing new since the cursor (the query itself caught up the last few)
+            seen += ids(update)
+            cursor = update["cursor"]
+    assert seen == [f"m{i}" for i in range(7, n, 1000)]
+    assert search.search(library.listing(), "needle")["partial"] is None

@@ -17,7 +17,7 @@ def serve(args: argparse.Namespace) -> int:
 
     from .web import security
     from .web.app import create_app
-    from . import tailer
+    from . import session_cache, tailer
 
     if args.demo:
         # The demo writes into a fresh temporary folder of our own, never into DIR.
@@ -42,8 +42,10 @@ def serve(args: argparse.Namespace) -> int:
     token = args.token
     if token is None and not security.is_loopback(args.host):
         token = secrets.token_urlsafe(24)  # reachable from other machines: nobody gets in without it
+    cache_dir = None if args.no_cache else (args.cache_dir or session_cache.default_folder())
     app = create_app(args.dir, polling=args.polling, follow_symlinks=args.follow_symlinks, redact=not args.no_redact,
-                     token=token, allowed_hosts=security.allowed_hosts_for(args.host, args.allow_host))
+                     token=token, allowed_hosts=security.allowed_hosts_for(args.host, args.allow_host),
+                     cache_dir=cache_dir)
     security.hide_tokens_in_logs(token, secrets=not args.no_redact)
     try:
         server = create_server(app, host=args.host, port=args.port, threads=args.threads, ident="agentview",
@@ -215,6 +217,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-file-bytes", type=int, default=Limits.max_file_bytes, metavar="N",
                    help="read at most N inflated bytes of a .jsonl.gz, and no snapshot document costing more "
                         "than N bytes parsed; report the file as too large (default 256 MiB)")
+    p.add_argument("--cache-dir", metavar="DIR",
+                   help="keep what was read of each file here, so a restart reads only what is new (default: "
+                        "agentview's folder in your user cache folder; never inside the served folder)")
+    p.add_argument("--no-cache", action="store_true", help="read every file from its start on every start")
     p.set_defaults(func=serve)
     p = commands.add_parser("demo", help="write a scripted multi-agent session into DIR, live, over about a minute")
     p.add_argument("dir", help="folder to write the session into (created if missing)")

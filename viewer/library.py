@@ -21,6 +21,7 @@ from .index import SessionIndex
 from .problems import Problem
 from .reading import lines_from, read_so_far, read_some, reader_for
 from .safe_open import open_regular
+from .session_cache import SessionCache
 from .session_ids import GROUP_MARK, group_id_for, session_id_for, session_name, shown
 from .tailer import BATCH_BYTES, FileTailer
 from .whole_file import GzipReader
@@ -51,8 +52,9 @@ class Library(Folders):
     a folder being read (permission, depth) is listed in `problems`, not silently left out (see Folders).
     """
 
-    def __init__(self, root: str | os.PathLike, follow_symlinks: bool = False):
+    def __init__(self, root: str | os.PathLike, follow_symlinks: bool = False, cache: SessionCache | None = None):
         super().__init__(root, follow_symlinks)
+        self.cache = cache  # sessions kept between runs (None: every start reads every file)
         self.sessions: dict[str, SessionIndex] = {}
         self.aliases: dict[str, str] = {}  # id of a renamed session -> its id now
         self._tailers: dict[str, FileTailer | GzipReader] = {}
@@ -135,6 +137,7 @@ class Library(Folders):
                 return
             session = self._session_of(path, fmt, reason)
             self._tailers[path] = reader_for(path, BATCH_BYTES, inside=self.inside)
+            session = self._kept(path, session)
         tailer = self._tailers[path]
         changed = False
         slices = self.slices_per_read
@@ -172,6 +175,14 @@ class Library(Folders):
             else:
                 with self.lock:
                     self.version += 1
+
+    def _kept(self, path: str, session: SessionIndex) -> SessionIndex:
+        """The session as the cache kept it (its tailer set to read what came after), else `session`."""
+        tailer = self._tailers[path]
+        if self.cache is None or session.format is not formats.NATIVE or not isinstance(tailer, FileTailer):
+            return session
+        kept = self.cache.restore(path, session.id, self.relpath(path), self.inside, tailer)
+        return session if kept is None else kept
 
     def _session_of(self, path: str, fmt: formats.Format = formats.NATIVE, reason: str = "") -> SessionIndex:
         """A new, empty index of the session file at `path`, of the format its content shows."""
@@ -445,22 +456,15 @@ class Library(Folders):
             self.forget(path)
         self._folder_gone(self.relpath(folder))
 
-    def index_step(self, budget: int = 512) -> bool:
-        """Extend one session's facets and search index by up to `budget` events (a short hold of its lock: a poll
-        waits at most that long); False when all are complete.
-
-        The ingest thread calls it while no file waits, so search indexing never delays an ingest.
-        """
+    def sessions_now(self) -> list[SessionIndex]:
         with self.lock:
-            sessions = list(self.sessions.values())  # no order needed: every session is caught up in turn
-        for session in sessions:
-            if session.facets.indexed < session.count or session.search.indexed < session.count:
-                session.facets.catch_up(budget)
-                session.search.catch_up(budget)  # reads the events the facets just read: from the cache
-                with session.lock:
-                    session.events.forget_cached()  # kept for pages, not for the whole walk
-                return True
-        return False
+            return list(self.sessions.values())
+
+    def settled_files(self) -> list[tuple[str, SessionIndex, FileTailer | GzipReader | None]]:
+        """(path, session, reader) of each file read to its end (not part way)."""
+        with self.lock:
+            return [(p, s, self._tailers.get(p)) for p, s in self._by_path.items()
+                    if p not in self._reading and p not in self.unfinished]
 
     def progress(self) -> dict[str, dict]:
         """The files read part way so far: {path relative to the root: {"read": bytes, "size": bytes}}."""

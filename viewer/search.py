@@ -245,18 +245,28 @@ def search(sessions: list, text: str, session_id: str | None = None, resume: str
     if resume_id is not None:
         ids = [s.id for s in scope]
         scope = scope[ids.index(resume_id):] if resume_id in ids else []
+    partial: dict[str, dict] = {}
     if not query.empty:
         for s in scope:
             start = resume_at if s.id == resume_id else 0
             with s.lock:
                 found, more = matches(s, query, start, limit - len(hits))
                 hits.extend(hit(s, p, marker) for p in found)
-                cursors[s.id] = s.cursor
+                cursors[s.id] = _searched_to(s, partial)
             if more is not None:
                 following = f"{s.id}={more}"
                 break
     return {"query": text, "parsed": _describe(query), "hits": hits, "next": following,
-            "cursor": format_cursor(cursors), "empty_query": query.empty}
+            "cursor": format_cursor(cursors), "empty_query": query.empty, "partial": partial or None}
+
+
+def _searched_to(s, partial: dict) -> str:
+    """The cursor of what a query of `s` has seen: every event, or as far as its search index is built (the
+    rest comes with later polls, as the index catches up); a session searched in part is noted in `partial`."""
+    if s.search.complete:
+        return s.cursor
+    partial[s.id] = {"indexed": s.search.indexed, "events": s.count}
+    return s.cursor_at(s.search.indexed)
 
 
 def updates(sessions: list, text: str, session_id: str | None, cursor: str, limit: int = 200) -> dict | None:
@@ -284,9 +294,13 @@ def updates(sessions: list, text: str, session_id: str | None, cursor: str, limi
             hits.extend(hit(s, p, marker) for p in found)
             if more is not None:  # a burst: the rest comes with the next poll
                 cursors[s.id] = s.cursor_at(more)
+            elif not s.search.complete:  # indexed in part: the rest is searched as the index catches up
+                cursors[s.id] = s.cursor_at(max(after, s.search.indexed))
     if not changed and not reset:
         return None
-    return {"hits": hits, "cursor": format_cursor(cursors), "reset": reset}
+    partial = {s.id: {"indexed": s.search.indexed, "events": s.count} for s in in_scope(sessions, query, session_id)
+               if not s.search.complete}
+    return {"hits": hits, "cursor": format_cursor(cursors), "reset": reset, "partial": partial or None}
 
 
 def total(sessions: list, text: str, session_id: str | None = None, cap: int = 100_000) -> tuple[int, bool]:

@@ -20,6 +20,10 @@ from .incremental import Incremental
 from .model import Event
 
 TOKEN = re.compile(r"\w+")
+# A query takes in the events not indexed yet when there are at most this many (some tens of milliseconds):
+# a session further behind (a big file being indexed in the background) is searched as far as it is indexed
+# (`complete` says whether that is all), and the query never waits, nor makes other requests wait, for the rest.
+QUERY_BUDGET = 4096
 
 # Field tokens (what the qualifiers match) start with a character no word token contains, so they never
 # collide with text.
@@ -113,8 +117,8 @@ class SearchIndex(Incremental):
     """token -> positions (ascending, each once) for one session; only ever appended to.
 
     Ingest does not wait for it: it holds the first `indexed` events and catches up (`catch_up`)
-    in the background after each ingest batch, and before every query reads it, so a query
-    always sees every event ingested.
+    in the background after each ingest batch, and before a query reads it when few events wait,
+    so a query sees every event ingested unless the index is far behind (then it says it is partial).
     """
 
     def __init__(self, session=None) -> None:
@@ -132,8 +136,23 @@ class SearchIndex(Incremental):
 
     @property
     def postings(self) -> dict[str, array]:
-        self.catch_up()
+        self._catch_up_if_close()
         return self._postings
+
+    def _catch_up_if_close(self) -> None:
+        """Before a read: take in the events not indexed yet when they are few; else read what is indexed.
+
+        All or nothing, so the lists one query reads (under the session's lock, which indexing takes too)
+        are all of the same events."""
+        s = self._session() if self._session is not None else None
+        if s is not None and s.count - self.indexed <= QUERY_BUDGET:
+            self.catch_up()
+
+    @property
+    def complete(self) -> bool:
+        """Whether every event of the session is indexed (else a query sees only the first `indexed`)."""
+        s = self._session() if self._session is not None else None
+        return s is None or self.indexed >= s.count
 
     def add(self, s, position: int) -> None:
         """Index the event at `position`, the next one not indexed."""
@@ -223,7 +242,7 @@ class SearchIndex(Incremental):
 
     def _class_positions(self, key: str) -> array:
         """The positions of a role or kind token: its class's, or its classes' merged (kept, extended as events come)."""
-        self.catch_up()
+        self._catch_up_if_close()
         lists = self._classes_with.get(key, ())
         if len(lists) <= 1:
             return lists[0] if lists else _EMPTY
@@ -239,7 +258,7 @@ class SearchIndex(Incremental):
 
     def prefixed(self, prefix: str) -> list[str]:
         """Word tokens starting with `prefix`."""
-        self.catch_up()
+        self._catch_up_if_close()
         buckets = ([self.vocabulary.get(prefix[:2], [])] if len(prefix) >= 2
                    else [words for key, words in self.vocabulary.items() if key.startswith(prefix)])
         return [t for words in buckets for t in words if t.startswith(prefix)]

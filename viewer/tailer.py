@@ -239,12 +239,44 @@ class FileTailer:
         return self._lines.start
 
     @property
+    def source(self) -> FileSource | None:
+        """The file being read (what the index's offsets point into)."""
+        return self._source
+
+    @property
     def line_count(self) -> int:
         return self._lines.number
 
     @property
     def _partial(self) -> bytearray:
         return self._lines.partial
+
+    def state(self) -> dict:
+        """How far the file is read, as plain data (kept by the persistent cache; see `resume`)."""
+        lines = self._lines
+        return {"identity": self._source.identity if self._source is not None else None,
+                "number": lines.number, "start": lines.start, "position": lines.position,
+                "partial": bytes(lines.partial), "skipping": lines.skipping, "taken": lines.taken,
+                "fingerprint": self._fingerprint, "unsettled": self._unsettled, "fragment": self._fragment}
+
+    def resume(self, state: dict) -> bool:
+        """Go on from a `state` of this file kept by an earlier run: its next read takes only what came after,
+        with the checks of any read (bytes before the position rewritten, shorter, another inode: read again
+        from the start, `restarted`). False, and nothing changed, when the file at `path` is not that file."""
+        source = FileSource(self._path, self.inside)
+        position = state["position"]
+        if source.identity != tuple(state["identity"] or ()) or (position and not state["fingerprint"]):
+            source.retire()
+            return False
+        lines = self._lines
+        lines.number, lines.start, lines.position = state["number"], state["start"], position
+        lines.partial, lines.skipping, lines.taken = bytearray(state["partial"]), state["skipping"], state["taken"]
+        self._source = source
+        self._unsettled, self._fragment = state["unsettled"], state["fragment"]
+        if position:
+            start, crc = self._fingerprint = tuple(state["fingerprint"])
+            source.size, source.check = position, (start, position, crc)
+        return True
 
     def read(self, limit: int | None = None) -> TailResult:
         """The complete lines appended since the last call; with a limit, about that many bytes read at most

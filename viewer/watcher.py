@@ -14,6 +14,7 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver, EventEmitter
 from watchdog.observers.polling import PollingObserver
 
+from . import background
 from .library import Library
 
 log = logging.getLogger(__name__)
@@ -233,11 +234,11 @@ class Watcher:
             self.mark(path)
 
     def _index_step(self) -> bool:
-        """One slice of search indexing; False when every session's index is complete."""
+        """One step of background work (search indexing, then the cache); False when none is left."""
         try:
-            return self.library.index_step()
+            return background.step(self.library)
         except Exception:
-            log.exception("search indexing failed")
+            log.exception("background work failed")
             return False
 
     def _handle(self, path: str, folder: bool) -> None:

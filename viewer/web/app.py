@@ -13,7 +13,7 @@ from pathlib import Path
 
 from flask import Flask, request
 
-from .. import jsonio, provenance
+from .. import jsonio, provenance, session_cache
 from ..library import Library
 from ..tailer import size_text
 from ..watcher import Watcher
@@ -45,17 +45,19 @@ def ago(t: float, now: float) -> str:
 def create_app(
     root: str | os.PathLike, watch: bool = True, polling: bool = False, *, follow_symlinks: bool = False,
     redact: bool = True, token: str | None = None, allowed_hosts: frozenset[str] | None = security.LOOPBACK_NAMES,
+    cache_dir: str | None = None,
 ) -> Flask:
     """An app serving every session below `root`; with `watch`, kept live by a Watcher.
 
     Safe by default: answers only for loopback host names, masks secrets, reads only files inside
-    `root`. `token`, when given, is required of every request (see security.install).
+    `root`. `token`, when given, is required of every request (see security.install). `cache_dir`, when
+    given, keeps sessions between runs there (see session_cache); never inside `root`.
     """
     app = Flask(__name__, template_folder=_resource_dir("templates"), static_folder=_resource_dir("static"))
     app.config["AGENT_PAGE_SIZE"] = 200
     app.config["DIALOG_PAGE_SIZE"] = 200
     security.install(app, token=token, allowed_hosts=allowed_hosts, redact=redact)
-    library = Library(root, follow_symlinks=follow_symlinks)
+    library = Library(root, follow_symlinks=follow_symlinks, cache=session_cache.for_folder(cache_dir, root))
     watcher = None
     if watch:
         watcher = Watcher(library, polling=polling).start()

@@ -134,10 +134,17 @@ def page():
     q, session_id = _args()
     scope = _scope(session_id)
     total, exact = search.total(library().listing(), q, session_id) if not data["empty_query"] else (0, True)
+    exact = exact and not data["partial"]
     return render_template("search.html", result=data, search_q=q, session=scope, session_id=session_id,
                            rows=grouped(data["hits"]), total=total, exact=exact, unclosed=search.unclosed_quote(q),
                            first_page=not request.args.get("from"), version=version,
-                           poll=_poll_url(q, session_id, data["cursor"], version))
+                           poll=_poll_url(q, session_id, data["cursor"], _polled_version(version, data)))
+
+
+def _polled_version(version: int, data: dict):
+    """What the next poll compares with the folder's version: nothing it can equal while a session searched is
+    indexed only in part (the poll must search what the index took in meanwhile, though no file changed)."""
+    return "indexing" if data.get("partial") else version
 
 
 @bp.get("/search/poll")
@@ -154,7 +161,7 @@ def poll():
         return Response(status=200, headers={"HX-Refresh": "true"})
     place(data["hits"], data["cursor"])
     return render_template("_search_poll.html", hits=data["hits"], search_q=q, session_id=session_id,
-                           poll=_poll_url(q, session_id, data["cursor"], version))
+                           poll=_poll_url(q, session_id, data["cursor"], _polled_version(version, data)))
 
 
 def _marks(pieces) -> list[list[int]]:
@@ -175,4 +182,4 @@ def api():
                 "kind": h["kind"], "agent_name": h["agent_name"], "highlights": _marks(h["pieces"])}
                for h in data["hits"]]
     return as_json({"query": data["query"], "parsed": data["parsed"], "results": results,
-                    "next": data["next_url"], "cursor": data["cursor"]})
+                    "next": data["next_url"], "cursor": data["cursor"], "partial": data["partial"]})

@@ -1,0 +1,186 @@
+"""What a person feels when starting the viewer on a big folder (issue 15), against a real `agentview serve`.
+
+    .venv/bin/python benchmarks/startup.py FOLDER SESSION_ID EVENTS [--seconds 60] [--json OUT]
+
+FOLDER holds the big session SESSION_ID (EVENTS events, generate.py's shape) and is given a tiny second
+session, `quiet`, that never changes: polling it measures what an open page that has nothing new pays
+while the big one is read and indexed. The server is started twice on the same files (with one cache
+folder of its own, so a second start may reuse what the first kept), and for each start it reports:
+- `listed_s`: from the server's first answer until `/api/sessions` lists the big session with events;
+- `tree_s`, `agent_s`: until its session page and its first agent's page answer (while it is still read);
+- `read_s`: until every event is served; `search_s`: until a search over the session is answered whole
+  (every event read, and not marked partial);
+- `pages` and `polls`: p50/p95/max of page requests (session, agent, dialog, message, search) and of the
+  quiet session's empty polls, sampled during the first `--seconds` (not only after things settle);
+- the server's peak RSS against the file's size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from live import Server  # noqa: E402
+from probes import summary  # noqa: E402
+
+QUIET = "quiet"
+SEARCH_WORD = "latency"  # in generate.py's word pool: common in every shape
+
+
+def _quiet_session(folder: Path) -> None:
+    lines = [{"message_id": "q0", "event_type": "agent_created", "agent_id": "q", "name": "Quiet"},
+             {"message_id": "q1", "event_type": "transcript_entry", "agent_id": "q", "role": "user",
+              "content": "nothing happens here"}]
+    (folder / f"{QUIET}.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def _get(connection: http.client.HTTPConnection, url: str) -> tuple[int, bytes, float]:
+    started = time.perf_counter()
+    connection.request("GET", url)
+    response = connection.getresponse()
+    body = response.read()
+    return response.status, body, (time.perf_counter() - started) * 1000
+
+
+class Start:
+    """One start of the server, watched from several client threads until `seconds` have passed and all is ready."""
+
+    def __init__(self, folder: Path, session_id: str, events: int, seconds: float, env: dict):
+        self.session_id, self.events, self.seconds = session_id, events, seconds
+        self.server = Server(folder, env=env)
+        self.first_answer = self._first_answer()
+        self.marks: dict[str, float] = {}
+        self.pages: list[float] = []
+        self.polls: list[float] = []
+        self.errors: list[str] = []
+        self.done = threading.Event()
+
+    def _first_answer(self) -> float:
+        connection = self.server.connection()
+        while True:
+            try:
+                _get(connection, "/api/sessions")
+                return time.perf_counter()
+            except (OSError, http.client.HTTPException):
+                connection.close()
+                connection = self.server.connection()
+                time.sleep(0.01)
+
+    def _mark(self, name: str) -> None:
+        self.marks.setdefault(name, time.perf_counter() - self.first_answer)
+
+    def _in_window(self) -> bool:
+        return time.perf_counter() - self.first_answer < self.seconds and not self.done.is_set()
+
+    def _watch_listing(self) -> None:
+        connection = self.server.connection()
+        while not self.done.is_set():
+            status, body, _ = _get(connection, "/api/sessions")
+            rows = {row["id"]: row for row in json.loads(body)["sessions"]}
+            row = rows.get(self.session_id)
+            if row and row["events"]:
+                self._mark("listed_s")
+            if row and row["events"] >= self.events:
+                self._mark("read_s")
+            time.sleep(0.05)
+
+    def _watch_search(self) -> None:
+        connection = self.server.connection()
+        while not self.done.is_set():
+            status, body, _ = _get(connection, f"/api/search?q={SEARCH_WORD}&session={self.session_id}&limit=20")
+            if status == 200:
+                answer = json.loads(body)
+                if "read_s" in self.marks and not answer.get("partial") and answer["results"]:
+                    self._mark("search_s")
+            time.sleep(0.25)
+
+    def _sample_pages(self) -> None:
+        connection = self.server.connection()
+        sid = self.session_id
+        urls = [f"/s/{sid}", f"/s/{sid}/agents/a1", f"/s/{sid}/agents/a0", f"/s/{sid}/dialog?agents=a0,a1",
+                f"/s/{sid}/messages/msg_2", f"/search?q={SEARCH_WORD}&session={sid}"]
+        i = 0
+        while self._in_window() or "search_s" not in self.marks:
+            url = urls[i % len(urls)]
+            i += 1
+            status, _, ms = _get(connection, url)
+            if status == 200:
+                self.pages.append(ms)
+                if url == urls[0]:
+                    self._mark("tree_s")
+                elif url == urls[2]:
+                    self._mark("agent_s")
+            elif status >= 500:
+                self.errors.append(f"{url}: {status}")
+            time.sleep(0.1)
+            if time.perf_counter() - self.first_answer > 600:
+                self.errors.append("not ready after 600 s")
+                break
+
+    def _sample_polls(self) -> None:
+        connection = self.server.connection()
+        status, body, _ = _get(connection, f"/api/sessions/{QUIET}")
+        cursor = json.loads(body)["cursor"]
+        urls = [f"/s/{QUIET}/poll/tree?after={cursor}", f"/s/{QUIET}/poll/agent?agent=q&after={cursor}",
+                f"/api/sessions/{QUIET}/events?after={cursor}"]
+        i = 0
+        while self._in_window():
+            status, _, ms = _get(connection, urls[i % len(urls)])
+            i += 1
+            self.polls.append(ms)
+            time.sleep(0.05)
+
+    def run(self) -> dict:
+        threads = [threading.Thread(target=f, daemon=True)
+                   for f in (self._watch_listing, self._watch_search, self._sample_polls)]
+        for t in threads:
+            t.start()
+        self._sample_pages()
+        self.done.set()
+        for t in threads:
+            t.join(timeout=30)
+        memory = self.server.memory()
+        self.server.stop()
+        return {**self.marks, "pages_ms": summary(self.pages), "polls_ms": summary(self.polls),
+                "peak_rss": memory["peak_rss"], "errors": self.errors[:5]}
+
+
+def measure(folder: Path, session_id: str, events: int, seconds: float = 60, extra_env: dict | None = None) -> dict:
+    """A cold start (an empty cache folder of its own), then a second start on the same files and cache."""
+    _quiet_session(folder)
+    size = sum(p.stat().st_size for p in folder.iterdir() if p.is_file())
+    with tempfile.TemporaryDirectory(prefix="agentview-cache-") as cache:
+        env = {**os.environ, "XDG_CACHE_HOME": cache, **(extra_env or {})}
+        first = Start(folder, session_id, events, seconds, env).run()
+        second = Start(folder, session_id, events, min(seconds, 15), env).run()
+    for result in (first, second):
+        result["peak_rss_to_file"] = round(result["peak_rss"] / size, 3) if result["peak_rss"] else None
+    return {"file_bytes": size, "first": first, "restart": second}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder")
+    parser.add_argument("session_id")
+    parser.add_argument("events", type=int)
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--json", metavar="PATH")
+    args = parser.parse_args()
+    result = measure(Path(args.folder), args.session_id, args.events, args.seconds)
+    text = json.dumps(result, indent=2)
+    print(text)
+    if args.json:
+        Path(args.json).write_text(text)
+
+
+if __name__ == "__main__":
+    main()

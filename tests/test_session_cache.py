@@ -1,0 +1,242 @@
+"""The persistent session cache: a restart takes what an earlier run read, and shows exactly what the file holds.
+
+Each test reads a folder with a cache, keeps its sessions, changes something (the file, the cache, the version),
+reads the folder again with the same cache, and compares every JSON twin with a read of the same files without
+a cache.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import SAMPLES, write_events
+from viewer import background, cache_store, index_state, session_cache
+from viewer.library import Library
+from viewer.session_cache import SessionCache
+from viewer.web.app import create_app
+
+
+def keep_all(library: Library) -> int:
+    """Index and save every session now (the server does it once nothing changed for a moment)."""
+    while background.index_step(library):
+        pass
+    saved = 0
+    for path, session, tailer in library.settled_files():
+        saved += library.cache.save(path, session, tailer)
+    return saved
+
+
+def twins(root: Path, cache_dir: Path | None) -> tuple[dict, Library]:
+    """What the JSON twins of every session say, read with (or without) a cache."""
+    app = create_app(root, watch=False, cache_dir=str(cache_dir) if cache_dir else None)
+    library = app.extensions["agentview"].library
+    client = app.test_client()
+    seen = {"sessions": _without_times(client.get("/api/sessions").get_json())}
+    for row in seen["sessions"]["sessions"]:
+        sid = row["id"]
+        data = client.get(f"/api/sessions/{sid}").get_json()
+        data.pop("cursor", None)
+        seen[sid] = data
+        for agent_id in library.get(sid).agents:
+            seen[f"{sid}/{agent_id}"] = client.get(f"/api/sessions/{sid}/agents/{agent_id}").get_json()
+        for word in ("the", "agent", "role:user", "tool:search"):
+            found = client.get(f"/api/search?q={word}&session={sid}").get_json()
+            seen[f"{sid}?{word}"] = [(r["message_id"], r["snippet"]) for r in found["results"]]
+        seen[f"{sid}/problems"] = client.get(f"/api/sessions/{sid}/problems").get_json()
+    return seen, library
+
+
+def _without_times(listing: dict) -> dict:
+    for row in listing["sessions"]:
+        row.pop("updated_at", None)
+    return listing
+
+
+@pytest.fixture
+def folder(tmp_path) -> Path:
+    root = tmp_path / "sessions"
+    root.mkdir()
+    for name in ("research_team", "example3_hook_intervention"):
+        shutil.copy(SAMPLES / f"{name}.jsonl", root)
+    return root
+
+
+@pytest.fixture
+def cache_dir(tmp_path) -> Path:
+    return tmp_path / "cache"
+
+
+def first_run(folder: Path, cache_dir: Path) -> dict:
+    seen, library = twins(folder, cache_dir)
+    assert keep_all(library) == 2
+    return seen
+
+
+def restarted(folder: Path, cache_dir: Path) -> tuple[dict, Library]:
+    return twins(folder, cache_dir)
+
+
+def test_a_restart_takes_every_session_from_the_cache_and_shows_the_same(folder, cache_dir):
+    before = first_run(folder, cache_dir)
+    after, library = restarted(folder, cache_dir)
+    assert library.cache.restored == 2
+    assert after == before == twins(folder, None)[0]
+
+
+def test_an_appended_file_reads_only_what_came_after(folder, cache_dir):
+    first_run(folder, cache_dir)
+    path = folder / "research_team.jsonl"
+    write_events(path, [{"message_id": "late-1", "event_type": "transcript_entry", "agent_id": "lead",
+                         "role": "assistant", "content": "appended after the first run"}], mode="a")
+    after, library = restarted(folder, cache_dir)
+    assert library.cache.restored == 2
+    assert after == twins(folder, None)[0]
+    assert "late-1" in [m for m, _ in after[f"research_team?appended"]] if "research_team?appended" in after else True
+    s = library.get("research_team")
+    assert s.events[s.by_id["late-1"]]["content"] == "appended after the first run"
+
+
+def test_a_truncated_file_is_read_again(folder, cache_dir):
+    first_run(folder, cache_dir)
+    path = folder / "research_team.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[: len(lines) // 2]))
+    after, library = restarted(folder, cache_dir)
+    assert after == twins(folder, None)[0]
+    assert library.get("research_team").count == len(lines) // 2
+
+
+def test_a_file_rewritten_in_place_is_read_again(folder, cache_dir):
+    first_run(folder, cache_dir)
+    path = folder / "research_team.jsonl"
+    data = path.read_bytes()
+    at = data.index(b'"content": "') + len(b'"content": "')
+    path.write_bytes(data[:at] + b"X" + data[at + 1:])  # the same length, one character changed, early on
+    st = os.stat(path)
+    after, library = restarted(folder, cache_dir)
+    assert os.stat(path).st_ino == st.st_ino  # the same file: only its bytes tell
+    assert library.cache.restored == 1  # the other file only
+    assert after == twins(folder, None)[0]
+
+
+def test_a_renamed_file_keeps_its_entry_under_its_new_name(folder, cache_dir):
+    first_run(folder, cache_dir)
+    os.rename(folder / "research_team.jsonl", folder / "renamed_team.jsonl")
+    after, library = restarted(folder, cache_dir)
+    assert library.cache.restored == 2
+    assert library.get("renamed_team") is not None and library.get("research_team") is None
+    assert after == twins(folder, None)[0]
+
+
+@pytest.mark.parametrize("damage", ["flip a byte", "truncate", "empty", "garbage", "swap entries"])
+def test_a_damaged_cache_file_is_ignored_and_the_file_read(folder, cache_dir, damage):
+    first_run(folder, cache_dir)
+    entries = sorted(p for p in cache_dir.glob("*" + cache_store.SUFFIX))
+    assert len(entries) == 2
+    for entry in entries:
+        data = entry.read_bytes()
+        if damage == "flip a byte":
+            entry.write_bytes(data[:-100] + bytes([data[-100] ^ 0x40]) + data[-99:])
+        elif damage == "truncate":
+            entry.write_bytes(data[: len(data) // 2])
+        elif damage == "empty":
+            entry.write_bytes(b"")
+        elif damage == "garbage":
+            entry.write_bytes(os.urandom(len(data)))
+    if damage == "swap entries":  # each is valid, but signed for the other file: its MAC names its key
+        a, b = (e.read_bytes() for e in entries)
+        entries[0].write_bytes(b)
+        entries[1].write_bytes(a)
+    after, library = restarted(folder, cache_dir)
+    assert library.cache.restored == 0
+    assert after == twins(folder, None)[0]
+    assert not any(p.exists() for p in entries) or damage == "swap entries"  # a bad entry is dropped
+
+
+def test_a_cache_from_another_version_is_ignored(folder, cache_dir, monkeypatch):
+    first_run(folder, cache_dir)
+    monkeypatch.setattr(session_cache, "_version", lambda: "agentview 999, index layout 999")
+    after, library = restarted(folder, cache_dir)
+    assert library.cache.restored == 0
+    assert after == twins(folder, None)[0]
+
+
+def test_a_cache_entry_is_plain_data_never_code(folder, cache_dir):
+    """What is kept decodes to plain values only: nothing in it can name a class or a function to call."""
+    first_run(folder, cache_dir)
+    store = SessionCache(str(cache_dir)).store
+    plain = (type(None), bool, int, float, str, bytes, tuple, list, dict, set, frozenset)
+
+    def walk(value):
+        assert isinstance(value, plain), type(value)
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(k)
+                walk(v)
+        elif isinstance(value, (tuple, list, set, frozenset)):
+            for v in value:
+                walk(v)
+
+    for path in (folder / "research_team.jsonl",):
+        st = os.stat(path)
+        for section in store.sections(session_cache._key(st)):
+            walk(section)
+
+
+def test_a_cache_folder_inside_the_served_folder_is_not_used(folder):
+    assert session_cache.for_folder(str(folder / ".cache"), folder) is None
+    assert not (folder / ".cache").exists()
+
+
+def test_the_cache_stays_within_its_size_by_dropping_the_least_recently_used(tmp_path):
+    store = cache_store.CacheStore(str(tmp_path / "c"), "v", max_bytes=3000)
+    for i in range(5):
+        store.put(f"k{i}", iter([b"x" * 1000]))
+        os.utime(store._path(f"k{i}"), ns=(i * 10**9, i * 10**9))
+    assert store.total_bytes() <= 3000
+    assert store.sections("k0") is None and list(store.sections("k4")) == [b"x" * 1000]
+
+
+def test_every_attribute_of_a_session_is_kept_or_made_anew(folder):
+    """A new attribute of SessionIndex must be taught to index_state, or its sessions are not cached at all."""
+    library = Library(folder)
+    library.scan()
+    while background.index_step(library):
+        pass
+    for s in library.sessions.values():
+        assert index_state.cacheable(s), s.id
+
+
+def test_the_server_keeps_sessions_and_a_restart_serves_them(folder, cache_dir, tmp_path):
+    """Through `agentview serve`: the first run saves once the files are still; the second serves from it."""
+    from conftest import wait_for
+    import subprocess
+    import sys
+    import urllib.request
+
+    def serve():
+        process = subprocess.Popen([sys.executable, "-m", "viewer", "serve", str(folder), "--port", "0",
+                                    "--cache-dir", str(cache_dir)], stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True)
+        url = process.stdout.readline().rsplit(" at ", 1)[1].strip()
+        return process, url
+
+    process, url = serve()
+    try:
+        wait_for(lambda: len(list(cache_dir.glob("*" + cache_store.SUFFIX))) == 2, timeout=30)
+        first = json.load(urllib.request.urlopen(f"{url}/api/sessions/research_team"))
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    process, url = serve()
+    try:
+        second = json.load(urllib.request.urlopen(f"{url}/api/sessions/research_team"))
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    assert second == first

@@ -1,0 +1,173 @@
+"""A folder of derived data kept between runs: authenticated entries, written atomically, bounded by LRU eviction.
+
+What is kept is plain data (None, numbers, strings, bytes, tuples, lists, dicts, sets) encoded with `marshal`,
+never pickle: loading it builds no object of any other type and runs nothing. It is still derived data that
+anything able to write the folder could change, so nothing is decoded before it is checked: every section of
+an entry carries a keyed BLAKE2b MAC (the key is a random secret in the folder, readable by this user only)
+over the entry's version, its key, the section's number and its bytes. A truncated, corrupt, foreign-version
+or tampered entry fails its check and reads as missing (the caller rebuilds); the store never raises for it.
+
+An entry is a list of sections, decoded one at a time, so reading a big entry holds one section's bytes at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import logging
+import marshal
+import os
+import secrets
+import struct
+import tempfile
+from collections.abc import Iterator
+
+log = logging.getLogger(__name__)
+
+MAGIC = b"agentview-cache\n"
+_HEADER = struct.Struct("<HI")  # length of the version text, number of sections
+_SECTION = struct.Struct("<Q32s")  # length of the section, its MAC
+SUFFIX = ".avc"
+KEY_FILE = "key"
+DEFAULT_MAX_BYTES = 4 * 1024**3
+
+
+class CacheStore:
+    """Entries by key (any string: the file is named by its hash) in `folder`, at most about `max_bytes` in all."""
+
+    def __init__(self, folder: str, version: str, max_bytes: int = DEFAULT_MAX_BYTES):
+        self.folder = folder
+        self.version = version.encode()
+        self.max_bytes = max_bytes
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        self._key = self._secret()
+
+    def _secret(self) -> bytes:
+        path = os.path.join(self.folder, KEY_FILE)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            with open(path, "rb") as f:
+                key = f.read()
+            if len(key) == 32:
+                return key
+            os.unlink(path)  # not a key we wrote: start again (every entry it signed reads as missing)
+            return self._secret()
+        key = secrets.token_bytes(32)
+        with os.fdopen(fd, "wb") as f:
+            f.write(key)
+        return key
+
+    def _path(self, key: str) -> str:
+        return os.path.join(self.folder, hashlib.blake2b(key.encode(), digest_size=16).hexdigest() + SUFFIX)
+
+    def _mac(self, key: str, number: int, data: bytes) -> bytes:
+        signer = hashlib.blake2b(key=self._key, digest_size=32)
+        signer.update(self.version + b"\0" + key.encode() + b"\0" + number.to_bytes(8, "little"))
+        signer.update(data)
+        return signer.digest()
+
+    # --- reading -----------------------------------------------------------------------------------------
+
+    def sections(self, key: str) -> Iterator[object] | None:
+        """The entry's sections, decoded one at a time as iterated; None when there is no valid entry.
+
+        A section that fails its check ends the iteration with `CorruptEntry`: the caller drops what it took.
+        """
+        path = self._path(key)
+        try:
+            f = open(path, "rb")
+        except OSError:
+            return None
+        try:
+            if f.read(len(MAGIC)) != MAGIC:
+                raise CorruptEntry("not a cache file")
+            length, count = _HEADER.unpack(f.read(_HEADER.size))
+            if f.read(length) != self.version:
+                raise CorruptEntry("written by another version")
+        except (CorruptEntry, struct.error) as error:
+            f.close()
+            log.info("cache entry %s ignored: %s", path, error)
+            with contextlib.suppress(OSError):
+                os.unlink(path)  # rewritten once its file is read
+            return None
+        try:
+            os.utime(path)  # recently used: evicted last
+        except OSError:
+            pass
+        return self._decode(f, key, count)
+
+    def _decode(self, f, key: str, count: int) -> Iterator[object]:
+        with f:
+            for number in range(count):
+                head = f.read(_SECTION.size)
+                if len(head) != _SECTION.size:
+                    raise CorruptEntry("truncated")
+                length, mac = _SECTION.unpack(head)
+                data = f.read(length)
+                if len(data) != length or not hmac.compare_digest(mac, self._mac(key, number, data)):
+                    raise CorruptEntry("a section does not match its MAC (truncated, corrupt or tampered)")
+                try:
+                    value = marshal.loads(data)
+                except (EOFError, ValueError, TypeError) as error:
+                    raise CorruptEntry(f"undecodable: {error}") from None
+                del data
+                yield value
+            if f.read(1):
+                raise CorruptEntry("bytes after the last section")
+
+    # --- writing -----------------------------------------------------------------------------------------
+
+    def put(self, key: str, sections: Iterator[object]) -> int:
+        """Write the entry (replacing any) from its sections, atomically: a reader sees the old entry or the
+        new one, never a part. Returns its size in bytes. Plain data only (marshal refuses other types)."""
+        fd, temporary = tempfile.mkstemp(dir=self.folder, prefix=".writing-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(MAGIC + _HEADER.pack(len(self.version), 0) + self.version)
+                count = 0
+                for section in sections:
+                    data = marshal.dumps(section)
+                    f.write(_SECTION.pack(len(data), self._mac(key, count, data)))
+                    f.write(data)
+                    count += 1
+                f.seek(len(MAGIC))
+                f.write(_HEADER.pack(len(self.version), count))
+                size = f.seek(0, os.SEEK_END)
+            os.replace(temporary, self._path(key))
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+        self._evict()
+        return size
+
+    def drop(self, key: str) -> None:
+        with contextlib.suppress(OSError):
+            os.unlink(self._path(key))
+
+    def _evict(self) -> None:
+        """Remove the least recently used entries until the folder holds at most `max_bytes`."""
+        entries = []
+        with os.scandir(self.folder) as found:
+            for entry in found:
+                if entry.name.endswith(SUFFIX) and not entry.name.startswith("."):
+                    with contextlib.suppress(OSError):
+                        st = entry.stat()
+                        entries.append((st.st_mtime_ns, st.st_size, entry.path))
+        total = sum(size for _, size, _ in entries)
+        for _, size, path in sorted(entries):
+            if total <= self.max_bytes:
+                break
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+                total -= size
+
+    def total_bytes(self) -> int:
+        with os.scandir(self.folder) as found:
+            return sum(e.stat().st_size for e in found if e.name.endswith(SUFFIX))
+
+
+class CorruptEntry(Exception):
+    """An entry that fails its checks: read as missing."""

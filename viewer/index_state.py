@@ -1,0 +1,173 @@
+"""A SessionIndex as plain data and back: what the persistent cache keeps of a session (see session_cache).
+
+Everything the index derived from its file (positions, links, the agent tree, problems, the search index and
+the facets) becomes sections of plain data (numbers, strings, bytes, tuples, lists, dicts, sets: cache_store
+keeps nothing else), each small enough to encode without holding up the server for long. The session's own
+identity (id, path, name) is not kept: a renamed file is the same content under its new name.
+
+Only sessions whose every attribute is known here are kept (`cacheable`): a new attribute of SessionIndex
+that this module does not know makes its sessions uncacheable (a test says so) rather than silently lost.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterator
+
+from . import formats
+from .eventlist import EventList
+from .index import SessionIndex
+from .model import AgentNode
+from .problems import Problem
+
+LAYOUT = 1  # bump when the sections change: older entries then read as foreign (cache_store's version)
+CHUNK = 20_000  # items of a big dict per section: each encodes in a few milliseconds
+
+# The session's identity and its per-process objects: made anew, never kept.
+_MADE_ANEW = {"id", "path", "relpath", "name", "lock", "serial", "format", "_adds_keys", "_parser", "usage_totals",
+              "dialog_orders", "normalizer", "search", "facets", "events"}
+_PLAIN = ("epoch", "updated_at", "project", "format_reason", "internal", "title", "format_summary", "by_id",
+          "references", "call_positions", "result_positions", "caused", "spawned", "_awaiting_cause", "tool_names")
+_ARRAYS = ("line_numbers", "usage_positions")
+_KNOWN = _MADE_ANEW | set(_PLAIN) | set(_ARRAYS) | {"agents", "members", "tree_changes", "problems", "_dangling"}
+_SEARCH = {"vocabulary", "_postings", "indexed", "_session", "_class_of", "_classes_with", "_merged", "_fields"}
+_FACETS = {"indexed", "_session", "tools", "modified", "received", "deliveries", "others", "pieces", "originals",
+           "growth_positions", "grown_positions", "_awaited"}
+
+
+def cacheable(s: SessionIndex) -> bool:
+    """Whether every part of this session can be kept: a native file read whole into its index (no normalizer,
+    no several files), with its search index and facets complete, and no attribute this module does not know."""
+    return (s.format is formats.NATIVE and s.normalizer is None and not s.members
+            and set(s.__dict__) <= _KNOWN and set(s.search.__dict__) <= _SEARCH
+            and set(s.facets.__dict__) <= _FACETS
+            and s.search.indexed == s.count and s.facets.indexed == s.count
+            and all(item is None or type(item) in (bytes, dict) for item in s.events._items))
+
+
+def _arr(a: array) -> tuple[str, bytes]:
+    return a.typecode, a.tobytes()
+
+
+def _unarr(kept: tuple[str, bytes]) -> array:
+    a = array(kept[0])
+    a.frombytes(kept[1])
+    return a
+
+
+def _problem(p: Problem) -> tuple:
+    return p.kind, p.line, p.detail, p.message_id, p.of_line, p.path
+
+
+def _agent(a: AgentNode) -> tuple:
+    return (a.agent_id, a.ordinal, a.first_position, a.name, a.language_model, a.created_position, a.cause,
+            a.parent_id, _arr(a.entries), {k: _arr(v) for k, v in a.by_kind.items()}, _arr(a.dialog_entries),
+            _arr(a.usage_entries), a.children, a.flags)
+
+
+def _unagent(t: tuple) -> AgentNode:
+    (agent_id, ordinal, first, name, model, created, cause, parent, entries, by_kind, dialog, usage, children,
+     flags) = t
+    return AgentNode(agent_id, ordinal, first, name, model, created, cause, parent, _unarr(entries),
+                     {k: _unarr(v) for k, v in by_kind.items()}, _unarr(dialog), _unarr(usage), list(children),
+                     list(flags))
+
+
+def _chunks(name: str, mapping: dict, encode=None) -> Iterator[tuple]:
+    items = list(mapping.items())
+    for start in range(0, len(items), CHUNK):
+        part = items[start:start + CHUNK]
+        yield name, dict(part) if encode is None else {k: encode(v) for k, v in part}
+
+
+def sections(s: SessionIndex) -> Iterator[tuple]:
+    """The session's state as (name, plain value) sections. Callers hold the session's lock throughout."""
+    yield "head", {"layout": LAYOUT, "count": s.count, "format": s.format.name}
+    for name in _PLAIN:
+        value = getattr(s, name)
+        if isinstance(value, dict) and len(value) > CHUNK:
+            yield from _chunks(name, value)
+        else:
+            yield name, value
+    for name in _ARRAYS:
+        yield name, _arr(getattr(s, name))
+    yield "tree_changes", s.tree_changes
+    yield "problems", [_problem(p) for p in s.problems]
+    yield "_dangling", {k: [_problem(p) for p in v] for k, v in s._dangling.items()}
+    yield from _chunks("agents", s.agents, _agent)
+    events = s.events
+    yield "events", (events._items, _arr(events._offsets), _arr(events._lengths))
+    search = s.search
+    yield "search", {"indexed": search.indexed, "classes": {k: _arr(v) for k, v in search._class_of.items()}}
+    yield from _chunks("postings", search._postings, _arr)
+    facets = s.facets
+    yield "facets", {"indexed": facets.indexed, "received": facets.received, "deliveries": facets.deliveries,
+                     "growth": _arr(facets.growth_positions), "grown": _arr(facets.grown_positions),
+                     "awaited": facets._awaited,
+                     "tools": {agent: {k: _arr(v) for k, v in tools.items()} for agent, tools in facets.tools.items()},
+                     **{name: {k: _arr(v) for k, v in getattr(facets, name).items()}
+                        for name in ("modified", "others", "pieces", "originals")}}
+    yield "end", s.count
+
+
+def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str) -> SessionIndex | None:
+    """The session the sections describe, under its identity now; None when they are not a whole session of
+    this layout. A cache_store.CorruptEntry from `kept` propagates: the caller reads the file instead."""
+    s = SessionIndex(session_id, path, relpath, formats.NATIVE, "")
+    head = None
+    for name, value in kept:
+        if name == "head":
+            head = value
+            if value.get("layout") != LAYOUT or value.get("format") != formats.NATIVE.name:
+                return None
+        elif head is None:
+            return None
+        elif name in _PLAIN:
+            if isinstance(value, dict) and isinstance(getattr(s, name), dict) and name not in ("format_summary",):
+                getattr(s, name).update(value)
+            else:
+                setattr(s, name, value)
+        elif name in _ARRAYS:
+            setattr(s, name, _unarr(value))
+        elif name == "tree_changes":
+            s.tree_changes = [tuple(change) for change in value]
+        elif name == "problems":
+            s.problems = [Problem(*p) for p in value]
+        elif name == "_dangling":
+            s._dangling = {k: [Problem(*p) for p in v] for k, v in value.items()}
+        elif name == "agents":
+            s.agents.update((agent_id, _unagent(t)) for agent_id, t in value.items())
+        elif name == "events":
+            items, offsets, lengths = value
+            events = s.events = EventList()
+            events._items, events._offsets, events._lengths = items, _unarr(offsets), _unarr(lengths)
+        elif name == "search":
+            _restore_classes(s.search, value)
+        elif name == "postings":
+            postings = s.search._postings
+            for token, kept_positions in value.items():
+                postings[token].frombytes(kept_positions[1])  # files the word in the vocabulary too
+        elif name == "facets":
+            _restore_facets(s.facets, value)
+        elif name == "end":
+            return s if value == s.count == head["count"] else None
+        else:
+            return None
+    return None  # no end: not a whole entry
+
+
+def _restore_classes(search, value: dict) -> None:
+    search.indexed = value["indexed"]
+    for keys, kept in value["classes"].items():
+        positions = search._class_of[keys] = _unarr(kept)
+        for key in keys:
+            search._classes_with.setdefault(key, []).append(positions)
+
+
+def _restore_facets(facets, value: dict) -> None:
+    facets.indexed, facets.received, facets.deliveries = value["indexed"], value["received"], value["deliveries"]
+    facets.growth_positions, facets.grown_positions = _unarr(value["growth"]), _unarr(value["grown"])
+    facets._awaited = value["awaited"]
+    facets.tools = {agent: {k: _unarr(v) for k, v in tools.items()} for agent, tools in value["tools"].items()}
+    for name in ("modified", "others", "pieces", "originals"):
+        setattr(facets, name, {k: _unarr(v) for k, v in value[name].items()})

@@ -1,0 +1,195 @@
+"""Sessions kept between runs: a restart takes a file's index from the cache and reads only what came after.
+
+An entry is keyed by the file's identity (device and inode: a renamed file keeps its entry) and holds how far
+the file was read (the tailer's state), a print of the bytes read so far, and the index (index_state). It is
+used only when the file still holds those bytes: at least as long, and the print the same (CRC-32 of its first
+64 KiB, of 64 blocks spread over the rest and of the bytes just before the read position; all of it for a file
+under 1 MiB). Then the tailer goes on from there, with the checks every read makes (a rewrite of the bytes
+before the position reads the file again). Anything else, a failed check of the entry included, is a miss: the
+file is read from its start, as without a cache.
+
+The cache lives under the user's cache folder, never in the folder being watched.
+"""
+
+from __future__ import annotations
+
+import logging
+import marshal
+import os
+import sys
+import time
+import zlib
+from importlib import metadata
+
+from . import index_state
+from .cache_store import CacheStore, CorruptEntry
+from .index import SessionIndex
+from .safe_open import open_regular
+from .tailer import FileTailer
+
+log = logging.getLogger(__name__)
+
+HEAD_BYTES = 64 * 1024
+BLOCK_BYTES = 4096
+BLOCKS = 64
+WHOLE_BELOW = 1024 * 1024
+SAVE_AFTER_IDLE_S = 2.0  # a session is saved once it has not changed for this long...
+MIN_SAVE_GAP_S = 30.0  # ... and at most this often (a session written to all the time is not saved all the time)
+
+
+def default_folder() -> str:
+    import platformdirs
+
+    return os.path.join(platformdirs.user_cache_dir("agentview", appauthor=False), "sessions")
+
+
+def content_print(fd: int, size: int) -> int:
+    """A CRC-32 of the first `size` bytes of a file: all of them for a small file, else samples of them."""
+    if size <= WHOLE_BELOW:
+        return zlib.crc32(os.pread(fd, size, 0)) if size else 0
+    crc = zlib.crc32(os.pread(fd, HEAD_BYTES, 0))
+    step = (size - HEAD_BYTES - BLOCK_BYTES) // BLOCKS
+    for i in range(BLOCKS):
+        crc = zlib.crc32(os.pread(fd, BLOCK_BYTES, HEAD_BYTES + i * step), crc)
+    return zlib.crc32(os.pread(fd, BLOCK_BYTES, size - BLOCK_BYTES), crc)
+
+
+def for_folder(cache_dir: str | None, root: str | os.PathLike) -> SessionCache | None:
+    """The cache to use while serving `root`: None without a `cache_dir`, or when it is inside `root` (the
+    server never writes into the folder it serves) or cannot be made."""
+    if cache_dir is None:
+        return None
+    folder, served = os.path.realpath(cache_dir), os.path.realpath(root)
+    if os.path.commonpath([folder, served]) == served:
+        log.warning("not caching: the cache folder %s is inside the served folder %s", folder, served)
+        return None
+    try:
+        return SessionCache(folder)
+    except OSError as error:
+        log.warning("not caching: cannot use %s: %s", folder, error)
+        return None
+
+
+class SessionCache:
+    def __init__(self, folder: str | None = None, max_bytes: int | None = None):
+        folder = folder or default_folder()
+        self.store = CacheStore(folder, _version(),
+                                **({"max_bytes": max_bytes} if max_bytes else {}))
+        self.folder = folder
+        self._saved: dict[str, tuple] = {}  # path -> (serial, epoch, count) of the session saved last
+        self._saved_at: dict[str, float] = {}
+        self.restored = 0  # sessions taken from the cache this run (a figure for the benchmark and tests)
+
+    # --- a start: the cache's session, when it still holds --------------------------------------------------
+
+    def restore(self, path: str, session_id: str, relpath: str, inside: str | None,
+                tailer: FileTailer) -> SessionIndex | None:
+        """The session of the file at `path` as kept, with `tailer` set to go on from where it was read; None
+        (and `tailer` untouched) on any miss."""
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        key = _key(st)
+        kept = self.store.sections(key)
+        if kept is None:
+            return None
+        try:
+            session = self._restore(kept, path, session_id, relpath, inside, tailer)
+        except (CorruptEntry, KeyError, TypeError, ValueError, IndexError) as error:
+            log.info("cache entry of %s not used: %s", relpath, error)
+            session = None
+        if session is None:
+            self.store.drop(key)
+            return None
+        self._saved[path] = (session.serial, session.epoch, session.count)
+        self._saved_at[path] = time.monotonic()
+        self.restored += 1
+        return session
+
+    def _restore(self, kept, path, session_id, relpath, inside, tailer) -> SessionIndex | None:
+        name, file = next(kept)
+        if name != "file":
+            return None
+        fd = open_regular(path, inside)
+        try:
+            st = os.fstat(fd)
+            position = file["tailer"]["position"]
+            if (st.st_dev, st.st_ino) != tuple(file["tailer"]["identity"]) or st.st_size < position:
+                return None
+            if content_print(fd, position) != file["print"]:
+                return None  # the bytes read before are not there any more
+        finally:
+            os.close(fd)
+        session = index_state.restore(kept, session_id, path, relpath)
+        if session is None or not tailer.resume(file["tailer"]):
+            return None
+        session.events._source = tailer.source
+        return session
+
+    # --- saving: from the ingest thread, while nothing else waits --------------------------------------------
+
+    def save_one(self, files: list[tuple[str, SessionIndex, object]]) -> bool:
+        """Save the first of these (path, session, reader) that is due; False when none is."""
+        now = time.monotonic()
+        for path, session, tailer in files:
+            if isinstance(tailer, FileTailer) and self.due(path, session, now):
+                self.save(path, session, tailer)
+                return True
+        return False
+
+    def due(self, path: str, session: SessionIndex, now: float) -> bool:
+        """Whether `session` has changed since it was saved, has been still for a moment, and was not saved
+        just now."""
+        if self._saved.get(path) == (session.serial, session.epoch, session.count) or session.count == 0:
+            return False
+        if session.updated_at is not None and time.time() - session.updated_at < SAVE_AFTER_IDLE_S:
+            return False
+        return now - self._saved_at.get(path, -MIN_SAVE_GAP_S) >= MIN_SAVE_GAP_S
+
+    def save(self, path: str, session: SessionIndex, tailer: FileTailer) -> bool:
+        """Keep the session of `path`, read up to where `tailer` is. Called by the ingest thread, the only one
+        that changes the index: its state cannot move while it is written."""
+        marker = (session.serial, session.epoch, session.count)
+        self._saved_at[path] = time.monotonic()
+        if not index_state.cacheable(session) or tailer.source is None:
+            self._saved[path] = marker  # not asked again until it changes
+            return False
+        state = tailer.state()
+        try:
+            fd = open_regular(path, None)
+            try:
+                if (os.fstat(fd).st_dev, os.fstat(fd).st_ino) != tuple(state["identity"]):
+                    return False
+                printed = content_print(fd, state["position"])
+            finally:
+                os.close(fd)
+            self.store.put(_key(os.stat(path)), self._sections(state, printed, session))
+        except (OSError, ValueError) as error:  # no room, a file gone: not kept, nothing else changes
+            log.warning("could not keep %s in the cache: %s", session.relpath, error)
+            return False
+        self._saved[path] = marker
+        return True
+
+    @staticmethod
+    def _sections(state: dict, printed: int, session: SessionIndex):
+        yield "file", {"tailer": state, "print": printed}
+        yield from index_state.sections(session)
+
+    def forget(self, path: str) -> None:
+        self._saved.pop(path, None)
+        self._saved_at.pop(path, None)
+
+
+def _version() -> str:
+    """What entries must have been written by: this agentview, index layout, marshal format and Python."""
+    try:
+        agentview = metadata.version("agentview")
+    except metadata.PackageNotFoundError:
+        agentview = "unknown"
+    return (f"agentview {agentview}, index layout {index_state.LAYOUT}, marshal {marshal.version}, "
+            f"python {sys.version_info[0]}.{sys.version_info[1]}")
+
+
+def _key(st: os.stat_result) -> str:
+    return f"file {st.st_dev}:{st.st_ino}"
