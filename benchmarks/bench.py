@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import generate  # noqa: E402
 import live  # noqa: E402
+import startup  # noqa: E402
 from probes import EXPECTED_STATUS, SERVER_ROWS  # noqa: E402
 
 SESSION_ID = "bench"
@@ -148,6 +149,62 @@ def run_size(events: int, label: str, args: argparse.Namespace, workdir: Path) -
     return result
 
 
+def run_real_size(events: int, label: str, args: argparse.Namespace, workdir: Path) -> dict:
+    """Issue 15: a real-size native session (content of 8-300 words), as a person starting the viewer feels it."""
+    folder = workdir / f"real-{label}"
+    folder.mkdir()
+    path = folder / f"{SESSION_ID}.jsonl"
+    log(f"real size {label}: generating {events:,} events (long content)")
+    facts = generate.generate(path, events, args.agents, shape="long")
+    log(f"real size {label}: {path.stat().st_size / MB:,.0f} MB; parse-only reference and cold ingest")
+    ingest = probe("ingest", str(folder))
+    log(f"real size {label}: a real server started twice (cold, then a restart on its cache)")
+    started = startup.measure(folder, SESSION_ID, facts["events"], args.startup_seconds)
+    path.unlink()
+    result = {"label": label, "events": facts["events"], "bytes": started["file_bytes"], "ingest": ingest,
+              "startup": started}
+    result["targets"] = real_size_targets(result)
+    return result
+
+
+def real_size_targets(real: dict) -> list[dict]:
+    """Issue 15's targets, judged on one real-size run (a figure missing counts as missed: it never happened)."""
+    first, again, ingest = real["startup"]["first"], real["startup"]["restart"], real["ingest"]
+    never = float("inf")
+
+    def at(run: dict, key: str) -> float:
+        return run.get(key, never)
+
+    restart_ready = max(at(again, "read_s"), at(again, "search_s"), at(again, "tree_s"))
+    rss = max(first["peak_rss_to_file"] or never, again["peak_rss_to_file"] or never)
+    rows = [
+        ("listed with a growing count within 0.5 s", at(first, "listed_s"), 0.5, False, f"{at(first, 'listed_s'):.2f} s"),
+        ("tree and an agent's first page within 1 s", max(at(first, "tree_s"), at(first, "agent_s")), 1.0, False,
+         f"tree {at(first, 'tree_s'):.2f} s, agent {at(first, 'agent_s'):.2f} s"),
+        ("ingest at least 40% of the parse-only rate", ingest["share_of_parse_rate"], 0.4, True,
+         f"{ingest['share_of_parse_rate']:.0%} ({ingest['events_per_cpu_s']:,.0f} against "
+         f"{ingest['parse_per_cpu_s']:,.0f} events per CPU s)"),
+        ("search complete within 15 s of start", at(first, "search_s"), 15, False, f"{at(first, 'search_s'):.1f} s"),
+        ("pages p95 at most 100 ms while busy", first["pages_ms"]["p95"] or never, 100, False,
+         f"{first['pages_ms']['p95']} ms (max {first['pages_ms']['max']} ms, {first['pages_ms']['samples']} pages)"),
+        ("empty poll p95 at most 5 ms while busy", first["polls_ms"]["p95"] or never, 5, False,
+         f"{first['polls_ms']['p95']} ms (max {first['polls_ms']['max']} ms, {first['polls_ms']['samples']} polls)"),
+        ("restart: events, tree and search within 2 s", restart_ready, 2, False, f"{restart_ready:.2f} s"),
+        ("peak RSS at most 1.0x the file", rss, 1.0, False,
+         f"first {first['peak_rss_to_file']}x, restart {again['peak_rss_to_file']}x"),
+    ]
+    return [{"target": text, "figure": shown, "value": value, "limit": limit,
+             "met": value >= limit if higher else value <= limit, "verdict": ratio_verdict(value, limit, higher)}
+            for text, value, limit, higher, shown in rows]
+
+
+def real_size_table(real: dict) -> str:
+    lines = [f"real-size session ({real['events']:,} events, {real['bytes'] / MB:,.0f} MB), issue 15's targets:"]
+    for target in real["targets"]:
+        lines.append(f"  {target['target']:<46} {target['figure']:<60} {target['verdict']}")
+    return "\n".join(lines)
+
+
 def log(text: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
 
@@ -259,6 +316,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pollers", type=int, default=100)
     parser.add_argument("--poll-seconds", type=float, default=20, help="how long the pollers' CPU is measured")
     parser.add_argument("--workdir", help="where sessions are generated (default: a temporary folder)")
+    parser.add_argument("--real-size", metavar="N",
+                        help="also measure issue 15's targets on a real-size session of N events (1M: about 1 GB)")
+    parser.add_argument("--startup-seconds", type=float, default=60,
+                        help="how long pages and polls are sampled after a start (real size)")
     parser.add_argument("--markdown", metavar="RESULTS_JSON",
                         help="measure nothing: print the tables of an earlier run (--json) as Markdown")
     args = parser.parse_args(argv)
@@ -271,7 +332,11 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory(dir=args.workdir, prefix="agentview-bench-") as workdir:
         for label in labels:
             report["sizes"].append(run_size(parse_size(label), label, args, Path(workdir)))
-    text = table(report)
+        if args.real_size:
+            report["real_size"] = run_real_size(parse_size(args.real_size), args.real_size, args, Path(workdir))
+    text = table(report) if report["sizes"] else heading(report)
+    if args.real_size:
+        text += "\n\n" + real_size_table(report["real_size"])
     print(text)
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n")

@@ -162,8 +162,39 @@ def agentview(folder: str, session_id: str, facts: dict, runs: int) -> dict:
             "rss_before": before, "peak_rss": peak, "server_ms": rows, "as_of_first": as_of_first}
 
 
+def ingest(folder: str) -> dict:
+    """Issue 15's ingest target: agentview's cold ingest of the folder against parsing alone (orjson.loads of every
+    line, the floor any reader pays), both in this process, in CPU seconds (another busy process barely moves it)."""
+    sys.path.insert(0, str(REPO))
+    import orjson
+
+    from viewer.library import Library
+
+    lines = 0
+    cpu = cpu_seconds()
+    for path in sorted(Path(folder).glob("*.jsonl")):
+        with open(path, "rb") as f:
+            for line in f:
+                if line.strip():
+                    orjson.loads(line)
+                    lines += 1
+    parse_cpu = cpu_seconds() - cpu
+    before = rss_now()
+    start, cpu = time.perf_counter(), cpu_seconds()
+    library = Library(folder)
+    library.scan()
+    seconds, ingest_cpu = time.perf_counter() - start, cpu_seconds() - cpu
+    events = sum(s.count for s in library.sessions.values())
+    return {"lines": lines, "events": events, "parse_cpu_seconds": parse_cpu, "parse_per_cpu_s": lines / parse_cpu,
+            "seconds": seconds, "cpu_seconds": ingest_cpu, "events_per_cpu_s": events / ingest_cpu,
+            "share_of_parse_rate": (events / ingest_cpu) / (lines / parse_cpu),
+            "rss_before": before, "peak_rss": rss_peak()}
+
+
 def main(argv: list[str]) -> None:
-    if argv[0] == "baseline":
+    if argv[0] == "ingest":
+        result = ingest(argv[1])
+    elif argv[0] == "baseline":
         result = baseline(argv[1])
     elif argv[0] == "agentview":
         result = agentview(argv[1], argv[2], json.loads(argv[3]), int(argv[4]))

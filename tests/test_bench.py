@@ -112,3 +112,24 @@ def test_percentile_is_the_nearest_rank():
     samples = list(range(1, 21))  # 1..20
     assert percentile(samples, 95) == 19 and percentile(samples, 50) == 10 and percentile(samples, 100) == 20
     assert percentile([7.0], 95) == 7.0
+
+
+def test_the_real_size_benchmark_runs_on_a_small_session(tmp_path):
+    """Issue 15's measures: a real server started twice on a long-content session (cold, then on its cache)."""
+    out = tmp_path / "results.json"
+    result = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "bench.py"), "--sizes", "", "--real-size", "3k", "--agents", "24",
+         "--startup-seconds", "2", "--json", str(out), "--workdir", str(tmp_path)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "issue 15's targets" in result.stdout
+    real = json.loads(out.read_text())["real_size"]
+    assert real["events"] >= 3000 and real["ingest"]["events"] == real["events"]
+    assert 0 < real["ingest"]["share_of_parse_rate"] < 1
+    first, again = real["startup"]["first"], real["startup"]["restart"]
+    for run in (first, again):
+        assert run["errors"] == [] and run["pages_ms"]["samples"] > 0 and run["polls_ms"]["samples"] > 0
+        assert 0 <= run["listed_s"] <= run["read_s"] <= run["search_s"]
+    assert "kept_s" in first  # the first run kept the session, so the restart could take it from the cache
+    assert len(real["targets"]) == 8 and all(t["verdict"] for t in real["targets"])
