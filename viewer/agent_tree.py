@@ -47,6 +47,10 @@ class AgentTree:
         grown = self.by_id.get(event.get("grows"))
         if grown is None:
             return
+        position = len(self.events) - 1  # this event's (add appended it)
+        if grown < position:
+            self.growth_positions.append(position)
+            self.grown_positions.append(grown)
         self._reclassify_entry(grown)
         grown_event = self.events[grown]
         if "usage" in grown_event or "model" in grown_event:  # it may name them only now

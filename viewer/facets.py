@@ -39,8 +39,6 @@ class Facets(Incremental):
         self.others: dict[str, array] = {}  # agent -> positions of its events that are not transcript entries
         self.pieces: dict[str, array] = {}  # agent -> positions of its pieces of text
         self.originals: dict[str, array] = {}  # agent -> positions of the originals its deliveries name (unsorted)
-        # events saying a message grew in place (Claude Code), and the message each grew: live pages redraw it
-        self.growth_positions, self.grown_positions = array("q"), array("q")
         self._awaited: dict[str, list[int]] = {}  # message id not seen yet -> deliveries naming it
 
     def _extend(self, s, start: int, stop: int) -> None:
@@ -64,8 +62,6 @@ class Facets(Incremental):
                 grown = s.by_id[event["grows"]]
                 if grown < position:  # it may call more tools now
                     self._tools_of(s, grown, s.events[grown]["agent_id"])
-                    self.growth_positions.append(position)
-                    self.grown_positions.append(grown)
         if self._awaited and s.by_id.get(event["message_id"]) == position:
             for delivery in self._awaited.pop(event["message_id"], ()):  # its deliveries came first
                 self._judge(s, delivery, s.events[delivery], event)

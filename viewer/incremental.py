@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import weakref
 
+BATCH = 512  # events per slice: a few milliseconds
+
 
 class Incremental:
     """Built from events 0 .. indexed-1 of a session; `catch_up` extends it (in the background after
@@ -13,7 +15,6 @@ class Incremental:
     how many at a time (`BATCH`).
     """
 
-    BATCH = 512
 
     def __init__(self, session=None) -> None:
         self.indexed = 0
@@ -27,8 +28,15 @@ class Incremental:
         with s.lock:
             end = s.count if budget is None else min(s.count, self.indexed + budget)
             while self.indexed < end:
-                self._extend(s, self.indexed, min(end, self.indexed + self.BATCH))
+                self._extend(s, self.indexed, min(end, self.indexed + BATCH))
             return self.indexed >= s.count
+
+    def catch_up_in_slices(self, size: int = BATCH) -> None:
+        """Take in every event ingested so far, `size` at a time, each slice under the session's lock and none
+        between: a request that needs all of it waits, while the other requests for the session wait at most
+        one slice. Call it without holding the session's lock (else they all wait)."""
+        while not self.catch_up(size):
+            pass
 
     def _extend(self, s, start: int, stop: int) -> None:
         raise NotImplementedError

@@ -92,6 +92,8 @@ class SessionIndex(AgentTree):
         self.internal = 0  # events no page shows as such (a response's later lines, a parent found late)
         self.tool_names: set[str] = set()  # every tool called or answered, lowercased (the agent page's tool filter)
         self.usage_positions = array("q")  # events naming a model or token usage (usage sums these)
+        # events saying a message grew in place (Claude Code), and the message each grew: live pages redraw it
+        self.growth_positions, self.grown_positions = array("q"), array("q")
         self.usage_totals: dict = {}  # agent id (None: the session) -> usage.Totals, extended per request
         self.dialog_orders: dict = {}  # chosen agents -> the dialog's order, extended as events arrive (dialogs.dialog)
         self.search = search_index.SearchIndex(self)  # full-text postings: caught up after ingest and before each query
@@ -121,6 +123,8 @@ class SessionIndex(AgentTree):
             other.events = self.events.prefix(len(self.events))
             other.line_numbers = array("q", self.line_numbers)
             other.usage_positions = array("q", self.usage_positions)
+            other.growth_positions = array("q", self.growth_positions)
+            other.grown_positions = array("q", self.grown_positions)
             other.by_id = dict(self.by_id)
             other.agents = {agent_id: agent.copy() for agent_id, agent in self.agents.items()}
             for name in ("references", "call_positions", "result_positions", "caused", "spawned",

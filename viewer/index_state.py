@@ -28,11 +28,11 @@ _MADE_ANEW = {"id", "path", "relpath", "name", "lock", "serial", "format", "_add
               "dialog_orders", "normalizer", "search", "facets", "events"}
 _PLAIN = ("epoch", "updated_at", "project", "format_reason", "internal", "title", "format_summary", "by_id",
           "references", "call_positions", "result_positions", "caused", "spawned", "_awaiting_cause", "tool_names")
-_ARRAYS = ("line_numbers", "usage_positions")
+_ARRAYS = ("line_numbers", "usage_positions", "growth_positions", "grown_positions")
 _KNOWN = _MADE_ANEW | set(_PLAIN) | set(_ARRAYS) | {"agents", "members", "tree_changes", "problems", "_dangling"}
 _SEARCH = {"vocabulary", "_postings", "indexed", "_session", "_class_of", "_classes_with", "_merged", "_fields"}
 _FACETS = {"indexed", "_session", "tools", "modified", "received", "deliveries", "others", "pieces", "originals",
-           "growth_positions", "grown_positions", "_awaited"}
+           "_awaited"}
 
 
 def cacheable(s: SessionIndex) -> bool:
@@ -102,7 +102,6 @@ def sections(s: SessionIndex) -> Iterator[tuple]:
     yield from _chunks("postings", search._postings, _arr)
     facets = s.facets
     yield "facets", {"indexed": facets.indexed, "received": facets.received, "deliveries": facets.deliveries,
-                     "growth": _arr(facets.growth_positions), "grown": _arr(facets.grown_positions),
                      "awaited": facets._awaited,
                      "tools": {agent: {k: _arr(v) for k, v in tools.items()} for agent, tools in facets.tools.items()},
                      **{name: {k: _arr(v) for k, v in getattr(facets, name).items()}
@@ -166,7 +165,6 @@ def _restore_classes(search, value: dict) -> None:
 
 def _restore_facets(facets, value: dict) -> None:
     facets.indexed, facets.received, facets.deliveries = value["indexed"], value["received"], value["deliveries"]
-    facets.growth_positions, facets.grown_positions = _unarr(value["growth"]), _unarr(value["grown"])
     facets._awaited = value["awaited"]
     facets.tools = {agent: {k: _unarr(v) for k, v in tools.items()} for agent, tools in value["tools"].items()}
     for name in ("modified", "others", "pieces", "originals"):

@@ -291,17 +291,16 @@ def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool,
     """What a perspective page showing events before `after` needs to add, up to `limit` new entries.
 
     Reads only the agents' new entries, the agents created since, and the messages that grew since
-    (kept in the facets): a poll of one agent costs what is new for it, not all that is new.
+    (kept at ingest): a poll of one agent costs what is new for it, not all that is new.
     `stop` is the position the page has then seen up to (the next poll's cursor).
     """
     with s.lock:
         agent_ids = set(subtree(s, agent_id) if include_subagents else [agent_id])
         positions, stop = window([s.agents[a].entries for a in agent_ids], after, limit, s.count)
-        kept = facets.caught_up(s)
         grown = {}
-        growth = kept.growth_positions
+        growth = s.growth_positions  # kept at ingest: a poll never waits for the facets to catch up
         for i in range(bisect_left(growth, after), bisect_left(growth, stop)):
-            target = kept.grown_positions[i]  # a message that grew in place: redraw it
+            target = s.grown_positions[i]  # a message that grew in place: redraw it
             if target < after and s.events[target]["agent_id"] in agent_ids:
                 grown[target] = _entry(s, target, stop)
         spawned = []

@@ -9,7 +9,7 @@ from flask import Blueprint, request, url_for
 from .. import dialogs, queries
 from ..filters import EntryFilter
 from .args import cursor_arg, flag_arg, int_arg
-from .lookup import agent_or_404, chosen_agents, message_or_404, session_or_404
+from .lookup import agent_or_404, chosen_agents, message_or_404, session_or_404, with_facets
 from .data import agent_data, message_data, session_data
 from .render import as_json, folder_problems, session_row
 from .state import watched_library
@@ -36,6 +36,8 @@ def agent(session_id, agent_id):
     agent_or_404(s, agent_id)
     start, limit = int_arg("start"), int_arg("limit", 1000, minimum=1)
     filters = EntryFilter.from_args(request.args)
+    if filters.tool or filters.modified:
+        with_facets(s)
     with s.lock:
         summary = agent_data(s, agent_id)
         if filters:  # the agent page's filters (?kind=&tool=&modified=), same rule

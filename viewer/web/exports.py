@@ -6,14 +6,14 @@ from flask import Blueprint, Response, abort, request
 
 from .. import exports
 from .args import agent_list_arg, flag_arg
-from .lookup import session_or_404
+from .lookup import session_or_404, with_facets
 
 bp = Blueprint("exports", __name__)
 
 
 @bp.get("/s/<session_id>/export/<fmt>")
 def export(session_id, fmt):
-    s = session_or_404(session_id)
+    s = with_facets(session_or_404(session_id))
     if fmt not in exports.FORMATS:
         abort(404, f"There is no {fmt!r} export; try one of {', '.join(exports.FORMATS)}.")
     try:

@@ -6,7 +6,7 @@ from flask import Blueprint, request
 
 from .. import provenance
 from .args import int_arg
-from .lookup import agent_or_404, session_or_404
+from .lookup import agent_or_404, session_or_404, with_facets
 from .render import page_or_twin
 
 bp = Blueprint("hooks", __name__)
@@ -29,5 +29,5 @@ def _audit(s) -> dict:
 @bp.get("/s/<session_id>/hooks")
 @bp.get("/api/sessions/<session_id>/hooks", endpoint="audit_json")
 def audit(session_id):
-    s = session_or_404(session_id)
+    s = with_facets(session_or_404(session_id))
     return page_or_twin(s, _audit(s), template="hooks.html", name="audit", page="hooks.audit")

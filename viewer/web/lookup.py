@@ -50,6 +50,14 @@ def message_or_404(session: SessionIndex, message_id: str) -> int:
     return position
 
 
+def with_facets(session: SessionIndex) -> SessionIndex:
+    """The session once its facets (tools, modified deliveries, other events per agent) hold every event read so
+    far: the views that read them call it before taking the session's lock, so while a big file's facets are
+    built this request waits for them, not every other request for the session (see catch_up_in_slices)."""
+    session.facets.catch_up_in_slices()
+    return session
+
+
 def chosen_agents(session: SessionIndex) -> list[str]:
     """The agents a dialog asks for; 404 when one is not in the session."""
     chosen = agent_list_arg()

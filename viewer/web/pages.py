@@ -11,7 +11,7 @@ from ..filters import KINDS, EntryFilter
 from ..formats import ai_agent
 from . import tree_outline
 from .args import agent_list_arg, cursor_arg, flag_arg, int_arg
-from .lookup import agent_or_404, chosen_agents, locate, message_or_404, session_or_404
+from .lookup import agent_or_404, chosen_agents, locate, message_or_404, session_or_404, with_facets
 from .data import agent_data, message_data, session_data
 from .render import folder_problems, page_or_twin, session_row
 from .state import library, state, watched_library
@@ -143,6 +143,8 @@ def agent(session_id, agent_id):
     include_subagents = flag_arg("sub")
     size = page_size("AGENT_PAGE_SIZE")
     filters = EntryFilter.from_args(request.args)
+    if filters.tool or filters.modified:
+        with_facets(s)
     with s.lock:
         view = queries.perspective(s, agent_id, include_subagents, int_arg("start"), size, filters)
         data = agent_data(s, agent_id)

@@ -8,7 +8,7 @@ from flask import Blueprint, request, url_for
 
 from .. import pictures, queries
 from .args import int_arg
-from .lookup import agent_or_404, chosen_agents, message_or_404, session_or_404
+from .lookup import agent_or_404, chosen_agents, message_or_404, session_or_404, with_facets
 from .render import as_json, page_or_twin
 
 bp = Blueprint("pictures", __name__)
@@ -48,7 +48,7 @@ def _chart_data(s) -> dict:
 @bp.get("/s/<session_id>/chart")
 @bp.get("/api/sessions/<session_id>/chart", endpoint="chart_json")
 def chart(session_id):
-    s = session_or_404(session_id)
+    s = with_facets(session_or_404(session_id))
     data = _chart_data(s)
     return page_or_twin(s, data, template="chart.html", name="chart", page="pictures.chart",
                         url_args=dict(agents=",".join(data["agents"]) or None, start=data["start"],
