@@ -18,7 +18,7 @@ from ..model import RESPONSE_PART, SPAWN_LINK, Event
 from ..safe_open import open_regular_file
 from .base import NOT_READABLE, Normalizer, SpawnLinks, agent_created, as_dict, content_text, refusal
 from .claude_code_content import (ASSISTANT, RECORD, SPAN, SUMMARY, SYSTEM, TEXT, StoredEntry, add_blocks,
-                                  record_summary, system_text, user_blocks, user_text)
+                                  record_summary, system_text, user_blocks, user_images, user_text)
 from .claude_code_title import Titles
 
 MAIN = "main"
@@ -352,18 +352,19 @@ class ClaudeNormalizer(Normalizer):
     def _user(self, record: dict, message: dict, base: dict) -> list[Event]:
         agent = base["agent_id"]
         texts, results = user_blocks(message)
+        text_images, result_images = user_images(message)
         out: list[Event] = []
         read = []  # (block, call id, text, images, the sub-agent whose answer it carries) of each result
         for block in results:  # a sub-agent's answer goes in before the result that carries it
             call_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None
-            text, images = content_text(block.get("content"))
+            text, _ = content_text(block.get("content"))
             sub = self._subagent_for(record, call_id, text)
-            read.append((block, call_id, text, images, sub))
+            read.append((block, call_id, text, result_images[len(read)], sub))
             if sub and sub != agent:
                 out += self._flush(sub)
                 out += self._late_parent(sub, call_id)
         if texts:
-            text, images = content_text(texts)
+            text, _ = content_text(texts)
             text, markers = user_text(text)
             role = "user"
             if record.get("isCompactSummary"):
@@ -371,8 +372,8 @@ class ClaudeNormalizer(Normalizer):
             elif record.get("isMeta"):
                 markers = ["meta", *markers]
             event = self._entry(record, base, role, text, "" if not results else "#text", TEXT, markers=markers)
-            if images:
-                event["images"] = images
+            if text_images:
+                event["images"] = text_images  # where each lies in the record: its bytes stay in the file
             if role == "user":
                 self.links.prompt(event)
             out.append(event)

@@ -11,7 +11,7 @@ import zlib
 
 import orjson
 
-from .. import jsonio
+from .. import images, jsonio
 from ..model import Event
 from ..safe_open import open_regular_file
 from .base import as_dict, content_text, tool_call
@@ -90,6 +90,24 @@ def user_blocks(message: dict) -> tuple[list, list]:
             results.append(block)
         else:
             texts.append(block)
+    return texts, results
+
+
+def user_images(message: dict) -> tuple[list[dict], list[list[dict]]]:
+    """The images of a user message (images.described, each named by where it lies in the record): those among
+    its text blocks, and those of each tool_result block, in the order user_blocks gives them."""
+    content = message.get("content")
+    texts, results = [], []
+    for i, block in enumerate(content if isinstance(content, list) else []):
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "tool_result":
+            inner = block.get("content")
+            results.append([images.described(b.get("source"), ["message", "content", i, "content", k, "source"])
+                            for k, b in enumerate(inner if isinstance(inner, list) else [])
+                            if isinstance(b, dict) and b.get("type") == "image"])
+        elif block.get("type") == "image":
+            texts.append(images.described(block.get("source"), ["message", "content", i, "source"]))
     return texts, results
 
 

@@ -17,7 +17,7 @@ from .. import jsonio, provenance
 from ..library import Library
 from ..tailer import size_text
 from ..watcher import Watcher
-from . import api, asof, colours, exports, hooks, pages, pictures, search_views, security, text_filters
+from . import api, asof, colours, exports, hooks, images, pages, pictures, search_views, security, text_filters
 from .endpoints import LIVE_ENDPOINTS
 from .errors import register_error_pages
 from .state import KEY, AgentView
@@ -63,7 +63,7 @@ def create_app(
         library.scan()
     app.extensions[KEY] = AgentView(library, watcher)
 
-    for blueprint in (pages.bp, api.bp, search_views.bp, pictures.bp, exports.bp, hooks.bp):
+    for blueprint in (pages.bp, api.bp, search_views.bp, pictures.bp, exports.bp, hooks.bp, images.bp):
         app.register_blueprint(blueprint)
     register_error_pages(app)
     app.jinja_env.filters["pretty_json"] = lambda value: jsonio.text(value, indent=True)
