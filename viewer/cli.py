@@ -34,6 +34,13 @@ def serve(args: argparse.Namespace) -> int:
         print("agentview: --token is empty: an empty token would let anyone in; give a real one, or leave "
               "--token out (a random one is made when --host is not loopback)", file=sys.stderr)
         return 2
+    from . import pricing
+
+    try:  # the prices costs are shown at: the shipped table, with the user's file (or AGENTVIEW_PRICES) over it
+        pricing.use(args.prices or os.environ.get(pricing.ENV) or None)
+    except pricing.PriceFileError as error:
+        print(f"agentview: --prices: {error}", file=sys.stderr)
+        return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     if args.max_line_bytes < 1 or args.max_file_bytes < 1:
         print("agentview: --max-line-bytes and --max-file-bytes must be positive", file=sys.stderr)
@@ -215,6 +222,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-file-bytes", type=int, default=Limits.max_file_bytes, metavar="N",
                    help="read at most N inflated bytes of a .jsonl.gz, and no snapshot document costing more "
                         "than N bytes parsed; report the file as too large (default 256 MiB)")
+    p.add_argument("--prices", metavar="FILE",
+                   help="a JSON price file over the shipped table (its shape: viewer/data/pricing.json; default: "
+                        "$AGENTVIEW_PRICES, else the shipped table alone)")
     p.set_defaults(func=serve)
     p = commands.add_parser("demo", help="write a scripted multi-agent session into DIR, live, over about a minute")
     p.add_argument("dir", help="folder to write the session into (created if missing)")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from flask import Flask, request
 
-from .. import jsonio, provenance
+from .. import costs, jsonio, provenance, usage
 from ..library import Library
 from ..tailer import size_text
 from ..watcher import Watcher
@@ -72,9 +72,11 @@ def create_app(
     app.jinja_env.filters["size"] = size_text
     app.jinja_env.filters["ago"] = ago
     app.jinja_env.filters["colour_class"] = colours.colour_class
+    app.jinja_env.filters["usd"] = costs.usd
+    app.jinja_env.filters["context_fill"] = usage.context_fill
     text_filters.install(app.jinja_env)
     app.jinja_env.globals.update(as_of=asof.requested, as_of_banner=asof.banner, agent_colour=colours.agent_colour,
-                                 indent_class=colours.indent_class)
+                                 indent_class=colours.indent_class, prices_note=costs.prices_note)
     app.url_defaults(asof.inject_at)  # links on a page frozen at event N stay at N
 
     @app.after_request

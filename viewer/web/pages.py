@@ -6,7 +6,7 @@ import time
 
 from flask import Blueprint, Response, current_app, render_template, request, url_for
 
-from .. import dialogs, pictures, queries, search
+from .. import costs, dialogs, pictures, queries, search
 from ..filters import KINDS, EntryFilter
 from ..formats import ai_agent
 from . import tree_outline
@@ -62,7 +62,7 @@ def _sessions_context() -> dict:
     version = library.version  # read first: a change during the listing shows up on the next poll
     watcher = state().watcher
     wanted = request.args.get("filter", "").strip()
-    rows = newest_first([session_row(s) for s in library.listing()])
+    rows = newest_first([{**session_row(s), "cost": costs.session_cost(s)} for s in library.listing()])
     shown = [r for r in rows if _matches(r, wanted)] if wanted else rows
     return dict(sessions=shown, listed=len(rows), filter=wanted, now=time.time(),
                 version=version, root=library.root,
@@ -105,7 +105,9 @@ def session(session_id):
     with s.lock:  # gather under the lock, render outside it: the ingest thread waits less
         data = session_data(s)
         urls = {agent["agent_id"]: agent["url"] for agent in data["agents"]}
-        tree = [{**row, "url": urls[row["agent_id"]]} for row in queries.tree_rows(s)]  # built once, in the data
+        rolled_up = costs.tree_costs(s)
+        tree = [{**row, "url": urls[row["agent_id"]], "cost": rolled_up.get(row["agent_id"])}  # built once, in the data
+                for row in queries.tree_rows(s)]
         context = dict(session=session_row(s), tree=tree, agents=data["agents"],
                        problems=len(data["problems"]), usage=data["usage"],
                        summary=data["format_summary"], outline=_outline(data["format_summary"]),
@@ -128,7 +130,11 @@ def poll_tree(session_id):
     with s.lock:
         if flag_arg("empty"):  # the page said "no readable events": it has none of the parts to grow, so it reloads
             return Response(status=200, headers={"HX-Refresh": "true"})
-        context = dict(session=session_row(s), updates=queries.tree_updates(s, after), problems=len(s.problems),
+        updates = queries.tree_updates(s, after)
+        changed = costs.with_ancestors(s, updates["counts"])  # their responses, or their sub-agents', were priced
+        rolled_up = costs.tree_costs(s) if changed else {}
+        context = dict(session=session_row(s), updates=updates, problems=len(s.problems),
+                       costs=[(s.agents[a].ordinal, rolled_up[a]) for a in changed if a in rolled_up],
                        poll=url_for("pages.poll_tree", session_id=s.id, after=s.cursor))
     context["reading"] = library().progress_of(s.path)  # outside the session's lock, as above
     return render_template("_tree_poll.html", **context)
@@ -154,7 +160,7 @@ def agent(session_id, agent_id):
             live=view["end"] == view["total"],
             filters=filters, kinds=KINDS, tools=search.tool_choices(s),
             neighbours=[(a, s.agents[a].display_name) if a else None for a in queries.agent_neighbours(s, agent_id)],
-            usage=data["usage"],
+            usage=data["usage"], subtree_cost=costs.tree_costs(s).get(agent_id) if data["children"] else None,
             poll=_agent_poll_url(s.id, agent_id, include_subagents, filters, s.cursor),
         )
     return render_template("agent.html", **context)
