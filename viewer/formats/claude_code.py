@@ -196,10 +196,16 @@ class ClaudeNormalizer(Normalizer):
         if member["kind"] != MAIN:
             agent = member["agent"]
         elif record.get("isSidechain") is True:  # v1.x: a sidechain group inside the main file
-            parent = record.get("parentUuid")
-            agent = self.uuid_agent.get(parent) if isinstance(parent, str) else None
-            if agent is None or agent == MAIN:
-                agent = f"sidechain-{(uuid or str(len(self.created)))[:8]}"
+            named = record.get("agentId")
+            if isinstance(named, str) and named:
+                # 2.0.x inline lines name their agent: one agent even where the parentUuid chain breaks (a line
+                # whose parent was never written), and the one a Task result's agentId names
+                agent = "agent-" + named
+            else:
+                parent = record.get("parentUuid")
+                agent = self.uuid_agent.get(parent) if isinstance(parent, str) else None
+                if agent is None or agent == MAIN:
+                    agent = f"sidechain-{(uuid or str(len(self.created)))[:8]}"
         else:
             agent = MAIN
         if uuid and agent != MAIN and member["kind"] == MAIN:
@@ -409,6 +415,9 @@ class ClaudeNormalizer(Normalizer):
         if isinstance(result, dict) and isinstance(result.get("agentId"), str):
             return "agent-" + result["agentId"]
         if call_id and self.tool_uses.get(call_id, ("", "", ""))[2] in SPAWNING_TOOLS:
+            named = record.get("agentId")
+            if record.get("isSidechain") is False and isinstance(named, str) and named:
+                return "agent-" + named  # a main line's own agentId names the inline sidechain that answered
             match = _AGENT_TAIL.search(text)
             if match:
                 return "agent-" + match.group(1)
