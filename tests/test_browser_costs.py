@@ -23,12 +23,12 @@ def test_costs_on_the_tree_the_agent_page_and_the_sessions_list(tmp_path, page):
     with serve(folder, "--prices", str(prices)) as server:
         server.wait_for_session(SID, events=12)
         page.goto(server.url + "/")
-        expect(page.locator(f'[id="av-session-{SID}"] td.cost')).to_have_text("$1.21")  # $0.2055 + 20 tokens at $50,000 a million
+        expect(page.locator(f'[id="av-session-{SID}"] td.session-cost')).to_have_text("$1.21")  # $0.2055 + 20 tokens at $50,000 a million
         page.goto(f"{server.url}/s/{SID}")
         expect(page.locator("#av-cost")).to_contain_text("prices as of 2026-11-01, prices.json over the shipped table")
-        main = page.locator('li.node[data-agent="main"] > .node-row .cost')
+        main = page.locator('li.node[data-agent="main"] > .node-row .node-cost')
         expect(main).to_have_text("$0.1005 · $1.21 with sub-agents")
-        deep = page.locator('li.node[data-agent="agent-cd34"] > .node-row .cost')
+        deep = page.locator('li.node[data-agent="agent-cd34"] > .node-row .node-cost')
         expect(deep).to_have_text("$1.00")
         helper_file = folder / "-home-dev-app" / SESSION / "subagents" / "agent-ab12.jsonl"
         more = Transcript(SESSION, "hq")
@@ -37,7 +37,7 @@ def test_costs_on_the_tree_the_agent_page_and_the_sessions_list(tmp_path, page):
                       usage=tokens(1_234_000, 0))
         with helper_file.open("a") as f:
             f.write(more.text())
-        helper = page.locator('li.node[data-agent="agent-ab12"] > .node-row .cost')
+        helper = page.locator('li.node[data-agent="agent-ab12"] > .node-row .node-cost')
         expect(helper).to_have_text("$1.34 · $2.34 with sub-agents")  # live: 1,234,000 more input tokens at $1 a million
         expect(main).to_have_text("$0.1005 · $2.44 with sub-agents")
         page.goto(f"{server.url}/s/{SID}/agents/agent-cd34")

@@ -51,6 +51,14 @@ def member_of(path: str, record: dict) -> dict:
     return member
 
 
+def sidecar_of(path: str) -> str | None:
+    """The sub-agent file a `.meta.json` describes (2.1.x: `agent-<id>.meta.json` beside `agent-<id>.jsonl`)."""
+    folder, name = os.path.split(path)
+    if name.startswith("agent-") and name.endswith(".meta.json") and os.path.basename(folder) == "subagents":
+        return os.path.join(folder, name.removesuffix(".meta.json") + ".jsonl")
+    return None
+
+
 META_LIMIT = 1024 * 1024  # a sidecar holds a few short fields: more is not one
 
 
@@ -109,6 +117,8 @@ class ClaudeNormalizer(Normalizer):
         self.seen_ids: set[str] = set()
         self.titles = Titles()  # custom-title > ai-title > its summary > the first prompt
         self.inside: str | None = None  # the folder the session's files must lie in (from its members)
+        # sub-agents whose .meta.json was not there when they started -> (its path, the folder it must lie in)
+        self.unmet: dict[str, tuple[str, str | None]] = {}
 
     # --- the records -----------------------------------------------------------------------------
 
@@ -128,6 +138,30 @@ class ClaudeNormalizer(Normalizer):
             out += self._flush(agent)
         for event in out:
             self.last_entry[event["agent_id"]] = event["message_id"]
+        return out + self._metas_arrived()
+
+    def _metas_arrived(self) -> list[Event]:
+        """Sub-agents whose `.meta.json` was written after their file: the call it names is their parent now, as a
+        whole read would have found it (the link is no longer inferred, the name is its description)."""
+        out = []
+        for agent, (path, inside) in list(self.unmet.items()):
+            meta, problem = _read_meta(path, inside)
+            if problem is not None:
+                self.problems.append(problem)
+            if not meta and problem is None:
+                continue  # not written yet
+            del self.unmet[agent]
+            toolu = meta.get("toolUseId")
+            if not (isinstance(toolu, str) and toolu in self.tool_uses):
+                continue
+            message_id, parent, _, arguments = self.tool_uses[toolu]
+            if parent == agent:
+                continue
+            self.links.spawned(agent, toolu, message_id, str(arguments.get("prompt", "")))
+            name = meta.get("description") or arguments.get("description") or arguments.get("subagent_type")
+            out.append({"message_id": f"{agent}:meta", "event_type": SPAWN_LINK, "agent_id": parent, "links": agent,
+                        "cause": message_id, "spawn_call_id": toolu, "raw": None,
+                        **({"name": str(name)} if name else {})})
         return out
 
     def keep(self, event: Event) -> StoredEntry | None:
@@ -222,6 +256,8 @@ class ClaudeNormalizer(Normalizer):
         meta, problem = _read_meta(member.get("meta_path"), member.get("inside"))
         if problem is not None:
             self.problems.append(problem)
+        elif not meta and member.get("meta_path"):  # not written yet (or not JSON yet): looked for again at flush
+            self.unmet[agent] = (member["meta_path"], member.get("inside"))
         toolu, how = meta.get("toolUseId"), None
         if not (isinstance(toolu, str) and toolu in self.tool_uses):
             toolu = None
@@ -243,6 +279,8 @@ class ClaudeNormalizer(Normalizer):
             name = arguments.get("description") or arguments.get("subagent_type")
         else:
             name, early = None, []
+            if MAIN in self.created:  # no call names it (yet): shown under the main agent, not as a root above it
+                event["listed_under"] = MAIN
         event["name"] = str(meta.get("description") or name or meta.get("agentType") or agent)
         if meta.get("agentType"):
             event["agent_type"] = meta["agentType"]
