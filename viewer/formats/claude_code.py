@@ -19,6 +19,7 @@ from ..safe_open import open_regular_file
 from .base import NOT_READABLE, Normalizer, SpawnLinks, agent_created, as_dict, content_text, refusal
 from .claude_code_content import (ASSISTANT, RECORD, SPAN, SUMMARY, SYSTEM, TEXT, StoredEntry, add_blocks,
                                   record_summary, system_text, user_blocks, user_images, user_text)
+from .claude_code_branches import Branches
 from .claude_code_title import Titles
 
 MAIN = "main"
@@ -117,6 +118,9 @@ class ClaudeNormalizer(Normalizer):
         self.seen_ids: set[str] = set()
         self.titles = Titles()  # custom-title > ai-title > its summary > the first prompt
         self.inside: str | None = None  # the folder the session's files must lie in (from its members)
+        self.branches = Branches()  # where the conversation was rewound, and what it left behind
+        self.rewinds = self.branches.rewinds
+        self._forked: str | None = None  # the uuid the line being fed forks at (a rewind), if it does
         # sub-agents whose .meta.json was not there when they started -> (its path, the folder it must lie in)
         self.unmet: dict[str, tuple[str, str | None]] = {}
 
@@ -194,6 +198,7 @@ class ClaudeNormalizer(Normalizer):
         kind = record.get("type")
         message = as_dict(record.get("message"))
         self.titles.feed(record, agent == MAIN)
+        self._forked = self.branches.feed(agent, record)
         base = {"agent_id": agent, "timestamp": record.get("timestamp"), "line": line, "file": member.get("rel")}
         if kind == "assistant" and message:
             return out + self._assistant(record, message, base)
@@ -214,6 +219,9 @@ class ClaudeNormalizer(Normalizer):
     @property
     def title(self) -> str | None:
         return self.titles.title
+
+    def rewound(self, event: Event) -> str | None:
+        return self.branches.fork_of(event.get("raw"))
 
     def orphans(self) -> dict[str, str]:
         """Summaries whose leafUuid is not a line of this session: they may belong to another of the project."""
@@ -415,7 +423,11 @@ class ClaudeNormalizer(Normalizer):
                 role, markers = "system", ["compact summary"]
             elif record.get("isMeta"):
                 markers = ["meta", *markers]
-            event = self._entry(record, base, role, text, "" if not results else "#text", TEXT, markers=markers)
+            extra = {"rewinds_to": self._forked} if self._forked else {}  # went back to that message, on from here
+            if self._forked:
+                markers = [*markers, "rewind"]
+            event = self._entry(record, base, role, text, "" if not results else "#text", TEXT, markers=markers,
+                                **extra)
             if text_images:
                 event["images"] = text_images  # where each lies in the record: its bytes stay in the file
             if role == "user":

@@ -45,6 +45,20 @@ def _poll_session(session_id: str):
     return s, after
 
 
+def _mark_rewound(s, items: list[dict]) -> list[dict]:
+    """Entries on a branch the conversation was rewound from (the format says which): shown folded."""
+    normalizer = getattr(s, "normalizer", None)
+    for item in items if normalizer is not None else ():
+        item["rewound"] = normalizer.rewound(item["event"])
+    return items
+
+
+def _rewound_since(s, after: int) -> bool:
+    """Whether a rewind was read since `after`: entries already on the page are on its abandoned branch now."""
+    normalizer = getattr(s, "normalizer", None)
+    return normalizer is not None and any(s.by_id.get(m, -1) >= after for m in normalizer.rewinds)
+
+
 def _poll_cursor(s, stop: int) -> tuple[str, bool]:
     """The next poll's cursor, and whether it should come at once (this answer stopped at its window)."""
     return s.cursor_at(stop), stop < s.count
@@ -151,6 +165,7 @@ def agent(session_id, agent_id):
     filters = EntryFilter.from_args(request.args)
     with s.lock:
         view = queries.perspective(s, agent_id, include_subagents, int_arg("start"), size, filters)
+        _mark_rewound(s, view["items"])
         data = agent_data(s, agent_id)
         context = dict(
             session=session_row(s), agent_id=agent_id, agent=data,
@@ -181,7 +196,10 @@ def poll_agent(session_id):
     include_subagents = flag_arg("sub")
     filters = EntryFilter.from_args(request.args)
     with s.lock:
+        if _rewound_since(s, after):  # the page folds what the rewind left behind when it is drawn again
+            return Response(status=200, headers={"HX-Refresh": "true"})
         updates = queries.perspective_updates(s, agent_id, include_subagents, after, filters)
+        _mark_rewound(s, updates["items"] + (updates.get("grown") or []))
         cursor, more = _poll_cursor(s, updates["stop"])
         context = dict(session=session_row(s), agent_id=agent_id, include_subagents=include_subagents,
                        updates=updates, filters=filters, more=more,
