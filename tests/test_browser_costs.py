@@ -40,6 +40,13 @@ def test_costs_on_the_tree_the_agent_page_and_the_sessions_list(tmp_path, page):
         helper = page.locator('li.node[data-agent="agent-ab12"] > .node-row .node-cost')
         expect(helper).to_have_text("$1.34 · $2.34 with sub-agents")  # live: 1,234,000 more input tokens at $1 a million
         expect(main).to_have_text("$0.1005 · $2.44 with sub-agents")
+        late = Transcript(SESSION, "lt")  # a sub-agent appearing while the page is open comes with its cost
+        late.n = 50
+        late.user("Help audit", isSidechain=True, agentId="ef99")
+        late.response("msg_l1", [{"type": "text", "text": "Late."}], model="claude-haiku-4-5",
+                      usage=tokens(500_000, 0))
+        late.write(folder / "-home-dev-app" / SESSION / "subagents" / "agent-ef99.jsonl")
+        expect(page.locator('li.node[data-agent="agent-ef99"] > .node-row .node-cost')).to_have_text("$0.5000")
         page.goto(f"{server.url}/s/{SID}/agents/agent-cd34")
         expect(page.locator("#av-cost .peak-context")).to_contain_text("peak context 10 of 40 tokens")
         expect(page.locator(".entry .context meter.context-fill")).to_have_count(1)

@@ -146,7 +146,10 @@ def poll_tree(session_id):
             return Response(status=200, headers={"HX-Refresh": "true"})
         updates = queries.tree_updates(s, after)
         changed = costs.with_ancestors(s, updates["counts"])  # their responses, or their sub-agents', were priced
-        rolled_up = costs.tree_costs(s) if changed else {}
+        drawn = updates["appeared"] + updates["moved"]
+        rolled_up = costs.tree_costs(s) if changed or drawn else {}
+        for row in drawn + [r for row in drawn for r in row.get("subtree") or ()]:  # drawn with their cost
+            row["cost"] = rolled_up.get(row["agent_id"])
         context = dict(session=session_row(s), updates=updates, problems=len(s.problems),
                        costs=[(s.agents[a].ordinal, rolled_up[a]) for a in changed if a in rolled_up],
                        poll=url_for("pages.poll_tree", session_id=s.id, after=s.cursor))
