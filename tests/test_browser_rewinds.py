@@ -32,3 +32,12 @@ def test_the_abandoned_branch_is_folded_and_marked_and_the_kept_one_reads_in_lin
         for kept in ("b2u", "b2a", "b2u2", "b2a2"):
             expect(page.locator(f'article.entry:not(.rewound)[id="{kept}"] .entry-head')).to_be_visible()
         expect(page.locator('[id="b2u"] .badge.marker-rewind')).to_be_visible()
+
+
+def test_a_link_to_a_rewound_message_unfolds_it(tmp_path, page):
+    write(tmp_path, rewound_session())
+    with serve(tmp_path) as server:
+        server.wait_for_session(SID, events=9)
+        page.goto(f"{server.url}/s/{SID}/agents/main#b1a")
+        expect(page.locator('article.rewound[id="b1a"] .entry-head')).to_be_visible()
+        expect(page.locator('article.rewound[id="b1u"] .entry-head')).to_be_hidden()
