@@ -143,3 +143,13 @@ def test_pages_show_costs_on_tree_nodes_the_agent_page_and_the_sessions_list(ses
     data = client.get(f"/api/sessions/{SID}").get_json()
     assert data["usage"]["cost_usd"] == pytest.approx(0.2055)
     assert data["usage"]["unpriced_models"] == ["mystery-model-1"]
+
+
+def test_cache_writes_kept_an_hour_are_priced_at_their_own_rate():
+    totals = usage.Totals()
+    logged = {**tokens(0, 0, 1_000_000, 0), "cache_creation": {"ephemeral_5m_input_tokens": 400_000,
+                                                                "ephemeral_1h_input_tokens": 600_000}}
+    totals._priced({"usage": logged, "raw": None, "model": "claude-sonnet-4-5-20250929"}, usage.of_event(
+        {"usage": logged, "raw": None}))
+    assert totals.cost()[0] == pytest.approx(0.4 * 3.75 + 0.6 * 6.0)
+    assert pricing.current().of("gpt-5")["cache_write_1h"] == 1.25  # no hour rate: the cache-write rate

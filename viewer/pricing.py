@@ -17,6 +17,7 @@ PRICE_KEYS = ("input", "output", "cache_write", "cache_read")  # USD per million
 # usage keys (usage.KEYS) -> the price each is charged at
 CHARGED_AS = {"input_tokens": "input", "output_tokens": "output", "cache_creation_input_tokens": "cache_write",
               "cache_read_input_tokens": "cache_read"}
+HOUR_WRITES = "cache_creation_1h_tokens"  # cache writes kept an hour (usage.py counts them apart): a dearer rate
 _DATED = re.compile(r"-(?:\d{8}|\d{4}-\d{2}-\d{2}|latest)$")  # a dated release of a model, same price
 _CLOUD = re.compile(r"^(?:[a-z]{2}\.)?anthropic\.|-v\d+(?::\d+)?$")  # Bedrock's ids around the model's own
 
@@ -47,7 +48,9 @@ class Prices:
         entry = self.of(model)
         if entry is None:
             return None
-        return sum(usage.get(key, 0) * entry[price] for key, price in CHARGED_AS.items()) / 1_000_000
+        cost = sum(usage.get(key, 0) * entry[price] for key, price in CHARGED_AS.items())
+        hour = usage.get(HOUR_WRITES, 0)  # counted in the cache writes above at the 5-minute rate: the difference
+        return (cost + hour * (entry["cache_write_1h"] - entry["cache_write"])) / 1_000_000
 
     def window(self, model: object) -> int | None:
         entry = self.of(model)
@@ -62,8 +65,10 @@ def _models_of(document: object, where: str) -> tuple[dict[str, dict], str | Non
         if not isinstance(entry, dict) or any(not isinstance(entry.get(k), (int, float)) or isinstance(entry.get(k), bool)
                                               or entry[k] < 0 for k in PRICE_KEYS):
             raise PriceFileError(f"{where}: model {name!r} needs {', '.join(PRICE_KEYS)} as numbers (USD per million tokens)")
-        window = entry.get("context_window")
-        models[name.lower()] = {**{k: float(entry[k]) for k in PRICE_KEYS},
+        window, hour = entry.get("context_window"), entry.get("cache_write_1h", entry["cache_write"])
+        if not isinstance(hour, (int, float)) or isinstance(hour, bool) or hour < 0:
+            raise PriceFileError(f"{where}: model {name!r}: cache_write_1h must be a number (USD per million tokens)")
+        models[name.lower()] = {**{k: float(entry[k]) for k in PRICE_KEYS}, "cache_write_1h": float(hour),
                                 "context_window": window if isinstance(window, int) and window > 0 else None}
     as_of = document.get("prices_as_of")
     return models, as_of if isinstance(as_of, str) else None

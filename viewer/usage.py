@@ -34,6 +34,15 @@ def context_fill(event: dict) -> dict | None:
     return {"tokens": tokens, "window": window, "percent": min(100.0, 100 * tokens / window) if window else None}
 
 
+def _hour_writes(logged: dict, usage: dict) -> int:
+    """Of a response's cache writes, those kept an hour (Claude's `cache_creation.ephemeral_1h_input_tokens`)."""
+    split = logged.get("cache_creation")
+    hour = split.get("ephemeral_1h_input_tokens") if isinstance(split, dict) else None
+    if not isinstance(hour, int) or isinstance(hour, bool) or hour <= 0:
+        return 0
+    return min(hour, int(usage.get("cache_creation_input_tokens", 0)))
+
+
 def _logged_cost(event: dict) -> float | None:
     cost = event.get("cost_usd")
     return float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None
@@ -73,9 +82,10 @@ class Totals:
             self.logged_cost += logged
         else:
             model = event.get("model") if isinstance(event.get("model"), str) else ""
-            sums = self.by_model.setdefault(model, dict.fromkeys(KEYS, 0))
+            sums = self.by_model.setdefault(model, dict.fromkeys((*KEYS, pricing.HOUR_WRITES), 0))
             for k, v in usage.items():
                 sums[k] += v
+            sums[pricing.HOUR_WRITES] += _hour_writes(event["usage"], usage)
         fill = context_fill(event)
         if fill and (self.peak is None or _fuller(fill, self.peak)):
             self.peak = fill
