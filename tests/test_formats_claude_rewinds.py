@@ -86,3 +86,14 @@ def test_parallel_tool_results_and_records_beside_a_response_are_not_rewinds(tmp
     s = scanned(tmp_path).get(SID)
     assert s.normalizer.rewinds == []
     assert all(s.normalizer.rewound(s.events[p]) is None for p in range(s.count))
+
+
+def test_pages_fold_the_rewound_branch_on_the_agent_page_and_in_the_dialog(tmp_path):
+    from viewer.web.app import create_app
+
+    write(tmp_path, rewound_session())
+    client = create_app(tmp_path, watch=False).test_client()
+    for url in (f"/s/{SID}/agents/main", f"/s/{SID}/dialog?agents=main"):
+        page = client.get(url).get_data(as_text=True)
+        assert page.count('<details class="rewound-branch">') == 2, url
+        assert 'class="badge rewound"' in page and "Second attempt" in page

@@ -221,6 +221,7 @@ def dialog(session_id):
     size = page_size("DIALOG_PAGE_SIZE")
     with s.lock:
         view = dialogs.dialog(s, chosen, int_arg("start"), size)
+        _mark_rewound(s, view["items"])
         context = dict(session=session_row(s), chosen=chosen, agents=queries.agents(s), names=queries.agent_names(s),
                        view=view, size=size, live=view["end"] == view["total"],
                        poll=_dialog_poll_url(s.id, chosen, s.cursor))
@@ -237,6 +238,7 @@ def poll_dialog(session_id):
     with s.lock:
         chosen = [a for a in agent_list_arg() if a in s.agents]
         updates = dialogs.dialog_updates(s, chosen, after)
+        _mark_rewound(s, updates["items"])
         cursor, more = _poll_cursor(s, updates["stop"])
         context = dict(session=session_row(s), chosen=chosen, updates=updates, more=more,
                        poll=_dialog_poll_url(s.id, chosen, cursor))
