@@ -153,3 +153,16 @@ def test_cache_writes_kept_an_hour_are_priced_at_their_own_rate():
         {"usage": logged, "raw": None}))
     assert totals.cost()[0] == pytest.approx(0.4 * 3.75 + 0.6 * 6.0)
     assert pricing.current().of("gpt-5")["cache_write_1h"] == 1.25  # no hour rate: the cache-write rate
+
+
+def test_serve_refuses_a_price_file_that_is_not_one(tmp_path):
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    bad = tmp_path / "prices.json"
+    bad.write_text('{"models": {"claude-haiku-4-5": {"input": "cheap"}}}')
+    done = subprocess.run([sys.executable, "-m", "viewer", "serve", str(tmp_path), "--port", "0", "--prices", str(bad)],
+                          cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "--prices" in done.stderr and "claude-haiku-4-5" in done.stderr
