@@ -80,7 +80,9 @@ def test_parallel_tool_results_and_records_beside_a_response_are_not_rewinds(tmp
         said("a3", "r2", 3, "Both read."),
         line("system", "sys", "a3", 4, subtype="turn_duration", durationMs=1200),
         user("u2", "a3", 5, "Thanks"),  # beside the record, not after it: no conversation was left behind
-        said("a4", "u2", 6, "Welcome."),
+        said("a4", "u2", 6, "", [{"type": "tool_use", "id": "toolu_C", "name": "Bash", "input": {"cmd": "ls"}}]),
+        said("a5", "a4", 6, "", [{"type": "tool_use", "id": "toolu_D", "name": "Bash", "input": {"cmd": "pwd"}}]),
+        user("u3", "a4", 7, "[Request interrupted by user for tool use]"),  # answers the first of two calls
     ]
     write(tmp_path, records)
     s = scanned(tmp_path).get(SID)
