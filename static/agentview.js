@@ -59,7 +59,7 @@
   // New fragments arrive through htmx: show their controls too.
   document.addEventListener("htmx:load", (event) => reveal(event.detail.elt.parentNode || document));
 
-  // --- A linked message (a search hit): open the collapsed tree nodes and long text hiding it. ---
+  // --- A linked message (a search hit): open the collapsed tree nodes, long text and rewound branch hiding it. ---
   function revealTarget() {
     let target = null;
     try { target = document.getElementById(decodeURIComponent(window.location.hash.slice(1))); } catch (e) { return; }
@@ -67,7 +67,7 @@
     for (let p = target.parentElement; p; p = p.parentElement) {
       if (p.tagName === "DETAILS") p.open = true;
     }
-    target.querySelectorAll("details.long").forEach((d) => { d.open = true; });
+    target.querySelectorAll("details.long, details.rewound-branch").forEach((d) => { d.open = true; });
     const node = target.closest("li.node");
     if (node) node.querySelector("details").open = true;
     current(target.closest(ITEMS) || target);

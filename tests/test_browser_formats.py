@@ -58,7 +58,7 @@ def test_claude_code_agent_page_shows_usage_thinking_and_raw(formats_server, pag
     thinking.locator("summary").click()
     expect(thinking.locator("pre")).to_contain_text("in parallel")
     expect(page.locator(".badge.marker", has_text="compact_boundary")).to_be_visible()
-    expect(page.locator(".badge.image")).to_be_visible()
+    expect(page.locator(".images .inline-image")).to_have_count(1)  # the sample carries one (a PNG signature only)
 
 
 def test_a_new_claude_code_sub_agent_file_appears_in_the_open_tree(formats_server, page):

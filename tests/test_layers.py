@@ -18,13 +18,15 @@ from conftest import REPO
 # Names are relative to the viewer package; a name covers a package and every module in it
 # ("formats" is formats/__init__.py and formats/*.py); "__init__" is viewer/__init__.py.
 LAYERS: list[tuple[str, list[str]]] = [
-    ("utilities", ["jsonio", "redact", "safe_open", "gcpause", "cursor", "problems", "positions", "incremental", "cache_store"]),
+    ("utilities", ["jsonio", "redact", "safe_open", "gcpause", "cursor", "problems", "positions", "incremental",
+                   "images", "pricing", "cache_store"]),
     ("seed rules", ["model"]),
     ("files", ["file_source", "tailer", "whole_file", "eventlist"]),
     ("formats", ["formats"]),
     ("index", ["index", "agent_tree", "shared_lists", "search_index", "facets", "usage", "session_ids", "index_state"]),
     ("library", ["library", "folders", "reading", "watcher", "session_cache", "background"]),
-    ("reads", ["queries", "dialogs", "search", "provenance", "pictures", "flow", "otlp", "exports", "asof", "filters"]),
+    ("reads", ["queries", "costs", "dialogs", "search", "provenance", "pictures", "flow", "otlp", "exports", "asof",
+               "filters"]),
     ("front ends", ["session_viewer", "push", "web", "cli", "__main__", "__init__"]),
 ]
 # Groups that stand beside the layers: (the highest layer they may import, the lowest layer that may

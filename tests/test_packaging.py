@@ -19,5 +19,6 @@ def test_the_wheel_carries_every_module_template_and_static_file(tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
     wanted = {p.relative_to(REPO).as_posix() for p in (REPO / "viewer").rglob("*.py")}
     wanted |= {f"viewer/_templates/{p.name}" for p in (REPO / "templates").glob("*.html")}
+    wanted |= {p.relative_to(REPO).as_posix() for p in (REPO / "viewer" / "data").glob("*.json")}  # the price table
     wanted |= {f"viewer/_static/{p.name}" for p in (REPO / "static").iterdir() if p.suffix in (".js", ".css")}
     assert wanted - names == set()

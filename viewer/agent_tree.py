@@ -69,16 +69,38 @@ class AgentTree:
                 self.call_positions[(agent_id, call["id"])] = [grown]
 
     def _linked(self, event: Event, position: int) -> None:
-        """A root agent whose parent a format found later: it moves under the agent holding `cause`."""
+        """An agent whose parent a format found later moves under the agent holding `cause`: a root, one listed
+        under another until then ("unlinked"), or one whose inferred parent the log now names (`inferred` absent:
+        the badge goes, as if the log had named it from the start)."""
         agent = self.agents.get(event.get("links"))
         cause = event.get("cause")
-        if agent is None or agent.cause is not None or agent.parent_id is not None or cause not in self.by_id:
+        if agent is None or cause not in self.by_id:
             return
+        inferred = bool(event.get("inferred"))
+        if isinstance(event.get("name"), str) and event["name"]:
+            agent.name = event["name"]
+        if agent.cause is not None:
+            if inferred or "parent_inferred" not in agent.flags:
+                return  # an inferred link never overrides a parent the log named
+            agent.flags.remove("parent_inferred")
+            if agent.cause == cause:
+                self.tree_changes.append((position, agent.agent_id))  # drawn again, without its badge
+                return
+            self.spawned[agent.cause].remove(agent.agent_id)
+            agent.cause = None
+        elif agent.parent_id is not None and "unlinked" not in agent.flags:
+            return  # a parent some other way (a native log's own): kept
+        if agent.parent_id is not None:  # leaves the parent it was shown under
+            self.agents[agent.parent_id].children.remove(agent.agent_id)
+            agent.parent_id = None
+        if "unlinked" in agent.flags:
+            agent.flags.remove("unlinked")
         agent.cause = cause
         if agent.created_position is not None:
             self.events.materialize(agent.created_position)["spawn_call_id"] = event.get("spawn_call_id")
         self.spawned.setdefault(cause, []).append(agent.agent_id)
-        agent.flags.append("parent_inferred")
+        if inferred:
+            agent.flags.append("parent_inferred")
         self._resolve_parent(agent, position)
 
     def _links(self, event: Event, position: int, line_number: int, causes, substance: str | None) -> None:
@@ -156,6 +178,11 @@ class AgentTree:
             else:
                 self._awaiting_cause.setdefault(agent.cause, []).append(agent_id)
                 agent.flags.append("cause_missing")
+        elif format_keys and event.get("listed_under") in self.agents and event["listed_under"] != agent_id:
+            # nothing in the log names its parent (yet): shown under the agent its format says, marked so
+            agent.parent_id = event["listed_under"]
+            self.agents[agent.parent_id].children.append(agent_id)
+            agent.flags.append("unlinked")
 
     def _resolve_parent(self, agent: AgentNode, position: int) -> None:
         """Parent = the agent whose transcript holds the message the creation names."""

@@ -34,6 +34,13 @@ def serve(args: argparse.Namespace) -> int:
         print("agentview: --token is empty: an empty token would let anyone in; give a real one, or leave "
               "--token out (a random one is made when --host is not loopback)", file=sys.stderr)
         return 2
+    from . import pricing
+
+    try:  # the prices costs are shown at: the shipped table, with the user's file (or AGENTVIEW_PRICES) over it
+        pricing.use(args.prices or os.environ.get(pricing.ENV) or None)
+    except pricing.PriceFileError as error:
+        print(f"agentview: --prices: {error}", file=sys.stderr)
+        return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     if args.max_line_bytes < 1 or args.max_file_bytes < 1:
         print("agentview: --max-line-bytes and --max-file-bytes must be positive", file=sys.stderr)
@@ -221,6 +228,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep what was read of each file here, so a restart reads only what is new (default: "
                         "agentview's folder in your user cache folder; never inside the served folder)")
     p.add_argument("--no-cache", action="store_true", help="read every file from its start on every start")
+    p.add_argument("--prices", metavar="FILE",
+                   help="a JSON price file over the shipped table (its shape: viewer/data/pricing.json; default: "
+                        "$AGENTVIEW_PRICES, else the shipped table alone)")
     p.set_defaults(func=serve)
     p = commands.add_parser("demo", help="write a scripted multi-agent session into DIR, live, over about a minute")
     p.add_argument("dir", help="folder to write the session into (created if missing)")

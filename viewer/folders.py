@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +24,14 @@ def _is_folder(entry: os.DirEntry) -> bool:
 
 MAX_FOLDER_DEPTH = 64  # folders further below DIR are not read (a `too_deep_folder` problem names the first)
 _FOLDER_READ_KINDS = ("permission_denied", "unreadable_folder", "too_deep_folder")  # cleared once it reads
+
+
+def something_at(path: str) -> bool:
+    """Whether anything but a folder is at `path` (a symlink leading nowhere is nothing)."""
+    try:
+        return not stat.S_ISDIR(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 class Folders:

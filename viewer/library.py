@@ -10,10 +10,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import stat
 
 from . import formats, gcpause
-from .folders import Folders
+from .folders import Folders, something_at
 from .formats import detect
 from .formats.base import refusal
 from .formats.detect import GZIP_SUFFIX, SESSION_SUFFIX
@@ -27,14 +26,6 @@ from .tailer import BATCH_BYTES, FileTailer
 from .whole_file import GzipReader
 
 log = logging.getLogger(__name__)
-
-
-def _something_at(path: str) -> bool:
-    """Whether anything but a folder is at `path` (a symlink leading nowhere is nothing)."""
-    try:
-        return not stat.S_ISDIR(os.stat(path).st_mode)
-    except (OSError, ValueError):
-        return False
 
 
 def _refused_path(error: OSError, default: str | None) -> str | None:
@@ -103,8 +94,9 @@ class Library(Folders):
         """
         path = os.path.abspath(path)
         if not self.is_session_file(path):
+            self._sidecar_changed(path)
             return
-        if not _something_at(path):
+        if not something_at(path):
             self.forget(path)
             return
         try:
@@ -113,6 +105,12 @@ class Library(Folders):
             self._refuse(_refused_path(error, path), error)
         except FileNotFoundError:  # gone while it was looked at
             self.forget(path)
+
+    def _sidecar_changed(self, path: str) -> None:
+        """A sub-agent's `.meta.json` written after its file: its session looks again (a flush, no new lines)."""
+        session = self._by_path.get(formats.sidecar_owner(path) or "")
+        if session is not None and session.members:
+            session.ingest_records([])
 
     def _refresh(self, path: str) -> None:
         session = self._by_path.get(path)
@@ -457,8 +455,7 @@ class Library(Folders):
         self._folder_gone(self.relpath(folder))
 
     def sessions_now(self) -> list[SessionIndex]:
-        with self.lock:
-            return list(self.sessions.values())
+        return list(self.sessions.values())  # one C call: no other thread changes the dict meanwhile
 
     def settled_files(self) -> list[tuple[str, SessionIndex, FileTailer | GzipReader | None]]:
         """(path, session, reader) of each file read to its end (not part way)."""

@@ -31,6 +31,9 @@ class Format:
     # creation's `inferred` and "in progress" marker, response parts, spawn links): the index reads them. A
     # native seed-000 writer's keys of those names are not the viewer's, so NATIVE says False.
     adds_keys: bool = True
+    # For formats whose members have files describing them (Claude Code's `.meta.json`): the member a changed
+    # file describes (its path), or None; its session then looks again (Normalizer.flush), as a whole read would.
+    sidecar_of: Callable[[str], str | None] | None = field(default=None, compare=False, repr=False)
 
     @property
     def reads_records(self) -> bool:
@@ -44,7 +47,8 @@ LEGACY = Format("legacy", "legacy event stream", looks_like=legacy.looks_like)
 # The hook audit reads seed-000 hook interventions (deliveries changed on their way): these logs record none.
 NO_HOOKS = frozenset({"hooks"})
 CLAUDE_CODE = Format("claude-code", "Claude Code", hides=NO_HOOKS, looks_like=claude_code.looks_like,
-                     normalizer=claude_code.ClaudeNormalizer, member_of=claude_code.member_of)
+                     normalizer=claude_code.ClaudeNormalizer, member_of=claude_code.member_of,
+                     sidecar_of=claude_code.sidecar_of)
 CODEX = Format("codex", "Codex CLI", hides=NO_HOOKS, looks_like=codex.looks_like, normalizer=codex.CodexNormalizer,
                member_of=codex.member_of)
 WEAKINCENTIVES = Format("weakincentives", "weakincentives", hides=NO_HOOKS, looks_like=weakincentives.looks_like,
@@ -60,6 +64,16 @@ UNRECOGNIZED = Format("unrecognized", "unrecognized")
 NOT_READ = Format("not-read", "not read")
 # Tried in this order on a JSONL file's first record; native is what remains.
 LINE_FORMATS = (OTLP_JSON, CLAUDE_CODE, CODEX, WEAKINCENTIVES, LEGACY)
+
+
+def sidecar_owner(path: str) -> str | None:
+    """The session file a file beside it describes (a Claude Code sub-agent's `.meta.json`), if any format says so."""
+    for fmt in LINE_FORMATS:
+        if fmt.sidecar_of is not None:
+            member = fmt.sidecar_of(path)
+            if member is not None:
+                return member
+    return None
 
 
 def detect_record(record: object) -> tuple[Format | None, str]:

@@ -111,6 +111,14 @@ class Normalizer:
         """What the index stores, now, for the message a RESPONSE_PART event grew (None: nothing to store)."""
         return None
 
+    def rewound(self, event: Event) -> str | None:
+        """For an entry on a branch the conversation was rewound from (a person went back to an earlier message
+        and went on from there): the id of the line it forked at; else None. Pages show such entries collapsed."""
+        return None
+
+    # message ids of the entries that began a new branch (a rewind), in the order they were read
+    rewinds: list[str] = []
+
 
 # --- helpers the normalizers share ---
 

@@ -18,7 +18,8 @@ from ..model import RESPONSE_PART, SPAWN_LINK, Event
 from ..safe_open import open_regular_file
 from .base import NOT_READABLE, Normalizer, SpawnLinks, agent_created, as_dict, content_text, refusal
 from .claude_code_content import (ASSISTANT, RECORD, SPAN, SUMMARY, SYSTEM, TEXT, StoredEntry, add_blocks,
-                                  record_summary, system_text, user_blocks, user_text)
+                                  record_summary, system_text, user_blocks, user_images, user_text)
+from .claude_code_branches import Branches
 from .claude_code_title import Titles
 
 MAIN = "main"
@@ -49,6 +50,14 @@ def member_of(path: str, record: dict) -> dict:
         return member
     member.update(folder=folder, session=stem)
     return member
+
+
+def sidecar_of(path: str) -> str | None:
+    """The sub-agent file a `.meta.json` describes (2.1.x: `agent-<id>.meta.json` beside `agent-<id>.jsonl`)."""
+    folder, name = os.path.split(path)
+    if name.startswith("agent-") and name.endswith(".meta.json") and os.path.basename(folder) == "subagents":
+        return os.path.join(folder, name.removesuffix(".meta.json") + ".jsonl")
+    return None
 
 
 META_LIMIT = 1024 * 1024  # a sidecar holds a few short fields: more is not one
@@ -109,6 +118,11 @@ class ClaudeNormalizer(Normalizer):
         self.seen_ids: set[str] = set()
         self.titles = Titles()  # custom-title > ai-title > its summary > the first prompt
         self.inside: str | None = None  # the folder the session's files must lie in (from its members)
+        self.branches = Branches()  # where the conversation was rewound, and what it left behind
+        self.rewinds = self.branches.rewinds
+        self._forked: str | None = None  # the uuid the line being fed forks at (a rewind), if it does
+        # sub-agents whose .meta.json was not there when they started -> (its path, the folder it must lie in)
+        self.unmet: dict[str, tuple[str, str | None]] = {}
 
     # --- the records -----------------------------------------------------------------------------
 
@@ -128,6 +142,30 @@ class ClaudeNormalizer(Normalizer):
             out += self._flush(agent)
         for event in out:
             self.last_entry[event["agent_id"]] = event["message_id"]
+        return out + self._metas_arrived()
+
+    def _metas_arrived(self) -> list[Event]:
+        """Sub-agents whose `.meta.json` was written after their file: the call it names is their parent now, as a
+        whole read would have found it (the link is no longer inferred, the name is its description)."""
+        out = []
+        for agent, (path, inside) in list(self.unmet.items()):
+            meta, problem = _read_meta(path, inside)
+            if problem is not None:
+                self.problems.append(problem)
+            if not meta and problem is None:
+                continue  # not written yet
+            del self.unmet[agent]
+            toolu = meta.get("toolUseId")
+            if not (isinstance(toolu, str) and toolu in self.tool_uses):
+                continue
+            message_id, parent, _, arguments = self.tool_uses[toolu]
+            if parent == agent:
+                continue
+            self.links.spawned(agent, toolu, message_id, str(arguments.get("prompt", "")))
+            name = meta.get("description") or arguments.get("description") or arguments.get("subagent_type")
+            out.append({"message_id": f"{agent}:meta", "event_type": SPAWN_LINK, "agent_id": parent, "links": agent,
+                        "cause": message_id, "spawn_call_id": toolu, "raw": None,
+                        **({"name": str(name)} if name else {})})
         return out
 
     def keep(self, event: Event) -> StoredEntry | None:
@@ -160,6 +198,7 @@ class ClaudeNormalizer(Normalizer):
         kind = record.get("type")
         message = as_dict(record.get("message"))
         self.titles.feed(record, agent == MAIN)
+        self._forked = self.branches.feed(agent, record)
         base = {"agent_id": agent, "timestamp": record.get("timestamp"), "line": line, "file": member.get("rel")}
         if kind == "assistant" and message:
             return out + self._assistant(record, message, base)
@@ -181,6 +220,9 @@ class ClaudeNormalizer(Normalizer):
     def title(self) -> str | None:
         return self.titles.title
 
+    def rewound(self, event: Event) -> str | None:
+        return self.branches.fork_of(event.get("raw"))
+
     def orphans(self) -> dict[str, str]:
         """Summaries whose leafUuid is not a line of this session: they may belong to another of the project."""
         return self.titles.orphans()
@@ -196,10 +238,16 @@ class ClaudeNormalizer(Normalizer):
         if member["kind"] != MAIN:
             agent = member["agent"]
         elif record.get("isSidechain") is True:  # v1.x: a sidechain group inside the main file
-            parent = record.get("parentUuid")
-            agent = self.uuid_agent.get(parent) if isinstance(parent, str) else None
-            if agent is None or agent == MAIN:
-                agent = f"sidechain-{(uuid or str(len(self.created)))[:8]}"
+            named = record.get("agentId")
+            if isinstance(named, str) and named:
+                # 2.0.x inline lines name their agent: one agent even where the parentUuid chain breaks (a line
+                # whose parent was never written), and the one a Task result's agentId names
+                agent = "agent-" + named
+            else:
+                parent = record.get("parentUuid")
+                agent = self.uuid_agent.get(parent) if isinstance(parent, str) else None
+                if agent is None or agent == MAIN:
+                    agent = f"sidechain-{(uuid or str(len(self.created)))[:8]}"
         else:
             agent = MAIN
         if uuid and agent != MAIN and member["kind"] == MAIN:
@@ -216,6 +264,8 @@ class ClaudeNormalizer(Normalizer):
         meta, problem = _read_meta(member.get("meta_path"), member.get("inside"))
         if problem is not None:
             self.problems.append(problem)
+        elif not meta and member.get("meta_path"):  # not written yet (or not JSON yet): looked for again at flush
+            self.unmet[agent] = (member["meta_path"], member.get("inside"))
         toolu, how = meta.get("toolUseId"), None
         if not (isinstance(toolu, str) and toolu in self.tool_uses):
             toolu = None
@@ -237,6 +287,8 @@ class ClaudeNormalizer(Normalizer):
             name = arguments.get("description") or arguments.get("subagent_type")
         else:
             name, early = None, []
+            if MAIN in self.created:  # no call names it (yet): shown under the main agent, not as a root above it
+                event["listed_under"] = MAIN
         event["name"] = str(meta.get("description") or name or meta.get("agentType") or agent)
         if meta.get("agentType"):
             event["agent_type"] = meta["agentType"]
@@ -352,27 +404,32 @@ class ClaudeNormalizer(Normalizer):
     def _user(self, record: dict, message: dict, base: dict) -> list[Event]:
         agent = base["agent_id"]
         texts, results = user_blocks(message)
+        text_images, result_images = user_images(message)
         out: list[Event] = []
         read = []  # (block, call id, text, images, the sub-agent whose answer it carries) of each result
         for block in results:  # a sub-agent's answer goes in before the result that carries it
             call_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else None
-            text, images = content_text(block.get("content"))
+            text, _ = content_text(block.get("content"))
             sub = self._subagent_for(record, call_id, text)
-            read.append((block, call_id, text, images, sub))
+            read.append((block, call_id, text, result_images[len(read)], sub))
             if sub and sub != agent:
                 out += self._flush(sub)
                 out += self._late_parent(sub, call_id)
         if texts:
-            text, images = content_text(texts)
+            text, _ = content_text(texts)
             text, markers = user_text(text)
             role = "user"
             if record.get("isCompactSummary"):
                 role, markers = "system", ["compact summary"]
             elif record.get("isMeta"):
                 markers = ["meta", *markers]
-            event = self._entry(record, base, role, text, "" if not results else "#text", TEXT, markers=markers)
-            if images:
-                event["images"] = images
+            extra = {"rewinds_to": self._forked} if self._forked else {}  # went back to that message, on from here
+            if self._forked:
+                markers = [*markers, "rewind"]
+            event = self._entry(record, base, role, text, "" if not results else "#text", TEXT, markers=markers,
+                                **extra)
+            if text_images:
+                event["images"] = text_images  # where each lies in the record: its bytes stay in the file
             if role == "user":
                 self.links.prompt(event)
             out.append(event)
@@ -408,6 +465,9 @@ class ClaudeNormalizer(Normalizer):
         if isinstance(result, dict) and isinstance(result.get("agentId"), str):
             return "agent-" + result["agentId"]
         if call_id and self.tool_uses.get(call_id, ("", "", ""))[2] in SPAWNING_TOOLS:
+            named = record.get("agentId")
+            if record.get("isSidechain") is False and isinstance(named, str) and named:
+                return "agent-" + named  # a main line's own agentId names the inline sidechain that answered
             match = _AGENT_TAIL.search(text)
             if match:
                 return "agent-" + match.group(1)

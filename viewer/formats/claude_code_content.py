@@ -11,7 +11,7 @@ import zlib
 
 import orjson
 
-from .. import jsonio
+from .. import images, jsonio
 from ..model import Event
 from ..safe_open import open_regular_file
 from .base import as_dict, content_text, tool_call
@@ -28,6 +28,7 @@ def record_summary(record: dict, limit: int = 300) -> str:
         if key in ENVELOPE:
             continue
         text = value if isinstance(value, str) else jsonio.text(value)
+        text = _ESCAPED_ANSI.sub("", strip_ansi(text))  # a hook's output, coloured for a terminal (in JSON: \\u001b)
         parts.append(f"{key}={' '.join(text.split())}")
     summary = f"[{record.get('type')}] " + " ".join(parts)
     return summary if len(summary) <= limit else summary[: limit - 1] + "…"
@@ -36,6 +37,8 @@ def record_summary(record: dict, limit: int = 300) -> str:
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _COMMAND_TAG = re.compile(r"<(command-name|command-args)>(.*?)</\1>", re.S)
 _OUTPUT_TAG = re.compile(r"</?(?:local-command-stdout|local-command-stderr|bash-stdout|bash-stderr)>")
+_ESCAPED_ANSI = re.compile(r"\\u001[bB]\[[0-?]*[ -/]*[@-~]")
+_CAVEAT_TAG = re.compile(r"</?local-command-caveat>")
 _OUTPUTS = ("<local-command-stdout>", "<local-command-stderr>", "<bash-stdout>", "<bash-stderr>")
 
 
@@ -67,6 +70,8 @@ def user_text(text: str) -> tuple[str, list[str]]:
         return "! " + text.strip()[len("<bash-input>"):-len("</bash-input>")], ["command"]
     if text.lstrip().startswith(_OUTPUTS):
         return strip_ansi(_OUTPUT_TAG.sub("", text)).strip(), ["command output"]
+    if text.lstrip().startswith("<local-command-caveat>"):  # what Claude Code tells the model before a command's lines
+        return strip_ansi(_CAVEAT_TAG.sub("", text)).strip(), ["caveat"]
     return strip_ansi(text), []
 
 
@@ -90,6 +95,24 @@ def user_blocks(message: dict) -> tuple[list, list]:
             results.append(block)
         else:
             texts.append(block)
+    return texts, results
+
+
+def user_images(message: dict) -> tuple[list[dict], list[list[dict]]]:
+    """The images of a user message (images.described, each named by where it lies in the record): those among
+    its text blocks, and those of each tool_result block, in the order user_blocks gives them."""
+    content = message.get("content")
+    texts, results = [], []
+    for i, block in enumerate(content if isinstance(content, list) else []):
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "tool_result":
+            inner = block.get("content")
+            results.append([images.described(b.get("source"), ["message", "content", i, "content", k, "source"])
+                            for k, b in enumerate(inner if isinstance(inner, list) else [])
+                            if isinstance(b, dict) and b.get("type") == "image"])
+        elif block.get("type") == "image":
+            texts.append(images.described(block.get("source"), ["message", "content", i, "source"]))
     return texts, results
 
 

@@ -311,6 +311,8 @@ class CodexNormalizer(Normalizer):
             if isinstance(window, int):
                 text += f" · context window {window}"
             extra = {"usage": usage}
+            if isinstance(window, int):
+                extra["context_window"] = window  # the log's own window: what a context bar is drawn against
             if agent in self.models:
                 extra["model"] = self.models[agent]
             return [self._entry(message_id, base, "system", text, markers=["token_count"], **extra)]

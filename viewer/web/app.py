@@ -13,11 +13,11 @@ from pathlib import Path
 
 from flask import Flask, request
 
-from .. import jsonio, provenance, session_cache
+from .. import costs, jsonio, provenance, session_cache, usage
 from ..library import Library
 from ..tailer import size_text
 from ..watcher import Watcher
-from . import api, asof, colours, exports, hooks, pages, pictures, search_views, security, text_filters
+from . import api, asof, colours, exports, hooks, images, pages, pictures, search_views, security, text_filters
 from .endpoints import LIVE_ENDPOINTS
 from .errors import register_error_pages
 from .state import KEY, AgentView
@@ -65,7 +65,7 @@ def create_app(
         library.scan()
     app.extensions[KEY] = AgentView(library, watcher)
 
-    for blueprint in (pages.bp, api.bp, search_views.bp, pictures.bp, exports.bp, hooks.bp):
+    for blueprint in (pages.bp, api.bp, search_views.bp, pictures.bp, exports.bp, hooks.bp, images.bp):
         app.register_blueprint(blueprint)
     register_error_pages(app)
     app.jinja_env.filters["pretty_json"] = lambda value: jsonio.text(value, indent=True)
@@ -74,9 +74,11 @@ def create_app(
     app.jinja_env.filters["size"] = size_text
     app.jinja_env.filters["ago"] = ago
     app.jinja_env.filters["colour_class"] = colours.colour_class
+    app.jinja_env.filters["usd"] = costs.usd
+    app.jinja_env.filters["context_fill"] = usage.context_fill
     text_filters.install(app.jinja_env)
     app.jinja_env.globals.update(as_of=asof.requested, as_of_banner=asof.banner, agent_colour=colours.agent_colour,
-                                 indent_class=colours.indent_class)
+                                 indent_class=colours.indent_class, prices_note=costs.prices_note)
     app.url_defaults(asof.inject_at)  # links on a page frozen at event N stay at N
 
     @app.after_request

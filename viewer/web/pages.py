@@ -6,7 +6,7 @@ import time
 
 from flask import Blueprint, Response, current_app, render_template, request, url_for
 
-from .. import dialogs, pictures, queries, search
+from .. import costs, dialogs, pictures, queries, search
 from ..filters import KINDS, EntryFilter
 from ..formats import ai_agent
 from . import tree_outline
@@ -45,6 +45,20 @@ def _poll_session(session_id: str):
     return s, after
 
 
+def _mark_rewound(s, items: list[dict]) -> list[dict]:
+    """Entries on a branch the conversation was rewound from (the format says which): shown folded."""
+    normalizer = getattr(s, "normalizer", None)
+    for item in items if normalizer is not None else ():
+        item["rewound"] = normalizer.rewound(item["event"])
+    return items
+
+
+def _rewound_since(s, after: int) -> bool:
+    """Whether a rewind was read since `after`: entries already on the page are on its abandoned branch now."""
+    normalizer = getattr(s, "normalizer", None)
+    return normalizer is not None and any(s.by_id.get(m, -1) >= after for m in normalizer.rewinds)
+
+
 def _poll_cursor(s, stop: int) -> tuple[str, bool]:
     """The next poll's cursor, and whether it should come at once (this answer stopped at its window)."""
     return s.cursor_at(stop), stop < s.count
@@ -62,7 +76,7 @@ def _sessions_context() -> dict:
     version = library.version  # read first: a change during the listing shows up on the next poll
     watcher = state().watcher
     wanted = request.args.get("filter", "").strip()
-    rows = newest_first([session_row(s) for s in library.listing()])
+    rows = newest_first([{**session_row(s), "cost": costs.session_cost(s)} for s in library.listing()])
     shown = [r for r in rows if _matches(r, wanted)] if wanted else rows
     return dict(sessions=shown, listed=len(rows), filter=wanted, now=time.time(),
                 version=version, root=library.root,
@@ -105,7 +119,9 @@ def session(session_id):
     with s.lock:  # gather under the lock, render outside it: the ingest thread waits less
         data = session_data(s)
         urls = {agent["agent_id"]: agent["url"] for agent in data["agents"]}
-        tree = [{**row, "url": urls[row["agent_id"]]} for row in queries.tree_rows(s)]  # built once, in the data
+        rolled_up = costs.tree_costs(s)
+        tree = [{**row, "url": urls[row["agent_id"]], "cost": rolled_up.get(row["agent_id"])}  # built once, in the data
+                for row in queries.tree_rows(s)]
         context = dict(session=session_row(s), tree=tree, agents=data["agents"],
                        problems=len(data["problems"]), usage=data["usage"],
                        summary=data["format_summary"], outline=_outline(data["format_summary"]),
@@ -128,7 +144,14 @@ def poll_tree(session_id):
     with s.lock:
         if flag_arg("empty"):  # the page said "no readable events": it has none of the parts to grow, so it reloads
             return Response(status=200, headers={"HX-Refresh": "true"})
-        context = dict(session=session_row(s), updates=queries.tree_updates(s, after), problems=len(s.problems),
+        updates = queries.tree_updates(s, after)
+        changed = costs.with_ancestors(s, updates["counts"])  # their responses, or their sub-agents', were priced
+        drawn = updates["appeared"] + updates["moved"]
+        rolled_up = costs.tree_costs(s) if changed or drawn else {}
+        for row in drawn + [r for row in drawn for r in row.get("subtree") or ()]:  # drawn with their cost
+            row["cost"] = rolled_up.get(row["agent_id"])
+        context = dict(session=session_row(s), updates=updates, problems=len(s.problems),
+                       costs=[(s.agents[a].ordinal, rolled_up[a]) for a in changed if a in rolled_up],
                        poll=url_for("pages.poll_tree", session_id=s.id, after=s.cursor))
     context["reading"] = library().progress_of(s.path)  # outside the session's lock, as above
     return render_template("_tree_poll.html", **context)
@@ -147,6 +170,7 @@ def agent(session_id, agent_id):
         with_facets(s)
     with s.lock:
         view = queries.perspective(s, agent_id, include_subagents, int_arg("start"), size, filters)
+        _mark_rewound(s, view["items"])
         data = agent_data(s, agent_id)
         context = dict(
             session=session_row(s), agent_id=agent_id, agent=data,
@@ -156,7 +180,7 @@ def agent(session_id, agent_id):
             live=view["end"] == view["total"],
             filters=filters, kinds=KINDS, tools=search.tool_choices(s),
             neighbours=[(a, s.agents[a].display_name) if a else None for a in queries.agent_neighbours(s, agent_id)],
-            usage=data["usage"],
+            usage=data["usage"], subtree_cost=costs.tree_costs(s).get(agent_id) if data["children"] else None,
             poll=_agent_poll_url(s.id, agent_id, include_subagents, filters, s.cursor),
         )
     return render_template("agent.html", **context)
@@ -177,7 +201,10 @@ def poll_agent(session_id):
     include_subagents = flag_arg("sub")
     filters = EntryFilter.from_args(request.args)
     with s.lock:
+        if _rewound_since(s, after):  # the page folds what the rewind left behind when it is drawn again
+            return Response(status=200, headers={"HX-Refresh": "true"})
         updates = queries.perspective_updates(s, agent_id, include_subagents, after, filters)
+        _mark_rewound(s, updates["items"] + (updates.get("grown") or []))
         cursor, more = _poll_cursor(s, updates["stop"])
         context = dict(session=session_row(s), agent_id=agent_id, include_subagents=include_subagents,
                        updates=updates, filters=filters, more=more,
@@ -196,6 +223,7 @@ def dialog(session_id):
     size = page_size("DIALOG_PAGE_SIZE")
     with s.lock:
         view = dialogs.dialog(s, chosen, int_arg("start"), size)
+        _mark_rewound(s, view["items"])
         context = dict(session=session_row(s), chosen=chosen, agents=queries.agents(s), names=queries.agent_names(s),
                        view=view, size=size, live=view["end"] == view["total"],
                        poll=_dialog_poll_url(s.id, chosen, s.cursor))
@@ -212,6 +240,7 @@ def poll_dialog(session_id):
     with s.lock:
         chosen = [a for a in agent_list_arg() if a in s.agents]
         updates = dialogs.dialog_updates(s, chosen, after)
+        _mark_rewound(s, updates["items"])
         cursor, more = _poll_cursor(s, updates["stop"])
         context = dict(session=session_row(s), chosen=chosen, updates=updates, more=more,
                        poll=_dialog_poll_url(s.id, chosen, cursor))

@@ -1,0 +1,66 @@
+"""Rewinds in a Claude Code conversation: a person went back to an earlier message and went on from there, so the
+parentUuid graph forks. The branch left behind is "abandoned"; the one the log goes on with is kept.
+
+Only a prompt a person typed starts a branch: one whose parent is not the agent's latest line, where the first
+conversation (user or assistant) line written after that parent was a typed prompt too (the one it replaces).
+Every other multi-child shape the log has (tool results of parallel calls, a line answering the first of several
+tool calls, progress and hook records beside a response, a compaction's new root) is how lines are recorded, not
+a rewind (claude-code-log's dev-docs/dag.md sorts them out the same way).
+"""
+
+from __future__ import annotations
+
+from .base import as_dict
+
+CONVERSATION = ("user", "assistant")
+OTHER, TALK, PROMPT = 0, 1, 2  # what a line is, for telling a rewind: a record, conversation, a typed prompt
+
+
+def typed_prompt(record: dict) -> bool:
+    """A user line holding only what a person typed (no tool result; not a meta or compaction line)."""
+    if record.get("type") != "user" or record.get("isMeta") or record.get("isCompactSummary"):
+        return False
+    content = as_dict(record.get("message")).get("content")
+    if isinstance(content, str):
+        return bool(content)
+    return isinstance(content, list) and bool(content) and all(
+        isinstance(b, dict) and b.get("type") in ("text", "image") for b in content)
+
+
+class Branches:
+    """Each agent's lines in file order, enough to tell a rewind and which lines it left behind."""
+
+    def __init__(self) -> None:
+        self.order: dict[str, list[str]] = {}  # agent -> the uuids of its lines, in file order
+        self.talk: dict[str, bytearray] = {}  # agent -> OTHER, TALK or PROMPT for each of those lines
+        self.where: dict[str, int] = {}  # uuid -> its place in its agent's order
+        self.abandoned: dict[str, str] = {}  # uuid of a line left behind by a rewind -> the uuid it forked at
+        self.rewinds: list[str] = []  # uuids of the prompts that began a new branch
+
+    def feed(self, agent: str, record: dict) -> str | None:
+        """Note a line; the uuid it forks at when it begins a new branch (the lines after that are abandoned)."""
+        uuid = record.get("uuid")
+        if not isinstance(uuid, str):
+            return None
+        lines = self.order.setdefault(agent, [])
+        talk = self.talk.setdefault(agent, bytearray())
+        parent, forked, prompt = record.get("parentUuid"), None, typed_prompt(record)
+        if isinstance(parent, str) and lines and lines[-1] != parent and prompt:
+            at = self.where.get(parent)
+            replaced = next((kind for kind in talk[at + 1:] if kind), OTHER) if at is not None else OTHER
+            if replaced == PROMPT and at < len(lines) and lines[at] == parent:
+                for left in lines[at + 1:]:
+                    self.abandoned.setdefault(left, parent)  # an earlier rewind's fork point stays
+                self.rewinds.append(uuid)
+                forked = parent
+        self.where[uuid] = len(lines)
+        lines.append(uuid)
+        talk.append(PROMPT if prompt else TALK if record.get("type") in CONVERSATION else OTHER)
+        return forked
+
+    def fork_of(self, raw) -> str | None:
+        """The fork point of an entry made of these records, if one of its lines was left behind."""
+        for record in raw if isinstance(raw, list) else [raw]:
+            if isinstance(record, dict) and record.get("uuid") in self.abandoned:
+                return self.abandoned[record["uuid"]]
+        return None
