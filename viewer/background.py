@@ -6,15 +6,21 @@ from __future__ import annotations
 
 
 def index_step(library, budget: int = 512) -> bool:
-    """Extend one session's facets and search index by up to `budget` events (a short hold of its lock: a poll
-    waits at most that long); False when all are complete."""
-    for session in library.sessions_now():  # no order needed: every session is caught up in turn
-        if session.facets.indexed < session.count or session.search.indexed < session.count:
-            session.facets.catch_up(budget)
-            session.search.catch_up(budget)  # reads the events the facets just read: from the cache
-            with session.lock:
-                session.events.forget_cached()  # kept for pages, not for the whole walk
-            return True
+    """Extend one session's search index, else one session's facets, by up to `budget` events (a short hold of
+    its lock: a poll waits at most that long); False when all are complete.
+
+    Every search index is completed before any facets: a search is what a person asks for first, while the
+    facets serve filters, the hooks audit and the chart, which catch them up themselves when asked
+    (web.lookup.with_facets)."""
+    sessions = library.sessions_now()  # no order needed: every session is caught up in turn
+    for part in ("search", "facets"):
+        for session in sessions:
+            built = getattr(session, part)
+            if built.indexed < session.count:
+                built.catch_up(budget)
+                with session.lock:
+                    session.events.forget_cached()  # kept for pages, not for the whole walk
+                return True
     return False
 
 
