@@ -108,3 +108,30 @@ def test_a_claude_code_message_that_grows_a_tool_call_is_found_by_the_tool_filte
     library.refresh(str(path))
     with s.lock:
         assert queries.filtered_positions(s, ["main"], bash) == [s.by_id["a1"]] == _walk(s, ["main"], bash)
+
+
+def test_a_view_that_needs_the_facets_waits_for_them_without_holding_the_session(tmp_path, monkeypatch):
+    """catch_up_in_slices takes the session's lock for one slice at a time: between slices another thread can
+    take it (a page of the session waits for one slice, not for the whole build)."""
+    import threading
+
+    from viewer.incremental import Incremental
+
+    write_events(tmp_path / "s.jsonl", [created("c0", "a0")] + [say(f"m{i}", "a0", f"w{i}") for i in range(2000)])
+    library = Library(tmp_path)
+    library.scan()
+    s = library.get("s")
+    free_between_slices = []
+    original = Incremental.catch_up
+
+    def watched(self, budget=None):
+        probe = threading.Thread(target=lambda: free_between_slices.append(
+            s.lock.acquire(blocking=False) and (s.lock.release() or True)))
+        probe.start()
+        probe.join()
+        return original(self, budget)
+
+    monkeypatch.setattr(Incremental, "catch_up", watched)
+    s.facets.catch_up_in_slices(size=500)
+    assert s.facets.indexed == s.count == 2001
+    assert len(free_between_slices) == 5 and all(free_between_slices)
