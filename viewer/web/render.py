@@ -7,8 +7,9 @@ differs. A twin's URL is under /api/; its body is the data, the session id and t
 from __future__ import annotations
 
 from collections.abc import Callable
+from urllib.parse import quote
 
-from flask import Response, current_app, render_template, request, url_for
+from flask import Response, current_app, g, render_template, request, url_for
 
 from .. import jsonio
 from ..redact import shown_json
@@ -63,13 +64,35 @@ def folder_problems(library) -> list[dict]:
     return [p.as_dict() for p in library.problems]
 
 
-AGENT_SLOT = "~agent~"  # where an agent's id goes in the one url_for (no session id holds "~": it is escaped ~7E)
+SLOT = "~slot~"  # where an id goes in the one url_for (no session id holds "~": it is escaped ~7E)
+
+
+def path_urls(endpoint: str, session_id: str, key: str) -> Callable[[str], str]:
+    """The URL of `endpoint` in a session for any value of its <path:key>, as url_for writes it (its ?at=N
+    kept), from one url_for: a page with hundreds of links does not pay one url_for (about 10 us) for each."""
+    head, tail = url_for(endpoint, session_id=session_id, **{key: SLOT}).rsplit(SLOT, 1)
+    url_map = current_app.url_map
+    to_url = url_map.converters["path"](url_map).to_url  # the quoting url_for applies to <path:...>
+    return lambda value: head + to_url(value) + tail
 
 
 def agent_urls(session_id: str) -> Callable[[str], str]:
-    """The URL of each agent's page in a session, as url_for writes it (its ?at=N kept), from one url_for: a page
-    listing hundreds of agents does not pay one url_for (about 10 us) for each."""
-    head, tail = url_for("pages.agent", session_id=session_id, agent_id=AGENT_SLOT).rsplit(AGENT_SLOT, 1)
-    url_map = current_app.url_map
-    to_url = url_map.converters["path"](url_map).to_url  # the quoting url_for applies to <path:agent_id>
-    return lambda agent_id: head + to_url(agent_id) + tail
+    """The URL of each agent's page in a session (see path_urls)."""
+    return path_urls("pages.agent", session_id, "agent_id")
+
+
+_LINKS = {"pages.agent": "agent_id", "pages.message": "message_id"}
+
+
+def link_url(endpoint: str, session_id: str, value: str, anchor: str | None = None) -> str:
+    """url_for(endpoint, session_id=..., <its path key>=value, _anchor=anchor) for the links every entry has
+    (its message, its agent), from one url_for per page (kept for the request in flask.g)."""
+    made = g.setdefault("agentview_links", {})
+    url_of = made.get((endpoint, session_id))
+    if url_of is None:
+        url_of = made[(endpoint, session_id)] = path_urls(endpoint, session_id, _LINKS[endpoint])
+    url = url_of(value)
+    return url if anchor is None else f"{url}#{quote(anchor, safe=ANCHOR_SAFE)}"
+
+
+ANCHOR_SAFE = "%!#$&'()*+,/:;=?@"  # what url_for leaves unquoted in an _anchor
