@@ -229,3 +229,25 @@ def test_tool_choices_are_every_tool_seen(tmp_path):
     s = library_of(tmp_path, cafe=CAFE).get("cafe")
     assert search.tool_choices(s) == ["read_file", "task"]
     assert search_index.tool_names(SimpleNamespace(events=[say("q", "a", "x")]), 0) == set()
+
+
+def test_the_total_counts_every_hit_from_the_postings_and_says_when_it_is_a_lower_bound(tmp_path):
+    # one: 12 "ping pong" (by a, b and c in turn), 12 "ping" alone; two: 3 "ping pong" by a. Pages of 5.
+    one = [created("c", "a"), created("cb", "b"), created("cc", "c")]
+    one += [say(f"m{i}", "abc"[i % 3], "ping pong" if i % 2 else "ping") for i in range(24)]
+    two = [created("c", "a")] + [say(f"t{i}", "a", "pong then ping") for i in range(3)]
+    sessions = library_of(tmp_path, one=one, two=two).listing()
+    total = lambda q, budget=1000, **kw: search.search(sessions, q, limit=5, count_budget=budget, **kw)["total"]  # noqa: E731
+    assert total("ping") == {"count": 27, "exact": True, "at_most": None}  # one list: its length
+    assert total("ping pong") == {"count": 15, "exact": True, "at_most": None}  # intersected
+    assert total("ping pong", resume="one=9")["count"] == 15  # every page counts the whole query
+    assert total("agent:a ping pong") == {"count": 7, "exact": True, "at_most": None}  # a in one: 4, in two: 3
+    assert total("agent:b agent:c ping pong")["count"] == 8  # several agents: each one's postings in turn
+    # A budget of 12 positions of the driving lists: one's 12 "pong" are read, two's are not.
+    assert total("ping pong", budget=12) == {"count": 12, "exact": False, "at_most": None}
+    assert total("ping pong", budget=3) == {"count": 5, "exact": False, "at_most": None}  # the page found 5
+    # Phrases are checked on the page's window only: a lower bound, and how many events hold the words.
+    assert total('"ping pong"') == {"count": 5, "exact": False, "at_most": 15}
+    assert total('"pong then ping"', budget=1000) == {"count": 3, "exact": True, "at_most": None}  # all on the page
+    assert total("ping nowhere") == {"count": 0, "exact": True, "at_most": None}
+    assert "total" not in search.search(sessions, "ping")  # only asked for by the page

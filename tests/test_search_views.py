@@ -314,3 +314,24 @@ def test_the_keys_help_lists_every_key_the_pages_answer(client):
     assert keys >= {"/", "?", "j", "k", "o", "[", "]", ",", "."}
     for key in keys:
         assert f"<kbd>{key}</kbd>" in help_text, key
+
+
+def test_the_search_page_says_when_its_total_is_a_lower_bound_and_why(tmp_path):
+    from viewer.web.app import create_app
+
+    write_events(tmp_path / "s.jsonl", [created("c", "a")] + [say(f"m{i}", "a", "alpha beta gamma") for i in range(30)])
+    app = create_app(tmp_path, watch=False)
+    client = app.test_client()
+    doc = parse(get(client, "/search?q=alpha+beta&limit=5").data)
+    assert doc.by_id("av-hits-total").text == "30 hits" and doc.by_id("av-hits-bound") is None
+    # A phrase is checked on the page's hits only: "5+", and how many events could hold it.
+    doc = parse(get(client, '/search?q="alpha beta"&limit=5').data)
+    assert doc.by_id("av-hits-total").text == "5+ hits"
+    assert "at least 5" in doc.by_id("av-hits-bound").text
+    assert "30 events hold all its words" in doc.by_id("av-hits-bound").text
+    assert parse(get(client, '/search?q="alpha beta"').data).by_id("av-hits-total").text == "30 hits"  # one page
+    # Past its budget the count stops: a lower bound, worded as one.
+    app.config["SEARCH_COUNT_BUDGET"] = 12
+    doc = parse(get(client, "/search?q=alpha+beta&limit=5").data)
+    assert doc.by_id("av-hits-total").text == "12+ hits"
+    assert "counting them all would take too long" in doc.by_id("av-hits-bound").text

@@ -22,6 +22,9 @@ from .search_index import AGENT, KIND, ROLE, TOOL, SearchIndex, searchable_text,
 QUALIFIERS = ("agent", "role", "tool", "session")
 SNIPPET_CHARS = 160
 PHRASE_CHECKS = 5000  # phrase checks per request before a search hands back a continuation
+# Positions of the lists driving the intersections a count reads (a few ms at 0.1 us each) before it
+# settles for a lower bound.
+COUNT_BUDGET = 200_000
 
 
 # --- the query language ------------------------------------------------------------------------
@@ -132,13 +135,13 @@ def requirements(s, query: Query) -> tuple[list, set[str] | None]:
     return lists, agents
 
 
-def candidates(s, query: Query, start: int = 0) -> Iterator[int]:
+def candidates(s, query: Query, start: int = 0, required: tuple | None = None) -> Iterator[int]:
     """Positions >= start meeting every requirement, ascending (callers hold the session lock).
 
-    The requirements are intersected a chunk at a time (positions.intersection_chunks), so a page of
-    hits costs a chunk or two.
+    The requirements (`required`, else made here) are intersected a chunk at a time
+    (positions.intersection_chunks), so a page of hits costs a chunk or two.
     """
-    lists, agents = requirements(s, query)
+    lists, agents = required or requirements(s, query)
     events = s.events
     for chunk in intersection_chunks(lists, start):
         if agents is not None:
@@ -147,7 +150,7 @@ def candidates(s, query: Query, start: int = 0) -> Iterator[int]:
 
 
 def matches(s, query: Query, start: int = 0, limit: int | None = None,
-            budget: int = PHRASE_CHECKS) -> tuple[list[int], int | None]:
+            budget: int = PHRASE_CHECKS, required: tuple | None = None) -> tuple[list[int], int | None]:
     """Up to `limit` hit positions from `start`, and the position to continue from (None: no more).
 
     Phrases are checked on the text of each candidate; after `budget` checks the search stops
@@ -156,7 +159,7 @@ def matches(s, query: Query, start: int = 0, limit: int | None = None,
     """
     checks = [Phrase(words) for words in query.phrases]
     found: list[int] = []
-    for p in candidates(s, query, start):
+    for p in candidates(s, query, start, required):
         if limit is not None and len(found) == limit:
             return found, p
         if checks:
@@ -233,8 +236,12 @@ def in_scope(sessions: list, query: Query, session_id: str | None) -> list:
 
 
 def search(sessions: list, text: str, session_id: str | None = None, resume: str | None = None,
-           limit: int = 50) -> dict:
-    """A page of hits in (session, file order), from `resume` ("<session>=<position>", as `next` gave)."""
+           limit: int = 50, count_budget: int | None = None) -> dict:
+    """A page of hits in (session, file order), from `resume` ("<session>=<position>", as `next` gave).
+
+    With `count_budget`, "total" says how many hits the query has in all (see `Tally`), counted on the
+    position lists the page's search intersects, session by session, before and after the page too.
+    """
     query = parse(text)
     marker = pattern(query)
     scope = in_scope(sessions, query, session_id)
@@ -242,21 +249,78 @@ def search(sessions: list, text: str, session_id: str | None = None, resume: str
     cursors: dict[str, str] = {}
     following = None
     resume_id, resume_at = _split(resume)
-    if resume_id is not None:
-        ids = [s.id for s in scope]
-        scope = scope[ids.index(resume_id):] if resume_id in ids else []
-    if not query.empty:
-        for s in scope:
-            start = resume_at if s.id == resume_id else 0
-            with s.lock:
-                found, more = matches(s, query, start, limit - len(hits))
+    ids = [s.id for s in scope]
+    first = 0 if resume_id is None else ids.index(resume_id) if resume_id in ids else len(scope)
+    tally = Tally(count_budget) if count_budget is not None else None
+    for i, s in enumerate(scope if not query.empty else ()):
+        paged = first <= i and following is None
+        if not paged and tally is None:
+            continue
+        with s.lock:
+            required = requirements(s, query)
+            if paged:
+                start = resume_at if s.id == resume_id else 0
+                found, more = matches(s, query, start, limit - len(hits), required=required)
                 hits.extend(hit(s, p, marker) for p in found)
                 cursors[s.id] = s.cursor
-            if more is not None:
-                following = f"{s.id}={more}"
-                break
-    return {"query": text, "parsed": _describe(query), "hits": hits, "next": following,
+                if more is not None:
+                    following = f"{s.id}={more}"
+            if tally is not None:
+                tally.add(s, required)
+    data = {"query": text, "parsed": _describe(query), "hits": hits, "next": following,
             "cursor": format_cursor(cursors), "empty_query": query.empty}
+    if tally is not None:
+        data["total"] = tally.total(query, len(hits), whole=resume is None and following is None)
+    return data
+
+
+class Tally:
+    """How many events meet a query's requirements (every word, every qualifier), counted session by session on
+    the position lists its search intersects; phrases are not checked (that reads each event's text).
+
+    It reads at most `budget` positions of the lists driving the intersections (a single list with no agent
+    to check is counted by its length, for free); past that, the count is of the events before where it
+    stopped: a lower bound.
+    """
+
+    def __init__(self, budget: int) -> None:
+        self.count, self.left, self.complete = 0, budget, True
+
+    def add(self, s, required: tuple) -> None:
+        """Count one session's candidates (callers hold its lock)."""
+        lists, agents = required
+        if agents is None:
+            self._count(lists)
+            return
+        # Events are read from the file when asked for: each agent's postings are intersected in turn
+        # instead of asking each candidate's agent (an agent's events are its own: the counts add up).
+        for agent_id in agents:
+            self._count([*lists, s.search.get(AGENT + agent_id)])
+
+    def _count(self, lists: list) -> None:
+        if not lists or any(not len(positions) for positions in lists):
+            return
+        if len(lists) == 1:
+            self.count += len(lists[0])
+            return
+        shortest = min(range(len(lists)), key=lambda i: len(lists[i]))
+        driver = lists[shortest]
+        if len(driver) > self.left:  # count the events before the budget's last position only
+            self.complete = False
+            lists = [driver[:self.left]] + lists[:shortest] + lists[shortest + 1:]
+        self.left -= min(len(driver), self.left)
+        for chunk in intersection_chunks(lists):
+            self.count += len(chunk)
+
+    def total(self, query: Query, found: int, whole: bool) -> dict:
+        """{"count", "exact", "at_most"}: `count` hits (a lower bound unless `exact`), given the `found` hits of
+        the page and whether that page is `whole` (from the start, nothing after it). A query with phrases is
+        exact only when whole; otherwise `at_most` is how many events hold all its words (None: unknown)."""
+        if whole:
+            return {"count": found, "exact": True, "at_most": None}
+        if query.phrases:
+            return {"count": found, "exact": False, "at_most": self.count if self.complete else None}
+        return {"count": max(self.count, found), "exact": self.complete, "at_most": None}
 
 
 def updates(sessions: list, text: str, session_id: str | None, cursor: str, limit: int = 200) -> dict | None:
@@ -287,22 +351,6 @@ def updates(sessions: list, text: str, session_id: str | None, cursor: str, limi
     if not changed and not reset:
         return None
     return {"hits": hits, "cursor": format_cursor(cursors), "reset": reset}
-
-
-def total(sessions: list, text: str, session_id: str | None = None, cap: int = 100_000) -> tuple[int, bool]:
-    """How many hits a query has in all, and whether that count is exact (it stops at `cap`, and where
-    phrase checks run out of their budget: then it is a lower bound)."""
-    query = parse(text)
-    count, exact = 0, True
-    if query.empty:
-        return 0, True
-    for s in in_scope(sessions, query, session_id):
-        with s.lock:
-            found, more = matches(s, query, 0, cap - count)
-        count += len(found)
-        if more is not None:
-            return count, False
-    return count, exact
 
 
 def unclosed_quote(text: str) -> str | None:

@@ -106,11 +106,13 @@ def _args() -> tuple[str, str | None]:
     return request.args.get("q", ""), request.args.get("session") or None
 
 
-def _results() -> dict:
-    """One page of hits for the request's ?q=&session=&from=&limit=, each with its url."""
+def _results(count: bool = False) -> dict:
+    """One page of hits for the request's ?q=&session=&from=&limit=, each with its url (and with `count`,
+    the "total": how many hits in all, see search.Tally)."""
     q, session_id = _args()
     limit = min(int_arg("limit", 50, minimum=1), MAX_LIMIT)
-    data = search.search(library().listing(), q, session_id, search_cursor_arg("from"), limit)
+    data = search.search(library().listing(), q, session_id, search_cursor_arg("from"), limit,
+                         count_budget=current_app.config["SEARCH_COUNT_BUDGET"] if count else None)
     place(data["hits"], data["cursor"])
     data["next_url"] = (url_for(request.endpoint, q=q, session=session_id, limit=request.args.get("limit"),
                                 **{"from": data["next"]}) if data["next"] else None)
@@ -130,12 +132,11 @@ def _poll_url(q: str, session_id: str | None, cursor: str, version) -> str:
 @bp.get("/search")
 def page():
     version = library().version  # read first: a change during the search shows up on the next poll
-    data = _results()
+    data = _results(count=True)
     q, session_id = _args()
     scope = _scope(session_id)
-    total, exact = search.total(library().listing(), q, session_id) if not data["empty_query"] else (0, True)
     return render_template("search.html", result=data, search_q=q, session=scope, session_id=session_id,
-                           rows=grouped(data["hits"]), total=total, exact=exact, unclosed=search.unclosed_quote(q),
+                           rows=grouped(data["hits"]), total=data["total"], unclosed=search.unclosed_quote(q),
                            first_page=not request.args.get("from"), version=version,
                            poll=_poll_url(q, session_id, data["cursor"], version))
 
