@@ -330,6 +330,8 @@ def test_the_search_page_says_when_its_total_is_a_lower_bound_and_why(tmp_path):
     assert "at least 5" in doc.by_id("av-hits-bound").text
     assert "30 events hold all its words" in doc.by_id("av-hits-bound").text
     assert parse(get(client, '/search?q="alpha beta"').data).by_id("av-hits-total").text == "30 hits"  # one page
+    assert api(client, '/api/search?q="alpha beta"&limit=5')["total"] == {"count": 5, "exact": False, "at_most": 30}
+    assert api(client, "/api/search?q=alpha+beta&limit=5")["total"] == {"count": 30, "exact": True, "at_most": None}
     # Past its budget the count stops: a lower bound, worded as one.
     app.config["SEARCH_COUNT_BUDGET"] = 12
     doc = parse(get(client, "/search?q=alpha+beta&limit=5").data)

@@ -106,13 +106,13 @@ def _args() -> tuple[str, str | None]:
     return request.args.get("q", ""), request.args.get("session") or None
 
 
-def _results(count: bool = False) -> dict:
-    """One page of hits for the request's ?q=&session=&from=&limit=, each with its url (and with `count`,
-    the "total": how many hits in all, see search.Tally)."""
+def _results() -> dict:
+    """One page of hits for the request's ?q=&session=&from=&limit=, each with its url, and the "total": how
+    many hits in all (see search.Tally)."""
     q, session_id = _args()
     limit = min(int_arg("limit", 50, minimum=1), MAX_LIMIT)
     data = search.search(library().listing(), q, session_id, search_cursor_arg("from"), limit,
-                         count_budget=current_app.config["SEARCH_COUNT_BUDGET"] if count else None)
+                         count_budget=current_app.config["SEARCH_COUNT_BUDGET"])
     place(data["hits"], data["cursor"])
     data["next_url"] = (url_for(request.endpoint, q=q, session=session_id, limit=request.args.get("limit"),
                                 **{"from": data["next"]}) if data["next"] else None)
@@ -132,7 +132,7 @@ def _poll_url(q: str, session_id: str | None, cursor: str, version) -> str:
 @bp.get("/search")
 def page():
     version = library().version  # read first: a change during the search shows up on the next poll
-    data = _results(count=True)
+    data = _results()
     q, session_id = _args()
     scope = _scope(session_id)
     return render_template("search.html", result=data, search_q=q, session=scope, session_id=session_id,
@@ -176,4 +176,4 @@ def api():
                 "kind": h["kind"], "agent_name": h["agent_name"], "highlights": _marks(h["pieces"])}
                for h in data["hits"]]
     return as_json({"query": data["query"], "parsed": data["parsed"], "results": results,
-                    "next": data["next_url"], "cursor": data["cursor"]})
+                    "next": data["next_url"], "cursor": data["cursor"], "total": data["total"]})
