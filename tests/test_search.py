@@ -244,10 +244,11 @@ def test_the_total_counts_every_hit_from_the_postings_and_says_when_it_is_a_lowe
     assert total("agent:a ping pong") == {"count": 7, "exact": True, "at_most": None}  # a in one: 4, in two: 3
     assert total("agent:b agent:c ping pong")["count"] == 8  # several agents: each one's postings in turn
     # A budget of 12 positions of the driving lists: one's 12 "pong" are read, two's are not.
-    assert total("ping pong", budget=12) == {"count": 12, "exact": False, "at_most": None}
-    assert total("ping pong", budget=3) == {"count": 5, "exact": False, "at_most": None}  # the page found 5
+    assert total("ping pong", budget=12) == {"count": 12, "exact": False, "at_most": 15}  # the "pong"s
+    assert total("ping pong", budget=3) == {"count": 5, "exact": False, "at_most": 15}  # the page found 5
     # Phrases are checked on the page's window only: a lower bound, and how many events hold the words.
     assert total('"ping pong"') == {"count": 5, "exact": False, "at_most": 15}
+    assert total('"ping pong"', budget=3) == {"count": 5, "exact": False, "at_most": 15}  # the "pong"s, uncounted
     assert total('"pong then ping"', budget=1000) == {"count": 3, "exact": True, "at_most": None}  # all on the page
     assert total("ping nowhere") == {"count": 0, "exact": True, "at_most": None}
     assert "total" not in search.search(sessions, "ping")  # only asked for by the page

@@ -24,7 +24,7 @@ SNIPPET_CHARS = 160
 PHRASE_CHECKS = 5000  # phrase checks per request before a search hands back a continuation
 # Positions of the lists driving the intersections a count reads (a few ms at 0.1 us each) before it
 # settles for a lower bound.
-COUNT_BUDGET = 200_000
+COUNT_BUDGET = 50_000
 
 
 # --- the query language ------------------------------------------------------------------------
@@ -280,11 +280,11 @@ class Tally:
 
     It reads at most `budget` positions of the lists driving the intersections (a single list with no agent
     to check is counted by its length, for free); past that, the count is of the events before where it
-    stopped: a lower bound.
+    stopped: a lower bound. `most` is an upper bound, for free: the shortest list's length.
     """
 
     def __init__(self, budget: int) -> None:
-        self.count, self.left, self.complete = 0, budget, True
+        self.count, self.most, self.left, self.complete = 0, 0, budget, True
 
     def add(self, s, required: tuple) -> None:
         """Count one session's candidates (callers hold its lock)."""
@@ -300,11 +300,12 @@ class Tally:
     def _count(self, lists: list) -> None:
         if not lists or any(not len(positions) for positions in lists):
             return
-        if len(lists) == 1:
-            self.count += len(lists[0])
-            return
         shortest = min(range(len(lists)), key=lambda i: len(lists[i]))
         driver = lists[shortest]
+        self.most += len(driver)
+        if len(lists) == 1:
+            self.count += len(driver)
+            return
         if len(driver) > self.left:  # count the events before the budget's last position only
             self.complete = False
             lists = [driver[:self.left]] + lists[:shortest] + lists[shortest + 1:]
@@ -313,14 +314,16 @@ class Tally:
             self.count += len(chunk)
 
     def total(self, query: Query, found: int, whole: bool) -> dict:
-        """{"count", "exact", "at_most"}: `count` hits (a lower bound unless `exact`), given the `found` hits of
-        the page and whether that page is `whole` (from the start, nothing after it). A query with phrases is
-        exact only when whole; otherwise `at_most` is how many events hold all its words (None: unknown)."""
+        """{"count", "exact", "at_most"}: `count` hits (a lower bound unless `exact`, then `at_most` is an upper
+        bound), given the `found` hits of the page and whether that page is `whole` (from the start, nothing
+        after it). A query with phrases is exact only when whole: its phrases are checked on the page only."""
         if whole:
             return {"count": found, "exact": True, "at_most": None}
         if query.phrases:
-            return {"count": found, "exact": False, "at_most": self.count if self.complete else None}
-        return {"count": max(self.count, found), "exact": self.complete, "at_most": None}
+            return {"count": found, "exact": False, "at_most": self.count if self.complete else self.most}
+        if self.complete:
+            return {"count": self.count, "exact": True, "at_most": None}
+        return {"count": max(self.count, found), "exact": False, "at_most": self.most}
 
 
 def updates(sessions: list, text: str, session_id: str | None, cursor: str, limit: int = 200) -> dict | None:
