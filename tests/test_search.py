@@ -246,6 +246,8 @@ def test_the_total_counts_every_hit_from_the_postings_and_says_when_it_is_a_lowe
     # A budget of 12 positions of the driving lists: one's 12 "pong" are read, two's are not.
     assert total("ping pong", budget=12) == {"count": 12, "exact": False, "at_most": 15}  # the "pong"s
     assert total("ping pong", budget=3) == {"count": 5, "exact": False, "at_most": 15}  # the page found 5
+    # A look is a position of the shortest list looked for in one other: with three lists, two per position.
+    assert total("agent:a ping pong", budget=2) == {"count": 5, "exact": False, "at_most": 12}  # a's 9 + two's 3
     # Phrases are checked on the page's window only: a lower bound, and how many events hold the words.
     assert total('"ping pong"') == {"count": 5, "exact": False, "at_most": 15}
     assert total('"ping pong"', budget=3) == {"count": 5, "exact": False, "at_most": 15}  # the "pong"s, uncounted

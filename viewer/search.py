@@ -22,9 +22,9 @@ from .search_index import AGENT, KIND, ROLE, TOOL, SearchIndex, searchable_text,
 QUALIFIERS = ("agent", "role", "tool", "session")
 SNIPPET_CHARS = 160
 PHRASE_CHECKS = 5000  # phrase checks per request before a search hands back a continuation
-# Positions of the lists driving the intersections a count reads (a few ms at 0.1 us each) before it
-# settles for a lower bound.
-COUNT_BUDGET = 50_000
+# Looks a count makes (a position of the list driving an intersection looked for in one other list: 0.1 to
+# 0.5 us each) before it settles for bounds.
+COUNT_BUDGET = 100_000
 
 
 # --- the query language ------------------------------------------------------------------------
@@ -278,9 +278,9 @@ class Tally:
     """How many events meet a query's requirements (every word, every qualifier), counted session by session on
     the position lists its search intersects; phrases are not checked (that reads each event's text).
 
-    It reads at most `budget` positions of the lists driving the intersections (a single list with no agent
-    to check is counted by its length, for free); past that, the count is of the events before where it
-    stopped: a lower bound. `most` is an upper bound, for free: the shortest list's length.
+    It makes at most `budget` looks (a position of the shortest list, which drives an intersection, looked for
+    in one of the others; a single list is counted by its length, for free); past that, the count is of the
+    events before where it stopped: a lower bound. `most` is an upper bound, for free: the shortest lists' lengths.
     """
 
     def __init__(self, budget: int) -> None:
@@ -306,10 +306,12 @@ class Tally:
         if len(lists) == 1:
             self.count += len(driver)
             return
-        if len(driver) > self.left:  # count the events before the budget's last position only
+        others = len(lists) - 1
+        take = min(len(driver), self.left // others)
+        if take < len(driver):  # count the events before the budget's last position only
             self.complete = False
-            lists = [driver[:self.left]] + lists[:shortest] + lists[shortest + 1:]
-        self.left -= min(len(driver), self.left)
+            lists = [driver[:take]] + lists[:shortest] + lists[shortest + 1:]
+        self.left -= take * others
         for chunk in intersection_chunks(lists):
             self.count += len(chunk)
 
