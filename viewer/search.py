@@ -17,14 +17,12 @@ from typing import Iterator
 from . import model
 from .positions import intersection_chunks, union
 from .redact import shown
+from .search_count import Tally
 from .search_index import AGENT, KIND, ROLE, TOOL, SearchIndex, searchable_text, tokens
 
 QUALIFIERS = ("agent", "role", "tool", "session")
 SNIPPET_CHARS = 160
 PHRASE_CHECKS = 5000  # phrase checks per request before a search hands back a continuation
-# Looks a count makes (a position of the list driving an intersection looked for in one other list: 0.1 to
-# 0.5 us each) before it settles for bounds.
-COUNT_BUDGET = 100_000
 
 
 # --- the query language ------------------------------------------------------------------------
@@ -135,6 +133,15 @@ def requirements(s, query: Query) -> tuple[list, set[str] | None]:
     return lists, agents
 
 
+def requirements_key(query: Query) -> tuple | None:
+    """What `requirements` depend on besides the session, as a key for counts kept (search_count); None when the
+    query names agents (an agent named later may match then: its earlier events were not counted)."""
+    if query.agents:
+        return None
+    words = sorted(set(query.words + [w for phrase in query.phrases for w in phrase]))
+    return tuple(words), tuple(sorted(query.prefixes)), tuple(sorted(query.roles)), tuple(sorted(query.tools))
+
+
 def candidates(s, query: Query, start: int = 0, required: tuple | None = None) -> Iterator[int]:
     """Positions >= start meeting every requirement, ascending (callers hold the session lock).
 
@@ -239,7 +246,7 @@ def search(sessions: list, text: str, session_id: str | None = None, resume: str
            limit: int = 50, count_budget: int | None = None) -> dict:
     """A page of hits in (session, file order), from `resume` ("<session>=<position>", as `next` gave).
 
-    With `count_budget`, "total" says how many hits the query has in all (see `Tally`), counted on the
+    With `count_budget`, "total" says how many hits the query has in all (search_count.Tally), counted on the
     position lists the page's search intersects, session by session, before and after the page too.
     """
     query = parse(text)
@@ -252,6 +259,7 @@ def search(sessions: list, text: str, session_id: str | None = None, resume: str
     ids = [s.id for s in scope]
     first = 0 if resume_id is None else ids.index(resume_id) if resume_id in ids else len(scope)
     tally = Tally(count_budget) if count_budget is not None else None
+    key = requirements_key(query)
     for i, s in enumerate(scope if not query.empty else ()):
         paged = first <= i and following is None
         if not paged and tally is None:
@@ -266,66 +274,12 @@ def search(sessions: list, text: str, session_id: str | None = None, resume: str
                 if more is not None:
                     following = f"{s.id}={more}"
             if tally is not None:
-                tally.add(s, required)
+                tally.add(s, required, key)
     data = {"query": text, "parsed": _describe(query), "hits": hits, "next": following,
             "cursor": format_cursor(cursors), "empty_query": query.empty}
     if tally is not None:
-        data["total"] = tally.total(query, len(hits), whole=resume is None and following is None)
+        data["total"] = tally.total(bool(query.phrases), len(hits), whole=resume is None and following is None)
     return data
-
-
-class Tally:
-    """How many events meet a query's requirements (every word, every qualifier), counted session by session on
-    the position lists its search intersects; phrases are not checked (that reads each event's text).
-
-    It makes at most `budget` looks (a position of the shortest list, which drives an intersection, looked for
-    in one of the others; a single list is counted by its length, for free); past that, the count is of the
-    events before where it stopped: a lower bound. `most` is an upper bound, for free: the shortest lists' lengths.
-    """
-
-    def __init__(self, budget: int) -> None:
-        self.count, self.most, self.left, self.complete = 0, 0, budget, True
-
-    def add(self, s, required: tuple) -> None:
-        """Count one session's candidates (callers hold its lock)."""
-        lists, agents = required
-        if agents is None:
-            self._count(lists)
-            return
-        # Events are read from the file when asked for: each agent's postings are intersected in turn
-        # instead of asking each candidate's agent (an agent's events are its own: the counts add up).
-        for agent_id in agents:
-            self._count([*lists, s.search.get(AGENT + agent_id)])
-
-    def _count(self, lists: list) -> None:
-        if not lists or any(not len(positions) for positions in lists):
-            return
-        shortest = min(range(len(lists)), key=lambda i: len(lists[i]))
-        driver = lists[shortest]
-        self.most += len(driver)
-        if len(lists) == 1:
-            self.count += len(driver)
-            return
-        others = len(lists) - 1
-        take = min(len(driver), self.left // others)
-        if take < len(driver):  # count the events before the budget's last position only
-            self.complete = False
-            lists = [driver[:take]] + lists[:shortest] + lists[shortest + 1:]
-        self.left -= take * others
-        for chunk in intersection_chunks(lists):
-            self.count += len(chunk)
-
-    def total(self, query: Query, found: int, whole: bool) -> dict:
-        """{"count", "exact", "at_most"}: `count` hits (a lower bound unless `exact`, then `at_most` is an upper
-        bound), given the `found` hits of the page and whether that page is `whole` (from the start, nothing
-        after it). A query with phrases is exact only when whole: its phrases are checked on the page only."""
-        if whole:
-            return {"count": found, "exact": True, "at_most": None}
-        if query.phrases:
-            return {"count": found, "exact": False, "at_most": self.count if self.complete else self.most}
-        if self.complete:
-            return {"count": self.count, "exact": True, "at_most": None}
-        return {"count": max(self.count, found), "exact": False, "at_most": self.most}
 
 
 def updates(sessions: list, text: str, session_id: str | None, cursor: str, limit: int = 200) -> dict | None:

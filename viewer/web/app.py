@@ -13,7 +13,7 @@ from pathlib import Path
 
 from flask import Flask, request
 
-from .. import jsonio, provenance, search
+from .. import jsonio, provenance, search_count
 from ..library import Library
 from ..tailer import size_text
 from ..watcher import Watcher
@@ -54,7 +54,7 @@ def create_app(
     app = Flask(__name__, template_folder=_resource_dir("templates"), static_folder=_resource_dir("static"))
     app.config["AGENT_PAGE_SIZE"] = 200
     app.config["DIALOG_PAGE_SIZE"] = 200
-    app.config["SEARCH_COUNT_BUDGET"] = search.COUNT_BUDGET  # positions a search page's total reads at most
+    app.config["SEARCH_COUNT_BUDGET"] = search_count.COUNT_BUDGET  # looks a search page's total makes at most
     security.install(app, token=token, allowed_hosts=allowed_hosts, redact=redact)
     library = Library(root, follow_symlinks=follow_symlinks)
     watcher = None

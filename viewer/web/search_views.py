@@ -108,7 +108,7 @@ def _args() -> tuple[str, str | None]:
 
 def _results() -> dict:
     """One page of hits for the request's ?q=&session=&from=&limit=, each with its url, and the "total": how
-    many hits in all (see search.Tally)."""
+    many hits in all (see search_count.Tally)."""
     q, session_id = _args()
     limit = min(int_arg("limit", 50, minimum=1), MAX_LIMIT)
     data = search.search(library().listing(), q, session_id, search_cursor_arg("from"), limit,

@@ -146,7 +146,7 @@ class SearchResult(TypedDict):
 
 
 class SearchTotal(TypedDict):
-    """How many hits a query has in all (search.Tally): `count` is a lower bound unless `exact`."""
+    """How many hits a query has in all (search_count.Tally): `count` is a lower bound unless `exact`."""
 
     count: int
     exact: bool

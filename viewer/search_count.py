@@ -1,0 +1,97 @@
+"""How many hits a query has in all (the search page's total), counted on the position lists its search
+intersects, never by reading events.
+
+A count is bounded (`COUNT_BUDGET` looks: a position of the shortest list looked for in one other list); past
+that it is a lower bound, with an upper bound for free (the shortest lists' lengths). A session's complete
+count is kept per reading of its file and query, so the next page, a reload, or the page of a growing
+session counts only the events that are new since.
+"""
+
+from __future__ import annotations
+
+import threading
+from bisect import bisect_left
+from collections import OrderedDict
+
+from .positions import intersection_chunks
+from .search_index import AGENT
+
+# Looks a count makes (0.1 to 0.5 us each) before it settles for bounds.
+COUNT_BUDGET = 50_000
+KEPT = 512  # complete counts kept: (session, reading, requirements) -> (events counted, hits among them)
+
+_kept: OrderedDict[tuple, tuple[int, int]] = OrderedDict()
+_kept_lock = threading.Lock()
+
+
+class Tally:
+    """How many events meet a query's requirements (every word, every qualifier), summed over sessions;
+    phrases are not checked (that reads each event's text): see `total`."""
+
+    def __init__(self, budget: int = COUNT_BUDGET) -> None:
+        self.count, self.most, self.left, self.complete = 0, 0, budget, True
+
+    def add(self, s, required: tuple, key: tuple | None) -> None:
+        """Count one session's candidates (callers hold its lock). `key` names the requirements, for the count
+        kept of this session (None: not kept, as when which agents a name matches may change)."""
+        lists, agents = required
+        if agents is not None:
+            # Events are read from the file when asked for: each agent's postings are intersected in turn
+            # instead of asking each candidate's agent (an agent's events are its own: the counts add up).
+            for agent_id in agents:
+                self._count([*lists, s.search.get(AGENT + agent_id)], 0)
+            return
+        kept_as = None if key is None else (s.serial, s.epoch, key)
+        with _kept_lock:
+            upto, counted = _kept.get(kept_as, (0, 0)) if kept_as else (0, 0)
+        if upto > s.count:  # not this reading's (cannot happen within an epoch): count it all
+            upto, counted = 0, 0
+        was_complete, before = self.complete, self.count
+        self.complete = True
+        self._count(lists, upto)
+        if kept_as is not None and self.complete:
+            with _kept_lock:
+                _kept[kept_as] = (s.count, counted + self.count - before)
+                _kept.move_to_end(kept_as)
+                while len(_kept) > KEPT:
+                    _kept.popitem(last=False)
+        self.count += counted
+        self.complete = self.complete and was_complete
+
+    def _count(self, lists: list, start: int) -> None:
+        """Add the events at or after `start` that are in every list (looks permitting)."""
+        if not lists or any(not len(positions) for positions in lists):
+            return
+        shortest = min(range(len(lists)), key=lambda i: len(lists[i]))
+        driver = lists[shortest]
+        self.most += len(driver)
+        first = bisect_left(driver, start)
+        if len(lists) == 1:
+            self.count += len(driver) - first
+            return
+        others = len(lists) - 1
+        take = min(len(driver) - first, self.left // others)
+        if take < len(driver) - first:  # count the events before the budget's last position only
+            self.complete = False
+        lists = [driver[first:first + take]] + lists[:shortest] + lists[shortest + 1:]
+        self.left -= take * others
+        for chunk in intersection_chunks(lists):
+            self.count += len(chunk)
+
+    def total(self, phrases: bool, found: int, whole: bool) -> dict:
+        """{"count", "exact", "at_most"}: `count` hits (a lower bound unless `exact`, then `at_most` is an upper
+        bound), given the `found` hits of the page and whether that page is `whole` (from the start, nothing
+        after it). A query with `phrases` is exact only when whole: its phrases are checked on the page only."""
+        if whole:
+            return {"count": found, "exact": True, "at_most": None}
+        if phrases:
+            return {"count": found, "exact": False, "at_most": self.count if self.complete else self.most}
+        if self.complete:
+            return {"count": self.count, "exact": True, "at_most": None}
+        return {"count": max(self.count, found), "exact": False, "at_most": self.most}
+
+
+def forget() -> None:
+    """Drop every count kept (benchmarks/page_times.py --cold times a first count)."""
+    with _kept_lock:
+        _kept.clear()
