@@ -2,9 +2,9 @@
 intersects, never by reading events.
 
 A count is bounded (`COUNT_BUDGET` looks: a position of the shortest list looked for in one other list); past
-that it is a lower bound, with an upper bound for free (the shortest lists' lengths). A session's complete
-count is kept per reading of its file and query, so the next page, a reload, or the page of a growing
-session counts only the events that are new since.
+that it is a lower bound, with an upper bound for free (the shortest lists' lengths). How far a session was
+counted is kept per reading of its file and query, so the next page or a reload goes on from there (a big
+count is exact after a few views), and the page of a growing session counts only the events that are new.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from .search_index import AGENT
 
 # Looks a count makes (0.1 to 0.5 us each) before it settles for bounds.
 COUNT_BUDGET = 50_000
-KEPT = 512  # complete counts kept: (session, reading, requirements) -> (events counted, hits among them)
+KEPT = 512  # counts kept: (session, reading, requirements) -> (events before it counted, hits among them)
 
 _kept: OrderedDict[tuple, tuple[int, int]] = OrderedDict()
 _kept_lock = threading.Lock()
@@ -46,37 +46,37 @@ class Tally:
             upto, counted = _kept.get(kept_as, (0, 0)) if kept_as else (0, 0)
         if upto > s.count:  # not this reading's (cannot happen within an epoch): count it all
             upto, counted = 0, 0
-        was_complete, before = self.complete, self.count
-        self.complete = True
-        self._count(lists, upto)
-        if kept_as is not None and self.complete:
+        before = self.count
+        stopped = self._count(lists, upto)
+        if kept_as is not None:
             with _kept_lock:
-                _kept[kept_as] = (s.count, counted + self.count - before)
+                _kept[kept_as] = (s.count if stopped is None else stopped, counted + self.count - before)
                 _kept.move_to_end(kept_as)
                 while len(_kept) > KEPT:
                     _kept.popitem(last=False)
         self.count += counted
-        self.complete = self.complete and was_complete
 
-    def _count(self, lists: list, start: int) -> None:
-        """Add the events at or after `start` that are in every list (looks permitting)."""
+    def _count(self, lists: list, start: int) -> int | None:
+        """Add the events at or after `start` that are in every list, as far as the looks left go: returns
+        None when it counted them all, else the position it stopped before (all earlier ones counted)."""
         if not lists or any(not len(positions) for positions in lists):
-            return
+            return None
         shortest = min(range(len(lists)), key=lambda i: len(lists[i]))
         driver = lists[shortest]
         self.most += len(driver)
         first = bisect_left(driver, start)
         if len(lists) == 1:
             self.count += len(driver) - first
-            return
+            return None
         others = len(lists) - 1
         take = min(len(driver) - first, self.left // others)
-        if take < len(driver) - first:  # count the events before the budget's last position only
-            self.complete = False
-        lists = [driver[first:first + take]] + lists[:shortest] + lists[shortest + 1:]
         self.left -= take * others
-        for chunk in intersection_chunks(lists):
+        for chunk in intersection_chunks([driver[first:first + take]] + lists[:shortest] + lists[shortest + 1:]):
             self.count += len(chunk)
+        if first + take == len(driver):
+            return None
+        self.complete = False  # the events before the next position of the driving list are counted
+        return driver[first + take]
 
     def total(self, phrases: bool, found: int, whole: bool) -> dict:
         """{"count", "exact", "at_most"}: `count` hits (a lower bound unless `exact`, then `at_most` is an upper
