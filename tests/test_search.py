@@ -274,4 +274,11 @@ def test_the_total_counts_every_hit_from_the_postings_and_says_when_it_is_a_lowe
     library.scan()
     assert total("ping pong", budget=1) == {"count": 16, "exact": False, "at_most": 17}  # the new: 2 looks
     assert total("ping pong", budget=1) == {"count": 17, "exact": True, "at_most": None}
+    # An agent named later matches its agent: value from then on, with its earlier events.
+    write_events(tmp_path / "two.jsonl", [say(f"q{i}", "q", "ping") for i in range(6)], mode="a")  # q: no name
+    library.scan()
+    assert total("agent:zed ping") == {"count": 0, "exact": True, "at_most": None}
+    write_events(tmp_path / "two.jsonl", [created("late", "q", name="Zed")], mode="a")
+    library.scan()
+    assert total("agent:zed ping") == {"count": 6, "exact": True, "at_most": None}  # q's 6 "ping"s
     assert "total" not in search.search(sessions, "ping")  # only asked for by the page

@@ -133,13 +133,13 @@ def requirements(s, query: Query) -> tuple[list, set[str] | None]:
     return lists, agents
 
 
-def requirements_key(query: Query) -> tuple | None:
-    """What `requirements` depend on besides the session, as a key for counts kept (search_count); None when the
-    query names agents (an agent named later may match then: its earlier events were not counted)."""
-    if query.agents:
-        return None
+def requirements_key(s, query: Query) -> tuple:
+    """What `requirements` make of a query in a session, besides its events, as the key of a count kept
+    (search_count): the words, prefixes, roles and tools, and the agents its agent: values match now (an
+    agent named later may match: then it is another count)."""
     words = sorted(set(query.words + [w for phrase in query.phrases for w in phrase]))
-    return tuple(words), tuple(sorted(query.prefixes)), tuple(sorted(query.roles)), tuple(sorted(query.tools))
+    agents = tuple(matching_agents(s, query.agents)) if query.agents else None
+    return tuple(words), tuple(sorted(query.prefixes)), tuple(sorted(query.roles)), tuple(sorted(query.tools)), agents
 
 
 def candidates(s, query: Query, start: int = 0, required: tuple | None = None) -> Iterator[int]:
@@ -259,7 +259,6 @@ def search(sessions: list, text: str, session_id: str | None = None, resume: str
     ids = [s.id for s in scope]
     first = 0 if resume_id is None else ids.index(resume_id) if resume_id in ids else len(scope)
     tally = Tally(count_budget) if count_budget is not None else None
-    key = requirements_key(query)
     for i, s in enumerate(scope if not query.empty else ()):
         paged = first <= i and following is None
         if not paged and tally is None:
@@ -274,7 +273,7 @@ def search(sessions: list, text: str, session_id: str | None = None, resume: str
                 if more is not None:
                     following = f"{s.id}={more}"
             if tally is not None:
-                tally.add(s, required, key)
+                tally.add(s, required, requirements_key(s, query))
     data = {"query": text, "parsed": _describe(query), "hits": hits, "next": following,
             "cursor": format_cursor(cursors), "empty_query": query.empty}
     if tally is not None:

@@ -31,29 +31,31 @@ class Tally:
     def __init__(self, budget: int = COUNT_BUDGET) -> None:
         self.count, self.most, self.left, self.complete = 0, 0, budget, True
 
-    def add(self, s, required: tuple, key: tuple | None) -> None:
-        """Count one session's candidates (callers hold its lock). `key` names the requirements, for the count
-        kept of this session (None: not kept, as when which agents a name matches may change)."""
+    def add(self, s, required: tuple, key: tuple) -> None:
+        """Count one session's candidates (callers hold its lock). `key` says what the requirements are
+        (search.requirements_key), for how far this session's count got to be kept."""
         lists, agents = required
-        if agents is not None:
-            # Events are read from the file when asked for: each agent's postings are intersected in turn
-            # instead of asking each candidate's agent (an agent's events are its own: the counts add up).
-            for agent_id in agents:
-                self._count([*lists, s.search.get(AGENT + agent_id)], 0)
+        if agents is None:
+            self._add(s, lists, key)
             return
-        kept_as = None if key is None else (s.serial, s.epoch, key)
+        # Events are read from the file when asked for: each agent's postings are intersected in turn
+        # instead of asking each candidate's agent (an agent's events are its own: the counts add up).
+        for agent_id in sorted(agents):
+            self._add(s, [*lists, s.search.get(AGENT + agent_id)], (*key, agent_id))
+
+    def _add(self, s, lists: list, key: tuple) -> None:
+        kept_as = (s.serial, s.epoch, key)
         with _kept_lock:
-            upto, counted = _kept.get(kept_as, (0, 0)) if kept_as else (0, 0)
+            upto, counted = _kept.get(kept_as, (0, 0))
         if upto > s.count:  # not this reading's (cannot happen within an epoch): count it all
             upto, counted = 0, 0
         before = self.count
         stopped = self._count(lists, upto)
-        if kept_as is not None:
-            with _kept_lock:
-                _kept[kept_as] = (s.count if stopped is None else stopped, counted + self.count - before)
-                _kept.move_to_end(kept_as)
-                while len(_kept) > KEPT:
-                    _kept.popitem(last=False)
+        with _kept_lock:
+            _kept[kept_as] = (s.count if stopped is None else stopped, counted + self.count - before)
+            _kept.move_to_end(kept_as)
+            while len(_kept) > KEPT:
+                _kept.popitem(last=False)
         self.count += counted
 
     def _count(self, lists: list, start: int) -> int | None:
