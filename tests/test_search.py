@@ -251,6 +251,10 @@ def test_the_total_counts_every_hit_from_the_postings_and_says_when_it_is_a_lowe
     # ... or all 12 and none of two's; with three lists, two looks per position.
     assert counter()[2]("ping pong", budget=12) == {"count": 12, "exact": False, "at_most": 15}  # at most: the pongs
     assert counter()[2]("agent:a ping pong", budget=2) == {"count": 5, "exact": False, "at_most": 12}  # a's 9, two's 3
+    # At most so many sessions are visited: past them, no upper bound is known.
+    sessions = counter()[1]
+    assert search.search(sessions, "ping pong", limit=5, count_budget=1000, count_sessions=1)["total"] == {
+        "count": 12, "exact": False, "at_most": None}
     # Each view goes on from where the last one stopped: a big count is exact after a few.
     total = counter()[2]
     assert [total("ping pong", budget=6) for _ in range(3)] == [

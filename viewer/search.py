@@ -17,7 +17,7 @@ from typing import Iterator
 from . import model
 from .positions import intersection_chunks, union
 from .redact import shown
-from .search_count import Tally
+from .search_count import COUNT_SESSIONS, Tally
 from .search_index import AGENT, KIND, ROLE, TOOL, SearchIndex, searchable_text, tokens
 
 QUALIFIERS = ("agent", "role", "tool", "session")
@@ -243,11 +243,12 @@ def in_scope(sessions: list, query: Query, session_id: str | None) -> list:
 
 
 def search(sessions: list, text: str, session_id: str | None = None, resume: str | None = None,
-           limit: int = 50, count_budget: int | None = None) -> dict:
+           limit: int = 50, count_budget: int | None = None, count_sessions: int = COUNT_SESSIONS) -> dict:
     """A page of hits in (session, file order), from `resume` ("<session>=<position>", as `next` gave).
 
     With `count_budget`, "total" says how many hits the query has in all (search_count.Tally), counted on the
-    position lists the page's search intersects, session by session, before and after the page too.
+    position lists the page's search intersects, session by session (at most `count_sessions` of them), before
+    and after the page too.
     """
     query = parse(text)
     marker = pattern(query)
@@ -258,10 +259,12 @@ def search(sessions: list, text: str, session_id: str | None = None, resume: str
     resume_id, resume_at = _split(resume)
     ids = [s.id for s in scope]
     first = 0 if resume_id is None else ids.index(resume_id) if resume_id in ids else len(scope)
-    tally = Tally(count_budget) if count_budget is not None else None
+    tally = Tally(count_budget, count_sessions) if count_budget is not None else None
     for i, s in enumerate(scope if not query.empty else ()):
         paged = first <= i and following is None
-        if not paged and tally is None:
+        if not paged and (tally is None or tally.spent):
+            if tally is not None:
+                tally.skip()
             continue
         with s.lock:
             required = requirements(s, query)

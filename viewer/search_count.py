@@ -1,8 +1,9 @@
 """How many hits a query has in all (the search page's total), counted on the position lists its search
 intersects, never by reading events.
 
-A count is bounded (`COUNT_BUDGET` looks: a position of the shortest list looked for in one other list); past
-that it is a lower bound, with an upper bound for free (the shortest lists' lengths). How far a session was
+A count is bounded (`COUNT_BUDGET` looks: a position of the shortest list looked for in one other list; and
+`COUNT_SESSIONS` sessions visited); past that it is a lower bound, with an upper bound for free (the shortest
+lists' lengths) when every session was visited. How far a session was
 counted is kept per reading of its file and query, so the next page or a reload goes on from there (a big
 count is exact after a few views), and the page of a growing session counts only the events that are new.
 """
@@ -18,7 +19,8 @@ from .search_index import AGENT
 
 # Looks a count makes (0.1 to 0.5 us each) before it settles for bounds.
 COUNT_BUDGET = 50_000
-KEPT = 512  # counts kept: (session, reading, requirements) -> (events before it counted, hits among them)
+COUNT_SESSIONS = 500  # sessions a count visits at most (its lock, its lists, its kept count: about 9 us each)
+KEPT = 4096  # counts kept: (session, reading, requirements) -> (events before it counted, hits among them)
 
 _kept: OrderedDict[tuple, tuple[int, int]] = OrderedDict()
 _kept_lock = threading.Lock()
@@ -28,13 +30,24 @@ class Tally:
     """How many events meet a query's requirements (every word, every qualifier), summed over sessions;
     phrases are not checked (that reads each event's text): see `total`."""
 
-    def __init__(self, budget: int = COUNT_BUDGET) -> None:
+    def __init__(self, budget: int = COUNT_BUDGET, sessions: int = COUNT_SESSIONS) -> None:
         self.count, self.most, self.left, self.complete = 0, 0, budget, True
+        self.visits = sessions
+
+    @property
+    def spent(self) -> bool:
+        """Whether it has visited as many sessions as it may."""
+        return self.visits <= 0
+
+    def skip(self) -> None:
+        """A session not visited (looks ran out): the count is a lower bound, and no upper bound is known."""
+        self.complete, self.most = False, None
 
     def add(self, s, required: tuple, key: tuple) -> None:
         """Count one session's candidates (callers hold its lock). `key` says what the requirements are
         (search.requirements_key), for how far this session's count got to be kept."""
         lists, agents = required
+        self.visits -= 1
         if agents is None:
             self._add(s, lists, key)
             return
@@ -44,6 +57,9 @@ class Tally:
             self._add(s, [*lists, s.search.get(AGENT + agent_id)], (*key, agent_id))
 
     def _add(self, s, lists: list, key: tuple) -> None:
+        if len(lists) <= 1:  # counted by its length: nothing to keep
+            self._count(lists, 0)
+            return
         kept_as = (s.serial, s.epoch, key)
         with _kept_lock:
             upto, counted = _kept.get(kept_as, (0, 0))
@@ -65,7 +81,8 @@ class Tally:
             return None
         shortest = min(range(len(lists)), key=lambda i: len(lists[i]))
         driver = lists[shortest]
-        self.most += len(driver)
+        if self.most is not None:
+            self.most += len(driver)
         first = bisect_left(driver, start)
         if len(lists) == 1:
             self.count += len(driver) - first
@@ -82,7 +99,7 @@ class Tally:
 
     def total(self, phrases: bool, found: int, whole: bool) -> dict:
         """{"count", "exact", "at_most"}: `count` hits (a lower bound unless `exact`, then `at_most` is an upper
-        bound), given the `found` hits of the page and whether that page is `whole` (from the start, nothing
+        bound, or None when not every session was visited), given the `found` hits of the page and whether that page is `whole` (from the start, nothing
         after it). A query with `phrases` is exact only when whole: its phrases are checked on the page only."""
         if whole:
             return {"count": found, "exact": True, "at_most": None}

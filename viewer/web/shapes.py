@@ -150,7 +150,7 @@ class SearchTotal(TypedDict):
 
     count: int
     exact: bool
-    at_most: int | None  # a phrase not checked everywhere: how many events hold all its words
+    at_most: int | None  # when not exact: an upper bound (None: not every session was visited)
 
 
 class Search(TypedDict):
