@@ -112,3 +112,15 @@ def test_percentile_is_the_nearest_rank():
     samples = list(range(1, 21))  # 1..20
     assert percentile(samples, 95) == 19 and percentile(samples, 50) == 10 and percentile(samples, 100) == 20
     assert percentile([7.0], 95) == 7.0
+
+
+def test_page_times_times_each_url_cold_or_not(tmp_path):
+    generate(tmp_path / "s.jsonl", 2_000, agents=24)
+    for extra in ([], ["--cold"]):
+        result = subprocess.run([sys.executable, str(REPO / "benchmarks" / "page_times.py"), str(tmp_path),
+                                 "/search?q=cache+memo", "/s/s/agents/a1", "--runs", "3", *extra],
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        lines = result.stdout.splitlines()
+        assert [line.split()[0] for line in lines] == ["/search?q=cache+memo", "/s/s/agents/a1"]
+        assert all(" wall p50 " in line and " CPU p50 " in line and line.endswith(" · 200") for line in lines)
