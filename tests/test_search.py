@@ -243,7 +243,10 @@ def test_the_total_counts_every_hit_from_the_postings_and_says_when_it_is_a_lowe
         library = Library(tmp_path)
         library.scan()
         sessions = library.listing()
-        total = lambda q, budget=1000, **kw: search.search(sessions, q, limit=5, count_budget=budget, **kw)["total"]  # noqa: E731
+
+        def total(q, budget=1000, **kw):
+            return search.search(sessions, q, limit=5, count_budget=budget, **kw)["total"]
+
         return library, sessions, total
 
     # A budget of looks (a position of the shortest list looked for in another): 3 of one's 12 "pong"s...

@@ -3,9 +3,9 @@ intersects, never by reading events.
 
 A count is bounded (`COUNT_BUDGET` looks: a position of the shortest list looked for in one other list; and
 `COUNT_SESSIONS` sessions visited); past that it is a lower bound, with an upper bound for free (the shortest
-lists' lengths) when every session was visited. How far a session was
-counted is kept per reading of its file and query, so the next page or a reload goes on from there (a big
-count is exact after a few views), and the page of a growing session counts only the events that are new.
+lists' lengths) when every session was visited. How far a session was counted is kept per reading of its file
+and query, so the next page or a reload goes on from there (a big count is exact after a few views), and the
+page of a growing session counts only the events that are new.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class Tally:
         return self.visits <= 0
 
     def skip(self) -> None:
-        """A session not visited (looks ran out): the count is a lower bound, and no upper bound is known."""
+        """A session not visited (visits ran out): the count is a lower bound, and no upper bound is known."""
         self.complete, self.most = False, None
 
     def add(self, s, required: tuple, key: tuple) -> None:
@@ -99,8 +99,9 @@ class Tally:
 
     def total(self, phrases: bool, found: int, whole: bool) -> dict:
         """{"count", "exact", "at_most"}: `count` hits (a lower bound unless `exact`, then `at_most` is an upper
-        bound, or None when not every session was visited), given the `found` hits of the page and whether that page is `whole` (from the start, nothing
-        after it). A query with `phrases` is exact only when whole: its phrases are checked on the page only."""
+        bound, or None when not every session was visited), given the `found` hits of the page and whether that
+        page is `whole` (from the start, nothing after it). A query with `phrases` is exact only when whole: its
+        phrases are checked on the page only."""
         if whole:
             return {"count": found, "exact": True, "at_most": None}
         if phrases:
