@@ -4,10 +4,18 @@
   "use strict";
 
   const TRANSCRIPTS = "#av-entries, #av-dialog";
+  const ENTRY = ".entry, .dialog-item";
 
-  // --- Text: the per-block "raw" toggle, and expand all / collapse all above each transcript. ---
+  // --- Text: each entry's "raw" toggle, and expand all / collapse all above each transcript. ---
+  // An entry's toggle is shown once it holds a text rendered from Markdown: `root` is what was loaded, a page
+  // or a fragment (a result appended into its call's entry may be the first such text).
   function revealRawToggles(root) {
-    root.querySelectorAll(".raw-toggle[hidden]").forEach((b) => { b.hidden = false; });
+    const entries = new Set();
+    root.querySelectorAll(".text-block.has-md").forEach((block) => { entries.add(block.closest(ENTRY)); });
+    entries.forEach((entry) => {
+      const toggle = entry && entry.querySelector(":scope > .raw-toggle");
+      if (toggle) toggle.hidden = false;
+    });
   }
 
   function addTextControls() {
@@ -31,8 +39,7 @@
   document.addEventListener("click", (event) => {
     const raw = event.target.closest(".raw-toggle");
     if (raw) {
-      const block = raw.closest(".text-block");
-      const on = block.classList.toggle("show-raw");
+      const on = raw.closest(ENTRY).classList.toggle("show-raw");
       raw.setAttribute("aria-pressed", on ? "true" : "false");
       return;
     }
@@ -46,7 +53,6 @@
   });
 
   // --- Live: new entries flash, a "N new below" pill when the reader is not at the bottom, follow. ---
-  const ENTRY = ".entry, .dialog-item";
   let unseen = [];  // new entries below the fold, oldest first
   let following = false;
 

@@ -133,3 +133,15 @@ def test_the_real_size_benchmark_runs_on_a_small_session(tmp_path):
         assert 0 <= run["listed_s"] <= run["read_s"] <= run["search_s"]
     assert "kept_s" in first  # the first run kept the session, so the restart could take it from the cache
     assert len(real["targets"]) == 8 and all(t["verdict"] for t in real["targets"])
+
+
+def test_page_times_times_each_url_cold_or_not(tmp_path):
+    generate(tmp_path / "s.jsonl", 2_000, agents=24)
+    for extra in ([], ["--cold"]):
+        result = subprocess.run([sys.executable, str(REPO / "benchmarks" / "page_times.py"), str(tmp_path),
+                                 "/search?q=cache+memo", "/s/s/agents/a1", "--runs", "3", *extra],
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        lines = result.stdout.splitlines()
+        assert [line.split()[0] for line in lines] == ["/search?q=cache+memo", "/s/s/agents/a1"]
+        assert all(" wall p50 " in line and " CPU p50 " in line and line.endswith(" · 200") for line in lines)

@@ -61,3 +61,35 @@ def test_agent_header_counts_pill_and_follow(live, page):
     write_events(path, [say("m-last", "root", "the very last")], mode="a")
     expect(page.locator('[id="m-last"]')).to_be_in_viewport()
     expect(pill).to_be_hidden()
+
+
+def test_dialog_header_counts_follow_appends_and_problems_without_events(tmp_path, page):
+    folder = tmp_path / "sessions"
+    path = folder / "talk.jsonl"
+    events = [created("c0", "ann", name="Ann"), created("c1", "bob", name="Bob"),
+              say("m1", "ann", "hello Bob"), user("d1", "bob", "hello Bob", substance="m1")]
+    write_events(path, events)
+    with serve(folder) as server:
+        server.wait_for_session("talk", events=len(events))
+        page.goto(f"{server.url}/s/talk/dialog?agents=ann,bob")
+        expect(page.locator("#av-dialog-messages")).to_have_text("1 message")
+        expect(page.locator("#av-session-problems")).to_have_text("")
+        write_events(path, [say("m2", "bob", "hello Ann"), user("d2", "ann", "hello Ann", substance="m2")], mode="a")
+        expect(page.locator("#av-dialog article.dialog-item")).to_have_count(2)
+        expect(page.locator("#av-dialog-messages")).to_have_text("2 messages")
+        with open(path, "a", encoding="utf-8") as f:  # a line skipped: a problem, no event
+            f.write("{not json\n")
+        expect(page.locator("#av-session-problems")).to_contain_text("1 problem")
+        expect(page.locator("#av-dialog-messages")).to_have_text("2 messages")
+
+
+def test_session_header_shows_a_problem_that_came_without_events(live, page):
+    server, path, count = live
+    page.goto(f"{server.url}/s/grow")
+    expect(page.locator("#av-session-events")).to_have_text(str(count))
+    with open(path, "a", encoding="utf-8") as f:
+        f.write("{not json\n")
+    expect(page.locator("#av-session-problems")).to_contain_text("1 problem")
+    expect(page.locator("#av-session-events")).to_have_text(str(count))
+    write_events(path, [say("m-next", "root", "still live")], mode="a")  # the poll goes on from there
+    expect(page.locator("#av-session-events")).to_have_text(str(count + 1))

@@ -168,16 +168,24 @@ def test_the_spawn_graph_opens_fitted_and_centred_and_zooms(live_server, page):
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_finds_nothing_serious_on_any_page_kind(live_server, page, scheme):
+@pytest.mark.parametrize("width", [1440, 360])  # a desktop's, where nothing is folded away, and a phone's
+def test_axe_finds_nothing_serious_and_headings_go_in_order_on_any_page_kind(live_server, page, scheme, width):
     axe = Axe()
+    page.set_viewport_size({"width": width, "height": 900 if width > 1000 else 740})
     page.emulate_media(color_scheme=scheme)
     found = {}
-    for kind, path in PAGE_KINDS.items():  # at a desktop's width, where nothing is folded away
+    kinds = list(PAGE_KINDS.items())
+    if width < 1000:  # a phone folds the agent tree into a drawer: checked open too
+        kinds.append(("agent, its drawer open", PAGE_KINDS["agent"]))
+    for kind, path in kinds:
         page.goto(live_server.url + path)
         page.wait_for_load_state("networkidle")
+        if kind.endswith("drawer open"):
+            page.get_by_role("button", name="Agents of this session").click()
+            expect(page.locator("#av-agent-tree a").first).to_be_visible()
         violations = axe.run(page).response["violations"]
         serious = [f"{v['id']}: {[n['target'] for n in v['nodes'][:3]]}" for v in violations
-                   if v["impact"] in ("serious", "critical")]
+                   if v["impact"] in ("serious", "critical") or v["id"] == "heading-order"]
         if serious:
             found[kind] = serious
     assert found == {}

@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import serve, write_events
-from events import calls, created, say, tool_call, user
+from events import calls, created, result, say, tool_call, user
 
 pytestmark = pytest.mark.browser
 
@@ -29,9 +29,11 @@ def text_server(tmp_path):
                                       headers=f"Authorization: Bearer {SECRET}")),
         say("m4", "root", "\x1b[1;31mFAILED\x1b[0m 2 tests \x1b[32mpassed\x1b[0m"),
         say("m5", "root", LONG),
+        calls("m6", "root", tool_call("t2", "search", q="plans"), content="Looking for **plans** first."),
+        result("m7", "root", "t2", "Found *two* plans:\n\n- plan A\n- plan B", name="search"),
     ])
     with serve(folder) as server:
-        server.wait_for_session("text", events=6)
+        server.wait_for_session("text", events=8)
         yield server
 
 
@@ -106,3 +108,46 @@ def test_show_less_and_expand_collapse_all(text_server, page):
     expect(page.locator("#av-entries details.long[open]")).to_have_count(page.locator("#av-entries details.long").count())
     page.get_by_role("button", name="Collapse all texts").click()
     expect(page.locator("#av-entries details.long[open]")).to_have_count(0)
+
+
+def test_one_raw_toggle_per_entry_shows_all_its_texts_as_written(text_server, page):
+    page.goto(f"{text_server.url}/s/text/agents/root")
+    call = page.locator('[id="m6"]')  # its own text and its result's, both Markdown
+    expect(call.locator(".text-block.has-md")).to_have_count(2)
+    toggle = call.get_by_role("button", name="raw")
+    expect(toggle).to_have_count(1)
+    rendered, written = call.locator(".text-block.has-md > .md"), call.locator(".text-block.has-md > pre.content")
+    expect(rendered.nth(0).locator("strong")).to_have_text("plans")
+    expect(rendered.nth(1).locator("li")).to_have_count(2)
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    for i in range(2):
+        expect(written.nth(i)).to_be_visible()
+        expect(rendered.nth(i)).to_be_hidden()
+    expect(written.nth(0)).to_have_text("Looking for **plans** first.")
+    expect(written.nth(1)).to_contain_text("Found *two* plans:")
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-pressed", "false")
+    for i in range(2):
+        expect(rendered.nth(i)).to_be_visible()
+        expect(written.nth(i)).to_be_hidden()
+    # An entry without Markdown has no toggle; another entry's toggle leaves this one rendered.
+    expect(page.locator('[id="m1"] .raw-toggle')).to_be_hidden()
+    page.locator('[id="m2"] .raw-toggle').click()
+    expect(rendered.nth(0)).to_be_visible()
+
+
+def test_a_result_arriving_with_markdown_brings_its_calls_toggle(tmp_path, page):
+    folder = tmp_path / "sessions"
+    path = folder / "late.jsonl"
+    write_events(path, [created("c0", "root"), calls("m1", "root", tool_call("t1", "search", q="x"))])
+    with serve(folder) as server:
+        server.wait_for_session("late", events=2)
+        page.goto(f"{server.url}/s/late/agents/root")
+        toggle = page.locator('[id="m1"] .raw-toggle')
+        expect(toggle).to_be_hidden()
+        write_events(path, [result("m2", "root", "t1", "Found **it**", name="search")], mode="a")
+        expect(page.locator('[id="m1"] .md strong')).to_have_text("it")
+        expect(toggle).to_be_visible()
+        toggle.click()
+        expect(page.locator('[id="m1"] pre.content.prose')).to_have_text("Found **it**")

@@ -25,8 +25,8 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("formats", ["formats"]),
     ("index", ["index", "agent_tree", "shared_lists", "search_index", "facets", "usage", "session_ids", "index_state"]),
     ("library", ["library", "folders", "reading", "watcher", "session_cache", "background"]),
-    ("reads", ["queries", "costs", "dialogs", "search", "provenance", "pictures", "flow", "otlp", "exports", "asof",
-               "filters"]),
+    ("reads", ["queries", "costs", "dialogs", "search", "search_count", "provenance", "pictures", "flow", "otlp",
+               "exports", "asof", "filters"]),
     ("front ends", ["session_viewer", "push", "web", "cli", "__main__", "__init__"]),
 ]
 # Groups that stand beside the layers: (the highest layer they may import, the lowest layer that may

@@ -335,3 +335,28 @@ def test_an_interleaved_transcript_indents_each_sub_agent_by_its_depth(client):
     assert depth["agent_root"] == set() and depth["Jill"] == {"depth-1"} and depth["Inner"] == {"depth-2"}
     plain = parse(get(client, "/s/example2_inner_monologue/agents/agent_jill").data)  # one agent: no indent
     assert not [a for a in plain.iter() if a.tag == "article" and "depth-" in a.attrs.get("class", "")]
+
+
+def test_polls_answer_a_problem_found_without_an_event(tmp_path):
+    from events import created, say, user
+    from viewer.web.app import create_app
+
+    path = tmp_path / "talk.jsonl"
+    write_events(path, [created("c0", "ann"), created("c1", "bob"), say("m1", "ann", "hi"),
+                        user("d1", "bob", "hi", substance="m1")])
+    app = create_app(tmp_path, watch=False)
+    client = app.test_client()
+    tree = parse(get(client, "/s/talk").data).by_id("av-poller").attrs["hx-get"]
+    dialog = parse(get(client, "/s/talk/dialog?agents=ann,bob").data).by_id("av-poller").attrs["hx-get"]
+    assert "problems=0" in tree and "problems=0" in dialog
+    get(client, tree, 204)
+    get(client, dialog, 204)
+    with open(path, "a", encoding="utf-8") as f:
+        f.write("{not json\n")
+    app.extensions["agentview"].library.scan()
+    for url in (tree, dialog):
+        answer = parse(get(client, url).data)
+        assert answer.by_id("av-session-problems").text.strip() == "· 1 problem"
+        assert "problems=1" in answer.by_id("av-poller").attrs["hx-get"]
+        get(client, answer.by_id("av-poller").attrs["hx-get"], 204)  # told: nothing new again
+    assert parse(get(client, dialog).data).by_id("av-dialog-messages").text == "1 message"

@@ -229,3 +229,63 @@ def test_tool_choices_are_every_tool_seen(tmp_path):
     s = library_of(tmp_path, cafe=CAFE).get("cafe")
     assert search.tool_choices(s) == ["read_file", "task"]
     assert search_index.tool_names(SimpleNamespace(events=[say("q", "a", "x")]), 0) == set()
+
+
+def test_the_total_counts_every_hit_from_the_postings_and_says_when_it_is_a_lower_bound(tmp_path):
+    # one: 12 "ping pong" (by a, b and c in turn), 12 "ping" alone; two: 3 "ping pong" by a. Pages of 5.
+    one = [created("c", "a"), created("cb", "b"), created("cc", "c")]
+    one += [say(f"m{i}", "abc"[i % 3], "ping pong" if i % 2 else "ping") for i in range(24)]
+    two = [created("c", "a")] + [say(f"t{i}", "a", "pong then ping") for i in range(3)]
+    library_of(tmp_path, one=one, two=two)
+
+    def counter():
+        """Totals on a new reading of the folder (counts are kept per reading of a file)."""
+        library = Library(tmp_path)
+        library.scan()
+        sessions = library.listing()
+
+        def total(q, budget=1000, **kw):
+            return search.search(sessions, q, limit=5, count_budget=budget, **kw)["total"]
+
+        return library, sessions, total
+
+    # A budget of looks (a position of the shortest list looked for in another): 3 of one's 12 "pong"s...
+    assert counter()[2]("ping pong", budget=3) == {"count": 5, "exact": False, "at_most": 15}  # the page found 5
+    # ... or all 12 and none of two's; with three lists, two looks per position.
+    assert counter()[2]("ping pong", budget=12) == {"count": 12, "exact": False, "at_most": 15}  # at most: the pongs
+    assert counter()[2]("agent:a ping pong", budget=2) == {"count": 5, "exact": False, "at_most": 12}  # a's 9, two's 3
+    # At most so many sessions are visited: past them, no upper bound is known.
+    sessions = counter()[1]
+    assert search.search(sessions, "ping pong", limit=5, count_budget=1000, count_sessions=1)["total"] == {
+        "count": 12, "exact": False, "at_most": None}
+    # Each view goes on from where the last one stopped: a big count is exact after a few.
+    total = counter()[2]
+    assert [total("ping pong", budget=6) for _ in range(3)] == [
+        {"count": 6, "exact": False, "at_most": 15}, {"count": 12, "exact": False, "at_most": 15},
+        {"count": 15, "exact": True, "at_most": None}]
+    assert total("pong ping", budget=0) == {"count": 15, "exact": True, "at_most": None}  # kept: free
+
+    library, sessions, total = counter()
+    # Phrases are checked on the page's window only: a lower bound, and how many events hold the words.
+    assert total('"ping pong"', budget=3) == {"count": 5, "exact": False, "at_most": 15}  # the "pong"s, uncounted
+    assert total('"ping pong"') == {"count": 5, "exact": False, "at_most": 15}
+    assert total('"pong then ping"') == {"count": 3, "exact": True, "at_most": None}  # all on the page
+    assert total("ping") == {"count": 27, "exact": True, "at_most": None}  # one list: its length
+    assert total("ping pong") == {"count": 15, "exact": True, "at_most": None}  # intersected
+    assert total("ping pong", resume="one=9")["count"] == 15  # every page counts the whole query
+    assert total("agent:a ping pong") == {"count": 7, "exact": True, "at_most": None}  # a in one: 4, in two: 3
+    assert total("agent:b agent:c ping pong")["count"] == 8  # several agents: each one's postings in turn
+    assert total("ping nowhere") == {"count": 0, "exact": True, "at_most": None}
+    # A session that grew counts only its new events.
+    write_events(tmp_path / "two.jsonl", [say("t3", "a", "ping pong"), say("t4", "a", "pong, ping")], mode="a")
+    library.scan()
+    assert total("ping pong", budget=1) == {"count": 16, "exact": False, "at_most": 17}  # the new: 2 looks
+    assert total("ping pong", budget=1) == {"count": 17, "exact": True, "at_most": None}
+    # An agent named later matches its agent: value from then on, with its earlier events.
+    write_events(tmp_path / "two.jsonl", [say(f"q{i}", "q", "ping") for i in range(6)], mode="a")  # q: no name
+    library.scan()
+    assert total("agent:zed ping") == {"count": 0, "exact": True, "at_most": None}
+    write_events(tmp_path / "two.jsonl", [created("late", "q", name="Zed")], mode="a")
+    library.scan()
+    assert total("agent:zed ping") == {"count": 6, "exact": True, "at_most": None}  # q's 6 "ping"s
+    assert "total" not in search.search(sessions, "ping")  # only asked for by the page

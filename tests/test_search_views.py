@@ -314,3 +314,25 @@ def test_the_keys_help_lists_every_key_the_pages_answer(client):
     assert keys >= {"/", "?", "j", "k", "o", "[", "]", ",", "."}
     for key in keys:
         assert f"<kbd>{key}</kbd>" in help_text, key
+
+
+def test_the_search_page_says_when_its_total_is_a_lower_bound_and_why(tmp_path):
+    from viewer.web.app import create_app
+
+    write_events(tmp_path / "s.jsonl", [created("c", "a")] + [say(f"m{i}", "a", "alpha beta gamma") for i in range(30)])
+    app = create_app(tmp_path, watch=False)
+    client = app.test_client()
+    doc = parse(get(client, "/search?q=alpha+beta&limit=5").data)
+    assert doc.by_id("av-hits-total").text == "30 hits" and doc.by_id("av-hits-bound") is None
+    # A phrase is checked on the page's hits only: "5+", and how many events could hold it.
+    doc = parse(get(client, '/search?q="alpha beta"&limit=5').data)
+    assert doc.by_id("av-hits-total").text == "5+ hits"
+    assert doc.by_id("av-hits-bound").text == "(at least 5, at most 30: only the hits on this page were checked for the exact phrase)"
+    assert parse(get(client, '/search?q="alpha beta"').data).by_id("av-hits-total").text == "30 hits"  # one page
+    assert api(client, '/api/search?q="alpha beta"&limit=5')["total"] == {"count": 5, "exact": False, "at_most": 30}
+    assert api(client, "/api/search?q=alpha+beta&limit=5")["total"] == {"count": 30, "exact": True, "at_most": None}
+    # Past its budget the count stops: a lower bound, worded as one.
+    app.config["SEARCH_COUNT_BUDGET"] = 12  # (a query not counted yet: a complete count is kept)
+    doc = parse(get(client, "/search?q=alpha+gamma&limit=5").data)
+    assert doc.by_id("av-hits-total").text == "12+ hits"
+    assert "at least 12, at most 30: counting them all would take too long" in doc.by_id("av-hits-bound").text

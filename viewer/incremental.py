@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import weakref
 
-BATCH = 512  # events per slice: a few milliseconds
-
 
 class Incremental:
     """Built from events 0 .. indexed-1 of a session; `catch_up` extends it (in the background after
@@ -14,6 +12,8 @@ class Incremental:
     Subclasses say how to take in a run of events (`_extend`, which moves `indexed` to its stop) and
     how many at a time (`BATCH`).
     """
+
+    BATCH = 512  # events per slice: a few milliseconds
 
 
     def __init__(self, session=None) -> None:
@@ -28,14 +28,14 @@ class Incremental:
         with s.lock:
             end = s.count if budget is None else min(s.count, self.indexed + budget)
             while self.indexed < end:
-                self._extend(s, self.indexed, min(end, self.indexed + BATCH))
+                self._extend(s, self.indexed, min(end, self.indexed + self.BATCH))
             return self.indexed >= s.count
 
-    def catch_up_in_slices(self, size: int = BATCH) -> None:
+    def catch_up_in_slices(self, size: int | None = None) -> None:
         """Take in every event ingested so far, `size` at a time, each slice under the session's lock and none
         between: a request that needs all of it waits, while the other requests for the session wait at most
         one slice. Call it without holding the session's lock (else they all wait)."""
-        while not self.catch_up(size):
+        while not self.catch_up(size or self.BATCH):
             pass
 
     def _extend(self, s, start: int, stop: int) -> None:

@@ -17,6 +17,7 @@ from typing import Iterator
 from . import model
 from .positions import intersection_chunks, union
 from .redact import shown
+from .search_count import COUNT_SESSIONS, Tally
 from .search_index import AGENT, KIND, ROLE, TOOL, SearchIndex, searchable_text, tokens
 
 QUALIFIERS = ("agent", "role", "tool", "session")
@@ -132,13 +133,22 @@ def requirements(s, query: Query) -> tuple[list, set[str] | None]:
     return lists, agents
 
 
-def candidates(s, query: Query, start: int = 0) -> Iterator[int]:
+def requirements_key(s, query: Query) -> tuple:
+    """What `requirements` make of a query in a session, besides its events, as the key of a count kept
+    (search_count): the words, prefixes, roles and tools, and the agents its agent: values match now (an
+    agent named later may match: then it is another count)."""
+    words = sorted(set(query.words + [w for phrase in query.phrases for w in phrase]))
+    agents = tuple(matching_agents(s, query.agents)) if query.agents else None
+    return tuple(words), tuple(sorted(query.prefixes)), tuple(sorted(query.roles)), tuple(sorted(query.tools)), agents
+
+
+def candidates(s, query: Query, start: int = 0, required: tuple | None = None) -> Iterator[int]:
     """Positions >= start meeting every requirement, ascending (callers hold the session lock).
 
-    The requirements are intersected a chunk at a time (positions.intersection_chunks), so a page of
-    hits costs a chunk or two.
+    The requirements (`required`, else made here) are intersected a chunk at a time
+    (positions.intersection_chunks), so a page of hits costs a chunk or two.
     """
-    lists, agents = requirements(s, query)
+    lists, agents = required or requirements(s, query)
     events = s.events
     for chunk in intersection_chunks(lists, start):
         if agents is not None:
@@ -147,7 +157,7 @@ def candidates(s, query: Query, start: int = 0) -> Iterator[int]:
 
 
 def matches(s, query: Query, start: int = 0, limit: int | None = None,
-            budget: int = PHRASE_CHECKS) -> tuple[list[int], int | None]:
+            budget: int = PHRASE_CHECKS, required: tuple | None = None) -> tuple[list[int], int | None]:
     """Up to `limit` hit positions from `start`, and the position to continue from (None: no more).
 
     Phrases are checked on the text of each candidate; after `budget` checks the search stops
@@ -156,7 +166,7 @@ def matches(s, query: Query, start: int = 0, limit: int | None = None,
     """
     checks = [Phrase(words) for words in query.phrases]
     found: list[int] = []
-    for p in candidates(s, query, start):
+    for p in candidates(s, query, start, required):
         if limit is not None and len(found) == limit:
             return found, p
         if checks:
@@ -233,8 +243,13 @@ def in_scope(sessions: list, query: Query, session_id: str | None) -> list:
 
 
 def search(sessions: list, text: str, session_id: str | None = None, resume: str | None = None,
-           limit: int = 50) -> dict:
-    """A page of hits in (session, file order), from `resume` ("<session>=<position>", as `next` gave)."""
+           limit: int = 50, count_budget: int | None = None, count_sessions: int = COUNT_SESSIONS) -> dict:
+    """A page of hits in (session, file order), from `resume` ("<session>=<position>", as `next` gave).
+
+    With `count_budget`, "total" says how many hits the query has in all (search_count.Tally), counted on the
+    position lists the page's search intersects, session by session (at most `count_sessions` of them), before
+    and after the page too.
+    """
     query = parse(text)
     marker = pattern(query)
     scope = in_scope(sessions, query, session_id)
@@ -242,22 +257,36 @@ def search(sessions: list, text: str, session_id: str | None = None, resume: str
     cursors: dict[str, str] = {}
     following = None
     resume_id, resume_at = _split(resume)
-    if resume_id is not None:
-        ids = [s.id for s in scope]
-        scope = scope[ids.index(resume_id):] if resume_id in ids else []
+    ids = [s.id for s in scope]
+    first = 0 if resume_id is None else ids.index(resume_id) if resume_id in ids else len(scope)
+    tally = Tally(count_budget, count_sessions) if count_budget is not None else None
     partial: dict[str, dict] = {}
-    if not query.empty:
-        for s in scope:
-            start = resume_at if s.id == resume_id else 0
-            with s.lock:
-                found, more = matches(s, query, start, limit - len(hits))
+    for i, s in enumerate(scope if not query.empty else ()):
+        paged = first <= i and following is None
+        if not paged and (tally is None or tally.spent):
+            if tally is not None:
+                tally.skip()
+            continue
+        with s.lock:
+            required = requirements(s, query)
+            if paged:
+                start = resume_at if s.id == resume_id else 0
+                found, more = matches(s, query, start, limit - len(hits), required=required)
                 hits.extend(hit(s, p, marker) for p in found)
                 cursors[s.id] = _searched_to(s, partial)
-            if more is not None:
-                following = f"{s.id}={more}"
-                break
-    return {"query": text, "parsed": _describe(query), "hits": hits, "next": following,
+                if more is not None:
+                    following = f"{s.id}={more}"
+            if tally is not None:
+                tally.add(s, required, requirements_key(s, query))
+            if not s.search.complete:  # counted too as far as it is indexed
+                partial[s.id] = {"indexed": s.search.indexed, "events": s.count}
+    data = {"query": text, "parsed": _describe(query), "hits": hits, "next": following,
             "cursor": format_cursor(cursors), "empty_query": query.empty, "partial": partial or None}
+    if tally is not None:
+        data["total"] = tally.total(bool(query.phrases), len(hits), whole=resume is None and following is None)
+        if partial:  # the rest of the events are not searched yet: a lower bound
+            data["total"] = {**data["total"], "exact": False, "at_most": None}
+    return data
 
 
 def _searched_to(s, partial: dict) -> str:
@@ -301,22 +330,6 @@ def updates(sessions: list, text: str, session_id: str | None, cursor: str, limi
     partial = {s.id: {"indexed": s.search.indexed, "events": s.count} for s in in_scope(sessions, query, session_id)
                if not s.search.complete}
     return {"hits": hits, "cursor": format_cursor(cursors), "reset": reset, "partial": partial or None}
-
-
-def total(sessions: list, text: str, session_id: str | None = None, cap: int = 100_000) -> tuple[int, bool]:
-    """How many hits a query has in all, and whether that count is exact (it stops at `cap`, and where
-    phrase checks run out of their budget: then it is a lower bound)."""
-    query = parse(text)
-    count, exact = 0, True
-    if query.empty:
-        return 0, True
-    for s in in_scope(sessions, query, session_id):
-        with s.lock:
-            found, more = matches(s, query, 0, cap - count)
-        count += len(found)
-        if more is not None:
-            return count, False
-    return count, exact
 
 
 def unclosed_quote(text: str) -> str | None:

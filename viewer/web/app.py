@@ -13,7 +13,7 @@ from pathlib import Path
 
 from flask import Flask, request
 
-from .. import costs, jsonio, provenance, session_cache, usage
+from .. import costs, jsonio, provenance, search_count, session_cache, usage
 from ..library import Library
 from ..tailer import size_text
 from ..watcher import Watcher
@@ -56,6 +56,7 @@ def create_app(
     app = Flask(__name__, template_folder=_resource_dir("templates"), static_folder=_resource_dir("static"))
     app.config["AGENT_PAGE_SIZE"] = 200
     app.config["DIALOG_PAGE_SIZE"] = 200
+    app.config["SEARCH_COUNT_BUDGET"] = search_count.COUNT_BUDGET  # looks a search page's total makes at most
     security.install(app, token=token, allowed_hosts=allowed_hosts, redact=redact)
     library = Library(root, follow_symlinks=follow_symlinks, cache=session_cache.for_folder(cache_dir, root))
     watcher = None

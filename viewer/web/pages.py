@@ -30,7 +30,9 @@ def _poll_session(session_id: str):
     """The session and the position a poll asks after; raises PollEnds when the answer is already known.
 
     Gone: 286 (htmx stops polling) with a banner. Cursor from before the file was replaced:
-    HX-Refresh reloads the page. Nothing new: 204, the cheap common case.
+    HX-Refresh reloads the page. Nothing new: 204, the cheap common case; a page showing the session's
+    problem count says how many it shows (?problems=N), and a problem found without an event (a line
+    skipped) is news too.
     """
     s, moved_to = locate(session_id)
     if moved_to is not None:  # renamed: the page reload redirects
@@ -40,8 +42,8 @@ def _poll_session(session_id: str):
     after = s.position_after(cursor_arg())
     if after is None:
         raise PollEnds(Response(status=200, headers={"HX-Refresh": "true"}))
-    if after == s.count:  # events only grow, so a later read under the lock still has these
-        raise PollEnds(Response(status=204))
+    if after == s.count and ("problems" not in request.args or int_arg("problems") == len(s.problems)):
+        raise PollEnds(Response(status=204))  # events only grow, so a later read under the lock still has these
     return s, after
 
 
@@ -126,7 +128,7 @@ def session(session_id):
                        problems=len(data["problems"]), usage=data["usage"],
                        summary=data["format_summary"], outline=_outline(data["format_summary"]),
                        poll=url_for("pages.poll_tree", session_id=s.id, after=data["cursor"],
-                                    empty=1 if not s.count else None))
+                                    problems=len(data["problems"]), empty=1 if not s.count else None))
     # outside the session's lock: the library's is taken before a session's, never after
     context["reading"] = library().progress_of(s.path)
     return render_template("session.html", **context)
@@ -152,7 +154,7 @@ def poll_tree(session_id):
             row["cost"] = rolled_up.get(row["agent_id"])
         context = dict(session=session_row(s), updates=updates, problems=len(s.problems),
                        costs=[(s.agents[a].ordinal, rolled_up[a]) for a in changed if a in rolled_up],
-                       poll=url_for("pages.poll_tree", session_id=s.id, after=s.cursor))
+                       poll=url_for("pages.poll_tree", session_id=s.id, after=s.cursor, problems=len(s.problems)))
     context["reading"] = library().progress_of(s.path)  # outside the session's lock, as above
     return render_template("_tree_poll.html", **context)
 
@@ -225,13 +227,15 @@ def dialog(session_id):
         view = dialogs.dialog(s, chosen, int_arg("start"), size)
         _mark_rewound(s, view["items"])
         context = dict(session=session_row(s), chosen=chosen, agents=queries.agents(s), names=queries.agent_names(s),
-                       view=view, size=size, live=view["end"] == view["total"],
-                       poll=_dialog_poll_url(s.id, chosen, s.cursor))
+                       view=view, size=size, live=view["end"] == view["total"], problems=len(s.problems),
+                       poll=_dialog_poll_url(s, chosen, s.cursor))
     return render_template("dialog.html", **context)
 
 
-def _dialog_poll_url(session_id: str, chosen: list[str], cursor: str) -> str:
-    return url_for("pages.poll_dialog", session_id=session_id, agents=",".join(chosen), after=cursor)
+def _dialog_poll_url(s, chosen: list[str], cursor: str) -> str:
+    """The dialog's live fragment after `cursor`; it also answers when the session's problem count changes."""
+    return url_for("pages.poll_dialog", session_id=s.id, agents=",".join(chosen), after=cursor,
+                   problems=len(s.problems))
 
 
 @bp.get("/s/<session_id>/poll/dialog")
@@ -242,8 +246,9 @@ def poll_dialog(session_id):
         updates = dialogs.dialog_updates(s, chosen, after)
         _mark_rewound(s, updates["items"])
         cursor, more = _poll_cursor(s, updates["stop"])
-        context = dict(session=session_row(s), chosen=chosen, updates=updates, more=more,
-                       poll=_dialog_poll_url(s.id, chosen, cursor))
+        context = dict(session=session_row(s), chosen=chosen, updates=updates, more=more, problems=len(s.problems),
+                       messages=dialogs.dialog(s, chosen, 0, 0)["total"],  # counted on the kept order: no item built
+                       poll=_dialog_poll_url(s, chosen, cursor))
     return render_template("_dialog_poll.html", **context)
 
 

@@ -107,10 +107,12 @@ def _args() -> tuple[str, str | None]:
 
 
 def _results() -> dict:
-    """One page of hits for the request's ?q=&session=&from=&limit=, each with its url."""
+    """One page of hits for the request's ?q=&session=&from=&limit=, each with its url, and the "total": how
+    many hits in all (see search_count.Tally)."""
     q, session_id = _args()
     limit = min(int_arg("limit", 50, minimum=1), MAX_LIMIT)
-    data = search.search(library().listing(), q, session_id, search_cursor_arg("from"), limit)
+    data = search.search(library().listing(), q, session_id, search_cursor_arg("from"), limit,
+                         count_budget=current_app.config["SEARCH_COUNT_BUDGET"])
     place(data["hits"], data["cursor"])
     data["next_url"] = (url_for(request.endpoint, q=q, session=session_id, limit=request.args.get("limit"),
                                 **{"from": data["next"]}) if data["next"] else None)
@@ -133,10 +135,8 @@ def page():
     data = _results()
     q, session_id = _args()
     scope = _scope(session_id)
-    total, exact = search.total(library().listing(), q, session_id) if not data["empty_query"] else (0, True)
-    exact = exact and not data["partial"]
     return render_template("search.html", result=data, search_q=q, session=scope, session_id=session_id,
-                           rows=grouped(data["hits"]), total=total, exact=exact, unclosed=search.unclosed_quote(q),
+                           rows=grouped(data["hits"]), total=data["total"], unclosed=search.unclosed_quote(q),
                            first_page=not request.args.get("from"), version=version,
                            poll=_poll_url(q, session_id, data["cursor"], _polled_version(version, data)))
 
@@ -182,4 +182,5 @@ def api():
                 "kind": h["kind"], "agent_name": h["agent_name"], "highlights": _marks(h["pieces"])}
                for h in data["hits"]]
     return as_json({"query": data["query"], "parsed": data["parsed"], "results": results,
-                    "next": data["next_url"], "cursor": data["cursor"], "partial": data["partial"]})
+                    "next": data["next_url"], "cursor": data["cursor"], "total": data["total"],
+                    "partial": data["partial"]})

@@ -145,6 +145,14 @@ class SearchResult(TypedDict):
     highlights: list[list[int]]
 
 
+class SearchTotal(TypedDict):
+    """How many hits a query has in all (search_count.Tally): `count` is a lower bound unless `exact`."""
+
+    count: int
+    exact: bool
+    at_most: int | None  # when not exact: an upper bound (None: not every session was visited)
+
+
 class Search(TypedDict):
     """GET /api/search?q=...&session=<id>"""
 
@@ -153,6 +161,7 @@ class Search(TypedDict):
     results: list[SearchResult]
     next: str | None
     cursor: str
+    total: SearchTotal
 
 
 class HookGroup(TypedDict):

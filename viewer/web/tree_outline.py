@@ -2,17 +2,29 @@
 
 Leaner than queries.tree_rows (no creator summaries, flags or models) and written as HTML here rather than by a
 Jinja loop: every agent page carries it, and a session of hundreds of agents would otherwise cost the page more
-than its transcript. Every printed value goes through security.printed, as a template's would (masked)."""
+than its transcript. Every printed value goes through security.printed, as a template's would (masked).
+
+The HTML is kept per session version (drawn again when events arrive) and the current agent is marked as the
+page is served: views of one agent after another, or one agent polled into a new page, cost a string copy."""
 
 from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
 from .. import queries
 from ..index import SessionIndex
+from ..redact import ACTIVE
 from .colours import colour_class
-from .render import agent_urls
+from .render import SLOT, agent_urls
 from .security import printed
+
+KEPT = 64  # trees kept (a session, its links' ?at=N and masking each make one): most recently served first
+MARK = ' aria-current="page"'
+
 
 def outline(s: SessionIndex) -> list[dict]:
     """Every agent in reading order, parents first, with its `depth` and `closes` (queries.tree_order). The
@@ -23,15 +35,49 @@ def outline(s: SessionIndex) -> list[dict]:
             for agent_id, depth, closes in queries.tree_order(s)]
 
 
+@dataclass(frozen=True)
+class Drawn:
+    """A session's side tree as drawn at one version, with where each agent's link takes the current mark."""
+
+    version: tuple[int, int]  # the session's (epoch, count) when drawn: what events change
+    html: str
+    marks: dict[str, int]  # agent id -> the offset in `html` of its link's mark
+
+
+_kept: OrderedDict[tuple, Drawn] = OrderedDict()
+_kept_lock = threading.Lock()
+
+
 def sidebar(s: SessionIndex, session_id: str, current: str) -> Markup:
     """The nested list of links, the current agent marked (aria-current). The caller holds the lock."""
     url_of = agent_urls(session_id)
-    parts = ['<ul class="agent-tree">']
+    # The links' URLs (session id, ?at=N), the masking and the session object decide the HTML; its version
+    # says whether it is still the session's.
+    key = (s.serial, url_of(SLOT), ACTIVE.get())
+    version = (s.epoch, s.count)
+    with _kept_lock:
+        drawn = _kept.get(key)
+        if drawn is not None:
+            _kept.move_to_end(key)
+    if drawn is None or drawn.version != version:
+        drawn = draw(s, url_of, version)
+        with _kept_lock:
+            _kept[key] = drawn
+            while len(_kept) > KEPT:
+                _kept.popitem(last=False)
+    at = drawn.marks.get(current)
+    return Markup(drawn.html if at is None else drawn.html[:at] + MARK + drawn.html[at:])
+
+
+def draw(s: SessionIndex, url_of, version: tuple[int, int]) -> Drawn:
+    """The side tree's HTML with no agent marked, and where each agent's mark goes."""
+    parts, marks, length = ['<ul class="agent-tree">'], {}, len('<ul class="agent-tree">')
     for row in outline(s):
         href = escape(printed(url_of(row["agent_id"])))
-        mark = ' aria-current="page"' if row["agent_id"] == current else ""
-        parts.append(f'<li class="{colour_class(row["ordinal"])}"><a class="agent-name" href="{href}"{mark}>'
-                     f'{escape(printed(row["name"]))}</a><ul>')
-        parts.append("</ul></li>" * row["closes"])
+        head = f'<li class="{colour_class(row["ordinal"])}"><a class="agent-name" href="{href}"'
+        tail = f'>{escape(printed(row["name"]))}</a><ul>' + "</ul></li>" * row["closes"]
+        marks[row["agent_id"]] = length + len(head)
+        parts += (head, tail)
+        length += len(head) + len(tail)
     parts.append("</ul>")
-    return Markup("".join(parts))
+    return Drawn(version, "".join(parts), marks)
