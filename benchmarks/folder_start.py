@@ -1,0 +1,73 @@
+"""How soon `/` lists every session of a big folder, and the server's memory meanwhile (issue 15, target 8).
+
+    .venv/bin/python benchmarks/folder_start.py FOLDER SESSIONS [--timeout 600] [--json OUT]
+
+Starts `agentview serve FOLDER` twice (the second start with the cache the first left) and reports, for each,
+the seconds from the server's first answer until `/api/sessions` lists SESSIONS sessions, until all of them
+have events, and the server's peak RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from live import Server, get_json  # noqa: E402
+
+
+def one_start(folder: Path, sessions: int, timeout: float, env: dict) -> dict:
+    server = Server(folder, env=env)
+    connection = server.connection()
+    marks: dict[str, float] = {}
+    first = None
+    try:
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline and "all_read_s" not in marks:
+            try:
+                rows = get_json(connection, "/api/sessions")["sessions"]
+            except (OSError, RuntimeError):
+                connection.close()
+                connection = server.connection()
+                time.sleep(0.05)
+                continue
+            now = time.perf_counter()
+            first = first or now
+            if len(rows) >= sessions:
+                marks.setdefault("all_listed_s", now - first)
+                if all(row["events"] for row in rows):
+                    marks["all_read_s"] = now - first
+            marks["listed"] = len(rows)
+            time.sleep(0.2)
+        return {**marks, **server.memory()}
+    finally:
+        server.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder")
+    parser.add_argument("sessions", type=int)
+    parser.add_argument("--timeout", type=float, default=600)
+    parser.add_argument("--json", metavar="PATH")
+    args = parser.parse_args()
+    folder = Path(args.folder)
+    size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    with tempfile.TemporaryDirectory(prefix="agentview-cache-") as cache:
+        env = {**os.environ, "XDG_CACHE_HOME": cache}
+        result = {"bytes": size, "first": one_start(folder, args.sessions, args.timeout, env),
+                  "restart": one_start(folder, args.sessions, args.timeout, env)}
+    text = json.dumps(result, indent=2)
+    print(text)
+    if args.json:
+        Path(args.json).write_text(text)
+
+
+if __name__ == "__main__":
+    main()
