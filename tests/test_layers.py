@@ -25,7 +25,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("index", ["index", "agent_tree", "shared_lists", "search_index", "facets", "usage", "session_ids"]),
     ("library", ["library", "folders", "reading", "watcher"]),
     ("reads", ["queries", "dialogs", "search", "provenance", "pictures", "flow", "otlp", "exports", "asof", "filters"]),
-    ("front ends", ["session_viewer", "push", "web", "cli", "__main__", "__init__"]),
+    ("front ends", ["session_viewer", "push", "otlp_wire", "otlp_http", "otlp_sdk", "web", "cli", "__main__", "__init__"]),
 ]
 # Groups that stand beside the layers: (the highest layer they may import, the lowest layer that may
 # import them). The writer of seed 000 builds on the seed's rules only, and only front ends use it.

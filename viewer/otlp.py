@@ -127,11 +127,28 @@ def _exported_event(event: model.Event) -> str:
     return redact.shown_json(jsonio.answer(kept)).decode()
 
 
+@dataclass
+class _Held:
+    """A tool call's span waiting for its result: what building it then needs."""
+
+    position: int
+    call: model.LoggedCall
+    index: int
+    start: int
+    synthetic: bool
+    parent: bytes | None
+
+
 class SpanBuilder:
     """Spans of one session, built in file order; `spans(start, stop)` can be called again as the log grows
-    (push --follow), each event's span built once. Callers hold the session's lock."""
+    (push --follow), each event's span built once. Callers hold the session's lock.
 
-    def __init__(self, s: SessionIndex, base_time: datetime = BASE_TIME):
+    A tool call's span carries its result. A finished log has it already; a log being written may not yet, so
+    `hold_unanswered` keeps such a span back until a later `spans()` call finds the result logged (or
+    `unanswered()` lets it go, marked `agentview.unfinished`): sent early, it would go without its result, and
+    sent again, twice."""
+
+    def __init__(self, s: SessionIndex, base_time: datetime = BASE_TIME, hold_unanswered: bool = False):
         self.s = s
         self.trace_id = trace_id_of(s.id)
         self.base_ns = int(base_time.timestamp()) * 1_000_000_000 + base_time.microsecond * 1000
@@ -144,6 +161,10 @@ class SpanBuilder:
         self._created: dict[int, str] = {}
         self._created_for = -1
         self._agent_ids: dict[str, bytes] = {}
+        # with hold_unanswered (push --follow): tool calls whose result is not logged yet, by (message id, call
+        # index); each is built once, when its result arrives or when let go of (`unanswered`)
+        self.hold_unanswered = hold_unanswered
+        self.held: dict[tuple[str, int], _Held] = {}
 
     # --- ids and times -------------------------------------------------------------------------
 
@@ -204,6 +225,8 @@ class SpanBuilder:
     def spans(self, start: int = 0, stop: int | None = None) -> Iterator[Span]:
         s = self.s
         stop = s.count if stop is None else stop
+        if self.held:
+            yield from self._answered(stop)
         for p in range(start, stop):
             event = s.events[p]
             agent_id = event.get("agent_id")
@@ -311,7 +334,10 @@ class SpanBuilder:
             yield Span(self.trace_id, own, parent, f"chat {shown_model}".rstrip(), CLIENT, start, start,
                        attributes, self._links(event))
             for index, call in enumerate(calls):
-                yield self._tool_span(p, event, call, index, start, synthetic, parent)
+                if self.hold_unanswered and call.id is not None and not s.result_positions_for_call(p, call.id):
+                    self.held[(event["message_id"], index)] = _Held(p, call, index, start, synthetic, parent)
+                else:
+                    yield self._tool_span(p, event, call, index, start, synthetic, parent)
             return
         attributes["openinference.span.kind"] = CHAIN
         attributes["input.value"] = text
@@ -329,6 +355,27 @@ class SpanBuilder:
             self.inputs.setdefault(agent_id, []).append(
                 {"role": _shown(role) if role is not None else "user", "parts": [{"type": "text", "content": text}]})
         yield Span(self.trace_id, own, parent, name, INTERNAL, start, start, attributes, self._links(event))
+
+    def _answered(self, stop: int) -> Iterator[Span]:
+        """The held tool spans whose result is now logged (before `stop`), built with it."""
+        for key, held in list(self.held.items()):
+            results = self.s.result_positions_for_call(held.position, held.call.id)
+            if results and results[0] < stop:
+                del self.held[key]
+                yield self._held_span(held)
+
+    def unanswered(self, keys=None) -> Iterator[Span]:
+        """Lets go of held tool spans (all, or those of `keys`) as they are: no result, `agentview.unfinished`."""
+        for key in list(self.held if keys is None else keys):
+            held = self.held.pop(key, None)
+            if held is not None:
+                span = self._held_span(held)
+                span.attributes["agentview.unfinished"] = True
+                yield span
+
+    def _held_span(self, held: _Held) -> Span:
+        event = self.s.events[held.position]
+        return self._tool_span(held.position, event, held.call, held.index, held.start, held.synthetic, held.parent)
 
     def _tool_span(self, p: int, event: model.Event, call: model.LoggedCall, index: int, start: int,
                    synthetic: bool, parent: bytes | None) -> Span:

@@ -1,0 +1,160 @@
+"""OTLP/HTTP: POSTing encoded ExportTraceServiceRequests to a trace store, as the OTLP specification says.
+
+  - protobuf bodies (`Content-Type: application/x-protobuf`), gzip-compressed (`Content-Encoding: gzip`) unless
+    told not to: a session's spans repeat its text several times (the event, the input, the output), so they
+    shrink about eightfold, and a store behind a network gets them that much sooner;
+  - 429, 502, 503 and 504 are retried with exponential backoff, waiting what a `Retry-After` header asks
+    when it asks less than what is left; a connection that fails is retried the same way; all of it within
+    the timeout, after which the failure is told as the store told it;
+  - one connection, kept alive across requests (the standard library's http.client: no dependency).
+
+BackgroundSender sends on a thread of its own, so the next request is built while this one is compressed and
+sent (zlib and the socket let go of the GIL).
+"""
+
+from __future__ import annotations
+
+import gzip
+import http.client
+import queue
+import threading
+import time
+from urllib.parse import urlsplit
+
+RETRIED = frozenset((429, 502, 503, 504))  # statuses the OTLP specification says to retry
+FIRST_BACKOFF = 0.25  # seconds before the first retry; doubled each time
+MAX_BACKOFF = 5.0
+
+
+class PushError(Exception):
+    """The spans could not be sent: the message says why, for a person."""
+
+
+class HttpStore:
+    """One OTLP/HTTP traces endpoint (the full URL, e.g. http://host:4318/v1/traces)."""
+
+    def __init__(self, endpoint: str, headers: dict[str, str] | None = None, timeout: float = 10.0,
+                 compression: str | None = "gzip"):
+        parts = urlsplit(endpoint)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise PushError(f"{endpoint!r} is not an http:// or https:// URL")
+        self.endpoint = endpoint
+        self.timeout = timeout
+        self.compression = compression
+        self._connection_class = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+        self._host, self._port = parts.hostname, parts.port
+        self._path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        self._headers = {**(headers or {}), "Content-Type": "application/x-protobuf"}
+        if compression == "gzip":
+            self._headers["Content-Encoding"] = "gzip"
+        self._connection: http.client.HTTPConnection | None = None
+        self.requests_sent = 0
+        self.bytes_sent = 0
+
+    def send(self, body: bytes) -> None:
+        """POST one request; retried as the specification says; raises PushError when it cannot be sent."""
+        if self.compression == "gzip":
+            body = gzip.compress(body, compresslevel=1, mtime=0)  # level 1: most of the gain, a fifth of the time
+        deadline = time.monotonic() + self.timeout
+        backoff = FIRST_BACKOFF
+        while True:
+            left = deadline - time.monotonic()
+            reused = self._connection is not None
+            try:
+                status, reason, said, retry_after = self._post(body, max(left, 0.1))
+            except (OSError, http.client.HTTPException) as error:
+                self.close()
+                if reused and not isinstance(error, TimeoutError):
+                    continue  # the store closed a kept-alive connection: a new one, at once
+                failure, wait = self._unreachable(error), backoff
+            else:
+                if 200 <= status < 300:
+                    self.requests_sent += 1
+                    self.bytes_sent += len(body)
+                    return
+                failure = f"{self.endpoint} answered {status} {reason}".rstrip() + (f": {said}" if said else "")
+                if status not in RETRIED:
+                    raise PushError(failure)
+                failure += " (still, after retries)"
+                wait = min(retry_after, MAX_BACKOFF) if retry_after is not None else backoff
+            if time.monotonic() + wait > deadline:
+                raise PushError(failure)
+            time.sleep(wait)
+            backoff = min(backoff * 2, MAX_BACKOFF)
+
+    def _post(self, body: bytes, timeout: float) -> tuple[int, str, str, float | None]:
+        """The store's answer: status, reason, what it said (a short line), and the Retry-After it asked."""
+        if self._connection is None:
+            self._connection = self._connection_class(self._host, self._port, timeout=timeout)
+        self._connection.timeout = timeout
+        if self._connection.sock is not None:
+            self._connection.sock.settimeout(timeout)
+        self._connection.request("POST", self._path, body=body, headers=self._headers)
+        answer = self._connection.getresponse()
+        text = answer.read()
+        if answer.will_close:
+            self.close()
+        said = " ".join(text.decode("utf-8", "replace").split())[:200] if text and answer.status >= 300 else ""
+        said = "".join(c for c in said if c.isprintable())  # a protobuf Status is bytes, not all of it text
+        return answer.status, answer.reason or "", said, _seconds(answer.getheader("Retry-After"))
+
+    def _unreachable(self, error: BaseException) -> str:
+        if isinstance(error, TimeoutError):
+            return f"{self.endpoint} did not answer in time"
+        why = getattr(error, "strerror", None) or str(error) or type(error).__name__
+        return f"cannot reach {self.endpoint}: {why} (is the store running, and is this its OTLP/HTTP URL?)"
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+
+def _seconds(value: str | None) -> float | None:
+    """A Retry-After of seconds (an HTTP date is not worth parsing here: the backoff is used instead)."""
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
+class BackgroundSender:
+    """Sends requests through a store on a thread of its own, at most `depth` waiting; the first failure is
+    raised by the next call."""
+
+    def __init__(self, store, depth: int = 2):
+        self.store = store
+        self._queue: queue.Queue = queue.Queue(depth)
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="otlp-sender", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            try:
+                if item is None:
+                    return
+                if self._error is None:  # after a failure, the rest is dropped: the push stops
+                    self.store.send(item)
+            except BaseException as error:  # handed to the pushing thread
+                self._error = error
+            finally:
+                self._queue.task_done()
+
+    def submit(self, body: bytes) -> None:
+        self._raise()
+        self._queue.put(body)
+
+    def wait(self) -> None:
+        """Until everything submitted is sent; raises what failed."""
+        self._queue.join()
+        self._raise()
+
+    def _raise(self) -> None:
+        if self._error is not None:
+            raise self._error
+
+    def close(self) -> None:
+        self._queue.put(None)
+        self._thread.join()
