@@ -165,6 +165,10 @@ class SpanBuilder:
         # index); each is built once, when its result arrives or when let go of (`unanswered`)
         self.hold_unanswered = hold_unanswered
         self.held: dict[tuple[str, int], _Held] = {}
+        # labels (agent ids, roles, event types, tool and model names) repeat on most spans: each is masked once,
+        # per masking state; and the span id of a message, which links to it from its deliveries compute again
+        self._labels: dict[tuple[bool, str], str] = {}
+        self._message_spans: dict[str, bytes] = {}
 
     # --- ids and times -------------------------------------------------------------------------
 
@@ -182,7 +186,24 @@ class SpanBuilder:
         agent_id = self._creations().get(self.s.by_id.get(message_id, -1))
         if agent_id is not None:
             return self.agent_span_id(agent_id)
-        return self.span_id("message", message_id)
+        known = self._message_spans.get(message_id)
+        if known is None:
+            if len(self._message_spans) >= 100_000:
+                self._message_spans.clear()
+            known = self._message_spans[message_id] = self.span_id("message", message_id)
+        return known
+
+    def label(self, value: Any) -> str:
+        """A short value from the log as shown (_shown), masked once per masking state."""
+        if type(value) is not str or len(value) > 64:
+            return _shown(value)
+        key = (redact.ACTIVE.get(), value)
+        shown = self._labels.get(key)
+        if shown is None:
+            if len(self._labels) >= 10_000:  # labels are few; ids used as labels would be many
+                self._labels.clear()
+            shown = self._labels[key] = _shown(value)
+        return shown
 
     def _creations(self) -> dict[int, str]:
         """Position of each agent's creation event -> the agent (kept while no agent is added)."""
@@ -239,7 +260,7 @@ class SpanBuilder:
             yield from self._event_spans(p, event)
 
     def _base(self, agent_id: str, p: int, event: model.Event) -> dict[str, Any]:
-        attributes = {"gen_ai.conversation.id": self.conversation, "gen_ai.agent.id": _shown(agent_id),
+        attributes = {"gen_ai.conversation.id": self.conversation, "gen_ai.agent.id": self.label(agent_id),
                       "agentview.message_id": _shown(event.get("message_id")), "agentview.position": p,
                       "agentview.line": self.s.line_numbers[p], "agentview.event": _exported_event(event)}
         return attributes
@@ -305,19 +326,19 @@ class SpanBuilder:
         agent_id = event.get("agent_id") if isinstance(event.get("agent_id"), str) else ""
         start, synthetic = self.time_of(p, event)
         attributes = self._base(agent_id, p, event)
-        attributes["agentview.event_type"] = _shown(event.get("event_type"))
+        attributes["agentview.event_type"] = self.label(event.get("event_type"))
         if synthetic:
             attributes["agentview.time"] = "synthetic"
         parent = self.agent_span_id(agent_id) if agent_id in s.agents else None
         text = redact.shown(model.content_of(event))
         role = event.get("role")
         if role is not None:
-            attributes["agentview.role"] = _shown(role)
+            attributes["agentview.role"] = self.label(role)
         calls = model.tool_calls(event)
         own = self._own_span_id(p, event)
         if model.is_transcript_entry(event) and role == "assistant":
             model_name = event.get("model") or (s.agents[agent_id].language_model if agent_id in s.agents else None)
-            shown_model = _shown(model_name) if model_name else ""
+            shown_model = self.label(model_name) if model_name else ""
             attributes.update({"gen_ai.operation.name": "chat", "openinference.span.kind": LLM,
                                "output.value": text, **_usage(event)})
             if shown_model:
@@ -341,7 +362,7 @@ class SpanBuilder:
             return
         attributes["openinference.span.kind"] = CHAIN
         attributes["input.value"] = text
-        name = f"message {_shown(role)}" if role is not None else _shown(event.get("event_type"))
+        name = f"message {self.label(role)}" if role is not None else self.label(event.get("event_type"))
         if model.is_tool_result(event):
             call_position = s.call_position_for_result(p)
             if call_position is not None:
@@ -353,7 +374,7 @@ class SpanBuilder:
             attributes["gen_ai.tool.call.id"] = _shown(event.get("tool_call_id"))
         if model.is_transcript_entry(event) and agent_id:
             self.inputs.setdefault(agent_id, []).append(
-                {"role": _shown(role) if role is not None else "user", "parts": [{"type": "text", "content": text}]})
+                {"role": self.label(role) if role is not None else "user", "parts": [{"type": "text", "content": text}]})
         yield Span(self.trace_id, own, parent, name, INTERNAL, start, start, attributes, self._links(event))
 
     def _answered(self, stop: int) -> Iterator[Span]:
@@ -380,9 +401,9 @@ class SpanBuilder:
     def _tool_span(self, p: int, event: model.Event, call: model.LoggedCall, index: int, start: int,
                    synthetic: bool, parent: bytes | None) -> Span:
         s = self.s
-        name = _shown(call.name)
+        name = self.label(call.name)
         attributes: dict[str, Any] = {
-            "gen_ai.conversation.id": self.conversation, "gen_ai.agent.id": _shown(event.get("agent_id")),
+            "gen_ai.conversation.id": self.conversation, "gen_ai.agent.id": self.label(event.get("agent_id")),
             "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, "gen_ai.tool.type": "function",
             "gen_ai.tool.call.arguments": redact.shown(call.arguments_raw), "openinference.span.kind": TOOL,
             "tool.name": name, "input.value": redact.shown(call.arguments_raw),
