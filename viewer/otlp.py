@@ -169,6 +169,10 @@ class SpanBuilder:
         # per masking state; and the span id of a message, which links to it from its deliveries compute again
         self._labels: dict[tuple[bool, str], str] = {}
         self._message_spans: dict[str, bytes] = {}
+        # texts repeat too: a delivery's to each of its listeners, a tool result on its call's span and its own
+        self._texts: dict[tuple[bool, str], str] = {}
+        # (position of a call, call id) -> its execute_tool span, for the result that answers it
+        self._call_spans: dict[tuple[int, str], bytes] = {}
 
     # --- ids and times -------------------------------------------------------------------------
 
@@ -192,6 +196,16 @@ class SpanBuilder:
                 self._message_spans.clear()
             known = self._message_spans[message_id] = self.span_id("message", message_id)
         return known
+
+    def text(self, value: str) -> str:
+        """A text from the log as shown (redact.shown), masked once while it repeats."""
+        key = (redact.ACTIVE.get(), value)
+        shown = self._texts.get(key)
+        if shown is None:
+            if len(self._texts) >= 256:  # repeats come close together
+                self._texts.clear()
+            shown = self._texts[key] = redact.shown(value)
+        return shown
 
     def label(self, value: Any) -> str:
         """A short value from the log as shown (_shown), masked once per masking state."""
@@ -330,7 +344,7 @@ class SpanBuilder:
         if synthetic:
             attributes["agentview.time"] = "synthetic"
         parent = self.agent_span_id(agent_id) if agent_id in s.agents else None
-        text = redact.shown(model.content_of(event))
+        text = self.text(model.content_of(event))
         role = event.get("role")
         if role is not None:
             attributes["agentview.role"] = self.label(role)
@@ -365,7 +379,10 @@ class SpanBuilder:
         name = f"message {self.label(role)}" if role is not None else self.label(event.get("event_type"))
         if model.is_tool_result(event):
             call_position = s.call_position_for_result(p)
-            if call_position is not None:
+            known = self._call_spans.pop((call_position, event.get("tool_call_id")), None)
+            if known is not None:
+                parent = known
+            elif call_position is not None:
                 call_event = s.events[call_position]
                 for index, call in enumerate(model.tool_calls(call_event)):
                     if call.id == event.get("tool_call_id"):
@@ -415,15 +432,17 @@ class SpanBuilder:
         end = start
         results = s.result_positions_for_call(p, call.id) if call.id is not None else []
         if results:
-            result = redact.shown(model.content_of(s.events[results[0]]))
+            result = self.text(model.content_of(s.events[results[0]]))
             attributes["gen_ai.tool.call.result"] = result
             attributes["output.value"] = result
             end = max(start, self._peek_time(results[0]))
         spawned = [a for a in s.spawned.get(event["message_id"], ()) if a in s.agents]
         if spawned:
             attributes["agentview.spawned"] = [_shown(a) for a in spawned]
-        return Span(self.trace_id, self.call_span_id(event["message_id"], call, index), parent,
-                    f"execute_tool {name}", INTERNAL, start, end, attributes)
+        span_id = self.call_span_id(event["message_id"], call, index)
+        if call.id is not None:  # the parent of its result's span (the first call of an id, as the result finds it)
+            self._call_spans.setdefault((p, call.id), span_id)
+        return Span(self.trace_id, span_id, parent, f"execute_tool {name}", INTERNAL, start, end, attributes)
 
 
 # --- OTLP/JSON -------------------------------------------------------------------------------------

@@ -26,7 +26,8 @@ MAX_REQUEST_BYTES = 4_000_000  # a request's protobuf before compression: under 
 MAX_REQUEST_SPANS = 5_000
 SPAN_FLAGS = 0x100  # CONTEXT_HAS_IS_REMOTE_MASK, not remote: what the SDK's encoder writes for a local parent
 _CACHED_VALUE_CHARS = 64  # (key, value) pairs with a string value this short are encoded once
-_CACHE_LIMIT = 200_000  # pairs kept before the cache is emptied (ids make most pairs unique)
+_CACHE_LIMIT = 200_000  # pairs kept before the cache is emptied
+UNIQUE_KEYS = frozenset(("agentview.message_id", "gen_ai.tool.call.id"))  # ids: never cached
 
 _fixed64 = struct.Struct("<Q").pack
 _fixed32 = struct.Struct("<I").pack
@@ -77,46 +78,54 @@ class Encoder:
     """Encodes spans; keeps the bytes of keys and of short (key, value) pairs across calls."""
 
     def __init__(self) -> None:
-        self._keys: dict[str, bytes] = {}
-        self._pairs: dict[tuple[int, str, str], bytes] = {}  # (field tag, key, value) -> the whole field
+        # per field tag: key -> (KeyValue.key's bytes and the tag of KeyValue.value, {short value: the whole field}
+        # or None for keys whose values are ids, never repeated)
+        self._keys: dict[int, dict[str, tuple[bytes, dict[str, bytes] | None]]] = {}
+        self._cached = 0
 
-    def _key(self, key: str) -> bytes:
-        """KeyValue.key, tag and length included, then the tag of KeyValue.value."""
-        encoded = self._keys.get(key)
-        if encoded is None:
-            encoded = self._keys[key] = _text(0x0A, key) + b"\x12"
-        return encoded
+    def _key(self, tag: int, key: str) -> tuple[bytes, dict[str, bytes] | None]:
+        keys = self._keys.setdefault(tag, {})
+        known = keys.get(key)
+        if known is None:
+            known = keys[key] = (_text(0x0A, key) + b"\x12", None if key in UNIQUE_KEYS else {})
+        return known
 
     def attributes(self, tag: int, attributes: dict[str, Any], out: list[bytes]) -> None:
         """Appends each attribute as the repeated KeyValue field `tag` of its message. The pieces are appended
         rather than joined, so a long value's bytes are copied once, into the request. (The hottest loop of a
         push: it is written for speed.)"""
-        pairs, keys, small = self._pairs, self._keys, _SMALL
-        tag_byte = _SMALL[tag]
+        keys, small = self._keys.get(tag), _SMALL
+        if keys is None:
+            keys = self._keys[tag] = {}
+        tag_byte = small[tag]
         for key, value in attributes.items():
-            kind = type(value)
-            if kind is str:
-                if len(value) <= _CACHED_VALUE_CHARS:
-                    field = pairs.get((tag, key, value))
-                    if field is None:
-                        if len(pairs) >= _CACHE_LIMIT:
-                            pairs.clear()
-                        any_body = _field(0x0A, value.encode("utf-8", "surrogatepass"))
-                        body = self._key(key) + varint(len(any_body)) + any_body
-                        field = pairs[(tag, key, value)] = tag_byte + varint(len(body)) + body
-                    out.append(field)
-                    continue
+            key_bytes, cache = keys.get(key) or self._key(tag, key)
+            if type(value) is str:
+                short = cache is not None and len(value) <= _CACHED_VALUE_CHARS
+                if short:
+                    field = cache.get(value)
+                    if field is not None:
+                        out.append(field)
+                        continue
                 encoded = value.encode("utf-8", "surrogatepass")
                 n = len(encoded)
                 length = small[n] if n < 0x4000 else _long_varint(n)
                 any_size = 1 + len(length) + n
                 any_length = small[any_size] if any_size < 0x4000 else _long_varint(any_size)
-                key_bytes = keys.get(key) or self._key(key)
-                out += (tag_byte, varint(len(key_bytes) + len(any_length) + any_size), key_bytes, any_length,
-                        b"\x0a", length, encoded)
+                pieces = (tag_byte, varint(len(key_bytes) + len(any_length) + any_size), key_bytes, any_length,
+                          b"\x0a", length, encoded)
+                if short:
+                    self._cached += 1
+                    if self._cached > _CACHE_LIMIT:  # labels are few: this many means ids; start again
+                        for _, values in self._keys[tag].values():
+                            if values is not None:
+                                values.clear()
+                        self._cached = 0
+                    cache[value] = b"".join(pieces)
+                out += pieces
             else:
-                any_body = b"\x18" + varint(value & 0xFFFFFFFFFFFFFFFF) if kind is int else any_value(value)
-                body = (keys.get(key) or self._key(key)) + varint(len(any_body)) + any_body
+                any_body = b"\x18" + varint(value & 0xFFFFFFFFFFFFFFFF) if type(value) is int else any_value(value)
+                body = key_bytes + varint(len(any_body)) + any_body
                 out += (tag_byte, varint(len(body)), body)
 
     def span(self, span: otlp.Span) -> bytes:
