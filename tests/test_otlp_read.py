@@ -149,3 +149,17 @@ def test_a_malformed_otlp_file_is_problems_on_its_page_never_a_500(tmp_path):
     assert "without a spanId" in page.get_data(as_text=True) or client.get("/s/broken/problems").status_code == 200
     for url in ("/s/broken/export/otlp", "/s/broken/export/json", "/s/broken/export/trace", "/api/sessions"):
         assert client.get(url).status_code == 200, url
+
+
+def test_two_sessions_exported_into_one_file_read_as_one_session_each_trace_whole(tmp_path):
+    first = load_index(SAMPLES / "example1_jack_and_jill.jsonl")
+    second = load_index(SAMPLES / "example4_external_trigger.jsonl")
+    path = tmp_path / "two.jsonl"
+    path.write_text(otlp.otlp_json(first) + otlp.otlp_json(second), encoding="utf-8")
+    back = load_index(path)
+    assert back.count == first.count + second.count
+    # each trace's events together, in their own order: the first session's, then the second's
+    ids = [back.events[p]["message_id"] for p in range(back.count)]
+    assert ids == [first.events[p]["message_id"] for p in range(first.count)] + [
+        second.events[p]["message_id"] for p in range(second.count)]
+    assert [p.kind for p in back.problems] == ["several_traces"]
