@@ -9,7 +9,10 @@ Generates a session of `events` events (benchmarks/generate.py) in a temp folder
   - old: the path push took before (each span a ReadableSpan, the SDK's OTLP/HTTP exporter, 1,000 spans a
     request, no compression) to the same sink, as the reference (`--no-old` skips it: about 40 s);
   - phoenix (`--phoenix`): the new path to an Arize Phoenix started in a temp folder on free ports: the push
-    (every request answered), and, separately, how long Phoenix takes until it holds every span.
+    (every request answered 200), and with `--stored` how long until Phoenix holds every span. Phoenix queues
+    at most PHOENIX_MAX_SPANS_QUEUE_SIZE spans (20,000 by default) and answers 503 past that until its database
+    has caught up: with its default, a push of 100k events goes at Phoenix's insert rate, whoever sends it;
+    `--phoenix-queue 200000` lets it take the whole session as fast as it can parse it.
 Each rate is events / wall seconds of the push; the pusher's own CPU seconds are printed beside it, since the
 machine may be shared. Session reading is timed apart (it is the same for both paths).
 """
@@ -74,10 +77,12 @@ def start_sink() -> tuple[subprocess.Popen, str]:
     return process, f"http://127.0.0.1:{port}/v1/traces"
 
 
-def start_phoenix(work: Path) -> tuple[subprocess.Popen, str]:
+def start_phoenix(work: Path, queue: int | None) -> tuple[subprocess.Popen, str]:
     port, grpc = free_port(), free_port()
     env = dict(os.environ, PHOENIX_WORKING_DIR=str(work), PHOENIX_PORT=str(port), PHOENIX_GRPC_PORT=str(grpc),
                PHOENIX_HOST="127.0.0.1", PHOENIX_TELEMETRY_ENABLED="false")
+    if queue is not None:
+        env["PHOENIX_MAX_SPANS_QUEUE_SIZE"] = str(queue)
     log = open(work / "phoenix.log", "wb")
     process = subprocess.Popen([str(Path(sys.executable).parent / "phoenix"), "serve"], cwd=work, env=env,
                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -179,6 +184,9 @@ def main() -> None:
     parser.add_argument("--phoenix", action="store_true", help="also push to a Phoenix started in a temp folder")
     parser.add_argument("--no-old", action="store_true", help="skip the old (SDK) path")
     parser.add_argument("--stored", action="store_true", help="with --phoenix: wait until Phoenix holds every span")
+    parser.add_argument("--phoenix-queue", type=int, default=None, metavar="SPANS",
+                        help="Phoenix's PHOENIX_MAX_SPANS_QUEUE_SIZE (its default, 20,000, answers 503 past it until "
+                             "its database catches up: the push then goes at Phoenix's insert rate)")
     parser.add_argument("--json", help="also write the figures here")
     args = parser.parse_args()
     results: dict = {}
@@ -200,7 +208,7 @@ def main() -> None:
         if args.phoenix:
             work = Path(temp) / "phoenix"
             work.mkdir()
-            phoenix, base = start_phoenix(work)
+            phoenix, base = start_phoenix(work, args.phoenix_queue)
             try:
                 started = time.monotonic()
                 results["phoenix"] = push_new(path, f"{base}/v1/traces", timeout=600)

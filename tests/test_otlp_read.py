@@ -163,3 +163,22 @@ def test_two_sessions_exported_into_one_file_read_as_one_session_each_trace_whol
     assert ids == [first.events[p]["message_id"] for p in range(first.count)] + [
         second.events[p]["message_id"] for p in range(second.count)]
     assert [p.kind for p in back.problems] == ["several_traces"]
+
+
+@pytest.mark.parametrize("indent", [False, True], ids=["one request a line", "one indented request"])
+def test_a_json_file_of_otlp_requests_is_read_as_traces_too(tmp_path, indent):
+    """The Collector's file exporter writes to whatever path it is given, `.json` as often as `.jsonl`."""
+    s = load_index(SAMPLES / "research_team.jsonl")
+    with masking(False):
+        requests = list(otlp.requests(s, per_request=50 if not indent else 10_000))
+    text = (json.dumps(requests[0], indent=2) + "\n" if indent
+            else "".join(json.dumps(r) + "\n" for r in requests))
+    assert indent or len(requests) > 3
+    (tmp_path / "traces.json").write_text(text, encoding="utf-8")
+    library = Library(tmp_path)
+    library.scan()
+    (back,) = library.listing()
+    assert back.format is formats.OTLP_JSON
+    assert not back.problems
+    assert back.count == s.count
+    assert queries.tree(back) == queries.tree(s)
