@@ -74,6 +74,20 @@ def test_push_sends_a_session_as_protobuf_to_a_real_receiver(receiver, tmp_path)
     assert SECRET in json.dumps(receiver.spans)
 
 
+def test_push_gzips_for_a_store_elsewhere_or_when_asked(receiver):
+    assert push.HttpStore("http://otel.example:4318/v1/traces").compression == "gzip"
+    assert push.HttpStore("http://[::1]:4318/v1/traces").compression is None  # loopback: as they are
+    done = agentview("push", SAMPLES / "research_team.jsonl", "--endpoint", receiver.url, "--compression", "gzip")
+    assert done.returncode == 0, done.stderr
+    assert {h["content-encoding"] for h in receiver.headers} == {"gzip"}
+    with masking(True):
+        assert len(receiver.spans) == len(json_spans(load_index(SAMPLES / "research_team.jsonl")))
+    receiver.spans.clear()
+    receiver.headers.clear()
+    assert agentview("push", SAMPLES / "research_team.jsonl", "--endpoint", receiver.url).returncode == 0
+    assert not any("content-encoding" in h for h in receiver.headers)
+
+
 def test_push_of_a_folder_sends_one_trace_per_session(receiver, tmp_path):
     for name in ("research_team.jsonl", "example1_jack_and_jill.jsonl"):
         (tmp_path / name).write_bytes((SAMPLES / name).read_bytes())

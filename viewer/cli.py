@@ -239,8 +239,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--follow", action="store_true",
                    help="keep running: send each new event as it is logged (a tool call's span when its result is)")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds a request may take, retries included")
-    p.add_argument("--compression", choices=["gzip", "none"], default="gzip",
-                   help="compress each request (default gzip; none for a store that cannot inflate)")
+    p.add_argument("--compression", choices=["auto", "gzip", "none"], default="auto",
+                   help="gzip each request; auto (the default): gzip unless the store is on loopback")
     p.add_argument("--no-redact", action="store_true", help="send secrets instead of masking them")
     p.set_defaults(func=push)
     return parser

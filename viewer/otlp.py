@@ -280,6 +280,8 @@ class SpanBuilder:
         return attributes
 
     def _links(self, event: model.Event) -> list[Link]:
+        if "cause" not in event and "substance" not in event:  # most events: nothing to look at
+            return []
         links = [Link(self.message_span_id(c), "cause", c) for c in model.causes_of(event)]
         if model.is_delivery(event):
             links.append(Link(self.message_span_id(event["substance"]), "substance", event["substance"]))
@@ -348,9 +350,10 @@ class SpanBuilder:
         role = event.get("role")
         if role is not None:
             attributes["agentview.role"] = self.label(role)
-        calls = model.tool_calls(event)
+        calls = model.tool_calls(event) if "tool_calls" in event else []
         own = self._own_span_id(p, event)
-        if model.is_transcript_entry(event) and role == "assistant":
+        entry = event.get("event_type") == model.TRANSCRIPT_ENTRY
+        if entry and role == "assistant":
             model_name = event.get("model") or (s.agents[agent_id].language_model if agent_id in s.agents else None)
             shown_model = self.label(model_name) if model_name else ""
             attributes.update({"gen_ai.operation.name": "chat", "openinference.span.kind": LLM,
@@ -377,7 +380,7 @@ class SpanBuilder:
         attributes["openinference.span.kind"] = CHAIN
         attributes["input.value"] = text
         name = f"message {self.label(role)}" if role is not None else self.label(event.get("event_type"))
-        if model.is_tool_result(event):
+        if entry and (role == "tool" or "tool_call_id" in event):  # model.is_tool_result
             call_position = s.call_position_for_result(p)
             known = self._call_spans.pop((call_position, event.get("tool_call_id")), None)
             if known is not None:
@@ -389,7 +392,7 @@ class SpanBuilder:
                         parent = self.call_span_id(call_event["message_id"], call, index)
                         break
             attributes["gen_ai.tool.call.id"] = _shown(event.get("tool_call_id"))
-        if model.is_transcript_entry(event) and agent_id:
+        if entry and agent_id:
             self.inputs.setdefault(agent_id, []).append(
                 {"role": self.label(role) if role is not None else "user", "parts": [{"type": "text", "content": text}]})
         yield Span(self.trace_id, own, parent, name, INTERNAL, start, start, attributes, self._links(event))

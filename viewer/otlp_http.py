@@ -1,8 +1,9 @@
 """OTLP/HTTP: POSTing encoded ExportTraceServiceRequests to a trace store, as the OTLP specification says.
 
-  - protobuf bodies (`Content-Type: application/x-protobuf`), gzip-compressed (`Content-Encoding: gzip`) unless
-    told not to: a session's spans repeat its text several times (the event, the input, the output), so they
-    shrink about eightfold, and a store behind a network gets them that much sooner;
+  - protobuf bodies (`Content-Type: application/x-protobuf`), gzip-compressed (`Content-Encoding: gzip`) when
+    the store is on another machine: a session's spans repeat its text several times (the event, the input,
+    the output), so they shrink about eightfold, and a store behind a network gets them that much sooner; a
+    store on loopback gets them as they are (deflating and inflating would only cost both sides CPU);
   - 429, 502, 503 and 504 are retried with exponential backoff, waiting what a `Retry-After` header asks
     when it asks less than what is left; a connection that fails is retried the same way; all of it within
     the timeout, after which the failure is told as the store told it;
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import gzip
 import http.client
+import ipaddress
 import queue
 import threading
 import time
@@ -34,12 +36,14 @@ class HttpStore:
     """One OTLP/HTTP traces endpoint (the full URL, e.g. http://host:4318/v1/traces)."""
 
     def __init__(self, endpoint: str, headers: dict[str, str] | None = None, timeout: float = 10.0,
-                 compression: str | None = "gzip"):
+                 compression: str | None = "auto"):
         parts = urlsplit(endpoint)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise PushError(f"{endpoint!r} is not an http:// or https:// URL")
         self.endpoint = endpoint
         self.timeout = timeout
+        if compression == "auto":  # a store on this machine would only spend CPU inflating what we spent deflating
+            compression = None if _is_loopback(parts.hostname) else "gzip"
         self.compression = compression
         self._connection_class = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
         self._host, self._port = parts.hostname, parts.port
@@ -108,6 +112,15 @@ class HttpStore:
         if self._connection is not None:
             self._connection.close()
             self._connection = None
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _seconds(value: str | None) -> float | None:
