@@ -167,10 +167,12 @@ class SpanBuilder:
         self.held: dict[tuple[str, int], _Held] = {}
         # labels (agent ids, roles, event types, tool and model names) repeat on most spans: each is masked once,
         # per masking state; and the span id of a message, which links to it from its deliveries compute again
-        self._labels: dict[tuple[bool, str], str] = {}
+        # (texts repeat too: a delivery's to each of its listeners, a tool result on its call's span and its own)
+        self._shown_by_masking: dict[bool, tuple[dict[str, str], dict[str, str]]] = {}
+        self._labels: dict[str, str] = {}
+        self._texts: dict[str, str] = {}
+        self._masking_now()
         self._message_spans: dict[str, bytes] = {}
-        # texts repeat too: a delivery's to each of its listeners, a tool result on its call's span and its own
-        self._texts: dict[tuple[bool, str], str] = {}
         # (position of a call, call id) -> its execute_tool span, for the result that answers it
         self._call_spans: dict[tuple[int, str], bytes] = {}
 
@@ -199,25 +201,27 @@ class SpanBuilder:
 
     def text(self, value: str) -> str:
         """A text from the log as shown (redact.shown), masked once while it repeats."""
-        key = (redact.ACTIVE.get(), value)
-        shown = self._texts.get(key)
+        shown = self._texts.get(value)
         if shown is None:
             if len(self._texts) >= 256:  # repeats come close together
                 self._texts.clear()
-            shown = self._texts[key] = redact.shown(value)
+            shown = self._texts[value] = redact.shown(value)
         return shown
 
     def label(self, value: Any) -> str:
-        """A short value from the log as shown (_shown), masked once per masking state."""
-        if type(value) is not str or len(value) > 64:
-            return _shown(value)
-        key = (redact.ACTIVE.get(), value)
-        shown = self._labels.get(key)
+        """A short value from the log as shown (_shown), masked once."""
+        shown = self._labels.get(value) if type(value) is str else None
         if shown is None:
+            if type(value) is not str or len(value) > 64:
+                return _shown(value)
             if len(self._labels) >= 10_000:  # labels are few; ids used as labels would be many
                 self._labels.clear()
-            shown = self._labels[key] = _shown(value)
+            shown = self._labels[value] = _shown(value)
         return shown
+
+    def _masking_now(self) -> None:
+        """The caches of shown values are those of the masking in force (spans() may run under either)."""
+        self._labels, self._texts = self._shown_by_masking.setdefault(redact.ACTIVE.get(), ({}, {}))
 
     def _creations(self) -> dict[int, str]:
         """Position of each agent's creation event -> the agent (kept while no agent is added)."""
@@ -260,6 +264,7 @@ class SpanBuilder:
     def spans(self, start: int = 0, stop: int | None = None) -> Iterator[Span]:
         s = self.s
         stop = s.count if stop is None else stop
+        self._masking_now()
         if self.held:
             yield from self._answered(stop)
         for p in range(start, stop):
@@ -407,6 +412,7 @@ class SpanBuilder:
 
     def unanswered(self, keys=None) -> Iterator[Span]:
         """Lets go of held tool spans (all, or those of `keys`) as they are: no result, `agentview.unfinished`."""
+        self._masking_now()
         for key in list(self.held if keys is None else keys):
             held = self.held.pop(key, None)
             if held is not None:

@@ -47,7 +47,11 @@ _SMALL = [_long_varint(n) for n in range(0x4000)]  # every varint of one or two 
 
 
 def varint(n: int) -> bytes:
-    return _SMALL[n] if n < 0x4000 else _long_varint(n)
+    if n < 0x4000:
+        return _SMALL[n]
+    if n < 0x200000:  # three bytes: positions and line numbers of big sessions
+        return bytes((n & 0x7F | 0x80, n >> 7 & 0x7F | 0x80, n >> 14))
+    return _long_varint(n)
 
 
 def _field(tag: int, payload: bytes) -> bytes:
@@ -82,6 +86,7 @@ class Encoder:
         # or None for keys whose values are ids, never repeated)
         self._keys: dict[int, dict[str, tuple[bytes, dict[str, bytes] | None]]] = {}
         self._cached = 0
+        self._names: dict[str, bytes] = {}  # span name -> Span.name's field (names repeat: `chat {model}`...)
 
     def _key(self, tag: int, key: str) -> tuple[bytes, dict[str, bytes] | None]:
         keys = self._keys.setdefault(tag, {})
@@ -112,7 +117,8 @@ class Encoder:
                 length = small[n] if n < 0x4000 else _long_varint(n)
                 any_size = 1 + len(length) + n
                 any_length = small[any_size] if any_size < 0x4000 else _long_varint(any_size)
-                pieces = (tag_byte, varint(len(key_bytes) + len(any_length) + any_size), key_bytes, any_length,
+                size = len(key_bytes) + len(any_length) + any_size
+                pieces = (tag_byte, small[size] if size < 0x4000 else varint(size), key_bytes, any_length,
                           b"\x0a", length, encoded)
                 if short:
                     self._cached += 1
@@ -123,8 +129,12 @@ class Encoder:
                         self._cached = 0
                     cache[value] = b"".join(pieces)
                 out += pieces
+            elif type(value) is int and 0 <= value < 0x200000:  # positions, line numbers, indexes
+                number = varint(value)
+                out += (tag_byte, small[len(key_bytes) + 2 + len(number)], key_bytes, small[1 + len(number)], b"\x18",
+                        number)
             else:
-                any_body = b"\x18" + varint(value & 0xFFFFFFFFFFFFFFFF) if type(value) is int else any_value(value)
+                any_body = any_value(value)
                 body = key_bytes + varint(len(any_body)) + any_body
                 out += (tag_byte, varint(len(body)), body)
 
@@ -133,7 +143,12 @@ class Encoder:
         parts = [b"\x0a\x10", span.trace_id, b"\x12\x08", span.span_id]
         if span.parent_id is not None:
             parts += (b"\x22\x08", span.parent_id)
-        parts += (_text(0x2A, span.name), b"\x30", varint(span.kind),
+        name = self._names.get(span.name)
+        if name is None:
+            if len(self._names) >= 10_000:
+                self._names.clear()
+            name = self._names[span.name] = _text(0x2A, span.name)
+        parts += (name, b"\x30", varint(span.kind),
                   b"\x39", _fixed64(span.start), b"\x41", _fixed64(max(span.start, span.end)))
         self.attributes(0x4A, span.attributes, parts)
         for link in span.links:
