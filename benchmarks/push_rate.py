@@ -1,6 +1,7 @@
 """How fast `agentview push` sends a big native session: events a second, to a local sink and to Phoenix.
 
-    .venv/bin/python benchmarks/push_rate.py [--events 100000] [--phoenix] [--no-old] [--json OUT]
+    .venv/bin/python benchmarks/push_rate.py [--events 100000] [--runs 3] [--no-old] [--json OUT]
+                                             [--phoenix [--phoenix-queue SPANS] [--stored]]
 
 Generates a session of `events` events (benchmarks/generate.py) in a temp folder and reads it once, then times
   - new: viewer.push (otlp_wire + otlp_http) to a sink: a real HTTP server in its own process that reads each
@@ -131,6 +132,13 @@ def push_new(path: Path, url: str, timeout: float = 60.0) -> dict:
             "bytes_sent": store.bytes_sent}
 
 
+def best_of(runs: int, measure) -> dict:
+    """The fastest of `runs` measurements (the machine may be shared), with every run's seconds."""
+    results = [measure() for _ in range(runs)]
+    best = min(results, key=lambda r: r["push_s"])
+    return {**best, "runs_push_s": [r["push_s"] for r in results]}
+
+
 def push_old(path: Path, url: str) -> dict:
     """The path push took before: SDK spans, the SDK's OTLP/HTTP exporter, 1,000 spans a request."""
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
@@ -183,6 +191,7 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=100_000)
     parser.add_argument("--phoenix", action="store_true", help="also push to a Phoenix started in a temp folder")
     parser.add_argument("--no-old", action="store_true", help="skip the old (SDK) path")
+    parser.add_argument("--runs", type=int, default=3, help="pushes to the sink; the fastest is reported (default 3)")
     parser.add_argument("--stored", action="store_true", help="with --phoenix: wait until Phoenix holds every span")
     parser.add_argument("--phoenix-queue", type=int, default=None, metavar="SPANS",
                         help="Phoenix's PHOENIX_MAX_SPANS_QUEUE_SIZE (its default, 20,000, answers 503 past it until "
@@ -195,7 +204,7 @@ def main() -> None:
         results["session"] = generate(path, args.events)
         sink, url = start_sink()
         try:
-            results["new"] = push_new(path, url)
+            results["new"] = best_of(args.runs, lambda: push_new(path, url))
             print("new (sink):", results["new"], flush=True)
             results["cli"] = push_cli(path, url)
             print("cli (sink):", results["cli"], flush=True)
@@ -211,7 +220,7 @@ def main() -> None:
             phoenix, base = start_phoenix(work, args.phoenix_queue)
             try:
                 started = time.monotonic()
-                results["phoenix"] = push_new(path, f"{base}/v1/traces", timeout=600)
+                results["phoenix"] = push_new(path, f"{base}/v1/traces", timeout=600)  # once: a second is deduplicated
                 print("new (Phoenix):", results["phoenix"], flush=True)
                 if args.stored:
                     trace_id = otlp.trace_id_of(path.stem).hex()
