@@ -7,10 +7,11 @@
   - 429, 502, 503 and 504 are retried with exponential backoff, waiting what a `Retry-After` header asks
     when it asks less than what is left; a connection that fails is retried the same way; all of it within
     the timeout, after which the failure is told as the store told it;
-  - one connection, kept alive across requests (the standard library's http.client: no dependency).
+  - connections kept alive across requests (the standard library's http.client: no dependency).
 
-BackgroundSender sends on a thread of its own, so the next request is built while this one is compressed and
-sent (zlib and the socket let go of the GIL).
+BackgroundSender sends on two threads of its own, so the next request is built while these are compressed and
+sent (zlib and the socket let go of the GIL), and a store that works on one request before it answers the next
+on the same connection gets two at once.
 """
 
 from __future__ import annotations
@@ -51,53 +52,68 @@ class HttpStore:
         self._headers = {**(headers or {}), "Content-Type": "application/x-protobuf"}
         if compression == "gzip":
             self._headers["Content-Encoding"] = "gzip"
-        self._connection: http.client.HTTPConnection | None = None
+        self._idle: list[http.client.HTTPConnection] = []  # kept-alive connections no send is using
+        self._lock = threading.Lock()
         self.requests_sent = 0
         self.bytes_sent = 0
 
     def send(self, body: bytes) -> None:
-        """POST one request; retried as the specification says; raises PushError when it cannot be sent."""
+        """POST one request; retried as the specification says; raises PushError when it cannot be sent.
+        Several threads may send at once, each on a connection of its own."""
         if self.compression == "gzip":
             body = gzip.compress(body, compresslevel=1, mtime=0)  # level 1: most of the gain, a fifth of the time
         deadline = time.monotonic() + self.timeout
         backoff = FIRST_BACKOFF
-        while True:
-            left = deadline - time.monotonic()
-            reused = self._connection is not None
-            try:
-                status, reason, said, retry_after = self._post(body, max(left, 0.1))
-            except (OSError, http.client.HTTPException) as error:
-                self.close()
-                if reused and not isinstance(error, TimeoutError):
-                    continue  # the store closed a kept-alive connection: a new one, at once
-                failure, wait = self._unreachable(error), backoff
-            else:
-                if 200 <= status < 300:
-                    self.requests_sent += 1
-                    self.bytes_sent += len(body)
-                    return
-                failure = f"{self.endpoint} answered {status} {reason}".rstrip() + (f": {said}" if said else "")
-                if status not in RETRIED:
+        connection = self._take()
+        try:
+            while True:
+                left = deadline - time.monotonic()
+                reused = connection is not None
+                if connection is None:
+                    connection = self._connection_class(self._host, self._port, timeout=max(left, 0.1))
+                try:
+                    status, reason, said, retry_after = self._post(connection, body, max(left, 0.1))
+                except (OSError, http.client.HTTPException) as error:
+                    connection.close()
+                    connection = None
+                    if reused and not isinstance(error, TimeoutError):
+                        continue  # the store closed a kept-alive connection: a new one, at once
+                    failure, wait = self._unreachable(error), backoff
+                else:
+                    if 200 <= status < 300:
+                        with self._lock:
+                            self.requests_sent += 1
+                            self.bytes_sent += len(body)
+                        return
+                    failure = f"{self.endpoint} answered {status} {reason}".rstrip() + (f": {said}" if said else "")
+                    if status not in RETRIED:
+                        raise PushError(failure)
+                    failure += " (still, after retries)"
+                    wait = min(retry_after, MAX_BACKOFF) if retry_after is not None else backoff
+                if time.monotonic() + wait > deadline:
                     raise PushError(failure)
-                failure += " (still, after retries)"
-                wait = min(retry_after, MAX_BACKOFF) if retry_after is not None else backoff
-            if time.monotonic() + wait > deadline:
-                raise PushError(failure)
-            time.sleep(wait)
-            backoff = min(backoff * 2, MAX_BACKOFF)
+                time.sleep(wait)
+                backoff = min(backoff * 2, MAX_BACKOFF)
+        finally:
+            if connection is not None:
+                with self._lock:
+                    self._idle.append(connection)
 
-    def _post(self, body: bytes, timeout: float) -> tuple[int, str, str, float | None]:
+    def _take(self) -> http.client.HTTPConnection | None:
+        with self._lock:
+            return self._idle.pop() if self._idle else None
+
+    def _post(self, connection: http.client.HTTPConnection, body: bytes,
+              timeout: float) -> tuple[int, str, str, float | None]:
         """The store's answer: status, reason, what it said (a short line), and the Retry-After it asked."""
-        if self._connection is None:
-            self._connection = self._connection_class(self._host, self._port, timeout=timeout)
-        self._connection.timeout = timeout
-        if self._connection.sock is not None:
-            self._connection.sock.settimeout(timeout)
-        self._connection.request("POST", self._path, body=body, headers=self._headers)
-        answer = self._connection.getresponse()
+        connection.timeout = timeout
+        if connection.sock is not None:
+            connection.sock.settimeout(timeout)
+        connection.request("POST", self._path, body=body, headers=self._headers)
+        answer = connection.getresponse()
         text = answer.read()
         if answer.will_close:
-            self.close()
+            connection.close()  # the next request on it connects again
         said = " ".join(text.decode("utf-8", "replace").split())[:200] if text and answer.status >= 300 else ""
         said = "".join(c for c in said if c.isprintable())  # a protobuf Status is bytes, not all of it text
         return answer.status, answer.reason or "", said, _seconds(answer.getheader("Retry-After"))
@@ -109,9 +125,10 @@ class HttpStore:
         return f"cannot reach {self.endpoint}: {why} (is the store running, and is this its OTLP/HTTP URL?)"
 
     def close(self) -> None:
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for connection in idle:
+            connection.close()
 
 
 def _is_loopback(host: str) -> bool:
@@ -132,15 +149,18 @@ def _seconds(value: str | None) -> float | None:
 
 
 class BackgroundSender:
-    """Sends requests through a store on a thread of its own, at most `depth` waiting; the first failure is
-    raised by the next call."""
+    """Sends requests through a store on threads of their own (`senders` at once, each on its own connection: a
+    store that takes its time with each request, as Phoenix does before it answers the next one on a
+    connection, gets them side by side), at most `depth` waiting; the first failure is raised by the next call."""
 
-    def __init__(self, store, depth: int = 2):
+    def __init__(self, store, senders: int = 2, depth: int = 2):
         self.store = store
         self._queue: queue.Queue = queue.Queue(depth)
         self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="otlp-sender", daemon=True)
-        self._thread.start()
+        self._threads = [threading.Thread(target=self._run, name=f"otlp-sender-{n}", daemon=True)
+                         for n in range(senders)]
+        for thread in self._threads:
+            thread.start()
 
     def _run(self) -> None:
         while True:
@@ -151,7 +171,8 @@ class BackgroundSender:
                 if self._error is None:  # after a failure, the rest is dropped: the push stops
                     self.store.send(item)
             except BaseException as error:  # handed to the pushing thread
-                self._error = error
+                if self._error is None:
+                    self._error = error
             finally:
                 self._queue.task_done()
 
@@ -169,5 +190,7 @@ class BackgroundSender:
             raise self._error
 
     def close(self) -> None:
-        self._queue.put(None)
-        self._thread.join()
+        for _ in self._threads:
+            self._queue.put(None)
+        for thread in self._threads:
+            thread.join()
