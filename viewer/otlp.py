@@ -165,13 +165,9 @@ class SpanBuilder:
         # index); each is built once, when its result arrives or when let go of (`unanswered`)
         self.hold_unanswered = hold_unanswered
         self.held: dict[tuple[str, int], _Held] = {}
-        # labels (agent ids, roles, event types, tool and model names) repeat on most spans: each is masked once,
-        # per masking state; and the span id of a message, which links to it from its deliveries compute again
-        # (texts repeat too: a delivery's to each of its listeners, a tool result on its call's span and its own)
-        self._shown_by_masking: dict[bool, tuple[dict[str, str], dict[str, str]]] = {}
-        self._labels: dict[str, str] = {}
-        self._texts: dict[str, str] = {}
-        self._masking_now()
+        # labels (agent ids, roles, event types, names) repeat on most spans, texts on a delivery's to each listener
+        # and on a tool result's call span: each masked once; a message's span id, which its deliveries link to
+        self.text, self._labels = redact.ShownOnce(redact.shown, 256), redact.ShownOnce(_shown, 10_000)
         self._message_spans: dict[str, bytes] = {}
         # (position of a call, call id) -> its execute_tool span, for the result that answers it
         self._call_spans: dict[tuple[int, str], bytes] = {}
@@ -199,29 +195,9 @@ class SpanBuilder:
             known = self._message_spans[message_id] = self.span_id("message", message_id)
         return known
 
-    def text(self, value: str) -> str:
-        """A text from the log as shown (redact.shown), masked once while it repeats."""
-        shown = self._texts.get(value)
-        if shown is None:
-            if len(self._texts) >= 256:  # repeats come close together
-                self._texts.clear()
-            shown = self._texts[value] = redact.shown(value)
-        return shown
-
     def label(self, value: Any) -> str:
-        """A short value from the log as shown (_shown), masked once."""
-        shown = self._labels.get(value) if type(value) is str else None
-        if shown is None:
-            if type(value) is not str or len(value) > 64:
-                return _shown(value)
-            if len(self._labels) >= 10_000:  # labels are few; ids used as labels would be many
-                self._labels.clear()
-            shown = self._labels[value] = _shown(value)
-        return shown
-
-    def _masking_now(self) -> None:
-        """The caches of shown values are those of the masking in force (spans() may run under either)."""
-        self._labels, self._texts = self._shown_by_masking.setdefault(redact.ACTIVE.get(), ({}, {}))
+        """A short value from the log as shown (_shown), masked once while it repeats."""
+        return self._labels(value) if type(value) is str and len(value) <= 64 else _shown(value)
 
     def _creations(self) -> dict[int, str]:
         """Position of each agent's creation event -> the agent (kept while no agent is added)."""
@@ -264,7 +240,7 @@ class SpanBuilder:
     def spans(self, start: int = 0, stop: int | None = None) -> Iterator[Span]:
         s = self.s
         stop = s.count if stop is None else stop
-        self._masking_now()
+        self.text.now(), self._labels.now()  # the masking in force now (each call may run under either)
         if self.held:
             yield from self._answered(stop)
         for p in range(start, stop):
@@ -412,7 +388,7 @@ class SpanBuilder:
 
     def unanswered(self, keys=None) -> Iterator[Span]:
         """Lets go of held tool spans (all, or those of `keys`) as they are: no result, `agentview.unfinished`."""
-        self._masking_now()
+        self.text.now(), self._labels.now()
         for key in list(self.held if keys is None else keys):
             held = self.held.pop(key, None)
             if held is not None:
