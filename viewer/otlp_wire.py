@@ -1,7 +1,7 @@
 """viewer.otlp spans as OTLP protobuf bytes (an ExportTraceServiceRequest), written directly.
 
 `agentview push` used to hand each span to the OpenTelemetry SDK as a ReadableSpan and let its exporter
-build protobuf messages: about 200 us a span, most of a push's time. The wire format of the few messages a
+build protobuf messages: about 90 us of CPU a span, two thirds of a push's time (here: about 10). The wire format of the few messages a
 span needs (opentelemetry/proto/trace/v1/trace.proto, common/v1/common.proto) is small and stable, so the
 bytes are written here instead, with no dependency at all:
 

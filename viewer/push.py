@@ -1,8 +1,9 @@
 """`agentview push`: sessions to a trace store over OTLP/HTTP protobuf.
 
-The spans are viewer.otlp's, written as protobuf by viewer.otlp_wire (the SDK's encoder cost about 200 us a
-span; this about 15) and sent by viewer.otlp_http: gzip, requests of at most 4 MB, retries on 429/503,
-on a thread of its own so the next request is built meanwhile. No OpenTelemetry package is needed.
+The spans are viewer.otlp's, written as protobuf by viewer.otlp_wire (the SDK's objects and encoder cost about
+90 us of CPU a span; this about 10) and sent by viewer.otlp_http: requests of at most 4 MB, gzip for a store
+elsewhere, retries on 429/503, on threads of their own so the next request is built meanwhile. No
+OpenTelemetry package is needed.
 
 Span ids are deterministic, so `--follow` sends each event's span once, as the event arrives, and a store
 that deduplicates keeps one copy of a session pushed twice. Under `--follow` a tool call's span waits for the
