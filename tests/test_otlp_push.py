@@ -4,7 +4,6 @@ opentelemetry-proto: push, --follow, and a store that fails (tests/test_otlp_wir
 from __future__ import annotations
 
 import json
-import os
 import signal
 import socket
 import subprocess
