@@ -243,8 +243,9 @@ class SpanBuilder:
         self.text.now(), self._labels.now()  # the masking in force now (each call may run under either)
         if self.held:
             yield from self._answered(stop)
+        read = s.events.load  # a walk over all: read without filling the cache pages use
         for p in range(start, stop):
-            event = s.events[p]
+            event = read(p)
             agent_id = event.get("agent_id")
             agent = s.agents.get(agent_id) if isinstance(agent_id, str) else None
             if agent is not None and agent_id not in self.agents_sent:
