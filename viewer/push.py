@@ -69,12 +69,9 @@ class Pusher:
                 with s.lock:
                     progress = self._progress_of(s)
                     stop = s.count
-                    spans = progress.builder.spans(progress.sent, stop)
-                    self._send(sender, progress.resource, spans)
+                    self._send(sender, progress.resource, self._new_spans(progress, stop))
                     self.events_sent += stop - progress.sent
                     progress.sent = stop
-                    if self.follow:
-                        self._send(sender, progress.resource, self._waited_too_long(progress))
             sender.wait()
         finally:
             sender.close()
@@ -101,6 +98,13 @@ class Pusher:
             progress = self.progress[s.id] = _Progress(s.epoch, builder,
                                                        self.encoder.resource(otlp.resource_attributes(s)))
         return progress
+
+    def _new_spans(self, progress: _Progress, stop: int) -> Iterator[otlp.Span]:
+        """The spans of the events before `stop` not sent yet, then (with `follow`) the held tool spans whose wait
+        is over: one stream, so they go in order, in as few requests as they fit."""
+        yield from progress.builder.spans(progress.sent, stop)
+        if self.follow:
+            yield from self._waited_too_long(progress)
 
     def _waited_too_long(self, progress: _Progress) -> Iterator[otlp.Span]:
         now = time.monotonic()
