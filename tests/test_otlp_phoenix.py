@@ -86,8 +86,9 @@ def test_a_pushed_session_reads_back_from_phoenix(phoenix, path):
     with masking(True):
         expected = [span for line in otlp.otlp_json(s).splitlines() for rs in json.loads(line)["resourceSpans"]
                     for ss in rs["scopeSpans"] for span in ss["spans"]]
-    done = subprocess.run([sys.executable, "-m", "viewer", "push", str(path), "--endpoint", f"{phoenix}/v1/traces"],
-                          capture_output=True, text=True, cwd=REPO, timeout=120)
+    gzip = ["--compression", "gzip"] if path == CLAUDE else []  # loopback goes uncompressed unless asked
+    done = subprocess.run([sys.executable, "-m", "viewer", "push", str(path), "--endpoint", f"{phoenix}/v1/traces",
+                           *gzip], capture_output=True, text=True, cwd=REPO, timeout=120)
     assert done.returncode == 0, done.stderr
     trace_id = otlp.trace_id_of(s.id).hex()
     deadline = time.monotonic() + 60

@@ -1,25 +1,20 @@
-"""`agentview push`: the SDK's exact spans (InMemorySpanExporter), and a real OTLP/HTTP receiver on a free
-loopback port that decodes the protobuf with opentelemetry-proto: push, --follow, and a store that fails."""
+"""`agentview push` to a real OTLP/HTTP receiver on a free loopback port that decodes the protobuf with
+opentelemetry-proto: push, --follow, and a store that fails (tests/test_otlp_wire.py checks the bytes)."""
 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (ExportTraceServiceRequest,
-                                                                      ExportTraceServiceResponse)
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from conftest import REPO, SAMPLES, write_events
 from events import calls, created, result, say, tool_call, user
+from otlp_receiver import receiver  # noqa: F401 (a fixture)
 from viewer import otlp, push
 from viewer.redact import masking
 from viewer.session_viewer import load_index
@@ -44,106 +39,9 @@ def json_attributes(items: list[dict]) -> dict:
     return out
 
 
-def any_value(value):
-    kind = value.WhichOneof("value")
-    if kind == "array_value":
-        return [any_value(v) for v in value.array_value.values]
-    return getattr(value, kind)
-
-
-def proto_attributes(items) -> dict:
-    return {a.key: any_value(a.value) for a in items}
-
-
-class Receiver:
-    """A tiny OTLP/HTTP traces endpoint: decodes each request, keeps its spans, answers `status`."""
-
-    def __init__(self) -> None:
-        self.spans: list[dict] = []
-        self.resources: list[dict] = []
-        self.headers: list[dict] = []
-        self.status = 200
-        self.lock = threading.Lock()
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                if receiver.status != 200:
-                    self.send_response(receiver.status)
-                    self.send_header("Content-Length", "0")
-                    self.end_headers()
-                    return
-                request = ExportTraceServiceRequest()
-                request.ParseFromString(body)
-                arrived = time.monotonic()
-                with receiver.lock:
-                    receiver.headers.append({k.lower(): v for k, v in self.headers.items()})
-                    for rs in request.resource_spans:
-                        receiver.resources.append(proto_attributes(rs.resource.attributes))
-                        for ss in rs.scope_spans:
-                            for sp in ss.spans:
-                                receiver.spans.append({
-                                    "traceId": sp.trace_id.hex(), "spanId": sp.span_id.hex(),
-                                    "parentSpanId": sp.parent_span_id.hex() or None, "name": sp.name,
-                                    "kind": sp.kind, "start": sp.start_time_unix_nano, "end": sp.end_time_unix_nano,
-                                    "attributes": proto_attributes(sp.attributes), "arrived": arrived,
-                                    "links": [(l.span_id.hex(), proto_attributes(l.attributes)) for l in sp.links]})
-                answer = ExportTraceServiceResponse().SerializeToString()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/x-protobuf")
-                self.send_header("Content-Length", str(len(answer)))
-                self.end_headers()
-                self.wfile.write(answer)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1/traces"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-@pytest.fixture
-def receiver():
-    r = Receiver()
-    yield r
-    r.close()
-
-
 def agentview(*args, timeout=60) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "viewer", *map(str, args)], capture_output=True, text=True,
                           cwd=REPO, timeout=timeout)
-
-
-def test_the_sdk_gets_exactly_the_exported_spans():
-    s = load_index(SAMPLES / "research_team.jsonl")
-    memory = InMemorySpanExporter()
-    with masking(True):
-        pusher = push.Pusher(memory)
-        assert pusher.push([s]) == len(json_spans(s))
-        expected = json_spans(s)
-    finished = memory.get_finished_spans()
-    assert len(finished) == len(expected)
-    for got, want in zip(finished, expected):
-        assert format(got.context.trace_id, "032x") == want["traceId"]
-        assert format(got.context.span_id, "016x") == want["spanId"]
-        assert (format(got.parent.span_id, "016x") if got.parent else None) == want.get("parentSpanId")
-        assert got.name == want["name"]
-        assert got.kind.value == want["kind"] - 1  # SDK SpanKind counts from INTERNAL = 0, OTLP from 1
-        assert (got.start_time, got.end_time) == (int(want["startTimeUnixNano"]), int(want["endTimeUnixNano"]))
-        attributes = {k: list(v) if isinstance(v, tuple) else v for k, v in got.attributes.items()}
-        assert attributes == json_attributes(want["attributes"])
-        assert [(format(l.context.span_id, "016x"), dict(l.attributes)) for l in got.links] == [
-            (l["spanId"], json_attributes(l["attributes"])) for l in want.get("links", [])]
-        assert dict(got.resource.attributes) == otlp.resource_attributes(s)
-    # nothing new: nothing sent again
-    assert pusher.push([s]) == 0
 
 
 def test_push_sends_a_session_as_protobuf_to_a_real_receiver(receiver, tmp_path):
@@ -173,6 +71,20 @@ def test_push_sends_a_session_as_protobuf_to_a_real_receiver(receiver, tmp_path)
     receiver.spans.clear()
     assert agentview("push", path, "--endpoint", receiver.url, "--no-redact").returncode == 0
     assert SECRET in json.dumps(receiver.spans)
+
+
+def test_push_gzips_for_a_store_elsewhere_or_when_asked(receiver):
+    assert push.HttpStore("http://otel.example:4318/v1/traces").compression == "gzip"
+    assert push.HttpStore("http://[::1]:4318/v1/traces").compression is None  # loopback: as they are
+    done = agentview("push", SAMPLES / "research_team.jsonl", "--endpoint", receiver.url, "--compression", "gzip")
+    assert done.returncode == 0, done.stderr
+    assert {h["content-encoding"] for h in receiver.headers} == {"gzip"}
+    with masking(True):
+        assert len(receiver.spans) == len(json_spans(load_index(SAMPLES / "research_team.jsonl")))
+    receiver.spans.clear()
+    receiver.headers.clear()
+    assert agentview("push", SAMPLES / "research_team.jsonl", "--endpoint", receiver.url).returncode == 0
+    assert not any("content-encoding" in h for h in receiver.headers)
 
 
 def test_push_of_a_folder_sends_one_trace_per_session(receiver, tmp_path):

@@ -149,3 +149,36 @@ def test_a_malformed_otlp_file_is_problems_on_its_page_never_a_500(tmp_path):
     assert "without a spanId" in page.get_data(as_text=True) or client.get("/s/broken/problems").status_code == 200
     for url in ("/s/broken/export/otlp", "/s/broken/export/json", "/s/broken/export/trace", "/api/sessions"):
         assert client.get(url).status_code == 200, url
+
+
+def test_two_sessions_exported_into_one_file_read_as_one_session_each_trace_whole(tmp_path):
+    first = load_index(SAMPLES / "example1_jack_and_jill.jsonl")
+    second = load_index(SAMPLES / "example4_external_trigger.jsonl")
+    path = tmp_path / "two.jsonl"
+    path.write_text(otlp.otlp_json(first) + otlp.otlp_json(second), encoding="utf-8")
+    back = load_index(path)
+    assert back.count == first.count + second.count
+    # each trace's events together, in their own order: the first session's, then the second's
+    ids = [back.events[p]["message_id"] for p in range(back.count)]
+    assert ids == [first.events[p]["message_id"] for p in range(first.count)] + [
+        second.events[p]["message_id"] for p in range(second.count)]
+    assert [p.kind for p in back.problems] == ["several_traces"]
+
+
+@pytest.mark.parametrize("indent", [False, True], ids=["one request a line", "one indented request"])
+def test_a_json_file_of_otlp_requests_is_read_as_traces_too(tmp_path, indent):
+    """The Collector's file exporter writes to whatever path it is given, `.json` as often as `.jsonl`."""
+    s = load_index(SAMPLES / "research_team.jsonl")
+    with masking(False):
+        requests = list(otlp.requests(s, per_request=50 if not indent else 10_000))
+    text = (json.dumps(requests[0], indent=2) + "\n" if indent
+            else "".join(json.dumps(r) + "\n" for r in requests))
+    assert indent or len(requests) > 3
+    (tmp_path / "traces.json").write_text(text, encoding="utf-8")
+    library = Library(tmp_path)
+    library.scan()
+    (back,) = library.listing()
+    assert back.format is formats.OTLP_JSON
+    assert not back.problems
+    assert back.count == s.count
+    assert queries.tree(back) == queries.tree(s)

@@ -180,14 +180,15 @@ def push(args: argparse.Namespace) -> int:
         return 2
     try:
         with masking(not args.no_redact):
-            exporter = pushing.HttpStore(args.endpoint, headers, args.timeout)
+            store = pushing.HttpStore(args.endpoint, headers, args.timeout,
+                                      compression=None if args.compression == "none" else args.compression)
             signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
             try:
-                pusher = pushing.run(args.target, exporter, args.endpoint, follow=args.follow)
+                pusher = pushing.run(args.target, store, follow=args.follow)
             except KeyboardInterrupt:  # --follow runs until stopped
                 return 0
             finally:
-                exporter.shutdown()
+                store.close()
     except pushing.PushError as error:
         print(f"agentview: {error}", file=sys.stderr)
         return 1
@@ -245,15 +246,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sub", action="store_true", help="with --agent: include its sub-agents' entries")
     p.add_argument("--no-redact", action="store_true", help="print secrets instead of masking them")
     p.set_defaults(func=export)
-    p = commands.add_parser("push", help="send sessions to an OpenTelemetry trace store (OTLP/HTTP protobuf; "
-                                         "needs agentview[otlp])")
+    p = commands.add_parser("push", help="send sessions to an OpenTelemetry trace store (OTLP/HTTP protobuf)")
     p.add_argument("target", help="a folder of sessions, or one session file")
     p.add_argument("--endpoint", required=True,
                    help="the store's OTLP/HTTP traces URL, e.g. http://localhost:4318/v1/traces")
     p.add_argument("--header", action="append", default=[], metavar="KEY=VALUE",
                    help="an HTTP header every request carries (repeatable), e.g. Authorization=Basic ...")
-    p.add_argument("--follow", action="store_true", help="keep running: send each new event as it is logged")
+    p.add_argument("--follow", action="store_true",
+                   help="keep running: send each new event as it is logged (a tool call's span when its result is)")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds a request may take, retries included")
+    p.add_argument("--compression", choices=["auto", "gzip", "none"], default="auto",
+                   help="gzip each request; auto (the default): gzip unless the store is on loopback")
     p.add_argument("--no-redact", action="store_true", help="send secrets instead of masking them")
     p.set_defaults(func=push)
     return parser

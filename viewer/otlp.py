@@ -127,11 +127,28 @@ def _exported_event(event: model.Event) -> str:
     return redact.shown_json(jsonio.answer(kept)).decode()
 
 
+@dataclass
+class _Held:
+    """A tool call's span waiting for its result: what building it then needs."""
+
+    position: int
+    call: model.LoggedCall
+    index: int
+    start: int
+    synthetic: bool
+    parent: bytes | None
+
+
 class SpanBuilder:
     """Spans of one session, built in file order; `spans(start, stop)` can be called again as the log grows
-    (push --follow), each event's span built once. Callers hold the session's lock."""
+    (push --follow), each event's span built once. Callers hold the session's lock.
 
-    def __init__(self, s: SessionIndex, base_time: datetime = BASE_TIME):
+    A tool call's span carries its result. A finished log has it already; a log being written may not yet, so
+    `hold_unanswered` keeps such a span back until a later `spans()` call finds the result logged (or
+    `unanswered()` lets it go, marked `agentview.unfinished`): sent early, it would go without its result, and
+    sent again, twice."""
+
+    def __init__(self, s: SessionIndex, base_time: datetime = BASE_TIME, hold_unanswered: bool = False):
         self.s = s
         self.trace_id = trace_id_of(s.id)
         self.base_ns = int(base_time.timestamp()) * 1_000_000_000 + base_time.microsecond * 1000
@@ -144,6 +161,16 @@ class SpanBuilder:
         self._created: dict[int, str] = {}
         self._created_for = -1
         self._agent_ids: dict[str, bytes] = {}
+        # with hold_unanswered (push --follow): tool calls whose result is not logged yet, by (message id, call
+        # index); each is built once, when its result arrives or when let go of (`unanswered`)
+        self.hold_unanswered = hold_unanswered
+        self.held: dict[tuple[str, int], _Held] = {}
+        # labels (agent ids, roles, event types, names) repeat on most spans, texts on a delivery's to each listener
+        # and on a tool result's call span: each masked once; a message's span id, which its deliveries link to
+        self.text, self._labels = redact.ShownOnce(redact.shown, 256), redact.ShownOnce(_shown, 10_000)
+        self._message_spans: dict[str, bytes] = {}
+        # (position of a call, call id) -> its execute_tool span, for the result that answers it
+        self._call_spans: dict[tuple[int, str], bytes] = {}
 
     # --- ids and times -------------------------------------------------------------------------
 
@@ -161,7 +188,16 @@ class SpanBuilder:
         agent_id = self._creations().get(self.s.by_id.get(message_id, -1))
         if agent_id is not None:
             return self.agent_span_id(agent_id)
-        return self.span_id("message", message_id)
+        known = self._message_spans.get(message_id)
+        if known is None:
+            if len(self._message_spans) >= 100_000:
+                self._message_spans.clear()
+            known = self._message_spans[message_id] = self.span_id("message", message_id)
+        return known
+
+    def label(self, value: Any) -> str:
+        """A short value from the log as shown (_shown), masked once while it repeats."""
+        return self._labels(value) if type(value) is str and len(value) <= 64 else _shown(value)
 
     def _creations(self) -> dict[int, str]:
         """Position of each agent's creation event -> the agent (kept while no agent is added)."""
@@ -204,8 +240,12 @@ class SpanBuilder:
     def spans(self, start: int = 0, stop: int | None = None) -> Iterator[Span]:
         s = self.s
         stop = s.count if stop is None else stop
+        self.text.now(), self._labels.now()  # the masking in force now (each call may run under either)
+        if self.held:
+            yield from self._answered(stop)
+        read = s.events.load  # a walk over all: read without filling the cache pages use
         for p in range(start, stop):
-            event = s.events[p]
+            event = read(p)
             agent_id = event.get("agent_id")
             agent = s.agents.get(agent_id) if isinstance(agent_id, str) else None
             if agent is not None and agent_id not in self.agents_sent:
@@ -216,12 +256,14 @@ class SpanBuilder:
             yield from self._event_spans(p, event)
 
     def _base(self, agent_id: str, p: int, event: model.Event) -> dict[str, Any]:
-        attributes = {"gen_ai.conversation.id": self.conversation, "gen_ai.agent.id": _shown(agent_id),
+        attributes = {"gen_ai.conversation.id": self.conversation, "gen_ai.agent.id": self.label(agent_id),
                       "agentview.message_id": _shown(event.get("message_id")), "agentview.position": p,
                       "agentview.line": self.s.line_numbers[p], "agentview.event": _exported_event(event)}
         return attributes
 
     def _links(self, event: model.Event) -> list[Link]:
+        if "cause" not in event and "substance" not in event:  # most events: nothing to look at
+            return []
         links = [Link(self.message_span_id(c), "cause", c) for c in model.causes_of(event)]
         if model.is_delivery(event):
             links.append(Link(self.message_span_id(event["substance"]), "substance", event["substance"]))
@@ -282,19 +324,20 @@ class SpanBuilder:
         agent_id = event.get("agent_id") if isinstance(event.get("agent_id"), str) else ""
         start, synthetic = self.time_of(p, event)
         attributes = self._base(agent_id, p, event)
-        attributes["agentview.event_type"] = _shown(event.get("event_type"))
+        attributes["agentview.event_type"] = self.label(event.get("event_type"))
         if synthetic:
             attributes["agentview.time"] = "synthetic"
         parent = self.agent_span_id(agent_id) if agent_id in s.agents else None
-        text = redact.shown(model.content_of(event))
+        text = self.text(model.content_of(event))
         role = event.get("role")
         if role is not None:
-            attributes["agentview.role"] = _shown(role)
-        calls = model.tool_calls(event)
+            attributes["agentview.role"] = self.label(role)
+        calls = model.tool_calls(event) if "tool_calls" in event else []
         own = self._own_span_id(p, event)
-        if model.is_transcript_entry(event) and role == "assistant":
+        entry = event.get("event_type") == model.TRANSCRIPT_ENTRY
+        if entry and role == "assistant":
             model_name = event.get("model") or (s.agents[agent_id].language_model if agent_id in s.agents else None)
-            shown_model = _shown(model_name) if model_name else ""
+            shown_model = self.label(model_name) if model_name else ""
             attributes.update({"gen_ai.operation.name": "chat", "openinference.span.kind": LLM,
                                "output.value": text, **_usage(event)})
             if shown_model:
@@ -311,31 +354,59 @@ class SpanBuilder:
             yield Span(self.trace_id, own, parent, f"chat {shown_model}".rstrip(), CLIENT, start, start,
                        attributes, self._links(event))
             for index, call in enumerate(calls):
-                yield self._tool_span(p, event, call, index, start, synthetic, parent)
+                if self.hold_unanswered and call.id is not None and not s.result_positions_for_call(p, call.id):
+                    self.held[(event["message_id"], index)] = _Held(p, call, index, start, synthetic, parent)
+                else:
+                    yield self._tool_span(p, event, call, index, start, synthetic, parent)
             return
         attributes["openinference.span.kind"] = CHAIN
         attributes["input.value"] = text
-        name = f"message {_shown(role)}" if role is not None else _shown(event.get("event_type"))
-        if model.is_tool_result(event):
+        name = f"message {self.label(role)}" if role is not None else self.label(event.get("event_type"))
+        if entry and (role == "tool" or "tool_call_id" in event):  # model.is_tool_result
             call_position = s.call_position_for_result(p)
-            if call_position is not None:
+            known = self._call_spans.pop((call_position, event.get("tool_call_id")), None)
+            if known is not None:
+                parent = known
+            elif call_position is not None:
                 call_event = s.events[call_position]
                 for index, call in enumerate(model.tool_calls(call_event)):
                     if call.id == event.get("tool_call_id"):
                         parent = self.call_span_id(call_event["message_id"], call, index)
                         break
             attributes["gen_ai.tool.call.id"] = _shown(event.get("tool_call_id"))
-        if model.is_transcript_entry(event) and agent_id:
+        if entry and agent_id:
             self.inputs.setdefault(agent_id, []).append(
-                {"role": _shown(role) if role is not None else "user", "parts": [{"type": "text", "content": text}]})
+                {"role": self.label(role) if role is not None else "user", "parts": [{"type": "text", "content": text}]})
         yield Span(self.trace_id, own, parent, name, INTERNAL, start, start, attributes, self._links(event))
+
+    def _answered(self, stop: int) -> Iterator[Span]:
+        """The held tool spans whose result is now logged (before `stop`), built with it."""
+        for key, held in list(self.held.items()):
+            results = self.s.result_positions_for_call(held.position, held.call.id)
+            if results and results[0] < stop:
+                del self.held[key]
+                yield self._held_span(held)
+
+    def unanswered(self, keys=None) -> Iterator[Span]:
+        """Lets go of held tool spans (all, or those of `keys`) as they are: no result, `agentview.unfinished`."""
+        self.text.now(), self._labels.now()
+        for key in list(self.held if keys is None else keys):
+            held = self.held.pop(key, None)
+            if held is not None:
+                span = self._held_span(held)
+                span.attributes["agentview.unfinished"] = True
+                yield span
+
+    def _held_span(self, held: _Held) -> Span:
+        event = self.s.events[held.position]
+        return self._tool_span(held.position, event, held.call, held.index, held.start, held.synthetic, held.parent)
 
     def _tool_span(self, p: int, event: model.Event, call: model.LoggedCall, index: int, start: int,
                    synthetic: bool, parent: bytes | None) -> Span:
         s = self.s
-        name = _shown(call.name)
+        name = self.label(call.name)
         attributes: dict[str, Any] = {
-            "gen_ai.conversation.id": self.conversation, "gen_ai.agent.id": _shown(event.get("agent_id")),
+            "gen_ai.conversation.id": self.conversation, "gen_ai.agent.id": self.label(event.get("agent_id")),
             "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, "gen_ai.tool.type": "function",
             "gen_ai.tool.call.arguments": redact.shown(call.arguments_raw), "openinference.span.kind": TOOL,
             "tool.name": name, "input.value": redact.shown(call.arguments_raw),
@@ -347,15 +418,17 @@ class SpanBuilder:
         end = start
         results = s.result_positions_for_call(p, call.id) if call.id is not None else []
         if results:
-            result = redact.shown(model.content_of(s.events[results[0]]))
+            result = self.text(model.content_of(s.events[results[0]]))
             attributes["gen_ai.tool.call.result"] = result
             attributes["output.value"] = result
             end = max(start, self._peek_time(results[0]))
         spawned = [a for a in s.spawned.get(event["message_id"], ()) if a in s.agents]
         if spawned:
             attributes["agentview.spawned"] = [_shown(a) for a in spawned]
-        return Span(self.trace_id, self.call_span_id(event["message_id"], call, index), parent,
-                    f"execute_tool {name}", INTERNAL, start, end, attributes)
+        span_id = self.call_span_id(event["message_id"], call, index)
+        if call.id is not None:  # the parent of its result's span (the first call of an id, as the result finds it)
+            self._call_spans.setdefault((p, call.id), span_id)
+        return Span(self.trace_id, span_id, parent, f"execute_tool {name}", INTERNAL, start, end, attributes)
 
 
 # --- OTLP/JSON -------------------------------------------------------------------------------------

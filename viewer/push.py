@@ -1,205 +1,128 @@
-"""`agentview push`: sessions to a trace store over OTLP/HTTP protobuf (the optional extra `agentview[otlp]`).
+"""`agentview push`: sessions to a trace store over OTLP/HTTP protobuf.
 
-The spans are viewer.otlp's, handed to the OpenTelemetry SDK as finished spans (ReadableSpan) and sent
-by its OTLP/HTTP exporter. Their ids are deterministic, so `--follow` sends each event's span once, as the
-event arrives, and a store that deduplicates keeps one copy of a session pushed twice.
+The spans are viewer.otlp's, written as protobuf by viewer.otlp_wire (the SDK's objects and encoder cost about
+90 us of CPU a span; this about 10) and sent by viewer.otlp_http: requests of at most 4 MB, gzip for a store
+elsewhere, retries on 429/503, on threads of their own so the next request is built meanwhile. No
+OpenTelemetry package is needed.
 
-A store that cannot be reached or refuses the spans stops the push with a PushError saying so (the
-command prints it and exits non-zero); the exporter's own log lines become that message, not noise.
+Span ids are deterministic, so `--follow` sends each event's span once, as the event arrives, and a store
+that deduplicates keeps one copy of a session pushed twice. Under `--follow` a tool call's span waits for the
+call's result (it carries it): it goes when the result is logged, or, when none comes within HOLD_SECONDS or
+the push is stopped first, as it is, marked `agentview.unfinished`.
+
+A store that cannot be reached or refuses the spans stops the push with a PushError saying so (the command
+prints it and exits non-zero).
 """
 
 from __future__ import annotations
 
-import contextlib
-import logging
 import os
-import re
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
-from . import otlp
+from . import otlp, otlp_wire
 from .index import SessionIndex
 from .library import Library
+from .otlp_http import BackgroundSender, HttpStore, PushError
 
-BATCH = 1000  # spans a request
+__all__ = ["HttpStore", "PushError", "Pusher", "run", "sessions_at"]
+
 POLL_SECONDS = 0.25  # how often --follow looks for new events (well inside its 2 s promise)
-EXTRA_MISSING = ("agentview push needs the OpenTelemetry SDK and OTLP exporter: "
-                 "pip install 'agentview[otlp]'")
-
-
-class PushError(Exception):
-    """The spans could not be sent: the message says why, for a person."""
-
-
-def _sdk():
-    try:
-        from opentelemetry.sdk.resources import Resource
-        from opentelemetry.sdk.trace import ReadableSpan
-        from opentelemetry.sdk.trace.export import SpanExportResult
-        from opentelemetry.sdk.util.instrumentation import InstrumentationScope
-        from opentelemetry.trace import Link, SpanContext, SpanKind, TraceFlags
-    except ImportError as error:
-        raise PushError(EXTRA_MISSING) from error
-    return Resource, ReadableSpan, SpanExportResult, InstrumentationScope, Link, SpanContext, SpanKind, TraceFlags
-
-
-class Converter:
-    """viewer.otlp spans as the SDK's finished spans, one Resource per session."""
-
-    def __init__(self) -> None:
-        (self.Resource, self.ReadableSpan, _, InstrumentationScope, self.Link, self.SpanContext, SpanKind,
-         self.TraceFlags) = _sdk()
-        self.scope = InstrumentationScope(otlp.SCOPE, None, otlp.SCHEMA_URL)
-        self.kinds = {otlp.INTERNAL: SpanKind.INTERNAL, otlp.CLIENT: SpanKind.CLIENT}
-        self.sampled = self.TraceFlags(self.TraceFlags.SAMPLED)
-
-    def resource(self, s: SessionIndex):
-        return self.Resource(otlp.resource_attributes(s), otlp.SCHEMA_URL)
-
-    def _context(self, trace_id: bytes, span_id: bytes):
-        return self.SpanContext(int.from_bytes(trace_id, "big"), int.from_bytes(span_id, "big"), is_remote=False,
-                                trace_flags=self.sampled)
-
-    def span(self, span: otlp.Span, resource):
-        parent = self._context(span.trace_id, span.parent_id) if span.parent_id is not None else None
-        links = [self.Link(self._context(span.trace_id, link.span_id), link.attributes) for link in span.links]
-        return self.ReadableSpan(name=span.name, context=self._context(span.trace_id, span.span_id), parent=parent,
-                                 resource=resource, attributes=dict(span.attributes), links=links,
-                                 kind=self.kinds[span.kind], start_time=span.start, end_time=max(span.start, span.end),
-                                 instrumentation_scope=self.scope)
-
-
-class _Captured(logging.Handler):
-    """The exporter's log lines while it sends: the reason a push failed, said once, by us."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if record.levelno >= logging.WARNING:
-            message = record.getMessage()
-            if message not in self.messages:
-                self.messages.append(message)
-
-
-@contextlib.contextmanager
-def _captured_exporter_log():
-    logger = logging.getLogger("opentelemetry.exporter")
-    handler = _Captured()
-    logger.addHandler(handler)
-    propagate, logger.propagate = logger.propagate, False
-    try:
-        yield handler
-    finally:
-        logger.removeHandler(handler)
-        logger.propagate = propagate
-
-
-class HttpStore:
-    """The SDK's OTLP/HTTP protobuf exporter for one endpoint (the full URL, e.g. http://host:4318/v1/traces),
-    watching the store's answers so a failure can be told as the store said it."""
-
-    def __init__(self, endpoint: str, headers: dict[str, str] | None = None, timeout: float = 10.0):
-        try:
-            import requests
-            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-        except ImportError as error:
-            raise PushError(EXTRA_MISSING) from error
-        self.endpoint = endpoint
-        self.answer = None  # the store's last answer (a requests.Response)
-        session = requests.Session()
-        session.hooks["response"].append(self._answered)
-        self.exporter = OTLPSpanExporter(endpoint=endpoint, headers=headers or {}, timeout=timeout, session=session)
-
-    def _answered(self, response, *args, **kwargs) -> None:
-        self.answer = response
-
-    def export(self, spans):
-        self.answer = None
-        return self.exporter.export(spans)
-
-    def shutdown(self) -> None:
-        self.exporter.shutdown()
-
-    def explain(self, log: list[str]) -> str:
-        """Why the last export failed: the store's status and what it said, or why it could not be reached."""
-        answer = self.answer
-        if answer is not None and answer.status_code >= 400:
-            said = " ".join(answer.text.split())[:200] if answer.text else ""
-            return (f"{self.endpoint} answered {answer.status_code} {answer.reason or ''}".rstrip()
-                    + (f": {said}" if said else "") + (" (still, after retries)" if answer.status_code in RETRIED else ""))
-        for message in log:
-            refused = re.search(r"\[Errno -?\d+\] ([^\"')]+)", message)
-            if refused or "NewConnectionError" in message or "ConnectionError" in message:
-                why = refused.group(1).strip() if refused else "no connection"
-                return f"cannot reach {self.endpoint}: {why} (is the store running, and is this its OTLP/HTTP URL?)"
-            if "timed out" in message.lower() or "ReadTimeout" in message:
-                return f"{self.endpoint} did not answer in time"
-        return f"{self.endpoint} did not take the spans: " + ("; ".join(log) or "the exporter gave no reason")
-
-
-RETRIED = frozenset((429, 502, 503, 504))  # statuses the SDK retries until its timeout
+HOLD_SECONDS = 300.0  # how long --follow keeps a tool call's span waiting for its result
 
 
 @dataclass
 class _Progress:
-    """Where a session's push got to: the builder (it remembers what it sent) and the next position."""
+    """Where a session's push got to: the builder (it remembers what it sent), the encoded resource, the next
+    position, and since when each held tool span waits (monotonic seconds)."""
 
     epoch: int
     builder: otlp.SpanBuilder
-    resource: object
+    resource: bytes
     sent: int = 0
+    held_since: dict = field(default_factory=dict)
 
 
 @dataclass
 class Pusher:
-    """Sends the new events of sessions, each once; `where` names the store in messages."""
+    """Sends the new events of sessions, each once, through a store (anything with `send(request_bytes)`)."""
 
-    exporter: object
-    where: str = "the trace store"
+    store: object
     base_time: datetime = otlp.BASE_TIME
-    converter: Converter = field(default_factory=Converter)
+    follow: bool = False  # hold tool spans until their result (see the module's docstring)
+    hold_seconds: float = HOLD_SECONDS
+    max_request_bytes: int = otlp_wire.MAX_REQUEST_BYTES
     progress: dict[str, _Progress] = field(default_factory=dict)
+    encoder: otlp_wire.Encoder = field(default_factory=otlp_wire.Encoder)
     spans_sent: int = 0
     events_sent: int = 0
 
     def push(self, sessions: Iterable[SessionIndex]) -> int:
-        """Send what arrived since the last call; the number of spans sent."""
+        """Send what arrived since the last call (with `follow`, and the tool spans whose result came or whose
+        wait is over); the number of spans sent."""
         before = self.spans_sent
-        for s in sessions:
-            with s.lock:
-                progress = self.progress.get(s.id)
-                if progress is None or progress.epoch != s.epoch:  # new, or rewritten: from its start again
-                    progress = self.progress[s.id] = _Progress(s.epoch, otlp.SpanBuilder(s, self.base_time),
-                                                               self.converter.resource(s))
-                stop = s.count
-                spans = [self.converter.span(span, progress.resource)
-                         for span in progress.builder.spans(progress.sent, stop)]
-                events = stop - progress.sent
-                progress.sent = stop
-            for start in range(0, len(spans), BATCH):
-                self._send(spans[start:start + BATCH])
-            self.events_sent += events
+        sender = BackgroundSender(self.store)
+        try:
+            for s in sessions:
+                with s.lock:
+                    progress = self._progress_of(s)
+                    stop = s.count
+                    self._send(sender, progress.resource, self._new_spans(progress, stop))
+                    self.events_sent += stop - progress.sent
+                    progress.sent = stop
+            sender.wait()
+        finally:
+            sender.close()
         return self.spans_sent - before
 
-    def _send(self, spans: list) -> None:
-        from opentelemetry.sdk.trace.export import SpanExportResult
+    def finish(self) -> int:
+        """Send every tool span still waiting for its result, marked unfinished (the push is ending)."""
+        before = self.spans_sent
+        sender = BackgroundSender(self.store)
+        try:
+            for progress in self.progress.values():
+                with progress.builder.s.lock:
+                    self._send(sender, progress.resource, progress.builder.unanswered())
+                progress.held_since.clear()
+            sender.wait()
+        finally:
+            sender.close()
+        return self.spans_sent - before
 
-        with _captured_exporter_log() as log:
-            try:
-                result = self.exporter.export(spans)
-            except Exception as error:  # an exporter that raises instead of answering FAILURE
-                raise PushError(f"could not send spans to {self.where}: {error}") from error
-        if result is not SpanExportResult.SUCCESS:
-            explain = getattr(self.exporter, "explain", None)
-            if explain is not None:
-                raise PushError(explain(log.messages))
-            why = "; ".join(log.messages) or "the exporter gave no reason"
-            raise PushError(f"{self.where} did not take the spans: {why}")
-        self.spans_sent += len(spans)
+    def _progress_of(self, s: SessionIndex) -> _Progress:
+        progress = self.progress.get(s.id)
+        if progress is None or progress.epoch != s.epoch:  # new, or rewritten: from its start again
+            builder = otlp.SpanBuilder(s, self.base_time, hold_unanswered=self.follow)
+            progress = self.progress[s.id] = _Progress(s.epoch, builder,
+                                                       self.encoder.resource(otlp.resource_attributes(s)))
+        return progress
+
+    def _new_spans(self, progress: _Progress, stop: int) -> Iterator[otlp.Span]:
+        """The spans of the events before `stop` not sent yet, then (with `follow`) the held tool spans whose wait
+        is over: one stream, so they go in order, in as few requests as they fit."""
+        yield from progress.builder.spans(progress.sent, stop)
+        if self.follow:
+            yield from self._waited_too_long(progress)
+
+    def _waited_too_long(self, progress: _Progress) -> Iterator[otlp.Span]:
+        now = time.monotonic()
+        held = progress.builder.held
+        for key in [k for k in progress.held_since if k not in held]:  # answered and sent
+            del progress.held_since[key]
+        for key in held:
+            progress.held_since.setdefault(key, now)
+        late = [key for key, since in progress.held_since.items() if now - since >= self.hold_seconds]
+        for key in late:
+            del progress.held_since[key]
+        return progress.builder.unanswered(late)
+
+    def _send(self, sender: BackgroundSender, resource: bytes, spans: Iterable[otlp.Span]) -> None:
+        encoded = map(self.encoder.span, spans)
+        for request, count in otlp_wire.requests(resource, encoded, self.max_request_bytes):
+            sender.submit(request)
+            self.spans_sent += count  # counted when handed over: a failure stops the push, count and all
 
 
 def sessions_at(target: str) -> tuple[Library, Callable[[], list[SessionIndex]]]:
@@ -222,13 +145,22 @@ def sessions_at(target: str) -> tuple[Library, Callable[[], list[SessionIndex]]]
     return library, read_one
 
 
-def run(target: str, exporter, where: str, follow: bool = False, base_time: datetime = otlp.BASE_TIME,
-        stop: Callable[[], bool] = lambda: False, poll: float = POLL_SECONDS) -> Pusher:
-    """Push a folder or a session; with `follow`, keep sending new events until `stop()` says so."""
+def run(target: str, store, follow: bool = False, base_time: datetime = otlp.BASE_TIME,
+        stop: Callable[[], bool] = lambda: False, poll: float = POLL_SECONDS,
+        hold_seconds: float = HOLD_SECONDS) -> Pusher:
+    """Push a folder or a session; with `follow`, keep sending new events until `stop()` says so, or the
+    process is interrupted (then the tool spans still waiting for a result are sent, unfinished)."""
     _, read = sessions_at(target)
-    pusher = Pusher(exporter, where, base_time)
+    pusher = Pusher(store, base_time, follow=follow, hold_seconds=hold_seconds)
     pusher.push(read())
-    while follow and not stop():
-        time.sleep(poll)
-        pusher.push(read())
+    if not follow:
+        return pusher
+    try:
+        while not stop():
+            time.sleep(poll)
+            pusher.push(read())
+    except (KeyboardInterrupt, SystemExit):
+        pusher.finish()
+        raise
+    pusher.finish()
     return pusher

@@ -226,3 +226,25 @@ def masking(on: bool = True):
         yield
     finally:
         ACTIVE.reset(token)
+
+
+class ShownOnce:
+    """`shown_as(value)` for values that repeat (a log's agent ids, roles and names; a delivery's text, once for
+    each listener), each masked once: kept per masking state (`now()` picks the one in force), at most `limit`
+    of them (emptied when full: what repeats, repeats soon)."""
+
+    def __init__(self, shown_as, limit: int):
+        self.shown_as, self.limit = shown_as, limit
+        self._by_state: dict[bool, dict] = {}
+        self.now()
+
+    def now(self) -> None:
+        self.values = self._by_state.setdefault(ACTIVE.get(), {})
+
+    def __call__(self, value):
+        shown = self.values.get(value)
+        if shown is None:
+            if len(self.values) >= self.limit:
+                self.values.clear()
+            shown = self.values[value] = self.shown_as(value)
+        return shown

@@ -1,4 +1,5 @@
 """ai-agent session snapshots (seed 002, FORMATS.md section 5): one opTree JSON object per file, `.json` or `.json.gz`.
+(A `.json` file of OTLP/JSON requests, one a line, is read whole here too, and its lines go to formats.otlp_json.)
 
 The file is rewritten whole (temp file + rename) on every snapshot, so it is re-read whole whenever it changes.
 Sessions are agents (child sessions are sub-agents); each turn's prompts and each operation become entries:
@@ -49,8 +50,23 @@ class SnapshotReader(WholeFileReader):
                 result.error = f"gzip stream unreadable: {exc}"
                 return result
         if data is not None and data.strip():
-            result.lines.append(Line(1, data))
+            result.lines += _lines_of(data)
         return result
+
+
+def _lines_of(data: bytes) -> list[Line]:
+    """A document is one line. A file of OTLP/JSON requests one a line (what the OpenTelemetry Collector's file
+    exporter writes, to a `.json` file as often as to a `.jsonl` one) is its lines, read by formats.otlp_json."""
+    first = data[:data.find(b"\n")] if b"\n" in data else data
+    if not first.lstrip()[:1] == b"{" or b'"resourceSpans"' not in first[:200]:
+        return [Line(1, data)]
+    try:
+        record = orjson.loads(first)
+    except orjson.JSONDecodeError:  # one request, indented over many lines: a document
+        return [Line(1, data)]
+    if not isinstance(record, dict) or "resourceSpans" not in record:
+        return [Line(1, data)]
+    return [Line(number, raw) for number, raw in enumerate(data.split(b"\n"), 1) if raw.strip()]
 
 
 def read_record(path: str, inside: str | None = None) -> tuple[object | None, str]:

@@ -8,8 +8,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from . import (AI_AGENT, CLAUDE_CODE, CODEX, NATIVE, UNRECOGNIZED, Format, ai_agent, claude_code_layout, codex,
-               detect_record)
+from . import (AI_AGENT, CLAUDE_CODE, CODEX, NATIVE, OTLP_JSON, UNRECOGNIZED, Format, ai_agent, claude_code_layout,
+               codex, detect_record)
 from .base import first_record
 
 SESSION_SUFFIX = ".jsonl"
@@ -40,6 +40,8 @@ def classify(path: str, inside: str | None) -> tuple[Format, str, dict | None]:
         record, why = ai_agent.read_record(path, inside)
         if isinstance(record, dict) and AI_AGENT.looks_like(record):
             return AI_AGENT, "", None
+        if isinstance(record, dict) and OTLP_JSON.looks_like(record):  # a Collector's file exporter output
+            return OTLP_JSON, "", None
         return UNRECOGNIZED, why or "a JSON document without an opTree", None
     if path.endswith(GZIP_SUFFIX):
         return NATIVE, "", None

@@ -3,6 +3,13 @@ writes them and as `agentview export --format otlp` does (viewer/otlp.py).
 
 A file is one session (the spans of every trace in it). agentview's own export carries each event as it
 was logged (`agentview.event`): those events come back exactly, in their order (`agentview.position`).
+
+Why not a session per trace: a session is a file (or the files of one multi-file session) everywhere else,
+its id the file's path, its page following the file as it grows; making one file several sessions would
+change the Library, not this reader. So several traces in one file (exports written into one file, a
+Collector's file exporter catching several programs) are one session: each of agentview's own traces is kept
+together, trace after trace, and the file gets a `several_traces` problem saying so; the agents of other
+programs' traces are roots of their own in the one tree.
 Spans of other GenAI-instrumented programs (OpenTelemetry GenAI conventions, OpenInference) are read as
 far as their attributes allow:
   - an `invoke_agent` span (or OpenInference kind AGENT) is an agent, nested under the agent above it;
@@ -117,6 +124,7 @@ class OtlpNormalizer(Normalizer):
         self.heard: dict[str, set] = {}  # agent -> (role, text) of the input messages it was given already
         self.tool_spans: set = set()
         self.title = None
+        self.own_traces: dict[str, int] = {}  # trace id -> its place among the traces of agentview's own spans
 
     def time_of(self, record: dict) -> object:
         return None  # one file: its order
@@ -157,7 +165,16 @@ class OtlpNormalizer(Normalizer):
 
     def _own(self, spans: list[Span]) -> list[Event]:
         events = []
-        for span in sorted(spans, key=lambda s: _int(s.attributes.get("agentview.position"))):
+        # one trace is one session; a file holding several (exports put in one file) keeps each whole, in the
+        # order they first appear, rather than mixing their events by position (see the module's docstring)
+        traces = self.own_traces
+        known = len(traces)
+        for span in spans:
+            traces.setdefault(span.trace, len(traces))
+        if known < 2 <= len(traces):  # said once, when the second trace arrives
+            self.problems.append(("several_traces", "more than one trace in one file, read as one session, each "
+                                  "trace's events together: give each trace a file of its own to see each alone"))
+        for span in sorted(spans, key=lambda s: (traces[s.trace], _int(s.attributes.get("agentview.position")))):
             event = _json(span.attributes["agentview.event"])
             if not isinstance(event, dict) or not isinstance(event.get("message_id"), str):
                 self.problems.append(("bad_otlp", f"line {span.line}: span {span.id}: agentview.event is not an event"))

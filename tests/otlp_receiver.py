@@ -1,0 +1,101 @@
+"""A real OTLP/HTTP traces receiver for the push tests: a tiny HTTP server on a free loopback port that inflates
+and decodes each request with opentelemetry-proto, keeps its spans (with when they arrived), and answers as
+told: `status` for every request, or `script`, a list of (status, headers) answered one per request first."""
+
+from __future__ import annotations
+
+import gzip
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (ExportTraceServiceRequest,
+                                                                      ExportTraceServiceResponse)
+
+
+def any_value(value):
+    kind = value.WhichOneof("value")
+    if kind == "array_value":
+        return [any_value(v) for v in value.array_value.values]
+    return getattr(value, kind)
+
+
+def proto_attributes(items) -> dict:
+    return {a.key: any_value(a.value) for a in items}
+
+
+class Receiver:
+    """A tiny OTLP/HTTP traces endpoint: decodes each request, keeps its spans, answers `status`."""
+
+    def __init__(self) -> None:
+        self.spans: list[dict] = []
+        self.resources: list[dict] = []
+        self.headers: list[dict] = []
+        self.status = 200
+        self.script: list[tuple[int, dict]] = []
+        self.requests = 0
+        self.lock = threading.Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                if self.headers.get("Content-Encoding") == "gzip":
+                    body = gzip.decompress(body)
+                with receiver.lock:
+                    receiver.requests += 1
+                    status, headers = receiver.script.pop(0) if receiver.script else (receiver.status, {})
+                if status != 200:
+                    self.send_response(status)
+                    for key, value in headers.items():
+                        self.send_header(key, value)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                request = ExportTraceServiceRequest()
+                request.ParseFromString(body)
+                arrived = time.monotonic()
+                with receiver.lock:
+                    receiver.headers.append({k.lower(): v for k, v in self.headers.items()})
+                    for rs in request.resource_spans:
+                        receiver.resources.append(proto_attributes(rs.resource.attributes))
+                        for ss in rs.scope_spans:
+                            for sp in ss.spans:
+                                receiver.spans.append({
+                                    "traceId": sp.trace_id.hex(), "spanId": sp.span_id.hex(),
+                                    "parentSpanId": sp.parent_span_id.hex() or None, "name": sp.name,
+                                    "kind": sp.kind, "start": sp.start_time_unix_nano, "end": sp.end_time_unix_nano,
+                                    "attributes": proto_attributes(sp.attributes), "arrived": arrived,
+                                    "links": [(l.span_id.hex(), proto_attributes(l.attributes)) for l in sp.links]})
+                answer = ExportTraceServiceResponse().SerializeToString()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/x-protobuf")
+                self.send_header("Content-Length", str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1/traces"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def wait_for(self, count: int, seconds: float = 30) -> None:
+        deadline = time.monotonic() + seconds
+        while len(self.spans) < count:
+            assert time.monotonic() < deadline, f"{len(self.spans)} of {count} spans arrived"
+            time.sleep(0.02)
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def receiver():
+    r = Receiver()
+    yield r
+    r.close()

@@ -1,0 +1,100 @@
+"""`agentview push --follow` against a real OTLP/HTTP receiver while the log is appended to: a tool call's span
+goes once, complete, when its result is logged (within 2 s of the append); one that never gets a result goes
+when the push stops, marked unfinished. And a store that answers 429/503 is retried, nothing lost or doubled."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+
+from conftest import REPO, write_events
+from events import calls, created, result, say, tool_call, user
+from otlp_receiver import receiver  # noqa: F401 (a fixture)
+from viewer import push
+
+
+def names(receiver) -> list[str]:
+    return [span["name"] for span in receiver.spans]
+
+
+def arrived_within(receiver, seconds: float, found) -> dict:
+    """The first span `found` accepts, failing when none arrives within `seconds`."""
+    started = time.monotonic()
+    while True:
+        with receiver.lock:
+            hit = next((span for span in receiver.spans if found(span)), None)
+        if hit is not None:
+            return hit
+        assert time.monotonic() - started < seconds, f"no such span within {seconds} s; got {names(receiver)}"
+        time.sleep(0.02)
+
+
+def test_follow_sends_a_tool_span_once_with_its_result(receiver, tmp_path):
+    path = write_events(tmp_path / "live.jsonl", [
+        created("m1", "a", name="A"),
+        user("m2", "a", "read it"),
+        calls("m3", "a", tool_call("c1", tool="read_file", path="notes.txt"), content="reading"),
+    ])
+    process = subprocess.Popen([sys.executable, "-m", "viewer", "push", str(path), "--endpoint", receiver.url,
+                                "--follow"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        receiver.wait_for(3)  # the agent, the user message, the chat span
+        assert names(receiver) == ["invoke_agent A", "message user", "chat"]
+        # the call has no result yet: its span waits (a later poll sends nothing either)
+        time.sleep(0.6)
+        assert "execute_tool read_file" not in names(receiver)
+
+        write_events(path, [result("m4", "a", "c1", "the notes", name="read_file")], mode="a")
+        tool = arrived_within(receiver, 2.0, lambda span: span["name"] == "execute_tool read_file")
+        assert tool["attributes"]["gen_ai.tool.call.result"] == "the notes"
+        assert "agentview.unfinished" not in tool["attributes"]
+        answer = arrived_within(receiver, 2.0, lambda span: span["attributes"].get("agentview.message_id") == "m4")
+        assert answer["parentSpanId"] == tool["spanId"]
+
+        # a call answered in the same append goes at once; one never answered waits for the end of the push
+        write_events(path, [calls("m5", "a", tool_call("c2", tool="search"), tool_call("c3", tool="run")),
+                            result("m6", "a", "c2", "found", name="search"), say("m7", "a", "done")], mode="a")
+        search = arrived_within(receiver, 2.0, lambda span: span["name"] == "execute_tool search")
+        assert search["attributes"]["gen_ai.tool.call.result"] == "found"
+        arrived_within(receiver, 2.0, lambda span: span["attributes"].get("agentview.message_id") == "m7")
+        time.sleep(0.6)  # a few more polls
+        assert "execute_tool run" not in names(receiver)
+        assert process.poll() is None
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=20)
+    assert process.returncode == 0, stderr
+    assert "Traceback" not in stderr
+    run = [span for span in receiver.spans if span["name"] == "execute_tool run"]
+    assert len(run) == 1 and run[0]["attributes"]["agentview.unfinished"] is True
+    assert "gen_ai.tool.call.result" not in run[0]["attributes"]
+    ids = [span["spanId"] for span in receiver.spans]
+    assert len(ids) == len(set(ids)) == 10  # the agent, m2, m3, m4, m5, m6, m7 (a chat) and the three tools
+    assert sorted(span["name"] for span in receiver.spans if span["name"].startswith("execute_tool")) == [
+        "execute_tool read_file", "execute_tool run", "execute_tool search"]
+
+
+def test_a_tool_span_waiting_past_its_bound_goes_unfinished_once(receiver, tmp_path):
+    path = write_events(tmp_path / "s.jsonl", [created("m1", "a", name="A"), calls("m2", "a", tool_call("c1"))])
+    _, read = push.sessions_at(str(path))
+    pusher = push.Pusher(push.HttpStore(receiver.url), follow=True, hold_seconds=0)  # no wait at all
+    pusher.push(read())
+    assert names(receiver) == ["invoke_agent A", "chat", "execute_tool task"]
+    assert receiver.spans[-1]["attributes"]["agentview.unfinished"] is True
+    write_events(path, [result("m3", "a", "c1", "late")], mode="a")
+    pusher.push(read())  # the result comes as its own span; the call's span not again
+    pusher.finish()
+    assert names(receiver) == ["invoke_agent A", "chat", "execute_tool task", "message tool"]
+
+
+def test_a_store_that_asks_to_wait_is_retried_and_gets_everything_once(receiver, tmp_path):
+    receiver.script = [(429, {"Retry-After": "0"}), (503, {}), (502, {})]
+    path = write_events(tmp_path / "s.jsonl", [created("m1", "a", name="A"), user("m2", "a", "hi"),
+                                               say("m3", "a", "hello")])
+    done = subprocess.run([sys.executable, "-m", "viewer", "push", str(path), "--endpoint", receiver.url],
+                          capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert receiver.requests == 4
+    assert names(receiver) == ["invoke_agent A", "message user", "chat"]

@@ -1,0 +1,196 @@
+"""OTLP/HTTP: POSTing encoded ExportTraceServiceRequests to a trace store, as the OTLP specification says.
+
+  - protobuf bodies (`Content-Type: application/x-protobuf`), gzip-compressed (`Content-Encoding: gzip`) when
+    the store is on another machine: a session's spans repeat its text several times (the event, the input,
+    the output), so they shrink about eightfold, and a store behind a network gets them that much sooner; a
+    store on loopback gets them as they are (deflating and inflating would only cost both sides CPU);
+  - 429, 502, 503 and 504 are retried with exponential backoff, waiting what a `Retry-After` header asks
+    when it asks less than what is left; a connection that fails is retried the same way; all of it within
+    the timeout, after which the failure is told as the store told it;
+  - connections kept alive across requests (the standard library's http.client: no dependency).
+
+BackgroundSender sends on two threads of its own, so the next request is built while these are compressed and
+sent (zlib and the socket let go of the GIL), and a store that works on one request before it answers the next
+on the same connection gets two at once.
+"""
+
+from __future__ import annotations
+
+import gzip
+import http.client
+import ipaddress
+import queue
+import threading
+import time
+from urllib.parse import urlsplit
+
+RETRIED = frozenset((429, 502, 503, 504))  # statuses the OTLP specification says to retry
+FIRST_BACKOFF = 0.25  # seconds before the first retry; doubled each time
+MAX_BACKOFF = 5.0
+
+
+class PushError(Exception):
+    """The spans could not be sent: the message says why, for a person."""
+
+
+class HttpStore:
+    """One OTLP/HTTP traces endpoint (the full URL, e.g. http://host:4318/v1/traces)."""
+
+    def __init__(self, endpoint: str, headers: dict[str, str] | None = None, timeout: float = 10.0,
+                 compression: str | None = "auto"):
+        parts = urlsplit(endpoint)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise PushError(f"{endpoint!r} is not an http:// or https:// URL")
+        self.endpoint = endpoint
+        self.timeout = timeout
+        if compression == "auto":  # a store on this machine would only spend CPU inflating what we spent deflating
+            compression = None if _is_loopback(parts.hostname) else "gzip"
+        self.compression = compression
+        self._connection_class = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+        self._host, self._port = parts.hostname, parts.port
+        self._path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        self._headers = {**(headers or {}), "Content-Type": "application/x-protobuf"}
+        if compression == "gzip":
+            self._headers["Content-Encoding"] = "gzip"
+        self._idle: list[http.client.HTTPConnection] = []  # kept-alive connections no send is using
+        self._lock = threading.Lock()
+        self.requests_sent = 0
+        self.bytes_sent = 0
+
+    def send(self, body: bytes) -> None:
+        """POST one request; retried as the specification says; raises PushError when it cannot be sent.
+        Several threads may send at once, each on a connection of its own."""
+        if self.compression == "gzip":
+            body = gzip.compress(body, compresslevel=1, mtime=0)  # level 1: most of the gain, a fifth of the time
+        deadline = time.monotonic() + self.timeout
+        backoff = FIRST_BACKOFF
+        connection = self._take()
+        try:
+            while True:
+                left = deadline - time.monotonic()
+                reused = connection is not None
+                if connection is None:
+                    connection = self._connection_class(self._host, self._port, timeout=max(left, 0.1))
+                try:
+                    status, reason, said, retry_after = self._post(connection, body, max(left, 0.1))
+                except (OSError, http.client.HTTPException) as error:
+                    connection.close()
+                    connection = None
+                    if reused and not isinstance(error, TimeoutError):
+                        continue  # the store closed a kept-alive connection: a new one, at once
+                    failure, wait = self._unreachable(error), backoff
+                else:
+                    if 200 <= status < 300:
+                        with self._lock:
+                            self.requests_sent += 1
+                            self.bytes_sent += len(body)
+                        return
+                    failure = f"{self.endpoint} answered {status} {reason}".rstrip() + (f": {said}" if said else "")
+                    if status not in RETRIED:
+                        raise PushError(failure)
+                    failure += " (still, after retries)"
+                    wait = min(retry_after, MAX_BACKOFF) if retry_after is not None else backoff
+                if time.monotonic() + wait > deadline:
+                    raise PushError(failure)
+                time.sleep(wait)
+                backoff = min(backoff * 2, MAX_BACKOFF)
+        finally:
+            if connection is not None:
+                with self._lock:
+                    self._idle.append(connection)
+
+    def _take(self) -> http.client.HTTPConnection | None:
+        with self._lock:
+            return self._idle.pop() if self._idle else None
+
+    def _post(self, connection: http.client.HTTPConnection, body: bytes,
+              timeout: float) -> tuple[int, str, str, float | None]:
+        """The store's answer: status, reason, what it said (a short line), and the Retry-After it asked."""
+        connection.timeout = timeout
+        if connection.sock is not None:
+            connection.sock.settimeout(timeout)
+        connection.request("POST", self._path, body=body, headers=self._headers)
+        answer = connection.getresponse()
+        text = answer.read()
+        if answer.will_close:
+            connection.close()  # the next request on it connects again
+        said = " ".join(text.decode("utf-8", "replace").split())[:200] if text and answer.status >= 300 else ""
+        said = "".join(c for c in said if c.isprintable())  # a protobuf Status is bytes, not all of it text
+        return answer.status, answer.reason or "", said, _seconds(answer.getheader("Retry-After"))
+
+    def _unreachable(self, error: BaseException) -> str:
+        if isinstance(error, TimeoutError):
+            return f"{self.endpoint} did not answer in time"
+        why = getattr(error, "strerror", None) or str(error) or type(error).__name__
+        return f"cannot reach {self.endpoint}: {why} (is the store running, and is this its OTLP/HTTP URL?)"
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for connection in idle:
+            connection.close()
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _seconds(value: str | None) -> float | None:
+    """A Retry-After of seconds (an HTTP date is not worth parsing here: the backoff is used instead)."""
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
+class BackgroundSender:
+    """Sends requests through a store on threads of their own (`senders` at once, each on its own connection: a
+    store that takes its time with each request, as Phoenix does before it answers the next one on a
+    connection, gets them side by side), at most `depth` waiting; the first failure is raised by the next call."""
+
+    def __init__(self, store, senders: int = 2, depth: int = 2):
+        self.store = store
+        self._queue: queue.Queue = queue.Queue(depth)
+        self._error: BaseException | None = None
+        self._threads = [threading.Thread(target=self._run, name=f"otlp-sender-{n}", daemon=True)
+                         for n in range(senders)]
+        for thread in self._threads:
+            thread.start()
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            try:
+                if item is None:
+                    return
+                if self._error is None:  # after a failure, the rest is dropped: the push stops
+                    self.store.send(item)
+            except BaseException as error:  # handed to the pushing thread
+                if self._error is None:
+                    self._error = error
+            finally:
+                self._queue.task_done()
+
+    def submit(self, body: bytes) -> None:
+        self._raise()
+        self._queue.put(body)
+
+    def wait(self) -> None:
+        """Until everything submitted is sent; raises what failed."""
+        self._queue.join()
+        self._raise()
+
+    def _raise(self) -> None:
+        if self._error is not None:
+            raise self._error
+
+    def close(self) -> None:
+        for _ in self._threads:
+            self._queue.put(None)
+        for thread in self._threads:
+            thread.join()
