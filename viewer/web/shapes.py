@@ -162,6 +162,9 @@ class Search(TypedDict):
     next: str | None
     cursor: str
     total: SearchTotal
+    # sessions searched only as far as their search index is built yet (None: every event searched): session id
+    # -> {"indexed", "events"}; the hits in the rest come with later polls
+    partial: dict[str, dict] | None
 
 
 class HookGroup(TypedDict):
