@@ -70,3 +70,35 @@ def test_a_poll_of_a_page_without_events_reloads_it_once_events_come(tmp_path):
     app.extensions[KEY].library.refresh(str(path))
     answer = client.get(poll)
     assert answer.headers.get("HX-Refresh") == "true"
+
+
+def test_a_scan_lists_every_claude_code_session_before_reading_any_and_they_say_they_are_being_read(tmp_path,
+                                                                                                     monkeypatch):
+    """A folder of many Claude Code sessions: each is on `/` as soon as the scan has found it (0 events, "reading
+    the file: 0 of N bytes"), not only once its files are read, which takes minutes for thousands of them."""
+    from claude_lines import Transcript
+
+    project = tmp_path / "-home-dev-app"
+    sessions = [f"0000000{i}-aaaa-bbbb-cccc-dddddddddddd" for i in range(3)]
+    for sid in sessions:
+        transcript = Transcript(sid)
+        transcript.user("hello")
+        transcript.write(project / f"{sid}.jsonl")
+    lib = library_module.Library(tmp_path)
+    seen = []
+    read_group = library_module.Library._read_group
+
+    def watched(self, session):
+        if not seen:  # the first group read: what is listed then, and what its page would say
+            seen.append(({s.id: s.count for s in self.sessions.values()},
+                         [self.progress_of(s.path) for s in self.sessions.values()]))
+        read_group(self, session)
+
+    monkeypatch.setattr(library_module.Library, "_read_group", watched)
+    lib.scan()
+    listed, progress = seen[0]
+    assert len(listed) == 3 and set(listed.values()) == {0}
+    assert all(p == {"read": 0, "size": (project / f"{sid}.jsonl").stat().st_size}
+               for p, sid in zip(progress, sorted(sessions)))
+    assert all(s.count > 0 for s in lib.sessions.values())  # and then read
+    assert all(lib.progress_of(s.path) is None for s in lib.sessions.values())

@@ -11,14 +11,14 @@ import contextlib
 import logging
 import os
 
-from . import formats, gcpause
+from . import formats, gcpause, project_notes
 from .folders import Folders, something_at
 from .formats import detect
 from .formats.base import refusal
 from .formats.detect import GZIP_SUFFIX, SESSION_SUFFIX
 from .index import SessionIndex
 from .problems import Problem
-from .reading import lines_from, read_so_far, read_some, reader_for
+from .reading import lines_from, not_read_yet, read_so_far, read_some, reader_for
 from .safe_open import open_regular
 from .session_cache import SessionCache
 from .session_ids import GROUP_MARK, group_id_for, session_id_for, session_name, shown
@@ -238,6 +238,8 @@ class Library(Folders):
             project = self.relpath(member["folder"])  # `serve` one project folder: name it, not "."
             session.project = shown(os.path.basename(member["folder"]) if project == "." else project)
             self._groups[key] = session
+            if self._deferred is not None:  # read once the scan has found every file: listed now, as being read
+                self._list_group(session)
         member = {**member, "rel": shown(self.relpath(path)), "path": path, "inside": self.inside}
         with session.lock:
             session.members[path] = member
@@ -323,35 +325,24 @@ class Library(Folders):
         if batches or not listed:
             if stamps:
                 session.updated_at = max(stamps)
-            if not listed:
-                self._continue_epoch(session)
-            with self.lock:
-                if not listed:
-                    self.sessions[session.id] = session
-                    self.aliases.pop(session.id, None)
-                self.version += 1
+            self._list_group(session) if not listed else self._changed()
+
+    def _list_group(self, session: SessionIndex) -> None:
+        self._continue_epoch(session)
+        with self.lock:
+            self.sessions[session.id] = session
+            self.aliases.pop(session.id, None)
+            self.version += 1
+
+    def _changed(self) -> None:
+        with self.lock:
+            self.version += 1
 
     def _pass_notes(self, session: SessionIndex) -> None:
-        """What a session just read says of other sessions of its project goes to them (Claude Code: a summary
-        at the top of a later file titles the session holding its leafUuid), and what they said, to it: also
-        when its file arrives later, or is read again."""
         folder = os.path.dirname(session.path)
-        notes = self._notes.setdefault(folder, {})
-        with session.lock:
-            new = session.normalizer.orphans()
-            notes.update(new)
-            changed = bool(notes) and session.normalizer.take(notes)
-            if changed:
-                session.title = session.normalizer.title
-        for (where, _), other in list(self._groups.items()) if new else ():
-            if where == folder and other is not session and other.normalizer is not None:
-                with other.lock:
-                    if other.normalizer.take(new):
-                        other.title = other.normalizer.title
-                        changed = True
-        if changed:
-            with self.lock:
-                self.version += 1
+        others = lambda: [other for (where, _), other in list(self._groups.items()) if where == folder]  # noqa: E731
+        if project_notes.pass_notes(self._notes.setdefault(folder, {}), session, others):
+            self._changed()
 
     def open_file(self, path: str) -> SessionIndex | None:
         """One session file read whole, with the other files of its session (Claude Code sub-agents)."""
@@ -478,7 +469,9 @@ class Library(Folders):
         """How far one file is read ({"read", "size"}), None when it is not being read: a session's page asks for
         its own file only, so a poll stats that file, not every file being read."""
         with self.lock:
-            tailer = self._reading.get(path)
+            tailer, session = self._reading.get(path), self._by_path.get(path)
+        if tailer is None and session is not None and session.members and session.updated_at is None:
+            return not_read_yet(list(session.members))
         return None if tailer is None else read_so_far(path, tailer)
 
     def get(self, session_id: str) -> SessionIndex | None:

@@ -56,3 +56,15 @@ def read_so_far(path: str, reader) -> dict | None:
     except OSError:
         return None
     return {"read": min(reader.offset, size), "size": size}
+
+
+def not_read_yet(paths) -> dict:
+    """{"read": 0, "size"} of files listed before they are read (the files of a multi-file session found by a
+    scan wait for it to end)."""
+    size = 0
+    for path in paths:
+        try:
+            size += os.stat(path).st_size
+        except OSError:
+            pass
+    return {"read": 0, "size": size}
