@@ -10,7 +10,6 @@ have events, and the server's peak RSS.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -20,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from live import Server, get_json  # noqa: E402
+from probes import report  # noqa: E402
 
 
 def one_start(folder: Path, sessions: int, timeout: float, env: dict) -> dict:
@@ -63,10 +63,7 @@ def main() -> None:
         env = {**os.environ, "XDG_CACHE_HOME": cache}
         result = {"bytes": size, "first": one_start(folder, args.sessions, args.timeout, env),
                   "restart": one_start(folder, args.sessions, args.timeout, env)}
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.json:
-        Path(args.json).write_text(text)
+    report(result, args.json)
 
 
 if __name__ == "__main__":

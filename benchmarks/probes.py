@@ -191,6 +191,14 @@ def ingest(folder: str) -> dict:
             "rss_before": before, "peak_rss": rss_peak()}
 
 
+def report(result: dict, json_path: str | None) -> None:
+    """Print a benchmark's result as JSON, and write it to `json_path` too when given."""
+    text = json.dumps(result, indent=2)
+    print(text)
+    if json_path:
+        Path(json_path).write_text(text)
+
+
 def main(argv: list[str]) -> None:
     if argv[0] == "ingest":
         result = ingest(argv[1])

@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from live import Server  # noqa: E402
-from probes import summary  # noqa: E402
+from probes import report, summary  # noqa: E402
 
 QUIET = "quiet"
 SEARCH_WORD = "latency"  # in generate.py's word pool: common in every shape
@@ -186,10 +186,7 @@ def main() -> None:
     parser.add_argument("--json", metavar="PATH")
     args = parser.parse_args()
     result = measure(Path(args.folder), args.session_id, args.events, args.seconds)
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.json:
-        Path(args.json).write_text(text)
+    report(result, args.json)
 
 
 if __name__ == "__main__":

@@ -99,3 +99,16 @@ def receiver():
     r = Receiver()
     yield r
     r.close()
+
+
+def stop(process) -> str:
+    """Stop a `push --follow` the way Ctrl-C would end it (SIGTERM); what it wrote to stderr."""
+    import signal
+
+    process.send_signal(signal.SIGTERM)
+    return process.communicate(timeout=20)[1]
+
+
+def assert_clean_exit(process, stderr: str) -> None:
+    assert process.returncode == 0, stderr
+    assert "Traceback" not in stderr

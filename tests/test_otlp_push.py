@@ -4,7 +4,6 @@ opentelemetry-proto: push, --follow, and a store that fails (tests/test_otlp_wir
 from __future__ import annotations
 
 import json
-import signal
 import socket
 import subprocess
 import sys
@@ -14,7 +13,7 @@ import pytest
 
 from conftest import REPO, SAMPLES, write_events
 from events import calls, created, result, say, tool_call, user
-from otlp_receiver import receiver  # noqa: F401 (a fixture)
+from otlp_receiver import assert_clean_exit, receiver, stop  # noqa: F401 (receiver: a fixture)
 from viewer import otlp, push
 from viewer.redact import masking
 from viewer.session_viewer import load_index
@@ -158,7 +157,5 @@ def test_follow_sends_each_new_event_once_within_two_seconds(receiver, tmp_path)
         assert len(ids) == len(set(ids)) == 7
         assert process.poll() is None
     finally:
-        process.send_signal(signal.SIGTERM)
-        _, stderr = process.communicate(timeout=20)
-    assert process.returncode == 0, stderr
-    assert "Traceback" not in stderr
+        stderr = stop(process)
+    assert_clean_exit(process, stderr)

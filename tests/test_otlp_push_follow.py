@@ -4,14 +4,13 @@ when the push stops, marked unfinished. And a store that answers 429/503 is retr
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
 import time
 
 from conftest import REPO, write_events
 from events import calls, created, result, say, tool_call, user
-from otlp_receiver import receiver  # noqa: F401 (a fixture)
+from otlp_receiver import assert_clean_exit, receiver, stop  # noqa: F401 (receiver: a fixture)
 from viewer import push
 
 
@@ -63,10 +62,8 @@ def test_follow_sends_a_tool_span_once_with_its_result(receiver, tmp_path):
         assert "execute_tool run" not in names(receiver)
         assert process.poll() is None
     finally:
-        process.send_signal(signal.SIGTERM)
-        _, stderr = process.communicate(timeout=20)
-    assert process.returncode == 0, stderr
-    assert "Traceback" not in stderr
+        stderr = stop(process)
+    assert_clean_exit(process, stderr)
     run = [span for span in receiver.spans if span["name"] == "execute_tool run"]
     assert len(run) == 1 and run[0]["attributes"]["agentview.unfinished"] is True
     assert "gen_ai.tool.call.result" not in run[0]["attributes"]
