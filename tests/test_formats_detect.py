@@ -1,0 +1,45 @@
+"""Telling a file's format by its first record (formats.base.first_record): quick on big folders, whatever the
+first lines' lengths."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from viewer.formats import base
+
+
+@pytest.mark.parametrize("first_bytes", [10, base.FIRST_READ - 5, base.FIRST_READ + 5, 5 * base.FIRST_READ])
+def test_the_first_json_line_is_found_whatever_its_length(tmp_path, first_bytes):
+    record = {"type": "user", "message": {"content": "x" * first_bytes}}
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"not json\n\n" + json.dumps(record).encode() + b"\n" + b'{"second": 1}\n' * 1000)
+    assert base.first_record(str(path)) == (record, "")
+
+
+def test_a_file_is_read_only_as_far_as_its_first_record(tmp_path, monkeypatch):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"first": 1}\n' + b'{"next": 2}\n' * 400_000)  # about 5 MB
+    reads = []
+    real_open = base.open_regular_file
+
+    def counting_open(*args):
+        f = real_open(*args)
+        real_read = f.read
+        f.read = lambda n=-1: reads.append(n) or real_read(n)
+        return f
+
+    monkeypatch.setattr(base, "open_regular_file", counting_open)
+    assert base.first_record(str(path)) == ({"first": 1}, "")
+    assert reads == [base.FIRST_READ]
+
+
+@pytest.mark.parametrize("content, why", [
+    (b"", "empty"), (b'{"open": "line without its newline', "empty"), (b"\x1f\x8b\x08\x00", "compressed"),
+    (b"nope\n" * 30, "none of the first lines is JSON"),
+])
+def test_a_file_without_a_first_record_says_why(tmp_path, content, why):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(content)
+    assert base.first_record(str(path)) == (None, why)
