@@ -166,3 +166,12 @@ def test_serve_refuses_a_price_file_that_is_not_one(tmp_path):
     done = subprocess.run([sys.executable, "-m", "viewer", "serve", str(tmp_path), "--port", "0", "--prices", str(bad)],
                           cwd=REPO, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "--prices" in done.stderr and "claude-haiku-4-5" in done.stderr
+
+
+def test_an_agents_subtree_cost_is_its_entry_of_the_whole_trees_roll_up(session):
+    """The agent page asks for its own subtree's cost only: the same as the whole tree's roll-up says."""
+    _, session = session
+    rolled_up = costs.tree_costs(session)
+    assert any(entry["subtree"]["cost_usd"] for entry in rolled_up.values())  # something is priced
+    for agent_id in session.agents:
+        assert costs.subtree_cost(session, agent_id) == rolled_up[agent_id], agent_id

@@ -32,6 +32,16 @@ def tree_costs(s) -> dict[str, dict]:
         return out
 
 
+def subtree_cost(s, agent_id: str) -> dict:
+    """One agent's entry of tree_costs ({"own", "subtree"}) from its subtree's agents only: an agent page asks
+    for its own, which should not cost a walk of the whole tree."""
+    own = _cost_of(usage.for_agent(s, agent_id))
+    total = own
+    for member in queries.subtree(s, agent_id)[1:]:
+        total = _plus(total, _cost_of(usage.for_agent(s, member)))
+    return {"own": own, "subtree": total}
+
+
 def with_ancestors(s, agent_ids) -> list[str]:
     """The agents and every agent above them: whose subtree costs change when theirs do."""
     with s.lock:

@@ -182,7 +182,7 @@ def agent(session_id, agent_id):
             live=view["end"] == view["total"],
             filters=filters, kinds=KINDS, tools=search.tool_choices(s),
             neighbours=[(a, s.agents[a].display_name) if a else None for a in queries.agent_neighbours(s, agent_id)],
-            usage=data["usage"], subtree_cost=costs.tree_costs(s).get(agent_id) if data["children"] else None,
+            usage=data["usage"], subtree_cost=costs.subtree_cost(s, agent_id) if data["children"] else None,
             poll=_agent_poll_url(s.id, agent_id, include_subagents, filters, s.cursor),
         )
     return render_template("agent.html", **context)
