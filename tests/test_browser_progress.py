@@ -53,3 +53,21 @@ def test_a_big_file_read_in_slices_shows_its_progress_until_it_is_read(served_fo
     page.goto(url + "/")
     expect(page.locator("#av-reading-total")).to_have_count(0)
     assert size > 10 * 64 * 1024  # it took several slices
+
+
+def test_a_search_while_the_index_is_built_answers_at_once_and_the_rest_of_its_hits_arrive_live(served_folder,
+                                                                                                  page):
+    from viewer import background
+    from viewer.search_index import QUERY_BUDGET
+
+    folder, library, url = served_folder
+    n = QUERY_BUDGET * 3
+    path = write_events(folder / "big.jsonl", [created("c0", "root", name="Root")] +
+                        [say(f"m{i}", "root", "needle here" if i % 1000 == 7 else "hay") for i in range(n)])
+    library.refresh(str(path))  # read whole, nothing indexed yet (no watcher: the test builds the index)
+    page.goto(url + "/search?q=needle&session=big")
+    expect(page.locator(".search-partial")).to_contain_text(f"searched 0 of {n + 1:,} events")
+    expect(page.locator("#av-hits li")).to_have_count(0)
+    while background.index_step(library, budget=2048):  # the background work, while the page polls
+        pass
+    expect(page.locator("#av-hits li")).to_have_count(len(range(7, n, 1000)), timeout=15_000)
