@@ -93,3 +93,23 @@ def test_session_header_shows_a_problem_that_came_without_events(live, page):
     expect(page.locator("#av-session-events")).to_have_text(str(count))
     write_events(path, [say("m-next", "root", "still live")], mode="a")  # the poll goes on from there
     expect(page.locator("#av-session-events")).to_have_text(str(count + 1))
+
+
+def test_the_pagers_of_a_live_dialog_page_follow_appends(tmp_path, page):
+    """The last page of a long dialog grows as messages arrive: its pagers ("3–4 of 4") say so."""
+    folder = tmp_path / "sessions"
+    path = folder / "talk.jsonl"
+    events = [created("c0", "ann", name="Ann"), created("c1", "bob", name="Bob")]
+    for i in range(4):
+        events += [say(f"m{i}", "ann", f"hello {i}"), user(f"d{i}", "bob", f"hello {i}", substance=f"m{i}")]
+    write_events(path, events)
+    with serve(folder) as server:
+        server.wait_for_session("talk", events=len(events))
+        page.goto(f"{server.url}/s/talk/dialog?agents=ann,bob&limit=2&start=2")
+        pagers = page.locator("nav.pager")
+        expect(pagers).to_have_count(2)
+        expect(pagers.first).to_contain_text("3–4 of 4")
+        write_events(path, [say("m9", "bob", "late"), user("d9", "ann", "late", substance="m9")], mode="a")
+        expect(page.locator("#av-dialog article.dialog-item")).to_have_count(3)
+        for i in range(2):
+            expect(pagers.nth(i)).to_contain_text("3–5 of 5")

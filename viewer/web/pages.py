@@ -228,14 +228,15 @@ def dialog(session_id):
         _mark_rewound(s, view["items"])
         context = dict(session=session_row(s), chosen=chosen, agents=queries.agents(s), names=queries.agent_names(s),
                        view=view, size=size, live=view["end"] == view["total"], problems=len(s.problems),
-                       poll=_dialog_poll_url(s, chosen, s.cursor))
+                       poll=_dialog_poll_url(s, chosen, s.cursor, paged=view["total"] > size))
     return render_template("dialog.html", **context)
 
 
-def _dialog_poll_url(s, chosen: list[str], cursor: str) -> str:
-    """The dialog's live fragment after `cursor`; it also answers when the session's problem count changes."""
+def _dialog_poll_url(s, chosen: list[str], cursor: str, paged: bool) -> str:
+    """The dialog's live fragment after `cursor`; it also answers when the session's problem count changes.
+    `paged`: the page shows pagers, whose numbers the fragment updates."""
     return url_for("pages.poll_dialog", session_id=s.id, agents=",".join(chosen), after=cursor,
-                   problems=len(s.problems))
+                   problems=len(s.problems), paged=1 if paged else None)
 
 
 @bp.get("/s/<session_id>/poll/dialog")
@@ -246,9 +247,10 @@ def poll_dialog(session_id):
         updates = dialogs.dialog_updates(s, chosen, after)
         _mark_rewound(s, updates["items"])
         cursor, more = _poll_cursor(s, updates["stop"])
+        paged = flag_arg("paged")
         context = dict(session=session_row(s), chosen=chosen, updates=updates, more=more, problems=len(s.problems),
                        messages=dialogs.dialog(s, chosen, 0, 0)["total"],  # counted on the kept order: no item built
-                       poll=_dialog_poll_url(s, chosen, cursor))
+                       paged=paged, poll=_dialog_poll_url(s, chosen, cursor, paged))
     return render_template("_dialog_poll.html", **context)
 
 
