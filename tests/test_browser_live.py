@@ -113,3 +113,19 @@ def test_the_pagers_of_a_live_dialog_page_follow_appends(tmp_path, page):
         expect(page.locator("#av-dialog article.dialog-item")).to_have_count(3)
         for i in range(2):
             expect(pagers.nth(i)).to_contain_text("3–5 of 5")
+
+
+def test_the_pagers_of_a_live_agent_page_follow_appends(tmp_path, page):
+    folder = tmp_path / "sessions"
+    path = folder / "grow.jsonl"
+    events = [created("c0", "root", name="Root")] + [say(f"m{i}", "root", f"line {i}") for i in range(4)]
+    write_events(path, events)
+    with serve(folder) as server:
+        server.wait_for_session("grow", events=len(events))
+        page.goto(f"{server.url}/s/grow/agents/root?limit=2&start=2")
+        pagers = page.locator("nav.pager")
+        expect(pagers.first).to_contain_text("3–4 of 4")
+        write_events(path, [say("m9", "root", "late")], mode="a")
+        expect(page.locator("#av-entries article")).to_have_count(3)
+        for i in range(2):
+            expect(pagers.nth(i)).to_contain_text("3–5 of 5")

@@ -335,6 +335,13 @@ def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool,
         return updates
 
 
+def perspective_total(s: SessionIndex, agent_ids: list[str], filters=None) -> int:
+    """`perspective`'s total, without building its list of positions when nothing filters."""
+    if not filters:
+        return sum(len(s.agents[a].entries) for a in agent_ids)
+    return len(filtered_positions(s, agent_ids, filters))
+
+
 def perspective_text(s: SessionIndex, agent_id: str, include_subagents: bool = False) -> str:
     """The perspective as readable text (SessionViewer.extract_agent_perspective)."""
 

@@ -183,15 +183,16 @@ def agent(session_id, agent_id):
             filters=filters, kinds=KINDS, tools=search.tool_choices(s),
             neighbours=[(a, s.agents[a].display_name) if a else None for a in queries.agent_neighbours(s, agent_id)],
             usage=data["usage"], subtree_cost=costs.subtree_cost(s, agent_id) if data["children"] else None,
-            poll=_agent_poll_url(s.id, agent_id, include_subagents, filters, s.cursor),
+            poll=_agent_poll_url(s.id, agent_id, include_subagents, filters, s.cursor, paged=view["total"] > size),
         )
     return render_template("agent.html", **context)
 
 
 def _agent_poll_url(session_id: str, agent_id: str, include_subagents: bool, filters: EntryFilter,
-                    cursor: str) -> str:
+                    cursor: str, paged: bool) -> str:
+    """`paged`: the page shows pagers, whose numbers the fragment updates."""
     return url_for("pages.poll_agent", session_id=session_id, agent=agent_id, sub=1 if include_subagents else None,
-                   after=cursor, **filters.args())
+                   after=cursor, paged=1 if paged else None, **filters.args())
 
 
 @bp.get("/s/<session_id>/poll/agent")
@@ -208,11 +209,14 @@ def poll_agent(session_id):
         updates = queries.perspective_updates(s, agent_id, include_subagents, after, filters)
         _mark_rewound(s, updates["items"] + (updates.get("grown") or []))
         cursor, more = _poll_cursor(s, updates["stop"])
+        paged = flag_arg("paged")
+        agent_ids = queries.subtree(s, agent_id) if include_subagents else [agent_id]
+        total = queries.perspective_total(s, agent_ids, filters) if paged else None
         context = dict(session=session_row(s), agent_id=agent_id, include_subagents=include_subagents,
-                       updates=updates, filters=filters, more=more,
+                       updates=updates, filters=filters, more=more, total=total,
                        agent=queries.agent_summary(s, s.agents[agent_id]),
                        children=[queries.agent_summary(s, s.agents[c]) for c in s.agents[agent_id].children],
-                       poll=_agent_poll_url(s.id, agent_id, include_subagents, filters, cursor))
+                       poll=_agent_poll_url(s.id, agent_id, include_subagents, filters, cursor, paged))
     return render_template("_agent_poll.html", **context)
 
 
