@@ -269,17 +269,16 @@ def search(sessions: list, text: str, session_id: str | None = None, resume: str
             continue
         with s.lock:
             required = requirements(s, query)
+            upto = _searched_upto(s, partial)  # searched and counted as far as its index is built
             if paged:
                 start = resume_at if s.id == resume_id else 0
                 found, more = matches(s, query, start, limit - len(hits), required=required)
                 hits.extend(hit(s, p, marker) for p in found)
-                cursors[s.id] = _searched_to(s, partial)
+                cursors[s.id] = s.cursor_at(upto)
                 if more is not None:
                     following = f"{s.id}={more}"
             if tally is not None:
                 tally.add(s, required, requirements_key(s, query))
-            if not s.search.complete:  # counted too as far as it is indexed
-                partial[s.id] = {"indexed": s.search.indexed, "events": s.count}
     data = {"query": text, "parsed": _describe(query), "hits": hits, "next": following,
             "cursor": format_cursor(cursors), "empty_query": query.empty, "partial": partial or None}
     if tally is not None:
@@ -289,13 +288,14 @@ def search(sessions: list, text: str, session_id: str | None = None, resume: str
     return data
 
 
-def _searched_to(s, partial: dict) -> str:
-    """The cursor of what a query of `s` has seen: every event, or as far as its search index is built (the
-    rest comes with later polls, as the index catches up); a session searched in part is noted in `partial`."""
+def _searched_upto(s, partial: dict) -> int:
+    """Where a query of `s` (its lock held, `requirements` read) has looked: every event, or as far as its
+    search index is built (the rest comes with later polls, as the index catches up); a session searched in
+    part is noted in `partial`."""
     if s.search.complete:
-        return s.cursor
+        return s.count
     partial[s.id] = {"indexed": s.search.indexed, "events": s.count}
-    return s.cursor_at(s.search.indexed)
+    return s.search.indexed
 
 
 def updates(sessions: list, text: str, session_id: str | None, cursor: str, limit: int = 200) -> dict | None:
@@ -306,7 +306,7 @@ def updates(sessions: list, text: str, session_id: str | None, cursor: str, limi
     query = parse(text)
     marker = pattern(query)
     known = parse_cursor(cursor)
-    hits, cursors, changed, reset = [], {}, False, False
+    hits, cursors, changed, reset, partial = [], {}, False, False, {}
     for s in in_scope(sessions, query, session_id):
         with s.lock:
             after = s.position_after(known[s.id]) if s.id in known else 0
@@ -321,14 +321,11 @@ def updates(sessions: list, text: str, session_id: str | None, cursor: str, limi
                 continue
             found, more = matches(s, query, after, limit)
             hits.extend(hit(s, p, marker) for p in found)
-            if more is not None:  # a burst: the rest comes with the next poll
-                cursors[s.id] = s.cursor_at(more)
-            elif not s.search.complete:  # indexed in part: the rest is searched as the index catches up
-                cursors[s.id] = s.cursor_at(max(after, s.search.indexed))
+            upto = _searched_upto(s, partial)
+            # a burst: the rest comes with the next poll; else as far as the index was built
+            cursors[s.id] = s.cursor_at(more if more is not None else max(after, upto))
     if not changed and not reset:
         return None
-    partial = {s.id: {"indexed": s.search.indexed, "events": s.count} for s in in_scope(sessions, query, session_id)
-               if not s.search.complete}
     return {"hits": hits, "cursor": format_cursor(cursors), "reset": reset, "partial": partial or None}
 
 
