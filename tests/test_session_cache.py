@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from conftest import SAMPLES, write_events
-from viewer import background, cache_store, index_state, session_cache
+from viewer import background, cache_store, index_state, session_cache, tailer
+from viewer.file_source import FileSource
 from viewer.library import Library
 from viewer.session_cache import SessionCache
 from viewer.web.app import create_app
@@ -27,7 +28,7 @@ def keep_all(library: Library) -> int:
         pass
     saved = 0
     for path, session, tailer in library.settled_files():
-        saved += library.cache.save(path, session, tailer)
+        saved += library.cache.save(path, session, tailer, library.inside)
     return saved
 
 
@@ -88,15 +89,29 @@ def test_a_restart_takes_every_session_from_the_cache_and_shows_the_same(folder,
     assert after == before == twins(folder, None)[0]
 
 
-def test_an_appended_file_reads_only_what_came_after(folder, cache_dir):
+def test_an_appended_file_reads_only_what_came_after(folder, cache_dir, monkeypatch):
     first_run(folder, cache_dir)
     path = folder / "research_team.jsonl"
+    read_before = path.stat().st_size
     write_events(path, [{"message_id": "late-1", "event_type": "transcript_entry", "agent_id": "lead",
                          "role": "assistant", "content": "appended after the first run"}], mode="a")
-    after, library = restarted(folder, cache_dir)
+    reads = []  # (offset, length) of every read of the session file through its tailer's source
+    real_read = FileSource.read
+
+    def counted(source, offset, length):
+        if source.path == str(path):
+            reads.append((offset, length))
+        return real_read(source, offset, length)
+
+    monkeypatch.setattr(FileSource, "read", counted)
+    restart_reads = twins(folder, cache_dir)  # reads during the restart and the pages: only the scan's count
+    monkeypatch.setattr(FileSource, "read", real_read)
+    after, library = restart_reads
     assert library.cache.restored == 2
     assert after == twins(folder, None)[0]
-    assert "late-1" in [m for m, _ in after[f"research_team?appended"]] if "research_team?appended" in after else True
+    tail_reads = [(o, n) for o, n in reads if o + n > read_before]  # what the tailer read of the new bytes
+    # the bytes before the cached position are checked (the tailer's last window) and never read again whole
+    assert tail_reads and min(o for o, _ in tail_reads) >= read_before - tailer.FINGERPRINT_BYTES
     s = library.get("research_team")
     assert s.events[s.by_id["late-1"]]["content"] == "appended after the first run"
 
@@ -184,7 +199,7 @@ def test_a_cache_entry_is_plain_data_never_code(folder, cache_dir):
 
     for path in (folder / "research_team.jsonl",):
         st = os.stat(path)
-        for section in store.sections(session_cache._key(st)):
+        for section in store.sections(session_cache._key((st.st_dev, st.st_ino))):
             walk(section)
 
 

@@ -26,7 +26,7 @@ def index_step(library, budget: int = 512) -> bool:
 
 def save_step(library) -> bool:
     """Keep one session that changed in the cache (SessionCache.due says which); False when none needs it."""
-    return library.cache is not None and library.cache.save_one(library.settled_files())
+    return library.cache is not None and library.cache.save_one(library.settled_files(), library.inside)
 
 
 def step(library) -> bool:

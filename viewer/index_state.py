@@ -30,6 +30,7 @@ _PLAIN = ("epoch", "updated_at", "project", "format_reason", "internal", "title"
           "references", "call_positions", "result_positions", "caused", "spawned", "_awaiting_cause", "tool_names")
 _ARRAYS = ("line_numbers", "usage_positions", "growth_positions", "grown_positions")
 _KNOWN = _MADE_ANEW | set(_PLAIN) | set(_ARRAYS) | {"agents", "members", "tree_changes", "problems", "_dangling"}
+_KEPT_ITEMS = {type(None), bytes, dict}  # event list slots kept: where a line is, its bytes, or the event
 _SEARCH = {"vocabulary", "_postings", "indexed", "_session", "_class_of", "_classes_with", "_merged", "_fields"}
 _FACETS = {"indexed", "_session", "tools", "modified", "received", "deliveries", "others", "pieces", "originals",
            "_awaited"}
@@ -42,7 +43,7 @@ def cacheable(s: SessionIndex) -> bool:
             and set(s.__dict__) <= _KNOWN and set(s.search.__dict__) <= _SEARCH
             and set(s.facets.__dict__) <= _FACETS
             and s.search.indexed == s.count and s.facets.indexed == s.count
-            and all(item is None or type(item) in (bytes, dict) for item in s.events._items))
+            and set(map(type, s.events._items)) <= _KEPT_ITEMS)
 
 
 def _arr(a: array) -> tuple[str, bytes]:
@@ -122,7 +123,7 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str) -> 
         elif head is None:
             return None
         elif name in _PLAIN:
-            if isinstance(value, dict) and isinstance(getattr(s, name), dict) and name not in ("format_summary",):
+            if isinstance(getattr(s, name), dict):  # a big map comes in chunks: each adds to it
                 getattr(s, name).update(value)
             else:
                 setattr(s, name, value)

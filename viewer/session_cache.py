@@ -90,7 +90,7 @@ class SessionCache:
             st = os.stat(path)
         except OSError:
             return None
-        key = _key(st)
+        key = _key((st.st_dev, st.st_ino))
         kept = self.store.sections(key)
         if kept is None:
             return None
@@ -129,12 +129,13 @@ class SessionCache:
 
     # --- saving: from the ingest thread, while nothing else waits --------------------------------------------
 
-    def save_one(self, files: list[tuple[str, SessionIndex, object]]) -> bool:
-        """Save the first of these (path, session, reader) that is due; False when none is."""
+    def save_one(self, files: list[tuple[str, SessionIndex, object]], inside: str | None) -> bool:
+        """Save the first of these (path, session, reader) that is due; False when none is. `inside`: the folder
+        the files must lie in (safe_open)."""
         now = time.monotonic()
         for path, session, tailer in files:
             if isinstance(tailer, FileTailer) and self.due(path, session, now):
-                self.save(path, session, tailer)
+                self.save(path, session, tailer, inside)
                 return True
         return False
 
@@ -147,7 +148,7 @@ class SessionCache:
             return False
         return now - self._saved_at.get(path, -MIN_SAVE_GAP_S) >= MIN_SAVE_GAP_S
 
-    def save(self, path: str, session: SessionIndex, tailer: FileTailer) -> bool:
+    def save(self, path: str, session: SessionIndex, tailer: FileTailer, inside: str | None) -> bool:
         """Keep the session of `path`, read up to where `tailer` is. Called by the ingest thread, the only one
         that changes the index: its state cannot move while it is written."""
         marker = (session.serial, session.epoch, session.count)
@@ -157,14 +158,16 @@ class SessionCache:
             return False
         state = tailer.state()
         try:
-            fd = open_regular(path, None)
+            identity = tuple(state["identity"])
+            fd = open_regular(path, inside)  # the file read, checked as every read is: never one outside DIR
             try:
-                if (os.fstat(fd).st_dev, os.fstat(fd).st_ino) != tuple(state["identity"]):
+                st = os.fstat(fd)
+                if (st.st_dev, st.st_ino) != identity:
                     return False
                 printed = content_print(fd, state["position"])
             finally:
                 os.close(fd)
-            self.store.put(_key(os.stat(path)), self._sections(state, printed, session))
+            self.store.put(_key(identity), self._sections(state, printed, session))
         except (OSError, ValueError) as error:  # no room, a file gone: not kept, nothing else changes
             log.warning("could not keep %s in the cache: %s", session.relpath, error)
             return False
@@ -191,5 +194,6 @@ def _version() -> str:
             f"python {sys.version_info[0]}.{sys.version_info[1]}")
 
 
-def _key(st: os.stat_result) -> str:
-    return f"file {st.st_dev}:{st.st_ino}"
+def _key(identity: tuple[int, int]) -> str:
+    """An entry's key: the file's device and inode (a renamed file keeps its entry)."""
+    return f"file {identity[0]}:{identity[1]}"
