@@ -209,9 +209,9 @@ def poll_agent(session_id):
         updates = queries.perspective_updates(s, agent_id, include_subagents, after, filters)
         _mark_rewound(s, updates["items"] + (updates.get("grown") or []))
         cursor, more = _poll_cursor(s, updates["stop"])
-        paged = flag_arg("paged")
-        agent_ids = queries.subtree(s, agent_id) if include_subagents else [agent_id]
-        total = queries.perspective_total(s, agent_ids, filters) if paged else None
+        paged = flag_arg("paged")  # the page has pagers: their numbers follow (a poll without them counts nothing)
+        total = queries.perspective_total(s, queries.subtree(s, agent_id) if include_subagents else [agent_id],
+                                          filters) if paged else None
         context = dict(session=session_row(s), agent_id=agent_id, include_subagents=include_subagents,
                        updates=updates, filters=filters, more=more, total=total,
                        agent=queries.agent_summary(s, s.agents[agent_id]),
