@@ -18,7 +18,7 @@ from conftest import REPO
 # Names are relative to the viewer package; a name covers a package and every module in it
 # ("formats" is formats/__init__.py and formats/*.py); "__init__" is viewer/__init__.py.
 LAYERS: list[tuple[str, list[str]]] = [
-    ("utilities", ["jsonio", "redact", "safe_open", "gcpause", "cursor", "problems", "positions", "incremental",
+    ("utilities", ["jsonio", "redact", "safe_open", "gcpause", "foreground", "cursor", "problems", "positions", "incremental",
                    "images", "pricing", "cache_store"]),
     ("seed rules", ["model"]),
     ("files", ["file_source", "tailer", "whole_file", "eventlist"]),

@@ -5,7 +5,7 @@ waits at most one step."""
 from __future__ import annotations
 
 
-def index_step(library, budget: int = 512) -> bool:
+def index_step(library, budget: int = 128) -> bool:
     """Extend one session's search index, else one session's facets, by up to `budget` events (a short hold of
     its lock: a poll waits at most that long); False when all are complete.
 

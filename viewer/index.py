@@ -14,7 +14,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 
-from . import facets, formats, gcpause, jsonio, model, search_index
+from . import facets, foreground, formats, gcpause, jsonio, model, search_index
 from .cursor import Cursor
 from .problems import Problem
 from .agent_tree import AgentTree
@@ -156,6 +156,8 @@ class SessionIndex(AgentTree):
         added = 0
         with gcpause.batch() as counter:
             for start in range(0, len(lines), LOCK_SLICE):
+                if start:
+                    foreground.give_way()  # a request under way runs first, not beside this
                 added += self._ingest(lines[start:start + LOCK_SLICE] if len(lines) > LOCK_SLICE else lines, source)
             counter["added"] = added
         return added

@@ -15,7 +15,7 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver, EventEmitter
 from watchdog.observers.polling import PollingObserver
 
-from . import background
+from . import background, foreground
 from .library import Library
 
 log = logging.getLogger(__name__)
@@ -207,6 +207,7 @@ class Watcher:
         self.ready.set()
         indexing = True  # search indexes catch up, a slice at a time, whenever no file waits
         while True:
+            foreground.give_way()  # between two steps of work: a request under way runs first
             try:
                 finished, indexing = self._step(indexing)
             except Exception as error:  # one bad turn must not end the thread that reads every file

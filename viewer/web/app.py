@@ -13,7 +13,7 @@ from pathlib import Path
 
 from flask import Flask, request
 
-from .. import costs, jsonio, provenance, search_count, session_cache, usage
+from .. import costs, foreground, jsonio, provenance, search_count, session_cache, usage
 from ..library import Library
 from ..tailer import size_text
 from ..watcher import Watcher
@@ -42,6 +42,15 @@ def ago(t: float, now: float) -> str:
     return "just now"
 
 
+def _served_first(wsgi_app):
+    """Count every request as under way while the app makes its answer, so that reading and indexing give way
+    to it (see foreground). A streamed body (an export) is not counted while it is sent: it may take minutes."""
+    def counted(environ, start_response):
+        with foreground.serving():
+            return wsgi_app(environ, start_response)
+    return counted
+
+
 def create_app(
     root: str | os.PathLike, watch: bool = True, polling: bool = False, *, follow_symlinks: bool = False,
     redact: bool = True, token: str | None = None, allowed_hosts: frozenset[str] | None = security.LOOPBACK_NAMES,
@@ -65,6 +74,7 @@ def create_app(
     else:
         library.scan()
     app.extensions[KEY] = AgentView(library, watcher)
+    app.wsgi_app = _served_first(app.wsgi_app)
 
     for blueprint in (pages.bp, api.bp, search_views.bp, pictures.bp, exports.bp, hooks.bp, images.bp):
         app.register_blueprint(blueprint)
