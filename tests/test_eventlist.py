@@ -129,3 +129,36 @@ def test_the_cache_keeps_the_events_read_last_within_its_bounds(tmp_path, monkey
     cached = list(s.events._cache)
     assert 0 in cached and cached[-1] == 0 and s.count - 1 in cached
     assert sum(s.events._lengths[p] for p in cached) <= 50_000 + 10_100 and len(cached) < 10
+
+
+def test_a_walk_reads_runs_of_lines_together_and_gives_what_load_gives(tmp_path, monkeypatch):
+    """Blank and broken lines between events, a line that is not UTF-8 (kept as a dict), padded lines: a walk
+    over any range is exactly the events one by one, in few reads; a line changed on disk since shows as
+    changed, as a single read shows it."""
+    from viewer import eventlist
+    lines = []
+    for i in range(300):
+        lines.append(json.dumps(say(f"m{i}", "a", f"words {i} " * (i % 7))))
+        if i % 50 == 7:
+            lines += ["", "{not json", "   "]
+        if i == 100:
+            lines.append('{"message_id": "bad", "event_type": "transcript_entry", "agent_id": "a", "role": "user", '
+                         '"content": "bad \xff byte"}')
+    (tmp_path / "s.jsonl").write_bytes(("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
+                                       .replace("\xff".encode(), b"\xff"))
+    s = _library(tmp_path).get("s")
+    assert s.count == 301 and "dict" in {s.events.kept_as(p) for p in range(s.count)}
+    one_by_one = [s.events.load(p) for p in range(s.count)]
+    reads = []
+    real_read = FileSource.read
+    monkeypatch.setattr(FileSource, "read", lambda self, offset, length: reads.append(length) or real_read(self, offset, length))
+    monkeypatch.setattr(eventlist, "WALK_READ", 4096)
+    for start, stop in [(0, s.count), (5, 6), (99, 103), (250, 301)]:
+        assert s.events.walk(start, stop) == one_by_one[start:stop]
+    assert len(reads) < s.count / 4 and max(reads) <= 4096  # runs of lines, each read within the bound
+    with open(tmp_path / "s.jsonl", "r+b") as f:  # rewrite the 3rd line in place: same length, not JSON
+        f.seek(sum(len(line.encode("utf-8", "surrogateescape")) + 1 for line in lines[:2]))
+        f.write(b"#" * len(lines[2]))
+    walked = s.events.walk(0, 4)
+    assert walked[2]["event_type"] == "changed_on_disk" and walked[2] == s.events.load(2)
+    assert walked[:2] + walked[3:] == one_by_one[:2] + one_by_one[3:4]

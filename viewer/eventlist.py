@@ -28,6 +28,7 @@ from .file_source import FileSource
 
 CACHE_SIZE = 4096  # events
 CACHE_BYTES = 8 * 1024 * 1024  # about this much of their lines: a few big events do not fill memory
+WALK_READ = 256 * 1024  # bytes read at once by a walk: a few hundred lines, a copy soon freed
 
 
 def changed_on_disk(position: int, detail: str) -> dict:
@@ -158,6 +159,42 @@ class EventList:
                 return changed_on_disk(position, "not the JSON read before")
             return event if type(event) is dict else changed_on_disk(position, "not the object read before")
         return item.load()
+
+    def walk(self, start: int, stop: int) -> list[dict]:
+        """The events start .. stop-1, as `load` reads them (not cached): for walks over many (the search index,
+        the facets). Lines that follow one another in the file are read together, in one read of at most
+        WALK_READ bytes: a walk pays one system call per run of lines, not one per event."""
+        items, offsets, lengths = self._items, self._offsets, self._lengths
+        events: list[dict] = []
+        position = start
+        while position < stop:
+            if items[position] is not None:
+                events.append(self.load(position))
+                position += 1
+                continue
+            first, end = offsets[position], offsets[position] + lengths[position]
+            last = position + 1
+            while (last < stop and items[last] is None and offsets[last] >= end
+                   and offsets[last] + lengths[last] - first <= WALK_READ):
+                end = offsets[last] + lengths[last]
+                last += 1
+            try:
+                data = self._source.read(first, end - first) if last - position > 1 else None
+            except OSError:
+                data = None
+            if data is None or len(data) != end - first:  # one line, or the file changed: read each as `load` does
+                events.extend(map(self.load, range(position, last)))
+            else:
+                view = memoryview(data)
+                for p in range(position, last):
+                    at = offsets[p] - first
+                    try:
+                        event = orjson.loads(view[at:at + lengths[p]])
+                    except orjson.JSONDecodeError:
+                        event = changed_on_disk(p, "not the JSON read before")
+                    events.append(event if type(event) is dict else changed_on_disk(p, "not the object read before"))
+            position = last
+        return events
 
     def _get(self, position: int) -> dict:
         item = self._items[position]

@@ -42,12 +42,11 @@ class Facets(Incremental):
         self._awaited: dict[str, list[int]] = {}  # message id not seen yet -> deliveries naming it
 
     def _extend(self, s, start: int, stop: int) -> None:
-        for position in range(start, stop):
-            self._add(s, position)
+        for position, event in zip(range(start, stop), s.events.walk(start, stop)):  # read together, not cached
+            self._add(s, position, event)
             self.indexed = position + 1
 
-    def _add(self, s, position: int) -> None:
-        event = s.events[position]
+    def _add(self, s, position: int, event: dict) -> None:
         agent_id, kind = event["agent_id"], event["event_type"]
         if kind == model.TRANSCRIPT_ENTRY:
             if "tool_calls" in event or "tool_call_id" in event or event.get("role") == "tool":  # else none to find

@@ -172,7 +172,7 @@ class SearchIndex(Incremental):
         field_keys: list[tuple[str, ...]] = []  # the agent and tool tokens of each event
         firsts: list[tuple[int, str]] = []  # events that are the first of their agent
         position = start
-        for event in s.events[start:stop]:
+        for event in s.events.walk(start, stop):  # read together, not cached
             content = event.get("content")
             agent_id = event["agent_id"]
             event_type = event["event_type"]
