@@ -29,7 +29,7 @@ from .tailer import Line
 
 
 _serials = itertools.count()
-LOCK_SLICE = 1024  # lines indexed per hold of the session's lock (a few milliseconds)
+LOCK_SLICE = 256  # lines indexed per hold of the session's lock (a couple of milliseconds): also how often ingest gives way to requests
 
 
 class SessionIndex(AgentTree):

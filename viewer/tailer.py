@@ -18,7 +18,7 @@ import orjson
 
 from .file_source import FileChanged, FileSource
 
-READ_CHUNK = 8 * 1024 * 1024
+READ_CHUNK = 1024 * 1024  # each C-level step on a chunk (find, split, copy) holds the GIL about a millisecond
 BATCH_BYTES = 8 * 1024 * 1024  # a big file is ingested this much at a time: memory stays bounded
 FINGERPRINT_BYTES = 4096  # the bytes before the read offset whose CRC-32 tells a rewrite from an append
 # A file whose mtime is this close to the moment it was last read may have been rewritten since, in the same

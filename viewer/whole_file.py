@@ -12,7 +12,10 @@ from collections.abc import Iterator
 
 from . import tailer
 from .safe_open import open_regular_file
-from .tailer import READ_CHUNK, LineCutter, Limits, TailResult, size_text
+from .tailer import LineCutter, Limits, TailResult, size_text
+
+# A whole file (gzip, a snapshot) is read and inflated this much at a time: zlib lets other threads run meanwhile.
+READ_CHUNK = 8 * 1024 * 1024
 
 
 class WholeFileReader:
