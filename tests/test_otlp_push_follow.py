@@ -11,7 +11,8 @@ import time
 from conftest import REPO, write_events
 from events import calls, created, result, say, tool_call, user
 from otlp_receiver import assert_clean_exit, receiver, stop  # noqa: F401 (receiver: a fixture)
-from viewer import push
+from viewer import otlp, push
+from viewer.session_viewer import load_index
 
 
 def names(receiver) -> list[str]:
@@ -95,3 +96,33 @@ def test_a_store_that_asks_to_wait_is_retried_and_gets_everything_once(receiver,
     assert done.returncode == 0, done.stderr
     assert receiver.requests == 4
     assert names(receiver) == ["invoke_agent A", "message user", "chat"]
+
+
+def first_copies(receiver) -> list[str]:
+    """The span ids in the order the receiver took them, each at its first copy."""
+    seen: dict[str, None] = {}
+    for span in receiver.spans:
+        seen.setdefault(span["spanId"], None)
+    return list(seen)
+
+
+def test_follow_delivers_a_sessions_requests_in_the_order_they_were_made(receiver, tmp_path):
+    path = write_events(tmp_path / "s.jsonl", [created("m1", "a", name="A"), user("m2", "a", "go")])
+    _, read = push.sessions_at(str(path))
+    # small requests: each append goes in several, which two senders would otherwise send side by side
+    pusher = push.Pusher(push.HttpStore(receiver.url), follow=True, max_request_bytes=1500)
+    pusher.push(read())
+    for round_ in range(3):
+        write_events(path, [say(f"r{round_}-{i}", "a", f"answer {i} " + "x" * 200) for i in range(12)]
+                     + [created(f"k{round_}", f"kid{round_}", cause="m2", name=f"Kid{round_}"),
+                        say(f"k{round_}-say", f"kid{round_}", "hello")], mode="a")
+        # the receiver holds the first requests of the round: a later request sent beside one overtakes it
+        receiver.delays = [0.3, 0, 0.2, 0, 0.1]
+        requests = receiver.requests
+        pusher.push(read())
+        assert receiver.requests - requests >= 4
+    pusher.finish()
+    s = load_index(path)
+    with s.lock:
+        made = [span.span_id.hex() for span in otlp.SpanBuilder(s).spans()]
+    assert first_copies(receiver) == made

@@ -13,7 +13,7 @@
 
 BackgroundSender sends on two threads of its own, so the next request is built while these are compressed and
 sent (zlib and the socket let go of the GIL), and a store that works on one request before it answers the next
-on the same connection gets two at once.
+on the same connection gets two at once; `ordered` keeps each session's requests in the order they were made.
 """
 
 from __future__ import annotations
@@ -171,20 +171,29 @@ def _seconds(value: str | None) -> float | None:
 class BackgroundSender:
     """Sends requests through a store on threads of their own (`senders` at once, each on its own connection: a
     store that takes its time with each request, as Phoenix does before it answers the next one on a
-    connection, gets them side by side), at most `depth` waiting; the first failure is raised by the next call."""
+    connection, gets them side by side), at most `depth` waiting; the first failure is raised by the next call.
 
-    def __init__(self, store, senders: int = 2, depth: int = 2):
+    Two requests sent side by side may reach the store in either order. That is harmless when every span goes
+    once (a one-off push), but not when a later request must follow an earlier one (push --follow re-sends an
+    agent's span with a later end: the store must get the copies in the order they were made). `ordered` then
+    gives each key (a session) one thread, chosen by the key, which sends a request only once the store has
+    answered the one before: the store sees a key's requests in the order they were submitted, while requests
+    of different keys still go side by side."""
+
+    def __init__(self, store, senders: int = 2, depth: int = 2, ordered: bool = False):
         self.store = store
-        self._queue: queue.Queue = queue.Queue(depth)
+        self.ordered = ordered
+        shared = queue.Queue(depth)
+        self._queues = [queue.Queue(depth) for _ in range(senders)] if ordered else [shared] * senders
         self._error: BaseException | None = None
-        self._threads = [threading.Thread(target=self._run, name=f"otlp-sender-{n}", daemon=True)
-                         for n in range(senders)]
+        self._threads = [threading.Thread(target=self._run, args=(q,), name=f"otlp-sender-{n}", daemon=True)
+                         for n, q in enumerate(self._queues)]
         for thread in self._threads:
             thread.start()
 
-    def _run(self) -> None:
+    def _run(self, work: queue.Queue) -> None:
         while True:
-            item = self._queue.get()
+            item = work.get()
             try:
                 if item is None:
                     return
@@ -194,15 +203,17 @@ class BackgroundSender:
                 if self._error is None:
                     self._error = error
             finally:
-                self._queue.task_done()
+                work.task_done()
 
-    def submit(self, body: bytes) -> None:
+    def submit(self, body: bytes, key: str = "") -> None:
+        """Queue a request; with `ordered`, after every request of the same key submitted before it."""
         self._raise()
-        self._queue.put(body)
+        self._queues[hash(key) % len(self._queues)].put(body)
 
     def wait(self) -> None:
         """Until everything submitted is sent; raises what failed."""
-        self._queue.join()
+        for work in set(self._queues):
+            work.join()
         self._raise()
 
     def _raise(self) -> None:
@@ -210,7 +221,7 @@ class BackgroundSender:
             raise self._error
 
     def close(self) -> None:
-        for _ in self._threads:
-            self._queue.put(None)
+        for work in self._queues:  # one stop for each thread (a shared queue gets as many as there are threads)
+            work.put(None)
         for thread in self._threads:
             thread.join()

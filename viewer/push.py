@@ -52,6 +52,9 @@ class Pusher:
     store: object
     base_time: datetime = otlp.BASE_TIME
     follow: bool = False  # hold tool spans until their result (see the module's docstring)
+    # each session's requests reach the store in the order they were made (None: when following; see
+    # BackgroundSender): a one-off push sends every span once, so it may let two requests cross
+    ordered: bool | None = None
     hold_seconds: float = HOLD_SECONDS
     max_request_bytes: int = otlp_wire.MAX_REQUEST_BYTES
     progress: dict[str, _Progress] = field(default_factory=dict)
@@ -59,17 +62,21 @@ class Pusher:
     spans_sent: int = 0
     events_sent: int = 0
 
+    def __post_init__(self) -> None:
+        if self.ordered is None:
+            self.ordered = self.follow
+
     def push(self, sessions: Iterable[SessionIndex]) -> int:
         """Send what arrived since the last call (with `follow`, and the tool spans whose result came or whose
         wait is over); the number of spans sent."""
         before = self.spans_sent
-        sender = BackgroundSender(self.store)
+        sender = BackgroundSender(self.store, ordered=self.ordered)
         try:
             for s in sessions:
                 with s.lock:
                     progress = self._progress_of(s)
                     stop = s.count
-                    self._send(sender, progress.resource, self._new_spans(progress, stop))
+                    self._send(sender, progress.resource, self._new_spans(progress, stop), s.id)
                     self.events_sent += stop - progress.sent
                     progress.sent = stop
             sender.wait()
@@ -80,11 +87,11 @@ class Pusher:
     def finish(self) -> int:
         """Send every tool span still waiting for its result, marked unfinished (the push is ending)."""
         before = self.spans_sent
-        sender = BackgroundSender(self.store)
+        sender = BackgroundSender(self.store, ordered=self.ordered)
         try:
-            for progress in self.progress.values():
+            for session_id, progress in self.progress.items():
                 with progress.builder.s.lock:
-                    self._send(sender, progress.resource, progress.builder.unanswered())
+                    self._send(sender, progress.resource, progress.builder.unanswered(), session_id)
                 progress.held_since.clear()
             sender.wait()
         finally:
@@ -118,10 +125,10 @@ class Pusher:
             del progress.held_since[key]
         return progress.builder.unanswered(late)
 
-    def _send(self, sender: BackgroundSender, resource: bytes, spans: Iterable[otlp.Span]) -> None:
+    def _send(self, sender: BackgroundSender, resource: bytes, spans: Iterable[otlp.Span], session_id: str) -> None:
         encoded = map(self.encoder.span, spans)
         for request, count in otlp_wire.requests(resource, encoded, self.max_request_bytes):
-            sender.submit(request)
+            sender.submit(request, session_id)
             self.spans_sent += count  # counted when handed over: a failure stops the push, count and all
 
 
