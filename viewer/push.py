@@ -6,7 +6,8 @@ elsewhere, retries on 429/503, on threads of their own so the next request is bu
 OpenTelemetry package is needed.
 
 Span ids are deterministic, so `--follow` sends each event's span once, as the event arrives, and a store
-that deduplicates keeps one copy of a session pushed twice. Under `--follow` a tool call's span waits for the
+that deduplicates keeps one copy of a session pushed twice. An agent's span is the exception: under
+`--follow` it is sent again, same id, with a later end as the agent grows (viewer.otlp_agents). Under `--follow` a tool call's span waits for the
 call's result (it carries it): it goes when the result is logged, or, when none comes within HOLD_SECONDS or
 the push is stopped first, as it is, marked `agentview.unfinished`.
 
@@ -20,9 +21,10 @@ import os
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import chain
 from typing import Callable, Iterable, Iterator
 
-from . import otlp, otlp_wire
+from . import otlp, otlp_agents, otlp_wire
 from .index import SessionIndex
 from .library import Library
 from .otlp_http import BackgroundSender, HttpStore, PushError
@@ -41,6 +43,7 @@ class _Progress:
     epoch: int
     builder: otlp.SpanBuilder
     resource: bytes
+    agents: otlp_agents.GrowingAgents
     sent: int = 0
     held_since: dict = field(default_factory=dict)
 
@@ -56,6 +59,7 @@ class Pusher:
     # BackgroundSender): a one-off push sends every span once, so it may let two requests cross
     ordered: bool | None = None
     hold_seconds: float = HOLD_SECONDS
+    resend_seconds: float = otlp_agents.RESEND_SECONDS  # with follow: how often a growing agent's span goes again
     max_request_bytes: int = otlp_wire.MAX_REQUEST_BYTES
     progress: dict[str, _Progress] = field(default_factory=dict)
     encoder: otlp_wire.Encoder = field(default_factory=otlp_wire.Encoder)
@@ -85,13 +89,15 @@ class Pusher:
         return self.spans_sent - before
 
     def finish(self) -> int:
-        """Send every tool span still waiting for its result, marked unfinished (the push is ending)."""
+        """Send every tool span still waiting for its result, marked unfinished, and the last copy of each agent
+        span that grew since its last one (the push is ending)."""
         before = self.spans_sent
         sender = BackgroundSender(self.store, ordered=self.ordered)
         try:
             for session_id, progress in self.progress.items():
                 with progress.builder.s.lock:
-                    self._send(sender, progress.resource, progress.builder.unanswered(), session_id)
+                    last = chain(progress.builder.unanswered(), progress.agents.grown(final=True))
+                    self._send(sender, progress.resource, last, session_id)
                 progress.held_since.clear()
             sender.wait()
         finally:
@@ -103,15 +109,20 @@ class Pusher:
         if progress is None or progress.epoch != s.epoch:  # new, or rewritten: from its start again
             builder = otlp.SpanBuilder(s, self.base_time, hold_unanswered=self.follow)
             progress = self.progress[s.id] = _Progress(s.epoch, builder,
-                                                       self.encoder.resource(otlp.resource_attributes(s)))
+                                                       self.encoder.resource(otlp.resource_attributes(s)),
+                                                       otlp_agents.GrowingAgents(builder, self.resend_seconds))
         return progress
 
     def _new_spans(self, progress: _Progress, stop: int) -> Iterator[otlp.Span]:
         """The spans of the events before `stop` not sent yet, then (with `follow`) the held tool spans whose wait
-        is over: one stream, so they go in order, in as few requests as they fit."""
-        yield from progress.builder.spans(progress.sent, stop)
-        if self.follow:
-            yield from self._waited_too_long(progress)
+        is over, and the copies of agent spans that grew: one stream, so they go in order, in as few requests as
+        they fit."""
+        if not self.follow:
+            yield from progress.builder.spans(progress.sent, stop)
+            return
+        yield from progress.agents.watch(progress.builder.spans(progress.sent, stop))
+        yield from self._waited_too_long(progress)
+        yield from progress.agents.grown()
 
     def _waited_too_long(self, progress: _Progress) -> Iterator[otlp.Span]:
         now = time.monotonic()
