@@ -7,7 +7,8 @@ OpenTelemetry package is needed.
 
 Span ids are deterministic, so `--follow` sends each event's span once, as the event arrives, and a store
 that deduplicates keeps one copy of a session pushed twice. An agent's span is the exception: under
-`--follow` it is sent again, same id, with a later end as the agent grows (viewer.otlp_agents). Under `--follow` a tool call's span waits for the
+`--follow` it is sent again, same id, with a later end as the agent grows (viewer.otlp_agents), and a
+session's requests reach the store in the order they were made. Under `--follow` a tool call's span waits for the
 call's result (it carries it): it goes when the result is logged, or, when none comes within HOLD_SECONDS or
 the push is stopped first, as it is, marked `agentview.unfinished`.
 

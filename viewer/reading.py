@@ -12,12 +12,13 @@ from .whole_file import GzipReader
 
 
 def reader_for(path: str, limit: int | None = None, inside: str | None = None) -> FileTailer | GzipReader:
-    """The reader of a session file; a plain file is tailed `limit` bytes at a time at most.
+    """The reader of a session file; a plain file (or a `.json` one of OTLP/JSON requests) is tailed `limit`
+    bytes at a time at most.
 
     `inside`: the real path of the folder the file opened must lie in (None: anywhere); the reader
     raises RefusedFile or PermissionError for a file that may not or cannot be read."""
     if ai_agent.is_snapshot_name(path):
-        return ai_agent.SnapshotReader(path, inside=inside)
+        return ai_agent.SnapshotReader(path, inside=inside, limit=limit)
     if path.endswith(GZIP_SUFFIX):
         return GzipReader(path, inside=inside)
     return FileTailer(path, limit, inside=inside)
