@@ -81,3 +81,16 @@ def test_the_reply_reader_reads_what_opentelemetry_proto_writes():
                                   b'{"partialSuccess": "no"}', b'[1, 2]', b"\x0f" * 20])
 def test_a_reply_the_reader_cannot_read_says_nothing(body):
     assert otlp_reply.partial_success(body) == (0, "")
+
+
+def test_a_push_that_fails_after_rejections_says_both_and_exits_1(receiver, tmp_path):
+    receiver.partial = (1, "too old")
+    receiver.status, receiver.script = 400, [(200, {})]  # the first request is taken (one span rejected), no other
+    lines = [created("m1", "a", name="A")] + [say(f"m{n}", "a", "x" * 3000) for n in range(2, 2000)]
+    path = write_events(tmp_path / "big.jsonl", lines)
+    done = agentview("push", path, "--endpoint", receiver.url)
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    said = done.stderr.strip().splitlines()
+    assert said[0].startswith(f"agentview: {receiver.url} answered 400 ")
+    assert said[1:] == ["agentview: 1 spans rejected by the store: too old"]

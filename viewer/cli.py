@@ -178,6 +178,7 @@ def push(args: argparse.Namespace) -> int:
     if not args.endpoint.startswith(("http://", "https://")):
         print(f"agentview: --endpoint must be an http:// or https:// URL, not {args.endpoint!r}", file=sys.stderr)
         return 2
+    store = None
     try:
         with masking(not args.no_redact):
             store = pushing.HttpStore(args.endpoint, headers, args.timeout,
@@ -191,6 +192,8 @@ def push(args: argparse.Namespace) -> int:
                 store.close()
     except pushing.PushError as error:
         print(f"agentview: {error}", file=sys.stderr)
+        if store is not None:
+            _rejections(store)  # what the store rejected before the push failed is still worth knowing
         return 1
     print(f"agentview: sent {pusher.spans_sent} spans ({pusher.events_sent} events) to {args.endpoint}",
           file=sys.stderr)
