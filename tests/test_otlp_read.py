@@ -255,3 +255,24 @@ def test_one_indented_request_in_a_json_file_stays_a_document_read_whole(tmp_pat
     result = reader.read()
     assert result.restarted and reader.tail is None and len(result.lines) == 1
     assert result.lines[0].data.startswith(b"{\n")
+
+
+def test_telling_a_json_file_of_requests_reads_its_first_line_not_all_of_it(tmp_path, monkeypatch):
+    s = load_index(SAMPLES / "research_team.jsonl")
+    with masking(False):
+        lines = [json.dumps(r) + "\n" for r in otlp.requests(s, per_request=5)]
+    path = tmp_path / "traces.json"
+    path.write_text("".join(lines * 20), encoding="utf-8")
+    reads = []
+    real_read = FileSource.read
+
+    def counted(source, offset, length):
+        reads.append(length)
+        return real_read(source, offset, length)
+
+    monkeypatch.setattr(FileSource, "read", counted)
+    record, why = ai_agent.read_record(str(path))
+    monkeypatch.undo()
+    assert why == "" and record == json.loads(lines[0])
+    assert formats.detect_record(record)[0] is formats.OTLP_JSON
+    assert sum(reads) < path.stat().st_size / 4

@@ -118,7 +118,10 @@ def _lines_of(data: bytes) -> list[Line]:
 def read_record(path: str, inside: str | None = None) -> tuple[object | None, str]:
     """A snapshot's document, or (None, why there is none); a file that may not or cannot be read raises
     (RefusedFile, PermissionError: the reader opens it through safe_open, `inside` the folder it must lie in)."""
-    result = SnapshotReader(path, inside=inside).read()
+    reader = SnapshotReader(path, inside=inside, limit=FIRST_READ)
+    result = reader.read()
+    while reader.tail is not None and not result.lines and result.more:  # a file of requests: its first line
+        result = reader.read()  # is all it takes, not the whole (maybe huge) file
     if result.error:
         return None, result.error
     if result.problems:
