@@ -161,3 +161,23 @@ def test_follow_grows_an_agents_span_as_the_agent_goes_on(receiver, tmp_path):
         assert ends[-1] >= max(span["start"] for span in others)  # the last copy ends at its last event or later
     assert len(by_agent["a"]) - 4 == 3 and len(by_agent["b"]) - 2 == 2  # A: 3 copies; B: 2 (its first, the end)
     assert all(span["end"] >= span["start"] for span in receiver.spans)
+
+
+def test_agentview_push_follow_sends_a_grown_agent_span_within_the_resend_interval(receiver, tmp_path):
+    path = write_events(tmp_path / "live.jsonl", [created("m1", "a", name="A"), user("m2", "a", "go")])
+    process = subprocess.Popen([sys.executable, "-m", "viewer", "push", str(path), "--endpoint", receiver.url,
+                                "--follow"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = arrived_within(receiver, 30, lambda span: span["name"] == "invoke_agent A")
+        write_events(path, [say("m3", "a", "later")], mode="a")
+        said = arrived_within(receiver, 2.0, lambda span: span["attributes"].get("agentview.message_id") == "m3")
+        # the copy waits out RESEND_SECONDS (2 s) from the first, then goes at the next poll
+        grown = arrived_within(receiver, 4.0, lambda span: span["name"] == "invoke_agent A" and span is not first)
+        assert grown["spanId"] == first["spanId"] and grown["start"] == first["start"]
+        assert grown["end"] >= said["start"] > first["end"]
+        assert grown["arrived"] - first["arrived"] >= 1.9
+    finally:
+        stderr = stop(process)
+    assert_clean_exit(process, stderr)
+    copies = [span for span in receiver.spans if span["name"] == "invoke_agent A"]
+    assert len(copies) == 2  # nothing new after the copy: none at the end either
