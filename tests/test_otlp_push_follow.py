@@ -181,3 +181,19 @@ def test_agentview_push_follow_sends_a_grown_agent_span_within_the_resend_interv
     assert_clean_exit(process, stderr)
     copies = [span for span in receiver.spans if span["name"] == "invoke_agent A"]
     assert len(copies) == 2  # nothing new after the copy: none at the end either
+
+
+def test_an_agent_span_copy_never_covers_an_event_not_sent(receiver, tmp_path):
+    path = write_events(tmp_path / "s.jsonl", [created("m1", "a", name="A"), user("m2", "a", "go")])
+    _, read = push.sessions_at(str(path))
+    pusher = push.Pusher(push.HttpStore(receiver.url), follow=True)
+    pusher.push(read())
+    write_events(path, [say("m3", "a", "sent")], mode="a")
+    pusher.push(read())
+    write_events(path, [say("m4", "a", "read but never pushed")], mode="a")
+    read()  # the session has m4 now; the push stops before sending it
+    pusher.finish()
+    copies = [span for span in receiver.spans if span["name"] == "invoke_agent A"]
+    m3 = next(span for span in receiver.spans if span["attributes"].get("agentview.message_id") == "m3")
+    assert len(copies) == 2 and copies[-1]["end"] == m3["start"]
+    assert "m4" not in {span["attributes"].get("agentview.message_id") for span in receiver.spans}

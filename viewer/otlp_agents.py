@@ -13,6 +13,7 @@ in the order they were made (push sends a following session's requests in order)
 from __future__ import annotations
 
 import time
+from bisect import bisect_left
 from dataclasses import replace
 from typing import Iterable, Iterator
 
@@ -46,19 +47,20 @@ class GrowingAgents:
             self._agents = {self.builder.agent_span_id(a): a for a in self.builder.s.agents}
         return self._agents.get(span_id)
 
-    def grown(self, final: bool = False) -> Iterator[otlp.Span]:
-        """A copy of each agent span whose agent has entries its last copy does not cover, with the later end:
-        once its last copy is RESEND_SECONDS old, or now when `final`. Callers hold the session's lock and have
-        built the spans up to its end (the time of an untimed entry is the time carried to it)."""
+    def grown(self, upto: int, final: bool = False) -> Iterator[otlp.Span]:
+        """A copy of each agent span whose agent has entries before `upto` (the events whose spans were built:
+        a copy never covers an event not sent) that its last copy does not cover, with the later end: once its
+        last copy is RESEND_SECONDS old, or now when `final`. Callers hold the session's lock."""
         now = time.monotonic()
         agents = self.builder.s.agents
         for agent_id, (span, covered, when) in list(self.sent.items()):
             agent = agents.get(agent_id)
-            if agent is None or not agent.entries or agent.entries[-1] <= covered:
+            before = bisect_left(agent.entries, upto) if agent is not None else 0  # entries: positions, ascending
+            if not before or agent.entries[before - 1] <= covered:
                 continue
             if not final and now - when < self.every:
                 continue
-            last = agent.entries[-1]
+            last = agent.entries[before - 1]
             # never earlier than it was, and no span may end before it starts (some stores drop the batch)
             copy = replace(span, end=max(span.start, span.end, self.builder.peek_time(last)))
             self.sent[agent_id] = (copy, last, now)

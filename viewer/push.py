@@ -8,9 +8,9 @@ OpenTelemetry package is needed.
 Span ids are deterministic, so `--follow` sends each event's span once, as the event arrives, and a store
 that deduplicates keeps one copy of a session pushed twice. An agent's span is the exception: under
 `--follow` it is sent again, same id, with a later end as the agent grows (viewer.otlp_agents), and a
-session's requests reach the store in the order they were made. Under `--follow` a tool call's span waits for the
-call's result (it carries it): it goes when the result is logged, or, when none comes within HOLD_SECONDS or
-the push is stopped first, as it is, marked `agentview.unfinished`.
+session's requests reach the store in the order they were made. Under `--follow` a tool call's span waits
+for the call's result (it carries it): it goes when the result is logged, or, when none comes within
+HOLD_SECONDS or the push is stopped first, as it is, marked `agentview.unfinished`.
 
 A store that cannot be reached or refuses the spans stops the push with a PushError saying so (the command
 prints it and exits non-zero).
@@ -97,7 +97,7 @@ class Pusher:
         try:
             for session_id, progress in self.progress.items():
                 with progress.builder.s.lock:
-                    last = chain(progress.builder.unanswered(), progress.agents.grown(final=True))
+                    last = chain(progress.builder.unanswered(), progress.agents.grown(progress.sent, final=True))
                     self._send(sender, progress.resource, last, session_id)
                 progress.held_since.clear()
             sender.wait()
@@ -123,7 +123,7 @@ class Pusher:
             return
         yield from progress.agents.watch(progress.builder.spans(progress.sent, stop))
         yield from self._waited_too_long(progress)
-        yield from progress.agents.grown()
+        yield from progress.agents.grown(stop)
 
     def _waited_too_long(self, progress: _Progress) -> Iterator[otlp.Span]:
         now = time.monotonic()
