@@ -13,7 +13,7 @@ from viewer import dialogs, formats, otlp, queries, tailer
 from viewer.file_source import FileSource
 from viewer.formats import ai_agent
 from viewer.library import Library
-from viewer.reading import reader_for
+from viewer.reading import read_so_far, reader_for
 from viewer.redact import masking
 from viewer.session_viewer import load_index
 
@@ -276,3 +276,16 @@ def test_telling_a_json_file_of_requests_reads_its_first_line_not_all_of_it(tmp_
     assert why == "" and record == json.loads(lines[0])
     assert formats.detect_record(record)[0] is formats.OTLP_JSON
     assert sum(reads) < path.stat().st_size / 4
+
+
+def test_a_big_json_file_of_requests_read_part_way_says_how_far(tmp_path):
+    s = load_index(SAMPLES / "research_team.jsonl")
+    with masking(False):
+        lines = [json.dumps(r) + "\n" for r in otlp.requests(s, per_request=5)]
+    path = tmp_path / "traces.json"
+    path.write_text("".join(lines), encoding="utf-8")
+    reader = reader_for(str(path), limit=len(lines[0]) + 1)
+    result = reader.read()
+    assert result.more and reader.tail is not None
+    done = read_so_far(str(path), reader)
+    assert 0 < done["read"] < done["size"] == path.stat().st_size

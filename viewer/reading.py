@@ -50,6 +50,7 @@ def lines_from(reader, first, replaced: list, problems: list | None = None) -> I
 
 def read_so_far(path: str, reader) -> dict | None:
     """{"read", "size"} of a file a tailer reads part way (None: read whole, as gzip and snapshots are, or gone)."""
+    reader = getattr(reader, "tail", None) or reader  # a .json file of OTLP/JSON requests: its tailer
     if not isinstance(reader, FileTailer):
         return None
     try:
