@@ -5,6 +5,7 @@ on its page, never a 500; a `.json` file of requests a line is tailed as it grow
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -289,3 +290,46 @@ def test_a_big_json_file_of_requests_read_part_way_says_how_far(tmp_path):
     assert result.more and reader.tail is not None
     done = read_so_far(str(path), reader)
     assert 0 < done["read"] < done["size"] == path.stat().st_size
+
+
+def test_a_served_json_file_of_requests_shows_appended_spans_reading_only_them(tmp_path, monkeypatch):
+    from viewer.web.app import create_app
+
+    s = load_index(SAMPLES / "research_team.jsonl")
+    with masking(False):
+        lines = [json.dumps(r) + "\n" for r in otlp.requests(s, per_request=20)]
+    path = tmp_path / "traces.json"
+    path.write_text("".join(lines[:2]), encoding="utf-8")
+    app = create_app(tmp_path)  # watched, as `agentview serve` does
+    watcher = app.extensions["agentview"].watcher
+    try:
+        watcher.ready.wait(10)
+        client = app.test_client()
+
+        def shown() -> int:
+            answer = client.get("/api/sessions")
+            return sum(row["events"] for row in answer.get_json()["sessions"]) if answer.status_code == 200 else -1
+
+        first = shown()
+        assert 0 < first < s.count
+        read_before = path.stat().st_size
+        reads = []
+        real_read = FileSource.read
+
+        def counted(source, offset, length):
+            if source.path == str(path):
+                reads.append(offset)
+            return real_read(source, offset, length)
+
+        monkeypatch.setattr(FileSource, "read", counted)
+        with path.open("a", encoding="utf-8") as f:
+            f.write("".join(lines[2:]))
+        deadline = time.monotonic() + 20
+        while shown() < s.count:
+            assert time.monotonic() < deadline, f"{shown()} of {s.count} events shown"
+            time.sleep(0.05)
+        monkeypatch.undo()
+        assert shown() == s.count
+        assert reads and min(reads) >= read_before - tailer.FINGERPRINT_BYTES
+    finally:
+        watcher.stop()
