@@ -1,11 +1,12 @@
 """How fast `agentview push` sends a big native session: events a second, to a local sink and to Phoenix.
 
-    .venv/bin/python benchmarks/push_rate.py [--events 100000] [--runs 3] [--no-old] [--json OUT]
+    .venv/bin/python benchmarks/push_rate.py [--events 100000] [--runs 3] [--no-old] [--ordered] [--json OUT]
                                              [--phoenix [--phoenix-queue SPANS] [--stored]]
 
 Generates a session of `events` events (benchmarks/generate.py) in a temp folder and reads it once, then times
   - new: viewer.push (otlp_wire + otlp_http) to a sink: a real HTTP server in its own process that reads each
     POST whole and answers 200 (so only the pusher's side is measured);
+  - ordered (`--ordered`): the same with each session's requests sent one after another, as push --follow does;
   - cli: the whole `agentview push FILE --endpoint SINK` command (start-up and reading the file included);
   - old: the path push took before (each span a ReadableSpan, the SDK's OTLP/HTTP exporter, 1,000 spans a
     request, no compression) to the same sink, as the reference (`--no-old` skips it: about 40 s);
@@ -124,12 +125,12 @@ def timed(fn) -> tuple[float, float]:
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
-def push_new(path: Path, url: str, timeout: float = 60.0) -> dict:
+def push_new(path: Path, url: str, timeout: float = 60.0, ordered: bool = False) -> dict:
     _, read = push.sessions_at(str(path))
     read_wall, _ = timed(read)
     sessions = read()  # read already: this only checks the file
     store = push.HttpStore(url, timeout=timeout)
-    pusher = push.Pusher(store)
+    pusher = push.Pusher(store, ordered=True) if ordered else push.Pusher(store)
     wall, cpu = timed(lambda: pusher.push(sessions))
     store.close()
     events = pusher.events_sent
@@ -197,6 +198,8 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=100_000)
     parser.add_argument("--phoenix", action="store_true", help="also push to a Phoenix started in a temp folder")
     parser.add_argument("--no-old", action="store_true", help="skip the old (SDK) path")
+    parser.add_argument("--ordered", action="store_true",
+                        help="also push with each session's requests in order (what --follow does)")
     parser.add_argument("--runs", type=int, default=3, help="pushes to the sink; the fastest is reported (default 3)")
     parser.add_argument("--stored", action="store_true", help="with --phoenix: wait until Phoenix holds every span")
     parser.add_argument("--phoenix-queue", type=int, default=None, metavar="SPANS",
@@ -212,6 +215,9 @@ def main() -> None:
         try:
             results["new"] = best_of(args.runs, lambda: push_new(path, url))
             print("new (sink):", results["new"], flush=True)
+            if args.ordered:  # what push --follow's first push of a big session costs: its requests one at a time
+                results["ordered"] = best_of(args.runs, lambda: push_new(path, url, ordered=True))
+                print("new, ordered (sink):", results["ordered"], flush=True)
             results["cli"] = push_cli(path, url)
             print("cli (sink):", results["cli"], flush=True)
             if not args.no_old:

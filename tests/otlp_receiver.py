@@ -1,10 +1,14 @@
 """A real OTLP/HTTP traces receiver for the push tests: a tiny HTTP server on a free loopback port that inflates
 and decodes each request with opentelemetry-proto, keeps its spans (with when they arrived), and answers as
-told: `status` for every request, or `script`, a list of (status, headers) answered one per request first."""
+told: `status` for every request, or `script`, a list of (status, headers) answered one per request first. A 200
+carries `partial` (spans rejected, message) as a partial success when set: protobuf, or JSON with `partial_json`.
+`delays` (seconds, one per request, first come first served) hold a request before it is taken: with several
+senders, a later request then overtakes it unless the sender keeps them in order."""
 
 from __future__ import annotations
 
 import gzip
+import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -35,6 +39,9 @@ class Receiver:
         self.status = 200
         self.script: list[tuple[int, dict]] = []
         self.requests = 0
+        self.partial: tuple[int, str] | None = None
+        self.partial_json = False
+        self.delays: list[float] = []
         self.lock = threading.Lock()
         receiver = self
 
@@ -43,6 +50,10 @@ class Receiver:
                 body = self.rfile.read(int(self.headers["Content-Length"]))
                 if self.headers.get("Content-Encoding") == "gzip":
                     body = gzip.decompress(body)
+                with receiver.lock:
+                    delay = receiver.delays.pop(0) if receiver.delays else 0
+                if delay:
+                    time.sleep(delay)
                 with receiver.lock:
                     receiver.requests += 1
                     status, headers = receiver.script.pop(0) if receiver.script else (receiver.status, {})
@@ -68,9 +79,19 @@ class Receiver:
                                     "kind": sp.kind, "start": sp.start_time_unix_nano, "end": sp.end_time_unix_nano,
                                     "attributes": proto_attributes(sp.attributes), "arrived": arrived,
                                     "links": [(l.span_id.hex(), proto_attributes(l.attributes)) for l in sp.links]})
-                answer = ExportTraceServiceResponse().SerializeToString()
+                answer, kind = ExportTraceServiceResponse().SerializeToString(), "application/x-protobuf"
+                if receiver.partial is not None:
+                    rejected, message = receiver.partial
+                    if receiver.partial_json:
+                        said = {"partialSuccess": {"rejectedSpans": str(rejected), "errorMessage": message}}
+                        answer, kind = json.dumps(said).encode(), "application/json"
+                    else:
+                        reply = ExportTraceServiceResponse()
+                        reply.partial_success.rejected_spans = rejected
+                        reply.partial_success.error_message = message
+                        answer = reply.SerializeToString()
                 self.send_response(200)
-                self.send_header("Content-Type", "application/x-protobuf")
+                self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(answer)))
                 self.end_headers()
                 self.wfile.write(answer)

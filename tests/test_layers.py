@@ -27,8 +27,8 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("library", ["library", "folders", "reading", "watcher", "session_cache", "background", "project_notes"]),
     ("reads", ["queries", "costs", "dialogs", "search", "search_count", "provenance", "pictures", "flow", "otlp",
                "exports", "asof", "filters"]),
-    ("front ends", ["session_viewer", "push", "otlp_wire", "otlp_http", "otlp_sdk", "web", "cli", "__main__",
-                    "__init__"]),
+    ("front ends", ["session_viewer", "push", "otlp_wire", "otlp_http", "otlp_reply", "otlp_agents", "otlp_sdk",
+                    "web", "cli", "__main__", "__init__"]),
 ]
 # Groups that stand beside the layers: (the highest layer they may import, the lowest layer that may
 # import them). The writer of seed 000 builds on the seed's rules only, and only front ends use it.

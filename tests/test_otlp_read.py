@@ -1,16 +1,20 @@
 """OTLP/JSON files read back (viewer/formats/otlp_json.py): agentview's own export round trips for every
 sample; spans of other GenAI-instrumented programs become agents and entries; a malformed file is problems
-on its page, never a 500."""
+on its page, never a 500; a `.json` file of requests a line is tailed as it grows."""
 
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
 from conftest import SAMPLES
-from viewer import dialogs, formats, otlp, queries
+from viewer import dialogs, formats, otlp, queries, tailer
+from viewer.file_source import FileSource
+from viewer.formats import ai_agent
 from viewer.library import Library
+from viewer.reading import read_so_far, reader_for
 from viewer.redact import masking
 from viewer.session_viewer import load_index
 
@@ -182,3 +186,150 @@ def test_a_json_file_of_otlp_requests_is_read_as_traces_too(tmp_path, indent):
     assert not back.problems
     assert back.count == s.count
     assert queries.tree(back) == queries.tree(s)
+
+
+def test_a_growing_json_file_of_otlp_requests_is_tailed_not_read_again(tmp_path, monkeypatch):
+    """The Collector's file exporter appends a request a line: only the appended lines are read."""
+    s = load_index(SAMPLES / "research_team.jsonl")
+    with masking(False):
+        lines = [json.dumps(r) + "\n" for r in otlp.requests(s, per_request=20)]
+    assert len(lines) >= 4
+    path = tmp_path / "traces.json"
+    half = len(lines) // 2
+    path.write_text("".join(lines[:half]), encoding="utf-8")
+    library = Library(tmp_path)
+    library.scan()
+    (first,) = library.listing()
+    assert first.format is formats.OTLP_JSON
+    assert 0 < first.count < s.count
+    read_before = path.stat().st_size
+
+    reads = []  # (offset, length) of every read of the file through a tailer's source
+    real_read = FileSource.read
+
+    def counted(source, offset, length):
+        if source.path == str(path):
+            reads.append((offset, length))
+        return real_read(source, offset, length)
+
+    documents = []  # whole reads of it as a document
+
+    def whole(f, limits, result):
+        documents.append(f.name)
+        return real_document(f, limits, result)
+
+    real_document = ai_agent.read_document
+    monkeypatch.setattr(FileSource, "read", counted)
+    monkeypatch.setattr(ai_agent, "read_document", whole)
+    for piece in lines[half:]:  # appended a request at a time, read after each
+        with path.open("a", encoding="utf-8") as f:
+            f.write(piece)
+        library.scan()
+    monkeypatch.undo()
+    (back,) = library.listing()
+    assert back is first  # the same session, grown: not read again from its start
+    assert back.count == s.count
+    assert not back.problems
+    assert queries.tree(back) == queries.tree(s)
+    assert queries.agents(back) == queries.agents(s)
+    assert not documents
+    # the bytes before what was read are checked (the tailer's last window), never read again whole
+    assert reads and min(offset for offset, _ in reads) >= read_before - tailer.FINGERPRINT_BYTES
+
+
+def test_one_indented_request_in_a_json_file_stays_a_document_read_whole(tmp_path):
+    s = load_index(SAMPLES / "example1_jack_and_jill.jsonl")
+    with masking(False):
+        request = next(iter(otlp.requests(s, per_request=10_000)))
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps(request, indent=2) + "\n", encoding="utf-8")
+    reader = reader_for(str(path))
+    result = reader.read()
+    assert reader.tail is None and len(result.lines) == 1  # one document, one record
+    lines = tmp_path / "lines.json"
+    lines.write_text(json.dumps(request) + "\n", encoding="utf-8")
+    reader = reader_for(str(lines))
+    assert len(reader.read().lines) == 1 and reader.tail is not None
+    # rewritten as one indented request (a new file renamed over it): looked at again, read whole, from the start
+    (tmp_path / "new.json").write_text(json.dumps(request, indent=2) + "\n", encoding="utf-8")
+    (tmp_path / "new.json").replace(lines)
+    result = reader.read()
+    assert result.restarted and reader.tail is None and len(result.lines) == 1
+    assert result.lines[0].data.startswith(b"{\n")
+
+
+def test_telling_a_json_file_of_requests_reads_its_first_line_not_all_of_it(tmp_path, monkeypatch):
+    s = load_index(SAMPLES / "research_team.jsonl")
+    with masking(False):
+        lines = [json.dumps(r) + "\n" for r in otlp.requests(s, per_request=5)]
+    path = tmp_path / "traces.json"
+    path.write_text("".join(lines * 20), encoding="utf-8")
+    reads = []
+    real_read = FileSource.read
+
+    def counted(source, offset, length):
+        reads.append(length)
+        return real_read(source, offset, length)
+
+    monkeypatch.setattr(FileSource, "read", counted)
+    record, why = ai_agent.read_record(str(path))
+    monkeypatch.undo()
+    assert why == "" and record == json.loads(lines[0])
+    assert formats.detect_record(record)[0] is formats.OTLP_JSON
+    assert sum(reads) < path.stat().st_size / 4
+
+
+def test_a_big_json_file_of_requests_read_part_way_says_how_far(tmp_path):
+    s = load_index(SAMPLES / "research_team.jsonl")
+    with masking(False):
+        lines = [json.dumps(r) + "\n" for r in otlp.requests(s, per_request=5)]
+    path = tmp_path / "traces.json"
+    path.write_text("".join(lines), encoding="utf-8")
+    reader = reader_for(str(path), limit=len(lines[0]) + 1)
+    result = reader.read()
+    assert result.more and reader.tail is not None
+    done = read_so_far(str(path), reader)
+    assert 0 < done["read"] < done["size"] == path.stat().st_size
+
+
+def test_a_served_json_file_of_requests_shows_appended_spans_reading_only_them(tmp_path, monkeypatch):
+    from viewer.web.app import create_app
+
+    s = load_index(SAMPLES / "research_team.jsonl")
+    with masking(False):
+        lines = [json.dumps(r) + "\n" for r in otlp.requests(s, per_request=20)]
+    path = tmp_path / "traces.json"
+    path.write_text("".join(lines[:2]), encoding="utf-8")
+    app = create_app(tmp_path)  # watched, as `agentview serve` does
+    watcher = app.extensions["agentview"].watcher
+    try:
+        watcher.ready.wait(10)
+        client = app.test_client()
+
+        def shown() -> int:
+            answer = client.get("/api/sessions")
+            return sum(row["events"] for row in answer.get_json()["sessions"]) if answer.status_code == 200 else -1
+
+        first = shown()
+        assert 0 < first < s.count
+        read_before = path.stat().st_size
+        reads = []
+        real_read = FileSource.read
+
+        def counted(source, offset, length):
+            if source.path == str(path):
+                reads.append(offset)
+            return real_read(source, offset, length)
+
+        monkeypatch.setattr(FileSource, "read", counted)
+        with path.open("a", encoding="utf-8") as f:
+            f.write("".join(lines[2:]))
+        deadline = time.monotonic() + 20
+        while shown() < s.count:
+            assert time.monotonic() < deadline, f"{shown()} of {s.count} events shown"
+            time.sleep(0.05)
+        monkeypatch.undo()
+        assert shown() == s.count
+        assert reads and min(reads) >= read_before - tailer.FINGERPRINT_BYTES
+    finally:
+        watcher.stop()

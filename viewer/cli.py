@@ -178,6 +178,7 @@ def push(args: argparse.Namespace) -> int:
     if not args.endpoint.startswith(("http://", "https://")):
         print(f"agentview: --endpoint must be an http:// or https:// URL, not {args.endpoint!r}", file=sys.stderr)
         return 2
+    store = None
     try:
         with masking(not args.no_redact):
             store = pushing.HttpStore(args.endpoint, headers, args.timeout,
@@ -185,16 +186,32 @@ def push(args: argparse.Namespace) -> int:
             signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
             try:
                 pusher = pushing.run(args.target, store, follow=args.follow)
-            except KeyboardInterrupt:  # --follow runs until stopped
-                return 0
+            except (KeyboardInterrupt, SystemExit):  # --follow runs until stopped (Ctrl-C, SIGTERM)
+                return _rejections(store)
             finally:
                 store.close()
     except pushing.PushError as error:
         print(f"agentview: {error}", file=sys.stderr)
+        if store is not None:
+            _rejections(store)  # what the store rejected before the push failed is still worth knowing
         return 1
     print(f"agentview: sent {pusher.spans_sent} spans ({pusher.events_sent} events) to {args.endpoint}",
           file=sys.stderr)
-    return 0
+    return _rejections(store)
+
+
+REJECTED_STATUS = 3  # the push went through but the store rejected some spans (1: it failed; 2: bad arguments)
+
+
+def _rejections(store) -> int:
+    """Tell what the store's partial successes said, once, at the end of a push: the exit status."""
+    for warning in store.warnings:
+        print(f"agentview: the store warned: {warning}", file=sys.stderr)
+    if not store.rejected_spans:
+        return 0
+    said = "; ".join(store.rejections) or "it gave no reason"
+    print(f"agentview: {store.rejected_spans} spans rejected by the store: {said}", file=sys.stderr)
+    return REJECTED_STATUS
 
 
 def build_parser() -> argparse.ArgumentParser:

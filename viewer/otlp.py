@@ -276,7 +276,7 @@ class SpanBuilder:
         end = start
         if agent.entries:
             last = agent.entries[-1]
-            end = max(start, self._peek_time(last))
+            end = max(start, self.peek_time(last))
         parent, spawn_input = self._spawner(agent)
         if parent is None and agent.parent_id in s.agents:
             parent = self.agent_span_id(agent.parent_id)
@@ -297,7 +297,7 @@ class SpanBuilder:
         return Span(self.trace_id, self.agent_span_id(agent.agent_id), parent, f"invoke_agent {name}", INTERNAL,
                     start, end, attributes, links)
 
-    def _peek_time(self, p: int) -> int:
+    def peek_time(self, p: int) -> int:
         """The time of a later event, without moving the carried time."""
         saved = self.last_ns
         try:
@@ -421,7 +421,7 @@ class SpanBuilder:
             result = self.text(model.content_of(s.events[results[0]]))
             attributes["gen_ai.tool.call.result"] = result
             attributes["output.value"] = result
-            end = max(start, self._peek_time(results[0]))
+            end = max(start, self.peek_time(results[0]))
         spawned = [a for a in s.spawned.get(event["message_id"], ()) if a in s.agents]
         if spawned:
             attributes["agentview.spawned"] = [_shown(a) for a in spawned]

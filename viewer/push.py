@@ -6,9 +6,11 @@ elsewhere, retries on 429/503, on threads of their own so the next request is bu
 OpenTelemetry package is needed.
 
 Span ids are deterministic, so `--follow` sends each event's span once, as the event arrives, and a store
-that deduplicates keeps one copy of a session pushed twice. Under `--follow` a tool call's span waits for the
-call's result (it carries it): it goes when the result is logged, or, when none comes within HOLD_SECONDS or
-the push is stopped first, as it is, marked `agentview.unfinished`.
+that deduplicates keeps one copy of a session pushed twice. An agent's span is the exception: under
+`--follow` it is sent again, same id, with a later end as the agent grows (viewer.otlp_agents), and a
+session's requests reach the store in the order they were made. Under `--follow` a tool call's span waits
+for the call's result (it carries it): it goes when the result is logged, or, when none comes within
+HOLD_SECONDS or the push is stopped first, as it is, marked `agentview.unfinished`.
 
 A store that cannot be reached or refuses the spans stops the push with a PushError saying so (the command
 prints it and exits non-zero).
@@ -20,9 +22,10 @@ import os
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import chain
 from typing import Callable, Iterable, Iterator
 
-from . import otlp, otlp_wire
+from . import otlp, otlp_agents, otlp_wire
 from .index import SessionIndex
 from .library import Library
 from .otlp_http import BackgroundSender, HttpStore, PushError
@@ -41,6 +44,7 @@ class _Progress:
     epoch: int
     builder: otlp.SpanBuilder
     resource: bytes
+    agents: otlp_agents.GrowingAgents
     sent: int = 0
     held_since: dict = field(default_factory=dict)
 
@@ -52,24 +56,32 @@ class Pusher:
     store: object
     base_time: datetime = otlp.BASE_TIME
     follow: bool = False  # hold tool spans until their result (see the module's docstring)
+    # each session's requests reach the store in the order they were made (None: when following; see
+    # BackgroundSender): a one-off push sends every span once, so it may let two requests cross
+    ordered: bool | None = None
     hold_seconds: float = HOLD_SECONDS
+    resend_seconds: float = otlp_agents.RESEND_SECONDS  # with follow: how often a growing agent's span goes again
     max_request_bytes: int = otlp_wire.MAX_REQUEST_BYTES
     progress: dict[str, _Progress] = field(default_factory=dict)
     encoder: otlp_wire.Encoder = field(default_factory=otlp_wire.Encoder)
     spans_sent: int = 0
     events_sent: int = 0
 
+    def __post_init__(self) -> None:
+        if self.ordered is None:
+            self.ordered = self.follow
+
     def push(self, sessions: Iterable[SessionIndex]) -> int:
         """Send what arrived since the last call (with `follow`, and the tool spans whose result came or whose
         wait is over); the number of spans sent."""
         before = self.spans_sent
-        sender = BackgroundSender(self.store)
+        sender = BackgroundSender(self.store, ordered=self.ordered)
         try:
             for s in sessions:
                 with s.lock:
                     progress = self._progress_of(s)
                     stop = s.count
-                    self._send(sender, progress.resource, self._new_spans(progress, stop))
+                    self._send(sender, progress.resource, self._new_spans(progress, stop), s.id)
                     self.events_sent += stop - progress.sent
                     progress.sent = stop
             sender.wait()
@@ -78,13 +90,15 @@ class Pusher:
         return self.spans_sent - before
 
     def finish(self) -> int:
-        """Send every tool span still waiting for its result, marked unfinished (the push is ending)."""
+        """Send every tool span still waiting for its result, marked unfinished, and the last copy of each agent
+        span that grew since its last one (the push is ending)."""
         before = self.spans_sent
-        sender = BackgroundSender(self.store)
+        sender = BackgroundSender(self.store, ordered=self.ordered)
         try:
-            for progress in self.progress.values():
+            for session_id, progress in self.progress.items():
                 with progress.builder.s.lock:
-                    self._send(sender, progress.resource, progress.builder.unanswered())
+                    last = chain(progress.builder.unanswered(), progress.agents.grown(progress.sent, final=True))
+                    self._send(sender, progress.resource, last, session_id)
                 progress.held_since.clear()
             sender.wait()
         finally:
@@ -96,15 +110,20 @@ class Pusher:
         if progress is None or progress.epoch != s.epoch:  # new, or rewritten: from its start again
             builder = otlp.SpanBuilder(s, self.base_time, hold_unanswered=self.follow)
             progress = self.progress[s.id] = _Progress(s.epoch, builder,
-                                                       self.encoder.resource(otlp.resource_attributes(s)))
+                                                       self.encoder.resource(otlp.resource_attributes(s)),
+                                                       otlp_agents.GrowingAgents(builder, self.resend_seconds))
         return progress
 
     def _new_spans(self, progress: _Progress, stop: int) -> Iterator[otlp.Span]:
         """The spans of the events before `stop` not sent yet, then (with `follow`) the held tool spans whose wait
-        is over: one stream, so they go in order, in as few requests as they fit."""
-        yield from progress.builder.spans(progress.sent, stop)
-        if self.follow:
-            yield from self._waited_too_long(progress)
+        is over, and the copies of agent spans that grew: one stream, so they go in order, in as few requests as
+        they fit."""
+        if not self.follow:
+            yield from progress.builder.spans(progress.sent, stop)
+            return
+        yield from progress.agents.watch(progress.builder.spans(progress.sent, stop))
+        yield from self._waited_too_long(progress)
+        yield from progress.agents.grown(stop)
 
     def _waited_too_long(self, progress: _Progress) -> Iterator[otlp.Span]:
         now = time.monotonic()
@@ -118,10 +137,10 @@ class Pusher:
             del progress.held_since[key]
         return progress.builder.unanswered(late)
 
-    def _send(self, sender: BackgroundSender, resource: bytes, spans: Iterable[otlp.Span]) -> None:
+    def _send(self, sender: BackgroundSender, resource: bytes, spans: Iterable[otlp.Span], session_id: str) -> None:
         encoded = map(self.encoder.span, spans)
         for request, count in otlp_wire.requests(resource, encoded, self.max_request_bytes):
-            sender.submit(request)
+            sender.submit(request, session_id)
             self.spans_sent += count  # counted when handed over: a failure stops the push, count and all
 
 

@@ -12,12 +12,13 @@ from .whole_file import GzipReader
 
 
 def reader_for(path: str, limit: int | None = None, inside: str | None = None) -> FileTailer | GzipReader:
-    """The reader of a session file; a plain file is tailed `limit` bytes at a time at most.
+    """The reader of a session file; a plain file (or a `.json` one of OTLP/JSON requests) is tailed `limit`
+    bytes at a time at most.
 
     `inside`: the real path of the folder the file opened must lie in (None: anywhere); the reader
     raises RefusedFile or PermissionError for a file that may not or cannot be read."""
     if ai_agent.is_snapshot_name(path):
-        return ai_agent.SnapshotReader(path, inside=inside)
+        return ai_agent.SnapshotReader(path, inside=inside, limit=limit)
     if path.endswith(GZIP_SUFFIX):
         return GzipReader(path, inside=inside)
     return FileTailer(path, limit, inside=inside)
@@ -49,6 +50,7 @@ def lines_from(reader, first, replaced: list, problems: list | None = None) -> I
 
 def read_so_far(path: str, reader) -> dict | None:
     """{"read", "size"} of a file a tailer reads part way (None: read whole, as gzip and snapshots are, or gone)."""
+    reader = getattr(reader, "tail", None) or reader  # a .json file of OTLP/JSON requests: its tailer
     if not isinstance(reader, FileTailer):
         return None
     try:

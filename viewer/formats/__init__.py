@@ -53,7 +53,8 @@ CODEX = Format("codex", "Codex CLI", hides=NO_HOOKS, looks_like=codex.looks_like
                member_of=codex.member_of)
 WEAKINCENTIVES = Format("weakincentives", "weakincentives", hides=NO_HOOKS, looks_like=weakincentives.looks_like,
                         normalizer=weakincentives.WeakIncentivesNormalizer)
-# Snapshots are re-read whole when replaced (ai_agent.SnapshotReader, chosen by the file name), not tailed.
+# Snapshots are re-read whole when replaced (ai_agent.SnapshotReader, chosen by the file name), not tailed
+# (a `.json` file of OTLP/JSON requests, one a line, is: the reader tails it once it has seen its first line).
 AI_AGENT = Format("ai-agent", "ai-agent snapshot", hides=NO_HOOKS, looks_like=ai_agent.looks_like,
                   normalizer=ai_agent.AiAgentNormalizer)
 # OTLP/JSON traces (the Collector's file exporter, agentview's own export): a file is one session.

@@ -1,5 +1,5 @@
 """ai-agent session snapshots (seed 002, FORMATS.md section 5): one opTree JSON object per file, `.json` or `.json.gz`.
-(A `.json` file of OTLP/JSON requests, one a line, is read whole here too, and its lines go to formats.otlp_json.)
+(A `.json` file of OTLP/JSON requests, one a line, is tailed instead, as a `.jsonl` file is: see SnapshotReader.)
 
 The file is rewritten whole (temp file + rename) on every snapshot, so it is re-read whole whenever it changes.
 Sessions are agents (child sessions are sub-agents); each turn's prompts and each operation become entries:
@@ -16,9 +16,9 @@ import orjson
 
 from .. import jsonio, model
 from ..model import Event
-from ..tailer import Line, TailResult
+from ..tailer import FileTailer, Limits, Line, TailResult
 from ..whole_file import WholeFileReader, read_document
-from .base import Normalizer, agent_created, as_dict, tool_call
+from .base import FIRST_READ, Normalizer, agent_created, as_dict, tool_call
 
 SUFFIXES = (".json", ".json.gz")
 
@@ -37,13 +37,38 @@ class SnapshotReader(WholeFileReader):
 
     A document that would cost more than `max_file_bytes` parsed (whole_file.read_document) is not read:
     `too_large`.
+
+    A `.json` file whose first line is a whole OTLP/JSON request is not a snapshot but what the OpenTelemetry
+    Collector's file exporter writes: one request a line, appended to. Read whole on every change, a growing
+    trace file would cost its whole size each time, so from the first read that finds one it is tailed like a
+    `.jsonl` file (a FileTailer: only the complete lines appended since, `limit` bytes a read at most). If the
+    tailer finds it rewritten, it is looked at again from scratch. One request indented over many lines cannot
+    be appended to meaningfully (a second one after it is not a line): it stays a document, read whole.
     """
 
-    def read(self) -> TailResult:
+    def __init__(self, path, inside: str | None = None, limits: Limits | None = None, limit: int | None = None):
+        super().__init__(path, inside, limits)
+        self.limit = limit
+        self.tail: FileTailer | None = None  # set once the file is found to be OTLP/JSON requests, one a line
+
+    def read(self, limit: int | None = None) -> TailResult:
+        rewritten = False
+        if self.tail is not None:
+            result = self.tail.read(limit)
+            if not result.restarted:
+                return result
+            self.tail, self._stamp, rewritten = None, None, True  # what is it now? (what the tailer read is void)
         result = TailResult()
         if (f := self._open_if_changed(result)) is None:
             return result
+        result.restarted = result.restarted or rewritten
         with f:
+            if _starts_with_a_request_line(f, self.limits.max_line_bytes):
+                self.tail = FileTailer(self.path, self.limit, inside=self.inside, limits=self.limits)
+                tailed = self.tail.read(limit)
+                tailed.restarted = tailed.restarted or result.restarted  # read whole before: from line 1 again
+                return tailed
+            f.seek(0)
             try:
                 data = read_document(f, self.limits, result)
             except (EOFError, zlib.error) as exc:
@@ -52,6 +77,27 @@ class SnapshotReader(WholeFileReader):
         if data is not None and data.strip():
             result.lines += _lines_of(data)
         return result
+
+
+def _starts_with_a_request_line(f, max_line: int) -> bool:
+    """Whether the file's first line is complete and a whole OTLP/JSON request (a dict with resourceSpans).
+    Anything else (a snapshot: one JSON document, often one long line; gzip; a first line still being
+    written) is told from its first bytes or by the first newline, read no further than that."""
+    head = f.read(FIRST_READ)
+    if head.lstrip()[:1] != b"{" or b'"resourceSpans"' not in head[:200]:
+        return False
+    while b"\n" not in head and len(head) < max_line:
+        more = f.read(min(len(head), max_line - len(head)))
+        if not more:
+            return False  # no whole first line yet: read whole until it has one
+        head += more
+    if b"\n" not in head:
+        return False
+    try:
+        record = orjson.loads(head[:head.index(b"\n")])
+    except orjson.JSONDecodeError:  # one request indented over many lines: a document
+        return False
+    return isinstance(record, dict) and "resourceSpans" in record
 
 
 def _lines_of(data: bytes) -> list[Line]:
@@ -72,7 +118,10 @@ def _lines_of(data: bytes) -> list[Line]:
 def read_record(path: str, inside: str | None = None) -> tuple[object | None, str]:
     """A snapshot's document, or (None, why there is none); a file that may not or cannot be read raises
     (RefusedFile, PermissionError: the reader opens it through safe_open, `inside` the folder it must lie in)."""
-    result = SnapshotReader(path, inside=inside).read()
+    reader = SnapshotReader(path, inside=inside, limit=FIRST_READ)
+    result = reader.read()
+    while reader.tail is not None and not result.lines and result.more:  # a file of requests: its first line
+        result = reader.read()  # is all it takes, not the whole (maybe huge) file
     if result.error:
         return None, result.error
     if result.problems:
