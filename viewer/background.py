@@ -5,23 +5,52 @@ waits at most one step."""
 from __future__ import annotations
 
 
-def index_step(library, budget: int = 128) -> bool:
+def index_step(library, budget: int = 128, words=None) -> bool:
     """Extend one session's search index, else one session's facets, by up to `budget` events (a short hold of
     its lock: a poll waits at most that long); False when all are complete.
 
     Every search index is completed before any facets: a search is what a person asks for first, while the
     facets serve filters, the hooks audit and the chart, which catch them up themselves when asked
-    (web.lookup.with_facets)."""
+    (web.lookup.with_facets). `words` (a search_worker.WordWorker) builds the words of big native sessions in
+    another process: while it builds a session's next run, the facets catch up meanwhile."""
     sessions = library.sessions_now()  # no order needed: every session is caught up in turn
-    for part in ("search", "facets"):
-        for session in sessions:
-            built = getattr(session, part)
-            if built.indexed < session.count:
-                built.catch_up(budget)
-                with session.lock:
-                    session.events.forget_cached()  # kept for pages, not for the whole walk
-                return True
-    return False
+    waiting = False
+    for session in sessions:
+        if session.search.indexed < session.count:
+            done = words.step(session) if words is not None else False
+            if done is None:  # its next run is being built
+                waiting = True
+                continue
+            if not done:
+                session.search.catch_up(budget)
+            _forget_cached(session)
+            return True
+    for session in sessions:
+        if session.facets.indexed < session.count:
+            session.facets.catch_up(budget)
+            _forget_cached(session)
+            return True
+    if waiting:
+        words.wait(0.005)
+    return waiting
+
+
+def merge_words(library, words, most: int = 8) -> None:
+    """Between two slices of a file being read: merge up to `most` runs of words the worker has built (see
+    search_worker) and hand it the next, so that the words of a big file are built while it is read, on the
+    other core, not after."""
+    if words is None:
+        return
+    for session in library.sessions_now():
+        if session.search.indexed < session.count and words.wants(session):
+            for _ in range(most):
+                if words.step(session) is not True:
+                    break
+
+
+def _forget_cached(session) -> None:
+    with session.lock:
+        session.events.forget_cached()  # kept for pages, not for the whole walk
 
 
 def save_step(library) -> bool:
@@ -29,6 +58,6 @@ def save_step(library) -> bool:
     return library.cache is not None and library.cache.save_one(library.settled_files(), library.inside)
 
 
-def step(library) -> bool:
+def step(library, words=None) -> bool:
     """One step of background work; False when there is none left."""
-    return index_step(library) or save_step(library)
+    return index_step(library, words=words) or save_step(library)

@@ -196,6 +196,13 @@ class EventList:
             position = last
         return events
 
+    def file_spans(self, start: int, stop: int) -> tuple[FileSource, array, array] | None:
+        """(source, offsets, lengths) of the events start .. stop-1 when each is exactly its line in the one file
+        (what another process may read and parse for itself); else None."""
+        if self._source is None or self._items[start:stop].count(None) != stop - start:
+            return None
+        return self._source, self._offsets[start:stop], self._lengths[start:stop]
+
     def _get(self, position: int) -> dict:
         item = self._items[position]
         if type(item) is dict:

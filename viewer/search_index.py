@@ -72,6 +72,28 @@ def searchable_text(event: Event) -> str:
     return "\n".join(parts)
 
 
+def _touches_tools(event: Event) -> bool:
+    return "tool_calls" in event or "tool_call_id" in event or event.get("role") == "tool"
+
+
+def index_text(event: Event) -> str:
+    """The text whose words the index posts for an event: its searchable text, which for most is its content."""
+    content = event.get("content")
+    if (type(content) is str and "name" not in event and event["event_type"] != model.AGENT_CREATED
+            and not _touches_tools(event)):
+        return content
+    return searchable_text(event)
+
+
+def post(postings: dict, keys_of_events: list, start: int) -> None:
+    """Append start, start+1 ... to the postings of the keys of each event (each key once per event); `postings`
+    makes the positions of a key it does not hold yet (Postings)."""
+    keys = chain.from_iterable(keys_of_events)
+    counts = map(len, keys_of_events)
+    positions = chain.from_iterable(map(repeat, range(start, start + len(keys_of_events)), counts))
+    deque(map(array.append, map(postings.__getitem__, keys), positions), 0)
+
+
 def _call_parts(call: dict) -> tuple[str, str]:
     """A logged tool call's name and its arguments as text (the rule of model.LoggedCall, unparsed)."""
     function = call.get("function") if isinstance(call.get("function"), dict) else {}
@@ -97,8 +119,18 @@ def _tool_names(s, position: int, event: Event) -> set[str]:
     return names
 
 
-class _Postings(dict):
-    """token -> positions; looking up a new token makes its (empty) positions and files a word in the vocabulary."""
+class Postings(dict):
+    """token -> positions; looking up a new token makes its (empty) positions."""
+
+    __slots__ = ()
+
+    def __missing__(self, key: str) -> array:
+        positions = self[key] = array("i")
+        return positions
+
+
+class _Postings(Postings):
+    """Postings that file each new word in the vocabulary."""
 
     __slots__ = ("vocabulary",)
 
@@ -159,33 +191,39 @@ class SearchIndex(Incremental):
         self._extend(s, position, position + 1)
 
     def _extend(self, s, start: int, stop: int) -> None:
-        """Index the events start .. stop-1 (start is `indexed`): the hot loop of building the index.
+        """Index the events start .. stop-1 (start is `indexed`)."""
+        self._index(s, start, stop, None)
+
+    def take_words(self, s, start: int, stop: int, words: dict[str, array]) -> None:
+        """Index the events start .. stop-1 (start is `indexed`) whose word postings were built elsewhere (see
+        search_worker): `words` holds what posting `index_text` of each would add."""
+        self._index(s, start, stop, words)
+
+    def _index(self, s, start: int, stop: int, words: dict[str, array] | None) -> None:
+        """The hot loop of building the index.
 
         Python code runs once per event, not per token: the batch's texts are tokenized together
         (`token_lists`), each event's tokens deduplicated by a set, what its agent, type and role
         decide is looked up once made (`_fields`), and the postings are appended to by a map.
         """
         fields = self._fields
-        created, kind_of = model.AGENT_CREATED, model.perspective_kind
+        kind_of = model.perspective_kind
         texts: list[str] = []
         classes: list = []  # the append of each event's class's positions
         field_keys: list[tuple[str, ...]] = []  # the agent and tool tokens of each event
         firsts: list[tuple[int, str]] = []  # events that are the first of their agent
         position = start
         for event in s.events.walk(start, stop):  # read together, not cached
-            content = event.get("content")
             agent_id = event["agent_id"]
-            event_type = event["event_type"]
             role = event.get("role")
             role = role if type(role) is str else None
-            if "tool_calls" in event or "tool_call_id" in event or role == "tool":
-                texts.append(searchable_text(event))
-                kind = (agent_id, event_type, role, kind_of(event))
+            if words is None:
+                texts.append(index_text(event))
+            if _touches_tools(event):
+                kind = (agent_id, event["event_type"], role, kind_of(event))
                 names = _tool_names(s, position, event)
-            else:  # (agent, type, role) decides the perspective kind; most texts are the content alone
-                texts.append(content if type(content) is str and "name" not in event
-                             and event_type != created else searchable_text(event))
-                kind = (agent_id, event_type, role)
+            else:  # (agent, type, role) decides the perspective kind
+                kind = (agent_id, event["event_type"], role)
                 names = None
             known = fields.get(kind)
             if known is None:
@@ -196,14 +234,24 @@ class SearchIndex(Incremental):
             if first == position:
                 firsts.append((position, agent_id))
             position += 1
-        words = token_lists(texts)
-        for position, agent_id in firsts:
-            created_at = s.agents[agent_id].created_position
-            if created_at is None or created_at > position:  # no agent_created named it yet: its first event does
-                words[position - start].extend(tokens(agent_id))
-        sets = list(map(set, words))
-        self._post(sets, start)
-        self._post(field_keys, start)
+        firsts = [(position, agent_id) for position, agent_id in firsts  # no agent_created named it yet: its first event does
+                  if (s.agents[agent_id].created_position is None or s.agents[agent_id].created_position > position)]
+        if words is None:
+            token_sets = token_lists(texts)
+            for position, agent_id in firsts:
+                token_sets[position - start].extend(tokens(agent_id))
+            post(self._postings, list(map(set, token_sets)), start)
+        else:
+            postings = self._postings
+            for token, positions in words.items():  # each run's positions come after every one posted before
+                postings[token].extend(positions)
+            for position, agent_id in firsts:  # into their place, unless the event's text has them already
+                for token in set(tokens(agent_id)):
+                    positions = postings[token]
+                    at = bisect_left(positions, position)
+                    if at == len(positions) or positions[at] != position:
+                        positions.insert(at, position)
+        post(self._postings, field_keys, start)
         for append, position in zip(classes, range(start, stop)):
             append(position)
         self.indexed = stop
@@ -227,13 +275,6 @@ class SearchIndex(Incremental):
         if agent is not None:  # an agent not known yet may be known later: not kept
             self._fields[kind] = known
         return known
-
-    def _post(self, keys_of_events: list, start: int) -> None:
-        """Append start, start+1 ... to the postings of the keys of each event (each key once per event)."""
-        keys = chain.from_iterable(keys_of_events)
-        counts = map(len, keys_of_events)
-        positions = chain.from_iterable(map(repeat, range(start, start + len(keys_of_events)), counts))
-        deque(map(array.append, map(self._postings.__getitem__, keys), positions), 0)
 
     def get(self, key: str) -> array:
         if key[:3] in CLASS_FIELDS:

@@ -15,7 +15,7 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver, EventEmitter
 from watchdog.observers.polling import PollingObserver
 
-from . import background, foreground
+from . import background, foreground, search_worker
 from .library import Library
 
 log = logging.getLogger(__name__)
@@ -81,6 +81,7 @@ class Watcher:
         self._stopping = False
         self._thread = self._new_thread()
         self.ready = threading.Event()  # set once the initial scan is done
+        self.words = search_worker.WordWorker()  # builds big sessions' search words in another process
 
     def _new_thread(self) -> threading.Thread:
         return threading.Thread(target=self._run, name="agentview-ingest", daemon=True)
@@ -117,6 +118,7 @@ class Watcher:
             observer.stop()
             observer.join(timeout=5)
         self._thread.join(timeout=5)
+        self.words.stop()
 
     def ensure_alive(self) -> None:
         """Start the ingest thread again if it died (called by the sessions page: cheap when it is alive)."""
@@ -233,6 +235,7 @@ class Watcher:
             self._guarded(self._move, source, destination, folder)
         for path, folder in batch.items():
             self._guarded(self._handle, path, folder)
+        self._guarded(background.merge_words, self.library, self.words)
         self._requeue_unfinished()
         return False, True
 
@@ -244,7 +247,7 @@ class Watcher:
     def _index_step(self) -> bool:
         """One step of background work (search indexing, then the cache); False when none is left."""
         try:
-            return background.step(self.library)
+            return background.step(self.library, self.words)
         except Exception:
             log.exception("background work failed")
             return False

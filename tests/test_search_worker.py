@@ -1,0 +1,125 @@
+"""The words of a big session's search index, built in a worker process, make exactly the index built in-process:
+for varied sessions, when runs fail or the worker dies, and when the file is read again meanwhile."""
+
+import json
+import os
+import subprocess
+import time
+import urllib.request
+
+import pytest
+
+from conftest import SAMPLES, serve, wait_for, write_events
+from events import created, entry, user
+from viewer import background, search, search_worker
+from viewer.library import Library
+
+
+def _varied(folder):
+    """The research team sample, then events the index treats each its own way: an agent whose first event
+    precedes its creation, tool calls and results, non-ASCII words, blank and broken lines, a line that is not
+    UTF-8 (kept as a dict: its run is indexed in-process)."""
+    lines = (SAMPLES / "research_team.jsonl").read_bytes().splitlines()
+    extra = [user("x1", "late", "Zürich straße naïve café 東京 words"),
+             created("x2", "late", name="Late Agent"),
+             entry("x3", "late", "assistant", "calling", tool_calls=[
+                 {"id": "c1", "type": "function", "function": {"name": "web_search", "arguments": '{"q": "hörbar"}'}}]),
+             entry("x4", "late", "tool", "found it", tool_call_id="c1", name="web_search")]
+    lines += [json.dumps(e).encode() for e in extra]
+    lines += [b"", b"{broken", b"   "]
+    lines.append(b'{"message_id": "x5", "event_type": "transcript_entry", "agent_id": "late", "role": "user", '
+                 b'"content": "bad \xff byte"}')
+    lines += [json.dumps(user(f"y{i}", f"agent_{i % 4}", f"more words {i} with café {i % 7}")).encode()
+              for i in range(200)]
+    path = folder / "s.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return path
+
+
+def _index(folder, words=None):
+    library = Library(folder)
+    library.scan()
+    while background.index_step(library, words=words):
+        pass
+    return library
+
+
+def _state(library):
+    s = library.get("s")
+    index = s.search
+    return {"indexed": index.indexed, "count": s.count,
+            "postings": {token: list(positions) for token, positions in index._postings.items() if positions},
+            "vocabulary": {key: sorted(words) for key, words in index.vocabulary.items()},
+            "classes": {key: list(positions) for key, positions in index._class_of.items()},
+            "searches": [[hit["message_id"] for hit in search.search(library.listing(), q)["hits"]]
+                         for q in ("café", "web_search", "agent:late", "tool:web_search", "late", "東京", "more")]}
+
+
+@pytest.fixture
+def worker():
+    words = search_worker.WordWorker(min_behind=1, job_events=7)
+    yield words
+    words.stop()
+
+
+def test_the_worker_builds_the_same_index_as_the_server(tmp_path, worker):
+    _varied(tmp_path)
+    alone = _state(_index(tmp_path))
+    helped = _state(_index(tmp_path, worker))
+    assert helped == alone
+    assert alone["indexed"] == alone["count"] > 500
+    assert worker.merged > 50 and worker.left >= 1  # it built the runs, but the one holding a line kept as a dict
+
+
+def test_runs_the_worker_cannot_build_and_a_dead_worker_leave_the_server_to_it(tmp_path, worker):
+    _varied(tmp_path)
+    alone = _state(_index(tmp_path))
+    library = Library(tmp_path)
+    library.scan()
+    s = library.get("s")
+    while s.search.indexed < 100:
+        background.index_step(library, words=worker)
+    worker._process.kill()  # mid-way, runs handed out and not answered
+    while background.index_step(library, words=worker):
+        pass
+    assert _state(library) == alone
+    assert worker._broken
+
+
+def test_a_file_read_again_while_runs_are_out_is_indexed_as_it_is_now(tmp_path, worker):
+    path = _varied(tmp_path)
+    library = Library(tmp_path)
+    library.scan()
+    s = library.get("s")
+    background.index_step(library, words=worker)  # runs handed out for what the file held
+    assert worker._runs
+    events = [user(f"n{i}", "b", f"new content {i} replaced") for i in range(300)]
+    write_events(path, events)  # rewritten: shorter, other words
+    os.utime(path, (time.time() + 5, time.time() + 5))
+    library.refresh(str(path))
+    assert library.get("s").count == 300
+    while background.index_step(library, words=worker):
+        pass
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    write_events(fresh / "s.jsonl", events)
+    assert _state(library) == _state(_index(fresh))
+    assert "café" not in library.get("s").search._postings
+
+
+def test_a_served_big_session_is_searched_whole_with_the_worker(tmp_path):
+    """A real `agentview serve`: a session past MIN_BEHIND events gets a worker process, and every search
+    answers exactly what the file holds."""
+    count = search_worker.MIN_BEHIND + 4000
+    write_events(tmp_path / "big.jsonl", [created("m0", "a", name="Ann")] + [
+        user(f"m{i}", "a", f"entry {i} says {'needle' if i % 997 == 0 else 'hay'} and more") for i in range(1, count)])
+    with serve(tmp_path, "--no-cache") as server:
+        def answer():
+            with urllib.request.urlopen(f"{server.url}/api/search?q=needle&session=big&limit=100") as r:
+                data = json.load(r)
+            return data if not data.get("partial") and data["results"] else None
+        data = wait_for(answer, timeout=60)
+        children = subprocess.run(["ps", "-ww", "--ppid", str(server.process.pid), "-o", "args="],
+                                  capture_output=True, text=True).stdout
+    assert [hit["message_id"] for hit in data["results"]] == [f"m{i}" for i in range(997, count, 997)]
+    assert "viewer.search_worker" in children  # the words were built by a worker process

@@ -1,0 +1,271 @@
+"""The words of a big native file's search index, built in a worker process, on the other core.
+
+Posting an event's words (tokenizing its text, a set of its tokens, an append per token) is three
+quarters of what the search index costs: about 15 µs an event of long content, 15 s for a million,
+and it ran in the server's own interpreter, after the file was read and beside every request. For a
+native session far behind (at least MIN_BEHIND events), the ingest thread hands runs of JOB_EVENTS
+events to a worker process instead: their lines' offsets in the file, which the worker opens itself
+(inside the folder, checked as every read is, and only if it is still the same file) and reads,
+parses and posts with the same rules (`search_index.index_text`, `search_index.post`). The ingest
+thread merges each run's postings as the next slice of the index, adding what needs the session
+(agents, roles, tools), under the session's lock as an in-process slice does.
+
+Nothing depends on the worker: a run it cannot build (an event not kept as its line, a file
+changed, an error), or a worker that died, is indexed in-process, and a run built for a session
+since read again is dropped. So the index is the same either way (tests compare them).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import subprocess
+import sys
+import weakref
+from array import array
+from multiprocessing.connection import Connection
+
+import orjson
+
+from . import search_index
+from .eventlist import changed_on_disk
+from .safe_open import open_regular
+
+log = logging.getLogger(__name__)
+
+MIN_BEHIND = 16384  # events: a session less far behind is indexed in-process (a run there costs ~10 ms)
+JOB_EVENTS = 512  # events per run: merging one holds the session's lock a few milliseconds
+IN_FLIGHT = 16  # runs handed out ahead per session: the worker never waits for the ingest thread
+READ_AT_ONCE = 256 * 1024  # bytes of lines the worker reads in one system call
+
+
+# --- in the worker process --------------------------------------------------------------------
+
+def main(fd: int) -> None:
+    """The worker process: serve the server at the other end of the socket `fd`."""
+    _serve(Connection(fd))
+
+
+def _serve(connection) -> None:
+    """The worker: build each run asked for, in order, until told to stop (None) or the pipe closes."""
+    opened: dict[tuple, int] = {}  # (path, identity) -> descriptor
+    try:
+        while True:
+            job = connection.recv()
+            if job is None:
+                return
+            number, path, inside, identity, start, offsets, lengths = job
+            try:
+                fd = opened.get((path, identity))
+                if fd is None:
+                    fd = _open(path, inside, identity)
+                    for old in [k for k in opened if k[0] == path]:
+                        os.close(opened.pop(old))
+                    opened[(path, identity)] = fd
+                answer = (number, _postings(fd, start, array("q", offsets), array("I", lengths)), None)
+            except Exception as error:  # the run is indexed in-process instead
+                answer = (number, None, f"{type(error).__name__}: {error}")
+            connection.send(answer)
+    except (EOFError, OSError, KeyboardInterrupt):
+        return
+
+
+def _open(path: str, inside: str | None, identity: tuple[int, int]) -> int:
+    fd = open_regular(path, inside)
+    st = os.fstat(fd)
+    if (st.st_dev, st.st_ino) != tuple(identity):
+        os.close(fd)
+        raise OSError(f"{path} is no longer the file indexed")
+    return fd
+
+
+def _postings(fd: int, start: int, offsets: array, lengths: array) -> dict[str, array]:
+    """token -> positions of the run's events (ascending), as search_index posts them."""
+    texts = []
+    p, count = 0, len(offsets)
+    while p < count:  # runs of lines read together, as EventList.walk reads them
+        first, end, last = offsets[p], offsets[p] + lengths[p], p + 1
+        while last < count and offsets[last] >= end and offsets[last] + lengths[last] - first <= READ_AT_ONCE:
+            end, last = offsets[last] + lengths[last], last + 1
+        data = memoryview(os.pread(fd, end - first, first))
+        for q in range(p, last):
+            at = offsets[q] - first
+            try:
+                event = orjson.loads(data[at:at + lengths[q]]) if at + lengths[q] <= len(data) else None
+            except orjson.JSONDecodeError:
+                event = None
+            if type(event) is not dict:  # the line changed since it was read: indexed as its placeholder is shown
+                event = changed_on_disk(start + q, "not the JSON read before")
+            texts.append(search_index.index_text(event))
+        p = last
+    postings = search_index.Postings()
+    search_index.post(postings, list(map(set, search_index.token_lists(texts))), start)
+    return dict(postings)
+
+
+# --- in the server ------------------------------------------------------------------------------
+
+class _Run:
+    __slots__ = ("number", "session", "search", "start", "stop", "postings", "done")
+
+    def __init__(self, number: int, s, start: int, stop: int) -> None:
+        self.number, self.session, self.search = number, weakref.ref(s), s.search
+        self.start, self.stop = start, stop
+        self.postings: dict[str, array] | None = None
+        self.done = False  # answered (postings None: build it in-process)
+
+    def stale(self) -> bool:
+        """For an index that is gone (the session forgotten or read again) or already past it."""
+        s = self.session()
+        return s is None or s.search is not self.search or self.search.indexed > self.start
+
+
+class WordWorker:
+    """The ingest thread's handle on the worker process: started when first needed, restarted never (a
+    worker that died leaves everything in-process). Used by one thread only (the ingest thread)."""
+
+    def __init__(self, min_behind: int = MIN_BEHIND, job_events: int = JOB_EVENTS) -> None:
+        self.min_behind, self.job_events = min_behind, job_events
+        self._process = None
+        self._connection = None
+        self._broken = False
+        self._runs: dict[int, _Run] = {}  # run number -> run, answered or not
+        self._next = weakref.WeakKeyDictionary()  # search index -> the first of its events not handed out
+        self._numbers = 0
+        self.merged = self.left = 0  # runs the worker built, and runs it left to the server (for tests, benchmarks)
+
+    def step(self, s) -> bool | None:
+        """Extend the session's search index by one run, if the worker has built it: True. None: the next run
+        is being built (do something else meanwhile); False: not for the worker (index in-process)."""
+        search = s.search
+        if not self.wants(s):
+            self._next.pop(search, None)
+            return False
+        self._collect()
+        self._hand_out(s, search)
+        run = next((r for r in self._runs.values() if r.search is search and r.start == search.indexed), None)
+        if run is None:
+            return False
+        if not run.done:
+            return None
+        del self._runs[run.number]
+        if run.postings is None:  # this run in-process, a slice at a time (the next ones may come from the worker)
+            self.left += 1
+            while search.indexed < run.stop:
+                search.catch_up(min(search.BATCH, run.stop - search.indexed))
+            return True
+        with s.lock:
+            if s.search is search and search.indexed == run.start and s.count >= run.stop:
+                search.take_words(s, run.start, run.stop, run.postings)
+                self.merged += 1
+        return True
+
+    def wait(self, seconds: float) -> None:
+        """Wait (without the GIL) for the worker's next answer, at most `seconds`."""
+        if self._connection is not None and self._runs:
+            try:
+                self._connection.poll(seconds)
+            except (EOFError, OSError):
+                self._fail("the worker's pipe closed")
+
+    def stop(self) -> None:
+        self._broken = True  # never started again: this handle is done
+        if self._process is None:
+            return
+        try:
+            self._connection.send(None)
+        except (OSError, ValueError):
+            pass
+        try:
+            self._process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait(timeout=2)
+        self._connection.close()
+        self._process = self._connection = None
+
+    # --- inside ---------------------------------------------------------------------------------
+
+    def wants(self, s) -> bool:
+        """Whether the session's next events are for the worker: it is far behind, or runs are out for it."""
+        search = s.search
+        return not self._broken and (s.count - search.indexed >= self.min_behind
+                                     or self._next.get(search, 0) > search.indexed)
+
+    def _hand_out(self, s, search) -> None:
+        """Hand out the next runs of the session's events, up to IN_FLIGHT ahead of the index."""
+        for number in [n for n, r in self._runs.items() if r.stale()]:
+            del self._runs[number]
+        start = max(self._next.get(search, 0), search.indexed)
+        limit = min(s.count, search.indexed + IN_FLIGHT * self.job_events)
+        while start < limit and not self._broken:
+            stop = min(start + self.job_events, s.count)
+            if stop - start < self.job_events and s.count - search.indexed < self.min_behind:
+                break  # a short run at the end of a session nearly caught up: in-process
+            run = self._runs[self._numbers] = _Run(self._numbers, s, start, stop)
+            self._numbers += 1
+            spans = s.events.file_spans(start, stop)
+            if spans is None or not self._start():
+                run.done = True  # in-process
+            else:
+                source, offsets, lengths = spans
+                self._send((run.number, source.path, source.inside, source.identity, start,
+                            offsets.tobytes(), lengths.tobytes()))
+            start = stop
+        self._next[search] = start
+
+    def _start(self) -> bool:
+        if self._process is not None:
+            return True
+        if self._broken:
+            return False
+        # A plain child process of this package's own code, talking over a socket pair: multiprocessing's spawn
+        # would import the program's main module again (an unguarded script would start itself a second time).
+        ours, theirs = socket.socketpair()
+        try:
+            package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+            self._process = subprocess.Popen(
+                [sys.executable, "-c", f"import sys; sys.path.insert(0, {package_parent!r}); "
+                                       f"from viewer.search_worker import main; main({theirs.fileno()})"],
+                pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
+            self._connection = Connection(ours.detach())
+            return True
+        except Exception as error:
+            ours.close()
+            self._fail(f"could not start: {error}")
+            return False
+        finally:
+            theirs.close()
+
+    def _send(self, job: tuple) -> None:
+        try:
+            self._connection.send(job)
+        except (OSError, ValueError) as error:
+            self._fail(f"could not hand out a run: {error}")
+
+    def _collect(self) -> None:
+        """Take every answer that has arrived."""
+        if self._connection is None:
+            return
+        try:
+            while self._connection.poll():
+                number, postings, error = self._connection.recv()
+                run = self._runs.get(number)
+                if error is not None:
+                    log.info("search worker: run %s left to the server: %s", number, error)
+                if run is not None:
+                    run.postings, run.done = postings, True
+        except (EOFError, OSError) as error:
+            self._fail(f"the worker's pipe closed: {error}")
+
+    def _fail(self, why: str) -> None:
+        log.warning("search worker stopped (%s): indexing in-process", why)
+        self._broken = True
+        for run in self._runs.values():
+            if not run.done:
+                run.done = True  # in-process
+        if self._process is not None:
+            self._process.kill()
+            self._process.wait(timeout=2)
+            self._process = None
