@@ -35,7 +35,7 @@ def index_step(library, budget: int = 128, words=None) -> bool:
     return waiting
 
 
-def merge_words(library, words, most: int = 8) -> None:
+def merge_words(library, words, most: int = 32) -> None:
     """Between two slices of a file being read: merge up to `most` runs of words the worker has built (see
     search_worker) and hand it the next, so that the words of a big file are built while it is read, on the
     other core, not after."""

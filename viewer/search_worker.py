@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 
 MIN_BEHIND = 16384  # events: a session less far behind is indexed in-process (a run there costs ~10 ms)
 JOB_EVENTS = 512  # events per run: merging one holds the session's lock a few milliseconds
-IN_FLIGHT = 16  # runs handed out ahead per session: the worker never waits for the ingest thread
+IN_FLIGHT = 64  # runs handed out ahead per session (32k events): the worker never waits for the ingest thread
 READ_AT_ONCE = 256 * 1024  # bytes of lines the worker reads in one system call
 
 
