@@ -111,8 +111,9 @@ def test_a_served_big_session_is_searched_whole_with_the_worker(tmp_path):
     """A real `agentview serve`: a session past MIN_BEHIND events gets a worker process, and every search
     answers exactly what the file holds."""
     count = search_worker.MIN_BEHIND + 4000
+    words = " ".join(f"w{k}" for k in range(40))  # answers of some 100 KB a run: pipes fill unless both ends read
     write_events(tmp_path / "big.jsonl", [created("m0", "a", name="Ann")] + [
-        user(f"m{i}", "a", f"entry {i} says {'needle' if i % 997 == 0 else 'hay'} and more") for i in range(1, count)])
+        user(f"m{i}", "a", f"entry {i} says {'needle' if i % 997 == 0 else 'hay'} {words} v{i}") for i in range(1, count)])
     with serve(tmp_path, "--no-cache") as server:
         def answer():
             with urllib.request.urlopen(f"{server.url}/api/search?q=needle&session=big&limit=100") as r:

@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import logging
 import os
+import queue
 import socket
 import subprocess
 import sys
+import threading
 import weakref
 from array import array
 from multiprocessing.connection import Connection
@@ -106,6 +108,14 @@ def _postings(fd: int, start: int, offsets: array, lengths: array) -> dict[str, 
 
 # --- in the server ------------------------------------------------------------------------------
 
+def _read_answers(connection, answers: queue.SimpleQueue) -> None:
+    try:
+        while True:
+            answers.put(connection.recv())
+    except Exception:  # closed, or cut off mid-answer (the worker killed): the server indexes the rest
+        answers.put(None)
+
+
 class _Run:
     __slots__ = ("number", "session", "search", "start", "stop", "postings", "done")
 
@@ -133,6 +143,7 @@ class WordWorker:
         self._runs: dict[int, _Run] = {}  # run number -> run, answered or not
         self._next = weakref.WeakKeyDictionary()  # search index -> the first of its events not handed out
         self._numbers = 0
+        self._answers: queue.SimpleQueue = queue.SimpleQueue()  # (run number, postings, error); None: the pipe closed
         self.merged = self.left = 0  # runs the worker built, and runs it left to the server (for tests, benchmarks)
 
     def step(self, s) -> bool | None:
@@ -163,11 +174,11 @@ class WordWorker:
 
     def wait(self, seconds: float) -> None:
         """Wait (without the GIL) for the worker's next answer, at most `seconds`."""
-        if self._connection is not None and self._runs:
+        if self._process is not None and any(not run.done for run in self._runs.values()):
             try:
-                self._connection.poll(seconds)
-            except (EOFError, OSError):
-                self._fail("the worker's pipe closed")
+                self._take(self._answers.get(timeout=seconds))
+            except queue.Empty:
+                pass
 
     def stop(self) -> None:
         self._broken = True  # never started again: this handle is done
@@ -230,6 +241,10 @@ class WordWorker:
                                        f"from viewer.search_worker import main; main({theirs.fileno()})"],
                 pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
             self._connection = Connection(ours.detach())
+            # Answers are taken off the pipe as they come, by a thread of their own: the worker never waits to
+            # send one, so it always reads the next run, and handing out runs never waits on a full pipe.
+            threading.Thread(target=_read_answers, args=(self._connection, self._answers),
+                             name="agentview-search-answers", daemon=True).start()
             return True
         except Exception as error:
             ours.close()
@@ -246,18 +261,24 @@ class WordWorker:
 
     def _collect(self) -> None:
         """Take every answer that has arrived."""
-        if self._connection is None:
+        while True:
+            try:
+                answer = self._answers.get_nowait()
+            except queue.Empty:
+                return
+            self._take(answer)
+
+    def _take(self, answer: tuple | None) -> None:
+        if answer is None:
+            if self._process is not None:
+                self._fail("the worker's pipe closed")
             return
-        try:
-            while self._connection.poll():
-                number, postings, error = self._connection.recv()
-                run = self._runs.get(number)
-                if error is not None:
-                    log.info("search worker: run %s left to the server: %s", number, error)
-                if run is not None:
-                    run.postings, run.done = postings, True
-        except (EOFError, OSError) as error:
-            self._fail(f"the worker's pipe closed: {error}")
+        number, postings, error = answer
+        run = self._runs.get(number)
+        if error is not None:
+            log.info("search worker: run %s left to the server: %s", number, error)
+        if run is not None:
+            run.postings, run.done = postings, True
 
     def _fail(self, why: str) -> None:
         log.warning("search worker stopped (%s): indexing in-process", why)
