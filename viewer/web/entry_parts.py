@@ -1,0 +1,65 @@
+"""The pieces every transcript entry prints, in Python: a page of 200 entries called the `content` macro
+(_macros.html) some 300 times, and a Jinja macro call costs more than the text it writes.
+
+Each function writes exactly what its macro wrote (same bytes, same whitespace), printing every value the
+way a template prints it (`put`: the environment's finalize, which masks, then autoescape), so the pages do
+not change. The macros stay for the templates that print one or two texts.
+"""
+
+from __future__ import annotations
+
+from markupsafe import Markup, escape
+
+from ..redact import ACTIVE, shown
+from . import text as text_html
+from .security import printed
+
+
+def put(value) -> str:
+    """`{{ value }}` in a template: masked by finalize (security.printed), then escaped."""
+    return escape(printed(value))
+
+
+_PRE_CLASS = {"prose": ' class="content prose"', "json": ' class="content json"'}
+_PLAIN_PRE = ' class="content"'
+
+
+def content(text, limit: int = 700, lines: int = 14, kind: str = "prose") -> Markup:
+    """The `content` macro of _macros.html: log text as a text block, folded when long.
+
+    The text is masked once here, not once per filter (markdown, ansi and the preview each masked it: a
+    long text's masking is most of what printing it costs); what each filter is given is unchanged."""
+    active = ACTIVE.get()
+    masked = shown(str(text))
+    md = None
+    if kind == "prose" and isinstance(text, str) and text:  # text_filters.markdown
+        rendered = text_html.markdown_html(masked, active)
+        md = None if rendered is None else Markup(rendered)
+    shown_as = (text_html.arguments_html if kind == "json" else text_html.ansi_html)(masked, active)
+    body = (f'<div class="text-block{" has-md" if md else ""}">{f"""<div class="md">{md}</div>""" if md else ""}'
+            f'<pre{_PRE_CLASS.get(kind, _PLAIN_PRE)}>{shown_as}</pre>\n    </div>')
+    if len(text) > limit or text.count("\n") > lines:
+        # text_filters.preview: masked, escapes stripped, masked again. Without escapes and without a
+        # secret (masking returned the very same string), the second masking is of the same text: its result.
+        plain = text_html.strip_ansi(masked)
+        preview = masked if (plain is masked and masked is text) else shown(plain)
+        return Markup(f'<details class="long">\n      <summary><span class="preview">{put(preview[:280])}…</span> '
+                      f'<span class="more">show all {len(text)} characters</span><span class="less">show less'
+                      f'</span></summary>\n      {body}\n    </details>')
+    if text:
+        return Markup(body)
+    return Markup('<p class="empty">(no content)</p>')
+
+
+def entry_text(text, markers) -> Markup:
+    """The `entry_text` macro: a slash command as a chip, a command's output as a terminal block, else content."""
+    if markers and "command" in markers:
+        return Markup(f'<p class="command-line"><code class="command-chip" title="a command the user typed">'
+                      f'{put(text)}</code></p>')
+    if markers and "command output" in markers:
+        return Markup(f'<div class="command-output">{content(text, 2000, 40, "code")}</div>')
+    return content(text)
+
+
+def install(env) -> None:
+    env.globals.update(text_block=content, entry_text_block=entry_text)
