@@ -8,16 +8,23 @@ not change. The macros stay for the templates that print one or two texts.
 
 from __future__ import annotations
 
+from jinja2.filters import do_urlencode
 from markupsafe import Markup, escape
 
 from ..redact import ACTIVE, shown
 from . import text as text_html
+from .colours import agent_colour
+from .render import link_url
 from .security import printed
 
 
 def put(value) -> str:
     """`{{ value }}` in a template: masked by finalize (security.printed), then escaped."""
-    return escape(printed(value))
+    value = printed(value)
+    if type(value) is str:  # markupsafe.escape's replacements, without making a Markup of each piece
+        return (value.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;").replace("'", "&#39;")
+                .replace('"', "&#34;"))
+    return escape(value)
 
 
 _PRE_CLASS = {"prose": ' class="content prose"', "json": ' class="content json"'}
@@ -61,5 +68,26 @@ def entry_text(text, markers) -> Markup:
     return content(text)
 
 
+def message_ids(session_id, message_id) -> Markup:
+    """An entry's ids: msg_link and permalink of _macros.html, as written side by side in an entry's head."""
+    return Markup(f'<a class="msg" href="{put(link_url("pages.message", session_id, message_id))}">{put(message_id)}'
+                  f'</a> <a class="permalink" href="#{put(do_urlencode(message_id))}" title="link to this message">'
+                  f'#</a>\n  <button type="button" class="copy-link" data-anchor="{put(message_id)}" hidden>copy link'
+                  f'</button>')
+
+
+def message_link(session_id, message_id) -> Markup:
+    """msg_link of _macros.html (without a label)."""
+    return Markup(f'<a class="msg" href="{put(link_url("pages.message", session_id, message_id))}">'
+                  f'{put(message_id)}</a>')
+
+
+def agent_link(session_id, agent_id, name, anchor=None) -> Markup:
+    """agent_link of _macros.html."""
+    return Markup(f'<a class="agent {put(agent_colour(session_id, agent_id))}" '
+                  f'href="{put(link_url("pages.agent", session_id, agent_id, anchor))}">{put(name)}</a>')
+
+
 def install(env) -> None:
-    env.globals.update(text_block=content, entry_text_block=entry_text)
+    env.globals.update(text_block=content, entry_text_block=entry_text, entry_message_ids=message_ids,
+                       entry_message_link=message_link, entry_agent_link=agent_link)
