@@ -88,6 +88,85 @@ def agent_link(session_id, agent_id, name, anchor=None) -> Markup:
                   f'href="{put(link_url("pages.agent", session_id, agent_id, anchor))}">{put(name)}</a>')
 
 
+_MODIFIED = ('<span class="badge modified" title="the delivered text does not contain the original verbatim: '
+             'something changed it on its way">modified on its way</span>')
+_UNPAIRED = ("<span class=\"badge warn\" title=\"no tool call with this tool_call_id in this agent's transcript\">"
+             "unpaired result</span>")
+
+
+def entry_head(session_id, item, show_agent) -> Markup:
+    """An entry's <h3> (_entry.html): its agent on a page that interleaves sub-agents, its kind, where a delivery
+    came from, who heard it, an unpaired result's badge, its ids. Line breaks and indents as the template had them."""
+    out = ['<h3 class="entry-head">\n    ']
+    if show_agent:
+        out.append(f'<span class="who">{agent_link(session_id, item["agent_id"], item["agent_name"])}</span>')
+    out.append(f'\n    <span class="kind">{put(item["kind"])}</span>\n    ')
+    delivery = item["delivery"]
+    if delivery:
+        out.append('\n      <span class="from">from\n        ')
+        if delivery["from_agent_id"]:
+            out.append(agent_link(session_id, delivery["from_agent_id"], delivery["from_name"], delivery["original_id"]))
+        else:
+            out.append("an unknown sender")
+        out.append(f'\n        · original {message_link(session_id, delivery["original_id"])}')
+        if not delivery["original_found"]:
+            out.append(' <span class="badge warn">missing</span>')
+        out.append("\n      </span>\n      ")
+        if delivery["modified"]:
+            out.append(_MODIFIED)
+        out.append("\n    ")
+    out.append("\n    ")
+    if item["heard_by"]:
+        heard = ", ".join(agent_link(session_id, h["agent_id"], h["name"]) for h in item["heard_by"])
+        out.append(f'<span class="heard-by">heard by {heard}</span>')
+    out.append("\n    ")
+    if item["kind"] == "received" and not item["paired_call"]:
+        out.append(_UNPAIRED)
+    out.append(f'\n    <span class="ids">{message_ids(session_id, item["message_id"])}</span>\n  </h3>')
+    return Markup("".join(out))
+
+
+def result(session, r, images) -> Markup:
+    """result_block of _entry.html: a tool result under its call (`images`: the macro of _images.html)."""
+    event = r["event"]
+    shown = images(session, event) if isinstance(event, dict) and event.get("images") else ""
+    return Markup(f'<div class="result" id="{put(r["message_id"])}">\n  <h4 class="entry-head"><span class="kind">'
+                  f'received</span> {message_ids(session["id"], r["message_id"])}</h4>\n  {content(r["content"])}\n'
+                  f'  {shown}\n</div>')
+
+
+def spawned(session, a) -> Markup:
+    """spawned_link of _entry.html: an agent a call created."""
+    return Markup(f'<li>created {agent_link(session["id"], a["agent_id"], a["name"])} <code>{put(a["agent_id"])}'
+                  f'</code></li>')
+
+
+_RAW_ARGUMENTS = ('<span class="badge warn" title="the arguments are not valid JSON; shown as logged">raw arguments'
+                  '</span>')
+
+
+def calls(session, item, images) -> Markup:
+    """The tool calls of an entry (the loop of _entry.html): each call's head, arguments, spawned agents, results."""
+    out = []
+    position = put(item["position"])
+    for call in item["calls"]:
+        where = f'{position}-{put(call["index"])}'
+        valid = call["arguments_valid"]
+        out.append(f'\n  <div class="call" id="av-call-{where}">\n    <div class="call-head"><span class="tool">'
+                   f'{put(call["name"])}</span>{f""" <code class="call-id">{put(call["id"])}</code>""" if call["id"] else ""}'
+                   f'\n      {"" if valid else _RAW_ARGUMENTS}</div>\n    '
+                   f'{content(call["pretty_arguments"], 1200, 30, "json" if valid else "code")}\n'
+                   f'    <ul class="spawned" id="av-spawned-{where}">{"".join(spawned(session, a) for a in call["spawned"])}'
+                   f'</ul>\n    <div class="results" id="av-results-{where}">'
+                   f'{"".join(result(session, r, images) for r in call["results"])}</div>\n  </div>\n  ')
+    return Markup("".join(out))
+
+
 def install(env) -> None:
+    def images(session, event):
+        return env.get_template("_images.html").module.images(session, event)
+
     env.globals.update(text_block=content, entry_text_block=entry_text, entry_message_ids=message_ids,
-                       entry_message_link=message_link, entry_agent_link=agent_link)
+                       entry_message_link=message_link, entry_agent_link=agent_link, entry_head=entry_head,
+                       entry_result=lambda session, r: result(session, r, images), entry_spawned=spawned,
+                       entry_calls=lambda session, item: calls(session, item, images))
