@@ -9,6 +9,7 @@ would print:
 - the session it was read from (its serial: unique in the process, and its epoch: a file truncated or
   replaced starts a new one) and the id its links print; the live session the agents' colours are looked
   up in (colours.agent_colour reads the library's, also for a page frozen as of event N);
+- the entry macro that printed it (a template reloaded after an edit makes another);
 - how the page prints it: sub-agents shown (and then the entry's indent below the page's agent), out of
   band, masking on or off, ?at=N (every link keeps it), the app's root path (links start with it).
 Nothing is ever invalidated in place: what changes makes a new key, and the old one ages out (LRU, bounded
@@ -90,7 +91,8 @@ def render(cache: EntryCache | None, macro, session: dict, s, items, show_agent:
     entry taken from the cache when it holds it."""
     if cache is None or cache.budget <= 0:
         return Markup("".join(macro(session, item, show_agent, oob=oob, top=top) for item in items))
-    shared = page_key(session, s, show_agent, oob, top)
+    # The macro itself too: templates reloaded after an edit (Flask's TEMPLATES_AUTO_RELOAD) make a new one.
+    shared = (macro, page_key(session, s, show_agent, oob, top))
     out = []
     for item in items:
         try:
