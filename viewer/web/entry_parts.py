@@ -8,12 +8,14 @@ not change. The macros stay for the templates that print one or two texts.
 
 from __future__ import annotations
 
+from flask import g
 from jinja2.filters import do_urlencode
 from markupsafe import Markup, escape
 
 from ..redact import ACTIVE, shown
 from . import text as text_html
-from .colours import agent_colour
+from . import text_filters
+from .colours import agent_colour, indent_class
 from .render import link_url
 from .security import printed
 
@@ -83,15 +85,40 @@ def message_link(session_id, message_id) -> Markup:
 
 
 def agent_link(session_id, agent_id, name, anchor=None) -> Markup:
-    """agent_link of _macros.html."""
-    return Markup(f'<a class="agent {put(agent_colour(session_id, agent_id))}" '
-                  f'href="{put(link_url("pages.agent", session_id, agent_id, anchor))}">{put(name)}</a>')
+    """agent_link of _macros.html. A page links the same few agents hundreds of times (every listener of every
+    utterance): each link is made once per request (kept in flask.g; masking, which may change between
+    requests, is part of its key)."""
+    made = g.setdefault("agentview_agent_links", {})
+    key = (session_id, agent_id, name, anchor, ACTIVE.get())
+    link = made.get(key)
+    if link is None:
+        link = made[key] = Markup(f'<a class="agent {put(agent_colour(session_id, agent_id))}" '
+                                  f'href="{put(link_url("pages.agent", session_id, agent_id, anchor))}">{put(name)}</a>')
+    return link
 
 
 _MODIFIED = ('<span class="badge modified" title="the delivered text does not contain the original verbatim: '
              'something changed it on its way">modified on its way</span>')
 _UNPAIRED = ("<span class=\"badge warn\" title=\"no tool call with this tool_call_id in this agent's transcript\">"
              "unpaired result</span>")
+
+
+def entry_open(session_id, item, show_agent, oob, top) -> Markup:
+    """An entry's <article> tag (its kind, modified, rewound, its indent below the page's agent), and on a branch
+    the conversation was rewound from, the fold that starts it (its preview as text_filters.preview makes it)."""
+    delivery = item["delivery"]
+    rewound = item.get("rewound")
+    classes = (f'entry kind-{put(item["kind"])}{" modified" if delivery and delivery["modified"] else ""}'
+               f'{" rewound" if rewound else ""}'
+               f'{" " + put(indent_class(session_id, item["agent_id"], top)) if show_agent else ""}')
+    tag = (f'<article class="{classes}" id="{put(item["message_id"])}"{" hx-swap-oob=" + chr(34) + "true" + chr(34) if oob else ""}'
+           f' data-position="{put(item["position"])}" tabindex="-1">')
+    if rewound:
+        tag += (f'<details class="rewound-branch"><summary><span class="badge rewound" title="the conversation went back '
+                f'to {put(rewound)} and went on from there: this entry is on the branch it left">rewound</span> '
+                f'<span class="kind">{put(item["kind"])}</span> <span class="preview">'
+                f'{put(text_filters.preview(item["content"])[:160])}</span></summary>')
+    return Markup(tag)
 
 
 def entry_head(session_id, item, show_agent) -> Markup:
@@ -167,6 +194,6 @@ def install(env) -> None:
         return env.get_template("_images.html").module.images(session, event)
 
     env.globals.update(text_block=content, entry_text_block=entry_text, entry_message_ids=message_ids,
-                       entry_message_link=message_link, entry_agent_link=agent_link, entry_head=entry_head,
+                       entry_message_link=message_link, entry_agent_link=agent_link, entry_head=entry_head, entry_open=entry_open,
                        entry_result=lambda session, r: result(session, r, images), entry_spawned=spawned,
                        entry_calls=lambda session, item: calls(session, item, images))
