@@ -17,8 +17,8 @@ from .. import costs, jsonio, provenance, search_count, session_cache, usage
 from ..library import Library
 from ..tailer import size_text
 from ..watcher import Watcher
-from . import (api, asof, colours, entry_cache, entry_parts, exports, hooks, images, pages, pictures, render, search_views, security,
-               text_filters)
+from . import (api, asof, colours, entry_cache, entry_parts, exports, hooks, images, pages, pictures, render,
+               search_views, security, text_filters)
 from .endpoints import LIVE_ENDPOINTS
 from .errors import register_error_pages
 from .state import KEY, AgentView

@@ -1,9 +1,11 @@
-"""The pieces every transcript entry prints, in Python: a page of 200 entries called the `content` macro
-(_macros.html) some 300 times, and a Jinja macro call costs more than the text it writes.
+"""The pieces every transcript entry prints (_entry.html), in Python: a page of 200 entries made some 2,000
+Jinja macro calls and 6,000 prints, and a macro call costs more than the link or badge it writes.
 
-Each function writes exactly what its macro wrote (same bytes, same whitespace), printing every value the
-way a template prints it (`put`: the environment's finalize, which masks, then autoescape), so the pages do
-not change. The macros stay for the templates that print one or two texts.
+Each function writes exactly what the template wrote (same bytes, same whitespace: every page of every sample
+session was compared before and after), printing every value the way a template prints it (`put`: the
+environment's finalize, which masks, then autoescape). The template keeps the entry's outline and its rare
+parts (bookkeeping records, a format's extras and raw record, a modified delivery's diff); _macros.html keeps
+`content` and `entry_text` for other templates, calling these.
 """
 
 from __future__ import annotations
@@ -72,10 +74,10 @@ def entry_text(text, markers) -> Markup:
 
 def message_ids(session_id, message_id) -> Markup:
     """An entry's ids: msg_link and permalink of _macros.html, as written side by side in an entry's head."""
-    return Markup(f'<a class="msg" href="{put(link_url("pages.message", session_id, message_id))}">{put(message_id)}'
-                  f'</a> <a class="permalink" href="#{put(do_urlencode(message_id))}" title="link to this message">'
-                  f'#</a>\n  <button type="button" class="copy-link" data-anchor="{put(message_id)}" hidden>copy link'
-                  f'</button>')
+    shown_id = put(message_id)
+    return Markup(f'<a class="msg" href="{put(link_url("pages.message", session_id, message_id))}">{shown_id}</a> '
+                  f'<a class="permalink" href="#{put(do_urlencode(message_id))}" title="link to this message">#</a>'
+                  f'\n  <button type="button" class="copy-link" data-anchor="{shown_id}" hidden>copy link</button>')
 
 
 def message_link(session_id, message_id) -> Markup:
@@ -92,8 +94,9 @@ def agent_link(session_id, agent_id, name, anchor=None) -> Markup:
     key = (session_id, agent_id, name, anchor, ACTIVE.get())
     link = made.get(key)
     if link is None:
-        link = made[key] = Markup(f'<a class="agent {put(agent_colour(session_id, agent_id))}" '
-                                  f'href="{put(link_url("pages.agent", session_id, agent_id, anchor))}">{put(name)}</a>')
+        url = link_url("pages.agent", session_id, agent_id, anchor)
+        link = made[key] = Markup(f'<a class="agent {put(agent_colour(session_id, agent_id))}" href="{put(url)}">'
+                                  f'{put(name)}</a>')
     return link
 
 
@@ -101,6 +104,9 @@ _MODIFIED = ('<span class="badge modified" title="the delivered text does not co
              'something changed it on its way">modified on its way</span>')
 _UNPAIRED = ("<span class=\"badge warn\" title=\"no tool call with this tool_call_id in this agent's transcript\">"
              "unpaired result</span>")
+
+
+_OOB = ' hx-swap-oob="true"'
 
 
 def entry_open(session_id, item, show_agent, oob, top) -> Markup:
@@ -111,11 +117,11 @@ def entry_open(session_id, item, show_agent, oob, top) -> Markup:
     classes = (f'entry kind-{put(item["kind"])}{" modified" if delivery and delivery["modified"] else ""}'
                f'{" rewound" if rewound else ""}'
                f'{" " + put(indent_class(session_id, item["agent_id"], top)) if show_agent else ""}')
-    tag = (f'<article class="{classes}" id="{put(item["message_id"])}"{" hx-swap-oob=" + chr(34) + "true" + chr(34) if oob else ""}'
+    tag = (f'<article class="{classes}" id="{put(item["message_id"])}"{_OOB if oob else ""}'
            f' data-position="{put(item["position"])}" tabindex="-1">')
     if rewound:
-        tag += (f'<details class="rewound-branch"><summary><span class="badge rewound" title="the conversation went back '
-                f'to {put(rewound)} and went on from there: this entry is on the branch it left">rewound</span> '
+        tag += (f'<details class="rewound-branch"><summary><span class="badge rewound" title="the conversation went '
+                f'back to {put(rewound)} and went on from there: this entry is on the branch it left">rewound</span> '
                 f'<span class="kind">{put(item["kind"])}</span> <span class="preview">'
                 f'{put(text_filters.preview(item["content"])[:160])}</span></summary>')
     return Markup(tag)
@@ -123,7 +129,7 @@ def entry_open(session_id, item, show_agent, oob, top) -> Markup:
 
 def entry_head(session_id, item, show_agent) -> Markup:
     """An entry's <h3> (_entry.html): its agent on a page that interleaves sub-agents, its kind, where a delivery
-    came from, who heard it, an unpaired result's badge, its ids. Line breaks and indents as the template had them."""
+    came from, who heard it, an unpaired result's badge, its ids. Line breaks and indents as the template had."""
     out = ['<h3 class="entry-head">\n    ']
     if show_agent:
         out.append(f'<span class="who">{agent_link(session_id, item["agent_id"], item["agent_name"])}</span>')
@@ -132,7 +138,8 @@ def entry_head(session_id, item, show_agent) -> Markup:
     if delivery:
         out.append('\n      <span class="from">from\n        ')
         if delivery["from_agent_id"]:
-            out.append(agent_link(session_id, delivery["from_agent_id"], delivery["from_name"], delivery["original_id"]))
+            out.append(agent_link(session_id, delivery["from_agent_id"], delivery["from_name"],
+                                  delivery["original_id"]))
         else:
             out.append("an unknown sender")
         out.append(f'\n        · original {message_link(session_id, delivery["original_id"])}')
@@ -155,8 +162,8 @@ def entry_head(session_id, item, show_agent) -> Markup:
 
 def result(session, r, images) -> Markup:
     """result_block of _entry.html: a tool result under its call (`images`: the macro of _images.html)."""
-    event = r["event"]
-    shown = images(session, event) if isinstance(event, dict) and event.get("images") else ""
+    event = r["event"]  # the macro prints nothing for an event without images: not called for one
+    shown = images(session, event) if not isinstance(event, dict) or event.get("images") else ""
     return Markup(f'<div class="result" id="{put(r["message_id"])}">\n  <h4 class="entry-head"><span class="kind">'
                   f'received</span> {message_ids(session["id"], r["message_id"])}</h4>\n  {content(r["content"])}\n'
                   f'  {shown}\n</div>')
@@ -179,21 +186,24 @@ def calls(session, item, images) -> Markup:
     for call in item["calls"]:
         where = f'{position}-{put(call["index"])}'
         valid = call["arguments_valid"]
+        call_id = f' <code class="call-id">{put(call["id"])}</code>' if call["id"] else ""
+        created = "".join(spawned(session, a) for a in call["spawned"])
+        results = "".join(result(session, r, images) for r in call["results"])
         out.append(f'\n  <div class="call" id="av-call-{where}">\n    <div class="call-head"><span class="tool">'
-                   f'{put(call["name"])}</span>{f""" <code class="call-id">{put(call["id"])}</code>""" if call["id"] else ""}'
-                   f'\n      {"" if valid else _RAW_ARGUMENTS}</div>\n    '
+                   f'{put(call["name"])}</span>{call_id}\n      {"" if valid else _RAW_ARGUMENTS}</div>\n    '
                    f'{content(call["pretty_arguments"], 1200, 30, "json" if valid else "code")}\n'
-                   f'    <ul class="spawned" id="av-spawned-{where}">{"".join(spawned(session, a) for a in call["spawned"])}'
-                   f'</ul>\n    <div class="results" id="av-results-{where}">'
-                   f'{"".join(result(session, r, images) for r in call["results"])}</div>\n  </div>\n  ')
+                   f'    <ul class="spawned" id="av-spawned-{where}">{created}</ul>\n'
+                   f'    <div class="results" id="av-results-{where}">{results}</div>\n  </div>\n  ')
     return Markup("".join(out))
 
 
 def install(env) -> None:
+    """The templates' names for these (the images macro of the app's _images.html given to those that need it)."""
     def images(session, event):
         return env.get_template("_images.html").module.images(session, event)
 
     env.globals.update(text_block=content, entry_text_block=entry_text, entry_message_ids=message_ids,
-                       entry_message_link=message_link, entry_agent_link=agent_link, entry_head=entry_head, entry_open=entry_open,
-                       entry_result=lambda session, r: result(session, r, images), entry_spawned=spawned,
+                       entry_message_link=message_link, entry_agent_link=agent_link, entry_head=entry_head,
+                       entry_open=entry_open, entry_spawned=spawned,
+                       entry_result=lambda session, r: result(session, r, images),
                        entry_calls=lambda session, item: calls(session, item, images))
