@@ -132,7 +132,11 @@ def test_the_real_size_benchmark_runs_on_a_small_session(tmp_path):
         assert run["errors"] == [] and run["pages_ms"]["samples"] > 0 and run["polls_ms"]["samples"] > 0
         assert 0 <= run["listed_s"] <= run["read_s"] <= run["search_s"]
     assert "kept_s" in first  # the first run kept the session, so the restart could take it from the cache
-    assert len(real["targets"]) == 8 and all(t["verdict"] for t in real["targets"])
+    assert len(real["targets"]) == 9 and all(t["verdict"] for t in real["targets"])
+    rendering = real["rendering"]  # target 7: entries rendered per CPU second, cold and warm, beside a reference
+    assert rendering["cold"]["entries"] > 0 and rendering["warm"]["entries"] == rendering["cold"]["entries"]
+    assert 0 < rendering["cold"]["entries_per_cpu_s"] and 0 < rendering["plain_jinja"]["entries_per_cpu_s"]
+    assert "rendering >= 10,000 entries/CPU s" in result.stdout
 
 
 def test_page_times_times_each_url_cold_or_not(tmp_path):

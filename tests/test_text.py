@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import orjson
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import REPO
 from viewer.redact import mask
@@ -92,3 +96,24 @@ def test_logged_headings_sit_below_the_pages_outline():
     html = text.markdown_html("# Title\n\n## Part\n\n###### Deep\n\nbody")
     assert "<h4>Title</h4>" in html and "<h5>Part</h5>" in html and "<h6>Deep</h6>" in html
     assert "<h1" not in html and "<h2" not in html and "<h3" not in html
+
+
+# The one pattern looks_like_markdown used before it was split in two for speed: the split must find Markdown
+# in exactly the texts this found it in.
+_MARKDOWN_HINT_BEFORE = re.compile(
+    r"(?m)^ {0,3}(?:#{1,6}\s|[-*+]\s|\d{1,3}[.)]\s|>|```|~~~|\|.*\|)"
+    r"|\*\*\S|__\S|(?<![\w*])\*\S[^*\n]*\*|`[^`\n]+`|\[[^\]\n]+\]\([^)\s]+\)"
+)
+_MARKDOWNISH = st.text(alphabet=st.sampled_from(list("ab1 _*`[]()#-+>|~.\n\té")), max_size=40)
+
+
+@settings(max_examples=3000, derandomize=True, deadline=None)
+@given(_MARKDOWNISH)
+def test_markdown_is_found_in_the_texts_the_single_pattern_found_it_in(value):
+    assert text.looks_like_markdown(value) == bool(_MARKDOWN_HINT_BEFORE.search(value))
+
+
+def test_markdown_hints_each_found_where_they_stand():
+    for value in ["**b", "x __b", "*a*", "a *b* c", "x*b*", "**", "`c`", "[t](u)", "# h", "   - i", "1. x",
+                  "> q", "```", "~~~", "|a|", "a\n  2) b", "e*x*", "_*a*"]:
+        assert text.looks_like_markdown(value) == bool(_MARKDOWN_HINT_BEFORE.search(value)), value

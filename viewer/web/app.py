@@ -17,7 +17,8 @@ from .. import costs, foreground, jsonio, provenance, search_count, session_cach
 from ..library import Library
 from ..tailer import size_text
 from ..watcher import Watcher
-from . import api, asof, colours, exports, hooks, images, pages, pictures, render, search_views, security, text_filters
+from . import (api, asof, colours, entry_cache, entry_parts, exports, hooks, images, pages, pictures, render,
+               search_views, security, text_filters)
 from .endpoints import LIVE_ENDPOINTS
 from .errors import register_error_pages
 from .state import KEY, AgentView
@@ -88,6 +89,8 @@ def create_app(
     app.jinja_env.filters["usd"] = costs.usd
     app.jinja_env.filters["context_fill"] = usage.context_fill
     text_filters.install(app.jinja_env)
+    entry_parts.install(app.jinja_env)
+    entry_cache.install(app)
     app.jinja_env.globals.update(link_url=render.link_url, as_of=asof.requested, as_of_banner=asof.banner,
                                  agent_colour=colours.agent_colour,
                                  indent_class=colours.indent_class, prices_note=costs.prices_note)

@@ -175,7 +175,7 @@ def agent(session_id, agent_id):
         _mark_rewound(s, view["items"])
         data = agent_data(s, agent_id)
         context = dict(
-            session=session_row(s), agent_id=agent_id, agent=data,
+            session=session_row(s), source=s, agent_id=agent_id, agent=data,
             lineage=data["lineage"], crumbs=pictures.breadcrumbs(s, agent_id), children=data["children"],
             agent_tree=tree_outline.sidebar(s, s.id, agent_id),
             view=view, include_subagents=include_subagents, size=size,
@@ -212,7 +212,7 @@ def poll_agent(session_id):
         paged = flag_arg("paged")  # the page has pagers: their numbers follow (a poll without them counts nothing)
         total = queries.perspective_total(s, queries.subtree(s, agent_id) if include_subagents else [agent_id],
                                           filters) if paged else None
-        context = dict(session=session_row(s), agent_id=agent_id, include_subagents=include_subagents,
+        context = dict(session=session_row(s), source=s, agent_id=agent_id, include_subagents=include_subagents,
                        updates=updates, filters=filters, more=more, total=total,
                        agent=queries.agent_summary(s, s.agents[agent_id]),
                        children=[queries.agent_summary(s, s.agents[c]) for c in s.agents[agent_id].children],

@@ -92,7 +92,9 @@ def printed(value):
     """A value as a template prints it: log text masked; a list or mapping (a `role` that is not a
     string, say) printed as JSON, masked, never as Python's repr of it."""
     # Markup (a macro's output) is not a plain str: built from values that passed here
-    if type(value) is str or isinstance(value, (dict, list, tuple)):
+    if type(value) is str:  # shown_value's first case, without its two calls: a page prints thousands
+        return mask(value) if ACTIVE.get() else value
+    if isinstance(value, (dict, list, tuple)):
         return shown_value(value)
     return value
 

@@ -138,14 +138,17 @@ def highlight_stylesheet() -> str:
 # --- Markdown -----------------------------------------------------------------------------------
 
 # What makes text worth rendering as Markdown: without any of these it reads the same as plain text.
-_MARKDOWN_HINT = re.compile(
-    r"(?m)^ {0,3}(?:#{1,6}\s|[-*+]\s|\d{1,3}[.)]\s|>|```|~~~|\|.*\|)"  # headings, lists, quotes, fences, tables
-    r"|\*\*\S|__\S|(?<![\w*])\*\S[^*\n]*\*|`[^`\n]+`|\[[^\]\n]+\]\([^)\s]+\)"  # emphasis, code, links
-)
+# Headings, lists, quotes, fences, tables: at a line's start.
+_MARKDOWN_LINE = re.compile(r"(?m)^ {0,3}(?:#{1,6}\s|[-*+]\s|\d{1,3}[.)]\s|>|```|~~~|\|.*\|)")
+# Emphasis, code, links: `**x`, `__x`, `*x*` (after no letter, digit or *), `code`, [text](url). Each branch
+# starts with the character it needs, taken first by one class (what it was is checked behind), so the regex
+# engine skips to the next *, _, ` or [ instead of trying every branch at every position: 8x faster on prose.
+_MARKDOWN_INLINE = re.compile(r"[*_`\[](?:(?<=\*)\*\S|(?<=_)_\S|(?<=\*)(?<![\w*]\*)\S[^*\n]*\*|(?<=`)[^`\n]+`"
+                              r"|(?<=\[)[^\]\n]+\]\([^)\s]+\))")
 
 
 def looks_like_markdown(text: str) -> bool:
-    return bool(_MARKDOWN_HINT.search(text))
+    return bool(_MARKDOWN_LINE.search(text) or _MARKDOWN_INLINE.search(text))
 
 
 def _fence(code: str, language: str, _attrs) -> str:

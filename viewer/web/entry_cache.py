@@ -1,0 +1,126 @@
+"""Transcript entries rendered once, shared between requests: 25 pollers of a live agent page, and a page
+read again, print each entry from here instead of running the entry macro (_entry.html) again.
+
+An entry's HTML is kept under everything it is made of, so a kept one is exactly what rendering it again
+would print:
+- the item itself (queries._entry, with `rewound`): its event, delivery, calls, results, spawned agents,
+  listeners and names, as marshal bytes (C speed, exact: 1, 1.0 and True differ, as their printing does;
+  an item holding anything else is rendered, never kept);
+- the session it was read from (its serial: unique in the process, and its epoch: a file truncated or
+  replaced starts a new one) and the id its links print; the live session the agents' colours are looked
+  up in (colours.agent_colour reads the library's, also for a page frozen as of event N);
+- the entry macro that printed it (a template reloaded after an edit makes another);
+- how the page prints it: sub-agents shown (and then the entry's indent below the page's agent), out of
+  band, masking on or off, ?at=N (every link keeps it), the app's root path (links start with it).
+Nothing is ever invalidated in place: what changes makes a new key, and the old one ages out (LRU, bounded
+by the bytes of keys and HTML kept).
+"""
+
+from __future__ import annotations
+
+import marshal
+import threading
+from collections import OrderedDict
+
+from flask import request
+from markupsafe import Markup
+
+from ..redact import ACTIVE
+from . import asof, colours
+from .state import library
+
+BUDGET = 64 * 1024 * 1024  # bytes of keys and HTML kept (app.config["ENTRY_CACHE_BYTES"]; 0: no cache)
+
+
+class EntryCache:
+    """An LRU of rendered entries, bounded by bytes; safe to share between request threads."""
+
+    def __init__(self, budget: int = BUDGET):
+        self.budget = budget
+        self.size = 0
+        self.hits = self.misses = 0
+        self._kept: OrderedDict[tuple, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> str | None:
+        with self._lock:
+            html = self._kept.get(key)
+            if html is not None:
+                self._kept.move_to_end(key)
+                self.hits += 1
+            else:
+                self.misses += 1
+            return html
+
+    def put(self, key: tuple, html: str) -> None:
+        cost = _cost(key, html)
+        if cost > self.budget // 16:  # one huge entry would push out hundreds of others
+            return
+        with self._lock:
+            if key in self._kept:
+                return
+            self._kept[key] = html
+            self.size += cost
+            while self.size > self.budget:
+                old_key, old_html = self._kept.popitem(last=False)
+                self.size -= _cost(old_key, old_html)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._kept.clear()
+            self.size = 0
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+
+def _cost(key: tuple, html: str) -> int:
+    return len(key[-1]) + len(html) + 200  # the item's bytes, the HTML, and the tuple's own objects
+
+
+def page_key(session: dict, s, show_agent: bool, oob: bool, top: str | None) -> tuple:
+    """What every entry of one page shares in its key (see the module's docstring)."""
+    live = library().get(session["id"])
+    return (session["id"], s.serial, s.epoch, None if live is None else (live.serial, live.epoch),
+            bool(show_agent), bool(oob), top, ACTIVE.get(), asof.requested(), request.script_root)
+
+
+def render(cache: EntryCache | None, macro, session: dict, s, items, show_agent: bool = False,
+           oob: bool = False, top: str | None = None) -> Markup:
+    """`{% for item in items %}{{ entry(session, item, show_agent, oob=oob, top=top) }}{% endfor %}`, each
+    entry taken from the cache when it holds it."""
+    if cache is None or cache.budget <= 0:
+        return Markup("".join(macro(session, item, show_agent, oob=oob, top=top) for item in items))
+    # The macro itself too: templates reloaded after an edit (Flask's TEMPLATES_AUTO_RELOAD) make a new one.
+    shared = (macro, page_key(session, s, show_agent, oob, top))
+    out = []
+    for item in items:
+        try:
+            made_of = marshal.dumps(item)
+        except ValueError:  # holds a value marshal cannot write: no exact key, so never kept
+            out.append(macro(session, item, show_agent, oob=oob, top=top))
+            continue
+        indent = colours.indent_class(session["id"], item["agent_id"], top) if show_agent else None
+        key = (shared, indent, made_of)
+        html = cache.get(key)
+        if html is None:
+            html = macro(session, item, show_agent, oob=oob, top=top)
+            # Pages render outside the session's lock: kept only if the item did not change meanwhile (an
+            # ingest filling in a field of an event), so a key never holds HTML of another state of its item.
+            if marshal.dumps(item) == made_of:
+                cache.put(key, html)
+        out.append(html)
+    return Markup("".join(out))
+
+
+def install(app) -> None:
+    """The `entries` global of the app's templates, with one cache for the app."""
+    budget = app.config.setdefault("ENTRY_CACHE_BYTES", BUDGET)
+    cache = app.extensions["agentview_entries"] = EntryCache(budget)
+
+    def entries(session, s, items, show_agent=False, oob=False, top=None):
+        macro = app.jinja_env.get_template("_entry.html").module.entry
+        return render(cache if app.config["ENTRY_CACHE_BYTES"] > 0 else None, macro, session, s, items,
+                      show_agent, oob, top)
+
+    app.jinja_env.globals["entries"] = entries
