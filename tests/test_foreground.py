@@ -59,3 +59,21 @@ def test_give_way_is_bounded_while_requests_never_end():
         assert time.monotonic() - began < 5.0
         assert foreground.busy()
     assert not foreground.busy()
+
+
+def test_steady_requests_leave_the_work_a_third_of_the_time():
+    """Fifty live pages polling keep a request always under way: the work still runs, waiting at most twice as
+    long as it worked."""
+    with foreground.serving():
+        time.sleep(0.05)  # worked a while: its credit is full
+        foreground.give_way()
+        worked = waited = 0.0
+        for _ in range(50):
+            began = time.monotonic()
+            while time.monotonic() - began < 0.002:  # a step of work
+                pass
+            worked += time.monotonic() - began
+            began = time.monotonic()
+            foreground.give_way()
+            waited += time.monotonic() - began
+    assert 0 < waited <= foreground.WAIT_PER_WORK * worked * 1.5 + 0.01
