@@ -196,13 +196,13 @@ class WordWorker:
         self._connection.close()
         self._process = self._connection = None
 
-    # --- inside ---------------------------------------------------------------------------------
-
     def wants(self, s) -> bool:
         """Whether the session's next events are for the worker: it is far behind, or runs are out for it."""
         search = s.search
         return not self._broken and (s.count - search.indexed >= self.min_behind
                                      or self._next.get(search, 0) > search.indexed)
+
+    # --- inside ---------------------------------------------------------------------------------
 
     def _hand_out(self, s, search) -> None:
         """Hand out the next runs of the session's events, up to IN_FLIGHT ahead of the index."""
@@ -282,10 +282,8 @@ class WordWorker:
 
     def _fail(self, why: str) -> None:
         log.warning("search worker stopped (%s): indexing in-process", why)
-        self._broken = True
-        for run in self._runs.values():
-            if not run.done:
-                run.done = True  # in-process
+        self._broken = True  # everything in-process from now on
+        self._runs.clear()
         if self._process is not None:
             self._process.kill()
             self._process.wait(timeout=2)
