@@ -61,9 +61,9 @@ def test_give_way_is_bounded_while_requests_never_end():
     assert not foreground.busy()
 
 
-def test_steady_requests_leave_the_work_a_third_of_the_time():
-    """Fifty live pages polling keep a request always under way: the work still runs, waiting at most twice as
-    long as it worked."""
+def test_steady_requests_leave_the_work_half_of_the_time():
+    """Fifty live pages polling keep a request always under way: the work still runs, waiting at most as long
+    as it worked."""
     with foreground.serving():
         time.sleep(0.05)  # worked a while: its credit is full
         foreground.give_way()

@@ -4,10 +4,10 @@ One interpreter serves the pages and reads and indexes the files. A request comp
 thread for the GIL gets about half of it, and waits out each of its long C calls (a split, a join, a
 set of a slice's tokens): a page took several times its own cost while a big file was read. So the web
 layer counts the requests under way (`serving`), and the ingest thread, between two short steps of its
-work, waits while any is (`give_way`). It waits at most twice as long as it worked since it last gave
-way (and at most GIVE_WAY_AT_MOST at once): a request alone runs on its own, and a steady stream of
-requests (fifty live pages polling) leaves reading and indexing a third of the time, so live pages
-never fall behind their files. A request that needs work not done yet
+work, waits while any is (`give_way`). It waits at most as long as it worked since it last gave way
+(and at most GIVE_WAY_AT_MOST at once): a request alone runs on its own, and a steady stream of
+requests (fifty live pages polling) leaves reading and indexing half of the time, so live pages never
+fall behind their files. A request that needs work not done yet
 (a search while the index is built) never waits for it: it answers with what is ready (see search_index).
 """
 
@@ -18,7 +18,7 @@ import time
 from contextlib import contextmanager
 
 GIVE_WAY_AT_MOST = 0.040  # seconds waited at once: most pages are made within it
-WAIT_PER_WORK = 2.0  # seconds it may wait per second it worked
+WAIT_PER_WORK = 1.0  # seconds it may wait per second it worked
 
 _lock = threading.Lock()
 _serving = 0  # requests under way, in every thread
@@ -64,7 +64,7 @@ class _Credit:
 
 def give_way(at_most: float = GIVE_WAY_AT_MOST) -> None:
     """Called by background work between two steps: wait (without the GIL) while requests are under way, for
-    at most twice the time worked since the last call (the credit saved, up to `at_most`)."""
+    at most the time worked since the last call (the credit saved, up to `at_most`)."""
     now = time.monotonic()
     credit = _Credit.seconds = min(at_most, _Credit.seconds + WAIT_PER_WORK * (now - _Credit.since))
     if not _idle.is_set() and credit > 0:

@@ -436,7 +436,11 @@ class SessionIndex(AgentTree):
     def call_position_for_result(self, position: int) -> int | None:
         """The entry holding the tool call a tool result answers: same agent, same id, latest before it."""
         event = self.events[position]
-        calls = self.call_positions.get((event["agent_id"], event.get("tool_call_id")))
+        return self.call_position_of(event["agent_id"], event.get("tool_call_id"), position)
+
+    def call_position_of(self, agent_id: str, call_id, position: int) -> int | None:
+        """The entry holding the agent's latest call of that id before `position`."""
+        calls = self.call_positions.get((agent_id, call_id))
         if not calls:
             return None
         i = bisect_right(calls, position)

@@ -103,20 +103,40 @@ def _call_parts(call: dict) -> tuple[str, str]:
 
 def tool_names(s, position: int) -> set[str]:
     """Tools an entry calls, or the tool whose result it is (its `name`, else its call's)."""
-    return _tool_names(s, position, s.events[position])
-
-
-def _tool_names(s, position: int, event: Event) -> set[str]:
-    names = {model.call_tool_key(c) for c in model.tool_calls_of(event)}
+    event = s.events[position]
+    names = set(own_tool_names(event))
     if model.is_tool_result(event):
-        if isinstance(event.get("name"), str):
-            names.add(model.tool_key(event["name"]))
-        call_position = s.call_position_for_result(position)
-        if call_position is not None:
-            call_id = event.get("tool_call_id")
-            names.update(model.call_tool_key(c) for c in model.tool_calls_of(s.events[call_position])
-                         if c.get("id") == call_id)
+        names.update(called_tool_names(s, position, event["agent_id"], event.get("tool_call_id")))
     return names
+
+
+def own_tool_names(event: Event) -> tuple[str, ...]:
+    """The tools an entry calls, and the `name` a tool result gives itself: what the entry alone says."""
+    names = {model.call_tool_key(c) for c in model.tool_calls_of(event)}
+    if model.is_tool_result(event) and isinstance(event.get("name"), str):
+        names.add(model.tool_key(event["name"]))
+    return tuple(names)
+
+
+def called_tool_names(s, position: int, agent_id: str, call_id) -> set[str]:
+    """The tools of the call a tool result at `position` answers (its agent's latest call of that id before it)."""
+    call_position = s.call_position_of(agent_id, call_id, position)
+    if call_position is None:
+        return set()
+    return {model.call_tool_key(c) for c in model.tool_calls_of(s.events[call_position]) if c.get("id") == call_id}
+
+
+def event_fields(event: Event) -> tuple:
+    """What indexing an event needs of it besides its words: (agent, type, role, perspective kind (None unless it
+    touches tools: then its class is decided by its agent, type and role), the tools it names itself, whether it
+    is a tool result, the call id it answers). Plain values: the search worker sends them."""
+    role = event.get("role")
+    role = role if type(role) is str else None
+    if not _touches_tools(event):
+        return event["agent_id"], event["event_type"], role, None, (), False, None
+    result = model.is_tool_result(event)
+    return (event["agent_id"], event["event_type"], role, model.perspective_kind(event), own_tool_names(event),
+            result, event.get("tool_call_id") if result else None)
 
 
 class Postings(dict):
@@ -192,44 +212,37 @@ class SearchIndex(Incremental):
 
     def _extend(self, s, start: int, stop: int) -> None:
         """Index the events start .. stop-1 (start is `indexed`)."""
-        self._index(s, start, stop, None)
+        events = s.events.walk(start, stop)  # read together, not cached
+        self._index(s, start, stop, list(map(event_fields, events)), events, None)
 
-    def take_words(self, s, start: int, stop: int, words: dict[str, array]) -> None:
-        """Index the events start .. stop-1 (start is `indexed`) whose word postings were built elsewhere (see
-        search_worker): `words` holds what posting `index_text` of each would add."""
-        self._index(s, start, stop, words)
+    def take_words(self, s, start: int, stop: int, fields: list[tuple], words: dict[str, array]) -> None:
+        """Index the events start .. stop-1 (start is `indexed`), read elsewhere (see search_worker): `fields`
+        holds `event_fields` of each, `words` what posting `index_text` of each adds."""
+        self._index(s, start, stop, fields, None, words)
 
-    def _index(self, s, start: int, stop: int, words: dict[str, array] | None) -> None:
-        """The hot loop of building the index.
+    def _index(self, s, start: int, stop: int, infos: list[tuple], events: list | None,
+               words: dict[str, array] | None) -> None:
+        """The hot loop of building the index: `infos` are the events' `event_fields`; their words are posted
+        from `events` or given (`words`).
 
         Python code runs once per event, not per token: the batch's texts are tokenized together
         (`token_lists`), each event's tokens deduplicated by a set, what its agent, type and role
         decide is looked up once made (`_fields`), and the postings are appended to by a map.
         """
         fields = self._fields
-        kind_of = model.perspective_kind
-        texts: list[str] = []
         classes: list = []  # the append of each event's class's positions
         field_keys: list[tuple[str, ...]] = []  # the agent and tool tokens of each event
         firsts: list[tuple[int, str]] = []  # events that are the first of their agent
         position = start
-        for event in s.events.walk(start, stop):  # read together, not cached
-            agent_id = event["agent_id"]
-            role = event.get("role")
-            role = role if type(role) is str else None
-            if words is None:
-                texts.append(index_text(event))
-            if _touches_tools(event):
-                kind = (agent_id, event["event_type"], role, kind_of(event))
-                names = _tool_names(s, position, event)
-            else:  # (agent, type, role) decides the perspective kind
-                kind = (agent_id, event["event_type"], role)
-                names = None
+        for agent_id, event_type, role, tool_kind, names, result, call_id in infos:
+            kind = (agent_id, event_type, role) if tool_kind is None else (agent_id, event_type, role, tool_kind)
             known = fields.get(kind)
             if known is None:
-                known = self._fields_of(s, kind, event)
+                known = self._fields_of(s, kind, events[position - start] if events is not None else s.events[position])
             append, agent_key, first = known
             classes.append(append)
+            if result:
+                names = set(names) | called_tool_names(s, position, agent_id, call_id)
             field_keys.append(agent_key + tuple(TOOL + name for name in names) if names else agent_key)
             if first == position:
                 firsts.append((position, agent_id))
@@ -237,7 +250,7 @@ class SearchIndex(Incremental):
         firsts = [(position, agent_id) for position, agent_id in firsts  # no agent_created named it yet: its first event does
                   if (s.agents[agent_id].created_position is None or s.agents[agent_id].created_position > position)]
         if words is None:
-            token_sets = token_lists(texts)
+            token_sets = token_lists(list(map(index_text, events)))
             for position, agent_id in firsts:
                 token_sets[position - start].extend(tokens(agent_id))
             post(self._postings, list(map(set, token_sets)), start)

@@ -6,9 +6,10 @@ and it ran in the server's own interpreter, after the file was read and beside e
 native session far behind (at least MIN_BEHIND events), the ingest thread hands runs of JOB_EVENTS
 events to a worker process instead: their lines' offsets in the file, which the worker opens itself
 (inside the folder, checked as every read is, and only if it is still the same file) and reads,
-parses and posts with the same rules (`search_index.index_text`, `search_index.post`). The ingest
-thread merges each run's postings as the next slice of the index, adding what needs the session
-(agents, roles, tools), under the session's lock as an in-process slice does.
+parses and posts with the same rules (`search_index.index_text`, `post`, `event_fields`). The ingest
+thread merges each run as the next slice of the index, adding only what needs the session (the class of
+each agent, type and role, the tools of the call a result answers, an agent's first event), under the
+session's lock as an in-process slice does: about 1-2 µs an event, not 20.
 
 Nothing depends on the worker: a run it cannot build (an event not kept as its line, a file
 changed, an error), or a worker that died, is indexed in-process, and a run built for a session
@@ -65,7 +66,7 @@ def _serve(connection) -> None:
                     for old in [k for k in opened if k[0] == path]:
                         os.close(opened.pop(old))
                     opened[(path, identity)] = fd
-                answer = (number, _postings(fd, start, array("q", offsets), array("I", lengths)), None)
+                answer = (number, _build(fd, start, array("q", offsets), array("I", lengths)), None)
             except Exception as error:  # the run is indexed in-process instead
                 answer = (number, None, f"{type(error).__name__}: {error}")
             connection.send(answer)
@@ -82,9 +83,9 @@ def _open(path: str, inside: str | None, identity: tuple[int, int]) -> int:
     return fd
 
 
-def _postings(fd: int, start: int, offsets: array, lengths: array) -> dict[str, array]:
-    """token -> positions of the run's events (ascending), as search_index posts them."""
-    texts = []
+def _build(fd: int, start: int, offsets: array, lengths: array) -> tuple[list[tuple], dict[str, array]]:
+    """The run's `event_fields`, and its words' postings (token -> positions, ascending), as search_index makes them."""
+    events = []
     p, count = 0, len(offsets)
     while p < count:  # runs of lines read together, as EventList.walk reads them
         first, end, last = offsets[p], offsets[p] + lengths[p], p + 1
@@ -99,11 +100,12 @@ def _postings(fd: int, start: int, offsets: array, lengths: array) -> dict[str, 
                 event = None
             if type(event) is not dict:  # the line changed since it was read: indexed as its placeholder is shown
                 event = changed_on_disk(start + q, "not the JSON read before")
-            texts.append(search_index.index_text(event))
+            events.append(event)
         p = last
     postings = search_index.Postings()
-    search_index.post(postings, list(map(set, search_index.token_lists(texts))), start)
-    return dict(postings)
+    search_index.post(postings, list(map(set, search_index.token_lists(list(map(search_index.index_text, events))))),
+                      start)
+    return list(map(search_index.event_fields, events)), dict(postings)
 
 
 # --- in the server ------------------------------------------------------------------------------
@@ -117,13 +119,13 @@ def _read_answers(connection, answers: queue.SimpleQueue) -> None:
 
 
 class _Run:
-    __slots__ = ("number", "session", "search", "start", "stop", "postings", "done")
+    __slots__ = ("number", "session", "search", "start", "stop", "built", "done")
 
     def __init__(self, number: int, s, start: int, stop: int) -> None:
         self.number, self.session, self.search = number, weakref.ref(s), s.search
         self.start, self.stop = start, stop
-        self.postings: dict[str, array] | None = None
-        self.done = False  # answered (postings None: build it in-process)
+        self.built: tuple[list[tuple], dict[str, array]] | None = None  # the events' fields and words
+        self.done = False  # answered (built None: build it in-process)
 
     def stale(self) -> bool:
         """For an index that is gone (the session forgotten or read again) or already past it."""
@@ -143,7 +145,7 @@ class WordWorker:
         self._runs: dict[int, _Run] = {}  # run number -> run, answered or not
         self._next = weakref.WeakKeyDictionary()  # search index -> the first of its events not handed out
         self._numbers = 0
-        self._answers: queue.SimpleQueue = queue.SimpleQueue()  # (run number, postings, error); None: the pipe closed
+        self._answers: queue.SimpleQueue = queue.SimpleQueue()  # (run number, what it built, error); None: the pipe closed
         self.merged = self.left = 0  # runs the worker built, and runs it left to the server (for tests, benchmarks)
 
     def step(self, s) -> bool | None:
@@ -161,14 +163,14 @@ class WordWorker:
         if not run.done:
             return None
         del self._runs[run.number]
-        if run.postings is None:  # this run in-process, a slice at a time (the next ones may come from the worker)
+        if run.built is None:  # this run in-process, a slice at a time (the next ones may come from the worker)
             self.left += 1
             while search.indexed < run.stop:
                 search.catch_up(min(search.BATCH, run.stop - search.indexed))
             return True
         with s.lock:
             if s.search is search and search.indexed == run.start and s.count >= run.stop:
-                search.take_words(s, run.start, run.stop, run.postings)
+                search.take_words(s, run.start, run.stop, *run.built)
                 self.merged += 1
         return True
 
@@ -273,12 +275,12 @@ class WordWorker:
             if self._process is not None:
                 self._fail("the worker's pipe closed")
             return
-        number, postings, error = answer
+        number, built, error = answer
         run = self._runs.get(number)
         if error is not None:
             log.info("search worker: run %s left to the server: %s", number, error)
         if run is not None:
-            run.postings, run.done = postings, True
+            run.built, run.done = built, True
 
     def _fail(self, why: str) -> None:
         log.warning("search worker stopped (%s): indexing in-process", why)
