@@ -37,6 +37,41 @@ def changed_on_disk(position: int, detail: str) -> dict:
             "content": f"this line changed on disk after it was read ({detail}); the session is being read again"}
 
 
+def parse_lines(read, offsets: array, lengths: array, first_position: int) -> list[dict]:
+    """The events of the lines at `offsets` (ascending, `lengths` bytes each), the first at `first_position`.
+
+    Lines that follow one another are read together by `read(offset, length)`, at most WALK_READ bytes at once:
+    a walk pays one system call per run of lines, not one per event. A line no longer as it was read is its
+    `changed_on_disk` placeholder. The one way a kept line becomes an event again: EventList and the search
+    worker (another process, reading the same file) both read through it."""
+    events: list[dict] = []
+    p, count = 0, len(offsets)
+    while p < count:
+        first, end, last = offsets[p], offsets[p] + lengths[p], p + 1
+        while last < count and offsets[last] >= end and offsets[last] + lengths[last] - first <= WALK_READ:
+            end, last = offsets[last] + lengths[last], last + 1
+        try:
+            data = memoryview(read(first, end - first))
+        except OSError as exc:
+            events += [changed_on_disk(first_position + q, str(exc)) for q in range(p, last)]
+        else:
+            for q in range(p, last):
+                at = offsets[q] - first
+                events.append(_parsed(data[at:at + lengths[q]], lengths[q], first_position + q))
+        p = last
+    return events
+
+
+def _parsed(line, length: int, position: int) -> dict:
+    if len(line) != length:
+        return changed_on_disk(position, "the file is shorter")
+    try:
+        event = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return changed_on_disk(position, "not the JSON read before")
+    return event if type(event) is dict else changed_on_disk(position, "not the object read before")
+
+
 class EventList:
     __slots__ = ("_cache", "_cached_bytes", "_items", "_lengths", "_offsets", "_source")
 
@@ -145,26 +180,16 @@ class EventList:
         if type(item) is dict:
             return item
         if item is None:
-            offset, length = self._offsets[position], self._lengths[position]
-            try:
-                item = self._source.read(offset, length)
-            except OSError as exc:
-                return changed_on_disk(position, str(exc))
-            if len(item) != length:
-                return changed_on_disk(position, "the file is shorter")
+            return parse_lines(self._source.read, self._offsets[position:position + 1],
+                               self._lengths[position:position + 1], position)[0]
         if type(item) is bytes:
-            try:
-                event = orjson.loads(item)
-            except orjson.JSONDecodeError:
-                return changed_on_disk(position, "not the JSON read before")
-            return event if type(event) is dict else changed_on_disk(position, "not the object read before")
+            return _parsed(item, len(item), position)
         return item.load()
 
     def walk(self, start: int, stop: int) -> list[dict]:
         """The events start .. stop-1, as `load` reads them (not cached): for walks over many (the search index,
-        the facets). Lines that follow one another in the file are read together, in one read of at most
-        WALK_READ bytes: a walk pays one system call per run of lines, not one per event."""
-        items, offsets, lengths = self._items, self._offsets, self._lengths
+        the facets), reading runs of lines together (parse_lines)."""
+        items = self._items
         events: list[dict] = []
         position = start
         while position < stop:
@@ -172,27 +197,10 @@ class EventList:
                 events.append(self.load(position))
                 position += 1
                 continue
-            first, end = offsets[position], offsets[position] + lengths[position]
             last = position + 1
-            while (last < stop and items[last] is None and offsets[last] >= end
-                   and offsets[last] + lengths[last] - first <= WALK_READ):
-                end = offsets[last] + lengths[last]
+            while last < stop and items[last] is None:
                 last += 1
-            try:
-                data = self._source.read(first, end - first) if last - position > 1 else None
-            except OSError:
-                data = None
-            if data is None or len(data) != end - first:  # one line, or the file changed: read each as `load` does
-                events.extend(map(self.load, range(position, last)))
-            else:
-                view = memoryview(data)
-                for p in range(position, last):
-                    at = offsets[p] - first
-                    try:
-                        event = orjson.loads(view[at:at + lengths[p]])
-                    except orjson.JSONDecodeError:
-                        event = changed_on_disk(p, "not the JSON read before")
-                    events.append(event if type(event) is dict else changed_on_disk(p, "not the object read before"))
+            events += parse_lines(self._source.read, self._offsets[position:last], self._lengths[position:last], position)
             position = last
         return events
 

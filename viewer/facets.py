@@ -49,7 +49,7 @@ class Facets(Incremental):
     def _add(self, s, position: int, event: dict) -> None:
         agent_id, kind = event["agent_id"], event["event_type"]
         if kind == model.TRANSCRIPT_ENTRY:
-            if "tool_calls" in event or "tool_call_id" in event or event.get("role") == "tool":  # else none to find
+            if search_index.touches_tools(event):
                 self._tools_of(s, position, agent_id)
             if model.is_delivery(event):
                 self._delivery(s, position, event)

@@ -72,7 +72,8 @@ def searchable_text(event: Event) -> str:
     return "\n".join(parts)
 
 
-def _touches_tools(event: Event) -> bool:
+def touches_tools(event: Event) -> bool:
+    """Whether an event calls tools or is a tool's result (else it has no tool to find)."""
     return "tool_calls" in event or "tool_call_id" in event or event.get("role") == "tool"
 
 
@@ -80,7 +81,7 @@ def index_text(event: Event) -> str:
     """The text whose words the index posts for an event: its searchable text, which for most is its content."""
     content = event.get("content")
     if (type(content) is str and "name" not in event and event["event_type"] != model.AGENT_CREATED
-            and not _touches_tools(event)):
+            and not touches_tools(event)):
         return content
     return searchable_text(event)
 
@@ -132,7 +133,7 @@ def event_fields(event: Event) -> tuple:
     is a tool result, the call id it answers). Plain values: the search worker sends them."""
     role = event.get("role")
     role = role if type(role) is str else None
-    if not _touches_tools(event):
+    if not touches_tools(event):
         return event["agent_id"], event["event_type"], role, None, (), False, None
     result = model.is_tool_result(event)
     return (event["agent_id"], event["event_type"], role, model.perspective_kind(event), own_tool_names(event),

@@ -29,10 +29,8 @@ import weakref
 from array import array
 from multiprocessing.connection import Connection
 
-import orjson
-
 from . import search_index
-from .eventlist import changed_on_disk
+from .eventlist import parse_lines
 from .safe_open import open_regular
 
 log = logging.getLogger(__name__)
@@ -40,7 +38,6 @@ log = logging.getLogger(__name__)
 MIN_BEHIND = 16384  # events: a session less far behind is indexed in-process (a run there costs ~10 ms)
 JOB_EVENTS = 512  # events per run: merging one holds the session's lock a few milliseconds
 IN_FLIGHT = 64  # runs handed out ahead per session (32k events): the worker never waits for the ingest thread
-READ_AT_ONCE = 256 * 1024  # bytes of lines the worker reads in one system call
 
 
 # --- in the worker process --------------------------------------------------------------------
@@ -85,23 +82,7 @@ def _open(path: str, inside: str | None, identity: tuple[int, int]) -> int:
 
 def _build(fd: int, start: int, offsets: array, lengths: array) -> tuple[list[tuple], dict[str, array]]:
     """The run's `event_fields`, and its words' postings (token -> positions, ascending), as search_index makes them."""
-    events = []
-    p, count = 0, len(offsets)
-    while p < count:  # runs of lines read together, as EventList.walk reads them
-        first, end, last = offsets[p], offsets[p] + lengths[p], p + 1
-        while last < count and offsets[last] >= end and offsets[last] + lengths[last] - first <= READ_AT_ONCE:
-            end, last = offsets[last] + lengths[last], last + 1
-        data = memoryview(os.pread(fd, end - first, first))
-        for q in range(p, last):
-            at = offsets[q] - first
-            try:
-                event = orjson.loads(data[at:at + lengths[q]]) if at + lengths[q] <= len(data) else None
-            except orjson.JSONDecodeError:
-                event = None
-            if type(event) is not dict:  # the line changed since it was read: indexed as its placeholder is shown
-                event = changed_on_disk(start + q, "not the JSON read before")
-            events.append(event)
-        p = last
+    events = parse_lines(lambda offset, length: os.pread(fd, length, offset), offsets, lengths, start)
     postings = search_index.Postings()
     search_index.post(postings, list(map(set, search_index.token_lists(list(map(search_index.index_text, events))))),
                       start)
