@@ -60,4 +60,4 @@ def save_step(library) -> bool:
 
 def step(library, words=None) -> bool:
     """One step of background work; False when there is none left."""
-    return index_step(library, words=words) or save_step(library)
+    return index_step(library, words=words) or library.settle_quiet() or save_step(library)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import time
 
 from . import formats, gcpause, project_notes
 from .folders import Folders, something_at
@@ -26,6 +27,11 @@ from .tailer import BATCH_BYTES, FileTailer
 from .whole_file import GzipReader
 
 log = logging.getLogger(__name__)
+
+# Seconds a multi-file session's files must have been left unwritten before its normalizer keeps only what its
+# pages read (Normalizer.settle): a session still being worked in keeps all of it (more lines are read as they
+# come), one left alone this long is read again from its start if it is resumed.
+SETTLE_AFTER = 600.0
 
 
 def _refused_path(error: OSError, default: str | None) -> str | None:
@@ -107,9 +113,12 @@ class Library(Folders):
             self.forget(path)
 
     def _sidecar_changed(self, path: str) -> None:
-        """A sub-agent's `.meta.json` written after its file: its session looks again (a flush, no new lines)."""
+        """A sub-agent's `.meta.json` written after its file: its session looks again (a flush, no new lines; a
+        settled session is read again from its start, as its normalizer would take it)."""
         session = self._by_path.get(formats.sidecar_owner(path) or "")
-        if session is not None and session.members:
+        if session is not None and session.members and session.normalizer.settled:
+            self._read_again(session)
+        elif session is not None and session.members:
             session.ingest_records([])
 
     def _refresh(self, path: str) -> None:
@@ -304,17 +313,15 @@ class Library(Folders):
         results = [read_some(self._tailers[p]) for p in paths]
         replaced: list[str] = []  # files replaced before or while they were read: the group is read again
         problems = [problem for r in results for problem in r.problems]
-        if not any(r.restarted for r in results):
+        resumed = session.normalizer is not None and session.normalizer.settled and any(r.lines for r in results)
+        if not resumed and not any(r.restarted for r in results):
             batches = [(session.members[p], lines_from(self._tailers[p], r, replaced, problems))
                        for p, r in zip(paths, results) if r.lines]
             if batches:
                 session.ingest_records(batches)
                 self._pass_notes(session)
-        if replaced or any(r.restarted for r in results):
-            session.restart()
-            for p in paths:
-                self._tailers[p] = reader_for(p, inside=self.inside)
-            self._read_group_files(session)  # fresh readers start at 0: they do not report a restart
+        if resumed or replaced or any(r.restarted for r in results):
+            self._read_again(session, files=True)
             return
         for r in results:
             if r.error:
@@ -326,6 +333,40 @@ class Library(Folders):
             if stamps:
                 session.updated_at = max(stamps)
             self._list_group(session) if not listed else self._changed()
+        self.settle(session)
+
+    def _read_again(self, session: SessionIndex, files: bool = False) -> None:
+        """Forget what was read of a multi-file session and read all its files from their start (`files`: already
+        inside a read of them, so without the check for a file it may not read: the caller's does it)."""
+        self._start_over(session)
+        (self._read_group_files if files else self._read_group)(session)  # fresh readers: no restart reported
+
+    def _start_over(self, session: SessionIndex) -> None:
+        session.restart()
+        for p in session.members:
+            self._tailers[p] = reader_for(p, inside=self.inside)
+
+    def settle(self, session: SessionIndex, now: float | None = None) -> bool:
+        """A session read to its end whose files were last written SETTLE_AFTER ago or more keeps only what its
+        pages read of its normalizer (Normalizer.settle): a folder of thousands of finished sessions holds their
+        indexes, not what reading them needed. Whether it settled now."""
+        normalizer = session.normalizer
+        if (normalizer is None or normalizer.settled or session.updated_at is None
+                or (time.time() if now is None else now) - session.updated_at < SETTLE_AFTER):
+            return False
+        settled = normalizer.settle()
+        if settled is None:
+            return False
+        with session.lock:
+            session.normalizer = settled
+        return True
+
+    def settle_quiet(self) -> bool:
+        """Settle one session that has been left alone long enough (see `settle`); False when none is due."""
+        now = time.time()
+        with self.lock:
+            groups = list(self._groups.values())
+        return any(self.settle(session, now) for session in groups)
 
     def _list_group(self, session: SessionIndex) -> None:
         self._continue_epoch(session)
@@ -405,9 +446,7 @@ class Library(Folders):
                 with session.lock:
                     session.members.pop(path, None)
                 if session.members:  # the others stay: read them again without it
-                    session.restart()
-                    for p in session.members:
-                        self._tailers[p] = reader_for(p, inside=self.inside)
+                    self._start_over(session)
                     self.version += 1
                     regroup = session
                 else:

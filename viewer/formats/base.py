@@ -136,6 +136,14 @@ class Normalizer:
     # message ids of the entries that began a new branch (a rewind), in the order they were read
     rewinds: list[str] = []
 
+    settled = False  # see `settle`: a settled normalizer reads no more records
+
+    def settle(self) -> Normalizer | None:
+        """A smaller normalizer for a session whose files are no longer written: it answers what pages and the
+        project's notes ask (title, rewinds, `take`) and reads no more records (the session is read again from its
+        start if more come). None: this one keeps what it has."""
+        return None
+
 
 # --- helpers the normalizers share ---
 

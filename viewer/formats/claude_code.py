@@ -19,6 +19,7 @@ from ..safe_open import open_regular_file
 from .base import NOT_READABLE, Normalizer, SpawnLinks, agent_created, as_dict, content_text, refusal
 from .claude_code_content import (ASSISTANT, RECORD, SPAN, SUMMARY, SYSTEM, TEXT, StoredEntry, add_blocks,
                                   record_summary, system_text, user_blocks, user_images, user_text)
+from .claude_code_settled import SettledClaude
 from .claude_code_branches import Branches
 from .claude_code_title import Titles
 
@@ -222,6 +223,11 @@ class ClaudeNormalizer(Normalizer):
 
     def rewound(self, event: Event) -> str | None:
         return self.branches.fork_of(event.get("raw"))
+
+    def settle(self) -> SettledClaude | None:
+        if self.pending or self.unmet or self._sources:  # a response or a sub-agent's link still to come
+            return None
+        return SettledClaude(self)
 
     def orphans(self) -> dict[str, str]:
         """Summaries whose leafUuid is not a line of this session: they may belong to another of the project."""

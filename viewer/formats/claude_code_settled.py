@@ -1,0 +1,77 @@
+"""A Claude Code session whose files are no longer written keeps only what its pages read of its normalizer.
+
+While a session is read, its normalizer follows every line: each line's uuid (three times: its agent, its place
+for rewinds, the title's summaries), each tool call's id and arguments, each response's key. That is about 440
+bytes an event, as much again as the index itself; a folder of 5,000 sessions holds a million events. A session
+whose files were last written a while ago (see Library.settle_quiet) swaps it for this: its title, the rewinds its
+pages fold, and the uuids a later file's summary may name, as 8-byte digests. More lines for it later (a session
+resumed) mean it is read again from its start, with a fresh normalizer (see Library).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from array import array
+from bisect import bisect_left
+
+from .base import Normalizer
+from .claude_code_branches import Branches
+from .claude_code_title import Titles
+
+
+def _digest(text: str) -> int:
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
+
+
+class DigestSet:
+    """A set of strings kept as sorted 64-bit digests (8 bytes each, not a string and a set slot: ~130): answers
+    `in` with a chance of 2^-64 to say yes wrongly, which a title can afford."""
+
+    __slots__ = ("_digests",)
+
+    def __init__(self, strings) -> None:
+        self._digests = array("Q", sorted({_digest(s) for s in strings}))
+
+    def __contains__(self, text: object) -> bool:
+        if not isinstance(text, str):
+            return False
+        digest, digests = _digest(text), self._digests
+        at = bisect_left(digests, digest)
+        return at < len(digests) and digests[at] == digest
+
+    def __len__(self) -> int:
+        return len(self._digests)
+
+
+class SettledClaude(Normalizer):
+    """What pages and the project's notes read of a settled session's normalizer; it reads no more records."""
+
+    settled = True
+
+    def __init__(self, normalizer) -> None:
+        super().__init__()
+        self.problems = list(normalizer.problems)
+        self.summary = normalizer.summary
+        titles = self.titles = Titles()
+        titles.title, titles.rank = normalizer.titles.title, normalizer.titles.rank
+        titles.summaries, titles.fresh = normalizer.titles.summaries, normalizer.titles.fresh
+        titles.uuids = DigestSet(normalizer.titles.uuids)
+        branches = self.branches = Branches()  # only what tells an entry left behind by a rewind
+        branches.abandoned, branches.rewinds = normalizer.branches.abandoned, normalizer.branches.rewinds
+        self.rewinds = branches.rewinds
+
+    @property
+    def title(self) -> str | None:
+        return self.titles.title
+
+    def feed(self, record, line, member, source=None):
+        raise RuntimeError("a settled session reads no records: it is read again from its start")
+
+    def rewound(self, event) -> str | None:
+        return self.branches.fork_of(event.get("raw"))
+
+    def orphans(self) -> dict[str, str]:
+        return self.titles.orphans()
+
+    def take(self, notes: dict[str, str]) -> bool:
+        return self.titles.take(notes)
