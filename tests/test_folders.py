@@ -191,3 +191,17 @@ def test_a_server_with_a_thousand_short_folders_starts_and_stays_live(tmp_path, 
         chains(tmp_path / "later", 1000, "d")
         write_events(tmp_path / "a.jsonl", [user("m2", "main", "after")], mode="a")
         server.wait_for_session("a", 2)
+
+
+@pytest.mark.parametrize("root", ["/tmp/x", "/", "/tmp/x/"])
+def test_a_path_below_the_folder_is_named_as_os_path_relpath_names_it(root):
+    """Folders.relpath takes a quick way for the usual path (a million calls on a big folder): the same answer."""
+    import os
+    from pathlib import Path
+
+    from viewer.folders import Folders
+
+    folders = Folders(root)
+    for path in ["/tmp/x", "/tmp/x/a.jsonl", "/tmp/x/a/b/c.jsonl", "/tmp/x/.hidden/a.jsonl", "/tmp/xy/a.jsonl",
+                 "/tmp/x/a/", "/tmp", "/tmp/x/\udcff.jsonl", "/tmp/x/a/../b.jsonl", "/tmp/x/a/./b.jsonl"]:
+        assert folders.relpath(path) == Path(os.path.relpath(path, folders.root)).as_posix(), (root, path)

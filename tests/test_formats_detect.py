@@ -37,9 +37,15 @@ def test_a_file_is_read_only_as_far_as_its_first_record(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("content, why", [
     (b"", "empty"), (b'{"open": "line without its newline', "empty"), (b"\x1f\x8b\x08\x00", "compressed"),
-    (b"nope\n" * 30, "none of the first lines is JSON"),
+    (b"nope\n" * 30, "none of the first lines is JSON"), (b"\n" * 100_000 + b"nope\n" * 30, "none of the first lines is JSON"),
 ])
 def test_a_file_without_a_first_record_says_why(tmp_path, content, why):
     path = tmp_path / "s.jsonl"
     path.write_bytes(content)
     assert base.first_record(str(path)) == (None, why)
+
+
+def test_blank_and_broken_lines_before_the_first_record_are_passed_over(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"\n" * 70_000 + b"not json\n" * 19 + b'{"first": 1}\n{"second": 2}\n')
+    assert base.first_record(str(path)) == ({"first": 1}, "")

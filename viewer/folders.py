@@ -42,6 +42,7 @@ class Folders:
 
     def __init__(self, root: str | os.PathLike, follow_symlinks: bool = False):
         self.root = os.path.abspath(root)
+        self._root_slash = os.path.join(self.root, "")
         self.real_root = os.path.realpath(root)
         self.follow_symlinks = follow_symlinks
         self.lock = threading.Lock()
@@ -106,6 +107,10 @@ class Folders:
     def relpath(self, path: str) -> str:
         """A path relative to DIR, '/'-separated, as on disk (a name that is not UTF-8 keeps its surrogates:
         ids escape its bytes; `shown` makes it printable)."""
+        if path == self.root:
+            return "."
+        if path.startswith(self._root_slash) and os.sep == "/" and "/." not in path:  # the usual case, 10x faster
+            return path[len(self._root_slash):].rstrip("/") or "."
         return Path(os.path.relpath(path, self.root)).as_posix()
 
     def _session_files(self, folder: str | None) -> Iterator[str]:
