@@ -4,7 +4,8 @@
 
 Starts `agentview serve FOLDER` twice (the second start with the cache the first left) and reports, for each,
 the seconds from the server's first answer until `/api/sessions` lists SESSIONS sessions, until all of them
-have events, and the server's peak RSS.
+have events, and the server's RSS then and its peak. The first server is left running until it is idle (its
+search indexes built and the cache written: `idle_s`), so that the second starts on a whole cache.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from live import Server, get_json  # noqa: E402
 from probes import report  # noqa: E402
 
 
-def one_start(folder: Path, sessions: int, timeout: float, env: dict) -> dict:
+def one_start(folder: Path, sessions: int, timeout: float, env: dict, wait_idle: bool = False) -> dict:
     server = Server(folder, env=env)
     connection = server.connection()
     marks: dict[str, float] = {}
@@ -45,9 +46,27 @@ def one_start(folder: Path, sessions: int, timeout: float, env: dict) -> dict:
                     marks["all_read_s"] = now - first
             marks["listed"] = len(rows)
             time.sleep(0.2)
-        return {**marks, **server.memory()}
+        read = server.memory()
+        if wait_idle:  # its background work done (search indexes, facets, the cache written) before it stops
+            marks["idle_s"] = _until_idle(server, deadline) - first
+        return {**marks, **read, "peak_rss_idle": server.memory()["peak_rss"]}
     finally:
         server.stop()
+
+
+def _until_idle(server, deadline: float, quiet: float = 3.0) -> float:
+    """When the server last worked before it used under 2% of a core for `quiet` seconds (or the deadline)."""
+    last = server.cpu_seconds()
+    still_since = time.perf_counter()
+    while time.perf_counter() < deadline:
+        time.sleep(0.5)
+        used = server.cpu_seconds()
+        if used - last > 0.01:
+            still_since = time.perf_counter()
+        last = used
+        if time.perf_counter() - still_since >= quiet:
+            break
+    return still_since
 
 
 def main() -> None:
@@ -61,7 +80,7 @@ def main() -> None:
     size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
     with tempfile.TemporaryDirectory(prefix="agentview-cache-") as cache:
         env = {**os.environ, "XDG_CACHE_HOME": cache}
-        result = {"bytes": size, "first": one_start(folder, args.sessions, args.timeout, env),
+        result = {"bytes": size, "first": one_start(folder, args.sessions, args.timeout, env, wait_idle=True),
                   "restart": one_start(folder, args.sessions, args.timeout, env)}
     report(result, args.json)
 

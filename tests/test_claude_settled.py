@@ -19,7 +19,7 @@ from events import scanned
 from test_formats_claude_rewinds import SID as REWOUND_SID, rewound_session, said, user, write as write_rewound
 from test_formats_claude_summaries import EARLIER, LATER, earlier, later, titles
 from test_formats_claude_unlinked import SESSION as LINKED, main_file, sub_file, subagents
-from viewer import library as library_module, queries
+from viewer import groups as groups_module, queries
 from viewer.library import Library
 from viewer.watcher import Watcher
 
@@ -28,7 +28,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from generate_claude import generate  # noqa: E402
 
 
-def age(folder, seconds: float = 2 * library_module.SETTLE_AFTER) -> None:
+def age(folder, seconds: float = 2 * groups_module.SETTLE_AFTER) -> None:
     """Every file below `folder` last written `seconds` ago."""
     when = time.time() - seconds
     for path in folder.rglob("*"):
@@ -79,7 +79,7 @@ def test_it_holds_far_less_memory(project):
     age(project)
 
     def held(settle_after: float) -> int:
-        library_module.SETTLE_AFTER = settle_after
+        groups_module.SETTLE_AFTER = settle_after
         gc.collect()
         tracemalloc.start()
         try:
@@ -88,7 +88,7 @@ def test_it_holds_far_less_memory(project):
             size = tracemalloc.get_traced_memory()[0]
         finally:
             tracemalloc.stop()
-            library_module.SETTLE_AFTER = 600.0
+            groups_module.SETTLE_AFTER = 600.0
         assert settled(library) == [settle_after < 1e9] * 4
         return size
 
@@ -156,7 +156,7 @@ def test_a_sidecar_rewritten_for_a_settled_session_moves_its_agent_as_a_whole_re
 def test_a_session_left_alone_settles_in_the_background_and_reads_on_when_resumed(tmp_path, monkeypatch):
     """A real watcher thread on a real folder, the rule set to 1 s: the session settles while nothing is written,
     and a line written later is read (the session read again from its start)."""
-    monkeypatch.setattr(library_module, "SETTLE_AFTER", 1.0)
+    monkeypatch.setattr(groups_module, "SETTLE_AFTER", 1.0)
     path = write_rewound(tmp_path, rewound_session())
     library = Library(tmp_path)
     watcher = Watcher(library).start()

@@ -38,3 +38,25 @@ def test_past_the_table_a_dict_keeps_its_keys(monkeypatch):
     monkeypatch.setattr(packed, "MAX_SHAPES", len(packed._SHAPES))
     value = {"a never seen key order": 1, "b": {"nested, also new": [1, 2]}}
     assert unpack(pack(value)) == value
+
+
+def test_bytes_packed_in_another_run_read_back_once_its_shapes_are_learnt():
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    code = ("import marshal, sys; from viewer.formats import packed; "
+            "data = packed.pack({'zeta only there': 1, 'usage': {'in there': 2}}); "
+            "sys.stdout.buffer.write(marshal.dumps((data, packed.shapes())))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, check=True).stdout
+    data, shapes = marshal.loads(out)
+    assert packed.learn(shapes)
+    assert unpack(data) == {"zeta only there": 1, "usage": {"in there": 2}}
+
+
+def test_a_shape_that_is_not_what_its_id_says_is_refused():
+    known = packed.shapes()
+    some_id = next(iter(known)) if known else packed._shape(("a",))
+    assert not packed.learn({some_id: ("not", "these", "keys")})
+    assert not packed.learn({12345: ("x",)}) or packed._shape_id(("x",)) == 12345

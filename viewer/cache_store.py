@@ -33,6 +33,9 @@ KEY_FILE = "key"
 DEFAULT_MAX_BYTES = 4 * 1024**3
 
 
+RECOUNT_EVERY = 500  # puts between two counts of the folder's bytes (each put adds its own meanwhile)
+
+
 class CacheStore:
     """Entries by key (any string: the file is named by its hash) in `folder`, at most about `max_bytes` in all."""
 
@@ -42,6 +45,8 @@ class CacheStore:
         self.max_bytes = max_bytes
         os.makedirs(folder, mode=0o700, exist_ok=True)
         self._key = self._secret()
+        self._total: int | None = None  # bytes of the entries, counted at the first put and kept up to date
+        self._puts = 0
 
     def _secret(self) -> bytes:
         path = os.path.join(self.folder, KEY_FILE)
@@ -122,6 +127,13 @@ class CacheStore:
     def put(self, key: str, sections: Iterator[object]) -> int:
         """Write the entry (replacing any) from its sections, atomically: a reader sees the old entry or the
         new one, never a part. Returns its size in bytes. Plain data only (marshal refuses other types)."""
+        self._puts += 1
+        if self._total is None or self._puts % RECOUNT_EVERY == 0:  # another server may share the folder
+            self._total = self.total_bytes()
+        try:
+            replaced = os.stat(self._path(key)).st_size
+        except OSError:
+            replaced = 0
         fd, temporary = tempfile.mkstemp(dir=self.folder, prefix=".writing-", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as f:
@@ -140,7 +152,9 @@ class CacheStore:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
             raise
-        self._evict()
+        self._total += size - replaced
+        if self._total > self.max_bytes:  # a walk over every entry only then: thousands of puts stay cheap
+            self._evict()
         return size
 
     def drop(self, key: str) -> None:
@@ -163,6 +177,7 @@ class CacheStore:
             with contextlib.suppress(OSError):
                 os.unlink(path)
                 total -= size
+        self._total = total
 
     def total_bytes(self) -> int:
         with os.scandir(self.folder) as found:

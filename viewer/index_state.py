@@ -7,6 +7,8 @@ identity (id, path, name) is not kept: a renamed file is the same content under 
 
 Only sessions whose every attribute is known here are kept (`cacheable`): a new attribute of SessionIndex
 that this module does not know makes its sessions uncacheable (a test says so) rather than silently lost.
+A session made by a normalizer (Claude Code: several files) is kept once its normalizer has settled (see
+Normalizer.settle): then what the normalizer holds and what its `keep` stored are plain data too.
 """
 
 from __future__ import annotations
@@ -16,11 +18,12 @@ from collections.abc import Iterator
 
 from . import formats
 from .eventlist import EventList
+from .formats import packed
 from .index import SessionIndex
 from .model import AgentNode
 from .problems import Problem
 
-LAYOUT = 1  # bump when the sections change: older entries then read as foreign (cache_store's version)
+LAYOUT = 2  # bump when the sections change: older entries then read as foreign (cache_store's version)
 CHUNK = 20_000  # items of a big dict per section: each encodes in a few milliseconds
 
 # The session's identity and its per-process objects: made anew, never kept.
@@ -38,12 +41,21 @@ _FACETS = {"indexed", "_session", "tools", "modified", "received", "deliveries",
 
 def cacheable(s: SessionIndex) -> bool:
     """Whether every part of this session can be kept: a native file read whole into its index (no normalizer,
-    no several files), with its search index and facets complete, and no attribute this module does not know."""
-    return (s.format is formats.NATIVE and s.normalizer is None and not s.members
-            and set(s.__dict__) <= _KNOWN and set(s.search.__dict__) <= _SEARCH
+    no several files), or a session of several files whose normalizer settled, with its search index and facets
+    complete, and no attribute this module does not know."""
+    if s.members:
+        stored = s.format.normalizer.stored_type if s.format.reads_records else None
+        kept_items = {dict, stored}
+        if stored is None or s.normalizer is None or not s.normalizer.settled:
+            return False
+    else:
+        kept_items = _KEPT_ITEMS
+        if s.format is not formats.NATIVE or s.normalizer is not None:
+            return False
+    return (set(s.__dict__) <= _KNOWN and set(s.search.__dict__) <= _SEARCH
             and set(s.facets.__dict__) <= _FACETS
             and s.search.indexed == s.count and s.facets.indexed == s.count
-            and set(map(type, s.events._items)) <= _KEPT_ITEMS)
+            and set(map(type, s.events._items)) <= kept_items)
 
 
 def _arr(a: array) -> tuple[str, bytes]:
@@ -84,6 +96,9 @@ def _chunks(name: str, mapping: dict, encode=None) -> Iterator[tuple]:
 def sections(s: SessionIndex) -> Iterator[tuple]:
     """The session's state as (name, plain value) sections. Callers hold the session's lock throughout."""
     yield "head", {"layout": LAYOUT, "count": s.count, "format": s.format.name}
+    if s.normalizer is not None:  # settled (see cacheable): what it holds, and the shapes its entries are packed in
+        yield "normalizer", s.normalizer.state()
+        yield "shapes", packed.shapes()
     for name in _PLAIN:
         value = getattr(s, name)
         if isinstance(value, dict) and len(value) > CHUNK:
@@ -97,7 +112,9 @@ def sections(s: SessionIndex) -> Iterator[tuple]:
     yield "_dangling", {k: [_problem(p) for p in v] for k, v in s._dangling.items()}
     yield from _chunks("agents", s.agents, _agent)
     events = s.events
-    yield "events", (events._items, _arr(events._offsets), _arr(events._lengths))
+    items = events._items if s.normalizer is None else [  # a stored entry as its plain tuple (a dict stays)
+        item if type(item) is dict else item.state() for item in events._items]
+    yield "events", (items, _arr(events._offsets), _arr(events._lengths))
     search = s.search
     yield "search", {"indexed": search.indexed, "classes": {k: _arr(v) for k, v in search._class_of.items()}}
     yield from _chunks("postings", search._postings, _arr)
@@ -110,18 +127,27 @@ def sections(s: SessionIndex) -> Iterator[tuple]:
     yield "end", s.count
 
 
-def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str) -> SessionIndex | None:
-    """The session the sections describe, under its identity now; None when they are not a whole session of
-    this layout. A cache_store.CorruptEntry from `kept` propagates: the caller reads the file instead."""
-    s = SessionIndex(session_id, path, relpath, formats.NATIVE, "")
+def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
+            fmt: formats.Format = formats.NATIVE) -> SessionIndex | None:
+    """The session the sections describe, under its identity now, of format `fmt`; None when they are not a whole
+    session of this layout and format. A cache_store.CorruptEntry from `kept` propagates: the caller reads the
+    file instead."""
+    s = SessionIndex(session_id, path, relpath, fmt, "")
     head = None
     for name, value in kept:
         if name == "head":
             head = value
-            if value.get("layout") != LAYOUT or value.get("format") != formats.NATIVE.name:
+            if value.get("layout") != LAYOUT or value.get("format") != fmt.name:
                 return None
         elif head is None:
             return None
+        elif name == "normalizer":
+            s.normalizer = fmt.normalizer.settled_from(value) if fmt.reads_records else None
+            if s.normalizer is None:
+                return None
+        elif name == "shapes":
+            if not packed.learn(value):
+                return None
         elif name in _PLAIN:
             if isinstance(getattr(s, name), dict):  # a big map comes in chunks: each adds to it
                 getattr(s, name).update(value)
@@ -139,6 +165,9 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str) -> 
             s.agents.update((agent_id, _unagent(t)) for agent_id, t in value.items())
         elif name == "events":
             items, offsets, lengths = value
+            if s.normalizer is not None:
+                stored = fmt.normalizer.stored_type
+                items = [item if type(item) is dict else stored.from_state(item) for item in items]
             events = s.events = EventList()
             events._items, events._offsets, events._lengths = items, _unarr(offsets), _unarr(lengths)
         elif name == "search":
@@ -150,7 +179,8 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str) -> 
         elif name == "facets":
             _restore_facets(s.facets, value)
         elif name == "end":
-            return s if value == s.count == head["count"] else None
+            whole = value == s.count == head["count"] and (s.normalizer is None) == (not fmt.reads_records)
+            return s if whole else None
         else:
             return None
     return None  # no end: not a whole entry

@@ -10,37 +10,26 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import time
 
-from . import formats, gcpause, project_notes
+from . import formats, gcpause
 from .folders import Folders, something_at
+from .groups import Groups
 from .formats import detect
 from .formats.base import refusal
-from .formats.detect import GZIP_SUFFIX, SESSION_SUFFIX
+from .formats.detect import GZIP_SUFFIX
 from .index import SessionIndex
 from .problems import Problem
-from .reading import lines_from, not_read_yet, read_so_far, read_some, reader_for
-from .safe_open import open_regular
+from .reading import not_read_yet, read_so_far, reader_for
+from .safe_open import open_regular, refused_path
 from .session_cache import SessionCache
-from .session_ids import GROUP_MARK, group_id_for, session_id_for, session_name, shown
+from .session_ids import session_id_for, session_name, shown
 from .tailer import BATCH_BYTES, FileTailer
 from .whole_file import GzipReader
 
 log = logging.getLogger(__name__)
 
-# Seconds a multi-file session's files must have been left unwritten before its normalizer keeps only what its
-# pages read (Normalizer.settle): a session still being worked in keeps all of it (more lines are read as they
-# come), one left alone this long is read again from its start if it is resumed.
-SETTLE_AFTER = 600.0
 
-
-def _refused_path(error: OSError, default: str | None) -> str | None:
-    """The path of the file a refusal (RefusedFile, PermissionError) is about."""
-    path = getattr(error, "path", None) or error.filename
-    return os.path.abspath(os.fsdecode(path)) if isinstance(path, (str, bytes)) else default
-
-
-class Library(Folders):
+class Library(Groups, Folders):
     """Every session below a folder, keyed by its stable id.
 
     Only regular files inside the folder are read, checked on the descriptor opened (safe_open): a
@@ -108,18 +97,9 @@ class Library(Folders):
         try:
             self._refresh(path)
         except formats.NOT_READABLE as error:
-            self._refuse(_refused_path(error, path), error)
+            self._refuse(refused_path(error, path), error)
         except FileNotFoundError:  # gone while it was looked at
             self.forget(path)
-
-    def _sidecar_changed(self, path: str) -> None:
-        """A sub-agent's `.meta.json` written after its file: its session looks again (a flush, no new lines; a
-        settled session is read again from its start, as its normalizer would take it)."""
-        session = self._by_path.get(formats.sidecar_owner(path) or "")
-        if session is not None and session.members and session.normalizer.settled:
-            self._read_again(session)
-        elif session is not None and session.members:
-            session.ingest_records([])
 
     def _refresh(self, path: str) -> None:
         session = self._by_path.get(path)
@@ -235,50 +215,6 @@ class Library(Folders):
         session.file_problem(detail, kind)
         self._list(path, session)
 
-    def _join_group(self, path: str, fmt: formats.Format, member: dict) -> None:
-        """One file of a multi-file session (Claude Code: main file, sub-agent files)."""
-        key = (member["folder"], member["session"])
-        session = self._groups.get(key)
-        if session is None:
-            main = os.path.join(member["folder"], member["session"] + SESSION_SUFFIX)
-            with self.lock:
-                session_id = self._group_id(key)
-            session = SessionIndex(session_id, main, self.relpath(main), fmt, name=shown(member["session"]))
-            project = self.relpath(member["folder"])  # `serve` one project folder: name it, not "."
-            session.project = shown(os.path.basename(member["folder"]) if project == "." else project)
-            self._groups[key] = session
-            if self._deferred is not None:  # read once the scan has found every file: listed now, as being read
-                self._list_group(session)
-        member = {**member, "rel": shown(self.relpath(path)), "path": path, "inside": self.inside}
-        with session.lock:
-            session.members[path] = member
-        self._by_path[path] = session
-        self._tailers[path] = reader_for(path, inside=self.inside)
-        if self._deferred is not None:
-            self._deferred.add(key)
-        else:
-            self._read_group(session)
-
-    def _group_id(self, key: tuple[str, str]) -> str:
-        """A group's id (caller holds the lock): its main file's, marked when a session of one file that
-        is not in the group has that id (a native file named after a Claude Code sessionId)."""
-        folder, name = key
-        sid = group_id_for(self.relpath(folder), name)
-        holder = self._by_path.get(os.path.join(folder, name + SESSION_SUFFIX))
-        taken = holder is not None and not holder.members and holder.id == sid
-        return sid + GROUP_MARK if taken else sid
-
-    def _settle_group_at(self, path: str) -> None:
-        """A session of one file came or went at `path` (caller holds the lock): the group whose main file
-        that path names takes the id it has now. Its id depends on what is in the folder, not on the order
-        files were found in."""
-        if not self._groups or not path.endswith(SESSION_SUFFIX):
-            return
-        key = (os.path.dirname(path), os.path.basename(path)[: -len(SESSION_SUFFIX)])
-        group = self._groups.get(key)
-        if group is not None:
-            self._rename(group, self._group_id(key))
-
     def _rename(self, session: SessionIndex, new_id: str) -> None:
         """Give a session a new id (caller holds the lock); links to the old one follow it (see `resolve`)."""
         old_id = session.id
@@ -293,97 +229,9 @@ class Library(Folders):
             self.aliases[old_id] = new_id
         self.version += 1
 
-    def _read_group(self, session: SessionIndex) -> None:
-        """Read what was appended to any file of a multi-file session; all again when one was replaced.
-
-        A file of it that may not or cannot be read (now) leaves the session, which is read again without
-        it, and is listed on its own with the problem."""
-        try:
-            self._read_group_files(session)
-        except formats.NOT_READABLE as error:
-            path = _refused_path(error, None)
-            if path not in session.members:
-                raise
-            self._refuse(path, error)
-
-    def _read_group_files(self, session: SessionIndex) -> None:
-        """The files are merged as they are read, GROUP_BATCH_BYTES of each at a time: a big group is never
-        in memory whole."""
-        paths = list(session.members)
-        results = [read_some(self._tailers[p]) for p in paths]
-        replaced: list[str] = []  # files replaced before or while they were read: the group is read again
-        problems = [problem for r in results for problem in r.problems]
-        resumed = session.normalizer is not None and session.normalizer.settled and any(r.lines for r in results)
-        if not resumed and not any(r.restarted for r in results):
-            batches = [(session.members[p], lines_from(self._tailers[p], r, replaced, problems))
-                       for p, r in zip(paths, results) if r.lines]
-            if batches:
-                session.ingest_records(batches)
-                self._pass_notes(session)
-        if resumed or replaced or any(r.restarted for r in results):
-            self._read_again(session, files=True)
-            return
-        for r in results:
-            if r.error:
-                session.file_problem(r.error)
-        session.reader_problems(problems)
-        stamps = [r.modified_at for r in results if r.modified_at is not None]
-        listed = session.id in self.sessions
-        if batches or not listed:
-            if stamps:
-                session.updated_at = max(stamps)
-            self._list_group(session) if not listed else self._changed()
-        self.settle(session)
-
-    def _read_again(self, session: SessionIndex, files: bool = False) -> None:
-        """Forget what was read of a multi-file session and read all its files from their start (`files`: already
-        inside a read of them, so without the check for a file it may not read: the caller's does it)."""
-        self._start_over(session)
-        (self._read_group_files if files else self._read_group)(session)  # fresh readers: no restart reported
-
-    def _start_over(self, session: SessionIndex) -> None:
-        session.restart()
-        for p in session.members:
-            self._tailers[p] = reader_for(p, inside=self.inside)
-
-    def settle(self, session: SessionIndex, now: float | None = None) -> bool:
-        """A session read to its end whose files were last written SETTLE_AFTER ago or more keeps only what its
-        pages read of its normalizer (Normalizer.settle): a folder of thousands of finished sessions holds their
-        indexes, not what reading them needed. Whether it settled now."""
-        normalizer = session.normalizer
-        if (normalizer is None or normalizer.settled or session.updated_at is None
-                or (time.time() if now is None else now) - session.updated_at < SETTLE_AFTER):
-            return False
-        settled = normalizer.settle()
-        if settled is None:
-            return False
-        with session.lock:
-            session.normalizer = settled
-        return True
-
-    def settle_quiet(self) -> bool:
-        """Settle one session that has been left alone long enough (see `settle`); False when none is due."""
-        now = time.time()
-        with self.lock:
-            groups = list(self._groups.values())
-        return any(self.settle(session, now) for session in groups)
-
-    def _list_group(self, session: SessionIndex) -> None:
-        self._continue_epoch(session)
-        with self.lock:
-            self.sessions[session.id] = session
-            self.aliases.pop(session.id, None)
-            self.version += 1
-
     def _changed(self) -> None:
         with self.lock:
             self.version += 1
-
-    def _pass_notes(self, session: SessionIndex) -> None:
-        folder = os.path.dirname(session.path)
-        others = lambda: [other for (where, _), other in list(self._groups.items()) if where == folder]  # noqa: E731
-        if project_notes.pass_notes(self._notes.setdefault(folder, {}), session, others):
-            self._changed()
 
     def open_file(self, path: str) -> SessionIndex | None:
         """One session file read whole, with the other files of its session (Claude Code sub-agents)."""

@@ -43,6 +43,12 @@ class OutsideFolder(RefusedFile):
     kind = "outside_folder"
 
 
+def refused_path(error: OSError, default: str | None) -> str | None:
+    """The path of the file a refusal (RefusedFile, PermissionError) is about."""
+    path = getattr(error, "path", None) or error.filename
+    return os.path.abspath(os.fsdecode(path)) if isinstance(path, (str, bytes)) else default
+
+
 def _descriptor_path(fd: int) -> str | None:
     """The real path of the file open on `fd`, as the system knows it; None where it cannot tell."""
     try:

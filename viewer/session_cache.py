@@ -21,7 +21,7 @@ import time
 import zlib
 from importlib import metadata
 
-from . import index_state
+from . import group_cache, index_state
 from .cache_store import CacheStore, CorruptEntry
 from .index import SessionIndex
 from .safe_open import open_regular
@@ -102,10 +102,21 @@ class SessionCache:
         if session is None:
             self.store.drop(key)
             return None
-        self._saved[path] = (session.serial, session.epoch, session.count)
+        self._kept(path, session)
+        return session
+
+    def restore_group(self, session: SessionIndex, tailers: dict, inside: str | None) -> SessionIndex | None:
+        """A group of files (listed, not read yet) as kept, its `tailers` set to go on from the end of each file;
+        None on a miss (then the caller makes new tailers: some may have moved). See group_cache."""
+        kept = group_cache.restore(self.store, session, tailers, inside)
+        if kept is not None:
+            self._kept(session.path, kept)
+        return kept
+
+    def _kept(self, path: str, session: SessionIndex) -> None:
+        self._saved[path] = _marker(session)
         self._saved_at[path] = time.monotonic()
         self.restored += 1
-        return session
 
     def _restore(self, kept, path, session_id, relpath, inside, tailer) -> SessionIndex | None:
         name, file = next(kept)
@@ -133,16 +144,23 @@ class SessionCache:
         """Save the first of these (path, session, reader) that is due; False when none is. `inside`: the folder
         the files must lie in (safe_open)."""
         now = time.monotonic()
+        groups: dict[int, tuple[SessionIndex, dict]] = {}  # the files of a session of several, together
         for path, session, tailer in files:
-            if isinstance(tailer, FileTailer) and self.due(path, session, now):
+            if session.members:
+                groups.setdefault(id(session), (session, {}))[1][path] = tailer
+            elif isinstance(tailer, FileTailer) and self.due(path, session, now):
                 self.save(path, session, tailer, inside)
+                return True
+        for session, tailers in groups.values():
+            if tailers.keys() == session.members.keys() and self.due(session.path, session, now):
+                self.save_group(session, tailers, inside)
                 return True
         return False
 
     def due(self, path: str, session: SessionIndex, now: float) -> bool:
         """Whether `session` has changed since it was saved, has been still for a moment, and was not saved
         just now."""
-        if self._saved.get(path) == (session.serial, session.epoch, session.count) or session.count == 0:
+        if self._saved.get(path) == _marker(session) or session.count == 0:
             return False
         if session.updated_at is not None and time.time() - session.updated_at < SAVE_AFTER_IDLE_S:
             return False
@@ -151,7 +169,7 @@ class SessionCache:
     def save(self, path: str, session: SessionIndex, tailer: FileTailer, inside: str | None) -> bool:
         """Keep the session of `path`, read up to where `tailer` is. Called by the ingest thread, the only one
         that changes the index: its state cannot move while it is written."""
-        marker = (session.serial, session.epoch, session.count)
+        marker = _marker(session)
         self._saved_at[path] = time.monotonic()
         if not index_state.cacheable(session) or tailer.source is None:
             self._saved[path] = marker  # not asked again until it changes
@@ -174,6 +192,18 @@ class SessionCache:
         self._saved[path] = marker
         return True
 
+    def save_group(self, session: SessionIndex, tailers: dict, inside: str | None) -> bool:
+        """Keep a group of files read to their ends, once its normalizer has settled (see group_cache)."""
+        marker = _marker(session)
+        self._saved_at[session.path] = time.monotonic()
+        try:
+            saved = group_cache.save(self.store, session, tailers, inside)
+        except (OSError, ValueError) as error:  # no room, a file gone: not kept, nothing else changes
+            log.warning("could not keep %s in the cache: %s", session.relpath, error)
+            return False
+        self._saved[session.path] = marker  # kept, or not keepable: not asked again until it changes
+        return saved
+
     @staticmethod
     def _sections(state: dict, printed: int, session: SessionIndex):
         yield "file", {"tailer": state, "print": printed}
@@ -192,6 +222,12 @@ def _version() -> str:
         agentview = "unknown"
     return (f"agentview {agentview}, index layout {index_state.LAYOUT}, marshal {marshal.version}, "
             f"python {sys.version_info[0]}.{sys.version_info[1]}")
+
+
+def _marker(session: SessionIndex) -> tuple:
+    """What changes whenever a session's kept state would: a session that settles is kept anew."""
+    normalizer = session.normalizer
+    return session.serial, session.epoch, session.count, normalizer is not None and normalizer.settled
 
 
 def _key(identity: tuple[int, int]) -> str:

@@ -139,11 +139,20 @@ class Normalizer:
     rewinds: list[str] = []
 
     settled = False  # see `settle`: a settled normalizer reads no more records
+    # The class of what `keep` stores, when the persistent cache may keep it: it has `state()` (plain data) and
+    # `from_state(state)`; None: sessions of this format are not kept
+    stored_type: type | None = None
 
     def settle(self) -> Normalizer | None:
         """A smaller normalizer for a session whose files are no longer written: it answers what pages and the
         project's notes ask (title, rewinds, `take`) and reads no more records (the session is read again from its
         start if more come). None: this one keeps what it has."""
+        return None
+
+    @classmethod
+    def settled_from(cls, state: dict) -> Normalizer | None:
+        """A settled normalizer from the plain data its `state()` gave (kept by the persistent cache); None when
+        the format keeps none."""
         return None
 
 

@@ -102,6 +102,9 @@ class _Response:
 class ClaudeNormalizer(Normalizer):
     """Normalizes the records of one Claude Code session (all its files) into native events."""
 
+    stored_type = StoredEntry
+    settled_from = staticmethod(SettledClaude.from_state)
+
     def __init__(self) -> None:
         super().__init__()
         self.created: set[str] = set()

@@ -206,6 +206,16 @@ class StoredEntry:
     def _strip(event: Event) -> bytes:
         return pack({key: (_OUT if key in STORED_KEYS else value) for key, value in event.items()})
 
+    def state(self) -> tuple:
+        """All it holds, as plain data (kept by the persistent cache, beside packed.shapes(); see `from_state`)."""
+        return self._small, self.path, self.spans, self.how, self.inside
+
+    @classmethod
+    def from_state(cls, state: tuple) -> StoredEntry:
+        entry = cls.__new__(cls)
+        entry._small, entry.path, entry.spans, entry.how, entry.inside = state
+        return entry
+
     @property
     def skeleton(self) -> dict:
         """The event without its stored keys (each None): a new dict on every call."""

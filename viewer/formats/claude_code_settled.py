@@ -29,8 +29,13 @@ class DigestSet:
 
     __slots__ = ("_digests",)
 
-    def __init__(self, strings) -> None:
+    def __init__(self, strings=(), digests: bytes | None = None) -> None:
         self._digests = array("Q", sorted({_digest(s) for s in strings}))
+        if digests is not None:  # as `digests()` gave them (kept between runs)
+            self._digests.frombytes(digests)
+
+    def digests(self) -> bytes:
+        return self._digests.tobytes()
 
     def __contains__(self, text: object) -> bool:
         if not isinstance(text, str):
@@ -48,17 +53,38 @@ class SettledClaude(Normalizer):
 
     settled = True
 
-    def __init__(self, normalizer) -> None:
+    def __init__(self, normalizer=None) -> None:
         super().__init__()
+        self.titles, self.branches = Titles(), Branches()  # of the branches, only what tells an entry rewound
+        if normalizer is None:  # filled by `from_state`
+            return
         self.problems = list(normalizer.problems)
         self.summary = normalizer.summary
-        titles = self.titles = Titles()
+        titles = self.titles
         titles.title, titles.rank = normalizer.titles.title, normalizer.titles.rank
         titles.summaries, titles.fresh = normalizer.titles.summaries, normalizer.titles.fresh
         titles.uuids = DigestSet(normalizer.titles.uuids)
-        branches = self.branches = Branches()  # only what tells an entry left behind by a rewind
-        branches.abandoned, branches.rewinds = normalizer.branches.abandoned, normalizer.branches.rewinds
-        self.rewinds = branches.rewinds
+        self.branches.abandoned, self.branches.rewinds = normalizer.branches.abandoned, normalizer.branches.rewinds
+        self.rewinds = self.branches.rewinds
+
+    def state(self) -> dict:
+        """All it holds, as plain data (kept by the persistent cache; see `from_state`)."""
+        titles = self.titles
+        return {"problems": [tuple(p) for p in self.problems], "summary": self.summary, "title": titles.title,
+                "rank": titles.rank, "summaries": titles.summaries, "fresh": titles.fresh,
+                "uuids": titles.uuids.digests(), "abandoned": self.branches.abandoned, "rewinds": self.rewinds}
+
+    @classmethod
+    def from_state(cls, state: dict) -> SettledClaude:
+        settled = cls()
+        settled.problems, settled.summary = [tuple(p) for p in state["problems"]], state["summary"]
+        titles = settled.titles
+        titles.title, titles.rank = state["title"], state["rank"]
+        titles.summaries, titles.fresh = dict(state["summaries"]), dict(state["fresh"])
+        titles.uuids = DigestSet(digests=state["uuids"])
+        settled.branches.abandoned, settled.branches.rewinds = dict(state["abandoned"]), list(state["rewinds"])
+        settled.rewinds = settled.branches.rewinds
+        return settled
 
     @property
     def title(self) -> str | None:

@@ -1,0 +1,196 @@
+"""Sessions of several files (Claude Code: a main file and its sub-agents' files): how the Library joins a file to
+its group, reads a group's files merged by time, settles a group left alone, and takes one back from the cache.
+
+A mixin of Library (its state: `_groups`, `_tailers`, `_by_path`, `sessions`, `cache`, `lock`): one job, apart from
+how single files are listed, renamed and forgotten.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from . import formats, project_notes
+from .formats.detect import SESSION_SUFFIX
+from .index import SessionIndex
+from .reading import lines_from, read_some, reader_for
+from .safe_open import refused_path
+from .session_ids import GROUP_MARK, group_id_for, shown
+from .tailer import FileTailer
+
+
+# Seconds a multi-file session's files must have been left unwritten before its normalizer keeps only what its
+# pages read (Normalizer.settle): a session still being worked in keeps all of it (more lines are read as they
+# come), one left alone this long is read again from its start if it is resumed.
+SETTLE_AFTER = 600.0
+
+
+class Groups:
+    """The Library's sessions of several files (see the module)."""
+
+    def _sidecar_changed(self, path: str) -> None:
+        """A sub-agent's `.meta.json` written after its file: its session looks again (a flush, no new lines; a
+        settled session is read again from its start, as its normalizer would take it)."""
+        session = self._by_path.get(formats.sidecar_owner(path) or "")
+        if session is not None and session.members and session.normalizer.settled:
+            self._read_again(session)
+        elif session is not None and session.members:
+            session.ingest_records([])
+
+    def _join_group(self, path: str, fmt: formats.Format, member: dict) -> None:
+        """One file of a multi-file session (Claude Code: main file, sub-agent files)."""
+        key = (member["folder"], member["session"])
+        session = self._groups.get(key)
+        if session is None:
+            main = os.path.join(member["folder"], member["session"] + SESSION_SUFFIX)
+            with self.lock:
+                session_id = self._group_id(key)
+            session = SessionIndex(session_id, main, self.relpath(main), fmt, name=shown(member["session"]))
+            project = self.relpath(member["folder"])  # `serve` one project folder: name it, not "."
+            session.project = shown(os.path.basename(member["folder"]) if project == "." else project)
+            self._groups[key] = session
+            if self._deferred is not None:  # read once the scan has found every file: listed now, as being read
+                self._list_group(session)
+        member = {**member, "rel": shown(self.relpath(path)), "path": path, "inside": self.inside}
+        with session.lock:
+            session.members[path] = member
+        self._by_path[path] = session
+        self._tailers[path] = reader_for(path, inside=self.inside)
+        if self._deferred is not None:
+            self._deferred.add(key)
+        else:
+            self._read_group(session)
+
+    def _group_id(self, key: tuple[str, str]) -> str:
+        """A group's id (caller holds the lock): its main file's, marked when a session of one file that
+        is not in the group has that id (a native file named after a Claude Code sessionId)."""
+        folder, name = key
+        sid = group_id_for(self.relpath(folder), name)
+        holder = self._by_path.get(os.path.join(folder, name + SESSION_SUFFIX))
+        taken = holder is not None and not holder.members and holder.id == sid
+        return sid + GROUP_MARK if taken else sid
+
+    def _settle_group_at(self, path: str) -> None:
+        """A session of one file came or went at `path` (caller holds the lock): the group whose main file
+        that path names takes the id it has now. Its id depends on what is in the folder, not on the order
+        files were found in."""
+        if not self._groups or not path.endswith(SESSION_SUFFIX):
+            return
+        key = (os.path.dirname(path), os.path.basename(path)[: -len(SESSION_SUFFIX)])
+        group = self._groups.get(key)
+        if group is not None:
+            self._rename(group, self._group_id(key))
+
+    def _read_group(self, session: SessionIndex) -> None:
+        """Read what was appended to any file of a multi-file session; all again when one was replaced.
+
+        A file of it that may not or cannot be read (now) leaves the session, which is read again without
+        it, and is listed on its own with the problem."""
+        try:
+            if self._kept_group(session) is None:
+                self._read_group_files(session)
+        except formats.NOT_READABLE as error:
+            path = refused_path(error, None)
+            if path not in session.members:
+                raise
+            self._refuse(path, error)
+
+    def _kept_group(self, session: SessionIndex) -> SessionIndex | None:
+        """A group not read yet, as the cache kept it, in its place (listed, its files to be read on from their
+        ends); else None, and it is read from its start."""
+        tailers = {p: self._tailers[p] for p in session.members}
+        if self.cache is None or session.count or any(t.state()["position"] for t in tailers.values()
+                                                      if isinstance(t, FileTailer)):
+            return None
+        kept = self.cache.restore_group(session, tailers, self.inside)
+        if kept is None:
+            for p in session.members:  # some may have been moved on before the miss was found
+                self._tailers[p] = reader_for(p, inside=self.inside)
+            return None
+        kept.members, kept.project, kept.name = session.members, session.project, session.name
+        with self.lock:
+            for key, group in self._groups.items():
+                if group is session:
+                    self._groups[key] = kept
+            for p in kept.members:
+                self._by_path[p] = kept
+            if self.sessions.get(session.id) is session:
+                self.sessions[session.id] = kept
+            self.version += 1
+        self._pass_notes(kept)
+        return kept
+
+    def _read_group_files(self, session: SessionIndex) -> None:
+        """The files are merged as they are read, GROUP_BATCH_BYTES of each at a time: a big group is never
+        in memory whole."""
+        paths = list(session.members)
+        results = [read_some(self._tailers[p]) for p in paths]
+        replaced: list[str] = []  # files replaced before or while they were read: the group is read again
+        problems = [problem for r in results for problem in r.problems]
+        resumed = session.normalizer is not None and session.normalizer.settled and any(r.lines for r in results)
+        if not resumed and not any(r.restarted for r in results):
+            batches = [(session.members[p], lines_from(self._tailers[p], r, replaced, problems))
+                       for p, r in zip(paths, results) if r.lines]
+            if batches:
+                session.ingest_records(batches)
+                self._pass_notes(session)
+        if resumed or replaced or any(r.restarted for r in results):
+            self._read_again(session, files=True)
+            return
+        for r in results:
+            if r.error:
+                session.file_problem(r.error)
+        session.reader_problems(problems)
+        stamps = [r.modified_at for r in results if r.modified_at is not None]
+        listed = session.id in self.sessions
+        if batches or not listed:
+            if stamps:
+                session.updated_at = max(stamps)
+            self._list_group(session) if not listed else self._changed()
+        self.settle(session)
+
+    def _read_again(self, session: SessionIndex, files: bool = False) -> None:
+        """Forget what was read of a multi-file session and read all its files from their start (`files`: already
+        inside a read of them, so without the check for a file it may not read: the caller's does it)."""
+        self._start_over(session)
+        (self._read_group_files if files else self._read_group)(session)  # fresh readers: no restart reported
+
+    def _start_over(self, session: SessionIndex) -> None:
+        session.restart()
+        for p in session.members:
+            self._tailers[p] = reader_for(p, inside=self.inside)
+
+    def settle(self, session: SessionIndex, now: float | None = None) -> bool:
+        """A session read to its end whose files were last written SETTLE_AFTER ago or more keeps only what its
+        pages read of its normalizer (Normalizer.settle): a folder of thousands of finished sessions holds their
+        indexes, not what reading them needed. Whether it settled now."""
+        normalizer = session.normalizer
+        if (normalizer is None or normalizer.settled or session.updated_at is None
+                or (time.time() if now is None else now) - session.updated_at < SETTLE_AFTER):
+            return False
+        settled = normalizer.settle()
+        if settled is None:
+            return False
+        with session.lock:
+            session.normalizer = settled
+        return True
+
+    def settle_quiet(self) -> bool:
+        """Settle one session that has been left alone long enough (see `settle`); False when none is due."""
+        now = time.time()
+        with self.lock:
+            groups = list(self._groups.values())
+        return any(self.settle(session, now) for session in groups)
+
+    def _list_group(self, session: SessionIndex) -> None:
+        self._continue_epoch(session)
+        with self.lock:
+            self.sessions[session.id] = session
+            self.aliases.pop(session.id, None)
+            self.version += 1
+
+    def _pass_notes(self, session: SessionIndex) -> None:
+        folder = os.path.dirname(session.path)
+        others = lambda: [other for (where, _), other in list(self._groups.items()) if where == folder]  # noqa: E731
+        if project_notes.pass_notes(self._notes.setdefault(folder, {}), session, others):
+            self._changed()
