@@ -55,3 +55,24 @@ def test_window_is_the_first_positions_after_and_where_the_next_starts(values, p
 @given(st.lists(st.integers(0, 50), unique=True).map(sorted), st.integers(-1, 51))
 def test_contains(values, p):
     assert positions.contains(values, p) == (p in values)
+
+
+@given(st.lists(st.tuples(st.sampled_from("abc"), st.integers(0, 1000)), max_size=40))
+def test_positions_filed_under_keys_read_back_as_filed(filings):
+    """file_at keeps a key's only position as an int: read back, every key has its positions in filing order, also
+    through an index copy's SharedLists, which never changes the original."""
+    from viewer.shared_lists import SharedLists
+
+    mapping, expected = {}, {}
+    for key, position in filings:
+        positions.file_at(mapping, key, position)
+        expected.setdefault(key, []).append(position)
+    assert {k: list(positions.filed_at(mapping, k)) for k in "abc"} == {k: expected.get(k, []) for k in "abc"}
+    assert all(type(v) is int for k, v in mapping.items() if len(expected[k]) == 1)
+    before = {k: list(positions.filed_at(mapping, k)) for k in "abc"}
+    copy = SharedLists(mapping)
+    for key in "abcd":
+        positions.file_at(copy, key, 2000)
+    assert {k: list(positions.filed_at(mapping, k)) for k in "abc"} == before
+    assert {k: list(positions.filed_at(copy, k)) for k in "abcd"} == {
+        k: before.get(k, []) + [2000] for k in "abcd"}

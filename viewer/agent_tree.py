@@ -66,7 +66,7 @@ class AgentTree:
         self.tool_names.update(model.call_tool_key(c) for c in calls)
         for call in calls:
             if isinstance(call.get("id"), str) and (agent_id, call["id"]) not in self.call_positions:
-                self.call_positions[(agent_id, call["id"])] = [grown]
+                self.call_positions[(agent_id, call["id"])] = grown  # its only position (see positions.file_at)
 
     def _linked(self, event: Event, position: int) -> None:
         """An agent whose parent a format found later moves under the agent holding `cause`: a root, one listed

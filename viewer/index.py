@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 
 from . import facets, foreground, formats, gcpause, jsonio, model, search_index
 from .cursor import Cursor
+from .positions import file_at, filed_at
 from .problems import Problem
 from .agent_tree import AgentTree
 from .eventlist import EventList
@@ -76,9 +77,9 @@ class SessionIndex(AgentTree):
         self.agents: dict[str, AgentNode] = {}
         # substance key -> positions of the entries whose `substance` names it
         self.references: dict[str, list[int]] = {}
-        # (agent_id, tool_call_id) -> positions of that agent's entries holding / answering the call
-        self.call_positions: dict[tuple[str, str], list[int]] = {}
-        self.result_positions: dict[tuple[str, str], list[int]] = {}
+        # (agent_id, tool_call_id) -> positions of that agent's entries holding / answering the call (see file_at)
+        self.call_positions: dict[tuple[str, str], int | list[int]] = {}
+        self.result_positions: dict[tuple[str, str], int | list[int]] = {}
         # message id -> positions of the events whose `cause` names it (pieces of text, agent creations)
         self.caused: dict[str, list[int]] = {}
         # message id -> agents whose agent_created names it as cause
@@ -369,11 +370,7 @@ class SessionIndex(AgentTree):
             tool_names.add(model.call_tool_key(call))
             call_id = call.get("id")
             if isinstance(call_id, str):
-                positions = call_positions.get((agent_id, call_id))
-                if positions is None:
-                    call_positions[(agent_id, call_id)] = [position]
-                else:
-                    positions.append(position)
+                file_at(call_positions, (agent_id, call_id), position)
 
     def _file_result(self, agent_id: str, event: Event, position: int, line_number: int) -> None:
         """A tool result: its tool's name, and the entry under (agent, call id) next to the call it answers."""
@@ -383,11 +380,7 @@ class SessionIndex(AgentTree):
         call_id = event.get("tool_call_id")
         if isinstance(call_id, str):
             key = (agent_id, call_id)
-            positions = self.result_positions.get(key)
-            if positions is None:
-                self.result_positions[key] = [position]
-            else:
-                positions.append(position)
+            file_at(self.result_positions, key, position)
             if key not in self.call_positions:
                 self._problem("dangling_tool_call_id", line_number,
                               f"no earlier tool call {call_id!r} in {agent_id}'s transcript", event["message_id"])
@@ -440,7 +433,7 @@ class SessionIndex(AgentTree):
 
     def call_position_of(self, agent_id: str, call_id, position: int) -> int | None:
         """The entry holding the agent's latest call of that id before `position`."""
-        calls = self.call_positions.get((agent_id, call_id))
+        calls = filed_at(self.call_positions, (agent_id, call_id))
         if not calls:
             return None
         i = bisect_right(calls, position)
@@ -450,10 +443,10 @@ class SessionIndex(AgentTree):
         """The results answering the call at `position`: those its agent logged after it and before the next call
         with the same id (the positions are filed under agent and id at ingest, so no result is parsed again)."""
         key = (self.events[position]["agent_id"], call_id)
-        calls = self.call_positions.get(key, ())
+        calls = filed_at(self.call_positions, key)
         i = bisect_right(calls, position)
         if not i or calls[i - 1] != position:
             return []
-        results = self.result_positions.get(key, [])
+        results = filed_at(self.result_positions, key)
         stop = bisect_left(results, calls[i]) if i < len(calls) else len(results)
         return results[bisect_left(results, position):stop]  # an entry may answer one call and make another

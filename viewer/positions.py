@@ -92,3 +92,22 @@ def window(lists: Sequence[Positions], after: int, limit: int, end: int) -> tupl
             return taken, p
         taken.append(p)
     return taken, end
+
+
+def file_at(mapping: dict, key, position: int) -> None:
+    """File `position` (the latest yet) under `key` in a map of keys to positions. A key's only position is kept as
+    the int itself: most keys (a tool call's id) have one, and a list of one costs 64 bytes more, a million times
+    in a big folder. Read them with `filed_at`."""
+    found = mapping.get(key)
+    if found is None:
+        mapping[key] = position
+    elif type(found) is int:
+        mapping[key] = [found, position]
+    else:
+        found.append(position)
+
+
+def filed_at(mapping: dict, key) -> Positions:
+    """The positions `file_at` filed under `key`, ascending (empty when none)."""
+    found = mapping.get(key)
+    return () if found is None else (found,) if type(found) is int else found

@@ -19,7 +19,7 @@ class SharedLists(dict):
         self._own: set = set()
 
     def _mine(self, key, value):
-        if key not in self._own:
+        if key not in self._own and type(value) is list:  # an int (positions.file_at) is never changed in place
             value = list(value)
             dict.__setitem__(self, key, value)
             self._own.add(key)
