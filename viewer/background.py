@@ -24,6 +24,7 @@ def index_step(library, budget: int = 128, words=None) -> bool:
             if not done:
                 session.search.catch_up(budget)
             _forget_cached(session)
+            _pack_if_settled(session)
             return True
     for session in sessions:
         if session.facets.indexed < session.count:
@@ -46,6 +47,15 @@ def merge_words(library, words, most: int = 32) -> None:
             for _ in range(most):
                 if words.step(session) is not True:
                     break
+
+
+def _pack_if_settled(session) -> None:
+    """A session whose files are left alone (its normalizer settled) packs its search index once complete: a
+    folder of thousands of them holds a fraction of the memory (see search_packed)."""
+    normalizer = session.normalizer
+    if normalizer is not None and normalizer.settled and session.search.complete:
+        with session.lock:
+            session.search.pack()
 
 
 def _forget_cached(session) -> None:

@@ -22,6 +22,7 @@ from .formats import packed
 from .index import SessionIndex
 from .model import AgentNode
 from .problems import Problem
+from .search_packed import PackedPostings
 
 LAYOUT = 2  # bump when the sections change: older entries then read as foreign (cache_store's version)
 CHUNK = 20_000  # items of a big dict per section: each encodes in a few milliseconds
@@ -117,7 +118,10 @@ def sections(s: SessionIndex) -> Iterator[tuple]:
     yield "events", (items, _arr(events._offsets), _arr(events._lengths))
     search = s.search
     yield "search", {"indexed": search.indexed, "classes": {k: _arr(v) for k, v in search._class_of.items()}}
-    yield from _chunks("postings", search._postings, _arr)
+    if search.packed:
+        yield "packed_postings", search._postings.state()
+    else:
+        yield from _chunks("postings", search._postings, _arr)
     facets = s.facets
     yield "facets", {"indexed": facets.indexed, "received": facets.received, "deliveries": facets.deliveries,
                      "awaited": facets._awaited,
@@ -172,6 +176,8 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
             events._items, events._offsets, events._lengths = items, _unarr(offsets), _unarr(lengths)
         elif name == "search":
             _restore_classes(s.search, value)
+        elif name == "packed_postings":
+            s.search._postings = PackedPostings.from_state(value)
         elif name == "postings":
             postings = s.search._postings
             for token, kept_positions in value.items():

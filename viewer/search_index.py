@@ -18,6 +18,7 @@ from . import jsonio, model
 from .positions import merge
 from .incremental import Incremental
 from .model import Event
+from .search_packed import PackedPostings
 
 TOKEN = re.compile(r"\w+")
 # A query takes in the events not indexed yet when there are at most this many (some tens of milliseconds):
@@ -221,6 +222,26 @@ class SearchIndex(Incremental):
         holds `event_fields` of each, `words` what posting `index_text` of each adds."""
         self._index(s, start, stop, fields, None, words)
 
+    def pack(self) -> bool:
+        """Pack the postings of a complete index whose session will not grow (see search_packed); whether it did."""
+        if isinstance(self._postings, PackedPostings) or not self.complete:
+            return False
+        self._postings = PackedPostings.packed(self._postings)
+        self.vocabulary.clear()
+        return True
+
+    @property
+    def packed(self) -> bool:
+        return isinstance(self._postings, PackedPostings)
+
+    def _unpacked(self) -> dict[str, array]:
+        """The postings to extend: packed ones (a session that grew after all) made a dict of arrays again."""
+        if isinstance(self._postings, PackedPostings):
+            packed, self._postings = self._postings, _Postings(self.vocabulary)
+            for token, positions in packed.items():
+                self._postings[token].extend(positions)
+        return self._postings
+
     def _index(self, s, start: int, stop: int, infos: list[tuple], events: list | None,
                words: dict[str, array] | None) -> None:
         """The hot loop of building the index: `infos` are the events' `event_fields`; their words are posted
@@ -230,7 +251,7 @@ class SearchIndex(Incremental):
         (`token_lists`), each event's tokens deduplicated by a set, what its agent, type and role
         decide is looked up once made (`_fields`), and the postings are appended to by a map.
         """
-        fields = self._fields
+        fields, postings = self._fields, self._unpacked()
         classes: list = []  # the append of each event's class's positions
         field_keys: list[tuple[str, ...]] = []  # the agent and tool tokens of each event
         firsts: list[tuple[int, str]] = []  # events that are the first of their agent
@@ -254,9 +275,8 @@ class SearchIndex(Incremental):
             token_sets = token_lists(list(map(index_text, events)))
             for position, agent_id in firsts:
                 token_sets[position - start].extend(tokens(agent_id))
-            post(self._postings, list(map(set, token_sets)), start)
+            post(postings, list(map(set, token_sets)), start)
         else:
-            postings = self._postings
             for token, positions in words.items():  # each run's positions come after every one posted before
                 postings[token].extend(positions)
             for position, agent_id in firsts:  # into their place, unless the event's text has them already
@@ -265,7 +285,7 @@ class SearchIndex(Incremental):
                     at = bisect_left(positions, position)
                     if at == len(positions) or positions[at] != position:
                         positions.insert(at, position)
-        post(self._postings, field_keys, start)
+        post(postings, field_keys, start)
         for append, position in zip(classes, range(start, stop)):
             append(position)
         self.indexed = stop
@@ -314,6 +334,8 @@ class SearchIndex(Incremental):
     def prefixed(self, prefix: str) -> list[str]:
         """Word tokens starting with `prefix`."""
         self._catch_up_if_close()
+        if isinstance(self._postings, PackedPostings):
+            return self._postings.prefixed(prefix)
         buckets = ([self.vocabulary.get(prefix[:2], [])] if len(prefix) >= 2
                    else [words for key, words in self.vocabulary.items() if key.startswith(prefix)])
         return [t for words in buckets for t in words if t.startswith(prefix)]
