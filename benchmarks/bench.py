@@ -30,7 +30,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import folder_start  # noqa: E402
 import generate  # noqa: E402
+import generate_claude  # noqa: E402
 import live  # noqa: E402
 import startup  # noqa: E402
 from probes import EXPECTED_STATUS, SERVER_ROWS  # noqa: E402
@@ -218,6 +220,48 @@ def real_size_targets(real: dict) -> list[dict]:
             for text, value, limit, higher, shown in rows]
 
 
+def run_claude_folder(size: int, label: str, args: argparse.Namespace, workdir: Path) -> dict:
+    """Issue 15, target 8: a Claude Code folder of finished sessions (its files last written an hour ago), served
+    twice by a real server (folder_start.py): listing, memory, and a restart on the cache the first start left."""
+    folder = workdir / f"claude-{label}"
+    log(f"claude folder {label}: generating {args.claude_sessions:,} sessions ({args.claude_subagents} sub-agents)")
+    made = generate_claude.generate(folder, size, args.claude_subagents, args.claude_sessions)
+    then = time.time() - 3600
+    for path in folder.rglob("*"):
+        os.utime(path, (then, then))
+    log(f"claude folder {label}: {made['bytes'] / MB:,.0f} MB; a real server started twice")
+    started = folder_start.measure(folder, args.claude_sessions, args.claude_timeout)
+    result = {"label": label, "sessions": args.claude_sessions, "bytes": made["bytes"], "startup": started}
+    result["targets"] = claude_folder_targets(result)
+    return result
+
+
+def claude_folder_targets(claude: dict) -> list[dict]:
+    first, again = claude["startup"]["first"], claude["startup"]["restart"]
+    never = float("inf")
+    listed = max(first.get("all_listed_s", never), again.get("all_listed_s", never))
+    peak = max(first.get("peak_rss_idle", first.get("peak_rss", never)), again.get("peak_rss", never)) / MB
+    ready = again.get("all_read_s", never)
+    rows = [
+        ("every session listed within 2 s (each start)", listed, 2, False,
+         f"first {first.get('all_listed_s', never):.2f} s, restart {again.get('all_listed_s', never):.2f} s"),
+        ("memory under 600 MB (peak, both starts)", peak, 600, False,
+         f"peak {peak:,.0f} MB ({peak * MB / claude['bytes']:.2f}x the folder); every session read "
+         f"{first.get('all_read_s', never):.1f} s, background work done {first.get('idle_s', never):.1f} s"),
+        ("a restart ready within 2 s", ready, 2, False, f"every session read {ready:.2f} s after its first answer"),
+    ]
+    return [{"target": text, "figure": shown, "value": value, "limit": limit,
+             "met": value >= limit if higher else value <= limit, "verdict": ratio_verdict(value, limit, higher)}
+            for text, value, limit, higher, shown in rows]
+
+
+def claude_folder_table(claude: dict) -> str:
+    lines = [f"Claude Code folder ({claude['sessions']:,} sessions, {claude['bytes'] / MB:,.0f} MB), issue 15's target 8:"]
+    for target in claude["targets"]:
+        lines.append(f"  {target['target']:<46} {target['figure']:<60} {target['verdict']}")
+    return "\n".join(lines)
+
+
 def real_size_table(real: dict) -> str:
     lines = [f"real-size session ({real['events']:,} events, {real['bytes'] / MB:,.0f} MB), issue 15's targets:"]
     for target in real["targets"]:
@@ -338,6 +382,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workdir", help="where sessions are generated (default: a temporary folder)")
     parser.add_argument("--real-size", metavar="N",
                         help="also measure issue 15's targets on a real-size session of N events (1M: about 1 GB)")
+    parser.add_argument("--claude-folder", metavar="SIZE",
+                        help="also measure issue 15's target 8 on a Claude Code folder of SIZE bytes (5G: about 40 min)")
+    parser.add_argument("--claude-sessions", type=int, default=5000)
+    parser.add_argument("--claude-subagents", type=int, default=500)
+    parser.add_argument("--claude-timeout", type=float, default=1800, help="seconds each start may take")
     parser.add_argument("--startup-seconds", type=float, default=60,
                         help="how long pages and polls are sampled after a start (real size)")
     parser.add_argument("--markdown", metavar="RESULTS_JSON",
@@ -354,9 +403,14 @@ def main(argv: list[str] | None = None) -> None:
             report["sizes"].append(run_size(parse_size(label), label, args, Path(workdir)))
         if args.real_size:
             report["real_size"] = run_real_size(parse_size(args.real_size), args.real_size, args, Path(workdir))
+        if args.claude_folder:
+            report["claude_folder"] = run_claude_folder(parse_size(args.claude_folder), args.claude_folder, args,
+                                                        Path(workdir))
     text = table(report) if report["sizes"] else heading(report)
     if args.real_size:
         text += "\n\n" + real_size_table(report["real_size"])
+    if args.claude_folder:
+        text += "\n\n" + claude_folder_table(report["claude_folder"])
     print(text)
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n")

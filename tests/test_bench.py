@@ -149,3 +149,19 @@ def test_page_times_times_each_url_cold_or_not(tmp_path):
         lines = result.stdout.splitlines()
         assert [line.split()[0] for line in lines] == ["/search?q=cache+memo", "/s/s/agents/a1"]
         assert all(" wall p50 " in line and " CPU p50 " in line and line.endswith(" · 200") for line in lines)
+
+
+def test_the_claude_folder_targets_are_measured_on_a_small_folder(tmp_path):
+    """Issue 15's target 8 on a tiny folder: a real server started twice, the second on the cache the first left."""
+    out = tmp_path / "results.json"
+    result = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "bench.py"), "--sizes", "", "--claude-folder", "2M",
+         "--claude-sessions", "20", "--claude-subagents", "4", "--claude-timeout", "120", "--json", str(out),
+         "--workdir", str(tmp_path)], capture_output=True, text=True, timeout=400)
+    assert result.returncode == 0, result.stderr
+    lines = [line for line in result.stdout.splitlines() if line.startswith("  ")]
+    assert len(lines) == 3 and all(" met (" in line or " missed" in line for line in lines), result.stdout
+    claude = json.loads(out.read_text())["claude_folder"]
+    first, again = claude["startup"]["first"], claude["startup"]["restart"]
+    assert first["listed"] == again["listed"] == 20 and first["all_read_s"] >= 0 and again["all_read_s"] >= 0
+    assert first["idle_s"] >= first["all_read_s"] and again["peak_rss"] > 0
