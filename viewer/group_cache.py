@@ -43,21 +43,21 @@ def _facts(path: str, inside: str | None) -> dict:
     return {"identity": (st.st_dev, st.st_ino), "size": size, "mtime": st.st_mtime_ns, "print": printed}
 
 
-def _sidecars(session: SessionIndex) -> dict[str, tuple[int, int]]:
-    """The files beside the group's files that describe them (see Format.sidecar_of): path -> (size, mtime)."""
-    sidecar_of = session.format.sidecar_of
+def _sidecars(session: SessionIndex) -> dict[str, tuple[int, int] | None]:
+    """The files beside the group's files that describe them (Format.sidecar_for): path -> (size, mtime), or
+    None where there is none (one written later changes the group as much as one rewritten)."""
+    sidecar_for = session.format.sidecar_for
     found = {}
-    if sidecar_of is None:
-        return found
-    for folder in sorted({os.path.dirname(p) for p in session.members}):
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
+    for member in sorted(session.members) if sidecar_for is not None else ():
+        path = sidecar_for(member)
+        if path is None:
             continue
-        for entry in entries:
-            if entry.is_file(follow_symlinks=False) and sidecar_of(entry.path) in session.members:
-                st = entry.stat(follow_symlinks=False)
-                found[entry.path] = (st.st_size, st.st_mtime_ns)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            found[path] = None
+            continue
+        found[path] = (st.st_size, st.st_mtime_ns)
     return found
 
 
@@ -122,7 +122,7 @@ def _restore(kept, session: SessionIndex, now: dict, tailers: dict) -> SessionIn
                 facts["identity"], facts["size"], facts["mtime"], facts["print"]):
             return None
     name, sidecars = next(kept)
-    if name != "sidecars" or {p: tuple(v) for p, v in sidecars.items()} != _sidecars(session):
+    if name != "sidecars" or {p: v and tuple(v) for p, v in sidecars.items()} != _sidecars(session):
         return None
     if not session.format.reads_records:
         return None

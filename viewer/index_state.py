@@ -100,17 +100,18 @@ def sections(s: SessionIndex) -> Iterator[tuple]:
     if s.normalizer is not None:  # settled (see cacheable): what it holds, and the shapes its entries are packed in
         yield "normalizer", s.normalizer.state()
         yield "shapes", packed.shapes()
+    # Few sections for a small session (each costs a MAC and a decode: a folder of thousands restores in one go)
+    plain = {}
     for name in _PLAIN:
         value = getattr(s, name)
         if isinstance(value, dict) and len(value) > CHUNK:
             yield from _chunks(name, value)
         else:
-            yield name, value
-    for name in _ARRAYS:
-        yield name, _arr(getattr(s, name))
-    yield "tree_changes", s.tree_changes
-    yield "problems", [_problem(p) for p in s.problems]
-    yield "_dangling", {k: [_problem(p) for p in v] for k, v in s._dangling.items()}
+            plain[name] = value
+    yield "plain", plain
+    yield "arrays", {name: _arr(getattr(s, name)) for name in _ARRAYS}
+    yield "tree", (s.tree_changes, [_problem(p) for p in s.problems],
+                   {k: [_problem(p) for p in v] for k, v in s._dangling.items()})
     yield from _chunks("agents", s.agents, _agent)
     events = s.events
     items = events._items if s.normalizer is None else [  # a stored entry as its plain tuple (a dict stays)
@@ -152,19 +153,26 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
         elif name == "shapes":
             if not packed.learn(value):
                 return None
-        elif name in _PLAIN:
-            if isinstance(getattr(s, name), dict):  # a big map comes in chunks: each adds to it
-                getattr(s, name).update(value)
-            else:
-                setattr(s, name, value)
-        elif name in _ARRAYS:
-            setattr(s, name, _unarr(value))
-        elif name == "tree_changes":
-            s.tree_changes = [tuple(change) for change in value]
-        elif name == "problems":
-            s.problems = [Problem(*p) for p in value]
-        elif name == "_dangling":
-            s._dangling = {k: [Problem(*p) for p in v] for k, v in value.items()}
+        elif name in _PLAIN:  # a big map comes in chunks: each adds to it
+            getattr(s, name).update(value)
+        elif name == "plain":
+            for key, kept_value in value.items():
+                if key not in _PLAIN:
+                    return None
+                if isinstance(getattr(s, key), dict):
+                    getattr(s, key).update(kept_value)
+                else:
+                    setattr(s, key, kept_value)
+        elif name == "arrays":
+            if set(value) != set(_ARRAYS):
+                return None
+            for key, kept_value in value.items():
+                setattr(s, key, _unarr(kept_value))
+        elif name == "tree":
+            changes, problems, dangling = value
+            s.tree_changes = [tuple(change) for change in changes]
+            s.problems = [Problem(*p) for p in problems]
+            s._dangling = {k: [Problem(*p) for p in v] for k, v in dangling.items()}
         elif name == "agents":
             s.agents.update((agent_id, _unagent(t)) for agent_id, t in value.items())
         elif name == "events":

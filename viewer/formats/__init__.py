@@ -34,6 +34,8 @@ class Format:
     # For formats whose members have files describing them (Claude Code's `.meta.json`): the member a changed
     # file describes (its path), or None; its session then looks again (Normalizer.flush), as a whole read would.
     sidecar_of: Callable[[str], str | None] | None = field(default=None, compare=False, repr=False)
+    # ... and the other way: where the file describing a member would be (None: such a member has none)
+    sidecar_for: Callable[[str], str | None] | None = field(default=None, compare=False, repr=False)
 
     @property
     def reads_records(self) -> bool:
@@ -48,7 +50,7 @@ LEGACY = Format("legacy", "legacy event stream", looks_like=legacy.looks_like)
 NO_HOOKS = frozenset({"hooks"})
 CLAUDE_CODE = Format("claude-code", "Claude Code", hides=NO_HOOKS, looks_like=claude_code.looks_like,
                      normalizer=claude_code.ClaudeNormalizer, member_of=claude_code.member_of,
-                     sidecar_of=claude_code.sidecar_of)
+                     sidecar_of=claude_code.sidecar_of, sidecar_for=claude_code.sidecar_for)
 CODEX = Format("codex", "Codex CLI", hides=NO_HOOKS, looks_like=codex.looks_like, normalizer=codex.CodexNormalizer,
                member_of=codex.member_of)
 WEAKINCENTIVES = Format("weakincentives", "weakincentives", hides=NO_HOOKS, looks_like=weakincentives.looks_like,

@@ -61,6 +61,14 @@ def sidecar_of(path: str) -> str | None:
     return None
 
 
+def sidecar_for(path: str) -> str | None:
+    """Where the `.meta.json` describing a sub-agent file would be (the inverse of `sidecar_of`)."""
+    folder, name = os.path.split(path)
+    if name.startswith("agent-") and name.endswith(".jsonl") and os.path.basename(folder) == "subagents":
+        return os.path.join(folder, name.removesuffix(".jsonl") + ".meta.json")
+    return None
+
+
 META_LIMIT = 1024 * 1024  # a sidecar holds a few short fields: more is not one
 
 
