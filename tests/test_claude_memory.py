@@ -163,3 +163,31 @@ def test_a_group_read_in_pieces_is_indexed_as_if_read_whole(project, monkeypatch
     in_pieces = everything()  # files of about 300 kB to 1 MB, read 256 kB of each at a time
     monkeypatch.setattr(reading, "GROUP_BATCH_BYTES", 1 << 40)
     assert everything() == in_pieces
+
+
+def test_a_walk_reads_a_runs_entries_through_one_open_of_their_file(project, monkeypatch):
+    """EventList.walk loads a run of stored entries of one file with one open (StoredEntry.load_many), and gives
+    what loading each alone gives; a file gone meanwhile gives each entry its placeholder, as alone."""
+    from viewer.formats import claude_code_content
+
+    root, _ = project
+    s = max(scanned(root).sessions.values(), key=lambda s: s.count)
+    alone = [s.events.load(p) for p in range(s.count)]
+    opened = []
+    real = claude_code_content.open_regular_file
+    monkeypatch.setattr(claude_code_content, "open_regular_file", lambda path, inside: opened.append(path) or real(path, inside))
+    walked = s.events.walk(0, s.count)
+    assert walked == alone
+    runs = sum(1 for p in range(1, s.count) if s.events.stored(s.count)[p].__class__ is not dict
+               and getattr(s.events.stored(s.count)[p - 1], "path", None) != s.events.stored(s.count)[p].path)
+    assert len(opened) <= runs + 1 < s.count / 5
+
+
+def test_a_walk_over_entries_whose_file_is_gone_gives_their_placeholders(tmp_path):
+    main, sub = write_session(tmp_path)
+    s = scanned(tmp_path).get("s")
+    sub.unlink()
+    walked = s.events.walk(0, s.count)
+    assert [e["message_id"] for e in walked] == [s.events.load(p)["message_id"] for p in range(s.count)]
+    gone = [e for e in walked if e["agent_id"] == "agent-ab12" and e["event_type"] == "transcript_entry"]
+    assert gone and all("changed since it was read" in e["content"] for e in gone)

@@ -193,7 +193,16 @@ class EventList:
         events: list[dict] = []
         position = start
         while position < stop:
-            if items[position] is not None:
+            item = items[position]
+            load_many = getattr(type(item), "load_many", None)
+            if load_many is not None:  # a run of a format's loaders: each file opened once for the run
+                last = position + 1
+                while last < stop and type(items[last]) is type(item):
+                    last += 1
+                events += load_many(items[position:last])
+                position = last
+                continue
+            if item is not None:
                 events.append(self.load(position))
                 position += 1
                 continue

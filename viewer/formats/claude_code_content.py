@@ -236,8 +236,28 @@ class StoredEntry:
 
     def load(self) -> dict:
         """The event as first normalized, its content read again (a new dict on every call)."""
+        return self._loaded(self._records())
+
+    @classmethod
+    def load_many(cls, entries: list[StoredEntry]) -> list[dict]:
+        """`load()` of each, opening each file once for a run of entries of the same file (a walk over a session:
+        one open, not one an entry)."""
+        events, at = [], 0
+        while at < len(entries):
+            first, end = entries[at], at + 1
+            while end < len(entries) and (entries[end].path, entries[end].inside) == (first.path, first.inside):
+                end += 1
+            run = entries[at:end]
+            try:
+                with open_regular_file(first.path, first.inside) as f:
+                    events += [entry._loaded(entry._records(f)) for entry in run]
+            except OSError:  # refused or gone: each shown as changed
+                events += [entry._loaded(None) for entry in run]
+            at = end
+        return events
+
+    def _loaded(self, records: list[dict] | None) -> dict:
         event = self.skeleton
-        records = self._records()
         if records is None:  # the file changed under it: what is known of it, and why its text is missing
             event.pop("thinking", None)
             event.pop("tool_calls", None)
@@ -251,9 +271,13 @@ class StoredEntry:
                 event[key] = contents.get(key)
         return event
 
-    def _records(self) -> list[dict] | None:
-        try:  # a file object per read: request threads read at the same time, and the file may have changed
-            with open_regular_file(self.path, self.inside) as f:  # refused (a FIFO now, say): shown as changed
+    def _records(self, f=None) -> list[dict] | None:
+        """Its records read again from its lines, through `f` (its file, open), else a file object of its own."""
+        try:
+            if f is None:  # a file object per read: request threads read at once, and the file may have changed
+                with open_regular_file(self.path, self.inside) as f:  # refused (a FIFO now, say): shown as changed
+                    records = [_read_line(f, *span) for span in SPAN.iter_unpack(self.spans)]
+            else:
                 records = [_read_line(f, *span) for span in SPAN.iter_unpack(self.spans)]
         except (OSError, ValueError, IndexError, orjson.JSONDecodeError):
             return None
