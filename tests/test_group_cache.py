@@ -175,3 +175,13 @@ def test_a_server_keeps_the_groups_and_a_restart_serves_them(project, tmp_path):
     with serve(project, "--cache-dir", str(cache)) as server:
         assert everything(server) == first
     assert len(first) == 3 and all(first.values())
+
+
+def test_a_sub_agent_file_written_after_a_restart_joins_the_session_taken_from_the_cache(project, tmp_path):
+    run(project, tmp_path / "cache")
+    again = run(project, tmp_path / "cache", settle=False)
+    assert again.cache.restored == 3
+    add_a_sub_agent(project)
+    again.refresh(str(_sub_file(project).parent / "agent-zz99.jsonl"))
+    assert pages(again) == pages(scanned(project))
+    assert len(again.listing()) == 3

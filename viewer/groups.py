@@ -98,9 +98,10 @@ class Groups:
     def _kept_group(self, session: SessionIndex) -> SessionIndex | None:
         """A group not read yet, as the cache kept it, in its place (listed, its files to be read on from their
         ends); else None, and it is read from its start."""
+        if self.cache is None or session.count or not session.members:
+            return None
         tailers = {p: self._tailers[p] for p in session.members}
-        if self.cache is None or session.count or any(t.state()["position"] for t in tailers.values()
-                                                      if isinstance(t, FileTailer)):
+        if any(t.state()["position"] for t in tailers.values() if isinstance(t, FileTailer)):
             return None
         kept = self.cache.restore_group(session, tailers, self.inside)
         if kept is None:
@@ -108,10 +109,10 @@ class Groups:
                 self._tailers[p] = reader_for(p, inside=self.inside)
             return None
         kept.members, kept.project, kept.name = session.members, session.project, session.name
+        member = next(iter(session.members.values()))
         with self.lock:
-            for key, group in self._groups.items():
-                if group is session:
-                    self._groups[key] = kept
+            if self._groups.get((member["folder"], member["session"])) is session:
+                self._groups[(member["folder"], member["session"])] = kept
             for p in kept.members:
                 self._by_path[p] = kept
             if self.sessions.get(session.id) is session:
