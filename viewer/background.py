@@ -13,10 +13,16 @@ def index_step(library, budget: int = 128, words=None) -> bool:
     facets serve filters, the hooks audit and the chart, which catch them up themselves when asked
     (web.lookup.with_facets). `words` (a search_worker.WordWorker) builds the words of big native sessions in
     another process: while it builds a session's next run, the facets catch up meanwhile."""
+    version = library.version  # read first: a change meanwhile is looked at on the next step
     sessions = library.sessions_now()  # no order needed: every session is caught up in turn
+    # From where work was found last, and the search indexes only when something was read since they were all
+    # complete: a folder of thousands of sessions is not walked whole at every step
+    start = library.indexing_from if library.indexing_from < len(sessions) else 0
+    sessions = sessions[start:] + sessions[:start]
     waiting = False
-    for session in sessions:
+    for at, session in enumerate(sessions if version != library.searched_at else ()):
         if session.search.indexed < session.count:
+            library.indexing_from = (start + at) % len(sessions)
             done = words.step(session) if words is not None else False
             if done is None:  # its next run is being built
                 waiting = True
@@ -26,8 +32,11 @@ def index_step(library, budget: int = 128, words=None) -> bool:
             _forget_cached(session)
             _pack_if_settled(session)
             return True
-    for session in sessions:
+    if not waiting:
+        library.searched_at = version
+    for at, session in enumerate(sessions):
         if session.facets.indexed < session.count:
+            library.indexing_from = (start + at) % len(sessions)
             session.facets.catch_up(budget)
             _forget_cached(session)
             return True

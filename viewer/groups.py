@@ -36,6 +36,7 @@ class Groups:
             self._read_again(session)
         elif session is not None and session.members:
             session.ingest_records([])
+            self._changed()  # its tree may have changed (a parent found): pages and background work look again
 
     def _join_group(self, path: str, fmt: formats.Format, member: dict) -> None:
         """One file of a multi-file session (Claude Code: main file, sub-agent files)."""

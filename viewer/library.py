@@ -54,6 +54,8 @@ class Library(Groups, Folders):
         # file never holds up the others; the files left unfinished wait in `unfinished` for their next turn.
         self.slices_per_read: int | None = None
         self.unfinished: set[str] = set()
+        self.indexing_from = 0  # where background indexing last found work (background.index_step)
+        self.searched_at = -1  # the version at which every search index was last found complete (the same)
         self._reading: dict[str, FileTailer | GzipReader] = {}  # files read part way, for pages that say how far (progress)
 
     def scan(self, folder: str | None = None) -> None:

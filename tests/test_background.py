@@ -1,0 +1,32 @@
+"""Background work (background.py): every session's search index and facets are completed, a step at a time, from
+where work was found last; a session that grows later is completed again."""
+
+from conftest import write_events
+from events import scanned
+from viewer import background
+
+
+def entry(mid, agent="a", content="hello world"):
+    return {"message_id": mid, "event_type": "transcript_entry", "agent_id": agent, "role": "user", "content": content}
+
+
+def done(library) -> bool:
+    return all(s.search.indexed == s.count == s.facets.indexed for s in library.sessions_now())
+
+
+def test_every_session_is_completed_and_one_that_grows_is_completed_again(tmp_path):
+    for i in range(40):
+        write_events(tmp_path / f"s{i:02d}.jsonl", [entry(f"m{i}-{n}", content=f"word{i} text") for n in range(300)])
+    library = scanned(tmp_path)
+    steps = 0
+    while background.index_step(library):
+        steps += 1
+    assert done(library) and steps >= 40 * 2 * 300 / 128
+    assert not background.index_step(library)  # nothing left: no step
+    write_events(tmp_path / "s17.jsonl", [entry(f"late-{n}", content="appended later") for n in range(200)], mode="a")
+    library.refresh(str(tmp_path / "s17.jsonl"))
+    assert not done(library)
+    while background.index_step(library):
+        pass
+    s = library.get("s17")
+    assert done(library) and s.count == 500 and s.search.get("appended")
