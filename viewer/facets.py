@@ -50,7 +50,7 @@ class Facets(Incremental):
         agent_id, kind = event["agent_id"], event["event_type"]
         if kind == model.TRANSCRIPT_ENTRY:
             if search_index.touches_tools(event):
-                self._tools_of(s, position, agent_id)
+                self._tools_of(s, position, agent_id, event)
             if model.is_delivery(event):
                 self._delivery(s, position, event)
         else:
@@ -65,8 +65,8 @@ class Facets(Incremental):
             for delivery in self._awaited.pop(event["message_id"], ()):  # its deliveries came first
                 self._judge(s, delivery, s.events[delivery], event)
 
-    def _tools_of(self, s, position: int, agent_id: str) -> None:
-        names = search_index.tool_names(s, position)
+    def _tools_of(self, s, position: int, agent_id: str, event: dict | None = None) -> None:
+        names = search_index.tool_names(s, position, event)
         if names:
             lists = self.tools.setdefault(agent_id, {})
             for name in names:

@@ -103,9 +103,10 @@ def _call_parts(call: dict) -> tuple[str, str]:
     return model.call_name(call), arguments if isinstance(arguments, str) else jsonio.text(arguments)
 
 
-def tool_names(s, position: int) -> set[str]:
-    """Tools an entry calls, or the tool whose result it is (its `name`, else its call's)."""
-    event = s.events[position]
+def tool_names(s, position: int, event: Event | None = None) -> set[str]:
+    """Tools an entry calls, or the tool whose result it is (its `name`, else its call's); `event`: the entry at
+    `position`, when the caller has it read already."""
+    event = s.events[position] if event is None else event
     names = set(own_tool_names(event))
     if model.is_tool_result(event):
         names.update(called_tool_names(s, position, event["agent_id"], event.get("tool_call_id")))
