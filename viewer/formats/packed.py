@@ -48,16 +48,16 @@ def learn(kept: dict[int, tuple]) -> bool:
     """Know these shapes (from `shapes` in an earlier run) before unpacking what was packed with them; False when
     one of them is not what its id is here (bytes packed with it cannot be read: they must be made again)."""
     with _LOCK:
-        for shape, keys in kept.items():
-            keys = tuple(keys)
-            if _shape_id(keys) != shape or _SHAPES.get(shape, keys) != keys:
+        new = {shape: tuple(keys) for shape, keys in kept.items() if _SHAPES.get(shape) != keys}  # mostly none
+        for shape, keys in new.items():
+            if _shape_id(keys) != shape or shape in _SHAPES:
                 return False
-        for shape, keys in kept.items():
-            keys = tuple(keys)
-            if shape not in _SHAPES and len(_SHAPES) < MAX_SHAPES:
-                _SHAPES[shape] = keys
-                _INDEX.setdefault(keys, shape)
-        return all(shape in _SHAPES for shape in kept)
+        for shape, keys in new.items():
+            if len(_SHAPES) >= MAX_SHAPES:
+                return False
+            _SHAPES[shape] = keys
+            _INDEX.setdefault(keys, shape)
+        return True
 
 
 def _flat(value):
