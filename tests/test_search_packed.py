@@ -92,7 +92,7 @@ def test_packed_postings_hold_a_fraction_of_the_memory(project):
 
     postings = [s.search._postings for s in library.listing()]
     as_dicts, _ = held(lambda: [as_built(d) for d in postings])
-    as_packed, _ = held(lambda: [PackedPostings.packed(d) for d in postings])
+    as_packed, _ = held(lambda: [PackedPostings.packed(d, s.count) for d, s in zip(postings, library.listing())])
     assert as_packed < as_dicts / 3, (as_packed, as_dicts)
 
 
@@ -137,6 +137,10 @@ def test_packed_postings_read_as_the_dict_they_were_made_of():
     assert sorted(packed.prefixed("al")) == ["alpha", "alps"] and packed.prefixed("\x01") == []
     again = PackedPostings.from_state(packed.state())
     assert {t: list(p) for t, p in again.items()} == {t: list(p) for t, p in postings.items()}
-    tokens, starts, positions = packed.state()
+    tokens, starts, typecode, positions = packed.state()
     with pytest.raises(ValueError):
-        PackedPostings.from_state((tokens[:-1], starts, positions))
+        PackedPostings.from_state((tokens[:-1], starts, typecode, positions))
+    small = PackedPostings.packed(postings, count=8)  # positions of a session under 65,536 events: 2 bytes each
+    assert small.positions.itemsize == 2 and {t: list(p) for t, p in small.items()} == {
+        t: list(p) for t, p in postings.items()}
+    assert PackedPostings.packed({"x": array("i", [70_000])}, count=70_001).get("x")[0] == 70_000

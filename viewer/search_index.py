@@ -227,7 +227,7 @@ class SearchIndex(Incremental):
         """Pack the postings of a complete index whose session will not grow (see search_packed); whether it did."""
         if isinstance(self._postings, PackedPostings) or not self.complete:
             return False
-        self._postings = PackedPostings.packed(self._postings)
+        self._postings = PackedPostings.packed(self._postings, self.indexed)
         self.vocabulary.clear()
         return True
 
@@ -240,7 +240,7 @@ class SearchIndex(Incremental):
         if isinstance(self._postings, PackedPostings):
             packed, self._postings = self._postings, _Postings(self.vocabulary)
             for token, positions in packed.items():
-                self._postings[token].extend(positions)
+                self._postings[token].fromlist(positions.tolist())  # packed positions may be 2 bytes each
         return self._postings
 
     def _index(self, s, start: int, stop: int, infos: list[tuple], events: list | None,

@@ -5,7 +5,8 @@ slot, an array object and a vocabulary entry: about 170 bytes before its first p
 200 events has some 1,200 distinct words, so a folder of 5,000 sessions held a gigabyte in them. Once a session's
 files are left alone (its normalizer settled) and its index is complete, the postings are packed: the tokens
 sorted in one list (each string shared with every other session's, `sys.intern`), where each token's positions
-start in one array, and all positions in another: about 12 bytes a token and 4 a position. A lookup is a bisection.
+start in one array, and all positions in another: about 12 bytes a token and 2 a position (4 in a session of
+65,536 events or more). A lookup is a bisection.
 A session read again starts with a dict again (SessionIndex.restart).
 """
 
@@ -27,12 +28,15 @@ class PackedPostings:
         self.tokens, self.starts, self.positions = tokens, starts, positions
 
     @classmethod
-    def packed(cls, postings: dict[str, array]) -> PackedPostings:
+    def packed(cls, postings: dict[str, array], count: int | None = None) -> PackedPostings:
+        """`count`: how many events the session has; under 65,536 (most sessions) a position takes 2 bytes."""
         tokens = sorted(map(sys.intern, postings))
         starts, positions = array("I", [0]), array("i")
         for token in tokens:
             positions.extend(postings[token])
             starts.append(len(positions))
+        if count is not None and count < 65536:
+            positions = array("H", positions)
         return cls(tokens, starts, positions)
 
     def get(self, token: str, default=_EMPTY) -> array:
@@ -63,12 +67,14 @@ class PackedPostings:
 
     def state(self) -> tuple:
         """As plain data (kept by the persistent cache)."""
-        return self.tokens, self.starts.tobytes(), self.positions.tobytes()
+        return self.tokens, self.starts.tobytes(), self.positions.typecode, self.positions.tobytes()
 
     @classmethod
     def from_state(cls, state) -> PackedPostings:
-        tokens, starts, positions = state
-        packed = cls(list(map(sys.intern, tokens)), array("I"), array("i"))
+        tokens, starts, typecode, positions = state
+        if typecode not in ("H", "i"):
+            raise ValueError(f"packed postings of type {typecode!r}")
+        packed = cls(list(map(sys.intern, tokens)), array("I"), array(typecode))
         packed.starts.frombytes(starts)
         packed.positions.frombytes(positions)
         if len(packed.starts) != len(packed.tokens) + 1 or packed.starts[-1] != len(packed.positions):
