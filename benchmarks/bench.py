@@ -221,12 +221,12 @@ def real_size_targets(real: dict) -> list[dict]:
 
 
 def run_claude_folder(size: int, label: str, args: argparse.Namespace, workdir: Path) -> dict:
-    """Issue 15, target 8: a Claude Code folder of finished sessions (its files last written an hour ago), served
+    """Issue 15, target 8: a Claude Code folder of finished sessions (its files last written two hours ago), served
     twice by a real server (folder_start.py): listing, memory, and a restart on the cache the first start left."""
     folder = workdir / f"claude-{label}"
     log(f"claude folder {label}: generating {args.claude_sessions:,} sessions ({args.claude_subagents} sub-agents)")
     made = generate_claude.generate(folder, size, args.claude_subagents, args.claude_sessions)
-    then = time.time() - 3600
+    then = time.time() - 2 * 3600
     for path in folder.rglob("*"):
         os.utime(path, (then, then))
     log(f"claude folder {label}: {made['bytes'] / MB:,.0f} MB; a real server started twice")

@@ -122,3 +122,27 @@ def test_a_claude_code_response_growing_live_is_redrawn_in_place(formats_server,
     expect(page.locator('[id="g1"] .call .tool')).to_have_text("Edit")
     assert page.locator('[id="g1"]').count() == 1
     assert page.evaluate("window.__notReloaded") is True
+
+
+@pytest.mark.parametrize("left_alone", [False, True], ids=["live", "resumed after an idle hour"])
+def test_a_claude_code_session_written_to_shows_its_new_entry_without_a_reload(tmp_path, page, left_alone):
+    """Live, and also when its files were left alone long enough for it to settle (read again from its start when
+    resumed): every entry read before is where it was, so the open page takes the new one in place."""
+    import os
+    import time
+
+    folder = tmp_path / "logs"
+    shutil.copytree(SAMPLES / "claude_code", folder / "claude_code", ignore=shutil.ignore_patterns("*.py"))
+    when = time.time() - (7200 if left_alone else 0)
+    for path in folder.rglob("*"):
+        os.utime(path, (when, when))
+    path = folder / "claude_code" / "-home-dev-src-parser" / "9c04d7b3-docs.jsonl"
+    with serve(folder) as server:
+        page.goto(f"{server.url}/s/claude_code:-home-dev-src-parser:9c04d7b3-docs/agents/main")
+        page.evaluate("window.__notReloaded = true")
+        page.locator("#av-poller").wait_for(state="attached")
+        write_events(path, [{"type": "user", "uuid": "r1", "parentUuid": None, "isSidechain": False,
+                             "sessionId": "9c04d7b3-docs", "timestamp": "2026-02-01T11:00:00.000Z",
+                             "message": {"role": "user", "content": "Back after lunch: go on"}}], mode="a")
+        expect(page.locator('[id="r1"]')).to_contain_text("Back after lunch")
+        assert page.evaluate("window.__notReloaded") is True

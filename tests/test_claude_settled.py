@@ -88,11 +88,11 @@ def test_it_holds_far_less_memory(project):
             size = tracemalloc.get_traced_memory()[0]
         finally:
             tracemalloc.stop()
-            groups_module.SETTLE_AFTER = 600.0
+            groups_module.SETTLE_AFTER = 3600.0
         assert settled(library) == [settle_after < 1e9] * 4
         return size
 
-    kept, settled_size = held(1e12), held(600.0)
+    kept, settled_size = held(1e12), held(3600.0)
     assert settled_size < 0.7 * kept, (settled_size, kept)
 
 
@@ -107,7 +107,7 @@ def test_lines_appended_to_a_settled_session_read_it_again_from_its_start(tmp_pa
     with path.open("a") as f:
         f.write("".join(json.dumps(r) + "\n" for r in more))
     library.refresh(str(path))
-    assert library.get(REWOUND_SID) is s and s.epoch > epoch  # pages polling it reload
+    assert library.get(REWOUND_SID) is s and s.epoch == epoch  # every event where it was: pages poll on
     assert not s.normalizer.settled  # just written: it reads on as lines come
     assert pages(library) == pages(scanned(tmp_path))  # as a whole read of the file now
     assert s.events[s.by_id["c2"]]["content"] == "Done"

@@ -22,7 +22,7 @@ from .tailer import FileTailer
 # Seconds a multi-file session's files must have been left unwritten before its normalizer keeps only what its
 # pages read (Normalizer.settle): a session still being worked in keeps all of it (more lines are read as they
 # come), one left alone this long is read again from its start if it is resumed.
-SETTLE_AFTER = 600.0
+SETTLE_AFTER = 3600.0
 
 
 class Groups:
@@ -137,7 +137,7 @@ class Groups:
                 session.ingest_records(batches)
                 self._pass_notes(session)
         if resumed or replaced or any(r.restarted for r in results):
-            self._read_again(session, files=True)
+            self._read_again(session, files=True, appended=resumed and not replaced)
             return
         for r in results:
             if r.error:
@@ -151,11 +151,21 @@ class Groups:
             self._list_group(session) if not listed else self._changed()
         self.settle(session)
 
-    def _read_again(self, session: SessionIndex, files: bool = False) -> None:
+    def _read_again(self, session: SessionIndex, files: bool = False, appended: bool = False) -> None:
         """Forget what was read of a multi-file session and read all its files from their start (`files`: already
-        inside a read of them, so without the check for a file it may not read: the caller's does it)."""
+        inside a read of them, so without the check for a file it may not read: the caller's does it).
+
+        `appended`: only lines were added to its files (a settled session resumed). When every event read before
+        is again where it was, the session keeps its epoch: a page open on it takes the new events as they come,
+        and does not reload."""
+        before = (session.epoch, session.count, dict(session.by_id)) if appended else None
         self._start_over(session)
         (self._read_group_files if files else self._read_group)(session)  # fresh readers: no restart reported
+        if before is not None:
+            epoch, count, by_id = before
+            with session.lock:
+                if session.count >= count and all(session.by_id.get(m) == p for m, p in by_id.items()):
+                    session.epoch = epoch
 
     def _start_over(self, session: SessionIndex) -> None:
         session.restart()
