@@ -30,3 +30,23 @@ def test_every_session_is_completed_and_one_that_grows_is_completed_again(tmp_pa
         pass
     s = library.get("s17")
     assert done(library) and s.count == 500 and s.search.get("appended")
+
+
+def test_an_idle_library_looks_for_sessions_to_settle_or_save_only_now_and_then(tmp_path, monkeypatch):
+    """Settling and saving walk every session: while they find nothing, a step does not walk them again until
+    LOOK_AGAIN_S has passed (an idle server on a folder of thousands of sessions costs nearly nothing)."""
+    for i in range(5):
+        write_events(tmp_path / f"s{i}.jsonl", [entry(f"m{i}")])
+    library = scanned(tmp_path)
+    while background.step(library):
+        pass
+    looks = []
+    monkeypatch.setattr(library, "settle_quiet", lambda: looks.append(1) or False)
+    for _ in range(100):
+        assert not background.step(library)
+    assert looks == []
+    library.looked_at -= background.LOOK_AGAIN_S
+    assert not background.step(library) and looks == [1]
+    write_events(tmp_path / "s3.jsonl", [entry("new")], mode="a")  # something to index: done at once
+    library.refresh(str(tmp_path / "s3.jsonl"))
+    assert background.step(library)

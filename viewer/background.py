@@ -4,6 +4,8 @@ waits at most one step."""
 
 from __future__ import annotations
 
+import time
+
 
 def index_step(library, budget: int = 128, words=None) -> bool:
     """Extend one session's search index, else one session's facets, by up to `budget` events (a short hold of
@@ -34,12 +36,14 @@ def index_step(library, budget: int = 128, words=None) -> bool:
             return True
     if not waiting:
         library.searched_at = version
-    for at, session in enumerate(sessions):
+    for at, session in enumerate(sessions if version != library.faceted_at else ()):
         if session.facets.indexed < session.count:
             library.indexing_from = (start + at) % len(sessions)
             session.facets.catch_up(budget)
             _forget_cached(session)
             return True
+    if not waiting:
+        library.faceted_at = version
     if waiting:
         words.wait(0.005)
     return waiting
@@ -77,6 +81,20 @@ def save_step(library) -> bool:
     return library.cache is not None and library.cache.save_one(library.settled_files(), library.inside)
 
 
+LOOK_AGAIN_S = 5.0  # an idle server looks for sessions to settle or save this often: not at every step
+
+
 def step(library, words=None) -> bool:
-    """One step of background work; False when there is none left."""
-    return index_step(library, words=words) or library.settle_quiet() or save_step(library)
+    """One step of background work; False when there is none left.
+
+    Settling and saving look at every session (thousands in a big folder): while they find nothing, they are
+    looked at again after LOOK_AGAIN_S, so an idle server costs nearly nothing."""
+    if index_step(library, words=words):
+        return True
+    now = time.monotonic()
+    if now < library.looked_at + LOOK_AGAIN_S:
+        return False
+    if library.settle_quiet() or save_step(library):
+        return True
+    library.looked_at = now
+    return False
