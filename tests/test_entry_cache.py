@@ -128,3 +128,24 @@ def test_the_cache_keeps_within_its_bytes_and_drops_the_least_recently_used():
     assert cache.get(("page", None, b"item 99")) is not None and cache.get(("page", None, b"item 0")) is None
     cache.put(("page", None, b"huge"), "x" * 5_000)  # more than a sixteenth of the budget: never kept
     assert cache.get(("page", None, b"huge")) is None
+
+
+def test_pollers_of_a_live_agent_share_its_new_entries(tmp_path):
+    """Every poller of an agent asks for the same new entries: only the first renders them, however the values
+    were held in between (the key of an entry at position 300 was made of another int object each time)."""
+    earlier = [created("c2", "a2", name="Beta")] + [say(f"b{i}", "a2", f"earlier {i}") for i in range(300)]
+    path = write_events(tmp_path / "s.jsonl", [created("c", "a1", name="Alpha")] + earlier)
+    app = create_app(tmp_path, watch=False)
+    library, client, cache = app.extensions["agentview"].library, app.test_client(), cache_of(app)
+    cursor = re.search(r'id="av-poller"[^>]*after=([0-9]+-[0-9]+)', page(client)).group(1)
+    write_events(path, [say(f"m{i}", "a1", f"live line {i} " + "words " * i) for i in range(40)], mode="a")
+    library.refresh(str(path))
+    answers = []
+    for _ in range(3):
+        misses = cache.misses
+        response = client.get(f"/s/s/poll/agent?agent=a1&after={cursor}")
+        assert response.status_code == 200
+        answers.append((response.get_data(as_text=True), cache.misses - misses))
+    (first, rendered), *again = answers
+    assert rendered == 40 and first.count('<article class="entry') == 40
+    assert again == [(first, 0), (first, 0)]

@@ -360,3 +360,34 @@ def test_polls_answer_a_problem_found_without_an_event(tmp_path):
         assert "problems=1" in answer.by_id("av-poller").attrs["hx-get"]
         get(client, answer.by_id("av-poller").attrs["hx-get"], 204)  # told: nothing new again
     assert parse(get(client, dialog).data).by_id("av-dialog-messages").text == "1 message"
+
+
+def test_an_agent_poll_while_only_other_agents_write_moves_its_cursor_and_nothing_else(tmp_path):
+    from events import created, say, user
+    from viewer.web.app import create_app
+
+    path = write_events(tmp_path / "s.jsonl", [created("c1", "a1", name="One"), created("c2", "a2", name="Two"),
+                                               say("m1", "a1", "first")])
+    app = create_app(tmp_path, watch=False)
+    library, client = app.extensions["agentview"].library, app.test_client()
+
+    def append_and_poll(events, query=""):
+        write_events(path, events, mode="a")
+        library.refresh(str(path))
+        return parse(get(client, f"/s/s/poll/agent?agent=a1&after=0-{count}{query}").data)
+
+    def only_the_poller(doc):
+        return [e.attrs.get("id") for e in doc.children if e.tag] == ["av-poller"]
+
+    count = 3
+    doc = append_and_poll([say(f"o{i}", "a2", f"other {i}") for i in range(5)])
+    assert only_the_poller(doc) and "after=0-8" in doc.by_id("av-poller").attrs["hx-get"]
+    count = 8
+    doc = append_and_poll([say("m2", "a1", "second")])  # its own entry: drawn, with its count
+    assert not only_the_poller(doc) and doc.by_id("m2") and doc.by_id("av-agent-entries").text == "2"
+    count = 9
+    doc = append_and_poll([created("c3", "a3", cause="m2", name="Three")])  # a sub-agent: its header lists it
+    assert not only_the_poller(doc) and "Three" in doc.by_id("av-agent-children").text
+    count = 10
+    doc = append_and_poll([user("m3", "a1", "hidden by the filter")], "&kind=said")  # filtered out, still counted
+    assert not only_the_poller(doc) and doc.by_id("av-agent-entries").text == "3"

@@ -124,3 +124,12 @@ def test_a_served_big_session_is_searched_whole_with_the_worker(tmp_path):
                                   capture_output=True, text=True).stdout
     assert [hit["message_id"] for hit in data["results"]] == [f"m{i}" for i in range(997, count, 997)]
     assert "viewer.search_worker" in children  # the words were built by a worker process
+
+
+def test_the_worker_runs_below_the_server(tmp_path, worker):
+    """Background work: on a busy machine the server's threads answering requests get the cores first."""
+    _varied(tmp_path)
+    _index(tmp_path, words=worker)
+    assert worker._process is not None
+    below = min(19, os.getpriority(os.PRIO_PROCESS, 0) + search_worker.NICENESS)
+    assert wait_for(lambda: os.getpriority(os.PRIO_PROCESS, worker._process.pid) == below or None, timeout=10)

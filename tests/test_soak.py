@@ -142,6 +142,8 @@ def test_nothing_is_lost_or_repeated_under_load(tmp_path):
         for f in files.values():
             f.close()
         rate = total / (time.monotonic() - started)
+        for session in SESSIONS:  # a poller stops at its first empty answer: only once everything written is read
+            server.wait_for_session(session, events=len(AGENTS) + len(written[session]), timeout=120)
         stop.set()
         for p in pollers:
             p.join(timeout=60)

@@ -13,9 +13,8 @@ import tempfile
 
 
 def serve(args: argparse.Namespace) -> int:
-    from waitress import create_server
-
     from .web import security
+    from .web.channel import counted_server
     from .web.app import create_app
     from . import session_cache, tailer
 
@@ -55,8 +54,8 @@ def serve(args: argparse.Namespace) -> int:
                      cache_dir=cache_dir)
     security.hide_tokens_in_logs(token, secrets=not args.no_redact)
     try:
-        server = create_server(app, host=args.host, port=args.port, threads=args.threads, ident="agentview",
-                               **connection_options())
+        server = counted_server(app, host=args.host, port=args.port, threads=args.threads, ident="agentview",
+                                **connection_options())
     except OSError as error:  # the port is taken, or the address is not ours
         app.extensions["agentview"].watcher.stop()
         if args.demo:

@@ -45,7 +45,8 @@ def ago(t: float, now: float) -> str:
 
 def _served_first(wsgi_app):
     """Count every request as under way while the app makes its answer, so that reading and indexing give way
-    to it (see foreground). A streamed body (an export) is not counted while it is sent: it may take minutes."""
+    to it (see foreground). Behind `agentview serve` a request is counted longer, from its headers until waitress
+    has written its answer (web/channel.py); this counts it under any other WSGI server too."""
     def counted(environ, start_response):
         with foreground.serving():
             return wsgi_app(environ, start_response)

@@ -5,7 +5,9 @@ An entry's HTML is kept under everything it is made of, so a kept one is exactly
 would print:
 - the item itself (queries._entry, with `rewound`): its event, delivery, calls, results, spawned agents,
   listeners and names, as marshal bytes (C speed, exact: 1, 1.0 and True differ, as their printing does;
-  an item holding anything else is rendered, never kept);
+  an item holding anything else is rendered, never kept). Written in marshal's version 2 (MARSHAL_VERSION): later
+  versions mark each object referenced elsewhere too, so the same item read again (its event now also held by
+  the event list's cache) made other bytes, and a second poller of an agent found none of its entries kept;
 - the session it was read from (its serial: unique in the process, and its epoch: a file truncated or
   replaced starts a new one) and the id its links print; the live session the agents' colours are looked
   up in (colours.agent_colour reads the library's, also for a page frozen as of event N);
@@ -29,6 +31,7 @@ from ..redact import ACTIVE
 from . import asof, colours
 from .state import library
 
+MARSHAL_VERSION = 2  # the same bytes for the same values, however many references each has (see above)
 BUDGET = 64 * 1024 * 1024  # bytes of keys and HTML kept (app.config["ENTRY_CACHE_BYTES"]; 0: no cache)
 
 
@@ -96,7 +99,7 @@ def render(cache: EntryCache | None, macro, session: dict, s, items, show_agent:
     out = []
     for item in items:
         try:
-            made_of = marshal.dumps(item)
+            made_of = marshal.dumps(item, MARSHAL_VERSION)
         except ValueError:  # holds a value marshal cannot write: no exact key, so never kept
             out.append(macro(session, item, show_agent, oob=oob, top=top))
             continue
@@ -107,7 +110,7 @@ def render(cache: EntryCache | None, macro, session: dict, s, items, show_agent:
             html = macro(session, item, show_agent, oob=oob, top=top)
             # Pages render outside the session's lock: kept only if the item did not change meanwhile (an
             # ingest filling in a field of an event), so a key never holds HTML of another state of its item.
-            if marshal.dumps(item) == made_of:
+            if marshal.dumps(item, MARSHAL_VERSION) == made_of:
                 cache.put(key, html)
         out.append(html)
     return Markup("".join(out))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from bisect import bisect_left
 
 from flask import Blueprint, Response, current_app, render_template, request, url_for
 
@@ -206,6 +207,10 @@ def poll_agent(session_id):
     with s.lock:
         if _rewound_since(s, after):  # the page folds what the rewind left behind when it is drawn again
             return Response(status=200, headers={"HX-Refresh": "true"})
+        if _nothing_new_for(s, queries.subtree(s, agent_id) if include_subagents else [agent_id], after):
+            # Other agents wrote: the page moves its cursor on, and nothing of it is built or read again.
+            poll = _agent_poll_url(s.id, agent_id, include_subagents, filters, s.cursor, flag_arg("paged"))
+            return render_template("_poller_only.html", poll=poll)
         updates = queries.perspective_updates(s, agent_id, include_subagents, after, filters)
         _mark_rewound(s, updates["items"] + (updates.get("grown") or []))
         cursor, more = _poll_cursor(s, updates["stop"])
@@ -218,6 +223,17 @@ def poll_agent(session_id):
                        children=[queries.agent_summary(s, s.agents[c]) for c in s.agents[agent_id].children],
                        poll=_agent_poll_url(s.id, agent_id, include_subagents, filters, cursor, paged))
     return render_template("_agent_poll.html", **context)
+
+
+def _nothing_new_for(s, agent_ids: list[str], after: int) -> bool:
+    """Whether an agent page drawn before `after` stays as it is: none of its agents logged an entry since, no
+    message grew and no agent appeared or moved in the tree (its sub-agents, calls that spawned one). Looks at
+    each agent's last entry and two kept lists' ends, never at the events: an agent page open beside busy
+    others costs the same whatever they write. The caller holds the lock."""
+    agents = s.agents
+    return (all(not agents[a].entries or agents[a].entries[-1] < after for a in agent_ids)
+            and bisect_left(s.growth_positions, after) == len(s.growth_positions)
+            and bisect_left(s.tree_changes, (after, "")) == len(s.tree_changes))
 
 
 # --- the dialog between chosen agents ----------------------------------------------------------------
