@@ -50,3 +50,30 @@ def test_an_idle_library_looks_for_sessions_to_settle_or_save_only_now_and_then(
     write_events(tmp_path / "s3.jsonl", [entry("new")], mode="a")  # something to index: done at once
     library.refresh(str(tmp_path / "s3.jsonl"))
     assert background.step(library)
+
+
+def test_the_sessions_due_to_be_saved_are_found_in_one_walk_and_saved_one_a_step(tmp_path, monkeypatch):
+    import os
+    import time
+
+    from viewer.library import Library
+    from viewer.session_cache import SessionCache
+
+    folder = tmp_path / "logs"
+    for i in range(30):
+        write_events(folder / f"s{i:02d}.jsonl", [entry(f"m{i}-{n}") for n in range(20)])
+    then = time.time() - 60  # still for a minute: due once indexed
+    for path in folder.iterdir():
+        os.utime(path, (then, then))
+    library = Library(folder, cache=SessionCache(str(tmp_path / "cache")))
+    library.scan()
+    while background.index_step(library):
+        pass
+    walks = []
+    real = library.settled_files
+    monkeypatch.setattr(library, "settled_files", lambda: walks.append(1) or real())
+    saved = 0
+    while background.save_step(library):
+        saved += 1
+    assert saved == 30 and len(list((tmp_path / "cache").glob("*.avc"))) == 30
+    assert len(walks) == 2  # one to find the 30, one to find none left

@@ -78,7 +78,7 @@ def _forget_cached(session) -> None:
 
 def save_step(library) -> bool:
     """Keep one session that changed in the cache (SessionCache.due says which); False when none needs it."""
-    return library.cache is not None and library.cache.save_one(library.settled_files(), library.inside)
+    return library.cache is not None and library.cache.save_one(library.settled_files, library.inside)
 
 
 LOOK_AGAIN_S = 5.0  # an idle server looks for sessions to settle or save this often: not at every step

@@ -79,6 +79,7 @@ class SessionCache:
         self._saved: dict[str, tuple] = {}  # path -> (serial, epoch, count) of the session saved last
         self._saved_at: dict[str, float] = {}
         self.restored = 0  # sessions taken from the cache this run (a figure for the benchmark and tests)
+        self._due: list[tuple] = []  # sessions found due to be saved, not saved yet (see save_one)
 
     # --- a start: the cache's session, when it still holds --------------------------------------------------
 
@@ -140,22 +141,38 @@ class SessionCache:
 
     # --- saving: from the ingest thread, while nothing else waits --------------------------------------------
 
-    def save_one(self, files: list[tuple[str, SessionIndex, object]], inside: str | None) -> bool:
-        """Save the first of these (path, session, reader) that is due; False when none is. `inside`: the folder
-        the files must lie in (safe_open)."""
+    def save_one(self, files_now, inside: str | None) -> bool:
+        """Save one session that is due; False when none is. `files_now()` gives every (path, session, reader) read
+        to its end; `inside`: the folder the files must lie in (safe_open).
+
+        The sessions due are found in one pass and saved one a call, each looked at again when its turn comes:
+        a folder of thousands is walked once for all of them, not once a save."""
         now = time.monotonic()
-        groups: dict[int, tuple[SessionIndex, dict]] = {}  # the files of a session of several, together
+        if not self._due:
+            self._due = self._all_due(files_now(), now)
+        while self._due:
+            path, session, tailers = self._due.pop()
+            if not self.due(path, session, now):
+                continue
+            if session.members:
+                self.save_group(session, tailers, inside)
+            else:
+                self.save(path, session, tailers, inside)
+            return True
+        return False
+
+    def _all_due(self, files, now: float) -> list[tuple]:
+        """(path, session, its reader or, for a session of several files, {path: reader}) of each session due."""
+        due, groups = [], {}
         for path, session, tailer in files:
             if session.members:
                 groups.setdefault(id(session), (session, {}))[1][path] = tailer
             elif isinstance(tailer, FileTailer) and self.due(path, session, now):
-                self.save(path, session, tailer, inside)
-                return True
+                due.append((path, session, tailer))
         for session, tailers in groups.values():
             if tailers.keys() == session.members.keys() and self.due(session.path, session, now):
-                self.save_group(session, tailers, inside)
-                return True
-        return False
+                due.append((session.path, session, tailers))
+        return due
 
     def due(self, path: str, session: SessionIndex, now: float) -> bool:
         """Whether `session` has changed since it was saved, has been still for a moment, and was not saved
