@@ -104,7 +104,7 @@ def restore(store: CacheStore, session: SessionIndex, tailers: dict, inside: str
         return None
     try:
         restored = _restore(kept, session, now, tailers)
-    except (CorruptEntry, KeyError, TypeError, ValueError, IndexError, OSError) as error:
+    except (CorruptEntry, KeyError, TypeError, ValueError, IndexError, OSError, StopIteration) as error:
         log.info("cache entry of %s not used: %s", session.relpath, error)
         restored = None
     if restored is None:

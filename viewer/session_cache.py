@@ -97,7 +97,7 @@ class SessionCache:
             return None
         try:
             session = self._restore(kept, path, session_id, relpath, inside, tailer)
-        except (CorruptEntry, KeyError, TypeError, ValueError, IndexError) as error:
+        except (CorruptEntry, KeyError, TypeError, ValueError, IndexError, StopIteration) as error:
             log.info("cache entry of %s not used: %s", relpath, error)
             session = None
         if session is None:
