@@ -6,6 +6,7 @@ group again; a group still being written is not kept."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 import urllib.request
 
@@ -172,9 +173,13 @@ def test_a_server_keeps_the_groups_and_a_restart_serves_them(project, tmp_path):
     with serve(project, "--cache-dir", str(cache)) as server:
         wait_for(lambda: len([p for p in cache.iterdir() if p.suffix == ".avc"]) == 3, timeout=60)
         first = everything(server)
+    entries = [p for p in cache.iterdir() if p.suffix == ".avc"]
+    for entry in entries:  # dated back: an entry the next start takes is touched (used last, evicted last)
+        os.utime(entry, (1, 1))
     with serve(project, "--cache-dir", str(cache)) as server:
         assert everything(server) == first
     assert len(first) == 3 and all(first.values())
+    assert all(entry.stat().st_mtime > 1 for entry in entries)  # each session was taken from its entry
 
 
 def test_a_sub_agent_file_written_after_a_restart_joins_the_session_taken_from_the_cache(project, tmp_path):

@@ -99,8 +99,9 @@ class Groups:
     def _kept_group(self, session: SessionIndex) -> SessionIndex | None:
         """A group not read yet, as the cache kept it, in its place (listed, its files to be read on from their
         ends); else None, and it is read from its start."""
-        if self.cache is None or session.count or not session.members:
+        if self.cache is None or session.count or not session.members or session in self._cache_tried:
             return None
+        self._cache_tried.add(session)  # once: a group with no events is not looked up again at every refresh
         tailers = {p: self._tailers[p] for p in session.members}
         if any(t.state()["position"] for t in tailers.values() if isinstance(t, FileTailer)):
             return None
@@ -185,6 +186,7 @@ class Groups:
             return False
         with session.lock:
             session.normalizer = settled
+            session.search.pack()  # when complete; else once it is (background.index_step)
         return True
 
     def settle_quiet(self) -> bool:

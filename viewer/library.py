@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import weakref
 
 from . import formats, gcpause
 from .folders import Folders, something_at
@@ -58,6 +59,7 @@ class Library(Groups, Folders):
         self.searched_at = -1  # the version at which every search index was last found complete (the same)
         self.faceted_at = -1  # ... and every session's facets
         self.looked_at = float("-inf")  # when background work last found no session to settle or save
+        self._cache_tried: weakref.WeakSet = weakref.WeakSet()  # groups looked up in the cache (Groups._kept_group)
         self._reading: dict[str, FileTailer | GzipReader] = {}  # files read part way, for pages that say how far (progress)
 
     def scan(self, folder: str | None = None) -> None:

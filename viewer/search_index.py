@@ -225,7 +225,7 @@ class SearchIndex(Incremental):
 
     def pack(self) -> bool:
         """Pack the postings of a complete index whose session will not grow (see search_packed); whether it did."""
-        if isinstance(self._postings, PackedPostings) or not self.complete:
+        if self.packed or not self.complete:
             return False
         self._postings = PackedPostings.packed(self._postings, self.indexed)
         self.vocabulary.clear()
@@ -237,7 +237,7 @@ class SearchIndex(Incremental):
 
     def _unpacked(self) -> dict[str, array]:
         """The postings to extend: packed ones (a session that grew after all) made a dict of arrays again."""
-        if isinstance(self._postings, PackedPostings):
+        if self.packed:
             packed, self._postings = self._postings, _Postings(self.vocabulary)
             for token, positions in packed.items():
                 self._postings[token].fromlist(positions.tolist())  # packed positions may be 2 bytes each
@@ -335,7 +335,7 @@ class SearchIndex(Incremental):
     def prefixed(self, prefix: str) -> list[str]:
         """Word tokens starting with `prefix`."""
         self._catch_up_if_close()
-        if isinstance(self._postings, PackedPostings):
+        if self.packed:
             return self._postings.prefixed(prefix)
         buckets = ([self.vocabulary.get(prefix[:2], [])] if len(prefix) >= 2
                    else [words for key, words in self.vocabulary.items() if key.startswith(prefix)])
