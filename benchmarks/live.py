@@ -27,13 +27,14 @@ class Server:
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=REPO, env=env,
         )
         self.started = time.perf_counter()
-        line = self.process.stdout.readline()
-        if "serving" not in line:
-            self.stop()
-            raise RuntimeError(f"server did not start: {line}")
+        self.log: list[str] = []  # what it logged before it listened (a cache entry of another version, say)
+        while "serving" not in (line := self.process.stdout.readline()):
+            self.log.append(line)
+            if not line or len(self.log) > 200:
+                self.stop()
+                raise RuntimeError(f"server did not start: {''.join(self.log)}")
         parts = urlsplit(line.rsplit(" at ", 1)[1].strip())
         self.host, self.port = parts.hostname, parts.port
-        self.log: list[str] = []
         # Keep reading its log, so it never blocks on a full pipe.
         threading.Thread(target=lambda: self.log.extend(self.process.stdout), daemon=True).start()
 
