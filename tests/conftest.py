@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -23,6 +24,7 @@ SAMPLES = REPO / "sample_sessions"
 SYSTEM_CHROMIUM = os.environ.get("AGENTVIEW_CHROMIUM", "/usr/bin/chromium")
 # Servers the tests start keep their session cache (on by default) in a folder of this run, never the user's.
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="agentview-test-cache-")
+atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], True)  # a run leaves no folder behind
 
 
 def write_events(path: Path, events: list[dict], mode: str = "w") -> Path:

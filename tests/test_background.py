@@ -1,9 +1,16 @@
 """Background work (background.py): every session's search index and facets are completed, a step at a time, from
 where work was found last; a session that grows later is completed again."""
 
-from conftest import write_events
+import sys
+
+from conftest import REPO, write_events
 from events import scanned
 from viewer import background
+from viewer.formats.claude_code_content import StoredEntry
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from generate_claude import generate  # noqa: E402
 
 
 def entry(mid, agent="a", content="hello world"):
@@ -21,7 +28,7 @@ def test_every_session_is_completed_and_one_that_grows_is_completed_again(tmp_pa
     steps = 0
     while background.index_step(library):
         steps += 1
-    assert done(library) and steps >= 40 * 2 * 300 / 128
+    assert done(library) and steps >= 40 * 300 / 128  # 128 events a step (search and facets from one read)
     assert not background.index_step(library)  # nothing left: no step
     write_events(tmp_path / "s17.jsonl", [entry(f"late-{n}", content="appended later") for n in range(200)], mode="a")
     library.refresh(str(tmp_path / "s17.jsonl"))
@@ -77,3 +84,22 @@ def test_the_sessions_due_to_be_saved_are_found_in_one_walk_and_saved_one_a_step
         saved += 1
     assert saved == 30 and len(list((tmp_path / "cache").glob("*.avc"))) == 30
     assert len(walks) == 2  # one to find the 30, one to find none left
+
+
+def test_the_facets_are_built_from_the_read_that_builds_the_search_index(tmp_path, monkeypatch):
+    """A Claude Code entry is read back from its file: one read of each event serves both, and a call's tools are
+    taken from the events read with its result, not read again on their own."""
+    root = tmp_path / "logs"
+    generate(root / "-home-dev-p", 1 << 20, subagents=3, sessions=2)
+    library = scanned(root)
+    together, alone = [], []
+    real_many, real_one = StoredEntry.load_many.__func__, StoredEntry.load
+    monkeypatch.setattr(StoredEntry, "load_many",
+                        classmethod(lambda cls, entries: together.extend(entries) or real_many(cls, entries)))
+    monkeypatch.setattr(StoredEntry, "load", lambda self: alone.append(self) or real_one(self))
+    while background.index_step(library):
+        pass
+    assert done(library)
+    stored = [e for s in library.listing() for e in s.events._items if isinstance(e, StoredEntry)]
+    assert sorted(map(id, together)) == sorted(map(id, stored))  # each entry read once, for both
+    assert len(alone) < 0.05 * len(stored), len(alone)  # the originals of a few deliveries

@@ -127,16 +127,33 @@ def test_a_group_whose_files_changed_is_read_again(project, tmp_path, change):
     assert pages(again) == pages(scanned(project))
 
 
-def test_a_corrupt_entry_is_ignored_and_its_group_read(project, tmp_path):
+def read_what_is_due(library: Library) -> None:
+    """What the watcher does with the files a refresh left to read (a session that could not be woken, say)."""
+    for path in library.take_unfinished():
+        library.refresh(path)
+
+
+@pytest.mark.parametrize("at", ["start", "middle"])
+def test_a_corrupt_entry_is_ignored_and_its_group_read(project, tmp_path, at):
+    """Near its start, the entry is not used at a restart; further on (past what a session restored asleep reads),
+    it is found when the session wakes: it is then read from its files, under a new epoch."""
     run(project, tmp_path / "cache")
     entries = [p for p in (tmp_path / "cache").iterdir() if p.suffix == ".avc"]
     assert len(entries) == 3
     for entry in entries:
         data = bytearray(entry.read_bytes())
-        data[len(data) // 2] ^= 0xFF
+        data[100 if at == "start" else len(data) // 2] ^= 0xFF
         entry.write_bytes(bytes(data))
     again = run(project, tmp_path / "cache", settle=False)
-    assert again.cache.restored == 0
+    if at == "start":
+        assert again.cache.restored == 0
+    else:
+        assert again.cache.restored == 3 and all(s.asleep is not None for s in again.listing())
+        epochs = {s.id: s.epoch for s in again.listing()}
+        for s in again.listing():
+            s.wake()
+            assert s.count == 0 and s.epoch > epochs[s.id]  # an open page reloads
+        read_what_is_due(again)
     assert pages(again) == pages(scanned(project))
 
 

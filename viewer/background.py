@@ -11,9 +11,10 @@ def index_step(library, budget: int = 128, words=None) -> bool:
     """Extend one session's search index, else one session's facets, by up to `budget` events (a short hold of
     its lock: a poll waits at most that long); False when all are complete.
 
-    Every search index is completed before any facets: a search is what a person asks for first, while the
-    facets serve filters, the hooks audit and the chart, which catch them up themselves when asked
-    (web.lookup.with_facets). `words` (a search_worker.WordWorker) builds the words of big native sessions in
+    Every search index is completed before the facets are caught up on their own: a search is what a person asks
+    for first, while the facets serve filters, the hooks audit and the chart, which catch them up themselves when
+    asked (web.lookup.with_facets). A session's facets go along with its search index from the same read of its
+    events while both stand at the same place (reading is most of the cost for entries read back from files). `words` (a search_worker.WordWorker) builds the words of big native sessions in
     another process: while it builds a session's next run, the facets catch up meanwhile."""
     version = library.version  # read first: a change meanwhile is looked at on the next step
     sessions = library.sessions_now()  # no order needed: every session is caught up in turn
@@ -23,21 +24,21 @@ def index_step(library, budget: int = 128, words=None) -> bool:
     sessions = sessions[start:] + sessions[:start]
     waiting = False
     for at, session in enumerate(sessions if version != library.searched_at else ()):
-        if session.search.indexed < session.count:
+        if session.asleep is None and session.search.indexed < session.count:  # one asleep was complete
             library.indexing_from = (start + at) % len(sessions)
             done = words.step(session) if words is not None else False
             if done is None:  # its next run is being built
                 waiting = True
                 continue
-            if not done:
-                session.search.catch_up(budget)
+            if not done:  # the facets too while they stand where the search index does: one read of the events
+                session.search.catch_up_with(session.facets, budget)
             _forget_cached(session)
             _pack_if_settled(session)
             return True
     if not waiting:
         library.searched_at = version
     for at, session in enumerate(sessions if version != library.faceted_at else ()):
-        if session.facets.indexed < session.count:
+        if session.asleep is None and session.facets.indexed < session.count:
             library.indexing_from = (start + at) % len(sessions)
             session.facets.catch_up(budget)
             _forget_cached(session)
@@ -56,7 +57,7 @@ def merge_words(library, words, most: int = 32) -> None:
     if words is None:
         return
     for session in library.sessions_now():
-        if session.search.indexed < session.count and words.wants(session):
+        if session.asleep is None and session.search.indexed < session.count and words.wants(session):
             for _ in range(most):
                 if words.step(session) is not True:
                     break
@@ -81,20 +82,20 @@ def save_step(library) -> bool:
     return library.cache is not None and library.cache.save_one(library.settled_files, library.inside)
 
 
-LOOK_AGAIN_S = 5.0  # an idle server looks for sessions to settle or save this often: not at every step
+LOOK_AGAIN_S = 5.0  # an idle server looks for sessions to settle, save or put to sleep this often: not at every step
 
 
 def step(library, words=None) -> bool:
     """One step of background work; False when there is none left.
 
-    Settling and saving look at every session (thousands in a big folder): while they find nothing, they are
+    Settling, saving and sleeping look at every session (thousands in a big folder): while they find nothing, they are
     looked at again after LOOK_AGAIN_S, so an idle server costs nearly nothing."""
     if index_step(library, words=words):
         return True
     now = time.monotonic()
     if now < library.looked_at + LOOK_AGAIN_S:
         return False
-    if library.settle_quiet() or save_step(library):
+    if library.settle_quiet() or save_step(library) or library.sleep_quiet():
         return True
     library.looked_at = now
     return False

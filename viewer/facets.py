@@ -41,16 +41,18 @@ class Facets(Incremental):
         self.originals: dict[str, array] = {}  # agent -> positions of the originals its deliveries name (unsorted)
         self._awaited: dict[str, list[int]] = {}  # message id not seen yet -> deliveries naming it
 
-    def _extend(self, s, start: int, stop: int) -> None:
-        for position, event in zip(range(start, stop), s.events.walk(start, stop)):  # read together, not cached
-            self._add(s, position, event)
+    def _extend(self, s, start: int, stop: int, events: list | None = None) -> None:
+        if events is None:
+            events = s.events.walk(start, stop)  # read together, not cached
+        for position, event in zip(range(start, stop), events):
+            self._add(s, position, event, (start, events))
             self.indexed = position + 1
 
-    def _add(self, s, position: int, event: dict) -> None:
+    def _add(self, s, position: int, event: dict, read: tuple[int, list] | None = None) -> None:
         agent_id, kind = event["agent_id"], event["event_type"]
         if kind == model.TRANSCRIPT_ENTRY:
             if search_index.touches_tools(event):
-                self._tools_of(s, position, agent_id, event)
+                self._tools_of(s, position, agent_id, event, read)
             if model.is_delivery(event):
                 self._delivery(s, position, event)
         else:
@@ -65,8 +67,8 @@ class Facets(Incremental):
             for delivery in self._awaited.pop(event["message_id"], ()):  # its deliveries came first
                 self._judge(s, delivery, s.events[delivery], event)
 
-    def _tools_of(self, s, position: int, agent_id: str, event: dict | None = None) -> None:
-        names = search_index.tool_names(s, position, event)
+    def _tools_of(self, s, position: int, agent_id: str, event: dict | None = None, read=None) -> None:
+        names = search_index.tool_names(s, position, event, read)
         if names:
             lists = self.tools.setdefault(agent_id, {})
             for name in names:

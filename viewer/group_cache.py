@@ -13,6 +13,7 @@ and 8 KB read per file, instead of gigabytes read and parsed again.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -66,19 +67,20 @@ def _key(facts: dict[str, dict]) -> str:
     return "group " + hashlib.blake2b(repr(identities).encode(), digest_size=16).hexdigest()
 
 
-def save(store: CacheStore, session: SessionIndex, tailers: dict, inside: str | None) -> bool:
-    """Keep a settled group read to the end of every file; False (nothing written) when it is not one."""
+def save(store: CacheStore, session: SessionIndex, tailers: dict, inside: str | None) -> tuple[str, dict] | None:
+    """Keep a settled group read to the end of every file: (its key, what its files were), what a session put to
+    sleep wakes from (see `wake`); None (nothing written) when it is not one."""
     if not index_state.cacheable(session):
-        return False
+        return None
     files = {}
     for path in session.members:
         tailer = tailers.get(path)
         if not isinstance(tailer, FileTailer):
-            return False
+            return None
         state = tailer.state()
         facts = _facts(path, inside)
         if tuple(state["identity"] or ()) != facts["identity"] or state["position"] != facts["size"]:
-            return False  # replaced, or written since it was read: it is read again first
+            return None  # replaced, or written since it was read: it is read again first
         files[path] = {**facts, "tailer": state}
     sidecars = _sidecars(session)
 
@@ -87,13 +89,16 @@ def save(store: CacheStore, session: SessionIndex, tailers: dict, inside: str | 
         yield "sidecars", sidecars
         yield from index_state.sections(session)
 
-    store.put(_key(files), sections())
-    return True
+    key = _key(files)
+    store.put(key, sections())
+    return key, files
 
 
-def restore(store: CacheStore, session: SessionIndex, tailers: dict, inside: str | None) -> SessionIndex | None:
-    """The group `session` (listed, not read yet) as kept, its `tailers` set to go on from the end of each file;
-    None on any miss (then some tailers may have been moved: the caller makes new ones)."""
+def restore(store: CacheStore, session: SessionIndex, tailers: dict, inside: str | None,
+            lost) -> tuple[str, dict] | None:
+    """The group `session` (listed, not read yet) as kept, asleep (sleeping: its index is read from the entry when
+    something reads it), its `tailers` set to go on from the end of each file: (the entry's key, what its files
+    were). None on any miss (then some tailers may have been moved: the caller makes new ones)."""
     try:
         now = {path: _facts(path, inside) for path in session.members}
     except OSError:
@@ -107,12 +112,19 @@ def restore(store: CacheStore, session: SessionIndex, tailers: dict, inside: str
     except (CorruptEntry, KeyError, TypeError, ValueError, IndexError, OSError, StopIteration) as error:
         log.info("cache entry of %s not used: %s", session.relpath, error)
         restored = None
+    finally:
+        kept.close()
     if restored is None:
         store.drop(key)
-    return restored
+        return None
+    files, (summary, normalizer) = restored
+    with session.lock:
+        session.normalizer = normalizer
+        session.sleep(functools.partial(wake, store, key, files), lost, summary)
+    return key, files
 
 
-def _restore(kept, session: SessionIndex, now: dict, tailers: dict) -> SessionIndex | None:
+def _restore(kept, session: SessionIndex, now: dict, tailers: dict) -> tuple[dict, tuple] | None:
     name, files = next(kept)
     if name != "files" or set(files) != set(now):
         return None
@@ -124,13 +136,32 @@ def _restore(kept, session: SessionIndex, now: dict, tailers: dict) -> SessionIn
     name, sidecars = next(kept)
     if name != "sidecars" or {p: v and tuple(v) for p, v in sidecars.items()} != _sidecars(session):
         return None
-    if not session.format.reads_records:
-        return None
-    restored = index_state.restore(kept, session.id, session.path, session.relpath, session.format)
-    if restored is None:
+    asleep = index_state.asleep(kept, session.format)
+    if asleep is None:
         return None
     for path in session.members:
         if not isinstance(tailers.get(path), FileTailer) or not tailers[path].resume(files[path]["tailer"]):
             return None
-    return restored
+    return files, asleep
 
+
+def wake(store: CacheStore, key: str, files: dict, session: SessionIndex, search_only: bool = False):
+    """The index of a sleeping session (a SessionIndex; with `search_only`, its SearchIndex alone), read from its
+    entry; None when the entry is gone or is not the one it slept with (evicted, or written again by another server
+    after its files changed)."""
+    kept = store.sections(key)
+    if kept is None:
+        return None
+    try:
+        name, was = next(kept)
+        if name != "files" or was != files:
+            return None
+        next(kept)  # its sidecars: looked at when it was restored or saved
+        if search_only:
+            return index_state.search_of(kept, session)
+        return index_state.restore(kept, session.id, session.path, session.relpath, session.format)
+    except (CorruptEntry, KeyError, TypeError, ValueError, IndexError, StopIteration) as error:
+        log.info("cache entry of %s not used: %s", session.relpath, error)
+        return None
+    finally:
+        kept.close()

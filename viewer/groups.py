@@ -88,7 +88,10 @@ class Groups:
         A file of it that may not or cannot be read (now) leaves the session, which is read again without
         it, and is listed on its own with the problem."""
         try:
-            if self._kept_group(session) is None:
+            if session in self._lost:  # asleep, and could not be woken from the cache: read from its start
+                self._lost.discard(session)
+                self._start_over(session)
+            if not self._kept_group(session):
                 self._read_group_files(session)
         except formats.NOT_READABLE as error:
             path = refused_path(error, None)
@@ -96,32 +99,41 @@ class Groups:
                 raise
             self._refuse(path, error)
 
-    def _kept_group(self, session: SessionIndex) -> SessionIndex | None:
-        """A group not read yet, as the cache kept it, in its place (listed, its files to be read on from their
-        ends); else None, and it is read from its start."""
+    def _kept_group(self, session: SessionIndex) -> bool:
+        """Whether a group not read yet was taken from the cache, asleep (see sleeping), its files to be read on from
+        their ends; else it is read from its start."""
         if self.cache is None or session.count or not session.members or session in self._cache_tried:
-            return None
+            return False
         self._cache_tried.add(session)  # once: a group with no events is not looked up again at every refresh
         tailers = {p: self._tailers[p] for p in session.members}
         if any(t.state()["position"] for t in tailers.values() if isinstance(t, FileTailer)):
-            return None
-        kept = self.cache.restore_group(session, tailers, self.inside)
-        if kept is None:
+            return False
+        if not self.cache.restore_group(session, tailers, self.inside, self._lost_group):
             for p in session.members:  # some may have been moved on before the miss was found
                 self._tailers[p] = reader_for(p, inside=self.inside)
-            return None
-        kept.members, kept.project, kept.name = session.members, session.project, session.name
-        member = next(iter(session.members.values()))
+            return False
+        if session.id in self.sessions:
+            self._changed()
+        else:
+            self._list_group(session)
+        self._pass_notes(session)
+        return True
+
+    def _lost_group(self, session: SessionIndex) -> None:
+        """A sleeping session whose cache entry is gone (emptied, see Sleeps.wake): the ingest thread reads it again
+        from its start (see `_read_group`)."""
         with self.lock:
-            if self._groups.get((member["folder"], member["session"])) is session:
-                self._groups[(member["folder"], member["session"])] = kept
-            for p in kept.members:
-                self._by_path[p] = kept
-            if self.sessions.get(session.id) is session:
-                self.sessions[session.id] = kept
+            self._lost.add(session)
+            self.unfinished.update(session.members)
             self.version += 1
-        self._pass_notes(kept)
-        return kept
+
+    def sleep_quiet(self) -> bool:
+        """Put to sleep the kept sessions nobody has looked at for a while (SessionCache.sleep_quiet)."""
+        if self.cache is None:
+            return False
+        with self.lock:
+            groups = list(self._groups.values())
+        return self.cache.sleep_quiet(groups, self._lost_group, time.monotonic()) > 0
 
     def _read_group_files(self, session: SessionIndex) -> None:
         """The files are merged as they are read, GROUP_BATCH_BYTES of each at a time: a big group is never
@@ -130,7 +142,7 @@ class Groups:
         results = [read_some(self._tailers[p]) for p in paths]
         replaced: list[str] = []  # files replaced before or while they were read: the group is read again
         problems = [problem for r in results for problem in r.problems]
-        resumed = session.normalizer is not None and session.normalizer.settled and any(r.lines for r in results)
+        resumed = any(r.lines for r in results) and session.normalizer is not None and session.normalizer.settled
         if not resumed and not any(r.restarted for r in results):
             batches = [(session.members[p], lines_from(self._tailers[p], r, replaced, problems))
                        for p, r in zip(paths, results) if r.lines]

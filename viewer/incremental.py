@@ -38,5 +38,23 @@ class Incremental:
         while not self.catch_up(size or self.BATCH):
             pass
 
-    def _extend(self, s, start: int, stop: int) -> None:
+    def catch_up_with(self, other: Incremental, budget: int) -> bool:
+        """`catch_up`, extending `other` (built from the same session) from the same read of the events while both
+        stand at the same place: a Claude Code entry is read back from its file once for both, not once each."""
+        s = self._session() if self._session is not None else None
+        if s is None or self.indexed >= s.count:
+            return True
+        if other.indexed != self.indexed:
+            return self.catch_up(budget)
+        with s.lock:
+            end = min(s.count, self.indexed + budget)
+            while self.indexed < end:
+                start, stop = self.indexed, min(end, self.indexed + self.BATCH)
+                events = s.events.walk(start, stop)
+                self._extend(s, start, stop, events)
+                other._extend(s, start, stop, events)
+            return self.indexed >= s.count
+
+    def _extend(self, s, start: int, stop: int, events: list | None = None) -> None:
+        """Take in events start .. stop-1 (`events`: them, read already), moving `indexed` to stop."""
         raise NotImplementedError

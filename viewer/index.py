@@ -25,6 +25,7 @@ from .formats.native import LineParser, intern_values
 from .model import TRANSCRIPT_ENTRY, AgentNode, Event
 from .session_ids import session_name, shown
 from .shared_lists import SharedLists
+from .sleeping import Sleeps
 from .file_source import FileSource
 from .tailer import Line
 
@@ -33,7 +34,7 @@ _serials = itertools.count()
 LOCK_SLICE = 256  # lines indexed per hold of the session's lock (a couple of milliseconds): also how often ingest gives way to requests
 
 
-class SessionIndex(AgentTree):
+class SessionIndex(AgentTree, Sleeps):
     """Everything known about one session file, updated event by event.
 
     Built in one step: `fmt` is the format of its files (its normalizer, when it has one, makes the events of
@@ -52,6 +53,7 @@ class SessionIndex(AgentTree):
         self.project: str | None = None  # the folder a grouped session belongs to (Claude Code projects)
         self.members: dict[str, dict] = {}  # path -> member, for a session made of several files
         self.serial = next(_serials)  # unique for the life of the process (unlike id()): caches key on it
+        self.seen_at = float("-inf")  # when a page last asked for it (Library.get): one left alone may sleep (sleeping)
         self._set_format(fmt, format_reason)
         self._clear()
 
@@ -71,6 +73,7 @@ class SessionIndex(AgentTree):
         return self.format.reads_records
 
     def _clear(self) -> None:
+        self.__dict__.pop("_asleep", None)  # emptied: nothing to wake
         self.events = EventList()  # native lines as where they are in the file, read when asked for (see eventlist)
         self.line_numbers = array("q")  # per position: its line in the file (compact: 8 bytes each)
         self.by_id: dict[str, int] = {}
@@ -102,6 +105,9 @@ class SessionIndex(AgentTree):
         self.format_summary: dict | None = None  # what a format says about the whole session (snapshot totals)
         self.title: str | None = None  # a format's own name for the session (Claude Code titles, snapshot titles)
         self.normalizer: Normalizer | None = self.format.normalizer() if self.format.reads_records else None
+        self._new_parser()
+
+    def _new_parser(self) -> None:
         self._parser = LineParser(self.format, self._line_problem, self._became_legacy)
 
     def _became_legacy(self) -> None:
@@ -118,6 +124,7 @@ class SessionIndex(AgentTree):
         storage is shared, and the caches and lazily built indexes start empty.
         """
         with self.lock:
+            self.wake()  # a copy of the index, not of a sleeping session
             other = type(self).__new__(type(self))
             other.__dict__.update(self.__dict__)
             other.lock = threading.RLock()
@@ -395,13 +402,14 @@ class SessionIndex(AgentTree):
 
     @property
     def count(self) -> int:
-        return len(self.events)
+        asleep = self.__dict__.get("_asleep")  # the sessions list reads it without waking a sleeping session
+        return len(self.events) if asleep is None else asleep["count"]
 
     @property
     def shown_count(self) -> int:
         """The events users see: the same whether the file was read whole or as it was written (a response
         read in several reads grows its message by internal events a whole read does not make)."""
-        return len(self.events) - self.internal
+        return self.count - self.internal
 
     @property
     def cursor(self) -> str:

@@ -22,13 +22,14 @@ from .formats import packed
 from .index import SessionIndex
 from .model import AgentNode
 from .problems import Problem
+from .search_index import SearchIndex
 from .search_packed import PackedPostings
 
-LAYOUT = 2  # bump when the sections change: older entries then read as foreign (cache_store's version)
+LAYOUT = 3  # bump when the sections change: older entries then read as foreign (cache_store's version)
 CHUNK = 20_000  # items of a big dict per section: each encodes in a few milliseconds
 
 # The session's identity and its per-process objects: made anew, never kept.
-_MADE_ANEW = {"id", "path", "relpath", "name", "lock", "serial", "format", "_adds_keys", "_parser", "usage_totals",
+_MADE_ANEW = {"id", "path", "relpath", "name", "lock", "serial", "seen_at", "format", "_adds_keys", "_parser", "usage_totals",
               "dialog_orders", "normalizer", "search", "facets", "events"}
 _PLAIN = ("epoch", "updated_at", "project", "format_reason", "internal", "title", "format_summary", "by_id",
           "references", "call_positions", "result_positions", "caused", "spawned", "_awaiting_cause", "tool_names")
@@ -96,9 +97,18 @@ def _chunks(name: str, mapping: dict, encode=None) -> Iterator[tuple]:
 
 def sections(s: SessionIndex) -> Iterator[tuple]:
     """The session's state as (name, plain value) sections. Callers hold the session's lock throughout."""
-    yield "head", {"layout": LAYOUT, "count": s.count, "format": s.format.name}
-    if s.normalizer is not None:  # settled (see cacheable): what it holds, and the shapes its entries are packed in
+    # What the sessions list shows, and then the normalizer: all a session restored asleep reads (see `asleep`)
+    yield "head", {"layout": LAYOUT, "count": s.count, "format": s.format.name, "summary": s.summary()}
+    if s.normalizer is not None:  # settled (see cacheable): what it holds
         yield "normalizer", s.normalizer.state()
+    # Next the search index: a sleeping session reads it alone when it is searched (see `search_of`)
+    search = s.search
+    yield "search", {"indexed": search.indexed, "classes": {k: _arr(v) for k, v in search._class_of.items()}}
+    if search.packed:
+        yield "packed_postings", search._postings.state()
+    else:
+        yield from _chunks("postings", search._postings, _arr)
+    if s.normalizer is not None:  # the shapes its entries are packed in
         yield "shapes", packed.shapes()
     # Few sections for a small session (each costs a MAC and a decode: a folder of thousands restores in one go)
     plain = {}
@@ -117,12 +127,6 @@ def sections(s: SessionIndex) -> Iterator[tuple]:
     items = events._items if s.normalizer is None else [  # a stored entry as its plain tuple (a dict stays)
         item if type(item) is dict else item.state() for item in events._items]
     yield "events", (items, _arr(events._offsets), _arr(events._lengths))
-    search = s.search
-    yield "search", {"indexed": search.indexed, "classes": {k: _arr(v) for k, v in search._class_of.items()}}
-    if search.packed:
-        yield "packed_postings", search._postings.state()
-    else:
-        yield from _chunks("postings", search._postings, _arr)
     facets = s.facets
     yield "facets", {"indexed": facets.indexed, "received": facets.received, "deliveries": facets.deliveries,
                      "awaited": facets._awaited,
@@ -130,6 +134,42 @@ def sections(s: SessionIndex) -> Iterator[tuple]:
                      **{name: {k: _arr(v) for k, v in getattr(facets, name).items()}
                         for name in ("modified", "others", "pieces", "originals")}}
     yield "end", s.count
+
+
+def asleep(kept: Iterator[tuple], fmt: formats.Format) -> tuple[dict, object] | None:
+    """(summary, settled normalizer) from an entry's first sections, for a session of several files restored asleep
+    (see sleeping): the rest of the entry is read when it wakes (`restore`). None when they are not of this layout
+    and format."""
+    name, head = next(kept)
+    if name != "head" or head.get("layout") != LAYOUT or head.get("format") != fmt.name or not fmt.reads_records:
+        return None
+    name, state = next(kept)
+    normalizer = fmt.normalizer.settled_from(state) if name == "normalizer" else None
+    summary = head.get("summary")
+    if normalizer is None or not isinstance(summary, dict) or summary.get("count") != head["count"]:
+        return None
+    return summary, normalizer
+
+
+def search_of(kept: Iterator[tuple], session: SessionIndex) -> SearchIndex | None:
+    """The search index of a sleeping session alone, from its entry (read up to it; sleeping): a search of
+    thousands of sessions reads their postings, not their events. None when the entry is not of this layout."""
+    search = SearchIndex(session)
+    name, head = next(kept)
+    if name != "head" or head.get("layout") != LAYOUT or head.get("count") != session.count:
+        return None
+    for name, value in kept:
+        if name == "normalizer":
+            continue
+        elif name == "search":
+            _restore_classes(search, value)
+        elif name == "packed_postings":
+            search._postings = PackedPostings.from_state(value)
+        elif name == "postings":
+            _restore_postings(search, value)
+        else:  # past the search index
+            return search if search.indexed == session.count else None
+    return None
 
 
 def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
@@ -187,9 +227,7 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
         elif name == "packed_postings":
             s.search._postings = PackedPostings.from_state(value)
         elif name == "postings":
-            postings = s.search._postings
-            for token, kept_positions in value.items():
-                postings[token].frombytes(kept_positions[1])  # files the word in the vocabulary too
+            _restore_postings(s.search, value)
         elif name == "facets":
             _restore_facets(s.facets, value)
         elif name == "end":
@@ -206,6 +244,12 @@ def _restore_classes(search, value: dict) -> None:
         positions = search._class_of[keys] = _unarr(kept)
         for key in keys:
             search._classes_with.setdefault(key, []).append(positions)
+
+
+def _restore_postings(search: SearchIndex, value: dict) -> None:
+    postings = search._postings
+    for token, kept_positions in value.items():
+        postings[token].frombytes(kept_positions[1])  # files the word in the vocabulary too
 
 
 def _restore_facets(facets, value: dict) -> None:

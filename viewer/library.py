@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import time
 import weakref
 
 from . import formats, gcpause
@@ -59,6 +60,7 @@ class Library(Groups, Folders):
         self.searched_at = -1  # the version at which every search index was last found complete (the same)
         self.faceted_at = -1  # ... and every session's facets
         self.looked_at = float("-inf")  # when background work last found no session to settle or save
+        self._lost: set[SessionIndex] = set()  # sleeping sessions that could not be woken: to be read again
         self._cache_tried: weakref.WeakSet = weakref.WeakSet()  # groups looked up in the cache (Groups._kept_group)
         self._reading: dict[str, FileTailer | GzipReader] = {}  # files read part way, for pages that say how far (progress)
 
@@ -368,7 +370,11 @@ class Library(Groups, Folders):
         return None if tailer is None else read_so_far(path, tailer)
 
     def get(self, session_id: str) -> SessionIndex | None:
-        return self.sessions.get(session_id)
+        """The session a page asks for, marked seen (one left alone may sleep: SessionCache.sleep_quiet)."""
+        session = self.sessions.get(session_id)
+        if session is not None:
+            session.seen_at = time.monotonic()
+        return session
 
     def resolve(self, session_id: str) -> str | None:
         """The id a session has now, after renames; None when it is gone."""

@@ -149,9 +149,9 @@ def candidates(s, query: Query, start: int = 0, required: tuple | None = None) -
     (positions.intersection_chunks), so a page of hits costs a chunk or two.
     """
     lists, agents = required or requirements(s, query)
-    events = s.events
     for chunk in intersection_chunks(lists, start):
         if agents is not None:
+            events = s.events  # read only here: a sleeping session without candidates stays asleep (sleeping)
             chunk = [p for p in chunk if events[p]["agent_id"] in agents]
         yield from chunk
 

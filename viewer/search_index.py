@@ -103,13 +103,13 @@ def _call_parts(call: dict) -> tuple[str, str]:
     return model.call_name(call), arguments if isinstance(arguments, str) else jsonio.text(arguments)
 
 
-def tool_names(s, position: int, event: Event | None = None) -> set[str]:
+def tool_names(s, position: int, event: Event | None = None, read: tuple[int, list] | None = None) -> set[str]:
     """Tools an entry calls, or the tool whose result it is (its `name`, else its call's); `event`: the entry at
-    `position`, when the caller has it read already."""
+    `position`, when the caller has it read already; `read`: (first position, events) the caller read together."""
     event = s.events[position] if event is None else event
     names = set(own_tool_names(event))
     if model.is_tool_result(event):
-        names.update(called_tool_names(s, position, event["agent_id"], event.get("tool_call_id")))
+        names.update(called_tool_names(s, position, event["agent_id"], event.get("tool_call_id"), read))
     return names
 
 
@@ -121,12 +121,18 @@ def own_tool_names(event: Event) -> tuple[str, ...]:
     return tuple(names)
 
 
-def called_tool_names(s, position: int, agent_id: str, call_id) -> set[str]:
-    """The tools of the call a tool result at `position` answers (its agent's latest call of that id before it)."""
+def called_tool_names(s, position: int, agent_id: str, call_id, read: tuple[int, list] | None = None) -> set[str]:
+    """The tools of the call a tool result at `position` answers (its agent's latest call of that id before it).
+
+    `read`: (first position, events) already read by the caller; a call is mostly a few events before its result,
+    so indexing a batch takes it from there instead of reading its line again (a Claude Code entry is read back
+    from its file)."""
     call_position = s.call_position_of(agent_id, call_id, position)
     if call_position is None:
         return set()
-    return {model.call_tool_key(c) for c in model.tool_calls_of(s.events[call_position]) if c.get("id") == call_id}
+    first, events = read or (0, ())
+    call = events[call_position - first] if first <= call_position < first + len(events) else s.events[call_position]
+    return {model.call_tool_key(c) for c in model.tool_calls_of(call) if c.get("id") == call_id}
 
 
 def event_fields(event: Event) -> tuple:
@@ -213,9 +219,10 @@ class SearchIndex(Incremental):
         """Index the event at `position`, the next one not indexed."""
         self._extend(s, position, position + 1)
 
-    def _extend(self, s, start: int, stop: int) -> None:
+    def _extend(self, s, start: int, stop: int, events: list | None = None) -> None:
         """Index the events start .. stop-1 (start is `indexed`)."""
-        events = s.events.walk(start, stop)  # read together, not cached
+        if events is None:
+            events = s.events.walk(start, stop)  # read together, not cached
         self._index(s, start, stop, list(map(event_fields, events)), events, None)
 
     def take_words(self, s, start: int, stop: int, fields: list[tuple], words: dict[str, array]) -> None:
@@ -265,7 +272,8 @@ class SearchIndex(Incremental):
             append, agent_key, first = known
             classes.append(append)
             if result:
-                names = set(names) | called_tool_names(s, position, agent_id, call_id)
+                names = set(names) | called_tool_names(s, position, agent_id, call_id,
+                                                       (start, events) if events is not None else None)
             field_keys.append(agent_key + tuple(TOOL + name for name in names) if names else agent_key)
             if first == position:
                 firsts.append((position, agent_id))

@@ -13,6 +13,7 @@ The cache lives under the user's cache folder, never in the folder being watched
 
 from __future__ import annotations
 
+import functools
 import logging
 import marshal
 import os
@@ -35,6 +36,7 @@ BLOCKS = 64
 WHOLE_BELOW = 1024 * 1024
 SAVE_AFTER_IDLE_S = 2.0  # a session is saved once it has not changed for this long...
 MIN_SAVE_GAP_S = 30.0  # ... and at most this often (a session written to all the time is not saved all the time)
+SLEEP_AFTER_S = 60.0  # a kept session of several files nobody has looked at for this long sleeps (see sleeping)
 
 
 def default_folder() -> str:
@@ -80,6 +82,7 @@ class SessionCache:
         self._saved_at: dict[str, float] = {}
         self.restored = 0  # sessions taken from the cache this run (a figure for the benchmark and tests)
         self._due: list[tuple] = []  # sessions found due to be saved, not saved yet (see save_one)
+        self._entries: dict[str, tuple[str, dict]] = {}  # a group's main path -> (key, files) of its entry (group_cache)
 
     # --- a start: the cache's session, when it still holds --------------------------------------------------
 
@@ -106,13 +109,28 @@ class SessionCache:
         self._kept(path, session)
         return session
 
-    def restore_group(self, session: SessionIndex, tailers: dict, inside: str | None) -> SessionIndex | None:
-        """A group of files (listed, not read yet) as kept, its `tailers` set to go on from the end of each file;
-        None on a miss (then the caller makes new tailers: some may have moved). See group_cache."""
-        kept = group_cache.restore(self.store, session, tailers, inside)
-        if kept is not None:
-            self._kept(session.path, kept)
-        return kept
+    def restore_group(self, session: SessionIndex, tailers: dict, inside: str | None, lost) -> bool:
+        """A group of files (listed, not read yet) as kept, asleep, its `tailers` set to go on from the end of each
+        file; False on a miss (then the caller makes new tailers: some may have moved). See group_cache; `lost` is
+        told if it cannot be woken from its entry (sleeping)."""
+        entry = group_cache.restore(self.store, session, tailers, inside, lost)
+        if entry is None:
+            return False
+        self._entries[session.path] = entry
+        self._kept(session.path, session)
+        return True
+
+    def sleep_quiet(self, sessions, lost, now: float) -> int:
+        """Put to sleep the sessions of several files kept as they are now and not looked at for SLEEP_AFTER_S
+        (see sleeping): how many. A folder of thousands of sessions holds those someone reads."""
+        slept = 0
+        for session in sessions:
+            entry = self._entries.get(session.path)
+            if (entry is not None and session.members and session.sleepy(now, SLEEP_AFTER_S)
+                    and self._saved.get(session.path) == _marker(session)):
+                session.sleep(functools.partial(group_cache.wake, self.store, *entry), lost)
+                slept += 1
+        return slept
 
     def _kept(self, path: str, session: SessionIndex) -> None:
         self._saved[path] = _marker(session)
@@ -213,13 +231,16 @@ class SessionCache:
         """Keep a group of files read to their ends, once its normalizer has settled (see group_cache)."""
         marker = _marker(session)
         self._saved_at[session.path] = time.monotonic()
+        self._entries.pop(session.path, None)
         try:
-            saved = group_cache.save(self.store, session, tailers, inside)
+            entry = group_cache.save(self.store, session, tailers, inside)
         except (OSError, ValueError) as error:  # no room, a file gone: not kept, nothing else changes
             log.warning("could not keep %s in the cache: %s", session.relpath, error)
             return False
         self._saved[session.path] = marker  # kept, or not keepable: not asked again until it changes
-        return saved
+        if entry is not None:
+            self._entries[session.path] = entry
+        return entry is not None
 
     @staticmethod
     def _sections(state: dict, printed: int, session: SessionIndex):
@@ -227,6 +248,7 @@ class SessionCache:
         yield from index_state.sections(session)
 
     def forget(self, path: str) -> None:
+        self._entries.pop(path, None)
         self._saved.pop(path, None)
         self._saved_at.pop(path, None)
 

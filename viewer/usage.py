@@ -103,6 +103,17 @@ class Totals:
                 total, priced = total + cost, True
         return (total if priced else None), sorted(unpriced)
 
+    def state(self) -> dict:
+        """As plain data (a sleeping session's summary, kept in the cache too)."""
+        return {name: value for name, value in self.__dict__.items()}
+
+    @classmethod
+    def from_state(cls, state: dict) -> "Totals":
+        totals = cls()
+        for name in totals.__dict__:
+            setattr(totals, name, state[name])
+        return totals
+
     def as_dict(self) -> dict:
         cost, unpriced = self.cost()
         return {**self.sums, "responses": self.responses, "models": sorted(self.models),
@@ -139,4 +150,7 @@ def for_agent(s, agent_id: str) -> dict:
 
 
 def for_session(s) -> dict:
+    asleep = s.asleep  # a sleeping session's totals, summed before it slept (priced now)
+    if asleep is not None:
+        return Totals.from_state(asleep["usage"]).as_dict()
     return _kept(s, None, s.usage_positions)

@@ -45,8 +45,8 @@ def session_row(s) -> dict:
             "name": s.name,
             "path": s.relpath,
             "events": s.shown_count,  # what users see (issue 17 item 4), not internal events
-            "agents": len(s.agents),
-            "problems": len(s.problems),
+            "agents": s.agent_count,  # both read without waking a sleeping session (sleeping)
+            "problems": s.problem_count,
             "updated_at": s.updated_at,
             "url": url_for("pages.session", session_id=s.id),
             "format": s.format.name,
