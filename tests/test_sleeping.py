@@ -204,3 +204,45 @@ def test_a_restarted_server_lists_sleeping_sessions_as_before_and_opens_them(pro
         page.goto(f"{server.url}/s/{session}/agents/main")
         expect(page.locator("main article.entry").first).to_be_visible()
         assert events(server, session) == first_events and first_events
+
+
+def test_a_first_read_keeps_each_session_asleep_as_soon_as_it_is_read(project, tmp_path):
+    """Each settled session is kept and put to sleep once read, before its search index and facets are built;
+    background work wakes each in turn to build them, keeps it whole and puts it back to sleep."""
+    library = Library(project, cache=SessionCache(str(tmp_path / "cache")))
+    library.scan()
+    assert len(asleep(library)) == 4 and not any(s.indexed_whole for s in library.listing())
+    assert listed(library) == listed(scanned(project))
+    while background.step(library):
+        pass
+    assert len(asleep(library)) == 4 and all(s.indexed_whole for s in library.listing())
+    assert searched(library) == searched(run(project, tmp_path / "other-cache"))
+    assert pages(library) == pages(scanned(project))
+    again = run(project, tmp_path / "cache", settle=False)  # a restart takes them whole
+    assert all(s.indexed_whole for s in again.listing()) and len(asleep(again)) == 4
+
+
+def test_a_first_read_of_many_sessions_holds_a_few_at_a_time(tmp_path):
+    """What a first read holds once done, and at its peak, with sessions kept asleep as read (against the same
+    read with no cache: every session awake). The peak keeps a part that does not grow with the sessions (the
+    batches being read)."""
+    root = tmp_path / "logs"
+    generate(root / PROJECT, 16 << 20, subagents=2, sessions=64)
+    age(root)
+
+    def memory(cache) -> tuple[int, int, int]:
+        tracemalloc.start()
+        try:
+            library = Library(root, cache=cache)
+            library.scan()
+            read = tracemalloc.get_traced_memory()[0]
+            while background.step(library):
+                pass
+            return read, *tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+
+    awake = memory(None)
+    kept = memory(SessionCache(str(tmp_path / "cache")))
+    read, held, peak = (k / a for k, a in zip(kept, awake))
+    assert read < 0.35 and held < 0.5 and peak < 0.75, (kept, awake)

@@ -24,7 +24,7 @@ def index_step(library, budget: int = 128, words=None) -> bool:
     sessions = sessions[start:] + sessions[:start]
     waiting = False
     for at, session in enumerate(sessions if version != library.searched_at else ()):
-        if session.asleep is None and session.search.indexed < session.count:  # one asleep was complete
+        if _behind(session, "search"):
             library.indexing_from = (start + at) % len(sessions)
             done = words.step(session) if words is not None else False
             if done is None:  # its next run is being built
@@ -34,14 +34,16 @@ def index_step(library, budget: int = 128, words=None) -> bool:
                 session.search.catch_up_with(session.facets, budget)
             _forget_cached(session)
             _pack_if_settled(session)
+            _keep_if_whole(library, session)
             return True
     if not waiting:
         library.searched_at = version
     for at, session in enumerate(sessions if version != library.faceted_at else ()):
-        if session.asleep is None and session.facets.indexed < session.count:
+        if _behind(session, "facets"):
             library.indexing_from = (start + at) % len(sessions)
             session.facets.catch_up(budget)
             _forget_cached(session)
+            _keep_if_whole(library, session)
             return True
     if not waiting:
         library.faceted_at = version
@@ -61,6 +63,25 @@ def merge_words(library, words, most: int = 32) -> None:
             for _ in range(most):
                 if words.step(session) is not True:
                     break
+
+
+def _behind(session, built: str) -> bool:
+    """Whether a session's search index (`built` "search") or facets lack events. A sleeping session kept before
+    they were built (Groups.keep) is woken to build them; one kept whole has nothing to build."""
+    asleep = session.asleep
+    if asleep is not None:
+        if asleep["complete"]:
+            return False
+        session.wake(seen=False)
+    return getattr(session, built).indexed < session.count
+
+
+def _keep_if_whole(library, session) -> None:
+    """A settled session of several files whose search index and facets are now complete is kept again, whole,
+    and goes back to sleep unless someone reads it (Groups.keep)."""
+    normalizer = session.normalizer
+    if normalizer is not None and normalizer.settled and session.indexed_whole:
+        library.keep(session)
 
 
 def _pack_if_settled(session) -> None:

@@ -127,6 +127,16 @@ class Groups:
             self.unfinished.update(session.members)
             self.version += 1
 
+    def keep(self, session: SessionIndex) -> None:
+        """Keep a settled group in the cache now and put it to sleep unless someone reads it: done as soon as it is
+        read (a first read of thousands of sessions holds a few at a time, not all), and again once background
+        work, which wakes it for that, has built its search index and facets (background.index_step)."""
+        if self.cache is None or not session.members:
+            return
+        tailers = {p: self._tailers.get(p) for p in session.members}
+        if self.cache.save_group(session, tailers, self.inside):
+            self.cache.sleep(session, self._lost_group, time.monotonic())
+
     def sleep_quiet(self) -> bool:
         """Put to sleep the kept sessions nobody has looked at for a while (SessionCache.sleep_quiet)."""
         if self.cache is None:
@@ -162,7 +172,8 @@ class Groups:
             if stamps:
                 session.updated_at = max(stamps)
             self._list_group(session) if not listed else self._changed()
-        self.settle(session)
+        if self.settle(session):
+            self.keep(session)
 
     def _read_again(self, session: SessionIndex, files: bool = False, appended: bool = False) -> None:
         """Forget what was read of a multi-file session and read all its files from their start (`files`: already

@@ -43,8 +43,9 @@ _FACETS = {"indexed", "_session", "tools", "modified", "received", "deliveries",
 
 def cacheable(s: SessionIndex) -> bool:
     """Whether every part of this session can be kept: a native file read whole into its index (no normalizer,
-    no several files), or a session of several files whose normalizer settled, with its search index and facets
-    complete, and no attribute this module does not know."""
+    no several files) with its search index and facets complete, or a session of several files whose normalizer
+    settled (its search index and facets as far as they are built: it is kept as soon as it is read, to sleep, and
+    again once they are complete; see sleeping), and no attribute this module does not know."""
     if s.members:
         stored = s.format.normalizer.stored_type if s.format.reads_records else None
         kept_items = {dict, stored}
@@ -52,11 +53,10 @@ def cacheable(s: SessionIndex) -> bool:
             return False
     else:
         kept_items = _KEPT_ITEMS
-        if s.format is not formats.NATIVE or s.normalizer is not None:
+        if s.format is not formats.NATIVE or s.normalizer is not None or not s.indexed_whole:
             return False
     return (set(s.__dict__) <= _KNOWN and set(s.search.__dict__) <= _SEARCH
             and set(s.facets.__dict__) <= _FACETS
-            and s.search.indexed == s.count and s.facets.indexed == s.count
             and set(map(type, s.events._items)) <= kept_items)
 
 

@@ -123,14 +123,16 @@ class SessionCache:
     def sleep_quiet(self, sessions, lost, now: float) -> int:
         """Put to sleep the sessions of several files kept as they are now and not looked at for SLEEP_AFTER_S
         (see sleeping): how many. A folder of thousands of sessions holds those someone reads."""
-        slept = 0
-        for session in sessions:
-            entry = self._entries.get(session.path)
-            if (entry is not None and session.members and session.sleepy(now, SLEEP_AFTER_S)
-                    and self._saved.get(session.path) == _marker(session)):
-                session.sleep(functools.partial(group_cache.wake, self.store, *entry), lost)
-                slept += 1
-        return slept
+        return sum(self.sleep(session, lost, now) for session in sessions)
+
+    def sleep(self, session: SessionIndex, lost, now: float) -> bool:
+        """Put one session to sleep if it is kept as it is now and nobody has looked at it for SLEEP_AFTER_S."""
+        entry = self._entries.get(session.path)
+        if (entry is None or not session.members or not session.sleepy(now, SLEEP_AFTER_S)
+                or self._saved.get(session.path) != _marker(session)):
+            return False
+        session.sleep(functools.partial(group_cache.wake, self.store, *entry), lost)
+        return True
 
     def _kept(self, path: str, session: SessionIndex) -> None:
         self._saved[path] = _marker(session)
@@ -266,7 +268,8 @@ def _version() -> str:
 def _marker(session: SessionIndex) -> tuple:
     """What changes whenever a session's kept state would: a session that settles is kept anew."""
     normalizer = session.normalizer
-    return session.serial, session.epoch, session.count, normalizer is not None and normalizer.settled
+    settled = normalizer is not None and normalizer.settled
+    return session.serial, session.epoch, session.count, settled, session.indexed_whole
 
 
 def _key(identity: tuple[int, int]) -> str:

@@ -23,6 +23,7 @@ KEPT_ASLEEP = frozenset({"id", "path", "relpath", "name", "lock", "serial", "mem
                          "updated_at", "format", "format_reason", "_adds_keys", "normalizer", "title",
                          "format_summary", "internal", "seen_at", "_asleep"})
 SUMMARY = ("epoch", "updated_at", "title", "format_summary", "internal")  # kept attributes restored from a summary
+LISTED = ("count", "agents", "problems", "usage", "complete")  # what a sleeping session answers without waking
 
 
 class Sleeps:
@@ -30,7 +31,7 @@ class Sleeps:
 
     @property
     def asleep(self) -> dict | None:
-        """What a sleeping session answers without waking ({"count", "agents", "problems", "usage"}), else None."""
+        """What a sleeping session answers without waking (LISTED, and how to wake it), else None."""
         return self.__dict__.get("_asleep")
 
     def __getattr__(self, name: str):
@@ -60,11 +61,21 @@ class Sleeps:
         """What the sessions list reads of it: the same asleep or awake (callers hold the lock)."""
         asleep = self.asleep
         if asleep is not None:
-            return {k: asleep[k] for k in ("count", "agents", "problems", "usage")}
+            return {k: asleep[k] for k in LISTED}
         usage.for_session(self)  # summed and kept in usage_totals
         totals = self.usage_totals[None]
         return {"count": self.count, "agents": len(self.agents), "problems": len(self.problems),
-                "usage": totals.state(), **{name: getattr(self, name) for name in SUMMARY}}
+                "usage": totals.state(), "complete": self.indexed_whole,
+                **{name: getattr(self, name) for name in SUMMARY}}
+
+    @property
+    def indexed_whole(self) -> bool:
+        """Whether its search index and facets hold every event (a session kept as soon as it was read sleeps
+        before they are built: background work wakes it to build them)."""
+        asleep = self.asleep
+        if asleep is not None:
+            return asleep["complete"]
+        return self.search.indexed >= self.count and self.facets.indexed >= self.count
 
     @property
     def agent_count(self) -> int:
@@ -89,15 +100,14 @@ class Sleeps:
             else:
                 for name in SUMMARY:
                     setattr(self, name, summary[name])
-            self.__dict__["_asleep"] = {"count": summary["count"], "agents": summary["agents"],
-                                        "problems": summary["problems"], "usage": summary["usage"],
-                                        "wake": wake, "lost": lost}
+            self.__dict__["_asleep"] = {**{k: summary[k] for k in LISTED}, "wake": wake, "lost": lost}
             # `_asleep` first: a reader without the lock that misses an attribute from now on wakes it (after this)
             for name in [n for n in self.__dict__ if n not in KEPT_ASLEEP]:
                 del self.__dict__[name]
 
-    def wake(self) -> None:
-        """Take the index back from where it was kept (see the module); nothing when awake."""
+    def wake(self, seen: bool = True) -> None:
+        """Take the index back from where it was kept (see the module); nothing when awake. `seen`: someone reads
+        it (else background work, which puts it back to sleep when done): it stays awake SLEEP_AFTER_S at least."""
         with self.lock:
             asleep = self.__dict__.get("_asleep")
             if asleep is None:
@@ -110,7 +120,8 @@ class Sleeps:
                 self._clear()  # empty under a later epoch: an open page reloads, and fills as the files are read
                 self.epoch += 1
                 lost = asleep["lost"]
-            self.seen_at = time.monotonic()
+            if seen:
+                self.seen_at = time.monotonic()
         if lost is not None:
             lost(self)
 
