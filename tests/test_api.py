@@ -106,3 +106,17 @@ def test_404s_are_json(client):
                 "/api/sessions/nope/events"]:
         data = get_json(client, url, 404)
         assert data["error"] == "Not Found" and data["detail"]
+
+
+def test_each_listed_url_is_what_url_for_writes_for_its_id(session_dir, app, client):
+    """The list makes its URLs from one url_for (render.session_rows): the quoting of every id is url_for's."""
+    from flask import url_for
+
+    for name in ("a b#c", "per%cent", "ünï?cödé", "semi;colon&amp"):
+        write_events(session_dir / f"{name}.jsonl", [{"message_id": "m", "event_type": "agent_created",
+                                                      "agent_id": "x"}])
+    app.extensions["agentview"].library.scan()
+    rows = get_json(client, "/api/sessions")["sessions"]
+    with app.test_request_context():
+        assert [r["url"] for r in rows] == [url_for("pages.session", session_id=r["id"]) for r in rows]
+    assert all(client.get(r["url"]).status_code == 200 for r in rows)

@@ -85,7 +85,7 @@ def check_walked_instead(folder):
                          {p["kind"] for p in library_problems(server)}, timeout=30)
         assert "watcher_restarted" in kinds
         append_b(folder, 2)  # still live: the folder is walked on a timer
-        wait_for(lambda: events_of(server, "b") == 2, timeout=10)
+        wait_for(lambda: events_of(server, "b") == 2, timeout=30)  # the next walk, on a loaded machine too
         with urllib.request.urlopen(f"{server.url}/", timeout=10) as response:
             page = response.read().decode()
         assert "folder watcher" in page

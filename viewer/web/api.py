@@ -11,7 +11,7 @@ from ..filters import EntryFilter
 from .args import cursor_arg, flag_arg, int_arg
 from .lookup import agent_or_404, chosen_agents, message_or_404, session_or_404, with_facets
 from .data import agent_data, message_data, session_data
-from .render import as_json, folder_problems, session_row
+from .render import as_json, folder_problems, session_rows
 from .state import watched_library
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -20,7 +20,7 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 @bp.get("/sessions")
 def sessions():
     library = watched_library()
-    return as_json({"sessions": [session_row(s) for s in library.listing()], "problems": folder_problems(library)})
+    return as_json({"sessions": session_rows(library.listing()), "problems": folder_problems(library)})
 
 
 @bp.get("/sessions/<session_id>")

@@ -14,7 +14,7 @@ from . import tree_outline
 from .args import agent_list_arg, cursor_arg, flag_arg, int_arg
 from .lookup import agent_or_404, chosen_agents, locate, message_or_404, session_or_404, with_facets
 from .data import agent_data, message_data, session_data
-from .render import folder_problems, page_or_twin, session_row
+from .render import folder_problems, page_or_twin, session_row, session_rows
 from .state import library, state, watched_library
 
 bp = Blueprint("pages", __name__)
@@ -79,7 +79,8 @@ def _sessions_context() -> dict:
     version = library.version  # read first: a change during the listing shows up on the next poll
     watcher = state().watcher
     wanted = request.args.get("filter", "").strip()
-    rows = newest_first([{**session_row(s), "cost": costs.session_cost(s)} for s in library.listing()])
+    listed = library.listing()
+    rows = newest_first([{**row, "cost": costs.session_cost(s)} for s, row in zip(listed, session_rows(listed))])
     shown = [r for r in rows if _matches(r, wanted)] if wanted else rows
     return dict(sessions=shown, listed=len(rows), filter=wanted, now=time.time(),
                 version=version, root=library.root,

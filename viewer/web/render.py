@@ -38,7 +38,13 @@ def page_or_twin(s, data: dict, *, template: str, name: str, page: str, url_args
     return render_template(template, session=session_row(s), **{name: data}, **(context or {}))
 
 
-def session_row(s) -> dict:
+def session_rows(sessions) -> list[dict]:
+    """`session_row` of each session, their URLs made from one url_for (a folder of thousands is listed often)."""
+    url_of = urls_of("pages.session", "session_id", "default")
+    return [session_row(s, url_of) for s in sessions]
+
+
+def session_row(s, url_of: Callable[[str], str] | None = None) -> dict:
     with s.lock:
         return {
             "id": s.id,
@@ -48,7 +54,7 @@ def session_row(s) -> dict:
             "agents": s.agent_count,  # both read without waking a sleeping session (sleeping)
             "problems": s.problem_count,
             "updated_at": s.updated_at,
-            "url": url_for("pages.session", session_id=s.id),
+            "url": url_for("pages.session", session_id=s.id) if url_of is None else url_of(s.id),
             "format": s.format.name,
             "format_label": s.format.label,
             "format_reason": s.format_reason or None,
@@ -68,11 +74,16 @@ SLOT = "~slot~"  # where an id goes in the one url_for (no session id holds "~":
 
 
 def path_urls(endpoint: str, session_id: str, key: str) -> Callable[[str], str]:
-    """The URL of `endpoint` in a session for any value of its <path:key>, as url_for writes it (its ?at=N
-    kept), from one url_for: a page with hundreds of links does not pay one url_for (about 10 us) for each."""
-    head, tail = url_for(endpoint, session_id=session_id, **{key: SLOT}).rsplit(SLOT, 1)
+    """The URL of `endpoint` in a session for any value of its <path:key> (see urls_of)."""
+    return urls_of(endpoint, key, "path", session_id=session_id)
+
+
+def urls_of(endpoint: str, key: str, converter: str, **values) -> Callable[[str], str]:
+    """The URL of `endpoint` for any value of its `key` (a URL part of that converter), as url_for writes it (its
+    ?at=N kept), from one url_for: a page with hundreds of links does not pay one url_for (about 10 us) for each."""
+    head, tail = url_for(endpoint, **values, **{key: SLOT}).rsplit(SLOT, 1)
     url_map = current_app.url_map
-    to_url = url_map.converters["path"](url_map).to_url  # the quoting url_for applies to <path:...>
+    to_url = url_map.converters[converter](url_map).to_url  # the quoting url_for applies to that part
     return lambda value: head + to_url(value) + tail
 
 
