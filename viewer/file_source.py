@@ -104,6 +104,16 @@ class FileSource:
             with FileSource._lock:
                 self.users -= 1
 
+    def ends(self, length: int) -> tuple[os.stat_result, bytes, bytes]:
+        """Its file's stat and its first and last `length` bytes (the last empty when it is no longer than that),
+        read on its descriptor: what tells, at a restart, that it is still the file a cache entry describes."""
+        with FileSource._lock:
+            fd = self._opened()
+            st = os.fstat(fd)
+            first = _read_at(fd, 0, min(length, st.st_size))
+            last = _read_at(fd, st.st_size - length, length) if st.st_size > length else b""
+        return st, first, last
+
     def retire(self) -> None:
         """Never read this source again: its file was rewritten; what was indexed from it is gone."""
         with FileSource._lock:

@@ -21,8 +21,8 @@ import zlib
 
 from . import index_state
 from .cache_store import CacheStore, CorruptEntry
+from .file_source import FileSource
 from .index import SessionIndex
-from .safe_open import open_regular
 from .tailer import FileTailer
 
 log = logging.getLogger(__name__)
@@ -30,18 +30,13 @@ log = logging.getLogger(__name__)
 ENDS = 4096  # bytes read at each end of a file for its print
 
 
-def _facts(path: str, inside: str | None) -> dict:
-    """What tells a file is still as it was: identity, size, modification time, a CRC of its first and last bytes."""
-    fd = open_regular(path, inside)  # checked as every read is: never a file outside DIR
-    try:
-        st = os.fstat(fd)
-        size = st.st_size
-        printed = zlib.crc32(os.pread(fd, min(ENDS, size), 0))
-        if size > ENDS:
-            printed = zlib.crc32(os.pread(fd, ENDS, size - ENDS), printed)
-    finally:
-        os.close(fd)
-    return {"identity": (st.st_dev, st.st_ino), "size": size, "mtime": st.st_mtime_ns, "print": printed}
+def _facts(path: str, inside: str | None, source: FileSource | None = None) -> dict:
+    """What tells a file is still as it was: identity, size, modification time, a CRC of its first and last bytes
+    (read on `source`, the file opened, if given)."""
+    source = FileSource(path, inside) if source is None else source  # checked as every read is: never outside DIR
+    st, first, last = source.ends(ENDS)
+    printed = zlib.crc32(last, zlib.crc32(first)) if last else zlib.crc32(first)
+    return {"identity": (st.st_dev, st.st_ino), "size": st.st_size, "mtime": st.st_mtime_ns, "print": printed}
 
 
 def _sidecars(session: SessionIndex) -> dict[str, tuple[int, int] | None]:
@@ -99,8 +94,9 @@ def restore(store: CacheStore, session: SessionIndex, tailers: dict, inside: str
     """The group `session` (listed, not read yet) as kept, asleep (sleeping: its index is read from the entry when
     something reads it), its `tailers` set to go on from the end of each file: (the entry's key, what its files
     were). None on any miss (then some tailers may have been moved: the caller makes new ones)."""
-    try:
-        now = {path: _facts(path, inside) for path in session.members}
+    try:  # each file opened once: for its facts, then kept open by its tailer (FileTailer.resume)
+        sources = {path: FileSource(path, inside) for path in session.members}
+        now = {path: _facts(path, inside, source) for path, source in sources.items()}
     except OSError:
         return None
     key = _key(now)
@@ -108,7 +104,7 @@ def restore(store: CacheStore, session: SessionIndex, tailers: dict, inside: str
     if kept is None:
         return None
     try:
-        restored = _restore(kept, session, now, tailers)
+        restored = _restore(kept, session, now, tailers, sources)
     except (CorruptEntry, KeyError, TypeError, ValueError, IndexError, OSError, StopIteration) as error:
         log.info("cache entry of %s not used: %s", session.relpath, error)
         restored = None
@@ -124,7 +120,7 @@ def restore(store: CacheStore, session: SessionIndex, tailers: dict, inside: str
     return key, files
 
 
-def _restore(kept, session: SessionIndex, now: dict, tailers: dict) -> tuple[dict, tuple] | None:
+def _restore(kept, session: SessionIndex, now: dict, tailers: dict, sources: dict) -> tuple[dict, tuple] | None:
     name, files = next(kept)
     if name != "files" or set(files) != set(now):
         return None
@@ -140,7 +136,8 @@ def _restore(kept, session: SessionIndex, now: dict, tailers: dict) -> tuple[dic
     if asleep is None:
         return None
     for path in session.members:
-        if not isinstance(tailers.get(path), FileTailer) or not tailers[path].resume(files[path]["tailer"]):
+        tailer = tailers.get(path)
+        if not isinstance(tailer, FileTailer) or not tailer.resume(files[path]["tailer"], sources[path]):
             return None
     return files, asleep
 

@@ -128,6 +128,7 @@ class Sleeps:
     def _take(self, restored) -> None:
         """Become awake with `restored`'s index (caller holds the lock)."""
         self.__dict__.update({k: v for k, v in restored.__dict__.items() if k not in KEPT_ASLEEP})
+        restored.__dict__.clear()  # its parser's methods refer to it: freed now, not at the next collection
         for built in (self.search, self.facets):  # they read their session through a weak reference
             built._session = weakref.ref(self)
         self._new_parser()

@@ -259,11 +259,12 @@ class FileTailer:
                 "partial": bytes(lines.partial), "skipping": lines.skipping, "taken": lines.taken,
                 "fingerprint": self._fingerprint, "unsettled": self._unsettled, "fragment": self._fragment}
 
-    def resume(self, state: dict) -> bool:
+    def resume(self, state: dict, source: FileSource | None = None) -> bool:
         """Go on from a `state` of this file kept by an earlier run: its next read takes only what came after,
         with the checks of any read (bytes before the position rewritten, shorter, another inode: read again
-        from the start, `restarted`). False, and nothing changed, when the file at `path` is not that file."""
-        source = FileSource(self._path, self.inside)
+        from the start, `restarted`). False, and nothing changed, when the file at `path` is not that file.
+        `source`: the file opened already (by the caller's checks), not opened again."""
+        source = FileSource(self._path, self.inside) if source is None else source
         position = state["position"]
         if source.identity != tuple(state["identity"] or ()) or (position and not state["fingerprint"]):
             source.retire()
