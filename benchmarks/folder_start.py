@@ -75,7 +75,16 @@ def main() -> None:
     parser.add_argument("sessions", type=int)
     parser.add_argument("--timeout", type=float, default=600)
     parser.add_argument("--json", metavar="PATH")
+    parser.add_argument("--cache-home", default=os.environ.get("XDG_CACHE_HOME", ""),
+                        help="with --restarts: the XDG_CACHE_HOME whose cache they start on")
+    parser.add_argument("--restarts", type=int, metavar="N", default=0,
+                        help="only N restarts on the cache under this XDG_CACHE_HOME (one a first start left)")
     args = parser.parse_args()
+    if args.restarts:
+        env = {**os.environ, "XDG_CACHE_HOME": args.cache_home}
+        report({"restarts": [one_start(Path(args.folder), args.sessions, args.timeout, env)
+                             for _ in range(args.restarts)]}, args.json)
+        return
     report(measure(Path(args.folder), args.sessions, args.timeout), args.json)
 
 

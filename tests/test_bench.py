@@ -165,3 +165,30 @@ def test_the_claude_folder_targets_are_measured_on_a_small_folder(tmp_path):
     first, again = claude["startup"]["first"], claude["startup"]["restart"]
     assert first["listed"] == again["listed"] == 20 and first["all_read_s"] >= 0 and again["all_read_s"] >= 0
     assert first["idle_s"] >= first["all_read_s"] and again["peak_rss"] > 0
+
+
+def test_folder_start_measures_restarts_alone_on_a_cache_left_before(tmp_path):
+    """`folder_start.py --restarts N`: N starts of a real server on a cache a first start left (here a Library of
+    the same folder, read and idle), each timed until every session is listed and read."""
+    from generate_claude import generate
+    from test_claude_settled import age
+
+    from viewer import background
+    from viewer.library import Library
+    from viewer.session_cache import SessionCache
+
+    folder = tmp_path / "logs"
+    generate(folder / "-home-dev-p", 1 << 20, subagents=2, sessions=6)
+    age(folder)
+    library = Library(folder, cache=SessionCache(str(tmp_path / "home" / "agentview" / "sessions")))
+    library.scan()
+    while background.step(library):
+        pass
+    out = tmp_path / "restarts.json"
+    result = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "folder_start.py"), str(folder), "6", "--restarts", "2",
+         "--cache-home", str(tmp_path / "home"), "--timeout", "60", "--json", str(out)],
+        capture_output=True, text=True, timeout=200)
+    assert result.returncode == 0, result.stderr
+    restarts = json.loads(out.read_text())["restarts"]
+    assert len(restarts) == 2 and all(r["listed"] == 6 and r["all_read_s"] >= 0 for r in restarts)

@@ -93,6 +93,14 @@ def test_a_search_reads_the_postings_alone_and_wakes_the_sessions_with_hits(proj
     assert searched(again) == searched(awake)
 
 
+def test_a_search_polled_for_new_hits_leaves_sleeping_sessions_asleep(project, cache):
+    """The search page polls `updates` with a cursor of every session in scope: nothing new wakes nothing."""
+    again = run(project, cache, settle=False)
+    found = search.search(again.listing(), "zzznowhere")
+    assert search.updates(again.listing(), "zzznowhere", None, found["cursor"]) is None
+    assert len(asleep(again)) == 4
+
+
 def test_a_session_nobody_looks_at_goes_to_sleep_and_one_being_read_stays_awake(project, cache):
     again = run(project, cache, settle=False)
     for s in again.listing():

@@ -413,7 +413,7 @@ class SessionIndex(AgentTree, Sleeps):
 
     @property
     def cursor(self) -> str:
-        return self.cursor_at(len(self.events))
+        return self.cursor_at(self.count)  # `count`: a poll of a sleeping session does not wake it
 
     def cursor_at(self, position: int) -> str:
         """The cursor of a reader that has seen the events before `position` (see position_after)."""
@@ -426,7 +426,7 @@ class SessionIndex(AgentTree, Sleeps):
         parsed = Cursor.parse(cursor)
         if parsed is None:
             return 0
-        if parsed.epoch != self.epoch or parsed.count > len(self.events):
+        if parsed.epoch != self.epoch or parsed.count > self.count:
             return None
         return max(parsed.count, 0)
 
