@@ -157,7 +157,7 @@ def wake(store: CacheStore, key: str, files: dict, session: SessionIndex, search
         if search_only:
             return index_state.search_of(kept, session)
         return index_state.restore(kept, session.id, session.path, session.relpath, session.format)
-    except (CorruptEntry, KeyError, TypeError, ValueError, IndexError, StopIteration) as error:
+    except (CorruptEntry, KeyError, TypeError, ValueError, IndexError, StopIteration, OSError) as error:
         log.info("cache entry of %s not used: %s", session.relpath, error)
         return None
     finally:
