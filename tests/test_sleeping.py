@@ -267,3 +267,24 @@ def test_a_first_read_of_many_sessions_holds_a_few_at_a_time(tmp_path):
     kept = memory(str(tmp_path / "cache"))
     read, held, peak = (k / a for k, a in zip(kept, awake))
     assert read < 0.35 and held < 0.5 and peak < 0.75, (kept, awake)
+
+
+def test_an_entry_whose_summary_lacks_a_part_is_a_miss_not_a_failure(project, cache, monkeypatch):
+    """An entry written by code whose summary had fewer parts (same layout) is read again from the files."""
+    from viewer import index_state
+
+    real = index_state.sections
+
+    def without_complete(s):
+        for name, value in real(s):
+            if name == "head":
+                value = {**value, "summary": {k: v for k, v in value["summary"].items() if k != "complete"}}
+            yield name, value
+
+    monkeypatch.setattr(index_state, "sections", without_complete)
+    written = run(project, cache.parent / "short-cache")
+    monkeypatch.undo()
+    assert written.cache.store.total_bytes() > 0
+    again = run(project, cache.parent / "short-cache", settle=False)
+    assert again.cache.restored == 0
+    assert pages(again) == pages(scanned(project))

@@ -14,8 +14,9 @@ def index_step(library, budget: int = 128, words=None) -> bool:
     Every search index is completed before the facets are caught up on their own: a search is what a person asks
     for first, while the facets serve filters, the hooks audit and the chart, which catch them up themselves when
     asked (web.lookup.with_facets). A session's facets go along with its search index from the same read of its
-    events while both stand at the same place (reading is most of the cost for entries read back from files). `words` (a search_worker.WordWorker) builds the words of big native sessions in
-    another process: while it builds a session's next run, the facets catch up meanwhile."""
+    events while both stand at the same place (reading is most of the cost for entries read back from files).
+    `words` (a search_worker.WordWorker) builds the words of big native sessions in another process: while it
+    builds a session's next run, the facets catch up meanwhile."""
     version = library.version  # read first: a change meanwhile is looked at on the next step
     sessions = library.sessions_now()  # no order needed: every session is caught up in turn
     # From where work was found last, and the search indexes only when something was read since they were all

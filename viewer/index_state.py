@@ -16,7 +16,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterator
 
-from . import formats
+from . import formats, sleeping
 from .eventlist import EventList
 from .formats import packed
 from .index import SessionIndex
@@ -29,8 +29,8 @@ LAYOUT = 3  # bump when the sections change: older entries then read as foreign 
 CHUNK = 20_000  # items of a big dict per section: each encodes in a few milliseconds
 
 # The session's identity and its per-process objects: made anew, never kept.
-_MADE_ANEW = {"id", "path", "relpath", "name", "lock", "serial", "seen_at", "format", "_adds_keys", "_parser", "usage_totals",
-              "dialog_orders", "normalizer", "search", "facets", "events"}
+_MADE_ANEW = {"id", "path", "relpath", "name", "lock", "serial", "seen_at", "format", "_adds_keys", "_parser",
+              "usage_totals", "dialog_orders", "normalizer", "search", "facets", "events"}
 _PLAIN = ("epoch", "updated_at", "project", "format_reason", "internal", "title", "format_summary", "by_id",
           "references", "call_positions", "result_positions", "caused", "spawned", "_awaiting_cause", "tool_names")
 _ARRAYS = ("line_numbers", "usage_positions", "growth_positions", "grown_positions")
@@ -146,7 +146,8 @@ def asleep(kept: Iterator[tuple], fmt: formats.Format) -> tuple[dict, object] | 
     name, state = next(kept)
     normalizer = fmt.normalizer.settled_from(state) if name == "normalizer" else None
     summary = head.get("summary")
-    if normalizer is None or not isinstance(summary, dict) or summary.get("count") != head["count"]:
+    if (normalizer is None or not isinstance(summary, dict)
+            or not set(sleeping.LISTED + sleeping.SUMMARY) <= set(summary) or summary["count"] != head["count"]):
         return None
     return summary, normalizer
 

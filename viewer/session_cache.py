@@ -82,7 +82,7 @@ class SessionCache:
         self._saved_at: dict[str, float] = {}
         self.restored = 0  # sessions taken from the cache this run (a figure for the benchmark and tests)
         self._due: list[tuple] = []  # sessions found due to be saved, not saved yet (see save_one)
-        self._entries: dict[str, tuple[str, dict]] = {}  # a group's main path -> (key, files) of its entry (group_cache)
+        self._entries: dict[str, tuple[str, dict]] = {}  # a group's main path -> its entry's (key, files): group_cache
 
     # --- a start: the cache's session, when it still holds --------------------------------------------------
 
