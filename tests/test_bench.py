@@ -1,6 +1,7 @@
 """A tiny run of the benchmark, so it cannot rot, and the shape of the sessions it generates."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -184,6 +185,9 @@ def test_folder_start_measures_restarts_alone_on_a_cache_left_before(tmp_path):
     library.scan()
     while background.step(library):
         pass
+    entries = [p for p in (tmp_path / "home" / "agentview" / "sessions").iterdir() if p.suffix == ".avc"]
+    for entry in entries:  # dated back: an entry a restart takes is touched
+        os.utime(entry, (1, 1))
     out = tmp_path / "restarts.json"
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "folder_start.py"), str(folder), "6", "--restarts", "2",
@@ -192,3 +196,4 @@ def test_folder_start_measures_restarts_alone_on_a_cache_left_before(tmp_path):
     assert result.returncode == 0, result.stderr
     restarts = json.loads(out.read_text())["restarts"]
     assert len(restarts) == 2 and all(r["listed"] == 6 and r["all_read_s"] >= 0 for r in restarts)
+    assert len(entries) == 6 and all(entry.stat().st_mtime > 1 for entry in entries)  # each taken from the cache

@@ -211,11 +211,12 @@ def test_a_sub_agent_file_written_after_a_restart_joins_the_session_taken_from_t
 
 def test_an_entry_holding_no_sections_is_a_miss_not_a_failure(project, tmp_path):
     from viewer import group_cache
+    from viewer.file_source import FileSource
 
     first = run(project, tmp_path / "cache")
     store = SessionCache(str(tmp_path / "cache")).store
     for s in first.listing():  # each entry replaced by a well-formed one that holds nothing
-        store.put(group_cache._key({p: group_cache._facts(p, None) for p in s.members}), iter(()))
+        store.put(group_cache._key({p: group_cache._facts(FileSource(p)) for p in s.members}), iter(()))
     again = run(project, tmp_path / "cache", settle=False)
     assert again.cache.restored == 0
     assert pages(again) == pages(scanned(project))

@@ -32,7 +32,7 @@ def index_step(library, budget: int = 128, words=None) -> bool:
                 waiting = True
                 continue
             if not done:  # the facets too while they stand where the search index does: one read of the events
-                session.search.catch_up_with(session.facets, budget)
+                session.search.catch_up(budget, along=session.facets)
             _forget_cached(session)
             _pack_if_settled(session)
             _keep_if_whole(library, session)

@@ -21,7 +21,7 @@ import zlib
 
 from . import index_state
 from .cache_store import CacheStore, CorruptEntry
-from .file_source import FileSource
+from .file_source import FileChanged, FileSource
 from .index import SessionIndex
 from .tailer import FileTailer
 
@@ -30,10 +30,9 @@ log = logging.getLogger(__name__)
 ENDS = 4096  # bytes read at each end of a file for its print
 
 
-def _facts(path: str, inside: str | None, source: FileSource | None = None) -> dict:
+def _facts(source: FileSource) -> dict:
     """What tells a file is still as it was: identity, size, modification time, a CRC of its first and last bytes
-    (read on `source`, the file opened, if given)."""
-    source = FileSource(path, inside) if source is None else source  # checked as every read is: never outside DIR
+    (read on its open source: opened as every read is, never outside DIR)."""
     st, first, last = source.ends(ENDS)
     printed = zlib.crc32(last, zlib.crc32(first)) if last else zlib.crc32(first)
     return {"identity": (st.st_dev, st.st_ino), "size": st.st_size, "mtime": st.st_mtime_ns, "print": printed}
@@ -73,9 +72,12 @@ def save(store: CacheStore, session: SessionIndex, tailers: dict, inside: str | 
         if not isinstance(tailer, FileTailer):
             return None
         state = tailer.state()
-        facts = _facts(path, inside)
+        try:  # on the source its tailer reads: the file is not opened again
+            facts = _facts(tailer.source if tailer.source is not None else FileSource(path, inside))
+        except FileChanged:
+            return None  # replaced or rewritten since it was read: it is read again first
         if tuple(state["identity"] or ()) != facts["identity"] or state["position"] != facts["size"]:
-            return None  # replaced, or written since it was read: it is read again first
+            return None  # written since it was read: it is read again first
         files[path] = {**facts, "tailer": state}
     sidecars = _sidecars(session)
 
@@ -96,7 +98,7 @@ def restore(store: CacheStore, session: SessionIndex, tailers: dict, inside: str
     were). None on any miss (then some tailers may have been moved: the caller makes new ones)."""
     try:  # each file opened once: for its facts, then kept open by its tailer (FileTailer.resume)
         sources = {path: FileSource(path, inside) for path in session.members}
-        now = {path: _facts(path, inside, source) for path, source in sources.items()}
+        now = {path: _facts(source) for path, source in sources.items()}
     except OSError:
         return None
     key = _key(now)

@@ -128,9 +128,10 @@ class Groups:
             self.version += 1
 
     def keep(self, session: SessionIndex) -> None:
-        """Keep a settled group in the cache now and put it to sleep unless someone reads it: done as soon as it is
-        read (a first read of thousands of sessions holds a few at a time, not all), and again once background
-        work, which wakes it for that, has built its search index and facets (background.index_step)."""
+        """Keep a settled group in the cache now and put it to sleep unless someone reads it: done as soon as it
+        settles (in a first read, as soon as it is read: thousands of sessions are held a few at a time, not all),
+        and again once background work, which wakes it for that, has built its search index and facets
+        (background.index_step)."""
         if self.cache is None or not session.members:
             return
         tailers = {p: self._tailers.get(p) for p in session.members}
@@ -172,8 +173,7 @@ class Groups:
             if stamps:
                 session.updated_at = max(stamps)
             self._list_group(session) if not listed else self._changed()
-        if self.settle(session):
-            self.keep(session)
+        self.settle(session)
 
     def _read_again(self, session: SessionIndex, files: bool = False, appended: bool = False) -> None:
         """Forget what was read of a multi-file session and read all its files from their start (`files`: already
@@ -210,6 +210,7 @@ class Groups:
         with session.lock:
             session.normalizer = settled
             session.search.pack()  # when complete; else once it is (background.index_step)
+        self.keep(session)
         return True
 
     def settle_quiet(self) -> bool:

@@ -20,15 +20,24 @@ class Incremental:
         self.indexed = 0
         self._session = weakref.ref(session) if session is not None else None  # no cycle: the session owns this
 
-    def catch_up(self, budget: int | None = None) -> bool:
-        """Take in the session's events not taken in yet (at most `budget` of them); True when complete."""
+    def catch_up(self, budget: int | None = None, along: Incremental | None = None) -> bool:
+        """Take in the session's events not taken in yet (at most `budget` of them); True when complete.
+
+        `along`: another index built from the same session, extended from the same read of the events while both
+        stand at the same place (a Claude Code entry is read back from its file: once for both, not once each)."""
         s = self._session() if self._session is not None else None
         if s is None or self.indexed >= s.count:
             return True
         with s.lock:
+            if along is not None and along.indexed != self.indexed:  # under the lock: a request may move it
+                along = None
             end = s.count if budget is None else min(s.count, self.indexed + budget)
             while self.indexed < end:
-                self._extend(s, self.indexed, min(end, self.indexed + self.BATCH))
+                start, stop = self.indexed, min(end, self.indexed + self.BATCH)
+                events = s.events.walk(start, stop) if along is not None else None
+                self._extend(s, start, stop, events)
+                if along is not None:
+                    along._extend(s, start, stop, events)
             return self.indexed >= s.count
 
     def catch_up_in_slices(self, size: int | None = None) -> None:
@@ -37,23 +46,6 @@ class Incremental:
         one slice. Call it without holding the session's lock (else they all wait)."""
         while not self.catch_up(size or self.BATCH):
             pass
-
-    def catch_up_with(self, other: Incremental, budget: int) -> bool:
-        """`catch_up`, extending `other` (built from the same session) from the same read of the events while both
-        stand at the same place: a Claude Code entry is read back from its file once for both, not once each."""
-        s = self._session() if self._session is not None else None
-        if s is None or self.indexed >= s.count:
-            return True
-        if other.indexed != self.indexed:
-            return self.catch_up(budget)
-        with s.lock:
-            end = min(s.count, self.indexed + budget)
-            while self.indexed < end:
-                start, stop = self.indexed, min(end, self.indexed + self.BATCH)
-                events = s.events.walk(start, stop)
-                self._extend(s, start, stop, events)
-                other._extend(s, start, stop, events)
-            return self.indexed >= s.count
 
     def _extend(self, s, start: int, stop: int, events: list | None = None) -> None:
         """Take in events start .. stop-1 (`events`: them, read already), moving `indexed` to stop."""

@@ -60,7 +60,7 @@ class Library(Groups, Folders):
         self.searched_at = -1  # the version at which every search index was last found complete (the same)
         self.faceted_at = -1  # ... and every session's facets
         self.looked_at = float("-inf")  # when background work last found no session to settle or save
-        self._lost: set[SessionIndex] = set()  # sleeping sessions that could not be woken: to be read again
+        self._lost: weakref.WeakSet = weakref.WeakSet()  # sleeping sessions that could not be woken: read again
         self._cache_tried: weakref.WeakSet = weakref.WeakSet()  # groups looked up in the cache (Groups._kept_group)
         self._reading: dict[str, FileTailer | GzipReader] = {}  # files read part way, for pages that say how far (progress)
 
