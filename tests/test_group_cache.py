@@ -15,7 +15,7 @@ import pytest
 from conftest import REPO, serve, wait_for
 from events import scanned
 from test_claude_settled import age, pages
-from viewer import background, groups, search
+from viewer import background, folder_cache, groups, search
 from viewer.library import Library
 from viewer.session_cache import SessionCache
 
@@ -42,6 +42,11 @@ def run(root, cache, settle=True) -> Library:
     while settle and background.step(library):
         pass
     return library
+
+
+def without_the_folders_entry(root, cache) -> None:
+    """Drop the folder's entry (folder_cache): a restart then takes each group from its own entry."""
+    SessionCache(str(cache)).store.drop(folder_cache.key_of(os.path.realpath(root), False))
 
 
 def searched(library: Library, words=("warehouse", "def", "error")) -> dict:
@@ -139,7 +144,7 @@ def test_a_corrupt_entry_is_ignored_and_its_group_read(project, tmp_path, at):
     it is found when the session wakes: it is then read from its files, under a new epoch."""
     run(project, tmp_path / "cache")
     entries = [p for p in (tmp_path / "cache").iterdir() if p.suffix == ".avc"]
-    assert len(entries) == 3
+    assert len(entries) == 4  # one a group, and the folder's (folder_cache)
     for entry in entries:
         data = bytearray(entry.read_bytes())
         data[100 if at == "start" else len(data) // 2] ^= 0xFF
@@ -188,7 +193,7 @@ def test_a_server_keeps_the_groups_and_a_restart_serves_them(project, tmp_path):
 
     cache = tmp_path / "cache"
     with serve(project, "--cache-dir", str(cache)) as server:
-        wait_for(lambda: len([p for p in cache.iterdir() if p.suffix == ".avc"]) == 3, timeout=60)
+        wait_for(lambda: len([p for p in cache.iterdir() if p.suffix == ".avc"]) == 4, timeout=60)  # and the folder's
         first = everything(server)
     entries = [p for p in cache.iterdir() if p.suffix == ".avc"]
     for entry in entries:  # dated back: an entry the next start takes is touched (used last, evicted last)
@@ -217,6 +222,7 @@ def test_an_entry_holding_no_sections_is_a_miss_not_a_failure(project, tmp_path)
     store = SessionCache(str(tmp_path / "cache")).store
     for s in first.listing():  # each entry replaced by a well-formed one that holds nothing
         store.put(group_cache._key({p: group_cache._facts(FileSource(p)) for p in s.members}), iter(()))
+    without_the_folders_entry(project, tmp_path / "cache")
     again = run(project, tmp_path / "cache", settle=False)
     assert again.cache.restored == 0
     assert pages(again) == pages(scanned(project))

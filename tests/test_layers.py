@@ -24,7 +24,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("files", ["file_source", "tailer", "whole_file", "eventlist"]),
     ("formats", ["formats"]),
     ("index", ["index", "agent_tree", "sleeping", "shared_lists", "search_index", "search_packed", "search_worker", "facets", "usage", "session_ids", "index_state"]),
-    ("library", ["library", "folders", "groups", "reading", "watcher", "session_cache", "group_cache", "background",
+    ("library", ["library", "folders", "groups", "reading", "watcher", "session_cache", "group_cache", "folder_cache", "background",
                  "project_notes"]),
     ("reads", ["queries", "costs", "dialogs", "search", "search_count", "provenance", "pictures", "flow", "otlp",
                "exports", "asof", "filters"]),

@@ -19,7 +19,7 @@ from playwright.sync_api import expect
 from conftest import REPO, serve, wait_for
 from events import scanned
 from test_claude_settled import age, pages
-from test_group_cache import PROJECT, generate, read_what_is_due, run, searched
+from test_group_cache import PROJECT, generate, read_what_is_due, run, searched, without_the_folders_entry
 from viewer import background, group_cache, search, session_cache, usage
 from viewer.library import Library
 from viewer.session_cache import SessionCache
@@ -285,6 +285,7 @@ def test_an_entry_whose_summary_lacks_a_part_is_a_miss_not_a_failure(project, ca
     written = run(project, cache.parent / "short-cache")
     monkeypatch.undo()
     assert written.cache.store.total_bytes() > 0
+    without_the_folders_entry(project, cache.parent / "short-cache")
     again = run(project, cache.parent / "short-cache", settle=False)
     assert again.cache.restored == 0
     assert pages(again) == pages(scanned(project))

@@ -105,3 +105,27 @@ def test_the_watcher_survives_a_failing_file(watched, monkeypatch):
     write_events(folder / "existing.jsonl", [entry("m2")], mode="a")
     wait_for(lambda: library.get("existing").count == 2)  # ...and still reads what comes after it
     assert library.get("poison") is None
+
+
+def test_reading_a_file_is_nothing_the_observer_hears(tmp_path, monkeypatch):
+    """The observer asks the kernel for changes only (watcher.HEARD): a file opened and read, as the viewer does with
+    thousands at a start, is not two events more for watchdog's threads to take apart."""
+    from viewer import watcher as watcher_module
+
+    heard = []
+    real = watcher_module._MarkDirty.on_any_event
+    monkeypatch.setattr(watcher_module._MarkDirty, "on_any_event",
+                        lambda self, event: (heard.append(event.event_type), real(self, event)))
+    write_events(tmp_path / "existing.jsonl", [entry("m1")])
+    library = Library(tmp_path)
+    watcher = Watcher(library).start()
+    try:
+        assert watcher.ready.wait(5)
+        for _ in range(20):
+            (tmp_path / "existing.jsonl").read_bytes()
+        write_events(tmp_path / "existing.jsonl", [entry("m2")], mode="a")
+        wait_for(lambda: library.get("existing").count == 2)  # heard: the observer is listening
+        assert "modified" in heard
+        assert not {"opened", "closed_no_write"} & set(heard), heard
+    finally:
+        watcher.stop()

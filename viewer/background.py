@@ -104,6 +104,11 @@ def save_step(library) -> bool:
     return library.cache is not None and library.cache.save_one(library.settled_files, library.inside)
 
 
+def check_step(library) -> bool:
+    """Check the bytes of a few sessions a restart took by their files' stat alone (SessionCache.check_step)."""
+    return library.cache is not None and library.cache.check_step()
+
+
 LOOK_AGAIN_S = 5.0  # an idle server looks for sessions to settle, save or put to sleep this often: not at every step
 
 
@@ -112,12 +117,12 @@ def step(library, words=None) -> bool:
 
     Settling, saving and sleeping look at every session (thousands in a big folder): while they find nothing, they are
     looked at again after LOOK_AGAIN_S, so an idle server costs nearly nothing."""
-    if index_step(library, words=words):
+    if index_step(library, words=words) or check_step(library):
         return True
     now = time.monotonic()
     if now < library.looked_at + LOOK_AGAIN_S:
         return False
-    if library.settle_quiet() or save_step(library) or library.sleep_quiet():
+    if library.settle_quiet() or save_step(library) or library.sleep_quiet() or library.keep_folder():
         return True
     library.looked_at = now
     return False

@@ -157,6 +157,11 @@ class CacheStore:
             self._evict()
         return size
 
+    def touch(self, key: str) -> None:
+        """Mark an entry used now (evicted last) without reading it."""
+        with contextlib.suppress(OSError):
+            os.utime(self._path(key))
+
     def drop(self, key: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(self._path(key))

@@ -87,6 +87,16 @@ class FileSource:
             self._enter_pool()
 
     @classmethod
+    def unopened(cls, path: str, inside: str | None, identity: tuple[int, int]) -> FileSource:
+        """The source of a file known (from a cache) to be `identity`, not opened yet: opened when first read, with
+        the checks of any reopening (that file, the bytes its tailer fingerprinted). A restart of thousands of kept
+        sessions opens none of their files until one is read."""
+        source = cls.__new__(cls)
+        source.fd, source.path, source.inside, source.identity = -1, path, inside, tuple(identity)
+        source.size, source.check, source.users, source.changed, source.recent = 0, None, 0, False, False
+        return source
+
+    @classmethod
     def held(cls) -> int:
         """How many sources are open now."""
         return len(cls._open)

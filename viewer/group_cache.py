@@ -35,7 +35,46 @@ def _facts(source: FileSource) -> dict:
     (read on its open source: opened as every read is, never outside DIR)."""
     st, first, last = source.ends(ENDS)
     printed = zlib.crc32(last, zlib.crc32(first)) if last else zlib.crc32(first)
-    return {"identity": (st.st_dev, st.st_ino), "size": st.st_size, "mtime": st.st_mtime_ns, "print": printed}
+    return {"identity": (st.st_dev, st.st_ino), "size": st.st_size, "mtime": st.st_mtime_ns, "print": printed,
+            "ctime": st.st_ctime_ns}
+
+
+def _same(was: dict, facts: dict) -> bool:
+    """Whether a file's facts now are those kept (its status-change time aside: a file made readable again, or
+    renamed back, holds the same bytes)."""
+    return (tuple(was["identity"]), was["size"], was["mtime"], was["print"]) == (
+        tuple(facts["identity"]), facts["size"], facts["mtime"], facts["print"])
+
+
+def stat_unchanged(path: str, was: dict) -> bool:
+    """Whether the file at `path` (not followed if a symlink: a symlink is never the file kept) has the identity,
+    size, modification and status-change times kept: a restart tells an unchanged file by them, without opening
+    it (its bytes are checked before anything reads it: see `wake`, `same_files`). A chmod, a rename or a write
+    moves the status-change time."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return ((st.st_dev, st.st_ino), st.st_size, st.st_mtime_ns, st.st_ctime_ns) == (
+        tuple(was["identity"]), was["size"], was["mtime"], was.get("ctime"))
+
+
+def same_files(files: dict, inside: str | None) -> bool:
+    """Whether every file of a kept group still holds what it held when kept (opened as every read is: never one
+    outside DIR)."""
+    for path, was in files.items():
+        try:
+            source = FileSource(path, inside)
+        except OSError:
+            return False
+        try:
+            if not _same(was, _facts(source)):
+                return False
+        except OSError:
+            return False
+        finally:
+            source.retire()  # only looked at: its tailer has its own
+    return True
 
 
 def _sidecars(session: SessionIndex) -> dict[str, tuple[int, int] | None]:
@@ -61,9 +100,9 @@ def _key(facts: dict[str, dict]) -> str:
     return "group " + hashlib.blake2b(repr(identities).encode(), digest_size=16).hexdigest()
 
 
-def save(store: CacheStore, session: SessionIndex, tailers: dict, inside: str | None) -> tuple[str, dict] | None:
-    """Keep a settled group read to the end of every file: (its key, what its files were), what a session put to
-    sleep wakes from (see `wake`); None (nothing written) when it is not one."""
+def save(store: CacheStore, session: SessionIndex, tailers: dict, inside: str | None) -> tuple[str, dict, dict] | None:
+    """Keep a settled group read to the end of every file: (its key, what its files were, its sidecars), what a
+    session put to sleep wakes from (see `wake`); None (nothing written) when it is not one."""
     if not index_state.cacheable(session):
         return None
     files = {}
@@ -88,14 +127,14 @@ def save(store: CacheStore, session: SessionIndex, tailers: dict, inside: str | 
 
     key = _key(files)
     store.put(key, sections())
-    return key, files
+    return key, files, sidecars
 
 
 def restore(store: CacheStore, session: SessionIndex, tailers: dict, inside: str | None,
-            lost) -> tuple[str, dict] | None:
+            lost) -> tuple[str, dict, dict] | None:
     """The group `session` (listed, not read yet) as kept, asleep (sleeping: its index is read from the entry when
     something reads it), its `tailers` set to go on from the end of each file: (the entry's key, what its files
-    were). None on any miss (then some tailers may have been moved: the caller makes new ones)."""
+    were, its sidecars). None on any miss (then some tailers may have been moved: the caller makes new ones)."""
     try:  # each file opened once: for its facts, then kept open by its tailer (FileTailer.resume)
         sources = {path: FileSource(path, inside) for path in session.members}
         now = {path: _facts(source) for path, source in sources.items()}
@@ -115,24 +154,48 @@ def restore(store: CacheStore, session: SessionIndex, tailers: dict, inside: str
     if restored is None:
         store.drop(key)
         return None
-    files, (summary, normalizer) = restored
+    files, sidecars, (summary, normalizer) = restored
     with session.lock:
         session.normalizer = normalizer
         session.sleep(functools.partial(wake, store, key, files), lost, summary)
-    return key, files
+    return key, files, sidecars
+
+
+def restore_listed(store: CacheStore, session: SessionIndex, tailers: dict, inside: str | None, lost,
+                   listed: tuple) -> tuple[str, dict, dict] | None:
+    """The group `session` asleep from its row in the folder's entry (folder_cache: `listed` is (key, files,
+    sidecars, summary, normalizer state)), its files only lstat'ed (`stat_unchanged`), none opened: its tailers
+    open them when they next read, and it wakes only once its files are found to hold what they held (`wake` with
+    `checked` False; background work checks them soon after: SessionCache.check_step). None on any miss."""
+    key, files, sidecars, summary, state = listed
+    if set(files) != set(session.members) or not all(stat_unchanged(p, was) for p, was in files.items()):
+        return None
+    if {p: v and tuple(v) for p, v in sidecars.items()} != _sidecars(session):
+        return None
+    asleep = index_state.asleep_from(session.format, summary, state, summary.get("count"))
+    if asleep is None:
+        return None
+    for path, was in files.items():
+        tailer = tailers.get(path)
+        source = FileSource.unopened(path, inside, was["identity"])
+        if not isinstance(tailer, FileTailer) or not tailer.resume(was["tailer"], source):
+            return None
+    summary, normalizer = asleep
+    with session.lock:
+        session.normalizer = normalizer
+        session.sleep(functools.partial(wake, store, key, files, checked=False, inside=inside), lost, summary)
+    return key, files, sidecars
 
 
 def _restore(kept, session: SessionIndex, now: dict, tailers: dict, sources: dict) -> tuple[dict, tuple] | None:
     name, files = next(kept)
     if name != "files" or set(files) != set(now):
         return None
-    for path, facts in now.items():
-        was = files[path]
-        if (tuple(was["identity"]), was["size"], was["mtime"], was["print"]) != (
-                facts["identity"], facts["size"], facts["mtime"], facts["print"]):
-            return None
+    if not all(_same(files[path], facts) for path, facts in now.items()):
+        return None
     name, sidecars = next(kept)
-    if name != "sidecars" or {p: v and tuple(v) for p, v in sidecars.items()} != _sidecars(session):
+    sidecars = {p: v and tuple(v) for p, v in sidecars.items()} if name == "sidecars" else None
+    if sidecars != _sidecars(session):
         return None
     asleep = index_state.asleep(kept, session.format)
     if asleep is None:
@@ -141,13 +204,17 @@ def _restore(kept, session: SessionIndex, now: dict, tailers: dict, sources: dic
         tailer = tailers.get(path)
         if not isinstance(tailer, FileTailer) or not tailer.resume(files[path]["tailer"], sources[path]):
             return None
-    return files, asleep
+    return files, sidecars, asleep
 
 
-def wake(store: CacheStore, key: str, files: dict, session: SessionIndex, search_only: bool = False):
+def wake(store: CacheStore, key: str, files: dict, session: SessionIndex, search_only: bool = False, *,
+         checked: bool = True, inside: str | None = None):
     """The index of a sleeping session (a SessionIndex; with `search_only`, its SearchIndex alone), read from its
     entry; None when the entry is gone or is not the one it slept with (evicted, or written again by another server
-    after its files changed)."""
+    after its files changed), or, for a session whose files were not `checked` yet (restored by their stat alone:
+    `restore_listed`), when they no longer hold what they held."""
+    if not checked and not same_files(files, inside):
+        return None
     kept = store.sections(key)
     if kept is None:
         return None

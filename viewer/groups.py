@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import time
 
-from . import formats, project_notes
+from . import folder_cache, formats, project_notes
 from .formats.detect import SESSION_SUFFIX
 from .index import SessionIndex
 from .reading import lines_from, read_some, reader_for
@@ -137,6 +137,18 @@ class Groups:
         tailers = {p: self._tailers.get(p) for p in session.members}
         if self.cache.save_group(session, tailers, self.inside):
             self.cache.sleep(session, self._lost_group, time.monotonic())
+
+    @property
+    def _folder_key(self) -> str:
+        return folder_cache.key_of(self.real_root, self.follow_symlinks)
+
+    def keep_folder(self) -> bool:
+        """Write what a restart needs to list the kept groups at once (folder_cache), when they changed."""
+        if self.cache is None:
+            return False
+        with self.lock:
+            groups = list(self._groups.values())
+        return self.cache.save_folder(self._folder_key, groups)
 
     def sleep_quiet(self) -> bool:
         """Put to sleep the kept sessions nobody has looked at for a while (SessionCache.sleep_quiet)."""

@@ -25,7 +25,7 @@ from .problems import Problem
 from .search_index import SearchIndex
 from .search_packed import PackedPostings
 
-LAYOUT = 3  # bump when the sections change: older entries then read as foreign (cache_store's version)
+LAYOUT = 4  # bump when the sections change: older entries then read as foreign (cache_store's version)
 CHUNK = 20_000  # items of a big dict per section: each encodes in a few milliseconds
 
 # The session's identity and its per-process objects: made anew, never kept.
@@ -141,13 +141,18 @@ def asleep(kept: Iterator[tuple], fmt: formats.Format) -> tuple[dict, object] | 
     (see sleeping): the rest of the entry is read when it wakes (`restore`). None when they are not of this layout
     and format."""
     name, head = next(kept)
-    if name != "head" or head.get("layout") != LAYOUT or head.get("format") != fmt.name or not fmt.reads_records:
+    if name != "head" or head.get("layout") != LAYOUT or head.get("format") != fmt.name:
         return None
     name, state = next(kept)
-    normalizer = fmt.normalizer.settled_from(state) if name == "normalizer" else None
-    summary = head.get("summary")
+    return asleep_from(fmt, head.get("summary"), state if name == "normalizer" else None, head["count"])
+
+
+def asleep_from(fmt: formats.Format, summary, state, count: int) -> tuple[dict, object] | None:
+    """(summary, settled normalizer) from what was kept of a session asleep (an entry's head, or the folder's entry:
+    folder_cache); None unless the summary holds all the list reads, for `count` events, and the normalizer is one."""
+    normalizer = fmt.normalizer.settled_from(state) if fmt.reads_records and state is not None else None
     if (normalizer is None or not isinstance(summary, dict)
-            or not set(sleeping.LISTED + sleeping.SUMMARY) <= set(summary) or summary["count"] != head["count"]):
+            or not set(sleeping.LISTED + sleeping.SUMMARY) <= set(summary) or summary["count"] != count):
         return None
     return summary, normalizer
 

@@ -63,15 +63,29 @@ class Library(Groups, Folders):
         self._lost: weakref.WeakSet = weakref.WeakSet()  # sleeping sessions that could not be woken: read again
         self._cache_tried: weakref.WeakSet = weakref.WeakSet()  # groups looked up in the cache (Groups._kept_group)
         self._reading: dict[str, FileTailer | GzipReader] = {}  # files read part way, for pages that say how far (progress)
+        self._scanned = False  # the first scan of DIR is over
 
     def scan(self, folder: str | None = None) -> None:
-        """Read every session file below a folder (idempotent: known files are tailed)."""
-        with self._groups_read_after():
-            for path in self._session_files(folder):
-                try:
-                    self.refresh(path)
-                except Exception:  # one unreadable file must not hide the others
-                    log.exception("could not read %s", path)
+        """Read every session file below a folder (idempotent: known files are tailed). The first scan of DIR takes
+        what the cache listed of it (folder_cache)."""
+        first = folder is None and self.cache is not None and not self._scanned
+        if first:
+            self.cache.read_listed(self._folder_key)
+        # A restart taking thousands of sessions from the cache makes their objects in about a second, all to be
+        # kept: the cyclic collector would walk them again and again meanwhile (40% of that second)
+        listing = first and self.cache.listed is not None
+        try:
+            with gcpause.batch() if listing else contextlib.nullcontext({}) as made, self._groups_read_after():
+                for path in self._session_files(folder):
+                    try:
+                        self.refresh(path)
+                    except Exception:  # one unreadable file must not hide the others
+                        log.exception("could not read %s", path)
+                made["added"] = len(self._by_path)
+        finally:
+            if first:
+                self._scanned = True
+                self.cache.done_listing()
 
     @contextlib.contextmanager
     def _groups_read_after(self):
@@ -126,7 +140,7 @@ class Library(Groups, Folders):
                 session = None
         new = session is None
         if new:
-            fmt, reason, group = detect.classify(path, self.inside)
+            fmt, reason, group = self._classify(path)
             if group is not None:
                 self._join_group(path, fmt, group)
                 return
@@ -170,6 +184,13 @@ class Library(Groups, Folders):
             else:
                 with self.lock:
                     self.version += 1
+
+    def _classify(self, path: str) -> tuple[formats.Format, str, dict | None]:
+        """A new file's format (detect.classify), or what the cache listed of it while a restart's first scan
+        reads its folder's entry and the file is as it was (folder_cache)."""
+        listed = self.cache.listed if self.cache is not None else None
+        known = listed.classified(path) if listed is not None else None
+        return known if known is not None else detect.classify(path, self.inside)
 
     def _kept(self, path: str, session: SessionIndex) -> SessionIndex:
         """The session as the cache kept it (its tailer set to read what came after), else `session`."""

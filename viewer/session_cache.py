@@ -22,7 +22,7 @@ import time
 import zlib
 from importlib import metadata
 
-from . import group_cache, index_state
+from . import folder_cache, group_cache, index_state
 from .cache_store import CacheStore, CorruptEntry
 from .index import SessionIndex
 from .safe_open import open_regular
@@ -81,8 +81,14 @@ class SessionCache:
         self._saved: dict[str, tuple] = {}  # path -> (serial, epoch, count) of the session saved last
         self._saved_at: dict[str, float] = {}
         self.restored = 0  # sessions taken from the cache this run (a figure for the benchmark and tests)
+        self.restored_listed = 0  # ... of them, groups taken from the folder's entry (folder_cache)
         self._due: list[tuple] = []  # sessions found due to be saved, not saved yet (see save_one)
-        self._entries: dict[str, tuple[str, dict]] = {}  # a group's main path -> its entry's (key, files): group_cache
+        # a group's main path -> its entry's (key, files, sidecars): group_cache
+        self._entries: dict[str, tuple[str, dict, dict]] = {}
+        self.listed: folder_cache.Listed | None = None  # the folder's entry, while a restart's first scan reads it
+        self._unchecked: list = []  # sessions restored by their files' stat alone: their bytes are checked soon after
+        self._kept_changes = 0  # groups kept or forgotten: the folder's entry is written again when this moved
+        self._folder_saved: tuple[int, float] = (0, float("-inf"))  # (_kept_changes, when) at its last write
 
     # --- a start: the cache's session, when it still holds --------------------------------------------------
 
@@ -113,11 +119,44 @@ class SessionCache:
         """A group of files (listed, not read yet) as kept, asleep, its `tailers` set to go on from the end of each
         file; False on a miss (then the caller makes new tailers: some may have moved). See group_cache; `lost` is
         told if it cannot be woken from its entry (sleeping)."""
-        entry = group_cache.restore(self.store, session, tailers, inside, lost)
+        row = self.listed.group(session.path) if self.listed is not None else None
+        entry = None
+        if row is not None:
+            entry = group_cache.restore_listed(self.store, session, tailers, inside, lost, row)
+            if entry is not None:
+                self._unchecked.append((session, inside))
+                self.restored_listed += 1
+        if entry is None:
+            entry = group_cache.restore(self.store, session, tailers, inside, lost)
+            self._kept_changes += entry is not None  # the folder's entry lacked it: written again
         if entry is None:
             return False
         self._entries[session.path] = entry
         self._kept(session.path, session)
+        return True
+
+    def check_step(self, most: int = 16) -> bool:
+        """Check the bytes of up to `most` sessions restored by their files' stat alone (restore_listed), and mark
+        their entries used (the folder's entry was read, not theirs: else they would be evicted first). One whose
+        files no longer hold what they held is woken, which finds it and reads them again (sleeping: `lost`).
+        False when none waits."""
+        if not self._unchecked:
+            return False
+        for session, inside in self._unchecked[-most:]:
+            entry = self._entries.get(session.path)
+            asleep = session.asleep
+            wake = asleep["wake"] if asleep is not None else None
+            if entry is None or wake is None or wake.keywords.get("checked", True):
+                continue  # awake (its wake checked it), read again, or forgotten meanwhile
+            key, files, _ = entry
+            if not group_cache.same_files(files, inside):
+                session.wake(seen=False)
+                continue
+            self.store.touch(key)
+            with session.lock:
+                if session.asleep is asleep:
+                    asleep["wake"] = functools.partial(group_cache.wake, self.store, key, files)
+        del self._unchecked[-most:]
         return True
 
     def sleep_quiet(self, sessions, lost, now: float) -> int:
@@ -131,7 +170,8 @@ class SessionCache:
         if (entry is None or not session.members or not session.sleepy(now, SLEEP_AFTER_S)
                 or self._saved.get(session.path) != _marker(session)):
             return False
-        session.sleep(functools.partial(group_cache.wake, self.store, *entry), lost)
+        key, files, _ = entry
+        session.sleep(functools.partial(group_cache.wake, self.store, key, files), lost)
         return True
 
     def _kept(self, path: str, session: SessionIndex) -> None:
@@ -240,9 +280,45 @@ class SessionCache:
             log.warning("could not keep %s in the cache: %s", session.relpath, error)
             return False
         self._saved[session.path] = marker  # kept, or not keepable: not asked again until it changes
+        self._kept_changes += 1
         if entry is not None:
             self._entries[session.path] = entry
         return entry is not None
+
+    # --- the folder's entry (folder_cache) --------------------------------------------------------------------
+
+    def read_listed(self, key: str) -> None:
+        """Read the folder's entry for a restart's first scan (`listed`; `done_listing` when it is over)."""
+        self.listed = folder_cache.load(self.store, key)
+
+    def done_listing(self) -> None:
+        self.listed = None
+
+    def save_folder(self, key: str, groups) -> bool:
+        """Write the folder's entry from the groups kept as they are now, if a group was kept or forgotten since it
+        was last written and that was SAVE_GAP_S ago or more; whether it wrote."""
+        changes, at = self._folder_saved
+        now = time.monotonic()
+        if changes == self._kept_changes or now - at < folder_cache.SAVE_GAP_S:
+            return False
+        self._folder_saved = (self._kept_changes, now)
+
+        def rows():
+            for session in groups:
+                entry = self._entries.get(session.path)
+                if entry is None or not session.members:
+                    continue
+                with session.lock:
+                    kept = self._saved.get(session.path) == _marker(session) and session.normalizer is not None
+                    row = folder_cache.row(session, *entry) if kept else None
+                if row is not None:  # yielded outside its lock: the section it goes in is written meanwhile
+                    yield row
+        try:
+            folder_cache.save(self.store, key, rows())
+        except (OSError, ValueError) as error:  # no room: a restart reads the groups' entries one by one
+            log.warning("could not keep the folder's list in the cache: %s", error)
+            return False
+        return True
 
     @staticmethod
     def _sections(state: dict, printed: int, session: SessionIndex):
@@ -250,7 +326,8 @@ class SessionCache:
         yield from index_state.sections(session)
 
     def forget(self, path: str) -> None:
-        self._entries.pop(path, None)
+        if self._entries.pop(path, None) is not None:
+            self._kept_changes += 1
         self._saved.pop(path, None)
         self._saved_at.pop(path, None)
 

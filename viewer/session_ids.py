@@ -5,6 +5,7 @@ An id is made from the file's path below DIR, safe as one URL path segment; dist
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from .formats import ai_agent
@@ -20,6 +21,8 @@ def _escaped(name: str) -> str:
 
     A name that is not UTF-8 (os.fsdecode gave surrogates) is escaped byte for byte, as it is on disk,
     so distinct names stay distinct."""
+    if _ID_CHARS.fullmatch(name):  # the usual name: nothing to escape (a folder of thousands is named at once)
+        return name
     out = []
     for ch in name:
         if ch.isascii() and (ch.isalnum() or ch in "._-"):
@@ -27,6 +30,9 @@ def _escaped(name: str) -> str:
         else:
             out.extend(f"~{b:02X}" for b in ch.encode("utf-8", "surrogateescape"))
     return "".join(out)
+
+
+_ID_CHARS = re.compile(r"[A-Za-z0-9._-]*")
 
 
 def _file_id(filename: str) -> str:

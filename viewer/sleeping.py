@@ -61,7 +61,7 @@ class Sleeps:
         """What the sessions list reads of it: the same asleep or awake (callers hold the lock)."""
         asleep = self.asleep
         if asleep is not None:
-            return {k: asleep[k] for k in LISTED}
+            return {**{k: asleep[k] for k in LISTED}, **{name: getattr(self, name) for name in SUMMARY}}
         usage.for_session(self)  # summed and kept in usage_totals
         totals = self.usage_totals[None]
         return {"count": self.count, "agents": len(self.agents), "problems": len(self.problems),

@@ -10,7 +10,9 @@ import threading
 import time
 import warnings
 
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.events import (DirCreatedEvent, DirDeletedEvent, DirModifiedEvent, DirMovedEvent, FileClosedEvent,
+                             FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent, FileSystemEvent,
+                             FileSystemEventHandler)
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver, EventEmitter
 from watchdog.observers.polling import PollingObserver
@@ -30,13 +32,18 @@ RESCAN_EVERY = 2.0  # seconds between walks of the folder when no observer can r
 SWEEP_EVERY = 10.0  # seconds between walks of the folder while one runs (what it was slow to tell, or missed)
 
 
+# What the observer asks the kernel to tell: changes, not a file opened or closed unwritten. Every read of a session
+# file (the viewer's own first of all: thousands of files opened at a start) would be two events more for watchdog's
+# threads to take apart in Python, holding the GIL while the folder is read and the pages wait.
+HEARD = [FileCreatedEvent, FileModifiedEvent, FileDeletedEvent, FileMovedEvent, FileClosedEvent,
+         DirCreatedEvent, DirModifiedEvent, DirDeletedEvent, DirMovedEvent]
+
+
 class _MarkDirty(FileSystemEventHandler):
     def __init__(self, watcher: "Watcher"):
         self.watcher = watcher
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.event_type in ("opened", "closed_no_write"):
-            return
         if event.event_type == "moved":
             self.watcher.moved(os.fsdecode(event.src_path), os.fsdecode(event.dest_path), event.is_directory)
             return
@@ -136,7 +143,7 @@ class Watcher:
     def _start_observer(self) -> None:
         observer = PollingObserver(timeout=1.0) if self._polling else Observer()
         try:
-            observer.schedule(_MarkDirty(self), self.library.root, recursive=True)
+            observer.schedule(_MarkDirty(self), self.library.root, recursive=True, event_filter=HEARD)
             observer.start()
         except Exception as error:  # e.g. RecursionError: watchdog walks the folder tree recursively
             with contextlib.suppress(Exception):
