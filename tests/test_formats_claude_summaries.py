@@ -92,3 +92,31 @@ def test_summaries_of_another_project_folder_are_not_taken(tmp_path):
     a.write(tmp_path / "proj" / f"{EARLIER}.jsonl")
     later(a.last).write(tmp_path / "other-proj" / f"{LATER}.jsonl")
     assert titles(scanned(tmp_path))["aaaa"] == "The parser drops the last token, can you look?"
+
+
+def test_a_project_whose_every_file_repeats_the_earlier_summaries_is_read_in_quadratic_work(tmp_path, monkeypatch):
+    """Claude Code has written the summaries of every earlier conversation at the top of each new file of a project
+    (anthropics/claude-code#2597): S files hold S²/2 summaries of S leaves. Each is titled by its own, and the
+    summaries handed between sessions stay within a few S² (told again and again, they were S³/2)."""
+    from viewer.formats import claude_code_title
+
+    S = 60
+    leaves = []
+    for i in range(S):
+        sid = f"{i:08x}-0000-4000-8000-000000000000"
+        t = Transcript(sid)
+        for j, leaf in enumerate(leaves):
+            t.raw({"type": "summary", "summary": f"Summary of conversation {j}", "leafUuid": leaf})
+        t.user(f"Task number {i}")
+        t.response(f"msg_{i}", [{"type": "text", "text": "Done."}])
+        t.write(tmp_path / "proj" / f"{sid}.jsonl")
+        leaves.append(t.last)
+    handed = []
+    real = claude_code_title.Titles.take
+    monkeypatch.setattr(claude_code_title.Titles, "take",
+                        lambda self, summaries: (handed.append(len(summaries)), real(self, summaries))[1])
+    library = scanned(tmp_path)
+    titles = {s.id.split(":")[1][:8]: s.title for s in library.listing()}
+    assert titles == {f"{i:08x}": f"Summary of conversation {i}" if i < S - 1 else f"Task number {i}"
+                      for i in range(S)}
+    assert sum(handed) < 3 * S * S, sum(handed)

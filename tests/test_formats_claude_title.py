@@ -1,6 +1,8 @@
 """Claude Code session titles: custom title, else AI title, else the summary that belongs to the session, else
 the first prompt a person typed (a slash command as `/name args`), never a tool result nor an isMeta line."""
 
+import pytest
+
 from claude_lines import Transcript
 from events import scanned
 
@@ -75,3 +77,20 @@ def test_what_is_never_a_prompt():
     assert prompt_text(t.user("[Request interrupted by user]")) is None
     assert prompt_text(t.user("<command-message>init is analyzing your codebase…</command-message>")) is None
     assert prompt_text(t.command("/compact", "keep the tests")) == "/compact keep the tests"
+
+
+@pytest.mark.parametrize("notes", [3, 5000])
+def test_of_several_summaries_of_its_lines_the_first_in_the_notes_titles_it(notes):
+    """Whichever side is walked (the session's few lines, or the project's notes when they are fewer), the first
+    summary in the notes' order that names one of its lines wins."""
+    titles = Titles()
+    for n in range(4):
+        titles.feed({"type": "user" if n == 0 else "assistant", "uuid": f"mine-{n}",
+                     "message": {"role": "user", "content": "Start"}}, True)
+    others = {f"other-{n}": f"Other {n}" for n in range(notes - 2)}
+    assert not titles.take(others)
+    assert titles.take({**others, "mine-2": "Second leaf", "mine-1": "First leaf"})
+    assert titles.title == "Second leaf"
+    one = Titles()
+    one.feed({"type": "user", "uuid": "only", "message": {"role": "user", "content": "Start"}}, True)
+    assert one.take({**others, "only": "Its summary"}) and one.title == "Its summary"

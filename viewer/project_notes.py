@@ -13,8 +13,13 @@ def pass_notes(notes: dict, session: SessionIndex, others: Callable[[], list[Ses
     something new), and what the notes hold, to it: also when its file arrives later, or is read again. True when a
     title changed."""
     with session.lock:
-        new = session.normalizer.orphans()
-        notes.update(new)
+        orphans = session.normalizer.orphans()
+        # A leaf the notes hold already was told to every session then, and every session reading on takes the notes
+        # whole: only new leaves go to the others. (Claude Code has written the summaries of every earlier
+        # conversation at the top of each new file of a project: told again and again, they made reading a
+        # project's files cubic in their number.)
+        new = {leaf: text for leaf, text in orphans.items() if leaf not in notes}
+        notes.update(orphans)
         changed = bool(notes) and session.normalizer.take(notes)
         if changed:
             session.title = session.normalizer.title

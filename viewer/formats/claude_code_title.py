@@ -86,8 +86,17 @@ class Titles:
     def take(self, summaries: dict[str, str]) -> bool:
         """Summaries found in other files of the project (leafUuid -> text): the one whose leaf is a line of this
         session may title it. Whether the title changed."""
-        before = self.title
-        for leaf, text in summaries.items():
-            if leaf in self.uuids:
+        if self.rank <= SUMMARY:  # a summary offers no better title than the one it has
+            return False
+        before, uuids = self.title, self.uuids
+        if isinstance(uuids, set) and len(uuids) < len(summaries):
+            # The fewer walked: a project's notes may hold thousands of leaves, and each file read takes them all
+            mine = [leaf for leaf in uuids if leaf in summaries]
+            if len(mine) == 1:
+                self._offer(summaries[mine[0]], SUMMARY)
+            if len(mine) < 2:
+                return self.title != before
+        for leaf, text in summaries.items():  # in the notes' order: the first summary of its lines wins
+            if leaf in uuids:
                 self._offer(text, SUMMARY)
         return self.title != before
