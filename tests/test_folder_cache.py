@@ -143,3 +143,26 @@ def test_a_group_that_changed_leaves_the_folders_entry_for_the_others(project, t
     assert again.cache.restored == again.cache.restored_listed == 2
     assert pages(again) == pages(scanned(project))
     assert group_cache.stat_unchanged(str(_main_file(project)), {"identity": (0, 0), "size": 0, "mtime": 0}) is False
+
+
+def _listed(library) -> dict:
+    return {s.id: (s.format.name, sorted(p.kind for p in s.problems), s.count) for s in library.listing()}
+
+
+@pytest.mark.parametrize("replaced_by", ["a symlink out of the folder", "a FIFO"])
+def test_a_kept_file_replaced_by_one_it_may_not_read_is_refused_as_without_a_cache(project, tmp_path, replaced_by):
+    """The folder's entry never vouches for what stands at a path now: a kept file moved out of the folder and
+    replaced by a symlink to it, or by a FIFO, is refused as a first read refuses it."""
+    run(project, tmp_path / "cache")
+    main = _main_file(project)
+    outside = tmp_path / "outside.jsonl"
+    os.rename(main, outside)  # the very file kept, now outside
+    if replaced_by == "a FIFO":
+        os.mkfifo(main)
+    else:
+        main.symlink_to(outside)
+    again = run(project, tmp_path / "cache", settle=False)
+    assert again.cache.restored_listed == 2
+    kinds = {kind for _, problems, _ in _listed(again).values() for kind in problems}
+    assert ("not_a_regular_file" if replaced_by == "a FIFO" else "outside_folder") in kinds
+    assert _listed(again) == _listed(scanned(project))
