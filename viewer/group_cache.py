@@ -172,7 +172,8 @@ def restore_listed(store: CacheStore, session: SessionIndex, tailers: dict, insi
         return None
     if {p: v and tuple(v) for p, v in sidecars.items()} != _sidecars(session):
         return None
-    asleep = index_state.asleep_from(session.format, summary, state, summary.get("count"))
+    count = summary.get("count") if isinstance(summary, dict) else None
+    asleep = index_state.asleep_from(session.format, summary, state, count)
     if asleep is None:
         return None
     for path, was in files.items():
