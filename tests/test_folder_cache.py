@@ -166,3 +166,20 @@ def test_a_kept_file_replaced_by_one_it_may_not_read_is_refused_as_without_a_cac
     kinds = {kind for _, problems, _ in _listed(again).values() for kind in problems}
     assert ("not_a_regular_file" if replaced_by == "a FIFO" else "outside_folder") in kinds
     assert _listed(again) == _listed(scanned(project))
+
+
+def test_a_group_whose_files_are_gone_leaves_the_folders_entry(project, tmp_path, monkeypatch):
+    """Library.forget tells the cache: the folder's entry is written again without the group."""
+    library = run(project, tmp_path / "cache")
+    main = _main_file(project)
+    session = next(s for s in library.listing() if s.path == str(main))
+    members = list(session.members)
+    for path in members:
+        os.unlink(path)
+        library.refresh(path)
+    assert library.get(session.id) is None
+    monkeypatch.setattr(folder_cache, "SAVE_GAP_S", 0.0)  # written again now, not 10 s after the last time
+    assert library.keep_folder()
+    listed = folder_cache.load(library.cache.store, _folder_key(project))
+    assert len(listed) == 2 and listed.group(str(main)) is None
+    assert str(main) not in library.cache._entries

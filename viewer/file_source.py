@@ -67,7 +67,9 @@ class FileSource:
     _open: OrderedDict[int, weakref.ref] = OrderedDict()  # id -> open source, least recently read first
     _lock = threading.RLock()  # reentrant: a source collected while this thread holds it closes itself under it
 
-    def __init__(self, path: str, inside: str | None = None) -> None:
+    def __init__(self, path: str, inside: str | None = None, identity: tuple[int, int] | None = None) -> None:
+        """`identity`: the file is known (from a cache) to be that one, and is not opened now: it opens when first
+        read, with the checks of any reopening (a restart of thousands of kept sessions opens none of their files)."""
         self.fd = -1
         self.path, self.inside = path, inside
         self.size = 0  # bytes of it indexed: a file reopened shorter is not this one
@@ -75,6 +77,9 @@ class FileSource:
         self.users = 0
         self.changed = False
         self.recent = False  # read since the last eviction walk (see _enter_pool)
+        if identity is not None:
+            self.identity = tuple(identity)
+            return
         fd = open_regular(path, inside)
         try:
             st = os.fstat(fd)
@@ -85,16 +90,6 @@ class FileSource:
         with FileSource._lock:
             self.fd = fd
             self._enter_pool()
-
-    @classmethod
-    def unopened(cls, path: str, inside: str | None, identity: tuple[int, int]) -> FileSource:
-        """The source of a file known (from a cache) to be `identity`, not opened yet: opened when first read, with
-        the checks of any reopening (that file, the bytes its tailer fingerprinted). A restart of thousands of kept
-        sessions opens none of their files until one is read."""
-        source = cls.__new__(cls)
-        source.fd, source.path, source.inside, source.identity = -1, path, inside, tuple(identity)
-        source.size, source.check, source.users, source.changed, source.recent = 0, None, 0, False, False
-        return source
 
     @classmethod
     def held(cls) -> int:

@@ -154,10 +154,8 @@ def restore(store: CacheStore, session: SessionIndex, tailers: dict, inside: str
     if restored is None:
         store.drop(key)
         return None
-    files, sidecars, (summary, normalizer) = restored
-    with session.lock:
-        session.normalizer = normalizer
-        session.sleep(functools.partial(wake, store, key, files), lost, summary)
+    files, sidecars, asleep = restored
+    _sleep(session, asleep, functools.partial(wake, store, key, files), lost)
     return key, files, sidecars
 
 
@@ -172,20 +170,24 @@ def restore_listed(store: CacheStore, session: SessionIndex, tailers: dict, insi
         return None
     if {p: v and tuple(v) for p, v in sidecars.items()} != _sidecars(session):
         return None
-    count = summary.get("count") if isinstance(summary, dict) else None
-    asleep = index_state.asleep_from(session.format, summary, state, count)
+    asleep = index_state.asleep_from(session.format, summary, state)
     if asleep is None:
         return None
     for path, was in files.items():
         tailer = tailers.get(path)
-        source = FileSource.unopened(path, inside, was["identity"])
+        source = FileSource(path, inside, identity=was["identity"])  # not opened: see FileSource
         if not isinstance(tailer, FileTailer) or not tailer.resume(was["tailer"], source):
             return None
+    _sleep(session, asleep, functools.partial(wake, store, key, files, checked=False, inside=inside), lost)
+    return key, files, sidecars
+
+
+def _sleep(session: SessionIndex, asleep: tuple[dict, object], wake, lost) -> None:
+    """A restored session asleep: its settled normalizer set, what the list shows taken from its summary."""
     summary, normalizer = asleep
     with session.lock:
         session.normalizer = normalizer
-        session.sleep(functools.partial(wake, store, key, files, checked=False, inside=inside), lost, summary)
-    return key, files, sidecars
+        session.sleep(wake, lost, summary)
 
 
 def _restore(kept, session: SessionIndex, now: dict, tailers: dict, sources: dict) -> tuple[dict, tuple] | None:

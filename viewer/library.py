@@ -330,6 +330,8 @@ class Library(Groups, Folders):
                     self._groups = {k: v for k, v in self._groups.items() if v is not session}
                     if self.sessions.get(session.id) is session:  # not a main file listed unread under its id
                         del self.sessions[session.id]
+                    if self.cache is not None:  # what it kept of the group goes too (the folder's entry with it)
+                        self.cache.forget(session.path)
                     self.version += 1
                     regroup = None
                 session = None
@@ -337,6 +339,8 @@ class Library(Groups, Folders):
                 regroup = None
             if session is not None:
                 self.sessions.pop(session.id, None)
+                if self.cache is not None:
+                    self.cache.forget(path)
                 self._settle_group_at(path)  # a group named like this file may have its id back
                 self.version += 1
                 if session.count >= gcpause.FREEZE_AFTER:

@@ -86,7 +86,8 @@ class SessionCache:
         # a group's main path -> its entry's (key, files, sidecars): group_cache
         self._entries: dict[str, tuple[str, dict, dict]] = {}
         self.listed: folder_cache.Listed | None = None  # the folder's entry, while a restart's first scan reads it
-        self._unchecked: list = []  # sessions restored by their files' stat alone: their bytes are checked soon after
+        # (session, inside, its asleep state) restored by their files' stat alone: their bytes are checked soon after
+        self._unchecked: list[tuple] = []
         self._kept_changes = 0  # groups kept or forgotten: the folder's entry is written again when this moved
         self._folder_saved: tuple[int, float] = (0, float("-inf"))  # (_kept_changes, when) at its last write
 
@@ -124,7 +125,7 @@ class SessionCache:
         if row is not None:
             entry = group_cache.restore_listed(self.store, session, tailers, inside, lost, row)
             if entry is not None:
-                self._unchecked.append((session, inside))
+                self._unchecked.append((session, inside, session.asleep))
                 self.restored_listed += 1
         if entry is None:
             entry = group_cache.restore(self.store, session, tailers, inside, lost)
@@ -142,12 +143,10 @@ class SessionCache:
         False when none waits."""
         if not self._unchecked:
             return False
-        for session, inside in self._unchecked[-most:]:
+        for session, inside, asleep in self._unchecked[-most:]:
             entry = self._entries.get(session.path)
-            asleep = session.asleep
-            wake = asleep["wake"] if asleep is not None else None
-            if entry is None or wake is None or wake.keywords.get("checked", True):
-                continue  # awake (its wake checked it), read again, or forgotten meanwhile
+            if entry is None or session.asleep is not asleep:
+                continue  # woken since (its wake checked it), read again, or forgotten
             key, files, _ = entry
             if not group_cache.same_files(files, inside):
                 session.wake(seen=False)
@@ -326,6 +325,8 @@ class SessionCache:
         yield from index_state.sections(session)
 
     def forget(self, path: str) -> None:
+        """A session gone from the folder (Library.forget): what this run knew of what it kept. A group's leaves the
+        folder's entry, written again without it."""
         if self._entries.pop(path, None) is not None:
             self._kept_changes += 1
         self._saved.pop(path, None)

@@ -92,9 +92,9 @@ class Titles:
         if isinstance(uuids, set) and len(uuids) < len(summaries):
             # The fewer walked: a project's notes may hold thousands of leaves, and each file read takes them all
             mine = [leaf for leaf in uuids if leaf in summaries]
-            if len(mine) == 1:
-                self._offer(summaries[mine[0]], SUMMARY)
-            if len(mine) < 2:
+            if len(mine) < 2:  # else the notes' order decides, below
+                for leaf in mine:
+                    self._offer(summaries[leaf], SUMMARY)
                 return self.title != before
         for leaf, text in summaries.items():  # in the notes' order: the first summary of its lines wins
             if leaf in uuids:
