@@ -21,8 +21,14 @@ TEXTS = [
     [t for t in TEXTS if not t.isascii()],
     ["only one"], [],
 ])
-def test_token_lists_are_the_tokens_of_each_text(texts):
-    assert search_index.token_lists(texts) == [search_index.tokens(t) for t in texts]
+def test_word_postings_are_the_tokens_of_each_text(texts):
+    expected = {}
+    for position, text in enumerate(texts, start=7):
+        for token in dict.fromkeys(search_index.tokens(text)):
+            expected.setdefault(token, []).append(position)
+    postings = search_index.word_postings(texts, 7)
+    assert {token: list(positions) for token, positions in postings.items()} == expected
+    assert all(type(token) is str for token in postings)
 
 
 def keys_of(s, position: int) -> set[str]:

@@ -10,9 +10,10 @@ import urllib.request
 import pytest
 
 from conftest import SAMPLES, serve, wait_for, write_events
-from events import created, entry, user
-from viewer import background, search, search_worker
+from events import calls, created, entry, result, tool_call, user
+from viewer import background, search, search_index, search_worker
 from viewer.library import Library
+from viewer.search_index import called_tool_names
 
 
 def _varied(folder):
@@ -69,6 +70,80 @@ def test_the_worker_builds_the_same_index_as_the_server(tmp_path, worker):
     assert helped == alone
     assert alone["indexed"] == alone["count"] > 500
     assert worker.merged > 50 and worker.left >= 1  # it built the runs, but the one holding a line kept as a dict
+
+
+def _tool_answers(folder):
+    """Tool results whose calls the index finds each its own way: an id used again (the latest call before the
+    result answers), another agent's call with the same id, an entry that answers a call it makes itself, a call
+    in an event that is no transcript entry (filed nowhere), an id that is not a string, a result with no call,
+    and calls a little and far before their results (within a run of the worker, and runs before it)."""
+    events = [created("t0", "ann", name="Ann"), created("t1", "bob", name="Bob"),
+              calls("t2", "ann", tool_call("c1", "read_file", path="a")),
+              calls("t3", "bob", tool_call("c1", "write_file", path="b")),
+              result("t4", "ann", "c1", "read a", name="r"),
+              calls("t5", "ann", tool_call("c1", "grep", pattern="x"), tool_call("c2", "ls")),
+              result("t6", "ann", "c1", "grepped", name="r"),
+              result("t7", "ann", "c2", "listed", name="r"),
+              entry("t8", "ann", "tool", "both", tool_call_id="c3", name="r", tool_calls=[tool_call("c3", "self_tool")]),
+              {**created("t9", "cat", name="Cat"), "tool_calls": [tool_call("c4", "hidden_tool")]},
+              result("t10", "cat", "c4", "no call filed", name="r"),
+              entry("t11", "ann", "tool", "odd id", tool_call_id=5, name="r"),
+              result("t12", "bob", "c9", "dangling", name="r"),
+              calls("t13", "bob", tool_call("c5", "far_tool"))]
+    events += [user(f"f{i}", "bob", f"filler {i}") for i in range(40)]
+    events += [result("t14", "bob", "c5", "far answer", name="r"), result("t15", "ann", "c2", "again", name="r")]
+    write_events(folder / "s.jsonl", events)
+
+
+@pytest.mark.parametrize("job_events", [3, 64])
+def test_tool_results_are_filed_under_their_calls_tools_by_the_worker_as_in_process(tmp_path, job_events):
+    _tool_answers(tmp_path)
+    alone = _index(tmp_path)
+    words = search_worker.WordWorker(min_behind=1, job_events=job_events)
+    try:
+        helped = _index(tmp_path, words)
+    finally:
+        words.stop()
+    assert _state(helped) == _state(alone) and words.merged >= 1
+    found = {q: [hit["message_id"] for hit in search.search(helped.listing(), q)["hits"]]
+             for q in ("tool:grep", "tool:read_file", "tool:ls", "tool:self_tool", "tool:hidden_tool", "tool:far_tool",
+                       "tool:write_file")}
+    assert found == {"tool:grep": ["t5", "t6"], "tool:read_file": ["t2", "t4"], "tool:ls": ["t5", "t7", "t15"],
+                     "tool:self_tool": ["t8"], "tool:hidden_tool": ["t9"], "tool:far_tool": ["t13", "t14"],
+                     "tool:write_file": ["t3"]}
+
+
+def test_a_run_finds_the_calls_its_results_answer_within_it(tmp_path):
+    """What the worker sends beside a run's words: the tools of each result's call found in the run itself; the
+    results whose call is not (or is filed nowhere) are left to the session's index."""
+    _tool_answers(tmp_path)
+    events = [json.loads(line) for line in (tmp_path / "s.jsonl").read_text().splitlines()]
+    fields = list(map(search_index.event_fields, events))
+    assert search_index.calls_answered_within(events, fields) == {
+        4: {"read_file"}, 6: {"grep"}, 7: {"ls"}, 8: {"self_tool"}, 54: {"far_tool"}, 55: {"ls"}}
+    assert search_index.calls_answered_within(events[13:], fields[13:]) == {41: {"far_tool"}}  # t15's call is before
+
+
+def test_merging_a_run_looks_up_only_the_calls_not_in_it(tmp_path, monkeypatch):
+    """The point of sending them: a result whose call is in its run costs the merge no lookup in the session (for a
+    big file, no read of the call's line back from disk)."""
+    _tool_answers(tmp_path)
+    library = Library(tmp_path)
+    library.scan()
+    s = library.get("s")
+    s.search.catch_up(5)  # the worker's one run starts at event 5: t4's call is before it, t6's in it
+    looked_up = []
+    monkeypatch.setattr(search_index, "called_tool_names",
+                        lambda s, position, *rest: looked_up.append(position) or called_tool_names(s, position, *rest))
+    words = search_worker.WordWorker(min_behind=1, job_events=64)
+    try:
+        while s.search.indexed < s.count:
+            if words.step(s) is None:
+                words.wait(5)
+    finally:
+        words.stop()
+    assert words.merged == 1
+    assert looked_up == [10, 11, 12]  # a call filed nowhere, an id not a string, no call
 
 
 def test_runs_the_worker_cannot_build_and_a_dead_worker_leave_the_server_to_it(tmp_path, worker):

@@ -45,16 +45,25 @@ _ASCII_WORDS = bytes(c if chr(c).isalnum() or chr(c) in "_" + _SEPARATOR else or
                      for c in range(128)).lower() + bytes(range(128, 256))
 
 
-def token_lists(texts: list[str]) -> list[list[str]]:
-    """tokens(text) of each text, for many texts at once: one translation and split of them all."""
+def word_postings(texts: list[str], start: int) -> dict[str, array]:
+    """The postings of consecutive texts at positions start, start+1, ...: token -> the ascending positions of
+    the texts holding it (`tokens` of each, each token once per text).
+
+    Tokenizing is most of what indexing costs (some 10 µs a text of 100 words), so the texts are tokenized
+    together: one translation and split of them all, each text's words made a set and posted as bytes (cheaper
+    than as str: 9 against 15 µs a text), and only each distinct word decoded."""
     # A text that is not ASCII is tokenized by the regex and stands as its tokens: translating
     # those (lowercase word characters and spaces, in UTF-8) changes nothing.
     joined = _SEPARATOR.join(texts)
     if not joined.isascii():
         joined = _SEPARATOR.join([text if text.isascii() else " ".join(tokens(text)) for text in texts])
-    if joined.count(_SEPARATOR) != len(texts) - 1:  # a text holds the separator itself
-        return [tokens(text) for text in texts]
-    return [part.split() for part in joined.encode().translate(_ASCII_WORDS).decode().split(_SEPARATOR)]
+    if joined.count(_SEPARATOR) == len(texts) - 1:
+        parts = joined.encode().translate(_ASCII_WORDS).split(_SEPARATOR.encode())
+    else:  # a text holds the separator itself
+        parts = [" ".join(tokens(text)).encode() for text in texts]
+    postings = Postings()
+    post(postings, list(map(set, map(bytes.split, parts))), start)
+    return {word.decode(): positions for word, positions in postings.items()}
 
 
 def searchable_text(event: Event) -> str:
@@ -133,6 +142,24 @@ def called_tool_names(s, position: int, agent_id: str, call_id, read: tuple[int,
     first, events = read or (0, ())
     call = events[call_position - first] if first <= call_position < first + len(events) else s.events[call_position]
     return {model.call_tool_key(c) for c in model.tool_calls_of(call) if c.get("id") == call_id}
+
+
+def calls_answered_within(events: list, infos: list[tuple]) -> dict[int, set[str]]:
+    """What `called_tool_names` finds for each tool result among consecutive `events` whose call is among them too
+    (by the index's filing rule: a transcript entry's calls with a string id, the latest before the result or in
+    it): {offset in events: the call's tools}. `infos` are their `event_fields`. A result whose call lies before
+    them is not in it: it needs the session (the search worker sends these, so merging its run reads no call
+    back from the file)."""
+    latest: dict[tuple, dict] = {}  # (agent, call id) -> the entry holding its latest call so far
+    answered = {}
+    for offset, (event, (agent_id, event_type, _, _, _, result, call_id)) in enumerate(zip(events, infos)):
+        if event_type == model.TRANSCRIPT_ENTRY and "tool_calls" in event:
+            for call in model.tool_calls_of(event):
+                if isinstance(call.get("id"), str):
+                    latest[(agent_id, call["id"])] = event
+        if result and isinstance(call_id, str) and (call := latest.get((agent_id, call_id))) is not None:
+            answered[offset] = {model.call_tool_key(c) for c in model.tool_calls_of(call) if c.get("id") == call_id}
+    return answered
 
 
 def event_fields(event: Event) -> tuple:
@@ -225,10 +252,12 @@ class SearchIndex(Incremental):
             events = s.events.walk(start, stop)  # read together, not cached
         self._index(s, start, stop, list(map(event_fields, events)), events, None)
 
-    def take_words(self, s, start: int, stop: int, fields: list[tuple], words: dict[str, array]) -> None:
+    def take_words(self, s, start: int, stop: int, fields: list[tuple], words: dict[str, array],
+                   answered: dict[int, set[str]]) -> None:
         """Index the events start .. stop-1 (start is `indexed`), read elsewhere (see search_worker): `fields`
-        holds `event_fields` of each, `words` what posting `index_text` of each adds."""
-        self._index(s, start, stop, fields, None, words)
+        holds `event_fields` of each, `words` what posting `index_text` of each adds, `answered` the
+        `calls_answered_within` them."""
+        self._index(s, start, stop, fields, None, words, answered)
 
     def pack(self) -> bool:
         """Pack the postings of a complete index whose session will not grow (see search_packed); whether it did."""
@@ -251,12 +280,12 @@ class SearchIndex(Incremental):
         return self._postings
 
     def _index(self, s, start: int, stop: int, infos: list[tuple], events: list | None,
-               words: dict[str, array] | None) -> None:
+               words: dict[str, array] | None, answered: dict[int, set[str]] | None = None) -> None:
         """The hot loop of building the index: `infos` are the events' `event_fields`; their words are posted
         from `events` or given (`words`).
 
         Python code runs once per event, not per token: the batch's texts are tokenized together
-        (`token_lists`), each event's tokens deduplicated by a set, what its agent, type and role
+        (`word_postings`), what its agent, type and role
         decide is looked up once made (`_fields`), and the postings are appended to by a map.
         """
         fields, postings = self._fields, self._unpacked()
@@ -272,8 +301,11 @@ class SearchIndex(Incremental):
             append, agent_key, first = known
             classes.append(append)
             if result:
-                names = set(names) | called_tool_names(s, position, agent_id, call_id,
-                                                       (start, events) if events is not None else None)
+                called = answered.get(position - start) if answered else None
+                if called is None:
+                    called = called_tool_names(s, position, agent_id, call_id,
+                                               (start, events) if events is not None else None)
+                names = set(names) | called
             field_keys.append(agent_key + tuple(TOOL + name for name in names) if names else agent_key)
             if first == position:
                 firsts.append((position, agent_id))
@@ -281,19 +313,15 @@ class SearchIndex(Incremental):
         firsts = [(position, agent_id) for position, agent_id in firsts  # no agent_created named it yet: its first event does
                   if (s.agents[agent_id].created_position is None or s.agents[agent_id].created_position > position)]
         if words is None:
-            token_sets = token_lists(list(map(index_text, events)))
-            for position, agent_id in firsts:
-                token_sets[position - start].extend(tokens(agent_id))
-            post(postings, list(map(set, token_sets)), start)
-        else:
-            for token, positions in words.items():  # each run's positions come after every one posted before
-                postings[token].extend(positions)
-            for position, agent_id in firsts:  # into their place, unless the event's text has them already
-                for token in set(tokens(agent_id)):
-                    positions = postings[token]
-                    at = bisect_left(positions, position)
-                    if at == len(positions) or positions[at] != position:
-                        positions.insert(at, position)
+            words = word_postings(list(map(index_text, events)), start)
+        for token, positions in words.items():  # each batch's positions come after every one posted before
+            postings[token].extend(positions)
+        for position, agent_id in firsts:  # into their place, unless the event's text has them already
+            for token in set(tokens(agent_id)):
+                positions = postings[token]
+                at = bisect_left(positions, position)
+                if at == len(positions) or positions[at] != position:
+                    positions.insert(at, position)
         post(postings, field_keys, start)
         for append, position in zip(classes, range(start, stop)):
             append(position)

@@ -92,13 +92,14 @@ def _open(path: str, inside: str | None, identity: tuple[int, int]) -> int:
     return fd
 
 
-def _build(fd: int, start: int, offsets: array, lengths: array) -> tuple[list[tuple], dict[str, array]]:
-    """The run's `event_fields`, and its words' postings (token -> positions, ascending), as search_index makes them."""
+def _build(fd: int, start: int, offsets: array, lengths: array) -> tuple[list[tuple], dict[str, array], dict]:
+    """The run's `event_fields`, its words' postings (token -> positions, ascending), as search_index makes them,
+    and the tools of the calls its results answer where the call is in the run too (reading a call back from the
+    file was half of merging a run of tool-heavy events)."""
     events = parse_lines(lambda offset, length: os.pread(fd, length, offset), offsets, lengths, start)
-    postings = search_index.Postings()
-    search_index.post(postings, list(map(set, search_index.token_lists(list(map(search_index.index_text, events))))),
-                      start)
-    return list(map(search_index.event_fields, events)), dict(postings)
+    fields = list(map(search_index.event_fields, events))
+    return (fields, search_index.word_postings(list(map(search_index.index_text, events)), start),
+            search_index.calls_answered_within(events, fields))
 
 
 # --- in the server ------------------------------------------------------------------------------
@@ -117,7 +118,7 @@ class _Run:
     def __init__(self, number: int, s, start: int, stop: int) -> None:
         self.number, self.session, self.search = number, weakref.ref(s), s.search
         self.start, self.stop = start, stop
-        self.built: tuple[list[tuple], dict[str, array]] | None = None  # the events' fields and words
+        self.built: tuple[list[tuple], dict[str, array], dict] | None = None  # see _build
         self.done = False  # answered (built None: build it in-process)
 
     def stale(self) -> bool:
