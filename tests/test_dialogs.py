@@ -6,6 +6,7 @@ from conftest import sample, write_events
 from events import calls, piece, result, say, system, tool_call, user
 from viewer import dialogs
 from viewer.index import SessionIndex
+from viewer.library import Library
 from viewer.session_viewer import load_index
 
 
@@ -110,3 +111,36 @@ def test_dialog_orders_groups_by_the_originals_position(tmp_path):
     windowed = dialogs.dialog(s, ["jack", "jill"], start=1, limit=1)
     assert [i["message_id"] for i in windowed["items"]] == ["u1"]
     assert (windowed["start"], windowed["end"], windowed["total"]) == (1, 2, 2)
+
+
+def test_a_dialog_read_as_its_session_grows_is_the_dialog_read_at_once(tmp_path):
+    """The dialog's order is extended from where it stopped, placing each entry by the original the index found
+    when it read the entry: a delivery heard before its original is logged, an original logged after (the item
+    moves to it), a message id used twice and an entry for itself must end as a dialog read in one go."""
+    events = [
+        user("d1", "jill", "[Jack]: early", substance="u9"),  # its original comes later
+        say("u1", "jack", "Hello Jill"),
+        user("d2", "jill", "[Jack]: Hello Jill", substance="u1"),
+        user("d3", "jill", "[Ghost]: boo", substance="gone"),  # never logged
+        say("u2", "jill", "Hi Jack"),
+        user("d4", "jack", "[Jill]: Hi Jack", substance="u2"),
+        say("u9", "jack", "early"),
+        user("d5", "jill", "[Jack]: early, again", substance="u9"),
+        say("u1", "jack", "the same id again"),  # a duplicate id: the item is the first u1's
+        user("d6", "jack", "[Ghost]: boo", substance="gone"),
+        say("u3", "jack", "Bye"),
+        user("d7", "jill", "[Jack]: Bye", substance="u3"),
+    ]
+    path = write_events(tmp_path / "g" / "grown.jsonl", events[:2])  # both agents are known
+    library = Library(path.parent)
+    library.scan()
+    for n in range(2, len(events) + 1):
+        if n > 2:
+            write_events(path, events[n - 1:n], mode="a")
+            library.refresh(str(path))
+        grown = dialogs.dialog(library.get("grown"), ["jack", "jill"])
+        fresh = dialogs.dialog(load(tmp_path / "fresh", events[:n]), ["jack", "jill"])
+        assert grown == fresh, n
+    assert [i["key"] for i in grown["items"]] == ["u1", "gone", "u2", "u9", "u3"]
+    jill = library.get("grown").agents["jill"]  # what the index found as it read each: -1 for an original not logged
+    assert list(zip(jill.dialog_entries, jill.dialog_originals)) == [(0, -1), (2, 1), (3, -1), (4, 4), (7, 6), (11, 10)]

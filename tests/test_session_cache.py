@@ -45,6 +45,8 @@ def twins(root: Path, cache_dir: Path | None) -> tuple[dict, Library]:
         seen[sid] = data
         for agent_id in library.get(sid).agents:
             seen[f"{sid}/{agent_id}"] = client.get(f"/api/sessions/{sid}/agents/{agent_id}").get_json()
+        agents = ",".join(library.get(sid).agents)
+        seen[f"{sid}/dialog"] = client.get(f"/api/sessions/{sid}/dialog?agents={agents}").get_json()
         for word in ("the", "agent", "role:user", "tool:search"):
             found = client.get(f"/api/search?q={word}&session={sid}").get_json()
             seen[f"{sid}?{word}"] = [(r["message_id"], r["snippet"]) for r in found["results"]]

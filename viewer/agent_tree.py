@@ -38,8 +38,10 @@ class AgentTree:
         if listed != model.is_dialog_entry(event):
             if listed:
                 agent.dialog_entries.pop(i)
+                agent.dialog_originals.pop(i)
             else:
                 agent.dialog_entries.insert(i, position)
+                agent.dialog_originals.insert(i, self.by_id.get(model.substance_key(event), -1))
             self.dialog_orders.clear()
 
     def _grown(self, event: Event) -> None:

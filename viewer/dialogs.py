@@ -68,11 +68,12 @@ def dialog(s: SessionIndex, agent_ids: list[str], start: int = 0, limit: int | N
     """The distinct messages among the chosen agents, each once, by the original's position."""
     with s.lock:
         selected = set(agent_ids)
-        order = _dialog_order(s, agent_ids)
-        total = len(order)
+        kept = _dialog_order(s, agent_ids)
+        total = len(kept.order)
         start = max(0, min(start, total))
         end = total if limit is None else min(total, start + limit)
-        items = [_dialog_item(s, key, _group_members(s, key, selected)) for _, key in order[start:end]]
+        keys = [kept.key(s, item) for item in kept.order[start:end]]
+        items = [_dialog_item(s, key, _group_members(s, key, selected)) for key in keys]
         return {"items": items, "start": start, "end": end, "total": total}
 
 
@@ -80,36 +81,50 @@ DIALOG_ORDERS_KEPT = 8  # selections whose order a session keeps (each costs abo
 
 
 class _DialogOrder:
-    """The dialog's items of some agents as (position of the original, key), sorted, and how far it has read.
+    """The dialog's items of some agents, sorted by the position of the message each represents, and how far it
+    has read: `order` holds (that position, "") for an item whose original is logged (its key is that message's
+    id) and (its first member's position, key) for one whose original is not (yet).
 
-    Extended from where it stopped on each request (O(new entries)); built again only when a
+    Extended from where it stopped on each request (O(new entries), and reading none of them back from the file
+    when the index knew their original as it read them: `AgentNode.dialog_originals`); built again only when a
     key it placed by its first member gets its original later (a link that was dangling).
     """
 
     def __init__(self, agent_ids: tuple[str, ...]):
         self.agent_ids = agent_ids
         self.read = {a: 0 for a in agent_ids}  # agent -> how many of its dialog entries were read
-        self.keys: set[str] = set()
+        self.placed: set[int] = set()  # the originals' positions of the items placed by them
         self.unplaced: set[str] = set()  # keys without an original (yet): placed by their first member
         self.order: list[tuple[int, str]] = []
 
     def extend(self, s: SessionIndex) -> None:
-        new = [s.agents[a].dialog_entries[self.read[a]:] for a in self.agent_ids]
-        for a, positions in zip(self.agent_ids, new):
-            self.read[a] += len(positions)
-        for p in merge(new):
-            key = model.substance_key(s.events[p])
-            if key in self.keys:
-                continue
-            self.keys.add(key)
-            original = s.by_id.get(key)
-            if original is None:
-                self.unplaced.add(key)
-            insort(self.order, (p if original is None else original, key))
+        new = []
+        for a in self.agent_ids:
+            agent, read = s.agents[a], self.read[a]
+            new.extend(zip(agent.dialog_entries[read:], agent.dialog_originals[read:]))
+            self.read[a] = len(agent.dialog_entries)
+        new.sort()
+        for p, original in new:
+            if original < 0:  # unknown when the entry was read: it may be logged by now
+                key = model.substance_key(s.events[p])
+                original = s.by_id.get(key, -1)
+                if original < 0:
+                    if key not in self.unplaced:
+                        self.unplaced.add(key)
+                        insort(self.order, (p, key))
+                    continue
+            if original not in self.placed:
+                self.placed.add(original)
+                insort(self.order, (original, ""))
+
+    def key(self, s: SessionIndex, item: tuple[int, str]) -> str:
+        """The substance key of an item of `order`."""
+        position, key = item
+        return key or s.events[position]["message_id"]
 
 
-def _dialog_order(s: SessionIndex, agent_ids: list[str]) -> list[tuple[int, str]]:
-    """The sorted dialog order of the chosen agents (the caller holds the lock)."""
+def _dialog_order(s: SessionIndex, agent_ids: list[str]) -> _DialogOrder:
+    """The chosen agents' dialog order, extended to now (the caller holds the lock)."""
     chosen = tuple(dict.fromkeys(agent_ids))
     kept = s.dialog_orders.pop(chosen, None)
     if kept is not None and any(key in s.by_id for key in kept.unplaced):
@@ -120,7 +135,7 @@ def _dialog_order(s: SessionIndex, agent_ids: list[str]) -> list[tuple[int, str]
     s.dialog_orders[chosen] = kept  # most recently used last
     while len(s.dialog_orders) > DIALOG_ORDERS_KEPT:
         del s.dialog_orders[next(iter(s.dialog_orders))]
-    return kept.order
+    return kept
 
 
 def dialog_updates(s: SessionIndex, agent_ids: list[str], after: int, limit: int = POLL_ENTRIES) -> dict:

@@ -333,6 +333,7 @@ class SessionIndex(AgentTree, Sleeps):
             positions.append(position)
             if dialog:
                 agent.dialog_entries.append(position)
+                agent.dialog_originals.append(by_id[message_id] if substance is None else by_id.get(substance, -1))
             if names_usage:
                 agent.usage_entries.append(position)
             if format_keys and agent.language_model is None and isinstance(event.get("model"), str):

@@ -25,7 +25,7 @@ from .problems import Problem
 from .search_index import SearchIndex
 from .search_packed import PackedPostings
 
-LAYOUT = 4  # bump when the sections change: older entries then read as foreign (cache_store's version)
+LAYOUT = 5  # bump when the sections change: older entries then read as foreign (cache_store's version)
 CHUNK = 20_000  # items of a big dict per section: each encodes in a few milliseconds
 
 # The session's identity and its per-process objects: made anew, never kept.
@@ -77,15 +77,15 @@ def _problem(p: Problem) -> tuple:
 def _agent(a: AgentNode) -> tuple:
     return (a.agent_id, a.ordinal, a.first_position, a.name, a.language_model, a.created_position, a.cause,
             a.parent_id, _arr(a.entries), {k: _arr(v) for k, v in a.by_kind.items()}, _arr(a.dialog_entries),
-            _arr(a.usage_entries), a.children, a.flags)
+            _arr(a.usage_entries), a.children, a.flags, _arr(a.dialog_originals))
 
 
 def _unagent(t: tuple) -> AgentNode:
     (agent_id, ordinal, first, name, model, created, cause, parent, entries, by_kind, dialog, usage, children,
-     flags) = t
+     flags, originals) = t
     return AgentNode(agent_id, ordinal, first, name, model, created, cause, parent, _unarr(entries),
                      {k: _unarr(v) for k, v in by_kind.items()}, _unarr(dialog), _unarr(usage), list(children),
-                     list(flags))
+                     list(flags), dialog_originals=_unarr(originals))
 
 
 def _chunks(name: str, mapping: dict, encode=None) -> Iterator[tuple]:

@@ -467,11 +467,15 @@ class AgentNode:
     usage_entries: array = field(default_factory=lambda: array("q"))  # its entries naming a model or usage
     children: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
+    # Beside each dialog entry, the position of the message it represents (its substance's, else its own), or -1
+    # while that is not logged: the dialog finds its items without reading each entry back (dialogs._DialogOrder).
+    dialog_originals: array = field(default_factory=lambda: array("q"))
 
     def copy(self) -> AgentNode:
         """An independent copy (for an index copied to be extended): its lists copied, not shared."""
         return replace(self, entries=array("q", self.entries), by_kind={k: array("q", v) for k, v in self.by_kind.items()},
-                       dialog_entries=array("q", self.dialog_entries), usage_entries=array("q", self.usage_entries),
+                       dialog_entries=array("q", self.dialog_entries),
+                       dialog_originals=array("q", self.dialog_originals), usage_entries=array("q", self.usage_entries),
                        children=list(self.children), flags=list(self.flags))
 
     @property
