@@ -15,7 +15,7 @@ from urllib.parse import quote
 import pytest
 
 from conftest import write_events
-from events import created, say
+from events import created, say, user
 from viewer.redact import MASK
 from viewer.web.app import create_app
 from viewer.web.entry_cache import EntryCache
@@ -25,12 +25,14 @@ SECRET = "sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vW7"
 
 
 def pages_of(client, s) -> list[str]:
-    """Every agent page of a session, with and without sub-agents, live and as of its middle event."""
+    """Every agent page of a session, with and without sub-agents, live and as of its middle event, and the dialog
+    of all its agents, live and as of its middle event."""
     urls = []
     for agent in s.agents:
         base = f"/s/{quote(s.id, safe='')}/agents/{quote(agent, safe='/')}"
         urls += [base, base + "?sub=1", base + f"?at={s.count // 2}"]
-    return urls
+    dialog = f"/s/{quote(s.id, safe='')}/dialog?agents={quote(','.join(s.agents), safe='')}"
+    return urls + [dialog, dialog + f"&at={s.count // 2}"]
 
 
 def cache_of(app) -> EntryCache:
@@ -93,6 +95,23 @@ def test_a_changed_file_shows_its_new_content(tmp_path, change):
     assert re.sub(r"after=[0-9]+-", "", shown) == re.sub(r"after=[0-9]+-", "", page(fresh.test_client()))
     new = "future" if change == "rewritten" else "after!"
     assert "before number 5" not in shown and f"{new} number 5" in shown
+
+
+def test_a_dialog_item_heard_by_one_more_agent_shows_its_new_recipient(tmp_path):
+    path = write_events(tmp_path / "s.jsonl", [say("u1", "jack", "Hello all"),
+                                               user("d1", "jill", "[Jack]: Hello all", substance="u1"),
+                                               say("u2", "joe", "Hi")])
+    app = create_app(tmp_path, watch=False)
+    library, client = app.extensions["agentview"].library, app.test_client()
+    url = "/s/s/dialog?agents=jack,jill,joe"
+    before = client.get(url).get_data(as_text=True)
+    assert client.get(url).get_data(as_text=True) == before and cache_of(app).hits >= 2
+    write_events(path, [user("d2", "joe", "[Jack]: Hello all", substance="u1")], mode="a")
+    library.refresh(str(path))
+    after = client.get(url).get_data(as_text=True)
+    recipients = re.search(r'id="av-rcpt-0">(.*?)</span>', after, re.S).group(1)
+    assert ">jill</a>" in recipients and ">joe</a>" in recipients
+    assert ">joe</a>" not in re.search(r'id="av-rcpt-0">(.*?)</span>', before, re.S).group(1)
 
 
 def test_two_sessions_with_the_same_ids_never_show_each_others_entries(tmp_path):

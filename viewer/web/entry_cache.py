@@ -1,5 +1,6 @@
-"""Transcript entries rendered once, shared between requests: 25 pollers of a live agent page, and a page
-read again, print each entry from here instead of running the entry macro (_entry.html) again.
+"""Transcript entries and dialog items rendered once, shared between requests: 25 pollers of a live agent page,
+and a page read again, print each entry from here instead of running the entry macro (_entry.html, or
+_dialog_item.html's) again.
 
 An entry's HTML is kept under everything it is made of, so a kept one is exactly what rendering it again
 would print:
@@ -92,22 +93,36 @@ def render(cache: EntryCache | None, macro, session: dict, s, items, show_agent:
            oob: bool = False, top: str | None = None) -> Markup:
     """`{% for item in items %}{{ entry(session, item, show_agent, oob=oob, top=top) }}{% endfor %}`, each
     entry taken from the cache when it holds it."""
+    indent = (lambda item: colours.indent_class(session["id"], item["agent_id"], top)) if show_agent else None
+    return _rendered(cache, lambda: (macro, page_key(session, s, show_agent, oob, top)), items,
+                     lambda item: macro(session, item, show_agent, oob=oob, top=top), indent)
+
+
+def render_dialog(cache: EntryCache | None, macro, session: dict, s, items) -> Markup:
+    """`{% for item in items %}{{ dialog_item(session, item) }}{% endfor %}`, each item taken from the cache when
+    it holds it (a dialog item is keyed by all it shows: its deliveries and recipients too)."""
+    return _rendered(cache, lambda: (macro, page_key(session, s, False, False, None)), items,
+                     lambda item: macro(session, item), None)
+
+
+def _rendered(cache: EntryCache | None, shared, items, draw, indent) -> Markup:
+    """Each item drawn by `draw`, or taken from the cache under (`shared()`, its indent, the item's bytes)."""
     if cache is None or cache.budget <= 0:
-        return Markup("".join(macro(session, item, show_agent, oob=oob, top=top) for item in items))
-    # The macro itself too: templates reloaded after an edit (Flask's TEMPLATES_AUTO_RELOAD) make a new one.
-    shared = (macro, page_key(session, s, show_agent, oob, top))
+        return Markup("".join(map(draw, items)))
+    # The macro itself is in `shared` too: templates reloaded after an edit (Flask's TEMPLATES_AUTO_RELOAD) make a
+    # new one.
+    shared = shared()
     out = []
     for item in items:
         try:
             made_of = marshal.dumps(item, MARSHAL_VERSION)
         except ValueError:  # holds a value marshal cannot write: no exact key, so never kept
-            out.append(macro(session, item, show_agent, oob=oob, top=top))
+            out.append(draw(item))
             continue
-        indent = colours.indent_class(session["id"], item["agent_id"], top) if show_agent else None
-        key = (shared, indent, made_of)
+        key = (shared, None if indent is None else indent(item), made_of)
         html = cache.get(key)
         if html is None:
-            html = macro(session, item, show_agent, oob=oob, top=top)
+            html = draw(item)
             # Pages render outside the session's lock: kept only if the item did not change meanwhile (an
             # ingest filling in a field of an event), so a key never holds HTML of another state of its item.
             if marshal.dumps(item, MARSHAL_VERSION) == made_of:
@@ -126,4 +141,9 @@ def install(app) -> None:
         return render(cache if app.config["ENTRY_CACHE_BYTES"] > 0 else None, macro, session, s, items,
                       show_agent, oob, top)
 
+    def dialog_items(session, s, items):
+        macro = app.jinja_env.get_template("_dialog_item.html").module.dialog_item
+        return render_dialog(cache if app.config["ENTRY_CACHE_BYTES"] > 0 else None, macro, session, s, items)
+
     app.jinja_env.globals["entries"] = entries
+    app.jinja_env.globals["dialog_items"] = dialog_items

@@ -247,7 +247,8 @@ def dialog(session_id):
     with s.lock:
         view = dialogs.dialog(s, chosen, int_arg("start"), size)
         _mark_rewound(s, view["items"])
-        context = dict(session=session_row(s), chosen=chosen, agents=queries.agents(s), names=queries.agent_names(s),
+        context = dict(session=session_row(s), source=s, chosen=chosen, agents=queries.agents(s),
+                       names=queries.agent_names(s),
                        view=view, size=size, live=view["end"] == view["total"], problems=len(s.problems),
                        poll=_dialog_poll_url(s, chosen, s.cursor, paged=view["total"] > size))
     return render_template("dialog.html", **context)
@@ -269,7 +270,8 @@ def poll_dialog(session_id):
         _mark_rewound(s, updates["items"])
         cursor, more = _poll_cursor(s, updates["stop"])
         paged = flag_arg("paged")
-        context = dict(session=session_row(s), chosen=chosen, updates=updates, more=more, problems=len(s.problems),
+        context = dict(session=session_row(s), source=s, chosen=chosen, updates=updates, more=more,
+                       problems=len(s.problems),
                        messages=dialogs.dialog(s, chosen, 0, 0)["total"],  # counted on the kept order: no item built
                        paged=paged, poll=_dialog_poll_url(s, chosen, cursor, paged))
     return render_template("_dialog_poll.html", **context)
