@@ -2,6 +2,7 @@
 
     python benchmarks/probes.py baseline FILE
     python benchmarks/probes.py agentview FOLDER SESSION_ID FACTS_JSON RUNS
+    python benchmarks/probes.py words FOLDER
 
 Each prints one JSON object on stdout. `baseline` is the naive reader the figures are compared
 with; `agentview` ingests the folder cold (create_app without a watcher), then times the pages
@@ -191,6 +192,50 @@ def ingest(folder: str) -> dict:
             "rss_before": before, "peak_rss": rss_peak()}
 
 
+def words(folder: str) -> dict:
+    """The search index of a big native session built with the worker (search_worker), in CPU µs an event: the
+    worker's build of each run (`_build`, here in this process), and the ingest thread's merge of the runs a real
+    worker process builds (`WordWorker.step`, this thread's CPU time) once the folder is read."""
+    sys.path.insert(0, str(REPO))
+    import gc
+    from array import array
+
+    from viewer import search_worker
+    from viewer.library import Library
+
+    library = Library(folder)
+    library.scan()
+    s = max(library.sessions.values(), key=lambda session: session.count)
+    gc.freeze()  # the session's objects: the build's collections walk only its own
+    fd = os.open(s.path, os.O_RDONLY)
+    build_cpu = 0.0
+    try:
+        for start in range(0, s.count, search_worker.JOB_EVENTS):
+            stop = min(start + search_worker.JOB_EVENTS, s.count)
+            _, offsets, lengths = s.events.file_spans(start, stop)
+            cpu = cpu_seconds()
+            search_worker._build(fd, start, array("q", offsets), array("I", lengths))
+            build_cpu += cpu_seconds() - cpu
+    finally:
+        os.close(fd)
+    worker = search_worker.WordWorker(min_behind=1)  # every run to the worker, however small the session
+    merge_cpu, start = 0.0, time.perf_counter()
+    try:
+        while s.search.indexed < s.count:
+            cpu = time.thread_time()
+            step = worker.step(s)
+            merge_cpu += time.thread_time() - cpu
+            if step is None:
+                worker.wait(5)
+            elif step is False:
+                break
+    finally:
+        worker.stop()
+    return {"events": s.count, "build_us_per_event": build_cpu / s.count * 1e6,
+            "merge_us_per_event": merge_cpu / s.count * 1e6, "index_seconds": time.perf_counter() - start,
+            "runs_merged": worker.merged, "runs_left_to_the_server": worker.left}
+
+
 def report(result: dict, json_path: str | None) -> None:
     """Print a benchmark's result as JSON, and write it to `json_path` too when given."""
     text = json.dumps(result, indent=2)
@@ -202,6 +247,8 @@ def report(result: dict, json_path: str | None) -> None:
 def main(argv: list[str]) -> None:
     if argv[0] == "ingest":
         result = ingest(argv[1])
+    elif argv[0] == "words":
+        result = words(argv[1])
     elif argv[0] == "baseline":
         result = baseline(argv[1])
     elif argv[0] == "agentview":

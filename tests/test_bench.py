@@ -109,6 +109,16 @@ def test_profile_helper_runs_in_every_mode(tmp_path):
     assert "  events " in result.stdout  # the memory report names the session's parts
 
 
+def test_the_words_probe_builds_and_merges_every_run_of_a_session(tmp_path):
+    generate(tmp_path / "s.jsonl", 3_000, agents=24)
+    result = subprocess.run([sys.executable, str(REPO / "benchmarks" / "probes.py"), "words", str(tmp_path)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    words = json.loads(result.stdout)
+    assert words["events"] == 3_000 and words["runs_merged"] == 6 and words["runs_left_to_the_server"] == 0
+    assert words["build_us_per_event"] > 0 and words["merge_us_per_event"] > 0
+
+
 def test_percentile_is_the_nearest_rank():
     samples = list(range(1, 21))  # 1..20
     assert percentile(samples, 95) == 19 and percentile(samples, 50) == 10 and percentile(samples, 100) == 20
