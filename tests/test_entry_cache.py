@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from urllib.parse import quote
 
 import pytest
@@ -18,7 +19,7 @@ from conftest import write_events
 from events import created, say, user
 from viewer.redact import MASK
 from viewer.web.app import create_app
-from viewer.web.entry_cache import EntryCache
+from viewer.web.entry_cache import EntryCache, _cost
 from viewer.web.security import REVEAL_COOKIE
 
 SECRET = "sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vW7"
@@ -147,6 +148,29 @@ def test_the_cache_keeps_within_its_bytes_and_drops_the_least_recently_used():
     assert cache.get(("page", None, b"item 99")) is not None and cache.get(("page", None, b"item 0")) is None
     cache.put(("page", None, b"huge"), "x" * 5_000)  # more than a sixteenth of the budget: never kept
     assert cache.get(("page", None, b"huge")) is None
+
+
+def test_threads_sharing_the_cache_keep_it_within_its_bytes_counted_exactly():
+    """Request threads take and keep entries without a lock; the bytes kept are still counted exactly (each
+    entry's cost added once by the thread that kept it, taken off once by the thread that evicted it)."""
+    cache = EntryCache(budget=200_000)
+    start = threading.Barrier(8)
+
+    def work(n):
+        start.wait()
+        for i in range(3_000):
+            key = ("page", None, f"item {(i * 7 + n) % 900}".encode())
+            if cache.get(key) is None:
+                cache.put(key, f"<article>{i} of {n}</article>" * (1 + i % 9))
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    cache.put(("page", None, b"last"), "<article>last</article>")  # one thread alone: it settles what is queued
+    assert cache.size == sum(_cost(key, html) for key, html in cache._kept.items()) <= cache.budget
+    assert 0 < len(cache) < 900 and cache.hits > 0
 
 
 def test_pollers_of_a_live_agent_share_its_new_entries(tmp_path):

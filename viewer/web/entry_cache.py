@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import marshal
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, deque
 
 from flask import request
 from markupsafe import Markup
@@ -37,41 +37,57 @@ BUDGET = 64 * 1024 * 1024  # bytes of keys and HTML kept (app.config["ENTRY_CACH
 
 
 class EntryCache:
-    """An LRU of rendered entries, bounded by bytes; safe to share between request threads."""
+    """An LRU of rendered entries, bounded by bytes; safe to share between request threads.
+
+    Taking and keeping an entry hold no lock: each is one dict operation, atomic under the GIL. A poll takes
+    hundreds of entries, so a lock taken for each, held by a thread that lost the GIL inside it, made every other
+    request thread queue behind it (a convoy: most of the soak test's request time was spent waiting for it). The
+    bytes kept are counted, and the least recently used evicted, by one thread at a time: whichever finds the lock
+    free settles the costs the others queued.
+    """
 
     def __init__(self, budget: int = BUDGET):
         self.budget = budget
-        self.size = 0
-        self.hits = self.misses = 0
+        self.size = 0  # bytes kept, as far as settled
+        self.hits = self.misses = 0  # counted without a lock: about right under concurrency (statistics)
         self._kept: OrderedDict[tuple, str] = OrderedDict()
-        self._lock = threading.Lock()
+        self._unsettled: deque[int] = deque()  # costs of entries kept, not yet added to `size`
+        self._lock = threading.Lock()  # for `size` and eviction only
 
     def get(self, key: tuple) -> str | None:
-        with self._lock:
-            html = self._kept.get(key)
-            if html is not None:
-                self._kept.move_to_end(key)
-                self.hits += 1
-            else:
-                self.misses += 1
-            return html
+        html = self._kept.get(key)
+        if html is None:
+            self.misses += 1
+            return None
+        try:
+            self._kept.move_to_end(key)
+        except KeyError:  # evicted by another thread since
+            pass
+        self.hits += 1
+        return html
 
     def put(self, key: tuple, html: str) -> None:
         cost = _cost(key, html)
         if cost > self.budget // 16:  # one huge entry would push out hundreds of others
             return
-        with self._lock:
-            if key in self._kept:
-                return
-            self._kept[key] = html
-            self.size += cost
-            while self.size > self.budget:
+        if self._kept.setdefault(key, html) is not html:  # kept already (by another thread)
+            return
+        self._unsettled.append(cost)
+        if not self._lock.acquire(blocking=False):
+            return  # the thread holding it settles this cost, or the next one that keeps an entry does
+        try:
+            while self._unsettled:
+                self.size += self._unsettled.popleft()
+            while self.size > self.budget and self._kept:
                 old_key, old_html = self._kept.popitem(last=False)
                 self.size -= _cost(old_key, old_html)
+        finally:
+            self._lock.release()
 
     def clear(self) -> None:
         with self._lock:
             self._kept.clear()
+            self._unsettled.clear()
             self.size = 0
 
     def __len__(self) -> int:
