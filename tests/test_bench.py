@@ -9,6 +9,7 @@ from conftest import REPO
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 
+import bench  # noqa: E402
 from generate import generate  # noqa: E402
 from probes import EXPECTED_STATUS, SERVER_ROWS, percentile  # noqa: E402
 
@@ -119,6 +120,17 @@ def test_the_words_probe_builds_and_merges_every_run_of_a_session(tmp_path):
     assert words["build_us_per_event"] > 0 and words["merge_us_per_event"] > 0
 
 
+def test_the_soak_figures_are_read_from_what_the_soak_test_prints():
+    printed = ("\nsoak: 150029 events in 30 s (5000/s) to 3 sessions, 50 pollers, 3394 polls, slowest answer 0.602 s\n"
+               "  0.602 s /s/gamma/poll/agent?agent=agent_3&after=0-41748 at 26.7 s\n.\n1 passed in 48.1s\n")
+    assert bench.soak_figures(printed, 0) == {"passed": True, "events": 150029, "pollers": 50, "polls": 3394,
+                                              "slowest_s": 0.602}
+    assert bench.soak_figures(printed, 1)["passed"] is False  # it lost or repeated an event
+    assert bench.soak_figures("ERROR collecting", 2) == {"passed": False, "output": "ERROR collecting"}
+    source = (REPO / "tests" / "test_soak.py").read_text()  # the line it parses is the one the test prints
+    assert 'f"\\nsoak: {total} events in {SECONDS} s ({rate:.0f}/s) to {len(SESSIONS)} sessions, ' in source
+
+
 def test_percentile_is_the_nearest_rank():
     samples = list(range(1, 21))  # 1..20
     assert percentile(samples, 95) == 19 and percentile(samples, 50) == 10 and percentile(samples, 100) == 20
@@ -143,7 +155,8 @@ def test_the_real_size_benchmark_runs_on_a_small_session(tmp_path):
         assert run["errors"] == [] and run["pages_ms"]["samples"] > 0 and run["polls_ms"]["samples"] > 0
         assert 0 <= run["listed_s"] <= run["read_s"] <= run["search_s"]
     assert "kept_s" in first  # the first run kept the session, so the restart could take it from the cache
-    assert len(real["targets"]) == 9 and all(t["verdict"] for t in real["targets"])
+    assert len(real["targets"]) == 10 and all(t["verdict"] for t in real["targets"])
+    assert real["soak"] is None and not real["targets"][-1]["met"]  # not asked for: never counted as met
     rendering = real["rendering"]  # target 7: entries rendered per CPU second, cold and warm, beside a reference
     assert rendering["cold"]["entries"] > 0 and rendering["warm"]["entries"] == rendering["cold"]["entries"]
     assert 0 < rendering["cold"]["entries_per_cpu_s"] and 0 < rendering["plain_jinja"]["entries_per_cpu_s"]
