@@ -9,7 +9,7 @@ from bisect import insort
 
 from . import model
 from .index import SessionIndex
-from .positions import merge, window
+from .positions import window
 from .queries import POLL_ENTRIES
 
 

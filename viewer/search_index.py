@@ -250,7 +250,8 @@ class SearchIndex(Incremental):
         """Index the events start .. stop-1 (start is `indexed`)."""
         if events is None:
             events = s.events.walk(start, stop)  # read together, not cached
-        self._index(s, start, stop, list(map(event_fields, events)), events, None)
+        infos = list(map(event_fields, events))
+        self._index(s, start, stop, infos, events, None, calls_answered_within(events, infos))
 
     def take_words(self, s, start: int, stop: int, fields: list[tuple], words: dict[str, array],
                    answered: dict[int, set[str]]) -> None:
@@ -280,9 +281,10 @@ class SearchIndex(Incremental):
         return self._postings
 
     def _index(self, s, start: int, stop: int, infos: list[tuple], events: list | None,
-               words: dict[str, array] | None, answered: dict[int, set[str]] | None = None) -> None:
+               words: dict[str, array] | None, answered: dict[int, set[str]]) -> None:
         """The hot loop of building the index: `infos` are the events' `event_fields`; their words are posted
-        from `events` or given (`words`).
+        from `events` or given (`words`); `answered` holds the tools of the calls their results answer where the
+        call is among them (`calls_answered_within`): only the others are looked up in the session.
 
         Python code runs once per event, not per token: the batch's texts are tokenized together
         (`word_postings`), what its agent, type and role
@@ -301,10 +303,9 @@ class SearchIndex(Incremental):
             append, agent_key, first = known
             classes.append(append)
             if result:
-                called = answered.get(position - start) if answered else None
+                called = answered.get(position - start)
                 if called is None:
-                    called = called_tool_names(s, position, agent_id, call_id,
-                                               (start, events) if events is not None else None)
+                    called = called_tool_names(s, position, agent_id, call_id)
                 names = set(names) | called
             field_keys.append(agent_key + tuple(TOOL + name for name in names) if names else agent_key)
             if first == position:

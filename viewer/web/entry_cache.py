@@ -148,18 +148,20 @@ def _rendered(cache: EntryCache | None, shared, items, draw, indent) -> Markup:
 
 
 def install(app) -> None:
-    """The `entries` global of the app's templates, with one cache for the app."""
+    """The `entries` and `dialog_items` globals of the app's templates, with one cache for the app."""
     budget = app.config.setdefault("ENTRY_CACHE_BYTES", BUDGET)
     cache = app.extensions["agentview_entries"] = EntryCache(budget)
 
+    def active() -> EntryCache | None:  # read at each use: a test may turn the cache off after the app is made
+        return cache if app.config["ENTRY_CACHE_BYTES"] > 0 else None
+
     def entries(session, s, items, show_agent=False, oob=False, top=None):
         macro = app.jinja_env.get_template("_entry.html").module.entry
-        return render(cache if app.config["ENTRY_CACHE_BYTES"] > 0 else None, macro, session, s, items,
-                      show_agent, oob, top)
+        return render(active(), macro, session, s, items, show_agent, oob, top)
 
     def dialog_items(session, s, items):
         macro = app.jinja_env.get_template("_dialog_item.html").module.dialog_item
-        return render_dialog(cache if app.config["ENTRY_CACHE_BYTES"] > 0 else None, macro, session, s, items)
+        return render_dialog(active(), macro, session, s, items)
 
     app.jinja_env.globals["entries"] = entries
     app.jinja_env.globals["dialog_items"] = dialog_items
