@@ -3,7 +3,9 @@ for varied sessions, when runs fail or the worker dies, and when the file is rea
 
 import json
 import os
+import signal
 import subprocess
+import threading
 import time
 import urllib.request
 
@@ -144,6 +146,37 @@ def test_merging_a_run_looks_up_only_the_calls_not_in_it(tmp_path, monkeypatch):
         words.stop()
     assert words.merged == 1
     assert looked_up == [10, 11, 12]  # a call filed nowhere, an id not a string, no call
+
+
+def test_handing_out_runs_never_waits_for_the_worker(tmp_path):
+    """The ingest thread hands out runs ahead of the worker, which reads the next only once it has built one: a
+    worker reading none (stopped here) must not hold the ingest thread. The runs out take more than a pipe holds
+    (IN_FLIGHT runs of 2,000 events, 24 KB of offsets and lengths each)."""
+    job_events = 2000
+    count = search_worker.IN_FLIGHT * job_events + 10
+    write_events(tmp_path / "s.jsonl", [user(f"m{i}", "a", f"word{i % 50}") for i in range(count)])
+    library = Library(tmp_path)
+    library.scan()
+    s = library.get("s")
+    words = search_worker.WordWorker(min_behind=1, job_events=job_events)
+    try:
+        assert words._start()
+        os.kill(words._process.pid, signal.SIGSTOP)
+        handing = threading.Thread(target=words.step, args=(s,), daemon=True)
+        handing.start()
+        handing.join(timeout=10)
+        assert not handing.is_alive(), "handing out runs waited for the worker"
+        assert len(words._runs) == search_worker.IN_FLIGHT
+        os.kill(words._process.pid, signal.SIGCONT)
+        while s.search.indexed < s.count:
+            if words.step(s) is None:
+                words.wait(5)
+    finally:
+        if words._process is not None:
+            os.kill(words._process.pid, signal.SIGCONT)
+        words.stop()
+    assert (words.merged, words.left) == (search_worker.IN_FLIGHT + 1, 0)  # every run built by the worker
+    assert [hit["message_id"] for hit in search.search(library.listing(), "word7")["hits"]][:2] == ["m7", "m57"]
 
 
 def test_runs_the_worker_cannot_build_and_a_dead_worker_leave_the_server_to_it(tmp_path, worker):

@@ -54,7 +54,7 @@ class Facets(Incremental):
             if search_index.touches_tools(event):
                 self._tools_of(s, position, agent_id, event, read)
             if model.is_delivery(event):
-                self._delivery(s, position, event)
+                self._delivery(s, position, event, read)
         else:
             _add_to(self.others, agent_id, position)
             if kind == model.PIECE_OF_TEXT:
@@ -74,7 +74,10 @@ class Facets(Incremental):
             for name in names:
                 _add_to(lists, name, position)
 
-    def _delivery(self, s, position: int, event: dict) -> None:
+    def _delivery(self, s, position: int, event: dict, read: tuple[int, list] | None = None) -> None:
+        """A delivery, judged against its original once that is ingested (`read`: as search_index.event_at; the
+        original is mostly a few events before, read in the same walk: reading its line again was a third of
+        building the facets of a big file)."""
         agent_id = event["agent_id"]
         self.deliveries += 1
         self.received[agent_id] = self.received.get(agent_id, 0) + 1
@@ -82,7 +85,7 @@ class Facets(Incremental):
         if original_position is None or original_position > position:
             self._awaited.setdefault(event["substance"], []).append(position)
             return
-        self._judge(s, position, event, s.events[original_position])
+        self._judge(s, position, event, search_index.event_at(s, original_position, read))
 
     def _judge(self, s, position: int, event: dict, original: dict) -> None:
         agent_id = event["agent_id"]

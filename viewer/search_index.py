@@ -139,9 +139,15 @@ def called_tool_names(s, position: int, agent_id: str, call_id, read: tuple[int,
     call_position = s.call_position_of(agent_id, call_id, position)
     if call_position is None:
         return set()
-    first, events = read or (0, ())
-    call = events[call_position - first] if first <= call_position < first + len(events) else s.events[call_position]
+    call = event_at(s, call_position, read)
     return {model.call_tool_key(c) for c in model.tool_calls_of(call) if c.get("id") == call_id}
+
+
+def event_at(s, position: int, read: tuple[int, list] | None) -> Event:
+    """The session's event at `position`: from `read` ((first position, events) a walk read together) if it holds
+    it, else read on its own (a line read and parsed again, for an event not cached)."""
+    first, events = read or (0, ())
+    return events[position - first] if first <= position < first + len(events) else s.events[position]
 
 
 def calls_answered_within(events: list, infos: list[tuple]) -> dict[int, set[str]]:

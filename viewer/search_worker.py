@@ -104,6 +104,20 @@ def _build(fd: int, start: int, offsets: array, lengths: array) -> tuple[list[tu
 
 # --- in the server ------------------------------------------------------------------------------
 
+def _send_jobs(connection, jobs: queue.SimpleQueue, answers: queue.SimpleQueue) -> None:
+    """Send the runs handed out, in order, until told to stop (None, sent on to the worker)."""
+    while True:
+        job = jobs.get()
+        try:
+            connection.send(job)
+        except (OSError, ValueError) as error:  # the worker gone: the server indexes the rest
+            log.info("search worker: could not hand out a run: %s", error)
+            answers.put(None)
+            return
+        if job is None:
+            return
+
+
 def _read_answers(connection, answers: queue.SimpleQueue) -> None:
     try:
         while True:
@@ -140,6 +154,8 @@ class WordWorker:
         self._next = weakref.WeakKeyDictionary()  # search index -> the first of its events not handed out
         self._numbers = 0
         self._answers: queue.SimpleQueue = queue.SimpleQueue()  # (run number, what it built, error); None: the pipe closed
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()  # runs handed out, to be sent (None: stop)
+        self._sender: threading.Thread | None = None
         self.merged = self.left = 0  # runs the worker built, and runs it left to the server (for tests, benchmarks)
 
     def step(self, s) -> bool | None:
@@ -180,10 +196,8 @@ class WordWorker:
         self._broken = True  # never started again: this handle is done
         if self._process is None:
             return
-        try:
-            self._connection.send(None)
-        except (OSError, ValueError):
-            pass
+        self._jobs.put(None)
+        self._sender.join(timeout=2)
         try:
             self._process.wait(timeout=2)
         except subprocess.TimeoutExpired:
@@ -217,8 +231,8 @@ class WordWorker:
                 run.done = True  # in-process
             else:
                 source, offsets, lengths = spans
-                self._send((run.number, source.path, source.inside, source.identity, start,
-                            offsets.tobytes(), lengths.tobytes()))
+                self._jobs.put((run.number, source.path, source.inside, source.identity, start,
+                                offsets.tobytes(), lengths.tobytes()))
             start = stop
         self._next[search] = start
 
@@ -237,10 +251,15 @@ class WordWorker:
                                        f"from viewer.search_worker import main; main({theirs.fileno()})"],
                 pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
             self._connection = Connection(ours.detach())
-            # Answers are taken off the pipe as they come, by a thread of their own: the worker never waits to
-            # send one, so it always reads the next run, and handing out runs never waits on a full pipe.
+            # Runs go out and answers come in through threads of their own. The worker never waits to send an
+            # answer, so it always reads the next run; the ingest thread never waits to hand out a run: the pipe
+            # holds a few runs, and the worker reads the next only when it has built one, so sending the runs
+            # ahead from the ingest thread blocked it a third of the time while a big file was read.
             threading.Thread(target=_read_answers, args=(self._connection, self._answers),
                              name="agentview-search-answers", daemon=True).start()
+            self._sender = threading.Thread(target=_send_jobs, args=(self._connection, self._jobs, self._answers),
+                                            name="agentview-search-runs", daemon=True)
+            self._sender.start()
             return True
         except Exception as error:
             ours.close()
@@ -248,12 +267,6 @@ class WordWorker:
             return False
         finally:
             theirs.close()
-
-    def _send(self, job: tuple) -> None:
-        try:
-            self._connection.send(job)
-        except (OSError, ValueError) as error:
-            self._fail(f"could not hand out a run: {error}")
 
     def _collect(self) -> None:
         """Take every answer that has arrived."""
@@ -280,6 +293,7 @@ class WordWorker:
         log.warning("search worker stopped (%s): indexing in-process", why)
         self._broken = True  # everything in-process from now on
         self._runs.clear()
+        self._jobs.put(None)  # the sender's last
         if self._process is not None:
             self._process.kill()
             self._process.wait(timeout=2)
