@@ -74,6 +74,30 @@ def test_the_worker_builds_the_same_index_as_the_server(tmp_path, worker):
     assert worker.merged > 50 and worker.left >= 1  # it built the runs, but the one holding a line kept as a dict
 
 
+def test_several_worker_processes_build_the_same_index_as_the_server(tmp_path):
+    """Runs go to whichever process is free (a core each): merged in order, they make the same index."""
+    _varied(tmp_path)
+    alone = _state(_index(tmp_path))
+    words = search_worker.WordWorker(min_behind=1, job_events=5, processes=3)
+    try:
+        helped = _state(_index(tmp_path, words))
+        answered = [process.answered for process in words._processes]
+        popens = [process.popen for process in words._processes]
+    finally:
+        words.stop()
+    assert all(popen.returncode is not None for popen in popens)  # stopped, and reaped
+    assert wait_for(lambda: not [t for t in threading.enumerate() if t.name.startswith("agentview-search")] or None,
+                    timeout=5)
+    assert helped == alone
+    assert len(answered) == 3 and min(answered) > 0, answered  # each process built runs
+    assert words.merged > 80
+
+
+def test_one_worker_process_a_core_at_most_four():
+    cores = len(os.sched_getaffinity(0))
+    assert search_worker.worker_count() == min(cores, search_worker.MAX_PROCESSES) >= 1
+
+
 def _tool_answers(folder):
     """Tool results whose calls the index finds each its own way: an id used again (the latest call before the
     result answers), another agent's call with the same id, an entry that answers a call it makes itself, a call
@@ -161,22 +185,44 @@ def test_handing_out_runs_never_waits_for_the_worker(tmp_path):
     words = search_worker.WordWorker(min_behind=1, job_events=job_events)
     try:
         assert words._start()
-        os.kill(words._process.pid, signal.SIGSTOP)
+        for pid in words.pids():
+            os.kill(pid, signal.SIGSTOP)
         handing = threading.Thread(target=words.step, args=(s,), daemon=True)
         handing.start()
         handing.join(timeout=10)
         assert not handing.is_alive(), "handing out runs waited for the worker"
         assert len(words._runs) == search_worker.IN_FLIGHT
-        os.kill(words._process.pid, signal.SIGCONT)
+        for pid in words.pids():
+            os.kill(pid, signal.SIGCONT)
         while s.search.indexed < s.count:
             if words.step(s) is None:
                 words.wait(5)
     finally:
-        if words._process is not None:
-            os.kill(words._process.pid, signal.SIGCONT)
+        for pid in words.pids():
+            os.kill(pid, signal.SIGCONT)
         words.stop()
     assert (words.merged, words.left) == (search_worker.IN_FLIGHT + 1, 0)  # every run built by the worker
     assert [hit["message_id"] for hit in search.search(library.listing(), "word7")["hits"]][:2] == ["m7", "m57"]
+
+
+def test_stopping_with_runs_unanswered_leaves_nothing_behind(tmp_path):
+    """The server stops while every worker holds runs it has not answered (stopped here, so it never will): each
+    process is ended and reaped, and no thread talking to one is left."""
+    write_events(tmp_path / "s.jsonl", [user(f"m{i}", "a", f"word{i % 50}") for i in range(3000)])
+    library = Library(tmp_path)
+    library.scan()
+    words = search_worker.WordWorker(min_behind=1, job_events=100, processes=2)
+    assert words._start()
+    popens = [process.popen for process in words._processes]
+    for pid in words.pids():
+        os.kill(pid, signal.SIGSTOP)
+    words.step(library.get("s"))
+    full = 2 * search_worker.AHEAD
+    assert wait_for(lambda: sum(process.sent for process in words._processes) == full or None)
+    words.stop()
+    assert all(popen.returncode is not None for popen in popens)
+    assert wait_for(lambda: not [t for t in threading.enumerate() if t.name.startswith("agentview-search")] or None,
+                    timeout=5)
 
 
 def test_runs_the_worker_cannot_build_and_a_dead_worker_leave_the_server_to_it(tmp_path, worker):
@@ -187,7 +233,7 @@ def test_runs_the_worker_cannot_build_and_a_dead_worker_leave_the_server_to_it(t
     s = library.get("s")
     while s.search.indexed < 100:
         background.index_step(library, words=worker)
-    worker._process.kill()  # mid-way, runs handed out and not answered
+    os.kill(worker.pids()[0], signal.SIGKILL)  # mid-way, runs handed out and not answered
     while background.index_step(library, words=worker):
         pass
     assert _state(library) == alone
@@ -238,6 +284,30 @@ def test_the_worker_runs_below_the_server(tmp_path, worker):
     """Background work: on a busy machine the server's threads answering requests get the cores first."""
     _varied(tmp_path)
     _index(tmp_path, words=worker)
-    assert worker._process is not None
+    assert worker.pids()
     below = min(19, os.getpriority(os.PRIO_PROCESS, 0) + search_worker.NICENESS)
-    assert wait_for(lambda: os.getpriority(os.PRIO_PROCESS, worker._process.pid) == below or None, timeout=10)
+    assert wait_for(lambda: all(os.getpriority(os.PRIO_PROCESS, pid) == below for pid in worker.pids()) or None,
+                    timeout=10)
+
+
+@pytest.mark.parametrize("spare", [False, True])
+def test_the_facets_wait_for_the_search_unless_a_core_is_spare(tmp_path, monkeypatch, spare):
+    """While worker processes build a session's words, the facets catch up meanwhile only if a core is left for the
+    ingest thread beside them; else the search index is completed first (a person searches first)."""
+    cores = 3  # as if the machine had three (two processes at most, whatever it has)
+    monkeypatch.setattr(search_worker, "cores", lambda: cores)
+    write_events(tmp_path / "s.jsonl", [user(f"m{i}", "a", f"word{i % 50} more words") for i in range(3000)])
+    library = Library(tmp_path)
+    library.scan()
+    s = library.get("s")
+    words = search_worker.WordWorker(min_behind=1, job_events=50, processes=cores - 1 if spare else cores)
+    seen = []
+    try:
+        while background.index_step(library, words=words):
+            seen.append((s.search.indexed, s.facets.indexed))
+    finally:
+        words.stop()
+    assert s.search.indexed == s.facets.indexed == s.count
+    faceted_before_searched = [facets for searched, facets in seen if searched < s.count and facets]
+    assert bool(faceted_before_searched) == spare
+    assert words.merged > 10

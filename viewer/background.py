@@ -15,8 +15,8 @@ def index_step(library, budget: int = 128, words=None) -> bool:
     for first, while the facets serve filters, the hooks audit and the chart, which catch them up themselves when
     asked (web.lookup.with_facets). A session's facets go along with its search index from the same read of its
     events while both stand at the same place (reading is most of the cost for entries read back from files).
-    `words` (a search_worker.WordWorker) builds the words of big native sessions in another process: while it
-    builds a session's next run, the facets catch up meanwhile."""
+    `words` (a search_worker.WordWorker) builds the words of big native sessions in other processes: while they
+    build a session's next run, the facets catch up meanwhile if a core is left for it (else the search first)."""
     version = library.version  # read first: a change meanwhile is looked at on the next step
     sessions = library.sessions_now()  # no order needed: every session is caught up in turn
     # From where work was found last, and the search indexes only when something was read since they were all
@@ -39,6 +39,9 @@ def index_step(library, budget: int = 128, words=None) -> bool:
             return True
     if not waiting:
         library.searched_at = version
+    elif not words.spares_a_core:  # the search first: the workers have every core
+        words.wait(0.005)
+        return True
     for at, session in enumerate(sessions if version != library.faceted_at else ()):
         if _behind(session, "facets"):
             library.indexing_from = (start + at) % len(sessions)

@@ -1,17 +1,18 @@
-"""The words of a big native file's search index, built in a worker process, on the other core.
+"""The words of a big native file's search index, built in worker processes, on the other cores.
 
 Posting an event's words (tokenizing its text, a set of its tokens, an append per token) is three
 quarters of what the search index costs: about 15 µs an event of long content, 15 s for a million,
 and it ran in the server's own interpreter, after the file was read and beside every request. For a
 native session far behind (at least MIN_BEHIND events), the ingest thread hands runs of JOB_EVENTS
-events to a worker process instead: their lines' offsets in the file, which the worker opens itself
+events to worker processes instead (one a core, up to MAX_PROCESSES; each run to whichever is free):
+their lines' offsets in the file, which the worker opens itself
 (inside the folder, checked as every read is, and only if it is still the same file) and reads,
 parses and posts with the same rules (`search_index.index_text`, `post`, `event_fields`). The ingest
-thread merges each run as the next slice of the index, adding only what needs the session (the class of
-each agent, type and role, the tools of the call a result answers, an agent's first event), under the
+thread merges the runs in order, each as the next slice of the index, adding only what needs the session (the
+class of each agent, type and role, the tools of the call a result answers, an agent's first event), under the
 session's lock as an in-process slice does: about 1-2 µs an event, not 20.
 
-Nothing depends on the worker: a run it cannot build (an event not kept as its line, a file
+Nothing depends on the workers: a run they cannot build (an event not kept as its line, a file
 changed, an error), or a worker that died, is indexed in-process, and a run built for a session
 since read again is dropped. So the index is the same either way (tests compare them).
 """
@@ -38,7 +39,9 @@ log = logging.getLogger(__name__)
 MIN_BEHIND = 16384  # events: a session less far behind is indexed in-process (a run there costs ~10 ms)
 JOB_EVENTS = 512  # events per run: merging one holds the session's lock a few milliseconds
 NICENESS = 10  # how far below the server's CPU priority the worker runs (see _below_the_server)
-IN_FLIGHT = 64  # runs handed out ahead per session (32k events): the worker never waits for the ingest thread
+IN_FLIGHT = 64  # runs handed out ahead per session (32k events): the workers never wait for the ingest thread
+AHEAD = 2  # runs sent to a worker process beyond those it answered: it has the next at hand when it ends one
+MAX_PROCESSES = 4  # worker processes at most (one a core)
 
 
 # --- in the worker process --------------------------------------------------------------------
@@ -104,26 +107,95 @@ def _build(fd: int, start: int, offsets: array, lengths: array) -> tuple[list[tu
 
 # --- in the server ------------------------------------------------------------------------------
 
-def _send_jobs(connection, jobs: queue.SimpleQueue, answers: queue.SimpleQueue) -> None:
-    """Send the runs handed out, in order, until told to stop (None, sent on to the worker)."""
-    while True:
-        job = jobs.get()
-        try:
-            connection.send(job)
-        except (OSError, ValueError) as error:  # the worker gone: the server indexes the rest
-            log.info("search worker: could not hand out a run: %s", error)
-            answers.put(None)
-            return
-        if job is None:
-            return
-
-
-def _read_answers(connection, answers: queue.SimpleQueue) -> None:
+def cores() -> int:
+    """The cores this process may run on."""
     try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        return os.cpu_count() or 1
+
+
+def worker_count() -> int:
+    """Worker processes to start: one a core, at most MAX_PROCESSES (on two cores, the second builds words once the
+    file is read and the ingest thread's core is free; while it is read, both share the other core)."""
+    return max(1, min(MAX_PROCESSES, cores()))
+
+
+class _Process:
+    """One worker process and the two threads that talk to it: runs go out and answers come in through threads of
+    their own. The worker never waits to send an answer, so it always reads the next run; the ingest thread never
+    waits to hand one out (sending the runs ahead from it blocked it on the full pipe a third of the time while a
+    big file was read). A process is sent AHEAD runs more than it has answered: the others wait in the queue that
+    all processes take from, for whichever is free first."""
+
+    def __init__(self, jobs: queue.SimpleQueue, answers: queue.SimpleQueue) -> None:
+        # A plain child process of this package's own code, talking over a socket pair: multiprocessing's spawn
+        # would import the program's main module again (an unguarded script would start itself a second time).
+        ours, theirs = socket.socketpair()
+        try:
+            package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+            self.popen = subprocess.Popen(
+                [sys.executable, "-c", f"import sys; sys.path.insert(0, {package_parent!r}); "
+                                       f"from viewer.search_worker import main; main({theirs.fileno()})"],
+                pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
+        except Exception:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        self.connection = Connection(ours.detach())
+        self.sent = self.answered = 0  # runs sent to it, and runs it answered (for tests)
+        self._free = threading.Semaphore(AHEAD)  # runs it may be sent before it answers one
+        self.reader = threading.Thread(target=self._read_answers, args=(answers,), name="agentview-search-answers",
+                                       daemon=True)
+        self.reader.start()
+        self.sender = threading.Thread(target=self._send_jobs, args=(jobs, answers), name="agentview-search-runs",
+                                       daemon=True)
+        self.sender.start()
+
+    def _send_jobs(self, jobs: queue.SimpleQueue, answers: queue.SimpleQueue) -> None:
+        """Send it runs from the queue as it answers, until told to stop (None, sent on to the worker)."""
         while True:
-            answers.put(connection.recv())
-    except Exception:  # closed, or cut off mid-answer (the worker killed): the server indexes the rest
-        answers.put(None)
+            self._free.acquire()
+            job = jobs.get()
+            try:
+                self.connection.send(job)
+            except (OSError, ValueError) as error:  # the worker gone: the server indexes the rest
+                log.info("search worker: could not hand out a run: %s", error)
+                answers.put(None)
+                return
+            if job is None:
+                return
+            self.sent += 1
+
+    def _read_answers(self, answers: queue.SimpleQueue) -> None:
+        try:
+            while True:
+                answer = self.connection.recv()
+                self.answered += 1
+                answers.put(answer)
+                self._free.release()
+        except Exception:  # closed, or cut off mid-answer (the worker killed): the server indexes the rest
+            answers.put(None)
+
+    def let_go(self) -> None:
+        """Let its sender take the stop that comes next, even with AHEAD runs unanswered."""
+        self._free.release()
+
+    def stop(self, kill: bool = False) -> None:
+        """Wait for it to end (after the stop was sent), or end it."""
+        if kill:
+            self.popen.kill()
+        self.sender.join(timeout=2)
+        try:
+            self.popen.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            self.popen.kill()
+            self.popen.wait(timeout=2)
+        self.reader.join(timeout=2)  # the pipe's end: at once, the process gone
+        if not self.sender.is_alive() and not self.reader.is_alive():
+            # else left open: a descriptor closed under a thread still using it may be another file's by then
+            self.connection.close()
 
 
 class _Run:
@@ -142,20 +214,19 @@ class _Run:
 
 
 class WordWorker:
-    """The ingest thread's handle on the worker process: started when first needed, restarted never (a
-    worker that died leaves everything in-process). Used by one thread only (the ingest thread)."""
+    """The ingest thread's handle on the worker processes: started when first needed, restarted never (a worker
+    that died leaves everything in-process). Used by one thread only (the ingest thread)."""
 
-    def __init__(self, min_behind: int = MIN_BEHIND, job_events: int = JOB_EVENTS) -> None:
+    def __init__(self, min_behind: int = MIN_BEHIND, job_events: int = JOB_EVENTS, processes: int | None = None) -> None:
         self.min_behind, self.job_events = min_behind, job_events
-        self._process = None
-        self._connection = None
+        self.process_count = worker_count() if processes is None else processes
+        self._processes: list[_Process] = []
         self._broken = False
         self._runs: dict[int, _Run] = {}  # run number -> run, answered or not
         self._next = weakref.WeakKeyDictionary()  # search index -> the first of its events not handed out
         self._numbers = 0
-        self._answers: queue.SimpleQueue = queue.SimpleQueue()  # (run number, what it built, error); None: the pipe closed
-        self._jobs: queue.SimpleQueue = queue.SimpleQueue()  # runs handed out, to be sent (None: stop)
-        self._sender: threading.Thread | None = None
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()  # runs handed out, for the first free process (None: stop)
+        self._answers: queue.SimpleQueue = queue.SimpleQueue()  # (run number, what it built, error); None: a pipe closed
         self.merged = self.left = 0  # runs the worker built, and runs it left to the server (for tests, benchmarks)
 
     def step(self, s) -> bool | None:
@@ -185,8 +256,8 @@ class WordWorker:
         return True
 
     def wait(self, seconds: float) -> None:
-        """Wait (without the GIL) for the worker's next answer, at most `seconds`."""
-        if self._process is not None and any(not run.done for run in self._runs.values()):
+        """Wait (without the GIL) for the workers' next answer, at most `seconds`."""
+        if self._processes and any(not run.done for run in self._runs.values()):
             try:
                 self._take(self._answers.get(timeout=seconds))
             except queue.Empty:
@@ -194,17 +265,18 @@ class WordWorker:
 
     def stop(self) -> None:
         self._broken = True  # never started again: this handle is done
-        if self._process is None:
-            return
-        self._jobs.put(None)
-        self._sender.join(timeout=2)
-        try:
-            self._process.wait(timeout=2)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait(timeout=2)
-        self._connection.close()
-        self._process = self._connection = None
+        processes, self._processes = self._processes, []
+        self._end(processes)
+
+    @property
+    def spares_a_core(self) -> bool:
+        """Whether a core is left beside the ingest thread and the workers: only then does the ingest thread do other
+        background work while they build (the facets took a core from two workers on two cores: the search was
+        complete seconds later)."""
+        return self.process_count < cores()
+
+    def pids(self) -> list[int]:
+        return [process.popen.pid for process in self._processes]
 
     def wants(self, s) -> bool:
         """Whether the session's next events are for the worker: it is far behind, or runs are out for it."""
@@ -237,36 +309,17 @@ class WordWorker:
         self._next[search] = start
 
     def _start(self) -> bool:
-        if self._process is not None:
+        if self._processes:
             return True
         if self._broken:
             return False
-        # A plain child process of this package's own code, talking over a socket pair: multiprocessing's spawn
-        # would import the program's main module again (an unguarded script would start itself a second time).
-        ours, theirs = socket.socketpair()
         try:
-            package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-            self._process = subprocess.Popen(
-                [sys.executable, "-c", f"import sys; sys.path.insert(0, {package_parent!r}); "
-                                       f"from viewer.search_worker import main; main({theirs.fileno()})"],
-                pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
-            self._connection = Connection(ours.detach())
-            # Runs go out and answers come in through threads of their own. The worker never waits to send an
-            # answer, so it always reads the next run; the ingest thread never waits to hand out a run: the pipe
-            # holds a few runs, and the worker reads the next only when it has built one, so sending the runs
-            # ahead from the ingest thread blocked it a third of the time while a big file was read.
-            threading.Thread(target=_read_answers, args=(self._connection, self._answers),
-                             name="agentview-search-answers", daemon=True).start()
-            self._sender = threading.Thread(target=_send_jobs, args=(self._connection, self._jobs, self._answers),
-                                            name="agentview-search-runs", daemon=True)
-            self._sender.start()
+            for _ in range(self.process_count):
+                self._processes.append(_Process(self._jobs, self._answers))
             return True
         except Exception as error:
-            ours.close()
             self._fail(f"could not start: {error}")
             return False
-        finally:
-            theirs.close()
 
     def _collect(self) -> None:
         """Take every answer that has arrived."""
@@ -279,8 +332,8 @@ class WordWorker:
 
     def _take(self, answer: tuple | None) -> None:
         if answer is None:
-            if self._process is not None:
-                self._fail("the worker's pipe closed")
+            if self._processes:
+                self._fail("a worker's pipe closed")
             return
         number, built, error = answer
         run = self._runs.get(number)
@@ -293,8 +346,18 @@ class WordWorker:
         log.warning("search worker stopped (%s): indexing in-process", why)
         self._broken = True  # everything in-process from now on
         self._runs.clear()
-        self._jobs.put(None)  # the sender's last
-        if self._process is not None:
-            self._process.kill()
-            self._process.wait(timeout=2)
-            self._process = None
+        processes, self._processes = self._processes, []
+        self._end(processes, kill=True)
+
+    def _end(self, processes: list[_Process], kill: bool = False) -> None:
+        """Stop the processes: each sender takes a stop from the queue, emptied of the runs no process took."""
+        while True:
+            try:
+                self._jobs.get_nowait()
+            except queue.Empty:
+                break
+        for process in processes:
+            self._jobs.put(None)
+            process.let_go()
+        for process in processes:
+            process.stop(kill)
