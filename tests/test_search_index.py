@@ -20,6 +20,10 @@ TEXTS = [
     [t for t in TEXTS if t.isascii() and "\x01" not in t],  # all ASCII: one translation for them all
     [t for t in TEXTS if not t.isascii()],
     ["only one"], [],
+    # texts said again (deliveries): tokenized once, posted with all their positions, interleaved with others
+    TEXTS + TEXTS[::-1] + TEXTS[:3],
+    ["say it", "say it", "other words it", "say it", "", "", "other words it", "x y"],
+    ["same", "same"],
 ])
 def test_word_postings_are_the_tokens_of_each_text(texts):
     expected = {}
