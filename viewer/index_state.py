@@ -36,7 +36,7 @@ _PLAIN = ("epoch", "updated_at", "project", "format_reason", "internal", "title"
 _ARRAYS = ("line_numbers", "usage_positions", "growth_positions", "grown_positions")
 _KNOWN = _MADE_ANEW | set(_PLAIN) | set(_ARRAYS) | {"agents", "members", "tree_changes", "problems", "_dangling"}
 _KEPT_ITEMS = {type(None), bytes, dict}  # event list slots kept: where a line is, its bytes, or the event
-_SEARCH = {"vocabulary", "_postings", "indexed", "_session", "_class_of", "_classes_with", "_merged", "_fields"}
+_SEARCH = {"vocabulary", "_postings", "indexed", "_session", "_class_of", "_classes_with", "_merged"}
 _FACETS = {"indexed", "_session", "tools", "modified", "received", "deliveries", "others", "pieces", "originals",
            "_awaited"}
 

@@ -90,11 +90,11 @@ def _word_sets(texts: list[str]) -> list[set[bytes]]:
 
 
 class _Lists(dict):
-    """word -> positions (a list); looking up a new word makes its (empty) list."""
+    """key -> positions (a list); looking up a new key makes its (empty) list."""
 
     __slots__ = ()
 
-    def __missing__(self, key: bytes) -> list:
+    def __missing__(self, key) -> list:
         positions = self[key] = []
         return positions
 
@@ -214,6 +214,58 @@ def event_fields(event: Event) -> tuple:
             result, event.get("tool_call_id") if result else None)
 
 
+def run_postings(events: list, start: int) -> tuple[dict, dict, list]:
+    """What indexing consecutive events at positions start, start+1, ... adds that the events alone decide (the
+    search worker finds it in its process; the index takes it in with `SearchIndex.take_run`):
+    - classes: the role and kind tokens of a class of events (`class_keys`) -> its events' positions;
+    - postings: token -> ascending positions: the words of each event's `index_text`, its agent token, and the
+      tool tokens of the tools it names and of the call it answers when that call is among the events
+      (`calls_answered_within`);
+    - unanswered: (position, agent, call id, the tools it names itself) of each tool result whose call is before
+      the events: the session finds that call's tools."""
+    infos = list(map(event_fields, events))
+    answered = calls_answered_within(events, infos)
+    postings = word_postings(list(map(index_text, events)), start)
+    keys_of: dict[tuple, tuple] = {}  # (type, role, perspective kind if it touches tools) -> its class's keys
+    classes: dict[tuple, list[int]] = {}
+    fields = _Lists()  # field token -> positions
+    unanswered = []
+    position = start
+    for offset, (agent_id, event_type, role, tool_kind, names, result, call_id) in enumerate(infos):
+        kind = (event_type, role, tool_kind)
+        keys = keys_of.get(kind)
+        if keys is None:  # the perspective kind of an event that does not touch tools: its type's and role's
+            keys = keys_of[kind] = class_keys(event_type, role, tool_kind or model.perspective_kind(events[offset]))
+        positions = classes.get(keys)
+        if positions is None:
+            classes[keys] = [position]
+        else:
+            positions.append(position)
+        fields[AGENT + agent_id].append(position)
+        if result:
+            called = answered.get(offset)
+            if called is None:
+                unanswered.append((position, agent_id, call_id, names))
+            else:
+                names = set(names) | called
+        for name in names:
+            fields[TOOL + name].append(position)
+        position += 1
+    for token, positions in fields.items():
+        postings[token] = array("i", positions)
+    return classes, postings, unanswered
+
+
+def class_keys(event_type: str, role: str | None, perspective: str) -> tuple[str, ...]:
+    """The role and kind tokens of the events of a type, role and perspective kind (their class: see SearchIndex)."""
+    keys = [KIND + perspective]
+    if role is not None:
+        keys.append(ROLE + role.lower())
+    if event_type in EVENT_KINDS:
+        keys.append(KIND + EVENT_KINDS[event_type])
+    return tuple(keys)
+
+
 class Postings(dict):
     """token -> positions; looking up a new token makes its (empty) positions."""
 
@@ -258,8 +310,6 @@ class SearchIndex(Incremental):
         self._class_of: dict[tuple[str, ...], array] = {}  # role and kind tokens -> the class's positions
         self._classes_with: dict[str, list[array]] = {}  # role or kind token -> the positions of its classes
         self._merged: dict[str, tuple[array, int]] = {}  # role or kind token -> its positions, up to `indexed`
-        # (agent, type, role[, kind]) -> its class's positions' append, (its agent token,), its agent's first position
-        self._fields: dict[tuple, tuple] = {}
 
     @property
     def postings(self) -> dict[str, array]:
@@ -289,15 +339,7 @@ class SearchIndex(Incremental):
         """Index the events start .. stop-1 (start is `indexed`)."""
         if events is None:
             events = s.events.walk(start, stop)  # read together, not cached
-        infos = list(map(event_fields, events))
-        self._index(s, start, stop, infos, events, None, calls_answered_within(events, infos))
-
-    def take_words(self, s, start: int, stop: int, fields: list[tuple], words: dict[str, array],
-                   answered: dict[int, set[str]]) -> None:
-        """Index the events start .. stop-1 (start is `indexed`), read elsewhere (see search_worker): `fields`
-        holds `event_fields` of each, `words` what posting `index_text` of each adds, `answered` the
-        `calls_answered_within` them."""
-        self._index(s, start, stop, fields, None, words, answered)
+        self.take_run(s, start, stop, run_postings(events, start))
 
     def pack(self) -> bool:
         """Pack the postings of a complete index whose session will not grow (see search_packed); whether it did."""
@@ -319,73 +361,47 @@ class SearchIndex(Incremental):
                 self._postings[token].fromlist(positions.tolist())  # packed positions may be 2 bytes each
         return self._postings
 
-    def _index(self, s, start: int, stop: int, infos: list[tuple], events: list | None,
-               words: dict[str, array] | None, answered: dict[int, set[str]]) -> None:
-        """The hot loop of building the index: `infos` are the events' `event_fields`; their words are posted
-        from `events` or given (`words`); `answered` holds the tools of the calls their results answer where the
-        call is among them (`calls_answered_within`): only the others are looked up in the session.
+    def take_run(self, s, start: int, stop: int, run: tuple[dict, dict, list]) -> None:
+        """Index the events start .. stop-1 (start is `indexed`): `run` is their `run_postings`, found here or by
+        the search worker (reading them elsewhere).
 
-        Python code runs once per event, not per token: the batch's texts are tokenized together
-        (`word_postings`), what its agent, type and role
-        decide is looked up once made (`_fields`), and the postings are appended to by a map.
-        """
-        fields, postings = self._fields, self._unpacked()
-        classes: list = []  # the append of each event's class's positions
-        field_keys: list[tuple[str, ...]] = []  # the agent and tool tokens of each event
-        firsts: list[tuple[int, str]] = []  # events that are the first of their agent
-        position = start
-        for agent_id, event_type, role, tool_kind, names, result, call_id in infos:
-            kind = (agent_id, event_type, role) if tool_kind is None else (agent_id, event_type, role, tool_kind)
-            known = fields.get(kind)
-            if known is None:
-                known = self._fields_of(s, kind, events[position - start] if events is not None else s.events[position])
-            append, agent_key, first = known
-            classes.append(append)
-            if result:
-                called = answered.get(position - start)
-                if called is None:
-                    called = called_tool_names(s, position, agent_id, call_id)
-                names = set(names) | called
-            field_keys.append(agent_key + tuple(TOOL + name for name in names) if names else agent_key)
-            if first == position:
-                firsts.append((position, agent_id))
-            position += 1
-        firsts = [(position, agent_id) for position, agent_id in firsts  # no agent_created named it yet: its first event does
-                  if (s.agents[agent_id].created_position is None or s.agents[agent_id].created_position > position)]
-        if words is None:
-            words = word_postings(list(map(index_text, events)), start)
-        for token, positions in words.items():  # each batch's positions come after every one posted before
+        Python code runs once per class and token of the run, not per event: the events' texts are tokenized
+        together (`word_postings`) and their field tokens posted where they were read; here each token's and
+        each class's positions extend the index's. Only what needs the session is looked up: the tools of a
+        result whose call came before the run, and the agents whose first event is in it."""
+        classes, posted, unanswered = run
+        postings, class_of = self._unpacked(), self._class_of
+        for keys, positions in classes.items():
+            class_positions = class_of.get(keys)
+            if class_positions is None:
+                class_positions = class_of[keys] = array("i")
+                for key in keys:
+                    self._classes_with.setdefault(key, []).append(class_positions)
+            class_positions.extend(positions)
+        called: dict[str, list[int]] = {}  # tool token -> results whose call came before the run
+        for position, agent_id, call_id, own in unanswered:
+            for name in called_tool_names(s, position, agent_id, call_id).difference(own):
+                called.setdefault(TOOL + name, []).append(position)
+        for token, positions in called.items():
+            before = posted.get(token)
+            posted[token] = array("i", sorted(chain(before, positions)) if before else positions)
+        for token, positions in posted.items():  # each run's positions come after every one posted before
             postings[token].extend(positions)
-        for position, agent_id in firsts:  # into their place, unless the event's text has them already
-            for token in set(tokens(agent_id)):
-                positions = postings[token]
+        # An agent's first event holds its id's words (unless an agent_created named it first), in their place.
+        for token in posted:
+            if token[:3] != AGENT:
+                continue
+            agent = s.agents.get(token[3:])
+            position = agent.first_position if agent is not None else -1
+            if not start <= position < stop or (agent.created_position is not None
+                                                and agent.created_position <= position):
+                continue
+            for word in set(tokens(agent.agent_id)):
+                positions = postings[word]
                 at = bisect_left(positions, position)
                 if at == len(positions) or positions[at] != position:
                     positions.insert(at, position)
-        post(postings, field_keys, start)
-        for append, position in zip(classes, range(start, stop)):
-            append(position)
         self.indexed = stop
-
-    def _fields_of(self, s, kind: tuple, event: Event) -> tuple:
-        """What indexing an event of a (agent, type, role[, perspective kind]) takes: see `_fields`."""
-        agent_id, event_type, role = kind[:3]
-        keys = [KIND + (kind[3] if len(kind) > 3 else model.perspective_kind(event))]
-        if role is not None:
-            keys.append(ROLE + role.lower())
-        if event_type in EVENT_KINDS:
-            keys.append(KIND + EVENT_KINDS[event_type])
-        keys = tuple(keys)
-        positions = self._class_of.get(keys)
-        if positions is None:
-            positions = self._class_of[keys] = array("i")
-            for key in keys:
-                self._classes_with.setdefault(key, []).append(positions)
-        agent = s.agents.get(agent_id)
-        known = (positions.append, (AGENT + agent_id,), agent.first_position if agent is not None else -1)
-        if agent is not None:  # an agent not known yet may be known later: not kept
-            self._fields[kind] = known
-        return known
 
     def get(self, key: str) -> array:
         if key[:3] in CLASS_FIELDS:

@@ -95,14 +95,10 @@ def _open(path: str, inside: str | None, identity: tuple[int, int]) -> int:
     return fd
 
 
-def _build(fd: int, start: int, offsets: array, lengths: array) -> tuple[list[tuple], dict[str, array], dict]:
-    """The run's `event_fields`, its words' postings (token -> positions, ascending), as search_index makes them,
-    and the tools of the calls its results answer where the call is in the run too (reading a call back from the
-    file was half of merging a run of tool-heavy events)."""
+def _build(fd: int, start: int, offsets: array, lengths: array) -> tuple[dict, dict, list]:
+    """The run's `search_index.run_postings`: all its events alone decide of what the index adds for them."""
     events = parse_lines(lambda offset, length: os.pread(fd, length, offset), offsets, lengths, start)
-    fields = list(map(search_index.event_fields, events))
-    return (fields, search_index.word_postings(list(map(search_index.index_text, events)), start),
-            search_index.calls_answered_within(events, fields))
+    return search_index.run_postings(events, start)
 
 
 # --- in the server ------------------------------------------------------------------------------
@@ -204,7 +200,7 @@ class _Run:
     def __init__(self, number: int, s, start: int, stop: int) -> None:
         self.number, self.session, self.search = number, weakref.ref(s), s.search
         self.start, self.stop = start, stop
-        self.built: tuple[list[tuple], dict[str, array], dict] | None = None  # see _build
+        self.built: tuple[dict, dict, list] | None = None  # see _build
         self.done = False  # answered (built None: build it in-process)
 
     def stale(self) -> bool:
@@ -251,7 +247,7 @@ class WordWorker:
             return True
         with s.lock:
             if s.search is search and search.indexed == run.start and s.count >= run.stop:
-                search.take_words(s, run.start, run.stop, *run.built)
+                search.take_run(s, run.start, run.stop, run.built)
                 self.merged += 1
         return True
 
