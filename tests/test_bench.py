@@ -154,6 +154,8 @@ def test_the_real_size_benchmark_runs_on_a_small_session(tmp_path):
     for run in (first, again):
         assert run["errors"] == [] and run["pages_ms"]["samples"] > 0 and run["polls_ms"]["samples"] > 0
         assert 0 <= run["listed_s"] <= run["read_s"] <= run["search_s"]
+        slow = run["slow_polls"]  # every poll over 5 ms, and what it overlapped
+        assert slow["polls"] == run["polls_ms"]["samples"] and 0 <= slow["alone"] <= slow["slow"] <= slow["polls"]
     assert "kept_s" in first  # the first run kept the session, so the restart could take it from the cache
     assert len(real["targets"]) == 10 and all(t["verdict"] for t in real["targets"])
     assert real["soak"] is None and not real["targets"][-1]["met"]  # not asked for: never counted as met
@@ -161,6 +163,19 @@ def test_the_real_size_benchmark_runs_on_a_small_session(tmp_path):
     assert rendering["cold"]["entries"] > 0 and rendering["warm"]["entries"] == rendering["cold"]["entries"]
     assert 0 < rendering["cold"]["entries_per_cpu_s"] and 0 < rendering["plain_jinja"]["entries_per_cpu_s"]
     assert "rendering >= 10,000 entries/CPU s" in result.stdout
+
+
+def test_a_light_start_asks_for_nothing_but_the_listing_and_the_search(tmp_path):
+    facts = generate(tmp_path / "s.jsonl", 3_000, agents=24, shape="long")
+    out = tmp_path / "light.json"
+    result = subprocess.run([sys.executable, str(REPO / "benchmarks" / "startup.py"), str(tmp_path), "s",
+                             str(facts["events"]), "--seconds", "2", "--light", "--json", str(out)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    for run in json.loads(out.read_text())["first"], json.loads(out.read_text())["restart"]:
+        assert 0 <= run["listed_s"] <= run["read_s"] <= run["search_s"]
+        assert run["pages_ms"]["samples"] == run["polls_ms"]["samples"] == run["slow_polls"]["polls"] == 0
+        assert "tree_s" not in run  # no page asked for
 
 
 def test_page_times_times_each_url_cold_or_not(tmp_path):
