@@ -73,12 +73,12 @@ class Start:
         self.keeps = keeps  # a cache folder the run should have written the sessions into before it stops
         self.light = light  # only the listing and the search asked for
         self.every = 0.5 if light else 0.05  # seconds between two looks at the listing
-        self.spans: list[tuple[float, float, str]] = []  # (start, end, path) of every request answered
+        self.spans: list[tuple[float, float, str, bool]] = []  # (start, end, path, an empty poll?) of each request
 
-    def _get(self, connection: http.client.HTTPConnection, url: str) -> tuple[int, bytes, float]:
+    def _get(self, connection: http.client.HTTPConnection, url: str, poll: bool = False) -> tuple[int, bytes, float]:
         status, body, ms = _get(connection, url)
         end = time.perf_counter()
-        self.spans.append((end - ms / 1000, end, url.split("?")[0]))
+        self.spans.append((end - ms / 1000, end, url.split("?")[0], poll))
         return status, body, ms
 
     def _first_answer(self) -> float:
@@ -162,7 +162,7 @@ class Start:
                 f"/api/sessions/{QUIET}/events?after={cursor}"]
         i = 0
         while self._in_window():
-            status, _, ms = self._get(connection, urls[i % len(urls)])
+            status, _, ms = self._get(connection, urls[i % len(urls)], poll=True)
             i += 1
             self.polls.append(ms)
             time.sleep(0.05)
@@ -174,15 +174,13 @@ class Start:
 
     def _slow_polls(self, over_ms: float = 5) -> dict:
         """The empty polls over `over_ms`: how many overlapped no other request, and what the others overlapped."""
-        def is_poll(path: str) -> bool:
-            return path.startswith(f"/s/{QUIET}/poll/") or path == f"/api/sessions/{QUIET}/events"
-        polls = [span for span in self.spans if is_poll(span[2])]
-        others = [span for span in self.spans if not is_poll(span[2])]
+        polls = [span for span in self.spans if span[3]]
+        others = [span for span in self.spans if not span[3]]
         slow = [span for span in polls if (span[1] - span[0]) * 1000 > over_ms]
         beside: collections.Counter = collections.Counter()
         alone = 0
-        for start, end, _ in slow:
-            overlapped = {path for s, e, path in others if s < end and e > start}
+        for start, end, _, _ in slow:
+            overlapped = {path for s, e, path, _ in others if s < end and e > start}
             alone += not overlapped
             beside.update(overlapped)
         return {"polls": len(polls), "slow": len(slow), "alone": alone, "beside": dict(beside.most_common(8))}

@@ -93,9 +93,16 @@ def test_several_worker_processes_build_the_same_index_as_the_server(tmp_path):
     assert words.merged > 80
 
 
-def test_one_worker_process_a_core_at_most_four():
-    cores = len(os.sched_getaffinity(0))
-    assert search_worker.worker_count() == min(cores, search_worker.MAX_PROCESSES) >= 1
+@pytest.mark.parametrize(("cores", "processes", "spare"), [(1, 1, False), (2, 2, False), (3, 3, False),
+                                                          (16, 4, True)])
+def test_one_worker_process_a_core_at_most_four(monkeypatch, cores, processes, spare):
+    monkeypatch.setattr(search_worker, "cores", lambda: cores)
+    assert search_worker.worker_count() == processes
+    assert search_worker.WordWorker().spares_a_core is spare  # a core left for the facets beside the workers
+
+
+def test_the_cores_are_those_this_process_may_run_on():
+    assert search_worker.cores() == len(os.sched_getaffinity(0)) >= 1
 
 
 def _tool_answers(folder):

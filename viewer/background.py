@@ -39,10 +39,9 @@ def index_step(library, budget: int = 128, words=None) -> bool:
             return True
     if not waiting:
         library.searched_at = version
-    elif not words.spares_a_core:  # the search first: the workers have every core
-        words.wait(0.005)
-        return True
-    for at, session in enumerate(sessions if version != library.faceted_at else ()):
+    # While workers build the words, the facets go along only on a core they leave: else the search first.
+    faceting = not waiting or words.spares_a_core
+    for at, session in enumerate(sessions if faceting and version != library.faceted_at else ()):
         if _behind(session, "facets"):
             library.indexing_from = (start + at) % len(sessions)
             session.facets.catch_up(budget)

@@ -202,9 +202,9 @@ def calls_answered_within(events: list, infos: list[tuple]) -> dict[int, set[str
 
 
 def event_fields(event: Event) -> tuple:
-    """What indexing an event needs of it besides its words: (agent, type, role, perspective kind (None unless it
-    touches tools: then its class is decided by its agent, type and role), the tools it names itself, whether it
-    is a tool result, the call id it answers). Plain values: the search worker sends them."""
+    """What indexing an event needs of it besides its words (see run_postings): (agent, type, role, perspective kind
+    (None unless it touches tools: else its type and role decide it), the tools it names itself, whether it is a
+    tool result, the call id it answers)."""
     role = event.get("role")
     role = role if type(role) is str else None
     if not touches_tools(event):

@@ -6,11 +6,11 @@ and it ran in the server's own interpreter, after the file was read and beside e
 native session far behind (at least MIN_BEHIND events), the ingest thread hands runs of JOB_EVENTS
 events to worker processes instead (one a core, up to MAX_PROCESSES; each run to whichever is free):
 their lines' offsets in the file, which the worker opens itself
-(inside the folder, checked as every read is, and only if it is still the same file) and reads,
-parses and posts with the same rules (`search_index.index_text`, `post`, `event_fields`). The ingest
-thread merges the runs in order, each as the next slice of the index, adding only what needs the session (the
-class of each agent, type and role, the tools of the call a result answers, an agent's first event), under the
-session's lock as an in-process slice does: about 1-2 µs an event, not 20.
+(inside the folder, checked as every read is, and only if it is still the same file), reads, parses
+and indexes by the in-process rule (`search_index.run_postings`). The ingest thread merges the runs in
+order, each as the next slice of the index (`SearchIndex.take_run`), looking up only what needs the session
+(the tools of a call in an earlier run, an agent's first event), under the session's lock as an in-process
+slice does: about 1 µs an event, not 15.
 
 Nothing depends on the workers: a run they cannot build (an event not kept as its line, a file
 changed, an error), or a worker that died, is indexed in-process, and a run built for a session
@@ -216,6 +216,10 @@ class WordWorker:
     def __init__(self, min_behind: int = MIN_BEHIND, job_events: int = JOB_EVENTS, processes: int | None = None) -> None:
         self.min_behind, self.job_events = min_behind, job_events
         self.process_count = worker_count() if processes is None else processes
+        # Whether a core is left beside the ingest thread and the workers: only then does the ingest thread do other
+        # background work while they build (the facets took a core from two workers on two cores: the search was
+        # complete seconds later).
+        self.spares_a_core = self.process_count < cores()
         self._processes: list[_Process] = []
         self._broken = False
         self._runs: dict[int, _Run] = {}  # run number -> run, answered or not
@@ -263,13 +267,6 @@ class WordWorker:
         self._broken = True  # never started again: this handle is done
         processes, self._processes = self._processes, []
         self._end(processes)
-
-    @property
-    def spares_a_core(self) -> bool:
-        """Whether a core is left beside the ingest thread and the workers: only then does the ingest thread do other
-        background work while they build (the facets took a core from two workers on two cores: the search was
-        complete seconds later)."""
-        return self.process_count < cores()
 
     def pids(self) -> list[int]:
         return [process.popen.pid for process in self._processes]
