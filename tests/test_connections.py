@@ -70,6 +70,39 @@ def test_200_idle_or_slow_clients_do_not_keep_a_new_client_waiting(tmp_path):
         assert server.process.poll() is None
 
 
+def _answers(sock: socket.socket, count: int) -> list[bytes]:
+    """The heads of the next `count` answers on `sock` (answers without a body: 204s)."""
+    data = b""
+    while data.count(b"\r\n\r\n") < count:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return data.split(b"\r\n\r\n")[:count]
+
+
+def test_empty_polls_keep_their_connection_open(tmp_path):
+    """An empty poll is answered 204, which has no body and must not say its length: the connection stays open for
+    the next poll (waitress closed it after any answer without a length, so each poll of an open page cost a new
+    connection). A client asking to close still has it closed."""
+    write_events(tmp_path / "s.jsonl", [created("m1", "a", name="A"), say("m2", "a", "hello")])
+    with serve(tmp_path) as server:
+        server.wait_for_session("s", 2)
+        host, port = address(server.url)
+        polls = ["/s/s/poll/tree?after=0-2", "/s/s/poll/agent?agent=a&after=0-2", "/s/s/poll/tree?after=0-2"]
+        with socket.create_connection((host, port), timeout=5) as sock:
+            for path in polls:  # one at a time, each on the connection the one before was answered on
+                sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+                [head] = _answers(sock, 1)
+                assert head.startswith(b"HTTP/1.1 204 "), head
+                assert b"connection: close" not in head.lower() and b"content-length" not in head.lower(), head
+            sock.sendall(f"GET {polls[0]} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+            [head] = _answers(sock, 1)
+            assert head.startswith(b"HTTP/1.1 204 ") and b"connection: close" in head.lower(), head
+            sock.settimeout(5)
+            assert sock.recv(1) == b""  # closed by the server, as asked
+
+
 def test_descriptors_numbered_past_1023_do_not_stop_the_server(tmp_path):
     """select() cannot watch a descriptor numbered 1024 or more: 1,100 idle connections plus held
     session files hand the next connection such a number. The server (under a limit of 4,096) answers."""

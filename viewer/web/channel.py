@@ -17,6 +17,7 @@ from waitress import create_server
 from waitress.channel import HTTPChannel
 from waitress.parser import HTTPRequestParser
 from waitress.server import BaseWSGIServer
+from waitress.task import WSGITask
 
 from .. import foreground
 
@@ -46,8 +47,32 @@ class CountedRequest(HTTPRequestParser):
             foreground.leave()
 
 
+class KeptAliveTask(WSGITask):
+    """waitress's task, except that an answer without a body by definition (204, 304: RFC 9112, 6.3) keeps its
+    HTTP/1.1 connection open.
+
+    waitress closes any connection whose answer has no Content-Length, and such answers must not have one (RFC
+    9110, 8.6), so every empty poll (204) cost its client a new connection, and the server an accept, a
+    dispatcher and a close: half of an empty poll's CPU in the server (0.5 ms)."""
+
+    _bodiless = False  # while the answer's head is built: an answer without a body, on a connection kept open
+
+    def build_response_header(self):
+        self._bodiless = (not self.has_body and self.version == "1.1" and not self.close_on_finish
+                          and self.request.headers.get("CONNECTION", "").lower() != "close")
+        try:
+            return super().build_response_header()
+        finally:
+            self._bodiless = False
+
+    def set_close_on_finish(self) -> None:
+        if not self._bodiless:  # for a lack of Content-Length, which such an answer must lack
+            super().set_close_on_finish()
+
+
 class CountedChannel(HTTPChannel):
     parser_class = CountedRequest
+    task_class = KeptAliveTask
 
     def handle_close(self):
         # A request read in part (its body cut off by the client) is never served, so never closed by waitress.
