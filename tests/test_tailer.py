@@ -1,6 +1,8 @@
 import os
 
-from viewer.tailer import FileTailer
+import pytest
+
+from viewer.tailer import FileTailer, LineCutter
 
 
 def lines(result):
@@ -70,3 +72,26 @@ def test_replaced_file_is_read_again_from_the_start(tmp_path):
 
 def test_a_missing_file_reads_as_nothing(tmp_path):
     assert FileTailer(tmp_path / "gone.jsonl").read().lines == []
+
+
+def _expected_lines(data: bytes) -> list[tuple[int, bytes, int]]:
+    """(number, bytes, offset) of each line that is not blank and ends with a newline, by the plain definition."""
+    lines, offset = [], 0
+    for number, raw in enumerate(data.split(b"\n")[:-1], 1):
+        if raw:
+            lines.append((number, raw, offset))
+        offset += len(raw) + 1
+    return lines
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 64, 1000, 4096, 1 << 20])
+def test_lines_cut_from_chunks_of_any_size_are_the_lines_of_the_file(chunk):
+    """Long lines, a blank line among them, a run of short lines and a run of newlines, fed in chunks of any size:
+    every line comes out once, with its number and offset, and no blank line comes out."""
+    long = [b'{"message_id": "m%d", "content": "%s"}' % (i, b"word " * (i * 7 % 90)) for i in range(60)]
+    data = (b"\n".join(long[:20]) + b"\n\n" + b"\n".join(long[20:40]) + b"\n" + b"{}\n" * 50 + b"\n" * 300
+            + b"\n".join(long[40:]) + b"\n\n" + b'{"open": ')
+    cutter, lines = LineCutter(max_line=1 << 20, offsets=True), []
+    for at in range(0, len(data), chunk):
+        cutter.feed(data[at:at + chunk], lines, [])
+    assert [(line.number, line.data, line.offset) for line in lines] == _expected_lines(data)

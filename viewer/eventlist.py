@@ -89,14 +89,15 @@ class EventList:
         self._lengths.append(0)
 
     def keep_at(self, position: int, source: FileSource, offset: int, length: int) -> None:
-        """The event at `position` is exactly the `length` bytes at `offset` of `source`, parsed: keep only where."""
+        """The event at `position` is exactly the `length` bytes at `offset` of `source`, parsed: keep only where.
+
+        It was appended as a dict (ingest keeps where each line is as it goes), and a dict is never cached: there
+        is no cached copy to drop."""
         if source is not self._source:
             if self._source is not None:  # one file per list; a second one (never expected) keeps its bytes
                 self.keep_raw(position, source.read(offset, length))
                 return
             self._source = source
-        if self._cache:
-            self._uncache(position)
         self._items[position] = None
         self._offsets[position] = offset
         self._lengths[position] = length
