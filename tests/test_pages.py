@@ -32,6 +32,10 @@ def test_session_page_shows_the_nested_tree_with_creators(client):
     assert "Jill" in summary and "agent_jill" in summary and "claude-sonnet" in summary
     assert "task(name=Jill, system_prompt=You are an aspiring author...)" in summary
     assert "7 entries" in " ".join(summary.split())
+    creator = [a for a in row.find_all("a") if a.parent.attrs.get("class") == "created-by"][0]
+    assert creator.attrs["href"] == "/s/example2_inner_monologue/agents/agent_root#msg_007"  # the creating call
+    at = parse(get(client, "/s/example2_inner_monologue?at=12").data).by_id("av-tree")
+    assert "/s/example2_inner_monologue/agents/agent_root?at=12#msg_007" in {a.attrs["href"] for a in at.find_all("a")}
     assert {i.attrs["value"] for i in doc.by_id("av-picker").find_all("input")} == {
         "agent_root", "agent_jack", "agent_jill", "agent_jill_inner"}
 

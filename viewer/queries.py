@@ -105,11 +105,14 @@ def tree(s: SessionIndex) -> list[dict]:
         return [tree_node(s, r) for r in s.roots]
 
 
-def tree_rows(s: SessionIndex, agent_ids: Iterable[str] | None = None) -> list[dict]:
+def tree_rows(s: SessionIndex, agent_ids: Iterable[str] | None = None, summaries: dict[str, dict] | None = None
+              ) -> list[dict]:
     """`tree_order` as rows, each an agent_summary with its `depth` and `closes`: a page nests the rows with these,
-    without recursion, so a tree of any depth renders."""
+    without recursion, so a tree of any depth renders. `summaries`: agent id -> its agent_summary, when the caller
+    made them already (the session page lists every agent twice: each creator's call is read once)."""
     with s.lock:
-        return [{**agent_summary(s, s.agents[agent_id]), "depth": depth, "closes": closes}
+        return [{**(agent_summary(s, s.agents[agent_id]) if summaries is None else summaries[agent_id]),
+                 "depth": depth, "closes": closes}
                 for agent_id, depth, closes in tree_order(s, agent_ids)]
 
 

@@ -122,10 +122,9 @@ def session(session_id):
     s = session_or_404(session_id)
     with s.lock:  # gather under the lock, render outside it: the ingest thread waits less
         data = session_data(s)
-        urls = {agent["agent_id"]: agent["url"] for agent in data["agents"]}
+        summaries = {agent["agent_id"]: agent for agent in data["agents"]}  # with their URLs: made once, in the data
         rolled_up = costs.tree_costs(s)
-        tree = [{**row, "url": urls[row["agent_id"]], "cost": rolled_up.get(row["agent_id"])}  # built once, in the data
-                for row in queries.tree_rows(s)]
+        tree = [{**row, "cost": rolled_up.get(row["agent_id"])} for row in queries.tree_rows(s, summaries=summaries)]
         context = dict(session=session_row(s), tree=tree, agents=data["agents"],
                        problems=len(data["problems"]), usage=data["usage"],
                        summary=data["format_summary"], outline=_outline(data["format_summary"]),
