@@ -7,6 +7,7 @@ a cache.
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import shutil
@@ -88,6 +89,40 @@ def test_a_restart_takes_every_session_from_the_cache_and_shows_the_same(folder,
     before = first_run(folder, cache_dir)
     after, library = restarted(folder, cache_dir)
     assert library.cache.restored == 2
+    assert after == before == twins(folder, None)[0]
+
+
+def test_no_section_is_big_and_a_session_cut_in_many_restores_the_same(folder, cache_dir, monkeypatch):
+    """Each section is encoded by one marshal.dumps, holding the GIL (every request waits): none may be big. With the
+    bounds set tiny, every map, posting list, agent list and event list is cut across many sections (a token's
+    positions too), and a restart still shows exactly what a fresh read does."""
+    monkeypatch.setattr(index_state, "CHUNK", 3)
+    monkeypatch.setattr(index_state, "SECTION_BYTES", 64)
+    monkeypatch.setattr(index_state, "SECTION_EVENTS", 5)
+    library = Library(folder)
+    library.scan()
+    while background.index_step(library):
+        pass
+    s = library.get("research_team")
+    names, posted = [], collections.Counter()
+    with s.lock:
+        for name, value in index_state.sections(s):
+            names.append(name)
+            if name == "postings":
+                posted.update(value.keys())
+                assert sum(len(kept) for _, kept in value.values()) <= 64 or len(value) == 1, value
+            elif name == "events":
+                assert len(value[0]) <= 5
+            elif name in ("agents", "by_id", "references"):
+                assert len(value) <= 3
+    assert names.count("postings") > 20 and names.count("events") == -(-s.count // 5) and names.count("agents") > 1
+    assert max(posted.values()) > 1  # a token's positions cut across sections
+    monkeypatch.setattr(index_state, "CHUNK", 10**6)  # agents cut by the bytes of their arrays alone
+    with s.lock:
+        assert [name for name, _ in index_state.sections(s)].count("agents") > 1
+    before = first_run(folder, cache_dir)
+    after, restarted_library = restarted(folder, cache_dir)
+    assert restarted_library.cache.restored == 2
     assert after == before == twins(folder, None)[0]
 
 

@@ -17,7 +17,6 @@ from array import array
 from collections.abc import Iterator
 
 from . import formats, sleeping
-from .eventlist import EventList
 from .formats import packed
 from .index import SessionIndex
 from .model import AgentNode
@@ -25,8 +24,13 @@ from .problems import Problem
 from .search_index import SearchIndex
 from .search_packed import PackedPostings
 
-LAYOUT = 5  # bump when the sections change: older entries then read as foreign (cache_store's version)
-CHUNK = 20_000  # items of a big dict per section: each encodes in a few milliseconds
+LAYOUT = 6  # bump when the sections change: older entries then read as foreign (cache_store's version)
+# A section is encoded by one marshal.dumps, which holds the GIL throughout: every request waits for it (a 1M-event
+# session's postings in one section held the server for 57-170 ms). So none is big: at most CHUNK items of a map,
+# SECTION_BYTES of arrays, SECTION_EVENTS events' slots; a few milliseconds each.
+CHUNK = 5_000
+SECTION_BYTES = 4 * 1024 * 1024
+SECTION_EVENTS = 200_000
 
 # The session's identity and its per-process objects: made anew, never kept.
 _MADE_ANEW = {"id", "path", "relpath", "name", "lock", "serial", "seen_at", "format", "_adds_keys", "_parser",
@@ -88,11 +92,39 @@ def _unagent(t: tuple) -> AgentNode:
                      list(flags), dialog_originals=_unarr(originals))
 
 
-def _chunks(name: str, mapping: dict, encode=None) -> Iterator[tuple]:
-    items = list(mapping.items())
-    for start in range(0, len(items), CHUNK):
-        part = items[start:start + CHUNK]
-        yield name, dict(part) if encode is None else {k: encode(v) for k, v in part}
+def _chunks(name: str, mapping: dict, encode=None, weigh=None) -> Iterator[tuple]:
+    """(name, part of `mapping`) sections: CHUNK items at most, and values weighing SECTION_BYTES at most together
+    (`weigh(value)`: its bytes) unless one weighs more alone."""
+    part, weight = {}, 0
+    for key, value in list(mapping.items()):
+        part[key] = value if encode is None else encode(value)
+        weight += 0 if weigh is None else weigh(value)
+        if len(part) >= CHUNK or weight >= SECTION_BYTES:
+            yield name, part
+            part, weight = {}, 0
+    if part:
+        yield name, part
+
+
+def _posting_chunks(postings: dict[str, array]) -> Iterator[tuple]:
+    """("postings", token -> positions) sections of SECTION_BYTES of positions at most: a token's positions beyond
+    that are cut across sections, in order, a full section each (restoring appends them: _restore_postings)."""
+    part, weight = {}, 0
+    for token, positions in list(postings.items()):
+        step = max(1, SECTION_BYTES // positions.itemsize)
+        for start in range(0, len(positions), step) if len(positions) > step else (0,):
+            piece = positions[start:start + step] if len(positions) > step else positions
+            if len(part) >= CHUNK or part and weight + piece.itemsize * len(piece) > SECTION_BYTES:
+                yield "postings", part
+                part, weight = {}, 0
+            part[token] = _arr(piece)
+            weight += piece.itemsize * len(piece)
+    if part:
+        yield "postings", part
+
+
+def _agent_bytes(a: AgentNode) -> int:
+    return (len(a.entries) + len(a.dialog_entries)) * 16 + len(a.usage_entries) * 8  # its arrays, about
 
 
 def sections(s: SessionIndex) -> Iterator[tuple]:
@@ -107,7 +139,7 @@ def sections(s: SessionIndex) -> Iterator[tuple]:
     if search.packed:
         yield "packed_postings", search._postings.state()
     else:
-        yield from _chunks("postings", search._postings, _arr)
+        yield from _posting_chunks(search._postings)
     if s.normalizer is not None:  # the shapes its entries are packed in
         yield "shapes", packed.shapes()
     # Few sections for a small session (each costs a MAC and a decode: a folder of thousands restores in one go)
@@ -122,11 +154,14 @@ def sections(s: SessionIndex) -> Iterator[tuple]:
     yield "arrays", {name: _arr(getattr(s, name)) for name in _ARRAYS}
     yield "tree", (s.tree_changes, [_problem(p) for p in s.problems],
                    {k: [_problem(p) for p in v] for k, v in s._dangling.items()})
-    yield from _chunks("agents", s.agents, _agent)
+    yield from _chunks("agents", s.agents, _agent, _agent_bytes)
     events = s.events
-    items = events._items if s.normalizer is None else [  # a stored entry as its plain tuple (a dict stays)
-        item if type(item) is dict else item.state() for item in events._items]
-    yield "events", (items, _arr(events._offsets), _arr(events._lengths))
+    for start in range(0, len(events), SECTION_EVENTS):  # in order: each part extends the list (restore)
+        stop = start + SECTION_EVENTS
+        items = events._items[start:stop]
+        if s.normalizer is not None:  # a stored entry as its plain tuple (a dict stays)
+            items = [item if type(item) is dict else item.state() for item in items]
+        yield "events", (items, _arr(events._offsets[start:stop]), _arr(events._lengths[start:stop]))
     facets = s.facets
     yield "facets", {"indexed": facets.indexed, "received": facets.received, "deliveries": facets.deliveries,
                      "awaited": facets._awaited,
@@ -223,13 +258,15 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
             s._dangling = {k: [Problem(*p) for p in v] for k, v in dangling.items()}
         elif name == "agents":
             s.agents.update((agent_id, _unagent(t)) for agent_id, t in value.items())
-        elif name == "events":
+        elif name == "events":  # in parts, in order
             items, offsets, lengths = value
             if s.normalizer is not None:
                 stored = fmt.normalizer.stored_type
                 items = [item if type(item) is dict else stored.from_state(item) for item in items]
-            events = s.events = EventList()
-            events._items, events._offsets, events._lengths = items, _unarr(offsets), _unarr(lengths)
+            events = s.events  # made empty with the index
+            events._items += items
+            events._offsets += _unarr(offsets)
+            events._lengths += _unarr(lengths)
         elif name == "search":
             _restore_classes(s.search, value)
         elif name == "packed_postings":
