@@ -8,9 +8,11 @@ a cache.
 from __future__ import annotations
 
 import collections
+import gc
 import json
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -124,6 +126,41 @@ def test_no_section_is_big_and_a_session_cut_in_many_restores_the_same(folder, c
     after, restarted_library = restarted(folder, cache_dir)
     assert restarted_library.cache.restored == 2
     assert after == before == twins(folder, None)[0]
+
+
+def test_keeping_or_restoring_a_session_sets_off_no_garbage_collection(folder, cache_dir, monkeypatch):
+    """Keeping a session makes its sections (millions of objects at 1M events), restoring it makes its index: a
+    cyclic collection meanwhile walks the whole heap while every request waits for the GIL. None runs while they
+    are made, even with the collector at its most eager."""
+    monkeypatch.setattr(index_state, "CHUNK", 3)  # many small sections: many allocations
+    library = Library(folder, cache=SessionCache(str(cache_dir)))
+    library.scan()
+    while background.index_step(library):
+        pass
+    during = []  # collections set off while sections were made, written or read back into an index
+
+    def seen(phase, info):
+        frame = sys._getframe(1)
+        while phase == "start" and frame is not None:
+            where = os.path.basename(frame.f_code.co_filename), frame.f_code.co_name
+            if where[0] == "index_state.py" or where in (("cache_store.py", "put"), ("cache_store.py", "_decode")):
+                during.append(where)
+                return
+            frame = frame.f_back
+
+    saves = list(library.settled_files())
+    thresholds = gc.get_threshold()
+    gc.set_threshold(1, 1, 1)
+    gc.callbacks.append(seen)
+    try:
+        assert all([library.cache.save(path, session, reader, library.inside) for path, session, reader in saves])
+        restarted_library = Library(folder, cache=SessionCache(str(cache_dir)))
+        restarted_library.scan()
+    finally:
+        gc.callbacks.remove(seen)
+        gc.set_threshold(*thresholds)
+    assert restarted_library.cache.restored == 2
+    assert during == []
 
 
 def test_an_appended_file_reads_only_what_came_after(folder, cache_dir, monkeypatch):

@@ -96,7 +96,8 @@ def _chunks(name: str, mapping: dict, encode=None, weigh=None) -> Iterator[tuple
     """(name, part of `mapping`) sections: CHUNK items at most, and values weighing SECTION_BYTES at most together
     (`weigh(value)`: its bytes) unless one weighs more alone."""
     part, weight = {}, 0
-    for key, value in list(mapping.items()):
+    for key in list(mapping):  # its keys, not its items: a million new pairs made in one call held the GIL 100 ms
+        value = mapping[key]
         part[key] = value if encode is None else encode(value)
         weight += 0 if weigh is None else weigh(value)
         if len(part) >= CHUNK or weight >= SECTION_BYTES:
@@ -110,7 +111,8 @@ def _posting_chunks(postings: dict[str, array]) -> Iterator[tuple]:
     """("postings", token -> positions) sections of SECTION_BYTES of positions at most: a token's positions beyond
     that are cut across sections, in order, a full section each (restoring appends them: _restore_postings)."""
     part, weight = {}, 0
-    for token, positions in list(postings.items()):
+    for token in list(postings):  # see _chunks
+        positions = postings[token]
         step = max(1, SECTION_BYTES // positions.itemsize)
         for start in range(0, len(positions), step) if len(positions) > step else (0,):
             piece = positions[start:start + step] if len(positions) > step else positions

@@ -22,7 +22,7 @@ import time
 import zlib
 from importlib import metadata
 
-from . import folder_cache, group_cache, index_state
+from . import folder_cache, gcpause, group_cache, index_state
 from .cache_store import CacheStore, CorruptEntry
 from .index import SessionIndex
 from .safe_open import open_regular
@@ -106,7 +106,10 @@ class SessionCache:
         if kept is None:
             return None
         try:
-            session = self._restore(kept, path, session_id, relpath, inside, tailer)
+            with gcpause.batch() as made:  # an index made at once, as a read makes it: not walked while it grows
+                session = self._restore(kept, path, session_id, relpath, inside, tailer)
+                made["added"] = session.count if session is not None else 0
+                kept.close()  # the entry's file closed here, not whenever the generator is let go
         except (CorruptEntry, KeyError, TypeError, ValueError, IndexError, StopIteration) as error:
             log.info("cache entry of %s not used: %s", relpath, error)
             session = None
@@ -242,6 +245,7 @@ class SessionCache:
             return False
         return now - self._saved_at.get(path, -MIN_SAVE_GAP_S) >= MIN_SAVE_GAP_S
 
+    @gcpause.batch()  # see _sections
     def save(self, path: str, session: SessionIndex, tailer: FileTailer, inside: str | None) -> bool:
         """Keep the session of `path`, read up to where `tailer` is. Called by the ingest thread, the only one
         that changes the index: its state cannot move while it is written."""
@@ -268,6 +272,7 @@ class SessionCache:
         self._saved[path] = marker
         return True
 
+    @gcpause.batch()  # see _sections
     def save_group(self, session: SessionIndex, tailers: dict, inside: str | None) -> bool:
         """Keep a group of files read to their ends, once its normalizer has settled (see group_cache)."""
         marker = _marker(session)
@@ -321,6 +326,9 @@ class SessionCache:
 
     @staticmethod
     def _sections(state: dict, printed: int, session: SessionIndex):
+        """The entry's sections, made as they are written. Written with the cyclic collector paused: they are
+        garbage without cycles, freed as each is written, but their millions of allocations set off full
+        collections over the whole heap (10-40 ms each at 1M events, every request waiting)."""
         yield "file", {"tailer": state, "print": printed}
         yield from index_state.sections(session)
 
