@@ -54,7 +54,9 @@ def test_the_chosen_theme_persists_across_pages_and_wins_over_the_system(live_se
 def test_no_page_scrolls_sideways_on_a_phone(live_server, page):
     page.set_viewport_size({"width": 360, "height": 740})
     wide = {}
-    for kind, path in PAGE_KINDS.items():
+    long_named = {"session named in one long word": "/s/example3_hook_intervention",
+                  "its problems": "/s/example3_hook_intervention/problems"}
+    for kind, path in {**PAGE_KINDS, **long_named}.items():
         page.goto(live_server.url + path)
         page.wait_for_load_state("networkidle")
         width = page.evaluate("document.documentElement.scrollWidth")
