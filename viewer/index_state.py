@@ -113,14 +113,16 @@ def _posting_chunks(postings: dict[str, array]) -> Iterator[tuple]:
     part, weight = {}, 0
     for token in list(postings):  # see _chunks
         positions = postings[token]
-        step = max(1, SECTION_BYTES // positions.itemsize)
-        for start in range(0, len(positions), step) if len(positions) > step else (0,):
-            piece = positions[start:start + step] if len(positions) > step else positions
-            if len(part) >= CHUNK or part and weight + piece.itemsize * len(piece) > SECTION_BYTES:
+        step = SECTION_BYTES // positions.itemsize
+        pieces = [positions] if len(positions) <= step else [positions[at:at + step]
+                                                             for at in range(0, len(positions), step)]
+        for piece in pieces:
+            size = piece.itemsize * len(piece)
+            if part and (len(part) >= CHUNK or weight + size > SECTION_BYTES):
                 yield "postings", part
                 part, weight = {}, 0
             part[token] = _arr(piece)
-            weight += piece.itemsize * len(piece)
+            weight += size
     if part:
         yield "postings", part
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_left
-from collections import deque
+from collections import defaultdict, deque
 from itertools import chain, repeat
 
 from . import jsonio, model
@@ -68,7 +68,7 @@ def word_postings(texts: list[str], start: int) -> dict[str, array]:
         else:
             positions.append(position)
     word_sets = _word_sets(list(positions_of))
-    lists: dict[bytes, list[int]] = _Lists()
+    lists: dict[bytes, list[int]] = defaultdict(list)
     groups = chain.from_iterable(map(repeat, positions_of.values(), map(len, word_sets)))
     deque(map(list.extend, map(lists.__getitem__, chain.from_iterable(word_sets)), groups), 0)
     # a word's groups come in the order their texts were first said: sorted, its positions ascend again
@@ -87,16 +87,6 @@ def _word_sets(texts: list[str]) -> list[set[bytes]]:
     else:  # a text holds the separator itself
         parts = [" ".join(tokens(text)).encode() for text in texts]
     return list(map(set, map(bytes.split, parts)))
-
-
-class _Lists(dict):
-    """key -> positions (a list); looking up a new key makes its (empty) list."""
-
-    __slots__ = ()
-
-    def __missing__(self, key) -> list:
-        positions = self[key] = []
-        return positions
 
 
 def searchable_text(event: Event) -> str:
@@ -214,7 +204,7 @@ def event_fields(event: Event) -> tuple:
             result, event.get("tool_call_id") if result else None)
 
 
-def run_postings(events: list, start: int) -> tuple[dict, dict, list]:
+def run_postings(events: list, start: int) -> tuple[dict, dict, list, list]:
     """What indexing consecutive events at positions start, start+1, ... adds that the events alone decide (the
     search worker finds it in its process; the index takes it in with `SearchIndex.take_run`):
     - classes: the role and kind tokens of a class of events (`class_keys`) -> its events' positions;
@@ -222,13 +212,14 @@ def run_postings(events: list, start: int) -> tuple[dict, dict, list]:
       tool tokens of the tools it names and of the call it answers when that call is among the events
       (`calls_answered_within`);
     - unanswered: (position, agent, call id, the tools it names itself) of each tool result whose call is before
-      the events: the session finds that call's tools."""
+      the events: the session finds that call's tools;
+    - agents: the agents of the events (the session knows whose first event is among them)."""
     infos = list(map(event_fields, events))
     answered = calls_answered_within(events, infos)
     postings = word_postings(list(map(index_text, events)), start)
     keys_of: dict[tuple, tuple] = {}  # (type, role, perspective kind if it touches tools) -> its class's keys
     classes: dict[tuple, list[int]] = {}
-    fields = _Lists()  # field token -> positions
+    fields: dict[str, list[int]] = defaultdict(list)  # field token -> positions
     unanswered = []
     position = start
     for offset, (agent_id, event_type, role, tool_kind, names, result, call_id) in enumerate(infos):
@@ -253,7 +244,8 @@ def run_postings(events: list, start: int) -> tuple[dict, dict, list]:
         position += 1
     for token, positions in fields.items():
         postings[token] = array("i", positions)
-    return classes, postings, unanswered
+    agents = [token[len(AGENT):] for token in fields if token.startswith(AGENT)]
+    return classes, postings, unanswered, agents
 
 
 def class_keys(event_type: str, role: str | None, perspective: str) -> tuple[str, ...]:
@@ -361,7 +353,7 @@ class SearchIndex(Incremental):
                 self._postings[token].fromlist(positions.tolist())  # packed positions may be 2 bytes each
         return self._postings
 
-    def take_run(self, s, start: int, stop: int, run: tuple[dict, dict, list]) -> None:
+    def take_run(self, s, start: int, stop: int, run: tuple[dict, dict, list, list]) -> None:
         """Index the events start .. stop-1 (start is `indexed`): `run` is their `run_postings`, found here or by
         the search worker (reading them elsewhere).
 
@@ -369,7 +361,7 @@ class SearchIndex(Incremental):
         together (`word_postings`) and their field tokens posted where they were read; here each token's and
         each class's positions extend the index's. Only what needs the session is looked up: the tools of a
         result whose call came before the run, and the agents whose first event is in it."""
-        classes, posted, unanswered = run
+        classes, posted, unanswered, agents = run
         postings, class_of = self._unpacked(), self._class_of
         for keys, positions in classes.items():
             class_positions = class_of.get(keys)
@@ -388,10 +380,8 @@ class SearchIndex(Incremental):
         for token, positions in posted.items():  # each run's positions come after every one posted before
             postings[token].extend(positions)
         # An agent's first event holds its id's words (unless an agent_created named it first), in their place.
-        for token in posted:
-            if token[:3] != AGENT:
-                continue
-            agent = s.agents.get(token[3:])
+        for agent_id in agents:
+            agent = s.agents.get(agent_id)
             position = agent.first_position if agent is not None else -1
             if not start <= position < stop or (agent.created_position is not None
                                                 and agent.created_position <= position):

@@ -95,7 +95,7 @@ def _open(path: str, inside: str | None, identity: tuple[int, int]) -> int:
     return fd
 
 
-def _build(fd: int, start: int, offsets: array, lengths: array) -> tuple[dict, dict, list]:
+def _build(fd: int, start: int, offsets: array, lengths: array) -> tuple[dict, dict, list, list]:
     """The run's `search_index.run_postings`: all its events alone decide of what the index adds for them."""
     events = parse_lines(lambda offset, length: os.pread(fd, length, offset), offsets, lengths, start)
     return search_index.run_postings(events, start)
@@ -200,7 +200,7 @@ class _Run:
     def __init__(self, number: int, s, start: int, stop: int) -> None:
         self.number, self.session, self.search = number, weakref.ref(s), s.search
         self.start, self.stop = start, stop
-        self.built: tuple[dict, dict, list] | None = None  # see _build
+        self.built: tuple[dict, dict, list, list] | None = None  # see _build
         self.done = False  # answered (built None: build it in-process)
 
     def stale(self) -> bool:

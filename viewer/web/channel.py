@@ -53,7 +53,7 @@ class KeptAliveTask(WSGITask):
 
     waitress closes any connection whose answer has no Content-Length, and such answers must not have one (RFC
     9110, 8.6), so every empty poll (204) cost its client a new connection, and the server an accept, a
-    dispatcher and a close: half of an empty poll's CPU in the server (0.5 ms)."""
+    dispatcher and a close: a fifth of an empty poll's CPU in the server (0.49 -> 0.38 ms kept open)."""
 
     _bodiless = False  # while the answer's head is built: an answer without a body, on a connection kept open
 
