@@ -26,7 +26,7 @@ sys.path.insert(0, str(HERE))
 MEASURE = r"""
 import gc, json, os, resource, sys, time
 sys.path.insert(0, sys.argv[2])
-from viewer.library import Library
+from viewer.library.library import Library
 
 def rss_mb():
     with open("/proc/self/statm") as f:

@@ -24,7 +24,7 @@ sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
 from conftest import serve, write_events  # noqa: E402
 from events import cut_chain, make_chain, user  # noqa: E402
-from viewer.library import Library  # noqa: E402
+from viewer.library.library import Library  # noqa: E402
 
 LINE = b'{"message_id":"m1","event_type":"transcript_entry","agent_id":"a","role":"user","content":"hi"}\n'
 

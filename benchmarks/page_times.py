@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from probes import cpu_seconds, summary  # noqa: E402
 
-from viewer import search_count  # noqa: E402
+from viewer.search import count as search_count  # noqa: E402
 from viewer.web.app import create_app  # noqa: E402
 
 

@@ -169,7 +169,7 @@ def ingest(folder: str) -> dict:
     sys.path.insert(0, str(REPO))
     import orjson
 
-    from viewer.library import Library
+    from viewer.library.library import Library
 
     lines = 0
     cpu = cpu_seconds()
@@ -200,8 +200,8 @@ def words(folder: str) -> dict:
     import gc
     from array import array
 
-    from viewer import search_worker
-    from viewer.library import Library
+    from viewer.search import worker as search_worker
+    from viewer.library.library import Library
 
     library = Library(folder)
     library.scan()

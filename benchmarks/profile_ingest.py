@@ -100,8 +100,8 @@ def parts(folder: str) -> None:
 
     import orjson
 
-    from viewer import search_index
-    from viewer.tailer import FileTailer
+    from viewer.search import index as search_index
+    from viewer.files.tailer import FileTailer
 
     def timed(label: str, action):
         gc.collect()
@@ -137,8 +137,8 @@ def index(folder: str, rounds: int = 3) -> None:
     """SessionIndex.ingest of the lines of each file (read beforehand), in CPU seconds, best of `rounds`."""
     import orjson
 
-    from viewer.index import SessionIndex
-    from viewer.tailer import FileTailer
+    from viewer.index.session_index import SessionIndex
+    from viewer.files.tailer import FileTailer
 
     def best(action) -> float:
         times = []

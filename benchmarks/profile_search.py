@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from profile_ingest import deep_size  # noqa: E402
 
-from viewer import search_index  # noqa: E402
-from viewer.library import Library  # noqa: E402
+from viewer.search import index as search_index  # noqa: E402
+from viewer.library.library import Library  # noqa: E402
 
 
 def fresh(sessions) -> None:

@@ -4,7 +4,7 @@
                                              [--phoenix [--phoenix-queue SPANS] [--stored]]
 
 Generates a session of `events` events (benchmarks/generate.py) in a temp folder and reads it once, then times
-  - new: viewer.push (otlp_wire + otlp_http) to a sink: a real HTTP server in its own process that reads each
+  - new: viewer.export.push (otlp_wire + otlp_http) to a sink: a real HTTP server in its own process that reads each
     POST whole and answers 200 (so only the pusher's side is measured);
   - ordered (`--ordered`): the same with each session's requests sent one after another, as push --follow does;
   - cli: the whole `agentview push FILE --endpoint SINK` command (start-up and reading the file included);
@@ -39,8 +39,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from generate import generate  # noqa: E402
 
-from viewer import otlp, push  # noqa: E402
-from viewer.redact import masking  # noqa: E402
+from viewer.export import otlp, push  # noqa: E402
+from viewer.core.redact import masking  # noqa: E402
 
 SINK = """
 import sys
@@ -150,7 +150,7 @@ def push_old(path: Path, url: str) -> dict:
     """The path push took before: SDK spans, the SDK's OTLP/HTTP exporter, 1,000 spans a request."""
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-    from viewer import otlp_sdk
+    from viewer.export import otlp_sdk
 
     _, read = push.sessions_at(str(path))
     (s,) = read()

@@ -86,7 +86,7 @@ def plain_jinja(folder: str, agent: str, pages: int, reps: int) -> dict:
     """The reference: plain Jinja2 (autoescape, one macro an entry, nothing masked) over the same entries."""
     import jinja2
 
-    from viewer import queries
+    from viewer.reads import queries
     from viewer.web.app import create_app
 
     app = create_app(folder, watch=False)

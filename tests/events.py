@@ -6,8 +6,8 @@ import json
 import os
 import threading
 
-from viewer.index import SessionIndex
-from viewer.tailer import Line
+from viewer.index.session_index import SessionIndex
+from viewer.files.tailer import Line
 
 
 def created(mid, agent, cause=None, name=None, language_model=None):
@@ -98,7 +98,7 @@ def copy_samples(name, dest):
 
 def scanned(folder):
     """A Library of `folder`, scanned."""
-    from viewer.library import Library
+    from viewer.library.library import Library
 
     library = Library(folder)
     library.scan()

@@ -212,9 +212,9 @@ def test_folder_start_measures_restarts_alone_on_a_cache_left_before(tmp_path):
     from generate_claude import generate
     from test_claude_settled import age
 
-    from viewer import background
-    from viewer.library import Library
-    from viewer.session_cache import SessionCache
+    from viewer.library import background
+    from viewer.library.library import Library
+    from viewer.store.session_cache import SessionCache
 
     folder = tmp_path / "logs"
     generate(folder / "-home-dev-p", 1 << 20, subagents=2, sessions=6)

@@ -14,27 +14,24 @@ from pathlib import Path
 
 from conftest import REPO
 
-# The layering, lowest first: a module may import modules of its own layer or of lower ones.
-# Names are relative to the viewer package; a name covers a package and every module in it
-# ("formats" is formats/__init__.py and formats/*.py); "__init__" is viewer/__init__.py.
+# The layering, lowest first: each layer is a package of viewer/ (a name covers the package and every module in
+# it); a module may import modules of its own layer or of lower ones. The front ends are the modules at the top.
 LAYERS: list[tuple[str, list[str]]] = [
-    ("utilities", ["jsonio", "redact", "safe_open", "gcpause", "foreground", "cursor", "problems", "positions", "incremental",
-                   "images", "pricing", "cache_store"]),
-    ("seed rules", ["model"]),
-    ("files", ["file_source", "tailer", "whole_file", "eventlist"]),
-    ("formats", ["formats"]),
-    ("index", ["index", "agent_tree", "sleeping", "shared_lists", "search_index", "search_packed", "search_worker", "facets", "usage", "session_ids", "index_state"]),
-    ("library", ["library", "folders", "groups", "reading", "watcher", "session_cache", "group_cache", "folder_cache", "background",
-                 "project_notes"]),
-    ("reads", ["queries", "costs", "dialogs", "search", "search_count", "provenance", "pictures", "flow", "otlp",
-               "exports", "asof", "filters"]),
-    ("front ends", ["session_viewer", "push", "otlp_wire", "otlp_http", "otlp_reply", "otlp_agents", "otlp_sdk",
-                    "web", "cli", "__main__", "__init__"]),
+    ("core", ["core"]),  # values, JSON, masking, the seed's rules, sorted lists: imports nothing of ours
+    ("files", ["files"]),  # opening files safely, following them, reading events back at offsets
+    ("formats", ["formats"]),  # each input format: recognized by content, normalized to seed-000 events
+    ("search", ["search"]),  # the full-text index of a session, its worker processes and the query language
+    ("index", ["index"]),  # one session's events indexed: agents, links, facets, usage
+    ("store", ["store"]),  # sessions kept between runs
+    ("library", ["library"]),  # every session below a folder, kept in step with the files
+    ("reads", ["reads"]),  # what a page reads: trees, perspectives, dialogs, provenance, pictures, as-of
+    ("export", ["export"]),  # sessions written out: text formats, OTLP, push
+    ("front ends", ["web", "cli", "__main__", "__init__"]),
 ]
 # Groups that stand beside the layers: (the highest layer they may import, the lowest layer that may
 # import them). The writer of seed 000 builds on the seed's rules only, and only front ends use it.
 APART: dict[str, tuple[str, str]] = {
-    "writer": ("seed rules", "front ends"),
+    "writer": ("core", "front ends"),
 }
 
 PACKAGE = "viewer"
@@ -201,6 +198,13 @@ def may_import(importer_layer: str, imported_layer: str) -> bool:
         _, lowest_user = APART[imported_layer]
         return RANK[importer_layer] >= RANK[lowest_user]
     return RANK[imported_layer] <= RANK[importer_layer]
+
+
+def test_viewer_holds_only_the_layers_packages_and_its_front_ends():
+    placed = {entry for _, entries in LAYERS for entry in entries} | set(APART)
+    found = {path.stem if path.suffix == ".py" else path.name for path in (REPO / PACKAGE).iterdir()
+             if path.suffix == ".py" or (path / "__init__.py").exists()}
+    assert found == placed, f"viewer/ holds {sorted(found - placed)} beyond the table; the table names {sorted(placed - found)} it lacks"
 
 
 def test_every_module_has_a_place_in_the_layer_table():

@@ -13,10 +13,11 @@ import tempfile
 
 
 def serve(args: argparse.Namespace) -> int:
+    from .files import tailer
+    from .store import session_cache
     from .web import security
-    from .web.channel import counted_server
     from .web.app import create_app
-    from . import session_cache, tailer
+    from .web.channel import counted_server
 
     if args.demo:
         # The demo writes into a fresh temporary folder of our own, never into DIR.
@@ -33,7 +34,7 @@ def serve(args: argparse.Namespace) -> int:
         print("agentview: --token is empty: an empty token would let anyone in; give a real one, or leave "
               "--token out (a random one is made when --host is not loopback)", file=sys.stderr)
         return 2
-    from . import pricing
+    from .core import pricing
 
     try:  # the prices costs are shown at: the shipped table, with the user's file (or AGENTVIEW_PRICES) over it
         pricing.use(args.prices or os.environ.get(pricing.ENV) or None)
@@ -136,10 +137,10 @@ def demo(args: argparse.Namespace) -> int:
 
 
 def export(args: argparse.Namespace) -> int:
-    from .exports import ExportError
-    from .exports import export as render
-    from .redact import masking
-    from .session_viewer import load_index
+    from viewer.core.redact import masking
+    from viewer.export.text import ExportError
+    from viewer.export.text import export as render
+    from viewer.reads.session_viewer import load_index
 
     if not os.path.isfile(args.session_file):
         print(f"agentview: {args.session_file} is not a file", file=sys.stderr)
@@ -167,8 +168,9 @@ def _headers(pairs: list[str]) -> dict[str, str] | None:
 
 
 def push(args: argparse.Namespace) -> int:
-    from . import push as pushing
-    from .redact import masking
+    from viewer.core.redact import masking
+
+    from .export import push as pushing
 
     headers = _headers(args.header)
     if headers is None:
@@ -214,7 +216,7 @@ def _rejections(store) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .tailer import Limits
+    from viewer.files.tailer import Limits
 
     parser = argparse.ArgumentParser(prog="agentview", description="A live web viewer for multi-agent session logs.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -246,7 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "agentview's folder in your user cache folder; never inside the served folder)")
     p.add_argument("--no-cache", action="store_true", help="read every file from its start on every start")
     p.add_argument("--prices", metavar="FILE",
-                   help="a JSON price file over the shipped table (its shape: viewer/data/pricing.json; default: "
+                   help="a JSON price file over the shipped table (its shape: viewer/core/pricing.json; default: "
                         "$AGENTVIEW_PRICES, else the shipped table alone)")
     p.set_defaults(func=serve)
     p = commands.add_parser("demo", help="write a scripted multi-agent session into DIR, live, over about a minute")

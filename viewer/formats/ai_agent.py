@@ -14,10 +14,11 @@ from datetime import datetime, timezone
 
 import orjson
 
-from .. import jsonio, model
-from ..model import Event
-from ..tailer import FileTailer, Limits, Line, TailResult
-from ..whole_file import WholeFileReader, read_document
+from viewer.core import jsonio, model
+from viewer.core.model import Event
+from viewer.files.tailer import FileTailer, Limits, Line, TailResult
+from viewer.files.whole_file import WholeFileReader, read_document
+
 from .base import FIRST_READ, Normalizer, agent_created, as_dict, tool_call
 
 SUFFIXES = (".json", ".json.gz")

@@ -7,9 +7,9 @@ from collections.abc import Iterable
 
 import orjson
 
-from .. import jsonio, model
-from ..model import Event
-from ..safe_open import RefusedFile, open_regular_file
+from viewer.core import jsonio, model
+from viewer.core.model import Event
+from viewer.files.safe_open import RefusedFile, open_regular_file
 
 # --- files the viewer may not or cannot read: listed with a problem, never read ---
 

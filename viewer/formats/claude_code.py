@@ -13,14 +13,28 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from .. import model
-from ..model import RESPONSE_PART, SPAWN_LINK, Event
-from ..safe_open import open_regular_file
+from viewer.core import model
+from viewer.core.model import RESPONSE_PART, SPAWN_LINK, Event
+from viewer.files.safe_open import open_regular_file
+
 from .base import NOT_READABLE, Normalizer, SpawnLinks, agent_created, as_dict, content_text, refusal
-from .claude_code_content import (ASSISTANT, RECORD, SPAN, SUMMARY, SYSTEM, TEXT, StoredEntry, add_blocks,
-                                  record_summary, system_text, user_blocks, user_images, user_text)
-from .claude_code_settled import SettledClaude
 from .claude_code_branches import Branches
+from .claude_code_content import (
+    ASSISTANT,
+    RECORD,
+    SPAN,
+    SUMMARY,
+    SYSTEM,
+    TEXT,
+    StoredEntry,
+    add_blocks,
+    record_summary,
+    system_text,
+    user_blocks,
+    user_images,
+    user_text,
+)
+from .claude_code_settled import SettledClaude
 from .claude_code_title import Titles
 
 MAIN = "main"

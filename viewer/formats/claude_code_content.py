@@ -11,12 +11,12 @@ import zlib
 
 import orjson
 
-from .. import images, jsonio
-from ..model import Event
-from ..safe_open import open_regular_file
+from viewer.core import images, jsonio
+from viewer.core.model import Event
+from viewer.files.safe_open import open_regular_file
+
 from .base import as_dict, content_text, tool_call
 from .packed import pack, unpack
-
 
 ENVELOPE = {"type", "uuid", "parentUuid", "logicalParentUuid", "isSidechain", "sessionId", "timestamp", "cwd",
             "version", "gitBranch", "agentId", "userType", "slug"}

@@ -17,8 +17,9 @@ import os
 
 import orjson
 
-from .. import model
-from ..model import Event
+from viewer.core import model
+from viewer.core.model import Event
+
 from .base import NOT_READABLE, Normalizer, SpawnLinks, agent_created, as_dict, first_record, tool_call
 
 MAIN = "main"

@@ -8,8 +8,19 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from . import (AI_AGENT, CLAUDE_CODE, CODEX, NATIVE, OTLP_JSON, UNRECOGNIZED, Format, ai_agent, claude_code_layout,
-               codex, detect_record)
+from . import (
+    AI_AGENT,
+    CLAUDE_CODE,
+    CODEX,
+    NATIVE,
+    OTLP_JSON,
+    UNRECOGNIZED,
+    Format,
+    ai_agent,
+    claude_code_layout,
+    codex,
+    detect_record,
+)
 from .base import first_record
 
 SESSION_SUFFIX = ".jsonl"

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from .. import model
-from ..model import Event
+from viewer.core import model
+from viewer.core.model import Event
+
 from .base import Normalizer
 
 

@@ -11,10 +11,11 @@ from collections.abc import Callable
 
 import orjson
 
-from .. import jsonio, model
-from ..model import Event
-from ..problems import excerpt
-from ..tailer import Line
+from viewer.core import jsonio, model
+from viewer.core.model import Event
+from viewer.core.problems import excerpt
+from viewer.files.tailer import Line
+
 from . import LEGACY, NATIVE, UNRECOGNIZED, Format, legacy
 
 _INTERNED = ("event_type", "agent_id", "role", "name", "language_model", "model")

@@ -27,8 +27,9 @@ from datetime import datetime, timezone
 
 import orjson
 
-from .. import jsonio, model
-from ..model import Event
+from viewer.core import jsonio, model
+from viewer.core.model import Event
+
 from .base import Normalizer, as_dict, tool_call
 
 AGENT_KINDS = ("invoke_agent", "create_agent")

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import heapq
 
-from .. import model
-from ..model import Event
+from viewer.core import model
+from viewer.core.model import Event
+
 from .base import Normalizer, SpawnLinks, agent_created, as_dict, content_text, tool_call
 
 PRIMARY_SOURCES = ("primary", "main")

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from flask import Blueprint, request, url_for
 
-from .. import dialogs, queries
-from ..filters import EntryFilter
+from viewer.reads import dialogs, queries
+from viewer.reads.filters import EntryFilter
+
 from .args import cursor_arg, flag_arg, int_arg
-from .lookup import agent_or_404, chosen_agents, message_or_404, session_or_404, with_facets
 from .data import agent_data, message_data, session_data
+from .lookup import agent_or_404, chosen_agents, message_or_404, session_or_404, with_facets
 from .render import as_json, folder_problems, session_rows
 from .state import watched_library
 

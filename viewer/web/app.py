@@ -13,12 +13,31 @@ from pathlib import Path
 
 from flask import Flask, request
 
-from .. import costs, foreground, jsonio, provenance, search_count, session_cache, usage
-from ..library import Library
-from ..tailer import size_text
-from ..watcher import Watcher
-from . import (api, asof, colours, entry_cache, entry_parts, exports, hooks, images, pages, pictures, render,
-               search_views, security, text_filters)
+from viewer.core import foreground, jsonio
+from viewer.files.tailer import size_text
+from viewer.index import usage
+from viewer.library.library import Library
+from viewer.library.watcher import Watcher
+from viewer.reads import costs, provenance
+from viewer.search import count as search_count
+from viewer.store import session_cache
+
+from . import (
+    api,
+    asof,
+    colours,
+    entry_cache,
+    entry_parts,
+    exports,
+    hooks,
+    images,
+    pages,
+    pictures,
+    render,
+    search_views,
+    security,
+    text_filters,
+)
 from .endpoints import LIVE_ENDPOINTS
 from .errors import register_error_pages
 from .state import KEY, AgentView

@@ -6,8 +6,8 @@ import re
 
 from flask import abort, request
 
-from .. import cursor
-from ..filters import is_on
+from viewer.core import cursor
+from viewer.reads.filters import is_on
 
 # Every number a query string carries (a position, a count, a page size, an event number, a
 # cursor's parts) has at most this many digits: more than any log holds, fewer than would overflow

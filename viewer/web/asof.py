@@ -1,12 +1,13 @@
-""""As of event N" in requests: ?at=N on any page or JSON twin reads viewer.asof's snapshot of the session,
+""""As of event N" in requests: ?at=N on any page or JSON twin reads viewer.reads.asof's snapshot of the session,
 a banner says which event that is, and every link on the page keeps ?at=N (live feeds excepted)."""
 
 from __future__ import annotations
 
 from flask import abort, g, has_request_context, request, url_for
 
-from ..asof import snapshot
-from ..index import SessionIndex
+from viewer.index.session_index import SessionIndex
+from viewer.reads.asof import snapshot
+
 from .args import whole_number
 from .endpoints import NO_AT_ENDPOINTS
 

@@ -19,7 +19,7 @@ from waitress.parser import HTTPRequestParser
 from waitress.server import BaseWSGIServer
 from waitress.task import WSGITask
 
-from .. import foreground
+from viewer.core import foreground
 
 
 class CountedRequest(HTTPRequestParser):

@@ -6,7 +6,9 @@ Callers hold the session's lock. The shapes are declared in shapes.py and checke
 
 from __future__ import annotations
 
-from .. import provenance, queries, usage
+from viewer.index import usage
+from viewer.reads import provenance, queries
+
 from .render import agent_urls, session_row
 
 

@@ -28,7 +28,8 @@ from collections import OrderedDict, deque
 from flask import request
 from markupsafe import Markup
 
-from ..redact import ACTIVE
+from viewer.core.redact import ACTIVE
+
 from . import asof, colours
 from .state import library
 

@@ -14,7 +14,8 @@ from flask import g
 from jinja2.filters import do_urlencode
 from markupsafe import Markup, escape
 
-from ..redact import ACTIVE, shown
+from viewer.core.redact import ACTIVE, shown
+
 from . import text as text_html
 from . import text_filters
 from .colours import agent_colour, indent_class

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, abort, request
 
-from .. import exports
+from viewer.export import text as exports
+
 from .args import agent_list_arg, flag_arg
 from .lookup import session_or_404, with_facets
 

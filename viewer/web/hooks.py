@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from flask import Blueprint, request
 
-from .. import provenance
+from viewer.reads import provenance
+
 from .args import int_arg
 from .lookup import agent_or_404, session_or_404, with_facets
 from .render import page_or_twin

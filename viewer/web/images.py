@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, abort
 
-from .. import images
+from viewer.core import images
+
 from .lookup import message_or_404, session_or_404
 
 bp = Blueprint("images", __name__)

@@ -6,7 +6,8 @@ from typing import NamedTuple
 
 from flask import abort, redirect, request, url_for
 
-from ..index import SessionIndex
+from viewer.index.session_index import SessionIndex
+
 from .args import agent_list_arg
 from .asof import for_request
 from .state import library

@@ -7,13 +7,15 @@ from bisect import bisect_left
 
 from flask import Blueprint, Response, current_app, render_template, request, url_for
 
-from .. import costs, dialogs, pictures, queries, search
-from ..filters import KINDS, EntryFilter
+from viewer.reads import costs, dialogs, pictures, queries
+from viewer.reads.filters import KINDS, EntryFilter
+from viewer.search import query as search
+
 from ..formats import ai_agent
 from . import tree_outline
 from .args import agent_list_arg, cursor_arg, flag_arg, int_arg
-from .lookup import agent_or_404, chosen_agents, locate, message_or_404, session_or_404, with_facets
 from .data import agent_data, message_data, session_data
+from .lookup import agent_or_404, chosen_agents, locate, message_or_404, session_or_404, with_facets
 from .render import folder_problems, page_or_twin, session_row, session_rows
 from .state import library, state, watched_library
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from flask import Blueprint, request, url_for
 
-from .. import pictures, queries
+from viewer.reads import pictures, queries
+
 from .args import int_arg
 from .lookup import agent_or_404, chosen_agents, message_or_404, session_or_404, with_facets
 from .render import as_json, page_or_twin

@@ -11,8 +11,8 @@ from urllib.parse import quote
 
 from flask import Response, current_app, g, render_template, request, url_for
 
-from .. import jsonio
-from ..redact import shown_json
+from viewer.core import jsonio
+from viewer.core.redact import shown_json
 
 
 def as_json(data: dict, status: int = 200) -> Response:

@@ -7,7 +7,9 @@ from itertools import groupby
 
 from flask import Blueprint, Response, current_app, render_template, request, url_for
 
-from .. import model, search
+from viewer.core import model
+from viewer.search import query as search
+
 from .args import int_arg, search_after_arg, search_cursor_arg
 from .render import as_json, session_row
 from .state import library

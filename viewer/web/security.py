@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 
 from flask import Flask, abort, current_app, g, redirect, request
 
-from ..redact import ACTIVE, mask, shown, shown_value
+from viewer.core.redact import ACTIVE, mask, shown, shown_value
 
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
 WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from flask import current_app
 
-from ..library import Library
-from ..watcher import Watcher
+from viewer.library.library import Library
+from viewer.library.watcher import Watcher
 
 KEY = "agentview"  # app.extensions[KEY]; tests read it too
 

@@ -24,8 +24,8 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-from .. import jsonio
-from ..redact import mask
+from viewer.core import jsonio
+from viewer.core.redact import mask
 
 CACHE = 4096
 # Code larger than this is shown as plain text: highlighting costs time for no reader's benefit.

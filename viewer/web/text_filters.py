@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from ..redact import ACTIVE, shown
+from viewer.core.redact import ACTIVE, shown
+
 from . import text
 
 

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
-from .. import queries
-from ..index import SessionIndex
-from ..redact import ACTIVE
+from viewer.core.redact import ACTIVE
+from viewer.index.session_index import SessionIndex
+from viewer.reads import queries
+
 from .colours import colour_class
 from .render import SLOT, agent_urls
 from .security import printed

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .agent import ScriptedModel
 from .session import load_session
-from .tools import STANDARD_TOOLS, ToolCall, Toolbox, redactor
+from .tools import STANDARD_TOOLS, Toolbox, ToolCall, redactor
 
 log = logging.getLogger(__name__)
 MODEL = "scripted/demo"

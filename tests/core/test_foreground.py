@@ -1,0 +1,171 @@
+"""Requests come first: a request is under way while the app makes its answer, and, behind waitress, from when
+its headers are read until its answer is written; work that gives way waits for it (at most its bound), then
+goes on at once."""
+
+import socket
+import threading
+import time
+
+import pytest
+from flask import Response, request
+
+from viewer.core import foreground
+from viewer.web.app import create_app
+from viewer.web.channel import counted_server
+
+
+def _app(tmp_path):
+    (tmp_path / "s.jsonl").write_text('{"message_id": "m0", "event_type": "agent_created", "agent_id": "a"}\n')
+    app = create_app(tmp_path, watch=False)
+    seen = {}
+
+    @app.route("/_busy")
+    def busy():
+        seen["in view"] = foreground.busy()
+        return "ok"
+
+    return app, seen
+
+
+def test_a_request_is_under_way_while_it_is_answered(tmp_path):
+    app, seen = _app(tmp_path)
+    client = app.test_client()
+    assert not foreground.busy()
+    assert client.get("/_busy").data == b"ok"
+    assert seen["in view"] is True
+    assert not foreground.busy()
+
+
+def test_a_failing_request_is_no_longer_counted(tmp_path):
+    app, _ = _app(tmp_path)
+    client = app.test_client()
+    assert client.get("/no/such/page").status_code == 404
+    assert not foreground.busy()
+
+
+def test_give_way_waits_for_the_request_and_no_longer():
+    assert not foreground.busy()
+    began = time.monotonic()
+    foreground.give_way(5.0)  # nothing under way: at once
+    assert time.monotonic() - began < 1.0
+
+    foreground.enter()
+    threading.Timer(0.2, foreground.leave).start()
+    began = time.monotonic()
+    foreground.give_way(30.0)  # returns when the request ends, not after its bound
+    waited = time.monotonic() - began
+    assert 0.15 <= waited < 10.0
+    assert not foreground.busy()
+
+
+def test_give_way_is_bounded_while_requests_never_end():
+    with foreground.serving():
+        began = time.monotonic()
+        foreground.give_way(0.05)
+        assert time.monotonic() - began < 5.0
+        assert foreground.busy()
+    assert not foreground.busy()
+
+
+def test_steady_requests_leave_the_work_half_of_the_time():
+    """Fifty live pages polling keep a request always under way: the work still runs, waiting at most as long
+    as it worked."""
+    with foreground.serving():
+        time.sleep(0.05)  # worked a while: its credit is full
+        foreground.give_way()
+        worked = waited = 0.0
+        for _ in range(50):
+            began = time.monotonic()
+            while time.monotonic() - began < 0.002:  # a step of work
+                pass
+            worked += time.monotonic() - began
+            began = time.monotonic()
+            foreground.give_way()
+            waited += time.monotonic() - began
+    assert 0 < waited <= foreground.WAIT_PER_WORK * worked * 1.5 + 0.01
+
+
+# --- through waitress: counted from its headers until its answer is written -----------------------------
+
+@pytest.fixture
+def served(tmp_path):
+    """The app behind waitress with the counting connections the command line uses, in this process (so that
+    the test sees what the ingest thread would), on a free port."""
+    app, seen = _app(tmp_path)
+
+    @app.post("/_echo")
+    def echo():
+        return request.get_data()
+
+    @app.get("/_big")
+    def big():
+        def body():  # written by waitress after the app has returned: more than its buffers keep
+            seen["made"] = True
+            for _ in range(3):
+                yield b"x" * (BIG // 3)
+        return Response(body())
+
+    server = counted_server(app, host="127.0.0.1", port=0, threads=2)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    yield server.effective_port, seen
+    server.task_dispatcher.shutdown()
+    server.close()
+
+
+BIG = 64 * 1024 * 1024  # more than waitress keeps in its buffers (16 MB) and the sockets': its thread waits to write
+
+
+def _connect(port: int) -> socket.socket:
+    return socket.create_connection(("127.0.0.1", port), timeout=10)
+
+
+def _until(condition, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)
+    return True
+
+
+def test_a_request_is_under_way_from_its_headers_until_it_is_answered(served):
+    port, _ = served
+    with _connect(port) as client:
+        client.sendall(b"POST /_echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n")
+        time.sleep(0.3)
+        assert not foreground.busy()  # half a request's headers: nothing to answer yet
+        client.sendall(b"\r\nab")
+        assert _until(foreground.busy)  # its headers are in: counted before the app is called
+        time.sleep(0.3)
+        assert foreground.busy()  # the app waits for the rest of the body: still under way
+        client.sendall(b"cde")
+        answer = b""
+        while not answer.endswith(b"abcde"):
+            answer += client.recv(65536)
+        assert answer.startswith(b"HTTP/1.1 200")
+    assert _until(lambda: not foreground.busy())
+
+
+def test_a_request_is_under_way_while_its_answer_is_written(served):
+    port, seen = served
+    with _connect(port) as client:
+        client.sendall(b"GET /_big HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert _until(lambda: seen.get("made"))
+        time.sleep(0.5)
+        assert foreground.busy()  # the app has returned; waitress's thread waits to write what the client does not read
+        received = 0
+        while received < BIG:
+            data = client.recv(1 << 20)
+            assert data, received
+            received += len(data)
+    assert _until(lambda: not foreground.busy())
+
+
+def test_a_request_cut_off_by_its_client_is_no_longer_counted(served):
+    port, _ = served
+    client = _connect(port)
+    client.sendall(b"POST /_echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\nonly part")
+    assert _until(foreground.busy)
+    client.close()  # the body never comes: waitress never serves the request
+    assert _until(lambda: not foreground.busy())

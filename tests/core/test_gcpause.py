@@ -1,0 +1,66 @@
+"""Ingest leaves the cyclic collector on, and a big session's index out of its full collections."""
+
+import gc
+import json
+
+from viewer.library.library import Library
+
+
+def write(path, count, start=0):
+    with open(path, "a") as f:
+        if start == 0:
+            f.write(json.dumps({"message_id": "m0", "event_type": "agent_created", "agent_id": "a"}) + "\n")
+        for i in range(max(start, 1), start + count):
+            f.write(json.dumps({"message_id": f"m{i}", "event_type": "transcript_entry", "agent_id": "a",
+                                "role": "user", "content": f"hello {i}"}) + "\n")
+
+
+def test_a_big_batch_is_frozen_and_gc_stays_enabled(tmp_path):
+    gc.unfreeze()
+    path = tmp_path / "s.jsonl"
+    write(path, 5000)
+    library = Library(tmp_path)
+    library.scan()
+    assert gc.isenabled()
+    assert gc.get_freeze_count() > 5000  # the index's objects: no longer walked by collections
+    (session,) = library.listing()
+    assert session.count == 5000 and session.events[4999]["content"] == "hello 4999"
+    path.unlink()
+    library.refresh(str(path))
+    assert library.listing() == []
+    assert gc.get_freeze_count() == 0  # forgotten: the collector sees everything again
+    assert gc.isenabled()
+
+
+def test_a_small_append_is_not_frozen(tmp_path):
+    path = tmp_path / "s.jsonl"
+    write(path, 10)
+    library = Library(tmp_path)
+    gc.unfreeze()
+    library.scan()
+    assert gc.get_freeze_count() == 0
+    assert gc.isenabled()
+    write(path, 10, start=10)
+    library.refresh(str(path))
+    (session,) = library.listing()
+    assert session.count == 20 and gc.get_freeze_count() == 0 and gc.isenabled()
+
+
+def test_a_big_batch_ending_inside_another_is_still_frozen():
+    """An ingest that ends while another batch (an as-of snapshot, another thread) is under way."""
+    from viewer.core import gcpause
+
+    gc.unfreeze()
+    kept = []
+    with gcpause.batch() as outer:
+        with gcpause.batch() as inner:
+            kept = [object() for _ in range(gcpause.FREEZE_AFTER)]
+            inner["added"] = len(kept)
+        assert not gc.isenabled() and gc.get_freeze_count() == 0  # not while a batch is under way
+        outer["added"] = 1
+    assert gc.get_freeze_count() > 0 and gc.isenabled()
+    gc.unfreeze()
+    with gcpause.batch() as small:
+        small["added"] = 1
+    assert gc.get_freeze_count() == 0  # what earlier pauses added is not counted again
+    del kept

@@ -1,0 +1,122 @@
+"""The ingest thread takes files in turns, and keeps watching whatever fails.
+
+A real `agentview serve` process on real files.
+"""
+
+import json
+import os
+import time
+import urllib.request
+
+from conftest import serve, wait_for, write_events
+from events import cut_chain, make_chain
+from viewer.library.library import Library
+from viewer.library.watcher import Watcher
+
+LINE = ('{"message_id": "a%07d", "event_type": "transcript_entry", "agent_id": "agent_a", "role": "assistant", '
+        '"content": "' + "lorem ipsum dolor sit amet " * 9 + '"}\n')
+
+
+def get_json(url):
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return json.load(response)
+
+
+def events_of(server, session_id):
+    try:
+        return get_json(f"{server.url}/api/sessions/{session_id}")["events"]
+    except urllib.error.HTTPError:
+        return 0
+
+
+def test_a_line_appended_to_one_session_shows_while_a_big_file_is_still_being_read(tmp_path):
+    folder = tmp_path / "sessions"
+    write_events(folder / "b.jsonl", [{"message_id": "b1", "event_type": "transcript_entry", "agent_id": "agent_b",
+                                       "role": "user", "content": "first"}])
+    big = tmp_path / "a.jsonl"  # written outside, then moved in whole: one event for the watcher
+    count = 600_000  # about 200 MB: seconds of reading on any machine
+    with open(big, "w") as f:
+        for start in range(0, count, 10_000):
+            f.write("".join(LINE % n for n in range(start, start + 10_000)))
+    with serve(folder) as server:
+        server.wait_for_session("b", events=1)
+        os.rename(big, folder / "a.jsonl")
+        wait_for(lambda: events_of(server, "a") > 0, timeout=30)  # listed while it is read, not once read whole
+        with open(folder / "b.jsonl", "a") as f:
+            f.write(json.dumps({"message_id": "b2", "event_type": "transcript_entry", "agent_id": "agent_b",
+                                "role": "assistant", "content": "second"}) + "\n")
+        appended = time.monotonic()
+        wait_for(lambda: events_of(server, "b") == 2, timeout=10, interval=0.02)
+        shown_after = time.monotonic() - appended
+        read_of_a = events_of(server, "a")
+        assert shown_after < 2, shown_after
+        assert read_of_a < count, "the big file was read whole before the other session's line"
+        wait_for(lambda: events_of(server, "a") == count, timeout=120, interval=0.5)
+        a = get_json(f"{server.url}/api/sessions/a/events?after=0-{count - 3}")
+        assert [e["message_id"] for e in a["events"]] == [f"a{n:07d}" for n in range(count - 3, count)]
+
+
+def library_problems(server):
+    return get_json(f"{server.url}/api/sessions")["problems"]
+
+
+def append_b(folder, n):
+    with open(folder / "b.jsonl", "a") as f:
+        f.write(json.dumps({"message_id": f"b{n}", "event_type": "transcript_entry", "agent_id": "agent_b",
+                            "role": "assistant", "content": f"line {n}"}) + "\n")
+
+
+def test_a_folder_watchdog_cannot_watch_is_walked_instead_and_said_so(tmp_path):
+    folder = tmp_path / "sessions"
+    write_events(folder / "b.jsonl", [{"message_id": "b1", "event_type": "transcript_entry", "agent_id": "agent_b",
+                                       "role": "user", "content": "first"}])
+    (folder / "deep").mkdir()
+    make_chain(folder / "deep", 1_000)  # watchdog's recursive walk of it raises RecursionError
+    try:
+        check_walked_instead(folder)
+    finally:
+        cut_chain(folder / "deep")
+
+
+def check_walked_instead(folder):
+    with serve(folder) as server:
+        server.wait_for_session("b", events=1, timeout=30)
+        kinds = wait_for(lambda: {p["kind"] for p in library_problems(server)} >= {"watcher_failed"} and
+                         {p["kind"] for p in library_problems(server)}, timeout=30)
+        assert "watcher_restarted" in kinds
+        append_b(folder, 2)  # still live: the folder is walked on a timer
+        wait_for(lambda: events_of(server, "b") == 2, timeout=30)  # the next walk, on a loaded machine too
+        with urllib.request.urlopen(f"{server.url}/", timeout=10) as response:
+            page = response.read().decode()
+        assert "folder watcher" in page
+
+
+class FailsOnce(Library):
+    """A library whose refresh of one file fails the way nothing in it should: the thread must go on anyway."""
+
+    failure: BaseException | None = None
+
+    def refresh(self, path):
+        if path.endswith("boom.jsonl") and self.failure is not None:
+            failure, self.failure = self.failure, None
+            raise failure
+        return super().refresh(path)
+
+
+def test_the_ingest_thread_outlives_what_kills_a_thread(tmp_path):
+    write_events(tmp_path / "b.jsonl", [{"message_id": "b1", "event_type": "transcript_entry", "agent_id": "agent_b",
+                                         "role": "user", "content": "first"}])
+    library = FailsOnce(tmp_path)
+    watcher = Watcher(library).start()
+    try:
+        assert watcher.ready.wait(10)
+        library.failure = SystemExit("a library that exits")  # not an Exception: ends the thread it is raised in
+        write_events(tmp_path / "boom.jsonl", [{"message_id": "x", "event_type": "agent_created", "agent_id": "x"}])
+        wait_for(lambda: not watcher._thread.is_alive(), timeout=30)
+        append_b(tmp_path, 2)
+        watcher.ensure_alive()  # what every sessions page asks
+        wait_for(lambda: library.get("b") is not None and library.get("b").count == 2, timeout=30)
+        assert "ingest_restarted" in {p.kind for p in library.problems}
+        wait_for(lambda: library.get("boom") is not None, timeout=30)  # read on the new thread's first scan (after b)
+    finally:
+        watcher.stop()

@@ -1,0 +1,186 @@
+"""The folder's entry (folder_cache): a restart lists every kept group from one entry, opening none of their files;
+a file whose stat changed is taken as without it, and bytes that changed under an unchanged stat are found before
+anything reads them."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from events import scanned
+from test_claude_settled import pages
+from test_group_cache import PROJECT, _main_file, project, read_what_is_due, run  # noqa: F401 (a fixture)
+from viewer.library import background
+from viewer.store import folder_cache, group_cache
+from viewer.store.session_cache import SessionCache
+
+ENTRY_SECTIONS = ("files",)  # the first section of a group's entry: what its files were
+
+
+@pytest.fixture
+def opened():
+    """Every path opened in this process while the list is on (an audit hook: it sees os.open and open)."""
+    seen: list[str] = []
+    on = [False]
+
+    def hook(event, args):
+        if on[0] and event == "open" and isinstance(args[0], str):
+            seen.append(args[0])
+
+    sys.addaudithook(hook)  # hooks cannot be removed: this one does nothing once the test is over
+    yield seen, on
+    on[0] = False
+
+
+def _folder_key(root) -> str:
+    return folder_cache.key_of(os.path.realpath(root), False)
+
+
+def test_a_restart_lists_every_kept_group_without_opening_one_of_its_files(project, tmp_path, opened):
+    first = run(project, tmp_path / "cache")
+    seen, on = opened
+    on[0] = True
+    again = run(project, tmp_path / "cache", settle=False)
+    on[0] = False
+    assert again.cache.restored == again.cache.restored_listed == 3
+    assert [path for path in seen if path.startswith(str(project))] == []
+    assert all(s.asleep is not None for s in again.listing())
+    assert pages(again) == pages(first) == pages(scanned(project))
+
+
+def test_a_file_whose_status_changed_is_checked_as_without_the_folders_entry(project, tmp_path):
+    """A chmod (even to the same mode) moves a file's status-change time: its group is taken from its own entry,
+    after the checks of its files' bytes (group_cache.restore), the others from the folder's."""
+    run(project, tmp_path / "cache")
+    main = _main_file(project)
+    os.chmod(main, main.stat().st_mode)
+    again = run(project, tmp_path / "cache", settle=False)
+    assert again.cache.restored == 3 and again.cache.restored_listed == 2
+    assert pages(again) == pages(scanned(project))
+
+
+def _as_if_rewritten(store, key: str, path: str) -> None:
+    """Make a kept group's entry say its file at `path` held other bytes than it does (a print that differs), as a
+    file rewritten to the same size, times and inode would show."""
+    sections = list(store.sections(key))
+    name, files = sections[0]
+    files[path]["print"] ^= 1
+    store.put(key, iter(sections))
+
+
+@pytest.mark.parametrize("found_by", ["a wake", "background work"])
+def test_bytes_that_changed_under_an_unchanged_stat_are_found_before_anything_reads_them(project, tmp_path, found_by):
+    run(project, tmp_path / "cache")
+    store = SessionCache(str(tmp_path / "cache")).store
+    listed = folder_cache.load(store, _folder_key(project))
+    main = str(_main_file(project))
+    key, files, *_ = listed.group(main)
+    _as_if_rewritten(store, key, main)  # the group's entry ...
+    rows = [list(row) for batch in store.sections(_folder_key(project)) for row in batch]
+    for row in rows:  # ... and its row in the folder's entry, alike
+        if row[0] == main:
+            row[3][main]["print"] ^= 1
+    folder_cache.save(store, _folder_key(project), iter(rows))
+
+    again = run(project, tmp_path / "cache", settle=False)
+    assert again.cache.restored_listed == 3
+    changed = next(s for s in again.listing() if s.path == main)
+    epoch = changed.epoch
+    if found_by == "a wake":
+        changed.wake()
+    else:
+        while background.step(again):
+            pass
+        others = [s for s in again.listing() if s.path != main]  # checked, still asleep, woken without a check now
+        assert all(s.asleep is not None and s.asleep["wake"].keywords.get("checked", True) for s in others)
+    assert changed.count == 0 and changed.epoch > epoch  # emptied: an open page reloads
+    read_what_is_due(again)
+    assert pages(again) == pages(scanned(project))
+
+
+def test_the_background_marks_each_entry_a_restart_took_as_used(project, tmp_path):
+    """The folder's entry is read, not the groups': the check after a restart touches theirs (else the cache's LRU
+    would evict first what every restart uses)."""
+    run(project, tmp_path / "cache")
+    entries = [p for p in (tmp_path / "cache").iterdir() if p.suffix == ".avc"]
+    for entry in entries:
+        os.utime(entry, (1, 1))
+    again = run(project, tmp_path / "cache", settle=False)
+    assert again.cache.restored_listed == 3
+    while background.step(again):
+        pass
+    assert all(entry.stat().st_mtime > 1 for entry in entries)
+    assert all(s.asleep is not None for s in again.listing())  # checking woke none
+
+
+@pytest.mark.parametrize("damage", ["corrupt", "gone"])
+def test_without_a_good_folders_entry_each_group_is_taken_from_its_own_and_the_folders_written_again(
+        project, tmp_path, damage):
+    run(project, tmp_path / "cache")
+    store = SessionCache(str(tmp_path / "cache")).store
+    path = store._path(_folder_key(project))
+    if damage == "corrupt":
+        data = bytearray(open(path, "rb").read())
+        data[len(data) // 2] ^= 0xFF
+        open(path, "wb").write(bytes(data))
+    else:
+        os.unlink(path)
+    again = run(project, tmp_path / "cache")  # with its background work: the folder's entry is written again
+    assert again.cache.restored == 3 and again.cache.restored_listed == 0
+    assert pages(again) == pages(scanned(project))
+    third = run(project, tmp_path / "cache", settle=False)
+    assert third.cache.restored_listed == 3
+    assert pages(third) == pages(scanned(project))
+
+
+def test_a_group_that_changed_leaves_the_folders_entry_for_the_others(project, tmp_path):
+    from test_group_cache import append_a_line
+
+    run(project, tmp_path / "cache")
+    append_a_line(project)
+    again = run(project, tmp_path / "cache", settle=False)
+    assert again.cache.restored == again.cache.restored_listed == 2
+    assert pages(again) == pages(scanned(project))
+    assert group_cache.stat_unchanged(str(_main_file(project)), {"identity": (0, 0), "size": 0, "mtime": 0}) is False
+
+
+def _listed(library) -> dict:
+    return {s.id: (s.format.name, sorted(p.kind for p in s.problems), s.count) for s in library.listing()}
+
+
+@pytest.mark.parametrize("replaced_by", ["a symlink out of the folder", "a FIFO"])
+def test_a_kept_file_replaced_by_one_it_may_not_read_is_refused_as_without_a_cache(project, tmp_path, replaced_by):
+    """The folder's entry never vouches for what stands at a path now: a kept file moved out of the folder and
+    replaced by a symlink to it, or by a FIFO, is refused as a first read refuses it."""
+    run(project, tmp_path / "cache")
+    main = _main_file(project)
+    outside = tmp_path / "outside.jsonl"
+    os.rename(main, outside)  # the very file kept, now outside
+    if replaced_by == "a FIFO":
+        os.mkfifo(main)
+    else:
+        main.symlink_to(outside)
+    again = run(project, tmp_path / "cache", settle=False)
+    assert again.cache.restored_listed == 2
+    kinds = {kind for _, problems, _ in _listed(again).values() for kind in problems}
+    assert ("not_a_regular_file" if replaced_by == "a FIFO" else "outside_folder") in kinds
+    assert _listed(again) == _listed(scanned(project))
+
+
+def test_a_group_whose_files_are_gone_leaves_the_folders_entry(project, tmp_path, monkeypatch):
+    """Library.forget tells the cache: the folder's entry is written again without the group."""
+    library = run(project, tmp_path / "cache")
+    main = _main_file(project)
+    session = next(s for s in library.listing() if s.path == str(main))
+    members = list(session.members)
+    for path in members:
+        os.unlink(path)
+        library.refresh(path)
+    assert library.get(session.id) is None
+    monkeypatch.setattr(folder_cache, "SAVE_GAP_S", 0.0)  # written again now, not 10 s after the last time
+    assert library.keep_folder()
+    listed = folder_cache.load(library.cache.store, _folder_key(project))
+    assert len(listed) == 2 and listed.group(str(main)) is None
+    assert str(main) not in library.cache._entries

@@ -1,0 +1,295 @@
+"""Sessions asleep (sleeping): a kept Claude Code session nobody looks at holds only what the sessions list shows; a
+restart takes every kept session back asleep, reading a few sections of each entry; anything that reads more wakes
+it, and it shows exactly what it showed awake; a search reads the postings alone; an entry gone while a session
+sleeps reads its files again."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+import tracemalloc
+import urllib.request
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import REPO, serve, wait_for
+from events import scanned
+from test_claude_settled import age, pages
+from test_group_cache import PROJECT, generate, read_what_is_due, run, searched, without_the_folders_entry
+from viewer.library import background
+from viewer.store import group_cache, session_cache
+from viewer.search import query as search
+from viewer.index import usage
+from viewer.library.library import Library
+from viewer.store.session_cache import SessionCache
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    root = tmp_path_factory.mktemp("sleeping") / "logs"
+    generate(root / PROJECT, 2 << 20, subagents=6, sessions=4)
+    age(root)
+    return root
+
+
+@pytest.fixture
+def cache(project, tmp_path):
+    """A cache the first run (read, indexed, saved) left."""
+    first = run(project, tmp_path / "cache")
+    assert len(first.listing()) == 4
+    return tmp_path / "cache"
+
+
+def listed(library: Library) -> dict:
+    """What the sessions list shows of each session, read as the list reads it."""
+    return {s.id: (s.count, s.shown_count, s.agent_count, s.problem_count, s.title, s.updated_at,
+                   usage.for_session(s)) for s in library.listing()}
+
+
+def asleep(library: Library) -> list[str]:
+    return [s.id for s in library.listing() if s.asleep is not None]
+
+
+def test_a_restart_takes_every_kept_session_back_asleep_and_lists_it_as_awake(project, cache):
+    awake = scanned(project)
+    again = run(project, cache, settle=False)
+    assert again.cache.restored == 4 and len(asleep(again)) == 4
+    assert listed(again) == listed(awake)
+    assert len(asleep(again)) == 4  # listing read no more than the summary
+
+
+def test_a_sleeping_session_wakes_when_read_and_shows_what_it_showed_awake(project, cache):
+    again = run(project, cache, settle=False)
+    first = again.listing()[0]
+    with first.lock:
+        first.agents  # one attribute read: that session wakes, the others sleep on
+    assert asleep(again) == [s.id for s in again.listing()[1:]]
+    assert pages(again) == pages(scanned(project))
+    assert asleep(again) == []
+    for s in again.listing():  # what a woken session built reads it, not the copy it was read into
+        assert s.search._session() is s and s.facets._session() is s
+
+
+def test_background_work_leaves_sleeping_sessions_asleep(project, cache):
+    again = run(project, cache, settle=False)
+    while background.step(again):
+        pass
+    again.looked_at = float("-inf")
+    assert not background.step(again)
+    assert len(asleep(again)) == 4 and not any("search" in s.__dict__ for s in again.listing())  # nothing read
+
+
+def test_a_search_reads_the_postings_alone_and_wakes_the_sessions_with_hits(project, cache):
+    awake = run(project, cache.parent / "other-cache")  # read from the files: the answers to compare with
+    again = run(project, cache, settle=False)
+    assert search.search(again.listing(), "zzznowhere")["hits"] == []
+    assert len(asleep(again)) == 4 and all("search" in s.__dict__ for s in again.listing())
+    one = again.listing()[2]
+    word = next(w for w in ("warehouse", "def", "error", "return") if search.matches(one, search.parse(w))[0])
+    in_one = f"{word} session:{one.id.split(':')[-1]}"
+    assert search.search(again.listing(), in_one) == search.search(awake.listing(), in_one)
+    assert one.asleep is None and len(asleep(again)) == 3  # only the session with hits woke
+    assert searched(again) == searched(awake)
+
+
+def test_a_search_polled_for_new_hits_leaves_sleeping_sessions_asleep(project, cache):
+    """The search page polls `updates` with a cursor of every session in scope: nothing new wakes nothing."""
+    again = run(project, cache, settle=False)
+    found = search.search(again.listing(), "zzznowhere")
+    assert search.updates(again.listing(), "zzznowhere", None, found["cursor"]) is None
+    assert len(asleep(again)) == 4
+
+
+def test_a_session_nobody_looks_at_goes_to_sleep_and_one_being_read_stays_awake(project, cache):
+    again = run(project, cache, settle=False)
+    for s in again.listing():
+        s.wake()
+    watched, left = again.listing()[:2]
+    before = pages(again)
+    for s in again.listing():  # woken a while ago
+        s.seen_at = time.monotonic() - session_cache.SLEEP_AFTER_S - 1
+    again.get(watched.id)  # a page asked for it just now
+    assert again.sleep_quiet()
+    assert watched.asleep is None and left.asleep is not None and len(asleep(again)) == 3
+    assert not again.sleep_quiet()  # nothing more to put to sleep
+    assert pages(again) == before
+
+
+def test_a_session_read_and_kept_in_this_run_sleeps_too(project, tmp_path):
+    """The first run: each session read from its files goes to sleep once kept (nobody asked for it)."""
+    first = run(project, tmp_path / "cache")
+    assert len(asleep(first)) == 4
+    assert pages(first) == pages(scanned(project))
+
+
+def test_sleeping_sessions_hold_a_small_part_of_the_memory(project, cache):
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        awake = run(project, cache, settle=False)
+        for s in awake.listing():
+            s.wake()
+        held_awake = tracemalloc.get_traced_memory()[0] - base
+        del awake
+        base = tracemalloc.get_traced_memory()[0]
+        sleeping = run(project, cache, settle=False)
+        held_asleep = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    assert len(asleep(sleeping)) == 4
+    assert held_asleep < 0.15 * held_awake, (held_asleep, held_awake)
+
+
+def test_threads_reading_a_sleeping_session_at_once_wake_it_once(project, cache, monkeypatch):
+    wakes = []
+    real = group_cache.wake
+
+    def counted(*args, **kwargs):
+        wakes.append(kwargs.get("search_only", False))
+        time.sleep(0.05)  # a slow disk: the others arrive while it wakes
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(group_cache, "wake", counted)
+    again = run(project, cache, settle=False)
+    expected = pages(scanned(project))
+    target = again.listing()[1]
+    seen = []
+    threads = [threading.Thread(target=lambda: seen.append([target.events[p] for p in range(target.count)]))
+               for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert wakes == [False]
+    assert seen == [expected[target.id]["events"]] * 6
+
+
+@pytest.mark.parametrize("how", ["evicted", "rewritten"])
+def test_a_session_whose_entry_went_while_it_slept_reads_its_files_again(project, cache, how):
+    again = run(project, cache, settle=False)
+    target = again.listing()[0]
+    epoch = target.epoch
+    entries = [p for p in cache.iterdir() if p.suffix == ".avc"]
+    for entry in entries:
+        if how == "evicted":
+            entry.unlink()
+        else:  # another server's entry under the same key: not the one it slept with
+            data = bytearray(entry.read_bytes())
+            data[-3] ^= 0xFF
+            entry.write_bytes(bytes(data))
+    assert target.count and target.events is not None  # woken: found nothing to wake from
+    assert target.count == 0 and target.epoch > epoch  # emptied under a new epoch: an open page reloads
+    read_what_is_due(again)
+    for s in again.listing():
+        s.wake()
+    read_what_is_due(again)
+    assert pages(again) == pages(scanned(project))
+
+
+def test_a_restarted_server_lists_sleeping_sessions_as_before_and_opens_them(project, cache, tmp_path, page):
+    """Through `agentview serve` and a browser: the sessions list after a restart (every session asleep) shows
+    what the first run showed; a session opened shows its transcript."""
+    def rows(server):
+        with urllib.request.urlopen(f"{server.url}/api/sessions") as response:
+            return {row["id"]: row for row in json.load(response)["sessions"]}
+
+    def events(server, session):
+        with urllib.request.urlopen(f"{server.url}/api/sessions/{session}/events?limit=100000") as response:
+            return json.load(response)["events"]
+
+    server_cache = tmp_path / "server-cache"
+    with serve(project, "--cache-dir", str(server_cache)) as server:
+        # every session's entry, and the folder's (folder_cache), written after them: 4 may also be 3 and the folder
+        wait_for(lambda: len([p for p in server_cache.iterdir() if p.suffix == ".avc"]) == 5, timeout=60)
+        first = rows(server)
+        session = sorted(first)[0]
+        first_events = events(server, session)
+        page.goto(server.url + "/")
+        first_text = page.locator("#av-sessions").inner_text()
+    with serve(project, "--cache-dir", str(server_cache)) as server:
+        wait_for(lambda: rows(server) == first, timeout=30)  # listed as being read until restored
+        page.goto(server.url + "/")
+        expect(page.locator("#av-sessions")).to_be_visible()
+        assert page.locator("#av-sessions").inner_text() == first_text  # counts, cost, times: all as before
+        page.goto(f"{server.url}/s/{session}/agents/main")
+        expect(page.locator("main article.entry").first).to_be_visible()
+        assert events(server, session) == first_events and first_events
+
+
+def test_a_first_read_keeps_each_session_asleep_as_soon_as_it_is_read(project, tmp_path):
+    """Each settled session is kept and put to sleep once read, before its search index and facets are built;
+    background work wakes each in turn to build them, keeps it whole and puts it back to sleep."""
+    library = Library(project, cache=SessionCache(str(tmp_path / "cache")))
+    library.scan()
+    assert len(asleep(library)) == 4 and not any(s.indexed_whole for s in library.listing())
+    assert listed(library) == listed(scanned(project))
+    while background.step(library):
+        pass
+    assert len(asleep(library)) == 4 and all(s.indexed_whole for s in library.listing())
+    assert searched(library) == searched(run(project, tmp_path / "other-cache"))
+    assert pages(library) == pages(scanned(project))
+    again = run(project, tmp_path / "cache", settle=False)  # a restart takes them whole
+    assert all(s.indexed_whole for s in again.listing()) and len(asleep(again)) == 4
+
+
+MEMORY = """
+import gc, sys, tracemalloc
+from viewer import background
+from viewer.library.library import Library
+from viewer.store.session_cache import SessionCache
+tracemalloc.start()
+library = Library(sys.argv[1], cache=SessionCache(sys.argv[2]) if sys.argv[2] else None)
+library.scan()
+gc.collect()  # what is alive: not what a collection would free
+read = tracemalloc.get_traced_memory()[0]
+while background.step(library):
+    pass
+gc.collect()
+print(read, *tracemalloc.get_traced_memory())
+"""
+
+
+def test_a_first_read_of_many_sessions_holds_a_few_at_a_time(tmp_path):
+    """What a first read holds once read and once done, and at its peak, with sessions kept asleep as read, against
+    the same read with no cache (every session awake). Each in a process of its own: what earlier tests left in the
+    interpreter's shared tables (interned words) is not counted. The peak keeps a part that does not grow with the
+    sessions (the batches being read)."""
+    root = tmp_path / "logs"
+    generate(root / PROJECT, 16 << 20, subagents=2, sessions=64)
+    age(root)
+
+    def memory(cache: str) -> list[int]:
+        done = subprocess.run([sys.executable, "-c", MEMORY, str(root), cache], capture_output=True, text=True,
+                              cwd=REPO, check=True)
+        return [int(n) for n in done.stdout.split()]
+
+    awake = memory("")
+    kept = memory(str(tmp_path / "cache"))
+    read, held, peak = (k / a for k, a in zip(kept, awake))
+    assert read < 0.35 and held < 0.5 and peak < 0.75, (kept, awake)
+
+
+def test_an_entry_whose_summary_lacks_a_part_is_a_miss_not_a_failure(project, cache, monkeypatch):
+    """An entry written by code whose summary had fewer parts (same layout) is read again from the files."""
+    from viewer.store import index_state
+
+    real = index_state.sections
+
+    def without_complete(s):
+        for name, value in real(s):
+            if name == "head":
+                value = {**value, "summary": {k: v for k, v in value["summary"].items() if k != "complete"}}
+            yield name, value
+
+    monkeypatch.setattr(index_state, "sections", without_complete)
+    written = run(project, cache.parent / "short-cache")
+    monkeypatch.undo()
+    assert written.cache.store.total_bytes() > 0
+    without_the_folders_entry(project, cache.parent / "short-cache")
+    again = run(project, cache.parent / "short-cache", settle=False)
+    assert again.cache.restored == 0
+    assert pages(again) == pages(scanned(project))

@@ -1,0 +1,65 @@
+"""The agent tree beside an agent's transcript (web/tree_outline.py): links that open each agent, nesting, ?at=N."""
+
+from conftest import write_events
+from dom import parse
+from events import calls, created, tool_call
+from viewer.web.app import create_app
+
+
+def test_every_link_of_the_side_tree_opens_its_agent_even_with_odd_ids(tmp_path):
+    odd = ["a/b", "c#d", "e?f", "g h%", "ünï"]
+    write_events(tmp_path / "odd.jsonl", [
+        created("m0", "root"), calls("m1", "root", *(tool_call(f"c{i}", name=a) for i, a in enumerate(odd))),
+        *(created(f"m{i + 2}", a, cause="m1", name=f"Agent {a}") for i, a in enumerate(odd)),
+    ])
+    client = create_app(tmp_path, watch=False).test_client()
+    page = client.get("/s/odd/agents/c%23d?at=7")
+    assert page.status_code == 200
+    tree = parse(page.data).by_id("av-agent-tree")
+    links = tree.find_all("a")
+    assert [a.text for a in links] == ["root", *(f"Agent {a}" for a in odd)]
+    assert [a.attrs.get("aria-current") for a in links] == [None, None, "page", None, None, None]
+    for link in links:
+        href = link.attrs["href"]
+        assert href.endswith("?at=7")  # the frozen view stays frozen
+        assert client.get(href).status_code == 200
+    nested = tree.find_all("ul")[1]  # the root's children
+    assert len([li for li in nested.children if li.tag == "li"]) == len(odd)
+
+
+def test_the_side_tree_is_kept_per_session_version_and_marks_the_agent_of_each_page(tmp_path):
+    from events import say
+    from test_security import SECRETS
+    from viewer.core.redact import mask
+
+    key = SECRETS["openai"]
+    masked = mask(f"Ann {key}")
+    assert key not in masked
+    path = tmp_path / "team.jsonl"
+    write_events(path, [created("m0", "root"), calls("m1", "root", tool_call("c1"), tool_call("c2")),
+                        created("m2", "ann", cause="m1", name=f"Ann {key}"), created("m3", "bob", cause="m1")])
+    app = create_app(tmp_path, watch=False)
+    client = app.test_client()
+
+    def side_tree(url):
+        tree = parse(client.get(url).data).by_id("av-agent-tree")
+        return [(a.text, a.attrs.get("aria-current")) for a in tree.find_all("a")]
+
+    assert side_tree("/s/team/agents/ann") == [("root", None), (masked, "page"), ("bob", None)]
+    # The same tree served again for another agent: only that agent is marked.
+    assert side_tree("/s/team/agents/bob") == [("root", None), (masked, None), ("bob", "page")]
+    # Events arrive: a new agent, a name given later; the next page shows them.
+    write_events(path, [calls("m4", "bob", tool_call("c3")), created("m5", "cid", cause="m4", name="Cid"),
+                        say("m6", "cid", "hello")], mode="a")
+    app.extensions["agentview"].library.scan()
+    assert side_tree("/s/team/agents/cid") == [("root", None), (masked, None), ("bob", None), ("Cid", "page")]
+    # Frozen at an earlier event: that session's tree, its links frozen too; the live one is still right.
+    frozen = parse(client.get("/s/team/agents/bob?at=4").data).by_id("av-agent-tree").find_all("a")
+    assert [a.text for a in frozen] == ["root", masked, "bob"]
+    assert all(a.attrs["href"].endswith("?at=4") for a in frozen)
+    assert side_tree("/s/team/agents/ann")[-1] == ("Cid", None)
+    # Revealing secrets is a tree of its own, and masking again is the masked one.
+    client.set_cookie("agentview_reveal", "1")
+    assert side_tree("/s/team/agents/ann")[1] == (f"Ann {key}", "page")
+    client.delete_cookie("agentview_reveal")
+    assert side_tree("/s/team/agents/ann")[1] == (masked, "page")

@@ -1,0 +1,1 @@
+"""One session's events indexed in memory: the agent tree, links, facets, usage, ids."""

@@ -1,0 +1,102 @@
+"""Per-agent lists that filters, the chart, the exports and the hook audit would otherwise find by
+reading every event: which entries use each tool, which deliveries a hook modified, and each
+agent's events that are not transcript entries.
+
+Like the search index, they are not built at ingest (which stays lean): they catch up in the
+background after each ingest batch and before every read, so a read always sees every event
+ingested. Each list is built by the rule the pages apply to one event (`search_index.tool_names`,
+`model.is_modified`), so a filtered page shows exactly what a walk over the transcript would.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_left
+
+from viewer.core import model
+from viewer.core.incremental import Incremental
+from viewer.search import index as search_index
+
+
+def _add_to(lists: dict, key: str, position: int) -> None:
+    positions = lists.get(key)
+    if positions is None:
+        positions = lists[key] = array("q")
+    if not positions or positions[-1] < position:
+        positions.append(position)
+        return
+    i = bisect_left(positions, position)  # a late fact about an earlier event (a grown message, a late original)
+    if positions[i] != position:
+        positions.insert(i, position)
+
+
+class Facets(Incremental):
+    def __init__(self, session) -> None:
+        super().__init__(session)  # events 0 .. indexed-1 are in the lists
+        self.tools: dict[str, dict[str, array]] = {}  # agent -> lowercased tool name -> entry positions
+        self.modified: dict[str, array] = {}  # receiving agent -> positions of its deliveries a hook modified
+        self.received: dict[str, int] = {}  # receiving agent -> how many deliveries it has
+        self.deliveries = 0
+        self.others: dict[str, array] = {}  # agent -> positions of its events that are not transcript entries
+        self.pieces: dict[str, array] = {}  # agent -> positions of its pieces of text
+        self.originals: dict[str, array] = {}  # agent -> positions of the originals its deliveries name (unsorted)
+        self._awaited: dict[str, list[int]] = {}  # message id not seen yet -> deliveries naming it
+
+    def _extend(self, s, start: int, stop: int, events: list | None = None) -> None:
+        if events is None:
+            events = s.events.walk(start, stop)  # read together, not cached
+        for position, event in zip(range(start, stop), events):
+            self._add(s, position, event, (start, events))
+            self.indexed = position + 1
+
+    def _add(self, s, position: int, event: dict, read: tuple[int, list] | None = None) -> None:
+        agent_id, kind = event["agent_id"], event["event_type"]
+        if kind == model.TRANSCRIPT_ENTRY:
+            if search_index.touches_tools(event):
+                self._tools_of(s, position, agent_id, event, read)
+            if model.is_delivery(event):
+                self._delivery(s, position, event, read)
+        else:
+            _add_to(self.others, agent_id, position)
+            if kind == model.PIECE_OF_TEXT:
+                _add_to(self.pieces, agent_id, position)
+            elif kind == model.RESPONSE_PART and event.get("grows") in s.by_id:
+                grown = s.by_id[event["grows"]]
+                if grown < position:  # it may call more tools now
+                    self._tools_of(s, grown, s.events[grown]["agent_id"])
+        if self._awaited and s.by_id.get(event["message_id"]) == position:
+            for delivery in self._awaited.pop(event["message_id"], ()):  # its deliveries came first
+                self._judge(s, delivery, s.events[delivery], event)
+
+    def _tools_of(self, s, position: int, agent_id: str, event: dict | None = None, read=None) -> None:
+        names = search_index.tool_names(s, position, event, read)
+        if names:
+            lists = self.tools.setdefault(agent_id, {})
+            for name in names:
+                _add_to(lists, name, position)
+
+    def _delivery(self, s, position: int, event: dict, read: tuple[int, list] | None = None) -> None:
+        """A delivery, judged against its original once that is ingested (`read`: as search_index.event_at; the
+        original is mostly a few events before, read in the same walk: reading its line again was a third of
+        building the facets of a big file)."""
+        agent_id = event["agent_id"]
+        self.deliveries += 1
+        self.received[agent_id] = self.received.get(agent_id, 0) + 1
+        original_position = s.by_id.get(event["substance"])
+        if original_position is None or original_position > position:
+            self._awaited.setdefault(event["substance"], []).append(position)
+            return
+        self._judge(s, position, event, search_index.event_at(s, original_position, read))
+
+    def _judge(self, s, position: int, event: dict, original: dict) -> None:
+        agent_id = event["agent_id"]
+        self.originals.setdefault(agent_id, array("q")).append(s.by_id[event["substance"]])
+        if model.is_modified(event, original):
+            _add_to(self.modified, agent_id, position)
+
+
+def caught_up(s) -> Facets:
+    """The session's facets with every event ingested so far in them (the caller holds the lock)."""
+    s.facets.catch_up()
+    return s.facets
+

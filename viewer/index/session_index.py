@@ -1,0 +1,464 @@
+"""The in-memory store: sessions indexed incrementally as their lines arrive.
+
+One writer (the watcher thread) appends while request threads read; each session
+has a lock that both take, so a reader never sees half of an event's effects.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import threading
+import zlib
+from array import array
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Iterator
+
+from viewer import formats
+from viewer.core import foreground, gcpause, jsonio, model
+from viewer.core.cursor import Cursor
+from viewer.core.model import TRANSCRIPT_ENTRY, AgentNode, Event
+from viewer.core.positions import file_at, filed_at
+from viewer.core.problems import Problem
+from viewer.files.eventlist import EventList
+from viewer.files.file_source import FileSource
+from viewer.files.tailer import Line
+from viewer.formats.base import Normalizer
+from viewer.formats.native import LineParser, intern_values
+from viewer.search import index as search_index
+
+from . import facets
+from .agent_tree import AgentTree
+from .session_ids import session_name, shown
+from .shared_lists import SharedLists
+from .sleeping import Sleeps
+
+_serials = itertools.count()
+LOCK_SLICE = 256  # lines indexed per hold of the session's lock (a couple of milliseconds): also how often ingest gives way to requests
+
+
+class SessionIndex(AgentTree, Sleeps):
+    """Everything known about one session file, updated event by event.
+
+    Built in one step: `fmt` is the format of its files (its normalizer, when it has one, makes the events of
+    their records), `format_reason` why a file is unrecognized ("empty": too empty to tell yet).
+    """
+
+    def __init__(self, session_id: str, path: str, relpath: str, fmt: formats.Format = formats.NATIVE,
+                 format_reason: str = "", name: str | None = None):
+        self.id = session_id
+        self.path = path
+        self.relpath = shown(relpath)  # printed: a name that is not UTF-8 escaped
+        self.name = session_name(relpath) if name is None else name
+        self.lock = threading.RLock()
+        self.epoch = 0
+        self.updated_at: float | None = None  # the file's mtime when we last read something new
+        self.project: str | None = None  # the folder a grouped session belongs to (Claude Code projects)
+        self.members: dict[str, dict] = {}  # path -> member, for a session made of several files
+        self.serial = next(_serials)  # unique for the life of the process (unlike id()): caches key on it
+        self.seen_at = float("-inf")  # when a page last asked for it (Library.get): one left alone may sleep (sleeping)
+        self._set_format(fmt, format_reason)
+        self._clear()
+
+    def _set_format(self, fmt: formats.Format, reason: str) -> None:
+        self.format = fmt
+        self.format_reason = reason  # why a file is unrecognized
+        self._adds_keys = fmt.adds_keys  # read by `add` on every event
+
+    @property
+    def format_settled(self) -> bool:
+        """False while a file is too empty to tell its format."""
+        return self.format_reason != "empty"
+
+    @property
+    def reads_records(self) -> bool:
+        """Whether its events are made by a format's normalizer from records (not native lines as written)."""
+        return self.format.reads_records
+
+    def _clear(self) -> None:
+        self.__dict__.pop("_asleep", None)  # emptied: nothing to wake
+        self.events = EventList()  # native lines as where they are in the file, read when asked for (see eventlist)
+        self.line_numbers = array("q")  # per position: its line in the file (compact: 8 bytes each)
+        self.by_id: dict[str, int] = {}
+        self.agents: dict[str, AgentNode] = {}
+        # substance key -> positions of the entries whose `substance` names it
+        self.references: dict[str, list[int]] = {}
+        # (agent_id, tool_call_id) -> positions of that agent's entries holding / answering the call (see file_at)
+        self.call_positions: dict[tuple[str, str], int | list[int]] = {}
+        self.result_positions: dict[tuple[str, str], int | list[int]] = {}
+        # message id -> positions of the events whose `cause` names it (pieces of text, agent creations)
+        self.caused: dict[str, list[int]] = {}
+        # message id -> agents whose agent_created names it as cause
+        self.spawned: dict[str, list[str]] = {}
+        self._awaiting_cause: dict[str, list[str]] = {}
+        # message id not seen yet -> the dangling_* problems naming it (dropped if it shows up)
+        self._dangling: dict[str, list[Problem]] = {}
+        # (position, agent_id) whenever an agent appears or moves in the tree; read by live polls
+        self.tree_changes: list[tuple[int, str]] = []
+        self.problems: list[Problem] = []
+        self.internal = 0  # events no page shows as such (a response's later lines, a parent found late)
+        self.tool_names: set[str] = set()  # every tool called or answered, lowercased (the agent page's tool filter)
+        self.usage_positions = array("q")  # events naming a model or token usage (usage sums these)
+        # events saying a message grew in place (Claude Code), and the message each grew: live pages redraw it
+        self.growth_positions, self.grown_positions = array("q"), array("q")
+        self.usage_totals: dict = {}  # agent id (None: the session) -> usage.Totals, extended per request
+        self.dialog_orders: dict = {}  # chosen agents -> the dialog's order, extended as events arrive (dialogs.dialog)
+        self.search = search_index.SearchIndex(self)  # full-text postings: caught up after ingest and before each query
+        self.facets = facets.Facets(self)  # per-agent tool, delivery and event lists: caught up like the search
+        self.format_summary: dict | None = None  # what a format says about the whole session (snapshot totals)
+        self.title: str | None = None  # a format's own name for the session (Claude Code titles, snapshot titles)
+        self.normalizer: Normalizer | None = self.format.normalizer() if self.format.reads_records else None
+        self._new_parser()
+
+    def _new_parser(self) -> None:
+        self._parser = LineParser(self.format, self._line_problem, self._became_legacy)
+
+    def _became_legacy(self) -> None:
+        """The parser read the first legacy message line: the file is legacy (its lines made native as read)."""
+        self._set_format(formats.LEGACY, "")
+
+    # Containers a copy shares with its original: set once, never changed in place.
+    _SHARED_IN_COPIES = ("members", "format_summary")
+
+    def copy(self) -> SessionIndex:
+        """An independent index equal to this one, to be extended by `add` (an as-of snapshot further on).
+
+        Its containers are copied (C-speed copies: far cheaper than replaying the events), the events'
+        storage is shared, and the caches and lazily built indexes start empty.
+        """
+        with self.lock:
+            self.wake()  # a copy of the index, not of a sleeping session
+            other = type(self).__new__(type(self))
+            other.__dict__.update(self.__dict__)
+            other.lock = threading.RLock()
+            other.events = self.events.prefix(len(self.events))
+            other.line_numbers = array("q", self.line_numbers)
+            other.usage_positions = array("q", self.usage_positions)
+            other.growth_positions = array("q", self.growth_positions)
+            other.grown_positions = array("q", self.grown_positions)
+            other.by_id = dict(self.by_id)
+            other.agents = {agent_id: agent.copy() for agent_id, agent in self.agents.items()}
+            for name in ("references", "call_positions", "result_positions", "caused", "spawned",
+                         "_awaiting_cause", "_dangling"):
+                setattr(other, name, SharedLists(getattr(self, name)))
+            other.tree_changes, other.problems = list(self.tree_changes), list(self.problems)
+            other.tool_names = set(self.tool_names)
+            other.usage_totals, other.dialog_orders = {}, {}
+            other.search, other.facets = search_index.SearchIndex(other), facets.Facets(other)
+            other._parser = LineParser(other.format, other._line_problem, other._became_legacy)
+        return other
+
+    # --- writing -------------------------------------------------------------------------
+
+    def restart(self) -> None:
+        """The file was truncated or replaced: forget everything, bump the epoch."""
+        with self.lock:
+            frozen = self.count >= gcpause.FREEZE_AFTER
+            self._clear()
+            self.epoch += 1
+        if frozen:
+            gcpause.forgotten()
+
+    def ingest(self, lines: list[Line], source: FileSource | None = None) -> int:
+        """Index complete lines (read from `source` at their offsets, if given); returns how many events were added.
+
+        The session's lock is held for LOCK_SLICE lines at a time, not for a whole batch of a big file (8 MB,
+        some 100 ms): a page of this session waits for a few milliseconds at most while the file is read."""
+        added = 0
+        with gcpause.batch() as counter:
+            for start in range(0, len(lines), LOCK_SLICE):
+                if start:
+                    foreground.give_way()  # a request under way runs first, not beside this
+                added += self._ingest(lines[start:start + LOCK_SLICE] if len(lines) > LOCK_SLICE else lines, source)
+            counter["added"] = added
+        return added
+
+    def _ingest(self, lines: list[Line], source: FileSource | None) -> int:
+        with self.lock:
+            events = self.events
+            parse, add, keep_at, keep_raw, note_line = (self._parser.parse, self.add, events.keep_at,
+                                                        events.keep_raw, events.note_line)
+            first = position = len(events)  # add appends exactly one event
+            for line in lines:
+                parsed = parse(line)
+                if parsed is None:
+                    continue
+                event, raw, facts, as_written = parsed
+                add(event, line.number, facts)
+                if source is not None and line.offset >= 0:
+                    data = line.data  # `raw` is it stripped of blanks
+                    lead = 0 if len(raw) == len(data) else len(data) - len(data.lstrip())
+                    # the event is the line as written: keep where it is, not the dict; else note where its line is
+                    (keep_at if as_written else note_line)(position, source, line.offset + lead, len(raw))
+                elif as_written:
+                    keep_raw(position, raw)
+                position += 1
+            return position - first
+
+    def _problem(self, kind: str, line: int | None, detail: str, message_id: str | None = None,
+                 of_line: bool = False) -> Problem:
+        problem = Problem(kind, line, detail, message_id, of_line)
+        self.problems.append(problem)
+        return problem
+
+    def _line_problem(self, kind: str, line: int, detail: str, message_id: str | None = None) -> None:
+        self._problem(kind, line, detail, message_id, of_line=True)
+
+    def reader_problems(self, problems: list[tuple[str, int | None, str]]) -> None:
+        """What a reader found wrong with the file (tailer.TailResult.problems): a line's problem is of that line."""
+        if problems:
+            with self.lock:
+                for kind, line, detail in problems:
+                    self._problem(kind, line, detail, of_line=line is not None)
+
+    def file_problem(self, detail: str, kind: str = "unreadable_file") -> None:
+        """A fault of the file as a whole (e.g. a corrupt gzip stream, a FIFO never read), not of one line."""
+        with self.lock:
+            self._problem(kind, None, detail)
+
+    def ingest_records(self, batches: list[tuple[dict, Iterable[Line]]]) -> int:
+        """Index the lines of a record format (several files of one session merged by time).
+
+        The lines of a member may be an iterator read as it goes: records are parsed one at a time, so a
+        big group is never in memory whole (unless the format must reorder a member's records first).
+        """
+        added = 0
+        normalizer = self.normalizer
+        with self.lock, gcpause.batch() as counter:
+            streams = [normalizer.order(self._records(member, lines)) for member, lines in batches]
+            merged = heapq.merge(*streams, key=lambda item: item[0]) if len(streams) > 1 else (streams or [[]])[0]
+            # after a record too deep, each event is checked: a normalizer may make its events later (a response
+            # is emitted when the next record or the flush shows it complete)
+            deep_line = None
+            for _, number, member, record, source, too_deep in merged:
+                deep_line = number if too_deep else deep_line
+                for event in normalizer.feed(record, number, member, source):
+                    added += self._add_normalized(event, number, deep_line)
+            for event in normalizer.flush():
+                added += self._add_normalized(event, event.get("line") or 0, deep_line)
+            self.format_summary = normalizer.summary
+            self.title = normalizer.title
+            unread = normalizer.problems  # files of the session it did not read (sidecars)
+            while unread:
+                kind, detail = unread.pop(0)
+                self._problem(kind, None, detail)
+            counter["added"] = added
+        return added
+
+    def _records(self, member: dict, lines: Iterable[Line]) -> Iterator[tuple]:
+        """(time, line number, member, record, source, too deep) for each record of a member's lines, in file
+        order; source = (path, offset, length, CRC-32) of the line when it can be read again, else None (also
+        when the record was read with care: orjson would read it differently); too deep: it nests deeper
+        than jsonio.MAX_DEPTH (the events made of it are cut there)."""
+        time_of, parse_record = self.normalizer.time_of, self._parser.parse  # a record parser (its `records`)
+        path = member.get("path")
+        last = ""
+        for line in lines:
+            parsed = parse_record(line)
+            if parsed is None:
+                continue
+            record, read_with_care, too_deep = parsed
+            stamp = time_of(record)
+            last = (stamp if isinstance(stamp, str) else None) or last
+            addressable = path and line.offset >= 0 and not read_with_care
+            source = (path, line.offset, len(line.data), zlib.crc32(line.data)) if addressable else None
+            yield last, line.number, member, record, source, too_deep
+
+    def _cut_normalized(self, event: Event, line_number: int) -> None:
+        """An event made of a record that nests too deep, cut where it is (its normalizer may still change it);
+        a message that grew by such a record (response_part) is cut instead."""
+        shown = self.normalizer.item_of(event) if event["event_type"] == model.RESPONSE_PART else event
+        if type(shown) is dict and jsonio.deeper_than(shown):
+            jsonio.cut(shown, in_place=True)
+            self._parser.too_deep(line_number, shown.get("message_id"))
+
+    def _add_normalized(self, event: Event, line_number: int, deep_line: int | None = None) -> int:
+        """Index a normalized event; `deep_line`: the line of a record too deep read before it (it is checked)."""
+        intern_values(event)
+        normalizer = self.normalizer
+        stored = normalizer.keep(event)  # the event without its content, read again when read (None: the event)
+        if event["message_id"] in self.by_id:  # a record seen twice (e.g. a resumed session copies lines)
+            return 0
+        if deep_line is not None:
+            self._cut_normalized(event, deep_line)
+        if event["event_type"] == model.RESPONSE_PART:
+            grown, item = self.by_id.get(event.get("grows")), normalizer.item_of(event)
+            if grown is not None and item is not None:
+                self.events.keep_raw(grown, item)  # it grew: what is stored for it now, its cached copy dropped
+        self.add(event, line_number)
+        if stored is not None:
+            self.events.keep_raw(len(self.events) - 1, stored)
+        return 1
+
+    def add(self, event: Event, line_number: int, facts: tuple | None = None) -> None:
+        """Index one more event, read on line `line_number` (its facts: model.checked_facts, None: found here).
+
+        Ingest calls it for each event; an as-of snapshot extends a copy with it. Callers hold the lock (or
+        own an index nobody else sees yet)."""
+        # The hot path of ingest: the event's facts are found once (by the parser, else here) and filed directly.
+        position = len(self.events)
+        self.events.append(event)
+        self.line_numbers.append(line_number)
+        causes, substance, calls, perspective, dialog, result = facts or model.facts_of(event)
+        names_usage = "usage" in event or "model" in event
+        if names_usage:
+            self.usage_positions.append(position)
+        message_id = event["message_id"]
+        by_id = self.by_id
+        first = message_id not in by_id
+        if first:
+            by_id[message_id] = position
+            if (causes or (substance is not None and (substance not in by_id or substance == message_id))
+                    or (self._dangling and message_id in self._dangling)):  # else no link to flag
+                self._links(event, position, line_number, causes, substance)
+        else:
+            self._problem("duplicate_message_id", line_number,
+                          f"{message_id} first seen on line {self.line_numbers[by_id[message_id]]}", message_id)
+        if causes:
+            caused = self.caused
+            for cause in causes:
+                positions = caused.get(cause)
+                if positions is None:
+                    caused[cause] = [position]
+                else:
+                    positions.append(position)
+        kind = event["event_type"]
+        format_keys = self._adds_keys  # keys only the viewer's normalizers add are read (Format.adds_keys)
+        if kind == TRANSCRIPT_ENTRY:
+            agent = self.agents.get(event["agent_id"])
+            if agent is None:
+                agent = self._agent(event["agent_id"], position)
+            agent.entries.append(position)
+            # Filed under its perspective kind and, if it is one, the dialog: pages read a window of these.
+            positions = agent.by_kind.get(perspective)
+            if positions is None:
+                positions = agent.by_kind[perspective] = array("q")
+            positions.append(position)
+            if dialog:
+                agent.dialog_entries.append(position)
+                agent.dialog_originals.append(by_id[message_id] if substance is None else by_id.get(substance, -1))
+            if names_usage:
+                agent.usage_entries.append(position)
+            if format_keys and agent.language_model is None and isinstance(event.get("model"), str):
+                agent.language_model = event["model"]
+            if substance is not None:
+                positions = self.references.get(substance)
+                if positions is None:
+                    self.references[substance] = [position]
+                else:
+                    positions.append(position)
+            if calls:
+                self._file_calls(agent.agent_id, calls, position)
+            if result:  # tool_call_id is in the event (or its role is "tool")
+                self._file_result(agent.agent_id, event, position, line_number)
+        else:
+            if calls:  # an event of another type may name tools too
+                self.tool_names.update(model.call_tool_key(c) for c in calls)
+            if kind == model.AGENT_CREATED:
+                self._agent_created(event, position, line_number, causes, format_keys)
+            elif kind == model.PIECE_OF_TEXT:
+                if event["agent_id"] not in self.agents:
+                    self._agent(event["agent_id"], position)
+            elif format_keys:
+                if kind == model.RESPONSE_PART:
+                    self.internal += 1
+                    self._grown(event)
+                elif kind == model.SPAWN_LINK:
+                    self.internal += 1
+                    self._linked(event, position)
+        # Agents created before the message their cause names: resolvable now that its agent is known.
+        if first and self._awaiting_cause:
+            for agent_id in self._awaiting_cause.pop(message_id, ()):
+                self._resolve_parent(self.agents[agent_id], position)
+
+    def _file_calls(self, agent_id: str, calls, position: int) -> None:
+        """An entry's tool calls: their names, and the entry under (agent, call id) for the results to find.
+
+        The agent's own copy of its id is passed: the keys share it, not one string per event.
+        """
+        tool_names, call_positions = self.tool_names, self.call_positions
+        for call in calls:
+            tool_names.add(model.call_tool_key(call))
+            call_id = call.get("id")
+            if isinstance(call_id, str):
+                file_at(call_positions, (agent_id, call_id), position)
+
+    def _file_result(self, agent_id: str, event: Event, position: int, line_number: int) -> None:
+        """A tool result: its tool's name, and the entry under (agent, call id) next to the call it answers."""
+        name = event.get("name")
+        if isinstance(name, str):
+            self.tool_names.add(model.tool_key(name))
+        call_id = event.get("tool_call_id")
+        if isinstance(call_id, str):
+            key = (agent_id, call_id)
+            file_at(self.result_positions, key, position)
+            if key not in self.call_positions:
+                self._problem("dangling_tool_call_id", line_number,
+                              f"no earlier tool call {call_id!r} in {agent_id}'s transcript", event["message_id"])
+
+
+    # --- reading helpers (callers hold the lock) ----------------------------------------
+
+    @property
+    def agent_order(self) -> list[str]:
+        """Agent ids in order of first appearance (`agents` keeps that order: agents are never removed)."""
+        return list(self.agents)
+
+    @property
+    def count(self) -> int:
+        asleep = self.__dict__.get("_asleep")  # the sessions list reads it without waking a sleeping session
+        return len(self.events) if asleep is None else asleep["count"]
+
+    @property
+    def shown_count(self) -> int:
+        """The events users see: the same whether the file was read whole or as it was written (a response
+        read in several reads grows its message by internal events a whole read does not make)."""
+        return self.count - self.internal
+
+    @property
+    def cursor(self) -> str:
+        return self.cursor_at(self.count)  # `count`: a poll of a sleeping session does not wake it
+
+    def cursor_at(self, position: int) -> str:
+        """The cursor of a reader that has seen the events before `position` (see position_after)."""
+        return str(Cursor(self.epoch, position))
+
+    def position_after(self, cursor: str | None) -> int | None:
+        """The position a cursor points after, or None when it belongs to an older epoch."""
+        if not cursor:
+            return 0
+        parsed = Cursor.parse(cursor)
+        if parsed is None:
+            return 0
+        if parsed.epoch != self.epoch or parsed.count > self.count:
+            return None
+        return max(parsed.count, 0)
+
+    def event(self, message_id: str) -> Event | None:
+        position = self.by_id.get(message_id)
+        return None if position is None else self.events[position]
+
+    def call_position_for_result(self, position: int) -> int | None:
+        """The entry holding the tool call a tool result answers: same agent, same id, latest before it."""
+        event = self.events[position]
+        return self.call_position_of(event["agent_id"], event.get("tool_call_id"), position)
+
+    def call_position_of(self, agent_id: str, call_id, position: int) -> int | None:
+        """The entry holding the agent's latest call of that id before `position`."""
+        calls = filed_at(self.call_positions, (agent_id, call_id))
+        if not calls:
+            return None
+        i = bisect_right(calls, position)
+        return calls[i - 1] if i else None
+
+    def result_positions_for_call(self, position: int, call_id: str) -> list[int]:
+        """The results answering the call at `position`: those its agent logged after it and before the next call
+        with the same id (the positions are filed under agent and id at ingest, so no result is parsed again)."""
+        key = (self.events[position]["agent_id"], call_id)
+        calls = filed_at(self.call_positions, key)
+        i = bisect_right(calls, position)
+        if not i or calls[i - 1] != position:
+            return []
+        results = filed_at(self.result_positions, key)
+        stop = bisect_left(results, calls[i]) if i < len(calls) else len(results)
+        return results[bisect_left(results, position):stop]  # an entry may answer one call and make another

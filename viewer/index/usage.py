@@ -1,0 +1,156 @@
+"""Token usage where a format records it: per message, per agent, per session (each response once); what it cost
+(pricing.py: the log's own cost where it states one, else the price table's) and how full the context got."""
+
+from __future__ import annotations
+
+from viewer.core import pricing
+
+KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+
+
+def of_event(event: dict) -> dict | None:
+    usage = event.get("usage")
+    if not isinstance(usage, dict) or "raw" not in event:
+        return None
+    return {k: usage[k] for k in KEYS if isinstance(usage.get(k), (int, float)) and not isinstance(usage[k], bool)}
+
+
+def context_tokens(usage: dict) -> int:
+    """The tokens a response read as its context: its input, whether written to or read from the cache."""
+    return int(usage.get("input_tokens", 0) + usage.get("cache_creation_input_tokens", 0)
+               + usage.get("cache_read_input_tokens", 0))
+
+
+def context_fill(event: dict) -> dict | None:
+    """How full a response's context window was: {"tokens", "window", "percent"} (window and percent None when
+    neither the log nor the price table knows the model's window); None for an event without usage."""
+    usage = of_event(event)
+    if not usage:
+        return None
+    tokens = context_tokens(usage)
+    window = event.get("context_window")
+    if not isinstance(window, int) or isinstance(window, bool) or window <= 0:
+        window = pricing.current().window(event.get("model"))
+    return {"tokens": tokens, "window": window, "percent": min(100.0, 100 * tokens / window) if window else None}
+
+
+def _hour_writes(logged: dict, usage: dict) -> int:
+    """Of a response's cache writes, those kept an hour (Claude's `cache_creation.ephemeral_1h_input_tokens`)."""
+    split = logged.get("cache_creation")
+    hour = split.get("ephemeral_1h_input_tokens") if isinstance(split, dict) else None
+    if not isinstance(hour, int) or isinstance(hour, bool) or hour <= 0:
+        return 0
+    return min(hour, int(usage.get("cache_creation_input_tokens", 0)))
+
+
+def _logged_cost(event: dict) -> float | None:
+    cost = event.get("cost_usd")
+    return float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None
+
+
+class Totals:
+    """Running sums over a growing list of positions: each request adds only what arrived since the last."""
+
+    def __init__(self) -> None:
+        self.sums = {k: 0 for k in KEYS}
+        self.models: dict[str, int] = {}
+        self.responses = 0
+        self.read = 0  # how many positions of the list are summed
+        # Priced when asked (the table may be another by then): token sums per model of the responses whose log
+        # states no cost of its own, and the sum of the costs logs state.
+        self.by_model: dict[str, dict[str, float]] = {}
+        self.logged_cost = 0.0
+        self.peak: dict | None = None  # context_fill of the response whose context was fullest
+
+    def add(self, s, positions) -> "Totals":
+        for p in positions:
+            event = s.events.small(p)  # usage and model only: a stored entry's content is not read
+            usage = of_event(event)
+            if usage:
+                self.responses += 1
+                for k, v in usage.items():
+                    self.sums[k] += v
+                self._priced(event, usage)
+            model = event.get("model")
+            if isinstance(model, str) and model:
+                self.models[model] = self.models.get(model, 0) + 1
+        return self
+
+    def _priced(self, event: dict, usage: dict) -> None:
+        logged = _logged_cost(event)
+        if logged is not None:
+            self.logged_cost += logged
+        else:
+            model = event.get("model") if isinstance(event.get("model"), str) else ""
+            sums = self.by_model.setdefault(model, dict.fromkeys((*KEYS, pricing.HOUR_WRITES), 0))
+            for k, v in usage.items():
+                sums[k] += v
+            sums[pricing.HOUR_WRITES] += _hour_writes(event["usage"], usage)
+        fill = context_fill(event)
+        if fill and (self.peak is None or _fuller(fill, self.peak)):
+            self.peak = fill
+
+    def cost(self) -> tuple[float | None, list[str]]:
+        """USD of every response priced (None: none could be), and the models without a price."""
+        prices = pricing.current()
+        total, priced, unpriced = self.logged_cost, self.logged_cost > 0, []
+        for model, sums in self.by_model.items():
+            cost = prices.cost(model, sums)
+            if cost is None:
+                if any(sums.values()):
+                    unpriced.append(model or "(no model named)")
+            else:
+                total, priced = total + cost, True
+        return (total if priced else None), sorted(unpriced)
+
+    def state(self) -> dict:
+        """As plain data (a sleeping session's summary, kept in the cache too)."""
+        return {name: value for name, value in self.__dict__.items()}
+
+    @classmethod
+    def from_state(cls, state: dict) -> "Totals":
+        totals = cls()
+        for name in totals.__dict__:
+            setattr(totals, name, state[name])
+        return totals
+
+    def as_dict(self) -> dict:
+        cost, unpriced = self.cost()
+        return {**self.sums, "responses": self.responses, "models": sorted(self.models),
+                "cost_usd": cost, "unpriced_models": unpriced, "peak_context": self.peak}
+
+
+def _fuller(fill: dict, than: dict) -> bool:
+    """Whether a response's context was fuller than another's: by share of its window, by tokens without one."""
+    if fill["percent"] is not None or than["percent"] is not None:
+        return (fill["percent"] or 0) > (than["percent"] or 0)
+    return fill["tokens"] > than["tokens"]
+
+
+def total(s, positions) -> dict:
+    """Summed usage and the models of the given positions (callers hold the session lock)."""
+    return Totals().add(s, positions).as_dict()
+
+
+def _kept(s, key: str | None, positions) -> dict:
+    """The totals of a list that only grows, kept on the session (cleared when a message grows in place)."""
+    with s.lock:
+        totals = s.usage_totals.get(key)
+        if totals is None:
+            totals = s.usage_totals[key] = Totals()
+        end = len(positions)
+        totals.add(s, positions[totals.read:end])
+        totals.read = end
+        return totals.as_dict()
+
+
+# Only events naming a model or usage add anything: the index lists those at ingest.
+def for_agent(s, agent_id: str) -> dict:
+    return _kept(s, agent_id, s.agents[agent_id].usage_entries)
+
+
+def for_session(s) -> dict:
+    asleep = s.asleep  # a sleeping session's totals, summed before it slept (priced now)
+    if asleep is not None:
+        return Totals.from_state(asleep["usage"]).as_dict()
+    return _kept(s, None, s.usage_positions)

@@ -1,0 +1,175 @@
+"""The folders below DIR: walking them, and the problems that stop one being read (permission, depth)."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from viewer.core.problems import Problem
+from viewer.formats import detect
+from viewer.index.session_ids import shown
+
+
+def _is_folder(entry: os.DirEntry) -> bool:
+    """A folder, or a symlink to one (as os.walk tells them)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+MAX_FOLDER_DEPTH = 64  # folders further below DIR are not read (a `too_deep_folder` problem names the first)
+_FOLDER_READ_KINDS = ("permission_denied", "unreadable_folder", "too_deep_folder")  # cleared once it reads
+
+
+def something_at(path: str) -> bool:
+    """Whether anything but a folder is at `path` (a symlink leading nowhere is nothing)."""
+    try:
+        return not stat.S_ISDIR(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+class Folders:
+    """DIR and its folders: the side of the Library that walks them and lists what stops one being read.
+
+    `lock` guards `_problems` and `version` (bumped on every change), for the Library too.
+    """
+
+    def __init__(self, root: str | os.PathLike, follow_symlinks: bool = False):
+        self.root = os.path.abspath(root)
+        self._root_slash = os.path.join(self.root, "")
+        self.real_root = os.path.realpath(root)
+        self.follow_symlinks = follow_symlinks
+        self.lock = threading.Lock()
+        self._problems: list[Problem] = []  # of the folder, not of one session (see `problems`)
+        self.version = 0  # bumped on every change; the sessions list polls it
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Problems of the folder as a whole (folders that cannot be read, watcher failures): a copy."""
+        with self.lock:
+            return list(self._problems)
+
+    def folder_problem(self, kind: str, relpath: str, detail: str) -> None:
+        """Record a problem of the folder, once per kind and path (a later detail replaces the earlier one);
+        shown on `/` and in /api/sessions. Call it without holding `self.lock`."""
+        problem = Problem(kind, None, detail, path=shown(relpath))
+        with self.lock:
+            for i, known in enumerate(self._problems):
+                if (known.kind, known.path) == (problem.kind, problem.path):
+                    if known.detail == detail:
+                        return
+                    self._problems[i] = problem
+                    break
+            else:
+                self._problems.append(problem)
+            self.version += 1
+
+    def _folder_read(self, relpath: str) -> None:
+        """A folder was read: what stopped it being read before no longer holds."""
+        path = shown(relpath)
+        self._drop_folder_problems(lambda p: p.path == path)
+
+    def _folder_gone(self, relpath: str) -> None:
+        """A folder went away: so did what stopped it, or a folder in it, being read."""
+        path = shown(relpath)
+        below = path + "/" if path != "." else ""
+        self._drop_folder_problems(lambda p: p.path == path or p.path.startswith(below))
+
+    def forget_gone_folders(self) -> None:
+        """Drop the problems of folders whose top folder below DIR is gone (a walk of the folder cannot see what
+        is not there; the watcher calls this when it walks DIR without a file event to go by)."""
+        with self.lock:
+            tops = {p.path.split("/", 1)[0] for p in self._problems if p.kind in _FOLDER_READ_KINDS and p.path}
+        for top in tops:
+            if top != "." and not os.path.lexists(os.path.join(self.root, top)):
+                self._folder_gone(top)
+
+    def _drop_folder_problems(self, concerns) -> None:
+        with self.lock:
+            kept = [p for p in self._problems if not (p.kind in _FOLDER_READ_KINDS and concerns(p))]
+            if len(kept) != len(self._problems):
+                self._problems = kept
+                self.version += 1
+
+    is_session_file = staticmethod(detect.is_session_file)
+
+    @property
+    def inside(self) -> str | None:
+        """The folder every file read must really lie in (what safe_open checks); None: anywhere."""
+        return None if self.follow_symlinks else self.real_root
+
+    def relpath(self, path: str) -> str:
+        """A path relative to DIR, '/'-separated, as on disk (a name that is not UTF-8 keeps its surrogates:
+        ids escape its bytes; `shown` makes it printable)."""
+        if path == self.root:
+            return "."
+        if path.startswith(self._root_slash) and os.sep == "/" and "/." not in path:  # the usual case, 10x faster
+            return path[len(self._root_slash):].rstrip("/") or "."
+        return Path(os.path.relpath(path, self.root)).as_posix()
+
+    def _session_files(self, folder: str | None) -> Iterator[str]:
+        """Every session file below a folder, each given as it is found, folders in name order, each folder's files before its
+        subfolders (as os.walk). Iterative: a folder of any depth costs no recursion; folders deeper than
+        MAX_FOLDER_DEPTH and folders that cannot be read are listed in `problems` and left out."""
+        seen_folders: set[str] = set()  # followed symlinks can loop (unfollowed, no folder is reached twice)
+        pending = [os.path.abspath(folder or self.root)]
+        while pending:
+            dirpath = pending.pop()
+            relpath = self.relpath(dirpath)
+            if self._too_deep(relpath):
+                continue
+            if self.follow_symlinks:
+                real = os.path.realpath(dirpath)
+                if real in seen_folders:
+                    continue
+                seen_folders.add(real)
+            listed = self._list_folder(dirpath, relpath)
+            if listed is None:
+                continue
+            subfolders, filenames = listed
+            for filename in filenames:
+                path = os.path.join(dirpath, filename)
+                if self.is_session_file(path):
+                    yield path
+            pending.extend(os.path.join(dirpath, name) for name in reversed(subfolders))
+
+    def _too_deep(self, relpath: str) -> bool:
+        """Whether a folder lies more than MAX_FOLDER_DEPTH below DIR (then a problem names the first such
+        folder of its chain: one problem per deep chain). Told from the path alone, before any system call."""
+        folders = [] if relpath == "." else relpath.split("/")
+        if len(folders) <= MAX_FOLDER_DEPTH:
+            return False
+        self.folder_problem("too_deep_folder", "/".join(folders[: MAX_FOLDER_DEPTH + 1]),
+                            f"more than {MAX_FOLDER_DEPTH} folders below the watched folder: not read")
+        return True
+
+    def _list_folder(self, dirpath: str, relpath: str) -> tuple[list[str], list[str]] | None:
+        """A folder's subfolders to walk (not hidden; symlinked ones only when followed) and its other
+        entries, each sorted; None, with a problem, when it cannot be read."""
+        subfolders, filenames = [], []
+        try:
+            with os.scandir(dirpath) as entries:
+                for entry in entries:
+                    if not _is_folder(entry):
+                        filenames.append(entry.name)
+                    elif (self.follow_symlinks or not entry.is_symlink()) and not entry.name.startswith("."):
+                        subfolders.append(entry.name)
+        except FileNotFoundError:  # gone meanwhile
+            return None
+        except PermissionError as exc:
+            self.folder_problem("permission_denied", relpath, f"the folder cannot be read: {exc.strerror}")
+            return None
+        except OSError as exc:
+            if exc.errno == errno.ENAMETOOLONG:
+                self.folder_problem("too_deep_folder", relpath, "its path is longer than the system allows: not read")
+            elif exc.errno != errno.ENOTDIR:  # a file now: the watcher reads it as one
+                self.folder_problem("unreadable_folder", relpath, f"the folder cannot be read: {exc.strerror}")
+            return None
+        self._folder_read(relpath)
+        return sorted(subfolders), sorted(filenames)

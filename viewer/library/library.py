@@ -1,0 +1,419 @@
+"""The Library: every session below a folder, keyed by its stable id, kept in step with the files.
+
+It decides which file is which session (ids, multi-file groups, renames, files it may not read); reading
+bytes is the readers' job (reading), recognizing a file the formats' (formats.detect), and indexing
+one session's events SessionIndex's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import time
+import weakref
+
+from viewer import formats
+from viewer.core import gcpause
+from viewer.core.problems import Problem
+from viewer.files.safe_open import open_regular, refused_path
+from viewer.files.tailer import BATCH_BYTES, FileTailer
+from viewer.files.whole_file import GzipReader
+from viewer.formats import detect
+from viewer.formats.base import refusal
+from viewer.formats.detect import GZIP_SUFFIX
+from viewer.index.session_ids import session_id_for, session_name, shown
+from viewer.index.session_index import SessionIndex
+from viewer.store.session_cache import SessionCache
+
+from .folders import Folders, something_at
+from .groups import Groups
+from .reading import not_read_yet, read_so_far, reader_for
+
+log = logging.getLogger(__name__)
+
+
+class Library(Groups, Folders):
+    """Every session below a folder, keyed by its stable id.
+
+    Only regular files inside the folder are read, checked on the descriptor opened (safe_open): a
+    FIFO, a device, a file a symlink leads to outside the folder (unless `follow_symlinks` is set)
+    or one this user may not read is listed with a problem and 0 events, and never read. What stops
+    a folder being read (permission, depth) is listed in `problems`, not silently left out (see Folders).
+    """
+
+    def __init__(self, root: str | os.PathLike, follow_symlinks: bool = False, cache: SessionCache | None = None):
+        super().__init__(root, follow_symlinks)
+        self.cache = cache  # sessions kept between runs (None: every start reads every file)
+        self.sessions: dict[str, SessionIndex] = {}
+        self.aliases: dict[str, str] = {}  # id of a renamed session -> its id now
+        self._tailers: dict[str, FileTailer | GzipReader] = {}
+        self._by_path: dict[str, SessionIndex] = {}
+        self._groups: dict[tuple[str, str], SessionIndex] = {}  # (folder, session id) -> a multi-file session
+        self._notes: dict[str, dict] = {}  # project folder -> what its sessions said of each other (Normalizer.take)
+        self._deferred: set[tuple[str, str]] | None = None  # groups to read once a scan has found all their files
+        # id -> epoch of the session just dropped under it (refused, or readable again): its successor's is later
+        self._replaced_epochs: dict[str, int] = {}
+        # How many BATCH_BYTES slices one refresh reads of a file (None: to its end). The watcher sets 1 so one big
+        # file never holds up the others; the files left unfinished wait in `unfinished` for their next turn.
+        self.slices_per_read: int | None = None
+        self.unfinished: set[str] = set()
+        self.indexing_from = 0  # where background indexing last found work (background.index_step)
+        self.searched_at = -1  # the version at which every search index was last found complete (the same)
+        self.faceted_at = -1  # ... and every session's facets
+        self.looked_at = float("-inf")  # when background work last found no session to settle or save
+        self._lost: weakref.WeakSet = weakref.WeakSet()  # sleeping sessions that could not be woken: read again
+        self._cache_tried: weakref.WeakSet = weakref.WeakSet()  # groups looked up in the cache (Groups._kept_group)
+        self._reading: dict[str, FileTailer | GzipReader] = {}  # files read part way, for pages that say how far (progress)
+        self._scanned = False  # the first scan of DIR is over
+
+    def scan(self, folder: str | None = None) -> None:
+        """Read every session file below a folder (idempotent: known files are tailed). The first scan of DIR takes
+        what the cache listed of it (folder_cache)."""
+        first = folder is None and self.cache is not None and not self._scanned
+        if first:
+            self.cache.read_listed(self._folder_key)
+        # A restart taking thousands of sessions from the cache makes their objects in about a second, all to be
+        # kept: the cyclic collector would walk them again and again meanwhile (40% of that second)
+        listing = first and self.cache.listed is not None
+        try:
+            with gcpause.batch() if listing else contextlib.nullcontext({}) as made, self._groups_read_after():
+                for path in self._session_files(folder):
+                    try:
+                        self.refresh(path)
+                    except Exception:  # one unreadable file must not hide the others
+                        log.exception("could not read %s", path)
+                made["added"] = len(self._by_path)
+        finally:
+            if first:
+                self._scanned = True
+                self.cache.done_listing()
+
+    @contextlib.contextmanager
+    def _groups_read_after(self):
+        """The groups whose files are found meanwhile are read once all are known (together, merged by time),
+        when the outermost of these ends (a scan, or a file opened with the other files of its session)."""
+        outer = self._deferred is None
+        if outer:
+            self._deferred = set()
+        try:
+            yield
+        finally:
+            if outer:
+                deferred, self._deferred = self._deferred, None
+                for key in sorted(deferred):
+                    if key in self._groups:  # gone if its only file could not be read
+                        self._read_group(self._groups[key])
+
+    def refresh(self, path: str) -> None:
+        """Ingest whatever was appended to one file since the last call.
+
+        A file that may not or cannot be read is listed with a problem instead (see `_refuse`), until it
+        goes away or can be read: then it is read like any other.
+        """
+        path = os.path.abspath(path)
+        if not self.is_session_file(path):
+            self._sidecar_changed(path)
+            return
+        if not something_at(path):
+            self.forget(path)
+            return
+        try:
+            self._refresh(path)
+        except formats.NOT_READABLE as error:
+            self._refuse(refused_path(error, path), error)
+        except FileNotFoundError:  # gone while it was looked at
+            self.forget(path)
+
+    def _refresh(self, path: str) -> None:
+        session = self._by_path.get(path)
+        if session is not None and session.format is formats.NOT_READ:  # listed unread: readable now?
+            os.close(open_regular(path, self.inside))  # raises while it is not
+            self._drop(path, session, session.id)
+            session = None
+        if session is not None and session.members:
+            self._read_group(session)
+            return
+        if session is not None and session.count == 0 and (
+                not session.format_settled or session.format is formats.UNRECOGNIZED):
+            fmt, _, group = detect.classify(path, self.inside)
+            if fmt is not session.format or group is not None:  # its first line arrived: now we can tell
+                self.forget(path)
+                session = None
+        new = session is None
+        if new:
+            fmt, reason, group = self._classify(path)
+            if group is not None:
+                self._join_group(path, fmt, group)
+                return
+            session = self._session_of(path, fmt, reason)
+            self._tailers[path] = reader_for(path, BATCH_BYTES, inside=self.inside)
+            session = self._kept(path, session)
+        tailer = self._tailers[path]
+        changed = False
+        slices = self.slices_per_read
+        while True:  # a big file in batches of BATCH_BYTES: the lines read wait in memory one batch at a time
+            result = tailer.read()
+            if result.restarted:
+                session.restart()
+            if result.lines and session.format is formats.UNRECOGNIZED and detect.is_document(path):
+                pass  # a JSON document of no known shape: listed with the reason, not read as lines
+            elif result.lines and session.reads_records:
+                session.ingest_records([({"rel": session.relpath}, result.lines)])
+            elif result.lines:
+                session.ingest(result.lines, result.source)
+            if result.error:
+                session.file_problem(result.error)
+            session.reader_problems(result.problems)
+            changed = changed or bool(result.lines or result.restarted or result.error or result.problems)
+            if not result.more:
+                break
+            if slices is not None:
+                slices -= 1
+                if slices <= 0:  # the rest of a big file waits its turn: other files are read meanwhile
+                    with self.lock:
+                        self.unfinished.add(path)
+                        self._reading[path] = tailer
+                    break
+            del result  # its lines are indexed: free them before reading the next batch
+        if not result.more and path in self._reading:
+            with self.lock:
+                self._reading.pop(path, None)
+        if changed or new:
+            session.updated_at = result.modified_at
+            if new:  # listed once read: nobody sees it empty while its lines are on their way
+                self._list(path, session)
+            else:
+                with self.lock:
+                    self.version += 1
+
+    def _classify(self, path: str) -> tuple[formats.Format, str, dict | None]:
+        """A new file's format (detect.classify), or what the cache listed of it while a restart's first scan
+        reads its folder's entry and the file is as it was (folder_cache)."""
+        listed = self.cache.listed if self.cache is not None else None
+        known = listed.classified(path) if listed is not None else None
+        return known if known is not None else detect.classify(path, self.inside)
+
+    def _kept(self, path: str, session: SessionIndex) -> SessionIndex:
+        """The session as the cache kept it (its tailer set to read what came after), else `session`."""
+        tailer = self._tailers[path]
+        if self.cache is None or session.format is not formats.NATIVE or not isinstance(tailer, FileTailer):
+            return session
+        kept = self.cache.restore(path, session.id, self.relpath(path), self.inside, tailer)
+        return session if kept is None else kept
+
+    def _session_of(self, path: str, fmt: formats.Format = formats.NATIVE, reason: str = "") -> SessionIndex:
+        """A new, empty index of the session file at `path`, of the format its content shows."""
+        relpath = self.relpath(path)
+        name = shown(detect.document_name(path)) if detect.is_document(path) else None
+        return SessionIndex(session_id_for(relpath), path, relpath, fmt, reason, name)
+
+    def _list(self, path: str, session: SessionIndex) -> None:
+        self._continue_epoch(session)
+        with self.lock:
+            self._by_path[path] = session
+            self._settle_group_at(path)  # a group named like this file gives way
+            self.sessions[session.id] = session
+            self.aliases.pop(session.id, None)
+            self.version += 1
+
+    def _continue_epoch(self, session: SessionIndex) -> None:
+        """A session listed in place of one dropped under its id starts a later epoch: a page polling with
+        the dropped one's cursor reloads instead of taking the new events for more of the old ones."""
+        dropped = self._replaced_epochs.pop(session.id, None)
+        if dropped is not None and session.epoch <= dropped:
+            with session.lock:
+                session.epoch = dropped + 1
+
+    def _drop(self, path: str, listed: SessionIndex | None, successor_id: str) -> None:
+        """Forget what is listed at `path`, to list the file there now (refused, or readable again) under
+        `successor_id`: under the same id, it starts a later epoch than the one dropped (see `_continue_epoch`)."""
+        if listed is not None and listed.id == successor_id:
+            self._replaced_epochs[successor_id] = listed.epoch
+        self.forget(path)
+
+    def _refuse(self, path: str, error: OSError) -> None:
+        """List a file that may not or cannot be read (a FIFO, a device, a symlink out of the folder, permission
+        denied): 0 events and one problem saying what it is. What was read of it before is no longer shown."""
+        kind, detail = refusal(error)
+        listed = self._by_path.get(path)
+        if (listed is not None and listed.format is formats.NOT_READ
+                and listed.problems == [Problem(kind, None, detail)]):
+            return  # refused as before: nothing changed
+        log.debug("not reading %s: %s", path, detail)  # shown on the sessions list and its problems page
+        session = self._session_of(path, formats.NOT_READ, detail)
+        self._drop(path, listed, session.id)
+        session.file_problem(detail, kind)
+        self._list(path, session)
+
+    def _rename(self, session: SessionIndex, new_id: str) -> None:
+        """Give a session a new id (caller holds the lock); links to the old one follow it (see `resolve`)."""
+        old_id = session.id
+        if old_id == new_id:
+            return
+        with session.lock:
+            session.id = new_id
+        if self.sessions.get(old_id) is session:
+            del self.sessions[old_id]
+            self.sessions[new_id] = session
+            self.aliases.pop(new_id, None)
+            self.aliases[old_id] = new_id
+        self.version += 1
+
+    def _changed(self) -> None:
+        with self.lock:
+            self.version += 1
+
+    def open_file(self, path: str) -> SessionIndex | None:
+        """One session file read whole, with the other files of its session (Claude Code sub-agents)."""
+        path = os.path.abspath(path)
+        with self._groups_read_after():
+            self.refresh(path)
+            session = self._by_path.get(path)
+            if session is not None and session.members and session.path == path:
+                folders, files = detect.companions(session.format, path, self.inside)
+                for folder in folders:
+                    self.scan(folder)
+                for beside in files:
+                    self.refresh(beside)
+        return self._by_path.get(path)
+
+    def move(self, source: str, destination: str) -> None:
+        """A session file was renamed: keep its index and its reading position under the new name.
+
+        Links to the old id keep working (see `resolve`). Renamed to something that is not a
+        session file, it is forgotten; a file renamed over a session replaces it.
+        """
+        source, destination = os.path.abspath(source), os.path.abspath(destination)
+        session = self._by_path.get(source)
+        if session is not None and session.members:  # one file of several: read the group again
+            self.forget(source)
+            self.refresh(destination)
+            return
+        if (session is None or session.format is formats.NOT_READ or not self.is_session_file(destination)
+                or source.endswith(GZIP_SUFFIX) != destination.endswith(GZIP_SUFFIX)):  # NOT_READ: nothing to keep
+            self.forget(source)
+            self.refresh(destination)
+            return
+        if destination in self._by_path:
+            self.forget(destination)
+        relpath = self.relpath(destination)
+        with self.lock, session.lock:
+            old_id = session.id
+            del self._by_path[source], self.sessions[old_id]
+            tailer = self._tailers.pop(source)
+            tailer.path = destination
+            session.id, session.path, session.relpath = session_id_for(relpath), destination, shown(relpath)
+            session.name = session_name(relpath)
+            self._by_path[destination], self._tailers[destination] = session, tailer
+            self._settle_group_at(source)
+            self._settle_group_at(destination)
+            self.sessions[session.id] = session
+            self.aliases.pop(session.id, None)
+            if old_id != session.id:
+                self.aliases[old_id] = session.id
+            self.version += 1
+        self.refresh(destination)
+
+    def forget(self, path: str) -> None:
+        path = os.path.abspath(path)
+        with self.lock:
+            session = self._by_path.pop(path, None)
+            self._tailers.pop(path, None)
+            self._reading.pop(path, None)
+            if session is not None and session.members:
+                with session.lock:
+                    session.members.pop(path, None)
+                if session.members:  # the others stay: read them again without it
+                    self._start_over(session)
+                    self.version += 1
+                    regroup = session
+                else:
+                    self._groups = {k: v for k, v in self._groups.items() if v is not session}
+                    if self.sessions.get(session.id) is session:  # not a main file listed unread under its id
+                        del self.sessions[session.id]
+                    if self.cache is not None:  # what it kept of the group goes too (the folder's entry with it)
+                        self.cache.forget(session.path)
+                    self.version += 1
+                    regroup = None
+                session = None
+            else:
+                regroup = None
+            if session is not None:
+                self.sessions.pop(session.id, None)
+                if self.cache is not None:
+                    self.cache.forget(path)
+                self._settle_group_at(path)  # a group named like this file may have its id back
+                self.version += 1
+                if session.count >= gcpause.FREEZE_AFTER:
+                    gcpause.forgotten()
+        if regroup is not None:
+            self._read_group(regroup)
+
+    def take_unfinished(self) -> list[str]:
+        """The files a refresh left part-read (see slices_per_read), to be read on; the set is emptied."""
+        with self.lock:
+            paths, self.unfinished = sorted(self.unfinished), set()
+        return paths
+
+    def paths_below(self, folder: str) -> list[str]:
+        prefix = os.path.join(os.path.abspath(folder), "")
+        with self.lock:
+            return [p for p in self._by_path if p.startswith(prefix)]
+
+    def forget_below(self, folder: str) -> None:
+        """A folder went away: forget every session that was inside it, and its problems."""
+        for path in self.paths_below(folder):
+            self.forget(path)
+        self._folder_gone(self.relpath(folder))
+
+    def sessions_now(self) -> list[SessionIndex]:
+        return list(self.sessions.values())  # one C call: no other thread changes the dict meanwhile
+
+    def settled_files(self) -> list[tuple[str, SessionIndex, FileTailer | GzipReader | None]]:
+        """(path, session, reader) of each file read to its end (not part way)."""
+        with self.lock:
+            return [(p, s, self._tailers.get(p)) for p, s in self._by_path.items()
+                    if p not in self._reading and p not in self.unfinished]
+
+    def progress(self) -> dict[str, dict]:
+        """The files read part way so far: {path relative to the root: {"read": bytes, "size": bytes}}."""
+        with self.lock:
+            reading = list(self._reading.items())
+        found = {}
+        for path, tailer in reading:
+            done = read_so_far(path, tailer)
+            if done is not None:
+                found[self.relpath(path)] = done
+        return found
+
+    def progress_of(self, path: str) -> dict | None:
+        """How far one file is read ({"read", "size"}), None when it is not being read: a session's page asks for
+        its own file only, so a poll stats that file, not every file being read."""
+        with self.lock:
+            tailer, session = self._reading.get(path), self._by_path.get(path)
+        if tailer is None and session is not None and session.members and session.updated_at is None:
+            return not_read_yet(list(session.members))
+        return None if tailer is None else read_so_far(path, tailer)
+
+    def get(self, session_id: str) -> SessionIndex | None:
+        """The session a page asks for, marked seen (one left alone may sleep: SessionCache.sleep_quiet)."""
+        session = self.sessions.get(session_id)
+        if session is not None:
+            session.seen_at = time.monotonic()
+        return session
+
+    def resolve(self, session_id: str) -> str | None:
+        """The id a session has now, after renames; None when it is gone."""
+        with self.lock:
+            for _ in range(100):  # renamed again and again: a chain, never a loop, but bounded
+                if session_id in self.sessions:
+                    return session_id
+                session_id = self.aliases.get(session_id)
+                if session_id is None:
+                    return None
+        return None
+
+    def listing(self) -> list[SessionIndex]:
+        with self.lock:
+            return sorted(self.sessions.values(), key=lambda s: s.relpath)

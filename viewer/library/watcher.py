@@ -1,0 +1,302 @@
+"""Keep a Library in step with its folder: a watchdog observer plus one ingest thread, both kept alive."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+import threading
+import time
+import warnings
+
+from watchdog.events import (
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirModifiedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
+from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver, EventEmitter
+from watchdog.observers.polling import PollingObserver
+
+from viewer.core import foreground
+from viewer.search import worker as search_worker
+
+from . import background
+from .library import Library
+
+log = logging.getLogger(__name__)
+# watchdog warns "Callback with id ... already exists" each time it re-walks a folder tree growing under it,
+# printing every watched path in the message: megabytes per warning, quadratic in a deep tree's depth.
+warnings.filterwarnings("ignore", message="Callback with id", category=RuntimeWarning, module="watchdog")
+
+SWITCH_INTERVAL = 0.0005  # seconds: see Watcher.start
+HEALTH_EVERY = 1.0  # seconds between looks at the observer's threads (a dead one delivers nothing, silently)
+RESTARTS = 3  # a dead observer is started again this many times; then the folder is walked on a timer instead
+RESCAN_EVERY = 2.0  # seconds between walks of the folder when no observer can run
+SWEEP_EVERY = 10.0  # seconds between walks of the folder while one runs (what it was slow to tell, or missed)
+
+
+# What the observer asks the kernel to tell: changes, not a file opened or closed unwritten. Every read of a session
+# file (the viewer's own first of all: thousands of files opened at a start) would be two events more for watchdog's
+# threads to take apart in Python, holding the GIL while the folder is read and the pages wait.
+HEARD = [FileCreatedEvent, FileModifiedEvent, FileDeletedEvent, FileMovedEvent, FileClosedEvent,
+         DirCreatedEvent, DirModifiedEvent, DirDeletedEvent, DirMovedEvent]
+
+
+class _MarkDirty(FileSystemEventHandler):
+    def __init__(self, watcher: "Watcher"):
+        self.watcher = watcher
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type == "moved":
+            self.watcher.moved(os.fsdecode(event.src_path), os.fsdecode(event.dest_path), event.is_directory)
+            return
+        paths = [event.src_path, getattr(event, "dest_path", "")]
+        for path in filter(None, (os.fsdecode(p) for p in paths)):
+            self.watcher.mark(path, folder=event.is_directory)
+
+
+class Watcher:
+    """Watches a library's root; a single thread ingests the files that changed.
+
+    The observer only marks paths dirty, so a burst of writes to one file costs one
+    read of what was appended. The observer starts before the initial scan, so a file
+    written during the scan is marked and read again (reads are idempotent).
+
+    One refresh reads at most one slice of a file (Library.slices_per_read): a big file is read
+    a slice per turn, in turn with every other file that changed, so it never holds them up.
+
+    Nothing stops the watching silently: the ingest thread survives any exception (and is started
+    again by `ensure_alive` if it died anyway); an observer that cannot start or whose threads died
+    (watchdog's recursive walk fails on a folder about 1,000 levels deep) is started again, and
+    after RESTARTS tries the folder is walked every RESCAN_EVERY seconds instead. Each of these is
+    reported on the library's problems, shown on `/`. With an observer, the folder is still walked every
+    SWEEP_EVERY seconds (0.2 s of CPU for 10,000 files): watchdog can fall minutes behind on a deep
+    folder tree growing under it, and a network mount may drop events.
+    """
+
+    def __init__(self, library: Library, polling: bool = False):
+        self.library = library
+        self.library.slices_per_read = 1
+        self._polling = polling
+        self._observer: Observer | PollingObserver | None = None
+        self._observer_threads: list[threading.Thread] = []  # what it runs on (see _start_observer)
+        self._observer_kinds: set[str] = set()  # the kinds of thread the first one ran on
+        self._restarts = 0
+        self._rescanning = False  # no observer: the folder is walked on a timer
+        self._next_look = 0.0  # monotonic time of the next health look
+        self._next_walk = time.monotonic() + SWEEP_EVERY  # ... and of the next walk of the whole folder
+        self._dirty: dict[str, bool] = {}  # path -> is a folder
+        self._moves: list[tuple[str, str, bool]] = []  # (source, destination, is a folder), in order
+        self._wake = threading.Condition()
+        self._stopping = False
+        self._thread = self._new_thread()
+        self.ready = threading.Event()  # set once the initial scan is done
+        self.words = search_worker.WordWorker()  # builds big sessions' search words in another process
+
+    def _new_thread(self) -> threading.Thread:
+        return threading.Thread(target=self._run, name="agentview-ingest", daemon=True)
+
+    def mark(self, path: str, folder: bool = False) -> None:
+        with self._wake:
+            self._dirty[path] = self._dirty.get(path, False) or folder
+            self._wake.notify()
+
+    def moved(self, source: str, destination: str, folder: bool = False) -> None:
+        """A rename: the session keeps its index; both paths are looked at again afterwards."""
+        with self._wake:
+            self._moves.append((source, destination, folder))
+            self._dirty.setdefault(source, folder)
+            self._dirty[destination] = self._dirty.get(destination, False) or folder
+            self._wake.notify()
+
+    def start(self) -> "Watcher":
+        # The ingest thread runs Python nonstop while a big folder is read and indexed. A request thread that
+        # waits for the GIL (after every read or write of its socket) gets it when the interpreter switches,
+        # every 5 ms by default: a poll that waits a handful of times takes tens of ms. Switching every
+        # SWITCH_INTERVAL costs the ingest a little and keeps each wait short.
+        sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL))
+        self._start_observer()
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        with self._wake:
+            self._stopping = True
+            self._wake.notify()
+        observer = self._observer
+        if observer is not None:
+            observer.stop()
+            observer.join(timeout=5)
+        self._thread.join(timeout=5)
+        self.words.stop()
+
+    def ensure_alive(self) -> None:
+        """Start the ingest thread again if it died (called by the sessions page: cheap when it is alive)."""
+        if self._thread.is_alive() or self._stopping or not self._thread.ident:
+            return
+        with self._wake:
+            if self._thread.is_alive() or self._stopping:
+                return
+            self._report("ingest_restarted", "the thread reading the folder had stopped: started again")
+            self._thread = self._new_thread()
+            self._thread.start()
+
+    # --- the observer ------------------------------------------------------------------------
+
+    def _start_observer(self) -> None:
+        observer = PollingObserver(timeout=1.0) if self._polling else Observer()
+        try:
+            observer.schedule(_MarkDirty(self), self.library.root, recursive=True, event_filter=HEARD)
+            observer.start()
+        except Exception as error:  # e.g. RecursionError: watchdog walks the folder tree recursively
+            with contextlib.suppress(Exception):
+                observer.stop()
+            self._observer_failed(f"could not start ({type(error).__name__}: {error})")
+            return
+        # Every watchdog thread it runs on: the observer, its emitters, and threads they share with other
+        # observers (inotify's one reader of the kernel's events: when it dies, its emitters live on, deaf).
+        threads = [observer, *observer.emitters, *(
+            t for t in threading.enumerate() if type(t).__module__.startswith("watchdog.")
+            and not isinstance(t, (BaseObserver, EventEmitter)))]  # other observers' own threads are not ours
+        kinds = {type(t).__name__ for t in threads}
+        if self._observer_kinds and not self._observer_kinds <= kinds:
+            # a shared thread died and was not started again for it: this observer would hear nothing
+            with contextlib.suppress(Exception):
+                observer.stop()
+            self._observer_failed(f"could not start again (no {', '.join(sorted(self._observer_kinds - kinds))})")
+            return
+        self._observer, self._observer_threads = observer, threads
+        self._observer_kinds = self._observer_kinds or kinds
+
+    def _observer_alive(self) -> bool:
+        return self._observer is not None and all(t.is_alive() for t in self._observer_threads)
+
+    def _observer_failed(self, why: str) -> None:
+        """Start it again, up to RESTARTS times; then walk the folder on a timer."""
+        self._observer = None
+        if self._restarts < RESTARTS:
+            self._restarts += 1
+            self._report("watcher_restarted", f"the folder watcher {why}: started again "
+                                              f"({self._restarts} of {RESTARTS}) and the folder read again")
+            self._start_observer()
+            return
+        if not self._rescanning:
+            self._rescanning = True
+            self._report("watcher_failed", f"the folder watcher {why}: the folder is now read again every "
+                                           f"{RESCAN_EVERY:g} s instead (changes show up a little later)")
+
+    def _look(self) -> None:
+        """Every HEALTH_EVERY seconds: a dead observer is replaced. The folder is walked again every
+        RESCAN_EVERY seconds without one, and every SWEEP_EVERY seconds with one (a safety net: watchdog
+        can fall behind for minutes on a deep folder tree growing under it)."""
+        now = time.monotonic()
+        if not self._rescanning and now >= self._next_look:
+            self._next_look = now + HEALTH_EVERY
+            if self._observer is not None and not self._observer_alive():
+                observer = self._observer
+                with contextlib.suppress(Exception):
+                    observer.stop()
+                self._observer_failed("stopped")
+                self._next_walk = now  # walk now: what changed while nothing was watching
+        if now >= self._next_walk:
+            self._next_walk = now + (RESCAN_EVERY if self._rescanning else SWEEP_EVERY)
+            self._walk_again()
+
+    def _walk_again(self) -> None:
+        """Read every file again (idle ones cost a stat), find new ones, and forget the ones gone."""
+        for path in self.library.paths_below(self.library.root):
+            if not os.path.lexists(path):
+                self.mark(path)  # its refresh forgets it
+        self.library.forget_gone_folders()
+        self.library.scan()
+        self._requeue_unfinished()
+
+    # --- the ingest thread ---------------------------------------------------------------------
+
+    def _run(self) -> None:
+        self._guarded(self.library.scan)
+        self._requeue_unfinished()
+        self.ready.set()
+        indexing = True  # search indexes catch up, a slice at a time, whenever no file waits
+        while True:
+            foreground.give_way()  # between two steps of work: a request under way runs first
+            try:
+                finished, indexing = self._step(indexing)
+            except Exception as error:  # one bad turn must not end the thread that reads every file
+                log.exception("ingest failed")
+                self._report("ingest_failed", f"{type(error).__name__}: {error}")
+                finished, indexing = False, True
+            if finished:
+                return
+
+    def _step(self, indexing: bool) -> tuple[bool, bool]:
+        """One turn: read what changed (a slice of each file), else index a slice; (stopping, still indexing)."""
+        with self._wake:
+            if not self._dirty and not self._stopping and not indexing:
+                self._wake.wait(HEALTH_EVERY)  # also idle, the observer is looked at now and then
+            if self._stopping:
+                return True, indexing
+            batch, self._dirty = self._dirty, {}
+            moves, self._moves = self._moves, []
+        self._look()
+        if not batch and not moves:  # nothing to read: one slice of search indexing, then look again
+            return False, self._index_step()
+        for source, destination, folder in moves:
+            self._guarded(self._move, source, destination, folder)
+        for path, folder in batch.items():
+            self._guarded(self._handle, path, folder)
+        self._guarded(background.merge_words, self.library, self.words)
+        self._requeue_unfinished()
+        return False, True
+
+    def _requeue_unfinished(self) -> None:
+        """Files read only in part go to the back of the queue: everything else that changed is read first."""
+        for path in self.library.take_unfinished():
+            self.mark(path)
+
+    def _index_step(self) -> bool:
+        """One step of background work (search indexing, then the cache); False when none is left."""
+        try:
+            return background.step(self.library, self.words)
+        except Exception:
+            log.exception("background work failed")
+            return False
+
+    def _handle(self, path: str, folder: bool) -> None:
+        if folder or os.path.isdir(path):
+            if os.path.isdir(path):
+                self.library.scan(path)
+            else:
+                self.library.forget_below(path)
+        else:
+            self.library.refresh(path)
+
+    def _move(self, source: str, destination: str, folder: bool) -> None:
+        if not folder:
+            self.library.move(source, destination)
+            return
+        prefix = os.path.join(os.path.abspath(source), "")
+        for path in self.library.paths_below(prefix):
+            self.library.move(path, os.path.join(destination, path[len(prefix):]))
+
+    def _report(self, kind: str, detail: str) -> None:
+        log.warning("%s: %s", kind, detail)
+        self.library.folder_problem(kind, ".", detail)
+
+    @staticmethod
+    def _guarded(action, *args) -> None:
+        # One bad file must not stop the thread that tails all the others.
+        try:
+            action(*args)
+        except Exception:
+            log.exception("ingest failed for %s", args[0] if args else "the initial scan")

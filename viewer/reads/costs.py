@@ -1,0 +1,77 @@
+"""What a session cost, rolled up: per agent, per spawn subtree (an agent and every agent below it) and per session
+(usage.py prices each agent's responses; pricing.py holds the prices)."""
+
+from __future__ import annotations
+
+from viewer.core import pricing
+from viewer.index import usage
+
+from . import queries
+
+
+def _cost_of(totals: dict) -> dict:
+    return {"cost_usd": totals["cost_usd"], "unpriced_models": totals["unpriced_models"]}
+
+
+def _plus(a: dict, b: dict) -> dict:
+    costs = [c for c in (a["cost_usd"], b["cost_usd"]) if c is not None]
+    return {"cost_usd": sum(costs) if costs else None,
+            "unpriced_models": sorted(set(a["unpriced_models"]) | set(b["unpriced_models"]))}
+
+
+def tree_costs(s) -> dict[str, dict]:
+    """{agent id: {"own": its cost, "subtree": its and its descendants'}}, each {"cost_usd" (None: nothing
+    priced), "unpriced_models"}. One pass over the tree, children before parents; per-agent totals are kept."""
+    with s.lock:
+        order = queries.tree_order(s)
+        out: dict[str, dict] = {}
+        for agent_id, _, _ in order:
+            own = _cost_of(usage.for_agent(s, agent_id))
+            out[agent_id] = {"own": own, "subtree": own}
+        for agent_id, depth, _ in reversed(order):  # a child's subtree is whole before its parent adds it
+            for child in s.agents[agent_id].children:
+                if child in out:
+                    out[agent_id]["subtree"] = _plus(out[agent_id]["subtree"], out[child]["subtree"])
+        return out
+
+
+def subtree_cost(s, agent_id: str) -> dict:
+    """One agent's entry of tree_costs ({"own", "subtree"}) from its subtree's agents only: an agent page asks
+    for its own, which should not cost a walk of the whole tree."""
+    own = _cost_of(usage.for_agent(s, agent_id))
+    total = own
+    for member in queries.subtree(s, agent_id)[1:]:
+        total = _plus(total, _cost_of(usage.for_agent(s, member)))
+    return {"own": own, "subtree": total}
+
+
+def with_ancestors(s, agent_ids) -> list[str]:
+    """The agents and every agent above them: whose subtree costs change when theirs do."""
+    with s.lock:
+        found: dict[str, None] = {}
+        for agent_id in agent_ids:
+            current = agent_id
+            while current is not None and current not in found and current in s.agents:
+                found[current] = None
+                current = s.agents[current].parent_id
+        return list(found)
+
+
+def session_cost(s) -> dict:
+    """The whole session's cost: {"cost_usd", "unpriced_models"}."""
+    return _cost_of(usage.for_session(s))
+
+
+def usd(value: float | None) -> str:
+    """Dollars as people read them: cents above a dollar, four decimals below it."""
+    if value is None:
+        return "no price"
+    if value >= 1:
+        return f"${value:,.2f}"
+    return f"${value:.4f}" if value else "$0.00"
+
+
+def prices_note() -> dict:
+    """Where the prices in use come from, for the pages' footnote."""
+    prices = pricing.current()
+    return {"as_of": prices.as_of, "source": prices.source}

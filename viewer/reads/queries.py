@@ -1,0 +1,503 @@
+"""Pure reads over a SessionIndex: tree, transcript, perspective, causality (the dialog: dialogs.py).
+
+Every function returns plain, JSON-able data (events are the dicts as logged), so the
+pages, the JSON API and the Python API share one implementation of each rule.
+Each takes the session's lock itself; none rescans the whole session.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from typing import Any, Iterable
+
+from viewer.core import model
+from viewer.core.model import AgentNode, Event
+from viewer.core.positions import intersection, merge, union, window
+from viewer.index import facets
+from viewer.index.session_index import SessionIndex
+
+# --- agents and the tree -------------------------------------------------------------------
+
+def spawning_call(s: SessionIndex, agent: AgentNode, event: Event) -> model.LoggedCall | None:
+    """Which tool call of the cause message created this agent (a message may hold several)."""
+    calls = model.tool_calls(event)
+    created = s.events[agent.created_position] if agent.created_position is not None else {}
+    wanted = created.get("spawn_call_id")  # set by format normalizers that know the exact call
+    if isinstance(wanted, str):
+        for call in calls:
+            if call.id == wanted:
+                return call
+    if len(calls) <= 1:
+        return calls[0] if calls else None
+    for call in calls:
+        if isinstance(call.arguments, dict) and agent.name and call.arguments.get("name") == agent.name:
+            return call
+    siblings = s.spawned.get(agent.cause, [])
+    i = siblings.index(agent.agent_id) if agent.agent_id in siblings else 0
+    return calls[min(i, len(calls) - 1)]
+
+
+def created_by(s: SessionIndex, agent: AgentNode) -> dict | None:
+    """The spawning tool call: its message, name and a summary of its arguments."""
+    if agent.cause is None:
+        return None
+    event = s.event(agent.cause)
+    if event is None:
+        return {"message_id": agent.cause, "missing": True}
+    call = spawning_call(s, agent, event)
+    return {
+        "message_id": agent.cause,
+        "agent_id": event["agent_id"],
+        "call_id": call.id if call else None,
+        "tool": call.name if call else None,
+        "summary": call.summary() if call else model.content_of(event)[:80],
+        "missing": False,
+    }
+
+
+def agent_summary(s: SessionIndex, agent: AgentNode) -> dict:
+    parent = s.agents.get(agent.parent_id) if agent.parent_id else None
+    return {
+        "agent_id": agent.agent_id,
+        "name": agent.display_name,
+        "parent_id": agent.parent_id,
+        "language_model": agent.language_model,
+        "entries": len(agent.entries),
+        "implicit": agent.implicit,
+        "flags": list(agent.flags),
+        "created_by": created_by(s, agent),
+        "ordinal": agent.ordinal,
+        "parent_ordinal": parent.ordinal if parent else None,
+    }
+
+
+def agents(s: SessionIndex) -> list[dict]:
+    """Every agent, flat, in order of first appearance."""
+    with s.lock:
+        return [agent_summary(s, s.agents[a]) for a in s.agent_order]
+
+
+def agent_names(s: SessionIndex) -> dict[str, str]:
+    with s.lock:
+        return {a: s.agents[a].display_name for a in s.agent_order}
+
+
+def subtree(s: SessionIndex, agent_id: str) -> list[str]:
+    """The agent and all its descendants, parents before children."""
+    with s.lock:
+        return [descendant for descendant, _, _ in tree_order(s, [agent_id])]
+
+
+def tree_node(s: SessionIndex, agent_id: str) -> dict:
+    """An agent with its whole subtree nested under "children"."""
+    with s.lock:
+        root = agent_summary(s, s.agents[agent_id])
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            node["children"] = [agent_summary(s, s.agents[c]) for c in s.agents[node["agent_id"]].children]
+            stack.extend(node["children"])
+        return root
+
+
+def tree(s: SessionIndex) -> list[dict]:
+    with s.lock:
+        return [tree_node(s, r) for r in s.roots]
+
+
+def tree_rows(s: SessionIndex, agent_ids: Iterable[str] | None = None, summaries: dict[str, dict] | None = None
+              ) -> list[dict]:
+    """`tree_order` as rows, each an agent_summary with its `depth` and `closes`: a page nests the rows with these,
+    without recursion, so a tree of any depth renders. `summaries`: agent id -> its agent_summary, when the caller
+    made them already (the session page lists every agent twice: each creator's call is read once)."""
+    with s.lock:
+        return [{**(agent_summary(s, s.agents[agent_id]) if summaries is None else summaries[agent_id]),
+                 "depth": depth, "closes": closes}
+                for agent_id, depth, closes in tree_order(s, agent_ids)]
+
+
+def tree_order(s: SessionIndex, agent_ids: Iterable[str] | None = None) -> list[tuple[str, int, int]]:
+    """(agent id, depth, closes) of the tree (or the subtrees of `agent_ids`) in reading order, parents first:
+    `closes` is how many of the nodes open at it end after it. The caller holds the lock; no recursion."""
+    order = []
+    stack = [(agent_id, 0) for agent_id in reversed(list(s.roots if agent_ids is None else agent_ids))]
+    while stack:
+        agent_id, depth = stack.pop()
+        order.append((agent_id, depth))
+        stack.extend((child, depth + 1) for child in reversed(s.agents[agent_id].children))
+    return [(agent_id, depth, depth + 1 - (order[i + 1][1] if i + 1 < len(order) else 0))
+            for i, (agent_id, depth) in enumerate(order)]
+
+
+def lineage(s: SessionIndex, agent_id: str) -> list[dict]:
+    """root -> ... -> agent, each with the call that created it."""
+    with s.lock:
+        chain, current, seen = [], agent_id, set()
+        while current is not None and current not in seen:
+            seen.add(current)
+            chain.append(agent_summary(s, s.agents[current]))
+            current = s.agents[current].parent_id
+        return chain[::-1]
+
+
+# --- transcripts and the perspective --------------------------------------------------------
+
+def transcript(s: SessionIndex, agent_id: str, start: int = 0, limit: int | None = None) -> list[Event]:
+    with s.lock:
+        positions = s.agents[agent_id].entries
+        end = len(positions) if limit is None else start + limit
+        return [s.events[p] for p in positions[start:end]]
+
+
+def _positions(s: SessionIndex, agent_ids: Iterable[str]) -> list[int]:
+    return merge([s.agents[a].entries for a in agent_ids])
+
+
+def filtered_positions(s: SessionIndex, agent_ids: list[str], filters=None):
+    """The positions of the agents' entries a filter passes, in file order (the caller holds the lock).
+
+    Each part of a filter is a list kept per agent (kinds at ingest, tools and modified deliveries in
+    the facets), so a filtered page intersects lists instead of reading the whole transcript.
+    """
+    if not filters:
+        return _positions(s, agent_ids)
+    chosen = []
+    if filters.kinds:
+        chosen.append([s.agents[a].by_kind[k] for a in agent_ids for k in filters.kinds if k in s.agents[a].by_kind])
+    if filters.tool or filters.modified:
+        kept = facets.caught_up(s)
+        if filters.tool:
+            chosen.append([kept.tools.get(a, {}).get(model.tool_key(filters.tool), ()) for a in agent_ids])
+        if filters.modified:
+            chosen.append([kept.modified.get(a, ()) for a in agent_ids])
+    return list(intersection([union(lists) for lists in chosen]))
+
+
+def delivery_of(s: SessionIndex, event: Event) -> dict | None:
+    if not model.is_delivery(event):
+        return None
+    original = s.event(event["substance"])
+    sender = s.agents.get(original["agent_id"]) if original else None
+    quoted = model.quoted_original(event)
+    return {
+        "original_id": event["substance"],
+        "original_found": original is not None,
+        "original_content": (quoted if quoted is not None
+                             else model.content_of(original) if original else None),
+        "original_kind": original.get("event_type") if original else None,
+        "from_agent_id": sender.agent_id if sender else None,
+        "from_name": sender.display_name if sender else None,
+        "modified": model.is_modified(event, original),
+    }
+
+
+def _before(position: int | None, horizon: int | None) -> bool:
+    return horizon is None or position is None or position < horizon
+
+
+def _call_item(s: SessionIndex, position: int, index: int, call: model.LoggedCall, horizon: int | None = None) -> dict:
+    message_id = s.events[position]["message_id"]
+    spawned = []
+    for agent_id in s.spawned.get(message_id, ()):
+        agent = s.agents[agent_id]
+        if _before(agent.created_position, horizon) and spawning_call(s, agent, s.events[position]) == call:
+            spawned.append({"agent_id": agent_id, "name": agent.display_name, "ordinal": agent.ordinal})
+    results = [p for p in s.result_positions_for_call(position, call.id) if _before(p, horizon)] if call.id else []
+    return {
+        "index": index,
+        "id": call.id,
+        "name": call.name,
+        "summary": call.summary(),
+        "arguments": call.arguments_raw,
+        "pretty_arguments": call.pretty_arguments,
+        "arguments_valid": call.arguments_valid,
+        "results": [_entry(s, p) for p in results],
+        "spawned": spawned,
+    }
+
+
+def _entry(s: SessionIndex, position: int, horizon: int | None = None) -> dict:
+    """An entry as a page shows it; with a horizon, only the results and spawned agents logged before it (a live
+    poll that stops at its window leaves the later ones to the next poll, which adds them under the call)."""
+    event = s.events[position]
+    agent = s.agents.get(event["agent_id"])
+    item: dict[str, Any] = {
+        "position": position,
+        "kind": model.perspective_kind(event),
+        "message_id": event["message_id"],
+        "agent_id": event["agent_id"],
+        "agent_name": agent.display_name if agent else event["agent_id"],
+        "agent_ordinal": agent.ordinal if agent else None,
+        "role": event.get("role"),
+        "content": model.content_of(event),
+        "event": event,
+        "delivery": delivery_of(s, event),
+        "calls": [],
+        "heard_by": [],
+        "paired_call": None,
+    }
+    if item["kind"] == model.DID:
+        item["calls"] = [_call_item(s, position, i, c, horizon) for i, c in enumerate(model.tool_calls(event))]
+    if item["kind"] == model.RECEIVED:
+        call_position = s.call_position_for_result(position)
+        if call_position is not None:
+            item["paired_call"] = s.events[call_position]["message_id"]
+    if item["kind"] == model.SAID:
+        item["heard_by"] = _heard_by(s, event["message_id"])
+    return item
+
+
+def _heard_by(s: SessionIndex, message_id: str) -> list[dict]:
+    seen, out = set(), []
+    for p in s.references.get(message_id, ()):
+        agent_id = s.events[p]["agent_id"]
+        if agent_id not in seen:
+            seen.add(agent_id)
+            out.append({"agent_id": agent_id, "name": s.agents[agent_id].display_name})
+    return out
+
+
+def _shown_alone(s: SessionIndex, item: dict, filters) -> bool:
+    """A tool result shows under its call, unless a filter hides that call."""
+    return item["paired_call"] is None or bool(
+        filters and not filters.passes(s, s.call_position_for_result(item["position"])))
+
+
+def perspective(s: SessionIndex, agent_id: str, include_subagents: bool = False,
+                start: int = 0, limit: int | None = None, filters=None) -> dict:
+    """What an agent heard, did, received and said, in file order, windowed.
+
+    A tool result is shown with the call it answers, not again in its own place.
+    `filters` (a filters.EntryFilter) keeps only the entries it passes.
+    """
+    with s.lock:
+        agent_ids = subtree(s, agent_id) if include_subagents else [agent_id]
+        positions = filtered_positions(s, agent_ids, filters)
+        total = len(positions)
+        start = max(0, min(start, total))
+        end = total if limit is None else min(total, start + limit)
+        items = []
+        for p in positions[start:end]:
+            item = _entry(s, p)
+            if _shown_alone(s, item, filters):
+                items.append(item)
+        return {"items": items, "start": start, "end": end, "total": total, "agents": agent_ids}
+
+
+# A live poll renders at most this many new entries; the rest waits for the next poll, which the page
+# asks for at once (a poll answer stays small and prompt however far behind the page is).
+POLL_ENTRIES = 200
+
+
+def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool, after: int,
+                        filters=None, limit: int = POLL_ENTRIES) -> dict:
+    """What a perspective page showing events before `after` needs to add, up to `limit` new entries.
+
+    Reads only the agents' new entries, the agents created since, and the messages that grew since
+    (kept at ingest): a poll of one agent costs what is new for it, not all that is new.
+    `stop` is the position the page has then seen up to (the next poll's cursor).
+    """
+    with s.lock:
+        agent_ids = set(subtree(s, agent_id) if include_subagents else [agent_id])
+        positions, stop = window([s.agents[a].entries for a in agent_ids], after, limit, s.count)
+        grown = {}
+        growth = s.growth_positions  # kept at ingest: a poll never waits for the facets to catch up
+        for i in range(bisect_left(growth, after), bisect_left(growth, stop)):
+            target = s.grown_positions[i]  # a message that grew in place: redraw it
+            if target < after and s.events[target]["agent_id"] in agent_ids:
+                grown[target] = _entry(s, target, stop)
+        spawned = []
+        for created in sorted((a for a in s.agents.values() if a.created_position is not None
+                               and after <= a.created_position < stop and a.cause in s.by_id),
+                              key=lambda a: a.created_position):
+            holder_position = s.by_id[created.cause]  # a call already on the page spawned it
+            holder = s.events[holder_position]
+            if holder["agent_id"] in agent_ids and holder_position < after:
+                call = spawning_call(s, created, holder)
+                index = model.tool_calls(holder).index(call) if call else 0
+                spawned.append({"call_position": holder_position, "call_index": index,
+                                "agent_id": created.agent_id, "name": created.display_name})
+        items, results = [], []
+        for p in positions:
+            if filters and not filters.passes(s, p):
+                continue
+            item = _entry(s, p, stop)
+            if _shown_alone(s, item, filters):
+                items.append(item)
+                continue
+            call_position = s.by_id[item["paired_call"]]
+            if call_position < after:  # the call is already on the page: add the result under it
+                calls = model.tool_calls(s.events[call_position])
+                call_id = s.events[p].get("tool_call_id")
+                index = next((i for i, c in enumerate(calls) if c.id == call_id), 0)
+                results.append({"call_position": call_position, "call_index": index, "item": item})
+            # else the call is new too and renders its results itself
+        updates = {"items": items, "results": results, "spawned": spawned, "stop": stop}
+        if grown:  # only formats whose messages grow in place (Claude Code) ever have these
+            updates["grown"] = list(grown.values())
+        return updates
+
+
+def perspective_total(s: SessionIndex, agent_ids: list[str], filters=None) -> int:
+    """`perspective`'s total, without building its list of positions when nothing filters."""
+    if not filters:
+        return sum(len(s.agents[a].entries) for a in agent_ids)
+    return len(filtered_positions(s, agent_ids, filters))
+
+
+def perspective_text(s: SessionIndex, agent_id: str, include_subagents: bool = False) -> str:
+    """The perspective as readable text (SessionViewer.extract_agent_perspective)."""
+
+    def block(label: str, text: str) -> str:
+        body = (text or "").replace("\n", "\n    ")
+        return f"{label}: {body}"
+
+    with s.lock:
+        agent = s.agents[agent_id]
+        data = perspective(s, agent_id, include_subagents)
+    lines = [f"Perspective of {agent.display_name} ({agent_id})"]
+    for item in data["items"]:
+        who = f"[{item['agent_name']}] " if include_subagents else ""
+        kind, delivery = item["kind"], item["delivery"]
+        if kind == model.SYSTEM:
+            lines.append(who + block("SYSTEM PROMPT", item["content"]))
+        elif kind == model.HEARD and delivery:
+            source = delivery["from_name"] or "an unknown sender"
+            label = f"HEARD from {source} (substance {delivery['original_id']})"
+            if delivery["modified"]:
+                label += " [modified on its way]"
+            lines.append(who + block(label, item["content"]))
+            if delivery["modified"]:
+                lines.append(who + block("  ORIGINAL", delivery["original_content"]))
+        elif kind == model.HEARD:
+            lines.append(who + block("HEARD", item["content"]))
+        elif kind == model.DID:
+            if item["content"]:
+                lines.append(who + block("THOUGHT", item["content"]))
+            for call in item["calls"]:
+                lines.append(who + block(f"DID {call['name']}", call["pretty_arguments"]))
+                for agent_link in call["spawned"]:
+                    lines.append(who + f"  -> created {agent_link['name']} ({agent_link['agent_id']})")
+                for result in call["results"]:
+                    lines.append(who + block(f"RECEIVED from {call['name']}", result["content"]))
+        elif kind == model.RECEIVED:
+            lines.append(who + block("RECEIVED", item["content"]))
+        elif kind == model.SAID:
+            lines.append(who + block("SAID", item["content"]))
+        else:
+            lines.append(who + block(f"NOTED ({item['role']})", item["content"]))
+    return "\n".join(lines) + "\n"
+
+
+# --- causality ----------------------------------------------------------------------------------
+
+def parent_of(s: SessionIndex, position: int) -> str | list[str] | None:
+    """substance if present, else cause (a list stays a list), else a tool result's call message."""
+    event = s.events[position]
+    if model.is_delivery(event):
+        return event["substance"]
+    cause = event.get("cause")
+    if isinstance(cause, str) and cause:
+        return cause
+    if isinstance(cause, list):
+        causes = model.causes_of(event)
+        return causes or None
+    if model.is_tool_result(event):
+        call_position = s.call_position_for_result(position)
+        if call_position is not None:
+            return s.events[call_position]["message_id"]
+    return None
+
+
+def causality_index(s: SessionIndex) -> dict[str, str | list[str]]:
+    with s.lock:
+        index = {}
+        for position, event in enumerate(s.events):
+            parent = parent_of(s, position)
+            if parent is not None and event["message_id"] not in index:
+                index[event["message_id"]] = parent
+        return index
+
+
+def causality_chain(s: SessionIndex, message_id: str) -> list[Event]:
+    """The causality chain ending at a message, oldest first; stops at a cycle or a gap."""
+    with s.lock:
+        chain, seen, current = [], set(), message_id
+        while isinstance(current, str) and current not in seen:
+            position = s.by_id.get(current)
+            if position is None:
+                break
+            seen.add(current)
+            chain.append(s.events[position])
+            parent = parent_of(s, position)
+            current = parent[0] if isinstance(parent, list) else parent
+        return chain[::-1]
+
+
+def references(s: SessionIndex, message_id: str) -> list[Event]:
+    """Every transcript entry whose substance chain reaches the message, in file order."""
+    with s.lock:
+        found, frontier, seen = [], [message_id], {message_id}
+        while frontier:
+            key = frontier.pop()
+            for p in s.references.get(key, ()):
+                entry_id = s.events[p]["message_id"]
+                if entry_id not in seen:
+                    seen.add(entry_id)
+                    found.append(p)
+                    frontier.append(entry_id)
+        return [s.events[p] for p in sorted(found)]
+
+
+# --- the integrity report -------------------------------------------------------------------------
+
+def problems(s: SessionIndex) -> dict:
+    """Everything skipped or unresolved while reading the session, with counts by kind."""
+    with s.lock:
+        listed = [p.as_dict() for p in s.problems]
+    counts: dict[str, int] = {}
+    for problem in listed:
+        counts[problem["kind"]] = counts.get(problem["kind"], 0) + 1
+    return {"problems": listed, "counts": dict(sorted(counts.items()))}
+
+
+# --- raw events and live cursors ---------------------------------------------------------------
+
+def events_after(s: SessionIndex, after: int, limit: int = 1000) -> tuple[list[Event], int]:
+    with s.lock:
+        end = min(s.count, after + limit)
+        return s.events[after:end], end
+
+
+def _with_subtree(rows: list[dict]) -> dict:
+    return {**rows[0], "subtree": rows[1:]}
+
+
+def tree_updates(s: SessionIndex, after: int) -> dict:
+    """Agents that appeared or moved in the tree, and entry counts that changed, since `after`.
+
+    Costs one look per agent at its last entry, however many events arrived: no event is read."""
+    with s.lock:
+        start = bisect_left(s.tree_changes, (after, ""))
+        changed = list(dict.fromkeys(agent_id for _, agent_id in s.tree_changes[start:]))
+        appeared = [a for a in changed if s.agents[a].first_position >= after]
+        moved = [a for a in changed if s.agents[a].first_position < after]
+        touched = [a for a, agent in s.agents.items() if agent.entries and agent.entries[-1] >= after]
+        return {
+            # rows as tree_rows makes them: an appeared agent alone (its children that appeared too come in
+            # turn), a moved one with the rows of its subtree under "subtree"
+            "appeared": [{**agent_summary(s, s.agents[a]), "depth": 0, "closes": 1} for a in appeared],
+            "moved": [_with_subtree(tree_rows(s, [a])) for a in moved],
+            "counts": {a: len(s.agents[a].entries) for a in touched},
+            "ordinals": {a: s.agents[a].ordinal for a in touched},
+        }
+
+
+# --- the tree in reading order (keyboard [ and ]) ------------------------------------------------
+
+def agent_neighbours(s: SessionIndex, agent_id: str) -> tuple[str | None, str | None]:
+    """The agents before and after this one in the tree read top to bottom (parents first)."""
+    with s.lock:
+        order = [agent for agent, _, _ in tree_order(s)]
+        i = order.index(agent_id)
+        return (order[i - 1] if i else None), (order[i + 1] if i + 1 < len(order) else None)

@@ -1,0 +1,70 @@
+"""The seed's SessionViewer: the Python API, on the same query code as the pages."""
+
+from __future__ import annotations
+
+import os
+
+from viewer.core.model import Event
+from viewer.index.session_ids import session_id_for
+from viewer.index.session_index import SessionIndex
+from viewer.library.library import Library
+from viewer.library.reading import reader_for
+
+from . import dialogs, queries
+
+
+def load_index(session_file: str | os.PathLike) -> SessionIndex:
+    """Read a whole session file into a fresh index, in whatever format it is (with its sub-agent files)."""
+    path = os.path.abspath(os.fspath(session_file))
+    if Library.is_session_file(path) and os.path.isfile(path):
+        session = Library(os.path.dirname(path), follow_symlinks=True).open_file(path)
+        if session is not None:
+            return session
+    name = os.path.basename(path)
+    session = SessionIndex(session_id_for(name), path, name)
+    result = reader_for(path).read()
+    session.ingest(result.lines)
+    if result.error:
+        session.file_problem(result.error)
+    return session
+
+
+class SessionViewer:
+    """Perspectives of one session file: agents, transcripts, dialog, causality."""
+
+    def __init__(self, session_file: str | os.PathLike):
+        self.index = load_index(session_file)
+
+    def _known(self, agent_id: str) -> str:
+        if agent_id not in self.index.agents:
+            raise KeyError(f"no agent {agent_id!r} in this session")
+        return agent_id
+
+    def list_agents(self) -> dict[str, str]:
+        """{agent_id: name} for every agent, implicit ones included."""
+        return queries.agent_names(self.index)
+
+    def get_transcript(self, agent_id: str) -> list[Event]:
+        """The agent's transcript_entry events in file order."""
+        return queries.transcript(self.index, self._known(agent_id))
+
+    def extract_dialog(self, agent_ids: list[str]) -> list[Event]:
+        """The distinct messages among the agents, each once (grouped by substance)."""
+        known = [self._known(a) for a in agent_ids]
+        return [item["event"] for item in dialogs.dialog(self.index, known)["items"]]
+
+    def extract_agent_perspective(self, agent_id: str, include_subagents: bool = False) -> str:
+        """What the agent heard (and from whom), did, received and said, as text."""
+        return queries.perspective_text(self.index, self._known(agent_id), include_subagents)
+
+    def build_causality_index(self) -> dict[str, str | list[str]]:
+        """{message_id: parent}: substance, else cause, else a tool result's call message."""
+        return queries.causality_index(self.index)
+
+    def trace_message_flow(self, message_id: str) -> list[Event]:
+        """The causality chain of a message, oldest to newest."""
+        return queries.causality_chain(self.index, message_id)
+
+    def trace_content_references(self, content_msg_id: str) -> list[Event]:
+        """Every transcript entry whose substance chain reaches the message, in file order."""
+        return queries.references(self.index, content_msg_id)

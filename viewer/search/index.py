@@ -1,0 +1,428 @@
+"""The full-text search index of one session (built by the index, read by search.py's queries).
+
+Each session holds a SearchIndex: token -> sorted array of event positions. Tokens come from an
+event's searchable text (content, tool names and arguments, agent names and ids), plus hidden field
+tokens for the qualifiers (agent:, role:, tool:). It is only ever appended to, and catches up with
+the session in the background after each ingest batch and before every query.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from bisect import bisect_left
+from collections import defaultdict, deque
+from itertools import chain, repeat
+
+from viewer.core import jsonio, model
+from viewer.core.incremental import Incremental
+from viewer.core.model import Event
+from viewer.core.positions import merge
+
+from .packed import PackedPostings
+
+TOKEN = re.compile(r"\w+")
+# A query takes in the events not indexed yet when there are at most this many (some tens of milliseconds):
+# a session further behind (a big file being indexed in the background) is searched as far as it is indexed
+# (`complete` says whether that is all), and the query never waits, nor makes other requests wait, for the rest.
+QUERY_BUDGET = 4096
+
+# Field tokens (what the qualifiers match) start with a character no word token contains, so they never
+# collide with text.
+AGENT, ROLE, KIND, TOOL = "\x01a:", "\x01r:", "\x01k:", "\x01t:"
+CLASS_FIELDS = (ROLE, KIND)  # kept by class (see SearchIndex), not posted
+EVENT_KINDS = {model.AGENT_CREATED: "created", model.PIECE_OF_TEXT: "piece"}  # role:created, role:piece
+
+
+def tokens(text: str) -> list[str]:
+    return TOKEN.findall(text.lower())
+
+
+# ASCII text: the same tokens as TOKEN.findall(text.lower()), by a byte table (word characters
+# lowercased, the separator of texts kept, every other character a space) and a split, far
+# cheaper than a regex.
+_SEPARATOR = "\x01"
+_ASCII_WORDS = bytes(c if chr(c).isalnum() or chr(c) in "_" + _SEPARATOR else ord(" ")
+                     for c in range(128)).lower() + bytes(range(128, 256))
+
+
+def word_postings(texts: list[str], start: int) -> dict[str, array]:
+    """The postings of consecutive texts at positions start, start+1, ...: token -> the ascending positions of
+    the texts holding it (`tokens` of each, each token once per text).
+
+    Tokenizing is most of what indexing costs (some 10 µs a text of 100 words), so the texts are tokenized
+    together: one translation and split of them all, each text's words made a set and posted as bytes (cheaper
+    than as str: 9 against 15 µs a text), and only each distinct word decoded. A text said again in the batch (a
+    message delivered to several agents, each delivery with its original's content: a third of the texts of a
+    multi-agent log) is tokenized once, and posted once with all its positions."""
+    stop = start + len(texts)
+    repeated = len(set(texts)) < len(texts)
+    if not repeated:
+        postings = Postings()
+        post(postings, _word_sets(texts), start)
+        return {word.decode(): positions for word, positions in postings.items()}
+    positions_of: dict[str, list[int]] = {}  # each text said -> its positions
+    for position, text in zip(range(start, stop), texts):
+        positions = positions_of.get(text)
+        if positions is None:
+            positions_of[text] = [position]
+        else:
+            positions.append(position)
+    word_sets = _word_sets(list(positions_of))
+    lists: dict[bytes, list[int]] = defaultdict(list)
+    groups = chain.from_iterable(map(repeat, positions_of.values(), map(len, word_sets)))
+    deque(map(list.extend, map(lists.__getitem__, chain.from_iterable(word_sets)), groups), 0)
+    # a word's groups come in the order their texts were first said: sorted, its positions ascend again
+    return {word.decode(): array("i", sorted(positions)) for word, positions in lists.items()}
+
+
+def _word_sets(texts: list[str]) -> list[set[bytes]]:
+    """The set of each text's tokens, as UTF-8 bytes."""
+    # A text that is not ASCII is tokenized by the regex and stands as its tokens: translating
+    # those (lowercase word characters and spaces, in UTF-8) changes nothing.
+    joined = _SEPARATOR.join(texts)
+    if not joined.isascii():
+        joined = _SEPARATOR.join([text if text.isascii() else " ".join(tokens(text)) for text in texts])
+    if joined.count(_SEPARATOR) == len(texts) - 1:
+        parts = joined.encode().translate(_ASCII_WORDS).split(_SEPARATOR.encode())
+    else:  # a text holds the separator itself
+        parts = [" ".join(tokens(text)).encode() for text in texts]
+    return list(map(set, map(bytes.split, parts)))
+
+
+def searchable_text(event: Event) -> str:
+    """The text of an event that search matches and snippets are cut from."""
+    parts = []
+    if event.get("event_type") == model.AGENT_CREATED:
+        parts.extend(str(event.get(k)) for k in ("name", "agent_id", "language_model") if event.get(k))
+    content = model.content_of(event)
+    if content:
+        parts.append(content)
+    for call in model.tool_calls_of(event):  # raw, not parsed: this runs for every event ingested
+        name, arguments = _call_parts(call)
+        parts.append(f"{name}({arguments})")
+    if model.is_tool_result(event) and isinstance(event.get("name"), str):
+        parts.append(event["name"])
+    return "\n".join(parts)
+
+
+def touches_tools(event: Event) -> bool:
+    """Whether an event calls tools or is a tool's result (else it has no tool to find)."""
+    return "tool_calls" in event or "tool_call_id" in event or event.get("role") == "tool"
+
+
+def index_text(event: Event) -> str:
+    """The text whose words the index posts for an event: its searchable text, which for most is its content."""
+    content = event.get("content")
+    if (type(content) is str and "name" not in event and event["event_type"] != model.AGENT_CREATED
+            and not touches_tools(event)):
+        return content
+    return searchable_text(event)
+
+
+def post(postings: dict, keys_of_events: list, start: int) -> None:
+    """Append start, start+1 ... to the postings of the keys of each event (each key once per event); `postings`
+    makes the positions of a key it does not hold yet (Postings)."""
+    keys = chain.from_iterable(keys_of_events)
+    counts = map(len, keys_of_events)
+    positions = chain.from_iterable(map(repeat, range(start, start + len(keys_of_events)), counts))
+    deque(map(array.append, map(postings.__getitem__, keys), positions), 0)
+
+
+def _call_parts(call: dict) -> tuple[str, str]:
+    """A logged tool call's name and its arguments as text (the rule of model.LoggedCall, unparsed)."""
+    function = call.get("function") if isinstance(call.get("function"), dict) else {}
+    arguments = function.get("arguments", call.get("arguments", ""))
+    return model.call_name(call), arguments if isinstance(arguments, str) else jsonio.text(arguments)
+
+
+def tool_names(s, position: int, event: Event | None = None, read: tuple[int, list] | None = None) -> set[str]:
+    """Tools an entry calls, or the tool whose result it is (its `name`, else its call's); `event`: the entry at
+    `position`, when the caller has it read already; `read`: (first position, events) the caller read together."""
+    event = s.events[position] if event is None else event
+    names = set(own_tool_names(event))
+    if model.is_tool_result(event):
+        names.update(called_tool_names(s, position, event["agent_id"], event.get("tool_call_id"), read))
+    return names
+
+
+def own_tool_names(event: Event) -> tuple[str, ...]:
+    """The tools an entry calls, and the `name` a tool result gives itself: what the entry alone says."""
+    names = {model.call_tool_key(c) for c in model.tool_calls_of(event)}
+    if model.is_tool_result(event) and isinstance(event.get("name"), str):
+        names.add(model.tool_key(event["name"]))
+    return tuple(names)
+
+
+def called_tool_names(s, position: int, agent_id: str, call_id, read: tuple[int, list] | None = None) -> set[str]:
+    """The tools of the call a tool result at `position` answers (its agent's latest call of that id before it).
+
+    `read`: (first position, events) already read by the caller; a call is mostly a few events before its result,
+    so indexing a batch takes it from there instead of reading its line again (a Claude Code entry is read back
+    from its file)."""
+    call_position = s.call_position_of(agent_id, call_id, position)
+    if call_position is None:
+        return set()
+    call = event_at(s, call_position, read)
+    return {model.call_tool_key(c) for c in model.tool_calls_of(call) if c.get("id") == call_id}
+
+
+def event_at(s, position: int, read: tuple[int, list] | None) -> Event:
+    """The session's event at `position`: from `read` ((first position, events) a walk read together) if it holds
+    it, else read on its own (a line read and parsed again, for an event not cached)."""
+    first, events = read or (0, ())
+    return events[position - first] if first <= position < first + len(events) else s.events[position]
+
+
+def calls_answered_within(events: list, infos: list[tuple]) -> dict[int, set[str]]:
+    """What `called_tool_names` finds for each tool result among consecutive `events` whose call is among them too
+    (by the index's filing rule: a transcript entry's calls with a string id, the latest before the result or in
+    it): {offset in events: the call's tools}. `infos` are their `event_fields`. A result whose call lies before
+    them is not in it: it needs the session (the search worker sends these, so merging its run reads no call
+    back from the file)."""
+    latest: dict[tuple, dict] = {}  # (agent, call id) -> the entry holding its latest call so far
+    answered = {}
+    for offset, (event, (agent_id, event_type, _, _, _, result, call_id)) in enumerate(zip(events, infos)):
+        if event_type == model.TRANSCRIPT_ENTRY and "tool_calls" in event:
+            for call in model.tool_calls_of(event):
+                if isinstance(call.get("id"), str):
+                    latest[(agent_id, call["id"])] = event
+        if result and isinstance(call_id, str) and (call := latest.get((agent_id, call_id))) is not None:
+            answered[offset] = {model.call_tool_key(c) for c in model.tool_calls_of(call) if c.get("id") == call_id}
+    return answered
+
+
+def event_fields(event: Event) -> tuple:
+    """What indexing an event needs of it besides its words (see run_postings): (agent, type, role, perspective kind
+    (None unless it touches tools: else its type and role decide it), the tools it names itself, whether it is a
+    tool result, the call id it answers)."""
+    role = event.get("role")
+    role = role if type(role) is str else None
+    if not touches_tools(event):
+        return event["agent_id"], event["event_type"], role, None, (), False, None
+    result = model.is_tool_result(event)
+    return (event["agent_id"], event["event_type"], role, model.perspective_kind(event), own_tool_names(event),
+            result, event.get("tool_call_id") if result else None)
+
+
+def run_postings(events: list, start: int) -> tuple[dict, dict, list, list]:
+    """What indexing consecutive events at positions start, start+1, ... adds that the events alone decide (the
+    search worker finds it in its process; the index takes it in with `SearchIndex.take_run`):
+    - classes: the role and kind tokens of a class of events (`class_keys`) -> its events' positions;
+    - postings: token -> ascending positions: the words of each event's `index_text`, its agent token, and the
+      tool tokens of the tools it names and of the call it answers when that call is among the events
+      (`calls_answered_within`);
+    - unanswered: (position, agent, call id, the tools it names itself) of each tool result whose call is before
+      the events: the session finds that call's tools;
+    - agents: the agents of the events (the session knows whose first event is among them)."""
+    infos = list(map(event_fields, events))
+    answered = calls_answered_within(events, infos)
+    postings = word_postings(list(map(index_text, events)), start)
+    keys_of: dict[tuple, tuple] = {}  # (type, role, perspective kind if it touches tools) -> its class's keys
+    classes: dict[tuple, list[int]] = {}
+    fields: dict[str, list[int]] = defaultdict(list)  # field token -> positions
+    unanswered = []
+    position = start
+    for offset, (agent_id, event_type, role, tool_kind, names, result, call_id) in enumerate(infos):
+        kind = (event_type, role, tool_kind)
+        keys = keys_of.get(kind)
+        if keys is None:  # the perspective kind of an event that does not touch tools: its type's and role's
+            keys = keys_of[kind] = class_keys(event_type, role, tool_kind or model.perspective_kind(events[offset]))
+        positions = classes.get(keys)
+        if positions is None:
+            classes[keys] = [position]
+        else:
+            positions.append(position)
+        fields[AGENT + agent_id].append(position)
+        if result:
+            called = answered.get(offset)
+            if called is None:
+                unanswered.append((position, agent_id, call_id, names))
+            else:
+                names = set(names) | called
+        for name in names:
+            fields[TOOL + name].append(position)
+        position += 1
+    for token, positions in fields.items():
+        postings[token] = array("i", positions)
+    agents = [token[len(AGENT):] for token in fields if token.startswith(AGENT)]
+    return classes, postings, unanswered, agents
+
+
+def class_keys(event_type: str, role: str | None, perspective: str) -> tuple[str, ...]:
+    """The role and kind tokens of the events of a type, role and perspective kind (their class: see SearchIndex)."""
+    keys = [KIND + perspective]
+    if role is not None:
+        keys.append(ROLE + role.lower())
+    if event_type in EVENT_KINDS:
+        keys.append(KIND + EVENT_KINDS[event_type])
+    return tuple(keys)
+
+
+class Postings(dict):
+    """token -> positions; looking up a new token makes its (empty) positions."""
+
+    __slots__ = ()
+
+    def __missing__(self, key: str) -> array:
+        positions = self[key] = array("i")
+        return positions
+
+
+class _Postings(Postings):
+    """Postings that file each new word in the vocabulary."""
+
+    __slots__ = ("vocabulary",)
+
+    def __init__(self, vocabulary: dict[str, list[str]]) -> None:
+        super().__init__()
+        self.vocabulary = vocabulary
+
+    def __missing__(self, key: str) -> array:
+        positions = self[key] = array("i")
+        if key[0] != "\x01":
+            self.vocabulary.setdefault(key[:2], []).append(key)
+        return positions
+
+
+class SearchIndex(Incremental):
+    """token -> positions (ascending, each once) for one session; only ever appended to.
+
+    Ingest does not wait for it: it holds the first `indexed` events and catches up (`catch_up`)
+    in the background after each ingest batch, and before a query reads it when few events wait,
+    so a query sees every event ingested unless the index is far behind (then it says it is partial).
+    """
+
+    def __init__(self, session=None) -> None:
+        self.vocabulary: dict[str, list[str]] = {}  # the word tokens by their first two characters
+        self._postings: dict[str, array] = _Postings(self.vocabulary)
+        super().__init__(session)  # events 0 .. indexed-1 are in the postings
+        # The role and kind field tokens are not posted per event: an event is in one class (its role and
+        # kind tokens, a handful of classes per session), and a token's positions are its class's,
+        # or those of its classes merged when asked for.
+        self._class_of: dict[tuple[str, ...], array] = {}  # role and kind tokens -> the class's positions
+        self._classes_with: dict[str, list[array]] = {}  # role or kind token -> the positions of its classes
+        self._merged: dict[str, tuple[array, int]] = {}  # role or kind token -> its positions, up to `indexed`
+
+    @property
+    def postings(self) -> dict[str, array]:
+        self._catch_up_if_close()
+        return self._postings
+
+    def _catch_up_if_close(self) -> None:
+        """Before a read: take in the events not indexed yet when they are few; else read what is indexed.
+
+        All or nothing, so the lists one query reads (under the session's lock, which indexing takes too)
+        are all of the same events."""
+        s = self._session() if self._session is not None else None
+        if s is not None and s.count - self.indexed <= QUERY_BUDGET:
+            self.catch_up()
+
+    @property
+    def complete(self) -> bool:
+        """Whether every event of the session is indexed (else a query sees only the first `indexed`)."""
+        s = self._session() if self._session is not None else None
+        return s is None or self.indexed >= s.count
+
+    def add(self, s, position: int) -> None:
+        """Index the event at `position`, the next one not indexed."""
+        self._extend(s, position, position + 1)
+
+    def _extend(self, s, start: int, stop: int, events: list | None = None) -> None:
+        """Index the events start .. stop-1 (start is `indexed`)."""
+        if events is None:
+            events = s.events.walk(start, stop)  # read together, not cached
+        self.take_run(s, start, stop, run_postings(events, start))
+
+    def pack(self) -> bool:
+        """Pack the postings of a complete index whose session will not grow (see search_packed); whether it did."""
+        if self.packed or not self.complete:
+            return False
+        self._postings = PackedPostings.packed(self._postings, self.indexed)
+        self.vocabulary.clear()
+        return True
+
+    @property
+    def packed(self) -> bool:
+        return isinstance(self._postings, PackedPostings)
+
+    def _unpacked(self) -> dict[str, array]:
+        """The postings to extend: packed ones (a session that grew after all) made a dict of arrays again."""
+        if self.packed:
+            packed, self._postings = self._postings, _Postings(self.vocabulary)
+            for token, positions in packed.items():
+                self._postings[token].fromlist(positions.tolist())  # packed positions may be 2 bytes each
+        return self._postings
+
+    def take_run(self, s, start: int, stop: int, run: tuple[dict, dict, list, list]) -> None:
+        """Index the events start .. stop-1 (start is `indexed`): `run` is their `run_postings`, found here or by
+        the search worker (reading them elsewhere).
+
+        Python code runs once per class and token of the run, not per event: the events' texts are tokenized
+        together (`word_postings`) and their field tokens posted where they were read; here each token's and
+        each class's positions extend the index's. Only what needs the session is looked up: the tools of a
+        result whose call came before the run, and the agents whose first event is in it."""
+        classes, posted, unanswered, agents = run
+        postings, class_of = self._unpacked(), self._class_of
+        for keys, positions in classes.items():
+            class_positions = class_of.get(keys)
+            if class_positions is None:
+                class_positions = class_of[keys] = array("i")
+                for key in keys:
+                    self._classes_with.setdefault(key, []).append(class_positions)
+            class_positions.extend(positions)
+        called: dict[str, list[int]] = {}  # tool token -> results whose call came before the run
+        for position, agent_id, call_id, own in unanswered:
+            for name in called_tool_names(s, position, agent_id, call_id).difference(own):
+                called.setdefault(TOOL + name, []).append(position)
+        for token, positions in called.items():
+            before = posted.get(token)
+            posted[token] = array("i", sorted(chain(before, positions)) if before else positions)
+        for token, positions in posted.items():  # each run's positions come after every one posted before
+            postings[token].extend(positions)
+        # An agent's first event holds its id's words (unless an agent_created named it first), in their place.
+        for agent_id in agents:
+            agent = s.agents.get(agent_id)
+            position = agent.first_position if agent is not None else -1
+            if not start <= position < stop or (agent.created_position is not None
+                                                and agent.created_position <= position):
+                continue
+            for word in set(tokens(agent.agent_id)):
+                positions = postings[word]
+                at = bisect_left(positions, position)
+                if at == len(positions) or positions[at] != position:
+                    positions.insert(at, position)
+        self.indexed = stop
+
+    def get(self, key: str) -> array:
+        if key[:3] in CLASS_FIELDS:
+            return self._class_positions(key)
+        return self.postings.get(key, _EMPTY)
+
+    def _class_positions(self, key: str) -> array:
+        """The positions of a role or kind token: its class's, or its classes' merged (kept, extended as events come)."""
+        self._catch_up_if_close()
+        lists = self._classes_with.get(key, ())
+        if len(lists) <= 1:
+            return lists[0] if lists else _EMPTY
+        merged, upto = self._merged.get(key, (None, 0))
+        if merged is None or upto < self.indexed:
+            fresh = merge([kept[bisect_left(kept, upto):] for kept in lists])
+            if merged is None:
+                merged = array("i", fresh)
+            else:
+                merged.extend(fresh)
+            self._merged[key] = (merged, self.indexed)
+        return merged
+
+    def prefixed(self, prefix: str) -> list[str]:
+        """Word tokens starting with `prefix`."""
+        self._catch_up_if_close()
+        if self.packed:
+            return self._postings.prefixed(prefix)
+        buckets = ([self.vocabulary.get(prefix[:2], [])] if len(prefix) >= 2
+                   else [words for key, words in self.vocabulary.items() if key.startswith(prefix)])
+        return [t for words in buckets for t in words if t.startswith(prefix)]
+
+
+_EMPTY = array("i")

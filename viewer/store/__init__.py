@@ -1,0 +1,1 @@
+"""Sessions kept between runs: authenticated cache entries a restart reads instead of the files."""

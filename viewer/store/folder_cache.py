@@ -1,0 +1,102 @@
+"""One cache entry per served folder: what a restart needs to list every kept session of several files at once.
+
+Without it, a restart reads each file's first line to tell its format and its session, then opens each kept
+session's entry and each of its files (a folder of 5,000 Claude Code sessions: about 5 s). This entry holds, for
+every kept group (group_cache): its entry's key, what its files were, its sidecars, its summary (what the sessions
+list shows) and its settled normalizer, and for each of its files what its first line told (its group). A restart
+reads it once; a file whose identity, size and times are those kept (`group_cache.stat_unchanged`) is taken as it
+says, without being opened; its bytes are checked before anything reads them (group_cache.wake) and by background
+work soon after (SessionCache.check_step). Anything else is read as without it.
+
+It is derived from the groups' own entries, written when they change (not more often than SAVE_GAP_S), and, like
+them, authenticated by the store: a corrupt, foreign or tampered one reads as missing.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from viewer import formats
+
+from .cache_store import CacheStore, CorruptEntry
+from .group_cache import stat_unchanged
+
+log = logging.getLogger(__name__)
+
+ROWS = 250  # groups per section: each encodes in a few milliseconds
+SAVE_GAP_S = 10.0  # the entry is written again at most this often (and only when a kept group changed)
+_JOINED = frozenset({"rel", "path", "inside"})  # what Groups._join_group adds to what a format's member_of told
+_BY_NAME = {fmt.name: fmt for fmt in formats.LINE_FORMATS if fmt.member_of is not None}
+
+
+def key_of(root: str, follow_symlinks: bool) -> str:
+    """The entry's key: the folder served (its real path), and whether symlinks are followed in it."""
+    return f"folder {root}" + (" following symlinks" if follow_symlinks else "")
+
+
+class Listed:
+    """What the last run kept of a folder's groups (see the module)."""
+
+    def __init__(self, rows: list[tuple]):
+        self._groups: dict[str, tuple] = {}  # main path -> (key, files, sidecars, summary, normalizer state)
+        self._files: dict[str, tuple] = {}  # path -> (format, member, what the file was)
+        for main, fmt_name, key, files, sidecars, members, summary, state in rows:
+            fmt = _BY_NAME.get(fmt_name)
+            if fmt is None or set(members) != set(files):
+                continue
+            self._groups[main] = (key, files, sidecars, summary, state)
+            for path, member in members.items():
+                self._files[path] = (fmt, member, files[path])
+
+    def __len__(self) -> int:
+        return len(self._groups)
+
+    def classified(self, path: str) -> tuple[formats.Format, str, dict] | None:
+        """A file's (format, reason, group) as detect.classify gives it, when it is a kept file whose stat is as it
+        was (group_cache.stat_unchanged); else None (classify it)."""
+        known = self._files.get(path)
+        if known is None or not stat_unchanged(path, known[2]):
+            return None
+        fmt, member, _ = known
+        return fmt, "", dict(member)
+
+    def group(self, main: str) -> tuple | None:
+        """The row of the group whose main file is `main` (what group_cache.restore_listed takes), or None."""
+        return self._groups.get(main)
+
+
+def row(session, key: str, files: dict, sidecars: dict) -> tuple:
+    """A kept group's row (callers hold its lock): it is asleep or awake, kept as it is now."""
+    members = {path: {k: v for k, v in member.items() if k not in _JOINED} for path, member in session.members.items()}
+    return (session.path, session.format.name, key, files, sidecars, members, session.summary(),
+            session.normalizer.state())
+
+
+def save(store: CacheStore, key: str, rows) -> int:
+    """Write the folder's entry from its groups' rows (an iterator: each taken when its section is written)."""
+    def sections():
+        batch = []
+        for one in rows:
+            batch.append(one)
+            if len(batch) == ROWS:
+                yield batch
+                batch = []
+        yield batch
+
+    return store.put(key, sections())
+
+
+def load(store: CacheStore, key: str) -> Listed | None:
+    """The folder's entry, or None when there is none (or it is corrupt, foreign or tampered: read as missing)."""
+    kept = store.sections(key)
+    if kept is None:
+        return None
+    try:
+        rows = [one for batch in kept for one in batch]
+        return Listed(rows)
+    except (CorruptEntry, TypeError, ValueError, KeyError, AttributeError) as error:
+        log.info("the folder's cache entry is not used: %s", error)
+        store.drop(key)
+        return None
+    finally:
+        kept.close()

@@ -1,0 +1,237 @@
+"""Sessions of several files (Claude Code: a main file and its sub-agents' files) kept between runs.
+
+A group is kept once its normalizer has settled (its files left alone for a while, see Library.settle): then its
+whole index is plain data (index_state). It is used again only if nothing about its files changed: the same files
+(the entry's key is made of their identities: device and inode), each still of the size it was read to, with the
+same modification time and the same bytes at its start and its end, and the same files beside them that describe
+them (sidecars: their sizes and times). Any change is a miss: the group is read from its start, as without a cache.
+A settled group that grows is read again from its start anyway, so the entry needs no more than that.
+
+A folder of 5,000 finished sessions is thus taken back from 5,000 entries, each checked by a few system calls
+and 8 KB read per file, instead of gigabytes read and parsed again.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import logging
+import os
+import zlib
+
+from viewer.files.file_source import FileChanged, FileSource
+from viewer.files.tailer import FileTailer
+from viewer.index.session_index import SessionIndex
+
+from . import index_state
+from .cache_store import CacheStore, CorruptEntry
+
+log = logging.getLogger(__name__)
+
+ENDS = 4096  # bytes read at each end of a file for its print
+
+
+def _facts(source: FileSource) -> dict:
+    """What tells a file is still as it was: identity, size, modification time, a CRC of its first and last bytes
+    (read on its open source: opened as every read is, never outside DIR)."""
+    st, first, last = source.ends(ENDS)
+    printed = zlib.crc32(last, zlib.crc32(first)) if last else zlib.crc32(first)
+    return {"identity": (st.st_dev, st.st_ino), "size": st.st_size, "mtime": st.st_mtime_ns, "print": printed,
+            "ctime": st.st_ctime_ns}
+
+
+def _same(was: dict, facts: dict) -> bool:
+    """Whether a file's facts now are those kept (its status-change time aside: a file made readable again, or
+    renamed back, holds the same bytes)."""
+    return (tuple(was["identity"]), was["size"], was["mtime"], was["print"]) == (
+        tuple(facts["identity"]), facts["size"], facts["mtime"], facts["print"])
+
+
+def stat_unchanged(path: str, was: dict) -> bool:
+    """Whether the file at `path` (not followed if a symlink: a symlink is never the file kept) has the identity,
+    size, modification and status-change times kept: a restart tells an unchanged file by them, without opening
+    it (its bytes are checked before anything reads it: see `wake`, `same_files`). A chmod, a rename or a write
+    moves the status-change time."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return ((st.st_dev, st.st_ino), st.st_size, st.st_mtime_ns, st.st_ctime_ns) == (
+        tuple(was["identity"]), was["size"], was["mtime"], was.get("ctime"))
+
+
+def same_files(files: dict, inside: str | None) -> bool:
+    """Whether every file of a kept group still holds what it held when kept (opened as every read is: never one
+    outside DIR)."""
+    for path, was in files.items():
+        try:
+            source = FileSource(path, inside)
+        except OSError:
+            return False
+        try:
+            if not _same(was, _facts(source)):
+                return False
+        except OSError:
+            return False
+        finally:
+            source.retire()  # only looked at: its tailer has its own
+    return True
+
+
+def _sidecars(session: SessionIndex) -> dict[str, tuple[int, int] | None]:
+    """The files beside the group's files that describe them (Format.sidecar_for): path -> (size, mtime), or
+    None where there is none (one written later changes the group as much as one rewritten)."""
+    sidecar_for = session.format.sidecar_for
+    found = {}
+    for member in sorted(session.members) if sidecar_for is not None else ():
+        path = sidecar_for(member)
+        if path is None:
+            continue
+        try:
+            st = os.lstat(path)
+        except OSError:
+            found[path] = None
+            continue
+        found[path] = (st.st_size, st.st_mtime_ns)
+    return found
+
+
+def _key(facts: dict[str, dict]) -> str:
+    identities = sorted(tuple(f["identity"]) for f in facts.values())
+    return "group " + hashlib.blake2b(repr(identities).encode(), digest_size=16).hexdigest()
+
+
+def save(store: CacheStore, session: SessionIndex, tailers: dict, inside: str | None) -> tuple[str, dict, dict] | None:
+    """Keep a settled group read to the end of every file: (its key, what its files were, its sidecars), what a
+    session put to sleep wakes from (see `wake`); None (nothing written) when it is not one."""
+    if not index_state.cacheable(session):
+        return None
+    files = {}
+    for path in session.members:
+        tailer = tailers.get(path)
+        if not isinstance(tailer, FileTailer):
+            return None
+        state = tailer.state()
+        try:  # on the source its tailer reads: the file is not opened again
+            facts = _facts(tailer.source if tailer.source is not None else FileSource(path, inside))
+        except FileChanged:
+            return None  # replaced or rewritten since it was read: it is read again first
+        if tuple(state["identity"] or ()) != facts["identity"] or state["position"] != facts["size"]:
+            return None  # written since it was read: it is read again first
+        files[path] = {**facts, "tailer": state}
+    sidecars = _sidecars(session)
+
+    def sections():
+        yield "files", files
+        yield "sidecars", sidecars
+        yield from index_state.sections(session)
+
+    key = _key(files)
+    store.put(key, sections())
+    return key, files, sidecars
+
+
+def restore(store: CacheStore, session: SessionIndex, tailers: dict, inside: str | None,
+            lost) -> tuple[str, dict, dict] | None:
+    """The group `session` (listed, not read yet) as kept, asleep (sleeping: its index is read from the entry when
+    something reads it), its `tailers` set to go on from the end of each file: (the entry's key, what its files
+    were, its sidecars). None on any miss (then some tailers may have been moved: the caller makes new ones)."""
+    try:  # each file opened once: for its facts, then kept open by its tailer (FileTailer.resume)
+        sources = {path: FileSource(path, inside) for path in session.members}
+        now = {path: _facts(source) for path, source in sources.items()}
+    except OSError:
+        return None
+    key = _key(now)
+    kept = store.sections(key)
+    if kept is None:
+        return None
+    try:
+        restored = _restore(kept, session, now, tailers, sources)
+    except (CorruptEntry, KeyError, TypeError, ValueError, IndexError, OSError, StopIteration) as error:
+        log.info("cache entry of %s not used: %s", session.relpath, error)
+        restored = None
+    finally:
+        kept.close()
+    if restored is None:
+        store.drop(key)
+        return None
+    files, sidecars, asleep = restored
+    _sleep(session, asleep, functools.partial(wake, store, key, files), lost)
+    return key, files, sidecars
+
+
+def restore_listed(store: CacheStore, session: SessionIndex, tailers: dict, inside: str | None, lost,
+                   listed: tuple) -> tuple[str, dict, dict] | None:
+    """The group `session` asleep from its row in the folder's entry (folder_cache: `listed` is (key, files,
+    sidecars, summary, normalizer state)), its files only lstat'ed (`stat_unchanged`), none opened: its tailers
+    open them when they next read, and it wakes only once its files are found to hold what they held (`wake` with
+    `checked` False; background work checks them soon after: SessionCache.check_step). None on any miss."""
+    key, files, sidecars, summary, state = listed
+    if set(files) != set(session.members) or not all(stat_unchanged(p, was) for p, was in files.items()):
+        return None
+    if {p: v and tuple(v) for p, v in sidecars.items()} != _sidecars(session):
+        return None
+    asleep = index_state.asleep_from(session.format, summary, state)
+    if asleep is None:
+        return None
+    for path, was in files.items():
+        tailer = tailers.get(path)
+        source = FileSource(path, inside, identity=was["identity"])  # not opened: see FileSource
+        if not isinstance(tailer, FileTailer) or not tailer.resume(was["tailer"], source):
+            return None
+    _sleep(session, asleep, functools.partial(wake, store, key, files, checked=False, inside=inside), lost)
+    return key, files, sidecars
+
+
+def _sleep(session: SessionIndex, asleep: tuple[dict, object], wake, lost) -> None:
+    """A restored session asleep: its settled normalizer set, what the list shows taken from its summary."""
+    summary, normalizer = asleep
+    with session.lock:
+        session.normalizer = normalizer
+        session.sleep(wake, lost, summary)
+
+
+def _restore(kept, session: SessionIndex, now: dict, tailers: dict, sources: dict) -> tuple[dict, tuple] | None:
+    name, files = next(kept)
+    if name != "files" or set(files) != set(now):
+        return None
+    if not all(_same(files[path], facts) for path, facts in now.items()):
+        return None
+    name, sidecars = next(kept)
+    sidecars = {p: v and tuple(v) for p, v in sidecars.items()} if name == "sidecars" else None
+    if sidecars != _sidecars(session):
+        return None
+    asleep = index_state.asleep(kept, session.format)
+    if asleep is None:
+        return None
+    for path in session.members:
+        tailer = tailers.get(path)
+        if not isinstance(tailer, FileTailer) or not tailer.resume(files[path]["tailer"], sources[path]):
+            return None
+    return files, sidecars, asleep
+
+
+def wake(store: CacheStore, key: str, files: dict, session: SessionIndex, search_only: bool = False, *,
+         checked: bool = True, inside: str | None = None):
+    """The index of a sleeping session (a SessionIndex; with `search_only`, its SearchIndex alone), read from its
+    entry; None when the entry is gone or is not the one it slept with (evicted, or written again by another server
+    after its files changed), or, for a session whose files were not `checked` yet (restored by their stat alone:
+    `restore_listed`), when they no longer hold what they held."""
+    if not checked and not same_files(files, inside):
+        return None
+    kept = store.sections(key)
+    if kept is None:
+        return None
+    try:
+        name, was = next(kept)
+        if name != "files" or was != files:
+            return None
+        next(kept)  # its sidecars: looked at when it was restored or saved
+        if search_only:
+            return index_state.search_of(kept, session)
+        return index_state.restore(kept, session.id, session.path, session.relpath, session.format)
+    except (CorruptEntry, KeyError, TypeError, ValueError, IndexError, StopIteration, OSError) as error:
+        log.info("cache entry of %s not used: %s", session.relpath, error)
+        return None
+    finally:
+        kept.close()

@@ -1,0 +1,365 @@
+"""Sessions kept between runs: a restart takes a file's index from the cache and reads only what came after.
+
+An entry is keyed by the file's identity (device and inode: a renamed file keeps its entry) and holds how far
+the file was read (the tailer's state), a print of the bytes read so far, and the index (index_state). It is
+used only when the file still holds those bytes: at least as long, and the print the same (CRC-32 of its first
+64 KiB, of 64 blocks spread over the rest and of the bytes just before the read position; all of it for a file
+under 1 MiB). Then the tailer goes on from there, with the checks every read makes (a rewrite of the bytes
+before the position reads the file again). Anything else, a failed check of the entry included, is a miss: the
+file is read from its start, as without a cache.
+
+The cache lives under the user's cache folder, never in the folder being watched.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import marshal
+import os
+import sys
+import time
+import zlib
+from importlib import metadata
+
+from viewer.core import gcpause
+from viewer.files.safe_open import open_regular
+from viewer.files.tailer import FileTailer
+from viewer.index.session_index import SessionIndex
+
+from . import folder_cache, group_cache, index_state
+from .cache_store import CacheStore, CorruptEntry
+
+log = logging.getLogger(__name__)
+
+HEAD_BYTES = 64 * 1024
+BLOCK_BYTES = 4096
+BLOCKS = 64
+WHOLE_BELOW = 1024 * 1024
+SAVE_AFTER_IDLE_S = 2.0  # a session is saved once it has not changed for this long...
+MIN_SAVE_GAP_S = 30.0  # ... and at most this often (a session written to all the time is not saved all the time)
+SLEEP_AFTER_S = 60.0  # a kept session of several files nobody has looked at for this long sleeps (see sleeping)
+
+
+def default_folder() -> str:
+    import platformdirs
+
+    return os.path.join(platformdirs.user_cache_dir("agentview", appauthor=False), "sessions")
+
+
+def content_print(fd: int, size: int) -> int:
+    """A CRC-32 of the first `size` bytes of a file: all of them for a small file, else samples of them."""
+    if size <= WHOLE_BELOW:
+        return zlib.crc32(os.pread(fd, size, 0)) if size else 0
+    crc = zlib.crc32(os.pread(fd, HEAD_BYTES, 0))
+    step = (size - HEAD_BYTES - BLOCK_BYTES) // BLOCKS
+    for i in range(BLOCKS):
+        crc = zlib.crc32(os.pread(fd, BLOCK_BYTES, HEAD_BYTES + i * step), crc)
+    return zlib.crc32(os.pread(fd, BLOCK_BYTES, size - BLOCK_BYTES), crc)
+
+
+def for_folder(cache_dir: str | None, root: str | os.PathLike) -> SessionCache | None:
+    """The cache to use while serving `root`: None without a `cache_dir`, or when it is inside `root` (the
+    server never writes into the folder it serves) or cannot be made."""
+    if cache_dir is None:
+        return None
+    folder, served = os.path.realpath(cache_dir), os.path.realpath(root)
+    if os.path.commonpath([folder, served]) == served:
+        log.warning("not caching: the cache folder %s is inside the served folder %s", folder, served)
+        return None
+    try:
+        return SessionCache(folder)
+    except OSError as error:
+        log.warning("not caching: cannot use %s: %s", folder, error)
+        return None
+
+
+class SessionCache:
+    def __init__(self, folder: str | None = None, max_bytes: int | None = None):
+        folder = folder or default_folder()
+        self.store = CacheStore(folder, _version(),
+                                **({"max_bytes": max_bytes} if max_bytes else {}))
+        self.folder = folder
+        self._saved: dict[str, tuple] = {}  # path -> (serial, epoch, count) of the session saved last
+        self._saved_at: dict[str, float] = {}
+        self.restored = 0  # sessions taken from the cache this run (a figure for the benchmark and tests)
+        self.restored_listed = 0  # ... of them, groups taken from the folder's entry (folder_cache)
+        self._due: list[tuple] = []  # sessions found due to be saved, not saved yet (see save_one)
+        # a group's main path -> its entry's (key, files, sidecars): group_cache
+        self._entries: dict[str, tuple[str, dict, dict]] = {}
+        self.listed: folder_cache.Listed | None = None  # the folder's entry, while a restart's first scan reads it
+        # (session, inside, its asleep state) restored by their files' stat alone: their bytes are checked soon after
+        self._unchecked: list[tuple] = []
+        self._kept_changes = 0  # groups kept or forgotten: the folder's entry is written again when this moved
+        self._folder_saved: tuple[int, float] = (0, float("-inf"))  # (_kept_changes, when) at its last write
+
+    # --- a start: the cache's session, when it still holds --------------------------------------------------
+
+    def restore(self, path: str, session_id: str, relpath: str, inside: str | None,
+                tailer: FileTailer) -> SessionIndex | None:
+        """The session of the file at `path` as kept, with `tailer` set to go on from where it was read; None
+        (and `tailer` untouched) on any miss."""
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        key = _key((st.st_dev, st.st_ino))
+        kept = self.store.sections(key)
+        if kept is None:
+            return None
+        try:
+            with gcpause.batch() as made:  # an index made at once, as a read makes it: not walked while it grows
+                session = self._restore(kept, path, session_id, relpath, inside, tailer)
+                made["added"] = session.count if session is not None else 0
+                kept.close()  # the entry's file closed here, not whenever the generator is let go
+        except (CorruptEntry, KeyError, TypeError, ValueError, IndexError, StopIteration) as error:
+            log.info("cache entry of %s not used: %s", relpath, error)
+            session = None
+        if session is None:
+            self.store.drop(key)
+            return None
+        self._kept(path, session)
+        return session
+
+    def restore_group(self, session: SessionIndex, tailers: dict, inside: str | None, lost) -> bool:
+        """A group of files (listed, not read yet) as kept, asleep, its `tailers` set to go on from the end of each
+        file; False on a miss (then the caller makes new tailers: some may have moved). See group_cache; `lost` is
+        told if it cannot be woken from its entry (sleeping)."""
+        row = self.listed.group(session.path) if self.listed is not None else None
+        entry = None
+        if row is not None:
+            entry = group_cache.restore_listed(self.store, session, tailers, inside, lost, row)
+            if entry is not None:
+                self._unchecked.append((session, inside, session.asleep))
+                self.restored_listed += 1
+        if entry is None:
+            entry = group_cache.restore(self.store, session, tailers, inside, lost)
+            self._kept_changes += entry is not None  # the folder's entry lacked it: written again
+        if entry is None:
+            return False
+        self._entries[session.path] = entry
+        self._kept(session.path, session)
+        return True
+
+    def check_step(self, most: int = 16) -> bool:
+        """Check the bytes of up to `most` sessions restored by their files' stat alone (restore_listed), and mark
+        their entries used (the folder's entry was read, not theirs: else they would be evicted first). One whose
+        files no longer hold what they held is woken, which finds it and reads them again (sleeping: `lost`).
+        False when none waits."""
+        if not self._unchecked:
+            return False
+        for session, inside, asleep in self._unchecked[-most:]:
+            entry = self._entries.get(session.path)
+            if entry is None or session.asleep is not asleep:
+                continue  # woken since (its wake checked it), read again, or forgotten
+            key, files, _ = entry
+            if not group_cache.same_files(files, inside):
+                session.wake(seen=False)
+                continue
+            self.store.touch(key)
+            with session.lock:
+                if session.asleep is asleep:
+                    asleep["wake"] = functools.partial(group_cache.wake, self.store, key, files)
+        del self._unchecked[-most:]
+        return True
+
+    def sleep_quiet(self, sessions, lost, now: float) -> int:
+        """Put to sleep the sessions of several files kept as they are now and not looked at for SLEEP_AFTER_S
+        (see sleeping): how many. A folder of thousands of sessions holds those someone reads."""
+        return sum(self.sleep(session, lost, now) for session in sessions)
+
+    def sleep(self, session: SessionIndex, lost, now: float) -> bool:
+        """Put one session to sleep if it is kept as it is now and nobody has looked at it for SLEEP_AFTER_S."""
+        entry = self._entries.get(session.path)
+        if (entry is None or not session.members or not session.sleepy(now, SLEEP_AFTER_S)
+                or self._saved.get(session.path) != _marker(session)):
+            return False
+        key, files, _ = entry
+        session.sleep(functools.partial(group_cache.wake, self.store, key, files), lost)
+        return True
+
+    def _kept(self, path: str, session: SessionIndex) -> None:
+        self._saved[path] = _marker(session)
+        self._saved_at[path] = time.monotonic()
+        self.restored += 1
+
+    def _restore(self, kept, path, session_id, relpath, inside, tailer) -> SessionIndex | None:
+        name, file = next(kept)
+        if name != "file":
+            return None
+        fd = open_regular(path, inside)
+        try:
+            st = os.fstat(fd)
+            position = file["tailer"]["position"]
+            if (st.st_dev, st.st_ino) != tuple(file["tailer"]["identity"]) or st.st_size < position:
+                return None
+            if content_print(fd, position) != file["print"]:
+                return None  # the bytes read before are not there any more
+        finally:
+            os.close(fd)
+        session = index_state.restore(kept, session_id, path, relpath)
+        if session is None or not tailer.resume(file["tailer"]):
+            return None
+        session.events._source = tailer.source
+        return session
+
+    # --- saving: from the ingest thread, while nothing else waits --------------------------------------------
+
+    def save_one(self, files_now, inside: str | None) -> bool:
+        """Save one session that is due; False when none is. `files_now()` gives every (path, session, reader) read
+        to its end; `inside`: the folder the files must lie in (safe_open).
+
+        The sessions due are found in one pass and saved one a call, each looked at again when its turn comes:
+        a folder of thousands is walked once for all of them, not once a save."""
+        now = time.monotonic()
+        if not self._due:
+            self._due = self._all_due(files_now(), now)
+        while self._due:
+            path, session, tailers = self._due.pop()
+            if not self.due(path, session, now):
+                continue
+            if session.members:
+                self.save_group(session, tailers, inside)
+            else:
+                self.save(path, session, tailers, inside)
+            return True
+        return False
+
+    def _all_due(self, files, now: float) -> list[tuple]:
+        """(path, session, its reader or, for a session of several files, {path: reader}) of each session due."""
+        due, groups = [], {}
+        for path, session, tailer in files:
+            if session.members:
+                groups.setdefault(id(session), (session, {}))[1][path] = tailer
+            elif isinstance(tailer, FileTailer) and self.due(path, session, now):
+                due.append((path, session, tailer))
+        for session, tailers in groups.values():
+            if tailers.keys() == session.members.keys() and self.due(session.path, session, now):
+                due.append((session.path, session, tailers))
+        return due
+
+    def due(self, path: str, session: SessionIndex, now: float) -> bool:
+        """Whether `session` has changed since it was saved, has been still for a moment, and was not saved
+        just now."""
+        if self._saved.get(path) == _marker(session) or session.count == 0:
+            return False
+        if session.updated_at is not None and time.time() - session.updated_at < SAVE_AFTER_IDLE_S:
+            return False
+        return now - self._saved_at.get(path, -MIN_SAVE_GAP_S) >= MIN_SAVE_GAP_S
+
+    @gcpause.batch()  # see _sections
+    def save(self, path: str, session: SessionIndex, tailer: FileTailer, inside: str | None) -> bool:
+        """Keep the session of `path`, read up to where `tailer` is. Called by the ingest thread, the only one
+        that changes the index: its state cannot move while it is written."""
+        marker = _marker(session)
+        self._saved_at[path] = time.monotonic()
+        if not index_state.cacheable(session) or tailer.source is None:
+            self._saved[path] = marker  # not asked again until it changes
+            return False
+        state = tailer.state()
+        try:
+            identity = tuple(state["identity"])
+            fd = open_regular(path, inside)  # the file read, checked as every read is: never one outside DIR
+            try:
+                st = os.fstat(fd)
+                if (st.st_dev, st.st_ino) != identity:
+                    return False
+                printed = content_print(fd, state["position"])
+            finally:
+                os.close(fd)
+            self.store.put(_key(identity), self._sections(state, printed, session))
+        except (OSError, ValueError) as error:  # no room, a file gone: not kept, nothing else changes
+            log.warning("could not keep %s in the cache: %s", session.relpath, error)
+            return False
+        self._saved[path] = marker
+        return True
+
+    @gcpause.batch()  # see _sections
+    def save_group(self, session: SessionIndex, tailers: dict, inside: str | None) -> bool:
+        """Keep a group of files read to their ends, once its normalizer has settled (see group_cache)."""
+        marker = _marker(session)
+        self._saved_at[session.path] = time.monotonic()
+        self._entries.pop(session.path, None)
+        try:
+            entry = group_cache.save(self.store, session, tailers, inside)
+        except (OSError, ValueError) as error:  # no room, a file gone: not kept, nothing else changes
+            log.warning("could not keep %s in the cache: %s", session.relpath, error)
+            return False
+        self._saved[session.path] = marker  # kept, or not keepable: not asked again until it changes
+        self._kept_changes += 1
+        if entry is not None:
+            self._entries[session.path] = entry
+        return entry is not None
+
+    # --- the folder's entry (folder_cache) --------------------------------------------------------------------
+
+    def read_listed(self, key: str) -> None:
+        """Read the folder's entry for a restart's first scan (`listed`; `done_listing` when it is over)."""
+        self.listed = folder_cache.load(self.store, key)
+
+    def done_listing(self) -> None:
+        self.listed = None
+
+    def save_folder(self, key: str, groups) -> bool:
+        """Write the folder's entry from the groups kept as they are now, if a group was kept or forgotten since it
+        was last written and that was SAVE_GAP_S ago or more; whether it wrote."""
+        changes, at = self._folder_saved
+        now = time.monotonic()
+        if changes == self._kept_changes or now - at < folder_cache.SAVE_GAP_S:
+            return False
+        self._folder_saved = (self._kept_changes, now)
+
+        def rows():
+            for session in groups:
+                entry = self._entries.get(session.path)
+                if entry is None or not session.members:
+                    continue
+                with session.lock:
+                    kept = self._saved.get(session.path) == _marker(session) and session.normalizer is not None
+                    row = folder_cache.row(session, *entry) if kept else None
+                if row is not None:  # yielded outside its lock: the section it goes in is written meanwhile
+                    yield row
+        try:
+            folder_cache.save(self.store, key, rows())
+        except (OSError, ValueError) as error:  # no room: a restart reads the groups' entries one by one
+            log.warning("could not keep the folder's list in the cache: %s", error)
+            return False
+        return True
+
+    @staticmethod
+    def _sections(state: dict, printed: int, session: SessionIndex):
+        """The entry's sections, made as they are written. Written with the cyclic collector paused: they are
+        garbage without cycles, freed as each is written, but their millions of allocations set off full
+        collections over the whole heap (10-40 ms each at 1M events, every request waiting)."""
+        yield "file", {"tailer": state, "print": printed}
+        yield from index_state.sections(session)
+
+    def forget(self, path: str) -> None:
+        """A session gone from the folder (Library.forget): what this run knew of what it kept. A group's leaves the
+        folder's entry, written again without it."""
+        if self._entries.pop(path, None) is not None:
+            self._kept_changes += 1
+        self._saved.pop(path, None)
+        self._saved_at.pop(path, None)
+
+
+def _version() -> str:
+    """What entries must have been written by: this agentview, index layout, marshal format and Python."""
+    try:
+        agentview = metadata.version("agentview")
+    except metadata.PackageNotFoundError:
+        agentview = "unknown"
+    return (f"agentview {agentview}, index layout {index_state.LAYOUT}, marshal {marshal.version}, "
+            f"python {sys.version_info[0]}.{sys.version_info[1]}")
+
+
+def _marker(session: SessionIndex) -> tuple:
+    """What changes whenever a session's kept state would: a session that settles is kept anew."""
+    normalizer = session.normalizer
+    settled = normalizer is not None and normalizer.settled
+    return session.serial, session.epoch, session.count, settled, session.indexed_whole
+
+
+def _key(identity: tuple[int, int]) -> str:
+    """An entry's key: the file's device and inode (a renamed file keeps its entry)."""
+    return f"file {identity[0]}:{identity[1]}"
