@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from . import ai_agent, claude_code, codex, legacy, otlp_json, weakincentives
+from . import ai_agent, claude_code, codex, legacy, opencode, opencode_store, otlp_json, weakincentives
 from .base import NOT_READABLE
 
 
@@ -36,6 +36,10 @@ class Format:
     sidecar_of: Callable[[str], str | None] | None = field(default=None, compare=False, repr=False)
     # ... and the other way: where the file describing a member would be (None: such a member has none)
     sidecar_for: Callable[[str], str | None] | None = field(default=None, compare=False, repr=False)
+    # For formats whose files each hold many sessions (a database): the reader of such a file, (path, inside) ->
+    # an object whose read() gives each session's new records (opencode_store.StoreRead); raises
+    # opencode_store.NotAStore for a file that is not one.
+    store: Callable | None = field(default=None, compare=False, repr=False)
 
     @property
     def reads_records(self) -> bool:
@@ -62,11 +66,16 @@ AI_AGENT = Format("ai-agent", "ai-agent snapshot", hides=NO_HOOKS, looks_like=ai
 # OTLP/JSON traces (the Collector's file exporter, agentview's own export): a file is one session.
 OTLP_JSON = Format("otlp", "OpenTelemetry traces (OTLP/JSON)", looks_like=otlp_json.looks_like,
                    normalizer=otlp_json.OtlpNormalizer)
+# OpenCode's SQLite database: each root session in it (its child sessions as sub-agents) is a session.
+OPENCODE = Format("opencode", "OpenCode", hides=NO_HOOKS, normalizer=opencode.OpenCodeNormalizer,
+                  store=opencode_store.open_store)
 UNRECOGNIZED = Format("unrecognized", "unrecognized")
 # A file the viewer will not or cannot read (a FIFO, a symlink out of the folder, permission denied): listed, never read.
 NOT_READ = Format("not-read", "not read")
 # Tried in this order on a JSONL file's first record; native is what remains.
 LINE_FORMATS = (OTLP_JSON, CLAUDE_CODE, CODEX, WEAKINCENTIVES, LEGACY)
+# Tried in this order on a file that may hold many sessions (detect.is_store_name).
+STORE_FORMATS = (OPENCODE,)
 
 
 def sidecar_owner(path: str) -> str | None:

@@ -8,12 +8,15 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+from viewer.files import database
+
 from . import (
     AI_AGENT,
     CLAUDE_CODE,
     CODEX,
     NATIVE,
     OTLP_JSON,
+    STORE_FORMATS,
     UNRECOGNIZED,
     Format,
     ai_agent,
@@ -22,15 +25,39 @@ from . import (
     detect_record,
 )
 from .base import first_record
+from .opencode_store import NotAStore
 
 SESSION_SUFFIX = ".jsonl"
 GZIP_SUFFIX = ".jsonl.gz"  # read whole, not tailed
+STORE_SUFFIX = ".db"  # a database: it may hold many sessions (told by its content: open_store)
 
 
 def is_session_file(path: str) -> bool:
     """Whether a file is read as a session, by its name (hidden files are not)."""
-    return ((path.endswith((SESSION_SUFFIX, GZIP_SUFFIX)) or ai_agent.is_snapshot_name(path))
+    return ((path.endswith((SESSION_SUFFIX, GZIP_SUFFIX, STORE_SUFFIX)) or ai_agent.is_snapshot_name(path))
             and not os.path.basename(path).startswith("."))
+
+
+def is_store_name(path: str) -> bool:
+    """Whether a session file is named as a file of many sessions (a database) is."""
+    return path.endswith(STORE_SUFFIX)
+
+
+def store_of(path: str, inside: str | None) -> tuple[Format, object] | None:
+    """The format and a reader of a file of many sessions, by its content; None when no format reads it
+    (a database of another program). A file that may not or cannot be read raises."""
+    for fmt in STORE_FORMATS:
+        try:
+            return fmt, fmt.store(path, inside)
+        except NotAStore:
+            continue
+    return None
+
+
+def store_file(path: str) -> str | None:
+    """The database a changed side file (`x.db-wal`) belongs to, or None."""
+    main = database.main_file(path)
+    return main if main is not None and is_store_name(main) else None
 
 
 def is_document(path: str) -> bool:

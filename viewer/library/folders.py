@@ -22,8 +22,13 @@ def _is_folder(entry: os.DirEntry) -> bool:
         return False
 
 
+# Folders never walked: a version control system's own (big, and never a session's). Other dot-folders are:
+# a home folder's `.claude`, `.codex`, `.gemini`, `.copilot` and `.local/share/opencode` hold sessions.
+NOT_WALKED = frozenset({".git", ".hg", ".svn"})
 MAX_FOLDER_DEPTH = 64  # folders further below DIR are not read (a `too_deep_folder` problem names the first)
-_FOLDER_READ_KINDS = ("permission_denied", "unreadable_folder", "too_deep_folder")  # cleared once it reads
+# cleared once it reads (a database that could not be read: once it is, see stores)
+_FOLDER_READ_KINDS = ("permission_denied", "unreadable_folder", "too_deep_folder", "database_locked",
+                      "damaged_database")
 
 
 def something_at(path: str) -> bool:
@@ -150,7 +155,7 @@ class Folders:
         return True
 
     def _list_folder(self, dirpath: str, relpath: str) -> tuple[list[str], list[str]] | None:
-        """A folder's subfolders to walk (not hidden; symlinked ones only when followed) and its other
+        """A folder's subfolders to walk (not NOT_WALKED; symlinked ones only when followed) and its other
         entries, each sorted; None, with a problem, when it cannot be read."""
         subfolders, filenames = [], []
         try:
@@ -158,7 +163,7 @@ class Folders:
                 for entry in entries:
                     if not _is_folder(entry):
                         filenames.append(entry.name)
-                    elif (self.follow_symlinks or not entry.is_symlink()) and not entry.name.startswith("."):
+                    elif (self.follow_symlinks or not entry.is_symlink()) and entry.name not in NOT_WALKED:
                         subfolders.append(entry.name)
         except FileNotFoundError:  # gone meanwhile
             return None

@@ -29,11 +29,12 @@ from viewer.store.session_cache import SessionCache
 from .folders import Folders, something_at
 from .groups import Groups
 from .reading import not_read_yet, read_so_far, reader_for
+from .stores import Stores
 
 log = logging.getLogger(__name__)
 
 
-class Library(Groups, Folders):
+class Library(Groups, Stores, Folders):
     """Every session below a folder, keyed by its stable id.
 
     Only regular files inside the folder are read, checked on the descriptor opened (safe_open): a
@@ -66,6 +67,7 @@ class Library(Groups, Folders):
         self._cache_tried: weakref.WeakSet = weakref.WeakSet()  # groups looked up in the cache (Groups._kept_group)
         self._reading: dict[str, FileTailer | GzipReader] = {}  # files read part way, for pages that say how far (progress)
         self._scanned = False  # the first scan of DIR is over
+        self._init_stores()
 
     def scan(self, folder: str | None = None) -> None:
         """Read every session file below a folder (idempotent: known files are tailed). The first scan of DIR takes
@@ -112,6 +114,7 @@ class Library(Groups, Folders):
         goes away or can be read: then it is read like any other.
         """
         path = os.path.abspath(path)
+        path = detect.store_file(path) or path  # a database's write-ahead log changed: the database did
         if not self.is_session_file(path):
             self._sidecar_changed(path)
             return
@@ -119,6 +122,9 @@ class Library(Groups, Folders):
             self.forget(path)
             return
         try:
+            if detect.is_store_name(path):
+                self._refresh_store(path)
+                return
             self._refresh(path)
         except formats.NOT_READABLE as error:
             self._refuse(refused_path(error, path), error)
@@ -317,6 +323,8 @@ class Library(Groups, Folders):
 
     def forget(self, path: str) -> None:
         path = os.path.abspath(path)
+        if self._forget_store(path):
+            return
         with self.lock:
             session = self._by_path.pop(path, None)
             self._tailers.pop(path, None)
@@ -359,7 +367,7 @@ class Library(Groups, Folders):
     def paths_below(self, folder: str) -> list[str]:
         prefix = os.path.join(os.path.abspath(folder), "")
         with self.lock:
-            return [p for p in self._by_path if p.startswith(prefix)]
+            return [p for p in [*self._by_path, *self.store_paths()] if p.startswith(prefix)]
 
     def forget_below(self, folder: str) -> None:
         """A folder went away: forget every session that was inside it, and its problems."""

@@ -1,0 +1,154 @@
+"""OpenCode's SQLite database as OpenCode writes it: its schema (anomalyco/opencode `session.sql.ts` and its
+migrations), WAL mode, rows as it inserts them (a message's and a part's JSON `data` without their ids), and a
+sample: a root session whose task calls make a child session that makes one of its own (two levels)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+SCHEMA = """
+CREATE TABLE `project` (`id` text PRIMARY KEY, `worktree` text NOT NULL, `vcs` text, `name` text, `icon_url` text,
+  `icon_color` text, `time_created` integer NOT NULL, `time_updated` integer NOT NULL, `time_initialized` integer,
+  `sandboxes` text NOT NULL, `commands` text);
+CREATE TABLE `session` (`id` text PRIMARY KEY, `project_id` text NOT NULL, `parent_id` text, `slug` text NOT NULL,
+  `directory` text NOT NULL, `title` text NOT NULL, `version` text NOT NULL, `share_url` text,
+  `summary_additions` integer, `summary_deletions` integer, `summary_files` integer, `summary_diffs` text,
+  `revert` text, `permission` text, `time_created` integer NOT NULL, `time_updated` integer NOT NULL,
+  `time_compacting` integer, `time_archived` integer, `workspace_id` text, `path` text, `agent` text, `model` text,
+  `cost` real DEFAULT 0 NOT NULL, `tokens_input` integer DEFAULT 0 NOT NULL, `tokens_output` integer DEFAULT 0 NOT NULL,
+  `tokens_reasoning` integer DEFAULT 0 NOT NULL, `tokens_cache_read` integer DEFAULT 0 NOT NULL,
+  `tokens_cache_write` integer DEFAULT 0 NOT NULL,
+  CONSTRAINT `fk_session_project_id_project_id_fk` FOREIGN KEY (`project_id`) REFERENCES `project`(`id`) ON DELETE CASCADE);
+CREATE TABLE `message` (`id` text PRIMARY KEY, `session_id` text NOT NULL, `time_created` integer NOT NULL,
+  `time_updated` integer NOT NULL, `data` text NOT NULL,
+  CONSTRAINT `fk_message_session_id_session_id_fk` FOREIGN KEY (`session_id`) REFERENCES `session`(`id`) ON DELETE CASCADE);
+CREATE TABLE `part` (`id` text PRIMARY KEY, `message_id` text NOT NULL, `session_id` text NOT NULL,
+  `time_created` integer NOT NULL, `time_updated` integer NOT NULL, `data` text NOT NULL,
+  CONSTRAINT `fk_part_message_id_message_id_fk` FOREIGN KEY (`message_id`) REFERENCES `message`(`id`) ON DELETE CASCADE);
+CREATE TABLE `todo` (`session_id` text NOT NULL, `content` text NOT NULL, `status` text NOT NULL,
+  `priority` text NOT NULL, `position` integer NOT NULL, `time_created` integer NOT NULL,
+  `time_updated` integer NOT NULL, CONSTRAINT `todo_pk` PRIMARY KEY(`session_id`, `position`));
+CREATE INDEX `message_session_time_created_id_idx` ON `message` (`session_id`,`time_created`,`id`);
+CREATE INDEX `part_message_id_id_idx` ON `part` (`message_id`,`id`);
+CREATE INDEX `part_session_idx` ON `part` (`session_id`);
+CREATE INDEX `session_project_idx` ON `session` (`project_id`);
+CREATE INDEX `session_parent_idx` ON `session` (`parent_id`);
+"""
+
+T0 = 1767261600000  # 2026-01-01T10:00:00Z, in ms as OpenCode stores times
+ROOT, CHILD, GRANDCHILD = "ses_4a1b2c3d4e5fRootAAAAAAAA", "ses_4a1b2c3d4e60ChildBBBBBBB", "ses_4a1b2c3d4e61GrandCCCCCCC"
+MODEL = {"providerID": "anthropic", "modelID": "claude-sonnet-4-5"}
+
+
+class OpenCodeDb:
+    """Writes rows as OpenCode's Session and MessageV2 code inserts them (insert, then upsert on update)."""
+
+    def __init__(self, path, create: bool = True):
+        self.db = sqlite3.connect(path, isolation_level=None)
+        if create:
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.executescript(SCHEMA)
+            self.db.execute("INSERT INTO project VALUES ('prj_1', '/home/ada/parser', 'git', NULL, NULL, NULL, ?, ?, "
+                            "NULL, '[]', NULL)", (T0, T0))
+
+    def session(self, sid, title, t, parent=None):
+        self.db.execute("INSERT INTO session (id, project_id, parent_id, slug, directory, title, version, time_created,"
+                        " time_updated) VALUES (?, 'prj_1', ?, ?, '/home/ada/parser', ?, '1.1.40', ?, ?)",
+                        (sid, parent, sid[-8:].lower(), title, t, t))
+
+    def message(self, mid, sid, t, role, **info):
+        data = {"role": role, "time": {"created": t, **({"completed": t + 900} if role == "assistant" else {})}}
+        if role == "user":
+            data.update(agent="build", model=MODEL)
+        else:
+            data.update(parentID=info.pop("parent", ""), modelID=MODEL["modelID"], providerID="anthropic",
+                        mode="build", agent="build", path={"cwd": "/home/ada/parser", "root": "/home/ada/parser"},
+                        cost=0, tokens={"input": 0, "output": 0, "reasoning": 0, "cache": {"read": 0, "write": 0}})
+        data.update(info)
+        self.db.execute("INSERT INTO message VALUES (?, ?, ?, ?, ?)", (mid, sid, t, t, json.dumps(data)))
+
+    def part(self, pid, mid, sid, t, **data):
+        self.db.execute("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data,"
+                        " time_updated = excluded.time_updated", (pid, mid, sid, t, t, json.dumps(data)))
+
+    def update_part(self, pid, t, **data):
+        self.db.execute("UPDATE part SET data = ?, time_updated = ? WHERE id = ?", (json.dumps(data), t, pid))
+
+    def close(self):
+        self.db.close()
+
+
+def tool(call_id, name, status, given, t, end=None, **state):
+    """A tool part's data in one of its states (message-v2.ts ToolState*), started at `t`, ended at `end`."""
+    st = {"status": status, "input": given}
+    end = t + 50 if end is None else end
+    if status == "running":
+        st.update(time={"start": t}, **state)
+    elif status == "completed":
+        st.update(title=state.pop("title", name), metadata=state.pop("metadata", {}), time={"start": t, "end": end},
+                  **state)
+    elif status == "error":
+        st.update(time={"start": t, "end": end}, **state)
+    else:
+        st["raw"] = ""
+    return {"type": "tool", "callID": call_id, "tool": name, "state": st}
+
+
+def step_finish(t, input_tokens, output, read, write, cost):
+    return {"type": "step-finish", "reason": "tool-calls", "cost": cost,
+            "tokens": {"input": input_tokens, "output": output, "reasoning": 0, "cache": {"read": read, "write": write}}}
+
+
+def write_sample(path) -> OpenCodeDb:
+    """A root session (a prompt, reasoning, a bash call, a failing read, a task call) whose child session calls a
+    task of its own (two levels), each answering; usage on every step."""
+    w = OpenCodeDb(path)
+    w.session(ROOT, "Fix the parser's last token", T0)
+    w.message("msg_001", ROOT, T0 + 10, "user")
+    w.part("prt_001", "msg_001", ROOT, T0 + 10, type="text", text="parse() drops the last token. Find why and fix it.")
+    w.message("msg_002", ROOT, T0 + 20, "assistant", parent="msg_001")
+    w.part("prt_002", "msg_002", ROOT, T0 + 21, type="step-start")
+    w.part("prt_003", "msg_002", ROOT, T0 + 22, type="reasoning", text="Look at the tokenizer first.",
+           time={"start": T0 + 22, "end": T0 + 25})
+    w.part("prt_004", "msg_002", ROOT, T0 + 26, **tool("call_bash", "bash", "completed", {"command": "rg -n parse src"},
+                                                     T0 + 26, T0 + 26, output="src/parse.py:12: def parse(text):"))
+    w.part("prt_005", "msg_002", ROOT, T0 + 27, **tool("call_read", "read", "error", {"filePath": "/nope.py"}, T0 + 27,
+                                                     T0 + 27, error="Error: File not found: /nope.py"))
+    w.part("prt_006", "msg_002", ROOT, T0 + 28, **step_finish(T0 + 28, 5000, 300, 12000, 400, 0.0123))
+    w.message("msg_003", ROOT, T0 + 30, "assistant", parent="msg_001")
+    task_in = {"description": "Find covering tests", "prompt": "Which tests cover parse()?", "subagent_type": "general"}
+    w.part("prt_007", "msg_003", ROOT, T0 + 31, **tool("call_task1", "task", "running", task_in, T0 + 31))
+    w.session(CHILD, "Find covering tests (@general subagent)", T0 + 32, parent=ROOT)
+    w.update_part("prt_007", T0 + 33, **tool("call_task1", "task", "running", task_in, T0 + 31,
+                                              metadata={"sessionId": CHILD, "model": MODEL}))
+    w.message("msg_101", CHILD, T0 + 34, "user")
+    w.part("prt_101", "msg_101", CHILD, T0 + 34, type="text", text="Which tests cover parse()?")
+    w.message("msg_102", CHILD, T0 + 40, "assistant", parent="msg_101")
+    sub_in = {"description": "List test files", "prompt": "List the test files.", "subagent_type": "explore"}
+    w.part("prt_102", "msg_102", CHILD, T0 + 41, **tool("call_task2", "task", "running", sub_in, T0 + 41,
+                                                      metadata={"sessionId": GRANDCHILD}))
+    w.session(GRANDCHILD, "List test files (@explore subagent)", T0 + 42, parent=CHILD)
+    w.message("msg_201", GRANDCHILD, T0 + 43, "user")
+    w.part("prt_201", "msg_201", GRANDCHILD, T0 + 43, type="text", text="List the test files.")
+    w.message("msg_202", GRANDCHILD, T0 + 44, "assistant", parent="msg_201")
+    w.part("prt_202", "msg_202", GRANDCHILD, T0 + 45, type="text", text="tests/test_parse.py",
+           time={"start": T0 + 45, "end": T0 + 46})
+    w.part("prt_203", "msg_202", GRANDCHILD, T0 + 47, **step_finish(T0 + 47, 800, 20, 0, 0, 0.001))
+    w.update_part("prt_102", T0 + 48, **tool("call_task2", "task", "completed", sub_in, T0 + 41, T0 + 48,
+                                              metadata={"sessionId": GRANDCHILD},
+                                              output=f"task_id: {GRANDCHILD}\n\n<task_result>\ntests/test_parse.py\n"
+                                                     "</task_result>"))
+    w.message("msg_103", CHILD, T0 + 50, "assistant", parent="msg_101")
+    w.part("prt_104", "msg_103", CHILD, T0 + 51, type="text", text="tests/test_parse.py covers parse().",
+           time={"start": T0 + 51, "end": T0 + 52})
+    w.part("prt_105", "msg_103", CHILD, T0 + 53, **step_finish(T0 + 53, 1500, 60, 0, 0, 0.002))
+    w.update_part("prt_007", T0 + 60, **tool("call_task1", "task", "completed", task_in, T0 + 31, T0 + 60,
+                                              metadata={"sessionId": CHILD, "model": MODEL},
+                                              output=f"task_id: {CHILD}\n\n<task_result>\ntests/test_parse.py covers "
+                                                     "parse().\n</task_result>"))
+    w.message("msg_004", ROOT, T0 + 70, "assistant", parent="msg_001")
+    w.part("prt_008", "msg_004", ROOT, T0 + 71, type="text", text="Fixed: the loop stopped one token early.",
+           time={"start": T0 + 71, "end": T0 + 72})
+    w.part("prt_009", "msg_004", ROOT, T0 + 73, **step_finish(T0 + 73, 6000, 120, 15000, 0, 0.0201))
+    return w

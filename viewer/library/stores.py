@@ -1,0 +1,80 @@
+"""Files that each hold many sessions (OpenCode's SQLite database): each root session in one is a session of the
+Library, with the id `<the file's id>:<the session's id>`, read from the records the file's reader gives it.
+
+A mixin of Library (its `sessions`, `lock`, `version`, `inside`, folder problems): one job, apart from how files
+of one session are read. What stops such a file being read now (locked, damaged) is a problem of the folder
+shown on `/`, at the file's path, until a read succeeds; its sessions stay as they were read.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from viewer.formats import Format, detect
+from viewer.index.session_ids import group_id_for, shown
+from viewer.index.session_index import SessionIndex
+
+
+@dataclass
+class Store:
+    format: Format
+    reader: object  # what the format's `store` gave: read() -> opencode_store.StoreRead
+    sessions: dict[str, SessionIndex] = field(default_factory=dict)  # the file's own session id -> its session
+
+
+class Stores:
+    """The Library's files of many sessions (see the module)."""
+
+    def _init_stores(self) -> None:
+        self._stores: dict[str, Store] = {}
+        self._not_stores: dict[str, tuple] = {}  # databases of other programs -> their stat when looked at
+
+    def _refresh_store(self, path: str) -> None:
+        """Read what changed in a file of many sessions (a file no format reads is left alone, not listed)."""
+        store = self._stores.get(path)
+        if store is None:
+            st = os.stat(path)
+            stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
+            if self._not_stores.get(path) == stamp:
+                return
+            found = detect.store_of(path, self.inside)
+            if found is None:
+                self._not_stores[path] = stamp
+                return
+            store = self._stores[path] = Store(*found)
+        read = store.reader.read()
+        relpath = self.relpath(path)
+        if read.error:
+            self.folder_problem(read.kind, relpath, read.error)
+            return
+        self._folder_read(relpath)
+        for name, lines in read.sessions.items():
+            session = store.sessions.get(name)
+            new = session is None
+            if new:
+                session = SessionIndex(group_id_for(relpath, name), path, relpath, store.format, name=shown(name))
+                session.project = shown(relpath)
+                store.sessions[name] = session
+            session.ingest_records([({"rel": shown(relpath)}, lines)])
+            session.updated_at = read.modified_at
+            with self.lock:
+                self.sessions[session.id] = session
+                self.version += 1
+
+    def _forget_store(self, path: str) -> bool:
+        """A file of many sessions went away: so did its sessions. Whether it was one."""
+        self._not_stores.pop(path, None)
+        store = self._stores.pop(path, None)
+        if store is None:
+            return False
+        with self.lock:
+            for session in store.sessions.values():
+                if self.sessions.get(session.id) is session:
+                    del self.sessions[session.id]
+            self.version += 1
+        self._folder_read(self.relpath(path))
+        return True
+
+    def store_paths(self) -> list[str]:
+        return list(self._stores)
