@@ -3,7 +3,9 @@
 A read checks the file as every read does (safe_open: a regular file inside the folder), then opens it with a
 `mode=ro` URI (never `immutable`: the writer's changes must be seen), reads in one short transaction and closes
 it: no lock, no open transaction, no connection is kept between reads. A change is noticed by the database's and
-its write-ahead log's size and mtime (a writer in WAL mode changes only the `-wal` file until a checkpoint).
+its write-ahead log's size and mtime, and by the counters each transaction bumps: the database header's change
+counter (rollback journal) and the WAL index header in `-shm` (WAL mode: the `-wal` file may be rewritten in place,
+same size, within one mtime tick).
 A locked or damaged database is said (`error`, `kind`), never raised.
 """
 
@@ -11,6 +13,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import sys
+import time
 import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,6 +24,10 @@ from .safe_open import open_regular
 
 HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database
 BUSY_TIMEOUT = 0.25  # seconds a read waits for a writer's lock before it says the database is locked
+# A WAL writer appends its frames (file events), then marks them committed in the mmap'ed `-shm` (no file event):
+# a read in between sees none of them, and nothing would say to look again. So a read first waits, this long at
+# most (a writer may die mid-commit), while the `-wal` holds a frame past the last one its index marks.
+COMMIT_WAIT = 0.5
 SIDE_FILES = ("-wal", "-journal")  # written instead of the database itself: a change to them is a change to it
 
 
@@ -59,7 +67,8 @@ class DatabaseReader:
         self._stamp: tuple | None = None  # of the last read that succeeded
 
     def stamp(self) -> tuple:
-        """(inode, size, mtime) of the database and of its side files: what a writer changes."""
+        """What a writer changes: (inode, size, mtime) of the database and of its side files, the database header
+        (its change counter) and the WAL index header (its change counter and frame count)."""
         marks = []
         for suffix in ("", *SIDE_FILES):
             try:
@@ -67,15 +76,56 @@ class DatabaseReader:
                 marks.append((st.st_ino, st.st_size, st.st_mtime_ns))
             except OSError:
                 marks.append(None)
-        return tuple(marks)
+        return (*marks, self._head("", 100), self._head("-shm", 48))
+
+    def _wait_for_commit(self) -> None:
+        deadline = time.monotonic() + COMMIT_WAIT
+        while self._in_flight() and time.monotonic() < deadline:
+            time.sleep(0.005)
+
+    def _in_flight(self) -> bool:
+        """Whether the `-wal` file holds a frame written after the last one its index (`-shm`) marks committed:
+        its WAL header's salts (a restarted log) or the next frame's salts are the log's own (sqlite's wal.c)."""
+        index, head = self._head("-shm", 48), self._head("-wal", 32)
+        if index is None or head is None or len(index) < 48 or len(head) < 32:
+            return False
+        order = "little" if sys.byteorder == "little" else "big"  # the index is in the writer's byte order
+        frames, page = int.from_bytes(index[16:20], order), int.from_bytes(head[8:12], "big")
+        salts = head[16:24]
+        if index[32:40] != salts:  # copied byte for byte from the log's header
+            return True  # the log was restarted and its index not yet
+        fd = self._open("-wal")
+        if fd is None:
+            return False
+        try:
+            frame = os.pread(fd, 24, 32 + frames * (page + 24))
+        finally:
+            os.close(fd)
+        return len(frame) == 24 and frame[8:16] == salts
+
+    def _open(self, suffix: str) -> int | None:
+        try:
+            return open_regular(self.path + suffix, self.inside)
+        except OSError:
+            return None
+
+    def _head(self, suffix: str, size: int) -> bytes | None:
+        fd = self._open(suffix)
+        if fd is None:
+            return None
+        try:
+            return os.read(fd, size)
+        finally:
+            os.close(fd)
 
     def read(self, query: Callable[[sqlite3.Connection], Any]) -> DatabaseRead:
         out = DatabaseRead()
+        self._wait_for_commit()
         stamp = self.stamp()
         if stamp == self._stamp:
             return out
         os.close(open_regular(self.path, self.inside))  # a FIFO, a link out of the folder: refused, never opened
-        out.modified_at = max((m[2] for m in stamp if m is not None), default=0) / 1e9
+        out.modified_at = max((m[2] for m in stamp[: 1 + len(SIDE_FILES)] if m is not None), default=0) / 1e9
         uri = "file:" + urllib.parse.quote(os.path.abspath(self.path)) + "?mode=ro"
         try:
             connection = sqlite3.connect(uri, uri=True, timeout=self.timeout, isolation_level=None,
