@@ -89,6 +89,7 @@ class Normalizer:
 
     summary: dict | None = None  # what the format says about the whole session (snapshot totals)
     title: str | None = None  # the format's own name for the session
+    project: str | None = None  # the folder it worked in, where its file does not tell (a database of many)
 
     def __init__(self) -> None:
         # (kind, detail) of files of the session it did not read (sidecars): the index takes them as problems

@@ -103,6 +103,8 @@ class OpenCodeNormalizer(Normalizer):
             self.root = sid
             if isinstance(row.get("title"), str) and row["title"].strip():
                 self.title = " ".join(row["title"].split())[:120]
+            if isinstance(row.get("directory"), str) and row["directory"]:
+                self.project = row["directory"]
         return []
 
     def _create(self, session: str, record: dict) -> list[Event]:

@@ -54,9 +54,9 @@ class Stores:
             new = session is None
             if new:
                 session = SessionIndex(group_id_for(relpath, name), path, relpath, store.format, name=shown(name))
-                session.project = shown(relpath)
                 store.sessions[name] = session
             session.ingest_records([({"rel": shown(relpath)}, lines)])
+            session.project = shown(session.normalizer.project or relpath)
             session.updated_at = read.modified_at
             with self.lock:
                 self.sessions[session.id] = session
