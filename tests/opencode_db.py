@@ -95,9 +95,29 @@ def tool(call_id, name, status, given, t, end=None, **state):
     return {"type": "tool", "callID": call_id, "tool": name, "state": st}
 
 
+def task_done(call_id, given, started, ended, child, answer):
+    """A task part once its child session answered (task.ts: `task_id: ...` and the answer in <task_result>)."""
+    return tool(call_id, "task", "completed", given, started, ended, metadata={"sessionId": child, "model": MODEL},
+                output=f"task_id: {child} (for resuming to continue this task if needed)\n\n<task_result>\n{answer}\n"
+                       "</task_result>")
+
+
 def step_finish(t, input_tokens, output, read, write, cost):
     return {"type": "step-finish", "reason": "tool-calls", "cost": cost,
             "tokens": {"input": input_tokens, "output": output, "reasoning": 0, "cache": {"read": read, "write": write}}}
+
+
+def prompt(w, sid, n, t, text):
+    """A user message of one text part (ids msg_<n>, prt_<n>)."""
+    w.message(f"msg_{n}", sid, t, "user")
+    w.part(f"prt_{n}", f"msg_{n}", sid, t, type="text", text=text)
+
+
+def answer(w, sid, n, t, text, tokens):
+    """An assistant message answering in one text part, then its step's usage (prt_<n>, prt_<n + 1>)."""
+    w.message(f"msg_{n}", sid, t, "assistant")
+    w.part(f"prt_{n}", f"msg_{n}", sid, t + 1, type="text", text=text, time={"start": t + 1, "end": t + 2})
+    w.part(f"prt_{n + 1}", f"msg_{n}", sid, t + 3, **step_finish(t + 3, *tokens))
 
 
 def write_sample(path) -> OpenCodeDb:
@@ -122,31 +142,19 @@ def write_sample(path) -> OpenCodeDb:
     w.session(CHILD, "Find covering tests (@general subagent)", T0 + 32, parent=ROOT)
     w.update_part("prt_007", T0 + 33, **tool("call_task1", "task", "running", task_in, T0 + 31,
                                               metadata={"sessionId": CHILD, "model": MODEL}))
-    w.message("msg_101", CHILD, T0 + 34, "user")
-    w.part("prt_101", "msg_101", CHILD, T0 + 34, type="text", text="Which tests cover parse()?")
+    prompt(w, CHILD, 101, T0 + 34, "Which tests cover parse()?")
     w.message("msg_102", CHILD, T0 + 40, "assistant", parent="msg_101")
     sub_in = {"description": "List test files", "prompt": "List the test files.", "subagent_type": "explore"}
     w.part("prt_102", "msg_102", CHILD, T0 + 41, **tool("call_task2", "task", "running", sub_in, T0 + 41,
                                                       metadata={"sessionId": GRANDCHILD}))
     w.session(GRANDCHILD, "List test files (@explore subagent)", T0 + 42, parent=CHILD)
-    w.message("msg_201", GRANDCHILD, T0 + 43, "user")
-    w.part("prt_201", "msg_201", GRANDCHILD, T0 + 43, type="text", text="List the test files.")
-    w.message("msg_202", GRANDCHILD, T0 + 44, "assistant", parent="msg_201")
-    w.part("prt_202", "msg_202", GRANDCHILD, T0 + 45, type="text", text="tests/test_parse.py",
-           time={"start": T0 + 45, "end": T0 + 46})
-    w.part("prt_203", "msg_202", GRANDCHILD, T0 + 47, **step_finish(T0 + 47, 800, 20, 0, 0, 0.001))
-    w.update_part("prt_102", T0 + 48, **tool("call_task2", "task", "completed", sub_in, T0 + 41, T0 + 48,
-                                              metadata={"sessionId": GRANDCHILD},
-                                              output=f"task_id: {GRANDCHILD}\n\n<task_result>\ntests/test_parse.py\n"
-                                                     "</task_result>"))
-    w.message("msg_103", CHILD, T0 + 50, "assistant", parent="msg_101")
-    w.part("prt_104", "msg_103", CHILD, T0 + 51, type="text", text="tests/test_parse.py covers parse().",
-           time={"start": T0 + 51, "end": T0 + 52})
-    w.part("prt_105", "msg_103", CHILD, T0 + 53, **step_finish(T0 + 53, 1500, 60, 0, 0, 0.002))
-    w.update_part("prt_007", T0 + 60, **tool("call_task1", "task", "completed", task_in, T0 + 31, T0 + 60,
-                                              metadata={"sessionId": CHILD, "model": MODEL},
-                                              output=f"task_id: {CHILD}\n\n<task_result>\ntests/test_parse.py covers "
-                                                     "parse().\n</task_result>"))
+    prompt(w, GRANDCHILD, 201, T0 + 43, "List the test files.")
+    answer(w, GRANDCHILD, 202, T0 + 44, "tests/test_parse.py", (800, 20, 0, 0, 0.001))
+    w.update_part("prt_102", T0 + 48, **task_done("call_task2", sub_in, T0 + 41, T0 + 48, GRANDCHILD,
+                                                   "tests/test_parse.py"))
+    answer(w, CHILD, 104, T0 + 50, "tests/test_parse.py covers parse().", (1500, 60, 0, 0, 0.002))
+    w.update_part("prt_007", T0 + 60, **task_done("call_task1", task_in, T0 + 31, T0 + 60, CHILD,
+                                                   "tests/test_parse.py covers parse()."))
     w.message("msg_004", ROOT, T0 + 70, "assistant", parent="msg_001")
     w.part("prt_008", "msg_004", ROOT, T0 + 71, type="text", text="Fixed: the loop stopped one token early.",
            time={"start": T0 + 71, "end": T0 + 72})
