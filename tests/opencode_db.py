@@ -79,6 +79,46 @@ class OpenCodeDb:
         self.db.close()
 
 
+class OpenCodeStorageTree:
+    """The same rows as the older JSON storage tree holds them (storage.ts: `JSON.stringify(content, null, 2)`, one
+    document per session, message and part, each with its ids; json-migration.ts reads them back)."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.parts = {}
+
+    def _write(self, key, doc):
+        path = self.folder.joinpath(*key[:-1], key[-1] + ".json")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".oc-{path.name}.tmp")  # written whole, then renamed over it
+        temporary.write_text(json.dumps(doc, indent=2))
+        temporary.rename(path)
+
+    def session(self, sid, title, t, parent=None):
+        doc = {"id": sid, "slug": sid[-8:].lower(), "version": "0.15.0", "projectID": "prj_1",
+               "directory": "/home/ada/parser", "title": title, "time": {"created": t, "updated": t}}
+        if parent:
+            doc["parentID"] = parent
+        self._write(["session", "prj_1", sid], doc)
+
+    def message(self, mid, sid, t, role, **info):
+        data = {"id": mid, "sessionID": sid, "role": role, "time": {"created": t}}
+        if role == "assistant":
+            data.update(parentID=info.pop("parent", ""), modelID=MODEL["modelID"], providerID="anthropic", mode="build",
+                        cost=0, tokens={"input": 0, "output": 0, "reasoning": 0, "cache": {"read": 0, "write": 0}})
+        self._write(["message", sid, mid], {**data, **info})
+
+    def part(self, pid, mid, sid, t, **data):
+        self.parts[pid] = (mid, sid)
+        self._write(["part", mid, pid], {"id": pid, "sessionID": sid, "messageID": mid, **data})
+
+    def update_part(self, pid, t, **data):
+        self.part(pid, *self.parts[pid], t, **data)
+
+    def close(self):
+        pass
+
+
 def tool(call_id, name, status, given, t, end=None, **state):
     """A tool part's data in one of its states (message-v2.ts ToolState*), started at `t`, ended at `end`."""
     st = {"status": status, "input": given}
@@ -120,10 +160,10 @@ def answer(w, sid, n, t, text, tokens):
     w.part(f"prt_{n + 1}", f"msg_{n}", sid, t + 3, **step_finish(t + 3, *tokens))
 
 
-def write_sample(path) -> OpenCodeDb:
+def write_sample(path, writer=OpenCodeDb) -> OpenCodeDb:
     """A root session (a prompt, reasoning, a bash call, a failing read, a task call) whose child session calls a
     task of its own (two levels), each answering; usage on every step."""
-    w = OpenCodeDb(path)
+    w = writer(path)
     w.session(ROOT, "Fix the parser's last token", T0)
     w.message("msg_001", ROOT, T0 + 10, "user")
     w.part("prt_001", "msg_001", ROOT, T0 + 10, type="text", text="parse() drops the last token. Find why and fix it.")

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from opencode_db import CHILD, GRANDCHILD, ROOT, T0, OpenCodeDb, write_sample
+from opencode_db import ROOT, T0, OpenCodeDb, OpenCodeStorageTree, write_sample
 from viewer import formats
 from viewer.formats import detect
 from viewer.index import usage
@@ -94,3 +94,22 @@ def test_a_damaged_row_is_a_problem_of_its_line_and_the_rest_is_read(home):
     (s,) = library.listing()
     assert s.event("prt_901")["content"] == "still read"
     assert [p.kind for p in s.problems] == ["invalid_json"]
+
+
+def test_the_older_json_storage_tree_reads_as_the_database_does(tmp_path, session):
+    storage = tmp_path / "tree" / ".local" / "share" / "opencode" / "storage"
+    write_sample(storage, OpenCodeStorageTree)
+    library = Library(tmp_path / "tree")
+    library.scan()
+    (s,) = library.listing()  # its hundreds of documents are one session, none listed on its own
+    assert s.id == f".local:share:opencode:storage:{ROOT}" and s.format is formats.OPENCODE and s.problems == []
+    assert s.title == session.title and s.project == "/home/ada/parser"
+    assert [(e["message_id"], e.get("agent_id")) for e in s.events] == [
+        (e["message_id"], e.get("agent_id")) for e in session.events]
+    assert queries.tree(s)[0]["children"][0]["children"][0]["agent_id"] == GRAND_AGENT
+    w = OpenCodeStorageTree(storage)
+    w.message("msg_900", ROOT, T0 + 900, "user")
+    w.part("prt_900", "msg_900", ROOT, T0 + 900, type="text", text="one more")
+    library.refresh(str(storage / "message" / ROOT / "msg_900.json"))
+    library.refresh(str(storage / "part" / "msg_900" / "prt_900.json"))
+    assert s.event("prt_900")["content"] == "one more"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from . import ai_agent, claude_code, codex, legacy, opencode, opencode_store, otlp_json, weakincentives
+from . import ai_agent, claude_code, codex, legacy, opencode, opencode_storage, otlp_json, weakincentives
 from .base import NOT_READABLE
 
 
@@ -36,9 +36,9 @@ class Format:
     sidecar_of: Callable[[str], str | None] | None = field(default=None, compare=False, repr=False)
     # ... and the other way: where the file describing a member would be (None: such a member has none)
     sidecar_for: Callable[[str], str | None] | None = field(default=None, compare=False, repr=False)
-    # For formats whose files each hold many sessions (a database): the reader of such a file, (path, inside) ->
-    # an object whose read() gives each session's new records (opencode_store.StoreRead); raises
-    # opencode_store.NotAStore for a file that is not one.
+    # For formats whose files each hold many sessions (a database, a folder of documents): the reader of such a
+    # file, (path, inside) -> an object whose read(changed path) gives each session's new records
+    # (opencode_store.StoreRead); raises opencode_store.NotAStore for one that is not.
     store: Callable | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -66,9 +66,10 @@ AI_AGENT = Format("ai-agent", "ai-agent snapshot", hides=NO_HOOKS, looks_like=ai
 # OTLP/JSON traces (the Collector's file exporter, agentview's own export): a file is one session.
 OTLP_JSON = Format("otlp", "OpenTelemetry traces (OTLP/JSON)", looks_like=otlp_json.looks_like,
                    normalizer=otlp_json.OtlpNormalizer)
-# OpenCode's SQLite database: each root session in it (its child sessions as sub-agents) is a session.
+# OpenCode's SQLite database (and its older JSON storage folder): each root session in it (its child sessions as
+# sub-agents) is a session.
 OPENCODE = Format("opencode", "OpenCode", hides=NO_HOOKS, normalizer=opencode.OpenCodeNormalizer,
-                  store=opencode_store.open_store)
+                  store=opencode_storage.open_any)
 UNRECOGNIZED = Format("unrecognized", "unrecognized")
 # A file the viewer will not or cannot read (a FIFO, a symlink out of the folder, permission denied): listed, never read.
 NOT_READ = Format("not-read", "not read")

@@ -23,6 +23,7 @@ from . import (
     claude_code_layout,
     codex,
     detect_record,
+    opencode_storage,
 )
 from .base import first_record
 from .opencode_store import NotAStore
@@ -55,9 +56,10 @@ def store_of(path: str, inside: str | None) -> tuple[Format, object] | None:
 
 
 def store_file(path: str) -> str | None:
-    """The database a changed side file (`x.db-wal`) belongs to, or None."""
-    main = database.main_file(path)
-    return main if main is not None and is_store_name(main) else None
+    """The file of many sessions a changed file belongs to: the database of a side file (`x.db-wal`), the storage
+    folder of a document in it, or the file itself when it is named as one; else None."""
+    main = database.main_file(path) or opencode_storage.storage_of(path) or path
+    return main if main != path or is_store_name(path) else None
 
 
 def is_document(path: str) -> bool:

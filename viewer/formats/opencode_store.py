@@ -31,7 +31,6 @@ class NotAStore(Exception):
 @dataclass
 class StoreRead:
     sessions: dict[str, list[Line]] = field(default_factory=dict)  # root session id -> its new records
-    titles: dict[str, str] = field(default_factory=dict)  # root session id -> its title, when it changed
     error: str | None = None
     kind: str | None = None
     modified_at: float | None = None
@@ -45,34 +44,21 @@ def _tables(connection: sqlite3.Connection) -> set[str]:
     return {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
-class OpenCodeDatabase:
-    """Reads the new rows of one OpenCode database, grouped by root session (see the module)."""
+class SessionRecords:
+    """Rows of sessions, messages and parts as records grouped by root session (the database and the older JSON
+    tree alike): `data` is a message's or a part's JSON as written."""
 
-    def __init__(self, path: str, inside: str | None = None):
-        self.db = DatabaseReader(path, inside)
+    def __init__(self) -> None:
         self.parents: dict[str, str | None] = {}  # session id -> its parent's
-        self.since = {t: None for t in TABLES}  # table -> the latest time_updated read
-        self.seen: dict[tuple[str, str], object] = {}  # (table, id) -> time_updated of the row as given
         self.numbers: dict[str, int] = {}  # root -> how many records it was given (their line numbers)
 
-    @property
-    def path(self) -> str:
-        return self.db.path
-
-    def read(self) -> StoreRead:
-        read = self.db.read(self._query)
-        out = StoreRead(error=read.error, kind=read.kind, modified_at=read.modified_at)
-        if read.result is None:
-            return out
-        sessions, rows = read.result
+    def grouped(self, out: StoreRead, sessions: list[dict], rows: list[dict]) -> StoreRead:
+        """`sessions`' rows and then `rows` (messages and parts, in order), each given to its root's records."""
         for row in sessions:
             parent = row.get("parent_id")
             self.parents[row["id"]] = parent if isinstance(parent, str) and parent else None
         for row in sessions:
-            root = self.root_of(row["id"])
-            if root == row["id"] and isinstance(row.get("title"), str):
-                out.titles[root] = row["title"]
-            self._give(out, root, {"kind": "session", **row})
+            self._give(out, self.root_of(row["id"]), {"kind": "session", **row})
         for row in rows:
             self._give(out, self.root_of(row["session_id"]), row)
         return out
@@ -90,9 +76,30 @@ class OpenCodeDatabase:
         self.numbers[root] = number
         data = record.pop("data", None)
         head = orjson.dumps(record, option=orjson.OPT_NON_STR_KEYS)
-        if isinstance(data, str):  # spliced in as written: a damaged one is a bad line the index reports
-            head = head[:-1] + b',"data":' + data.encode("utf-8", "surrogatepass") + b"}"
+        if isinstance(data, str):
+            data = data.encode("utf-8", "surrogatepass")
+        if isinstance(data, bytes):  # spliced in as written: a damaged one is a bad line the index reports
+            head = head[:-1] + b',"data":' + data + b"}"
         out.sessions.setdefault(root, []).append(Line(number, head))
+
+
+class OpenCodeDatabase(SessionRecords):
+    """Reads the new rows of one OpenCode database, grouped by root session (see the module)."""
+
+    def __init__(self, path: str, inside: str | None = None):
+        super().__init__()
+        self.db = DatabaseReader(path, inside)
+        self.since = {t: None for t in TABLES}  # table -> the latest time_updated read
+        self.seen: dict[tuple[str, str], object] = {}  # (table, id) -> time_updated of the row as given
+
+    @property
+    def path(self) -> str:
+        return self.db.path
+
+    def read(self, changed: str | None = None) -> StoreRead:
+        read = self.db.read(self._query)
+        out = StoreRead(error=read.error, kind=read.kind, modified_at=read.modified_at)
+        return out if read.result is None else self.grouped(out, *read.result)
 
     def _query(self, connection: sqlite3.Connection):
         if not looks_like(_tables(connection)):

@@ -114,7 +114,10 @@ class Library(Groups, Stores, Folders):
         goes away or can be read: then it is read like any other.
         """
         path = os.path.abspath(path)
-        path = detect.store_file(path) or path  # a database's write-ahead log changed: the database did
+        store = detect.store_file(path)  # a database, its write-ahead log, a document of a storage folder
+        if store is not None:
+            self._refresh_store(store, path)
+            return
         if not self.is_session_file(path):
             self._sidecar_changed(path)
             return
@@ -122,9 +125,6 @@ class Library(Groups, Stores, Folders):
             self.forget(path)
             return
         try:
-            if detect.is_store_name(path):
-                self._refresh_store(path)
-                return
             self._refresh(path)
         except formats.NOT_READABLE as error:
             self._refuse(refused_path(error, path), error)

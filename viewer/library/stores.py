@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from viewer.formats import Format, detect
+from viewer.files.safe_open import refused_path
+from viewer.formats import NOT_READABLE, Format, detect
 from viewer.index.session_ids import group_id_for, shown
 from viewer.index.session_index import SessionIndex
 
@@ -30,8 +31,20 @@ class Stores:
         self._stores: dict[str, Store] = {}
         self._not_stores: dict[str, tuple] = {}  # databases of other programs -> their stat when looked at
 
-    def _refresh_store(self, path: str) -> None:
-        """Read what changed in a file of many sessions (a file no format reads is left alone, not listed)."""
+    def _refresh_store(self, path: str, changed: str) -> None:
+        """Read what changed (`changed`: the file that did) in a file of many sessions; a file no format reads is
+        left alone, not listed; one that may not or cannot be read is listed with its problem."""
+        if not os.path.lexists(path):
+            self.forget(path)
+            return
+        try:
+            self._read_store(path, changed)
+        except NOT_READABLE as error:
+            self._refuse(refused_path(error, path), error)
+        except FileNotFoundError:
+            self.forget(path)
+
+    def _read_store(self, path: str, changed: str) -> None:
         store = self._stores.get(path)
         if store is None:
             st = os.stat(path)
@@ -40,10 +53,11 @@ class Stores:
                 return
             found = detect.store_of(path, self.inside)
             if found is None:
-                self._not_stores[path] = stamp
+                if not os.path.isdir(path):  # a folder's stat does not change with the documents deep in it
+                    self._not_stores[path] = stamp
                 return
             store = self._stores[path] = Store(*found)
-        read = store.reader.read()
+        read = store.reader.read(changed)
         relpath = self.relpath(path)
         if read.error:
             self.folder_problem(read.kind, relpath, read.error)
