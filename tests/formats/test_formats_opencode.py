@@ -99,6 +99,9 @@ def test_a_damaged_row_is_a_problem_of_its_line_and_the_rest_is_read(home):
 def test_the_older_json_storage_tree_reads_as_the_database_does(tmp_path, session):
     storage = tmp_path / "tree" / ".local" / "share" / "opencode" / "storage"
     write_sample(storage, OpenCodeStorageTree)
+    (storage / "project").mkdir()
+    (storage / "project" / "prj_1.json").write_text('{"id": "prj_1", "worktree": "/home/ada/parser"}')
+    (storage / "migration").write_text("2")
     library = Library(tmp_path / "tree")
     library.scan()
     (s,) = library.listing()  # its hundreds of documents are one session, none listed on its own

@@ -18,17 +18,20 @@ from .base import NOT_READABLE, as_dict
 from .opencode_store import NotAStore, SessionRecords, StoreRead, _number, open_store
 
 KINDS = ("session", "message", "part")
+# the tree's other documents, read by no page: they belong to it, and are not listed as sessions of their own
+OTHER_KINDS = ("project", "session_diff", "todo", "permission", "session_share", "share")
 FOLDER = "storage"
 
 
 def storage_of(path: str) -> str | None:
-    """The storage folder a document of the tree lies in (`<storage>/<kind>/<folder>/<id>.json`), or None."""
-    parts = path.split(os.sep)
-    if len(parts) < 4:
+    """The storage folder a document of the tree lies in (`<storage>/<kind>/<folder>/<id>.json`, or
+    `<storage>/<other kind>/<id>.json`), or None."""
+    if not path.endswith(".json") or os.path.basename(path).startswith("."):
         return None
-    head, kind, name = os.sep.join(parts[:-3]), parts[-3], parts[-1]
-    if kind in KINDS and name.endswith(".json") and not name.startswith(".") and os.path.basename(head) == FOLDER:
-        return head
+    parts = path.split(os.sep)
+    for depth, kinds in ((3, KINDS), (2, OTHER_KINDS)):
+        if len(parts) > depth and parts[-depth] in kinds and parts[-depth - 1] == FOLDER:
+            return os.sep.join(parts[:-depth])
     return None
 
 
@@ -53,6 +56,8 @@ class OpenCodeStorage(SessionRecords):
         docs = {kind: [] for kind in KINDS}
         for path in paths:
             kind = path.rsplit(os.sep, 3)[1]
+            if kind not in KINDS or os.path.dirname(os.path.dirname(os.path.dirname(path))) != self.path:
+                continue  # a document no page reads (a project's, a todo list)
             found = self._document(path)
             if found is not None:
                 docs[kind].append((path, *found))
