@@ -69,6 +69,9 @@ def walk(action) -> tuple[list[str], int, int, int]:
 
 def main() -> None:
     global LAYERS
+    if sys.argv[1:2] in (["-h"], ["--help"]):
+        print(__doc__.strip())
+        return
     repo = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent).resolve()
     sys.path.insert(0, str(repo))
     sys.path.insert(0, str(repo / "tests"))
