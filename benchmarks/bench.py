@@ -184,7 +184,7 @@ SOAK_LINE = re.compile(r"soak: (?P<events>\d+) events in .*?, (?P<pollers>\d+) p
 
 
 def soak() -> dict:
-    """Target 7's soak test in a fresh process (tests/test_soak.py: 50 pollers of agent pages and the events API
+    """The soak test in a fresh process (tests/test_soak.py: 50 pollers of agent pages and the events API
     while 5,000 events/s are written for 30 s, through a real server), and its slowest answer as it prints it."""
     repo = Path(__file__).resolve().parent.parent
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider",
