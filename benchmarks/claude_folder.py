@@ -1,4 +1,4 @@
-"""Memory and time of reading a big Claude Code project folder (issue 6: memory bounded by the index).
+"""Memory and time of reading a big Claude Code project folder (memory bounded by the index).
 
     .venv/bin/python benchmarks/claude_folder.py [--size 1G] [--folder /tmp/claude1g] [--keep]
 

@@ -1,9 +1,7 @@
-"""Exports of a session as text: Markdown, the seed-004 text trace, GraphViz DOT, JSON and OTLP/JSON (viewer.export.otlp).
+"""Exports of a session as text: Markdown, the seed-004 text trace, GraphViz DOT, JSON and OTLP/JSON.
 
-Pure functions over a SessionIndex, shared by the `agentview export` command and the pages'
-export links. Every printed value that comes from the log (texts, but also names, ids, tool names,
-roles, models, the file's name) goes through `log_text` (or `log_value`, `_code`, `_inline`, which
-call it), the one place where secret masking applies to exports.
+Pure functions over a SessionIndex, shared by `agentview export` and the pages' export links. Every value printed
+from the log goes through `log_text`, the one place where masking applies to exports.
 """
 
 from __future__ import annotations
