@@ -45,7 +45,8 @@ def written_lines(root: Path) -> list[tuple[Path, bytes]]:
             continue
         last = ""
         for n, line in enumerate((root / rel).read_bytes().splitlines(keepends=True)):
-            stamp = orjson.loads(line).get("timestamp") if line.strip() else None
+            record = orjson.loads(line) if line.strip() else {}
+            stamp = record.get("timestamp") or record.get("startTime")  # a Gemini chat's first line: its start
             last = stamp if isinstance(stamp, str) else last
             stamped.append((last, str(rel), n, rel, line))
     return [(rel, line) for *_, rel, line in sorted(stamped, key=lambda item: item[:3])]

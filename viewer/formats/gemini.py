@@ -78,7 +78,8 @@ def member_of(path: str, record: dict) -> dict:
         if not above:
             break
         parent = os.path.basename(os.path.dirname(above[0]))
-    return {**here, "project": _project(folder)}  # its parent's chat is not there (yet): a session of its own
+    # its parent's chat is not there (yet): a session of its own
+    return {**here, "project": _project(folder) or _project(os.path.dirname(folder))}
 
 
 # --- the files of a session (detect.companions) ---
