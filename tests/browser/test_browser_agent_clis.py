@@ -8,9 +8,8 @@ import shutil
 from dataclasses import dataclass
 
 import pytest
-from playwright.sync_api import expect
-
 from conftest import SAMPLES, serve
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 

@@ -6,9 +6,9 @@ session-events.ts defines (see there for the source of each shape)."""
 import json
 
 import pytest
-
 from events import copy_samples, scanned
 from test_formats_claude_replay import live_read, seen
+
 from viewer import formats
 from viewer.export import text
 from viewer.formats import copilot

@@ -6,10 +6,9 @@ chatRecordingService.ts writes (see there for the source of each shape)."""
 import json
 
 import pytest
-
-from conftest import SAMPLES
 from events import copy_samples, scanned
 from test_formats_claude_replay import live_read, seen
+
 from viewer import formats
 from viewer.export import text
 from viewer.formats import gemini

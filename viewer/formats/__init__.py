@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from . import ai_agent, claude_code, codex, legacy, otlp_json, weakincentives
-from . import copilot, gemini
+from . import ai_agent, claude_code, codex, copilot, gemini, legacy, otlp_json, weakincentives
 from .base import NOT_READABLE
 
 
