@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import pytest
 from conftest import SAMPLES, serve
+from page_kinds import wider_than_the_screen
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -90,14 +91,7 @@ def test_a_line_the_cli_appends_shows_on_the_open_page(served, page):
 
 def test_no_page_scrolls_sideways_on_a_phone(served, page):
     case, server = served
-    page.set_viewport_size({"width": 360, "height": 740})
     session = f"/s/{case.session}"
-    wide = {}
-    for path in ("/", session, f"{session}/agents/main", f"{session}/agents/{case.sub}",
-                 f"{session}/agents/{case.nested}", f"{session}/dialog?agents=main&agents={case.sub}"):
-        page.goto(server.url + path)
-        page.wait_for_load_state("networkidle")
-        width = page.evaluate("document.documentElement.scrollWidth")
-        if width > 360:
-            wide[path] = width
-    assert wide == {}
+    paths = ("/", session, f"{session}/agents/main", f"{session}/agents/{case.sub}", f"{session}/agents/{case.nested}",
+             f"{session}/dialog?agents=main&agents={case.sub}&agents={case.nested}")
+    assert wider_than_the_screen(page, server.url, paths) == {}

@@ -29,8 +29,8 @@ def library(tmp_path):
 
 
 def test_a_session_is_detected_by_content_and_listed_with_its_project_and_title(library):
-    (s,) = library.listing()
-    assert s.id == SESSION and s.format is formats.COPILOT and s.format.label == "GitHub Copilot CLI"
+    s = library.get(SESSION)
+    assert len(library.listing()) == 1 and s.format is formats.COPILOT and s.format.label == "GitHub Copilot CLI"
     assert (s.name, s.project, s.title) == (UUID, "shop", "Checkout totals off by a cent")
 
 
