@@ -147,5 +147,6 @@ def test_a_whole_read_and_a_live_read_show_the_same(tmp_path, seed):
     whole = scanned(source)
     live = live_read(source, tmp_path / "live", seed)
     assert [s.id for s in live.listing()] == [s.id for s in whole.listing()]
+    assert whole.get(SESSION).format is formats.GEMINI and len(whole.get(SESSION).agents) > 1
     for session in whole.listing():
         assert seen(live.get(session.id)) == seen(session)
