@@ -15,6 +15,7 @@ from viewer.formats import gemini
 from viewer.index import usage
 from viewer.reads import queries
 from viewer.reads.dialogs import dialog
+from viewer.reads.session_viewer import SessionViewer
 from viewer.search import query as search
 
 MAIN_ID = "5f1c2a3b-8d4e-4f60-9a7b-1c2d3e4f5a6b"
@@ -70,6 +71,19 @@ def test_a_message_appended_again_grows_in_place_with_its_tokens_calls_and_resul
     assert s.agents[READER].language_model == "gemini-2.5-flash-lite"
     main = usage.for_agent(s, "main")
     assert main["responses"] == 5 and main["cache_read_input_tokens"] == 3000 + 4000 + 5000
+
+
+def test_a_sub_agent_written_in_its_parent_sub_agents_folder_is_found_too(tmp_path):
+    """Should a nested sub-agent's parentSessionId be the sub-agent that ran it, its file is in that one's folder."""
+    folder = copy_samples("gemini", tmp_path / "tmp")
+    chats = folder / "shop" / "chats"
+    nested = chats / MAIN_ID / f"{READER.removeprefix('agent-')}.jsonl"
+    (chats / INVESTIGATOR.removeprefix("agent-")).mkdir()
+    nested.rename(chats / INVESTIGATOR.removeprefix("agent-") / nested.name)
+    s = scanned(folder).get(SESSION)
+    assert queries.created_by(s, s.agents[READER])["call_id"] == "s1-c2" and len(s.members) == 3
+    viewer = SessionViewer(chats / f"session-2026-04-20T10-00-{MAIN_ID[:8]}.jsonl")  # one chat opened alone
+    assert set(viewer.list_agents()) == {"main", INVESTIGATOR, READER}
 
 
 def test_a_failed_tool_call_is_an_error_with_its_display_text(library):

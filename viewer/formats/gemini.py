@@ -85,12 +85,18 @@ def member_of(path: str, record: dict) -> dict:
 # --- the files of a session (detect.companions) ---
 
 def folders_of(main: str) -> list[str]:
-    """The folder of the main chat's sub-agents (`chats/<session id>/`), when there is one."""
-    session_id = _session_id(main)
-    if not session_id:
-        return []
-    folder = os.path.join(os.path.dirname(main), session_id)
-    return [folder] if os.path.isdir(folder) and not os.path.islink(folder) else []
+    """The folders of the main chat's sub-agents: `chats/<session id>/`, and a sub-agent's own `chats/<its id>/`
+    where its sub-agents were written beside it instead."""
+    chats, found = os.path.dirname(main), []
+    ids = [_session_id(main)]
+    for _ in range(NESTING):
+        folders = [os.path.join(chats, i) for i in ids if i]
+        folders = [f for f in folders if os.path.isdir(f) and not os.path.islink(f) and f not in found]
+        if not folders:
+            break
+        found += folders
+        ids = [n.removesuffix(SUFFIX) for f in folders for n in sorted(os.listdir(f)) if n.endswith(SUFFIX)]
+    return found
 
 
 def files_beside(main: str, inside: str | None):
