@@ -189,6 +189,8 @@ class GeminiNormalizer(Normalizer):
         self.shown: dict[tuple[str, str], Event] = {}  # (agent, message id in the file) -> its entry
         self.sequence: dict[str, list[tuple[str, list[str]]]] = {}  # agent -> (message id, its entries' ids)
         self.results: set[tuple[str, str]] = set()  # (agent, call id) whose result entry is out
+        self.entries: dict[str, list[str]] = {}  # a message's entry id -> its entries' ids (it, its results)
+        self.used: set[str] = set()  # the entry ids given to messages
         self.parts = 0
         self.abandoned: dict[str, str] = {}  # entry id left behind by a rewind -> the entry it went back to
         self.rewinds: list[str] = []
@@ -296,8 +298,9 @@ class GeminiNormalizer(Normalizer):
         if shown is not None:
             return self._grow(agent, shown, record, base)
         message_id = gid if agent == MAIN else f"{agent}:{gid}"
-        while message_id in self.abandoned or any(message_id in ids for _, ids in self.sequence.get(agent, ())):
+        while message_id in self.used:
             message_id += "'"  # a message id again after a rewind dropped it: a new entry
+        self.used.add(message_id)
         text = text_of(record.get("displayContent") if kind == "user" and record.get("displayContent") else
                        record.get("content"))
         extra: dict = {}
@@ -319,7 +322,7 @@ class GeminiNormalizer(Normalizer):
             if kind == "error":
                 event["is_error"] = True
         self.shown[(agent, gid)] = event
-        self.sequence.setdefault(agent, []).append((gid, [message_id]))
+        self.sequence.setdefault(agent, []).append((gid, self.entries.setdefault(message_id, [message_id])))
         out = [event]
         if kind == "gemini":
             out += self._apply(agent, event, record)
@@ -353,7 +356,7 @@ class GeminiNormalizer(Normalizer):
                                    for c in calls]
         self.links.said(event)
         out: list[Event] = []
-        entries = next((ids for gid, ids in self.sequence.get(agent, ()) if ids[0] == event["message_id"]), None)
+        entries = self.entries.get(event["message_id"])
         for call in calls:
             call_id = str(call.get("id"))
             if isinstance(call.get("agentId"), str) and call["agentId"]:
