@@ -95,3 +95,21 @@ def test_no_page_scrolls_sideways_on_a_phone(served, page):
     paths = ("/", session, f"{session}/agents/main", f"{session}/agents/{case.sub}", f"{session}/agents/{case.nested}",
              f"{session}/dialog?agents=main&agents={case.sub}&agents={case.nested}")
     assert wider_than_the_screen(page, server.url, paths, answering=True) == {}
+
+
+def test_a_gemini_message_appended_again_with_its_call_grows_on_the_open_page(tmp_path, page):
+    folder = tmp_path / "gemini"
+    shutil.copytree(SAMPLES / "gemini", folder, ignore=shutil.ignore_patterns("*.py"))
+    rel, message = GEMINI.appended
+    with serve(folder) as server:
+        page.goto(f"{server.url}/s/{GEMINI.session}/agents/main")
+        page.locator("#av-poller").wait_for(state="attached")
+        with open(folder / rel, "a") as f:
+            f.write(json.dumps(message) + "\n")
+        expect(page.locator("main")).to_contain_text("One more thing.", timeout=10000)
+        call = {"id": "c-9", "name": "glob", "args": {"pattern": "*.py"}, "status": "success", "timestamp": "x",
+                "result": [{"functionResponse": {"id": "c-9", "name": "glob", "response": {"output": "a.py"}}}]}
+        with open(folder / rel, "a") as f:  # recordToolCalls: the same message again, with its call
+            f.write(json.dumps({**message, "toolCalls": [call]}) + "\n")
+        expect(page.locator(".call .tool", has_text="glob")).to_be_visible(timeout=10000)
+        expect(page.locator("main")).to_contain_text("a.py")
