@@ -102,6 +102,19 @@ def test_a_broken_line_is_a_problem_and_hides_nothing_else(tmp_path):
     assert len(s.agents) == 4 and s.title == "Checkout totals off by a cent"
 
 
+def test_a_sub_agent_logging_its_task_as_its_own_prompt_shows_it_once(tmp_path):
+    folder = copy_samples("copilot", tmp_path / "session-state")
+    lines = (folder / EVENTS).read_text().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if '"subagent.started"' in line) + 1
+    lines.insert(at, json.dumps({"id": "own", "timestamp": "2026-05-11T14:00:09.500Z", "parentId": None,
+                                 "agentId": "sa-explore", "type": "user.message",
+                                 "data": {"content": "Find every place totals are rounded"}}) + "\n")
+    (folder / EVENTS).write_text("".join(lines))
+    s = scanned(folder).get(SESSION)
+    prompts = [s.events[p]["content"] for p in s.agents[EXPLORE].entries if s.events[p].get("role") == "user"]
+    assert prompts == ["Find every place totals are rounded"]
+
+
 def test_an_event_appended_while_the_viewer_reads_shows(tmp_path):
     folder = copy_samples("copilot", tmp_path / "session-state")
     library = scanned(folder)

@@ -87,6 +87,7 @@ class CopilotNormalizer(Normalizer):
         self.models: dict[str, str] = {}  # agent -> its model so far
         self.thinking: dict[str, list[str]] = {}  # agent -> reasoning waiting for its next message
         self.counted: dict[str, int] = {}  # agent -> output tokens its messages stated since its last usage
+        self.tasks: dict[str, str] = {}  # sub-agent -> the task it was given, until it logs a prompt of its own
         self.arguments: dict[str, object] = {}  # call id -> its arguments (a sub-agent's prompt is read there)
         self.links = SpawnLinks()
 
@@ -161,6 +162,7 @@ class CopilotNormalizer(Normalizer):
                             markers=["task"])
         self.links.prompt(heard)
         heard.pop("original_text", None)
+        self.tasks[sub] = prompt
         return [event, heard]
 
     # --- records ---------------------------------------------------------------------------------
@@ -194,6 +196,8 @@ class CopilotNormalizer(Normalizer):
 
     def _user(self, message_id: str, base: dict, data: dict, kind: str) -> list[Event]:
         text = data.get("content") if isinstance(data.get("content"), str) else ""
+        if self.tasks.pop(base["agent_id"], None) == text:
+            return []  # a sub-agent's own copy of the task it was given: shown once, as its first entry
         event = self._entry(message_id, base, "user", text)
         self.links.prompt(event)
         event.pop("original_text", None)
