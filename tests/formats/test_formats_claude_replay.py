@@ -77,6 +77,19 @@ def live_read(source: Path, dest: Path, seed: int) -> Library:
     return library
 
 
+def read_whole_and_live(source: Path, dest: Path, seed: int):
+    """The session files of `source` read whole, once they are all there, and as they were written (live_read into
+    `dest`): what users see of each session must be the same. Returns the whole read."""
+    from events import scanned
+
+    whole = scanned(source)
+    live = live_read(source, dest, seed)
+    assert [s.id for s in live.listing()] == [s.id for s in whole.listing()]
+    for session in whole.listing():
+        assert seen(live.get(session.id)) == seen(session)
+    return whole
+
+
 def sample_files_of(root: Path) -> list[Path]:
     return sorted(p.relative_to(root) for p in root.rglob("*") if p.is_file() and p.suffix in (".jsonl", ".json"))
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 from events import copy_samples, scanned
-from test_formats_claude_replay import live_read, seen
+from test_formats_claude_replay import read_whole_and_live
 
 from viewer import formats
 from viewer.export import text
@@ -130,9 +130,5 @@ def test_an_event_appended_while_the_viewer_reads_shows(tmp_path):
 @pytest.mark.parametrize("seed", [1, 2])
 def test_a_whole_read_and_a_live_read_show_the_same(tmp_path, seed):
     source = copy_samples("copilot", tmp_path / "source")
-    whole = scanned(source)
-    live = live_read(source, tmp_path / "live", seed)
-    assert [s.id for s in live.listing()] == [s.id for s in whole.listing()]
+    whole = read_whole_and_live(source, tmp_path / "live", seed)
     assert whole.get(SESSION).format is formats.COPILOT and len(whole.get(SESSION).agents) > 1
-    for session in whole.listing():
-        assert seen(live.get(session.id)) == seen(session)

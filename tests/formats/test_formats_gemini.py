@@ -7,7 +7,7 @@ import json
 
 import pytest
 from events import copy_samples, scanned
-from test_formats_claude_replay import live_read, seen
+from test_formats_claude_replay import read_whole_and_live, seen
 
 from viewer import formats
 from viewer.export import text
@@ -158,9 +158,5 @@ def test_a_message_appended_while_the_viewer_reads_shows_and_grows(tmp_path):
 def test_a_whole_read_and_a_live_read_show_the_same(tmp_path, seed):
     source = copy_samples("gemini", tmp_path / "source")
     (source / "shop/chats/session-2026-03-02T08-30-0a1b2c3d.json").unlink()  # a document is not appended to
-    whole = scanned(source)
-    live = live_read(source, tmp_path / "live", seed)
-    assert [s.id for s in live.listing()] == [s.id for s in whole.listing()]
+    whole = read_whole_and_live(source, tmp_path / "live", seed)
     assert whole.get(SESSION).format is formats.GEMINI and len(whole.get(SESSION).agents) > 1
-    for session in whole.listing():
-        assert seen(live.get(session.id)) == seen(session)
