@@ -1,13 +1,8 @@
-"""GitHub Copilot CLI sessions (FORMATS.md section 10): `~/.copilot/session-state/<session uuid>/events.jsonl` (older
-versions: `session-state/<uuid>.jsonl`), one file per session with its sub-agents inline.
+"""GitHub Copilot CLI sessions: `~/.copilot/session-state/<session uuid>/events.jsonl`, sub-agents inline.
 
-Shapes from github/copilot-sdk `nodejs/src/generated/session-events.ts`: every line is `{id, timestamp, parentId,
-type, data}`, and an event of a sub-agent carries the sub-agent's instance id as `agentId` (older versions:
-`data.parentToolCallId`, the call that started it). `subagent.started` / `.completed` / `.failed` name that call
-(`data.toolCallId`), so a sub-agent sits under the call that started it, a sub-agent's own `task` call starting
-the next level. `assistant.message` holds the text, `toolRequests`, `reasoningText`, `model` and `outputTokens`;
-`tool.execution_complete` the result (`success`, `result.content`, `error.message`); `assistant.usage` (written by
-some versions) a model call's tokens.
+Shapes from github/copilot-sdk `nodejs/src/generated/session-events.ts` (docs/formats.md has the fields): a
+sub-agent's events carry its `agentId` (older versions `data.parentToolCallId`), and `subagent.started` names the
+call that started it, so each sub-agent sits under that call.
 """
 
 from __future__ import annotations

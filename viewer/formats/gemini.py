@@ -1,13 +1,9 @@
-"""Gemini CLI chats (FORMATS.md section 9): `~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl`, and the
-sub-agents it ran in `chats/<session id>/<agent id>.jsonl`, as ONE session; older chats are one `.json` document.
+"""Gemini CLI chats: `~/.gemini/tmp/<project>/chats/session-*.jsonl` with the sub-agents it ran in
+`chats/<session id>/<agent id>.jsonl`, as one session; older chats are one `.json` document.
 
-Shapes from google-gemini/gemini-cli `packages/core/src/services/chatRecordingService.ts` and
-`chatRecordingTypes.ts`: a metadata line first (`sessionId`, `projectHash`, `startTime`, `kind`), then message
-records (`id`, `timestamp`, `type`: user|gemini|info|error|warning, `content`, and for gemini `thoughts`,
-`tokens`, `model`, `toolCalls` carrying their own `result`, `status`, `resultDisplay` and a sub-agent's
-`agentId`). A message is appended again, whole, each time it changes (tokens, tool calls, results): the later copy
-wins, so it grows in place here. `{"$set": {...}}` updates the metadata, `{"$rewindTo": id}` drops that message
-and all after it (a rewind: they are folded, as Claude Code rewinds are).
+Shapes from google-gemini/gemini-cli `chatRecordingService.ts` (docs/formats.md has the fields). A message is
+appended again, whole, each time it changes: the later copy wins, so it grows in place here. `$set` updates the
+metadata, `$rewindTo` drops a message and all after it (folded, as Claude Code rewinds are).
 """
 
 from __future__ import annotations
