@@ -51,8 +51,8 @@ def build(viewer: Viewer) -> MCPServer:
 
     @tool
     def list_sessions(
-        format: Annotated[str | None, Field(description="only this input format, by name or label (claude_code, "
-                                                        "codex, native...)")] = None,
+        format: Annotated[str | None, Field(description="only this input format: claude-code, codex, native, "
+                                                        "legacy, weakincentives, ai-agent, otlp")] = None,
         project: Annotated[str | None, Field(description="only projects whose name holds this text")] = None,
         changed_since: Annotated[str | None, Field(description="only sessions written to since: 30m, 2h, 3d or 1w "
                                                                "ago, or an ISO 8601 date or time")] = None,

@@ -43,6 +43,11 @@ def since_time(text: str | None, now: float | None = None) -> float | None:
     return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
 
 
+def _plain(name: str) -> str:
+    """A format's name as a model may spell it: claude_code, claude-code and "Claude Code" are one."""
+    return re.sub(r"[\W_]+", "", name).lower()
+
+
 def list_sessions(viewer: Viewer, format: str | None = None, project: str | None = None,
                   changed_since: str | None = None, failures: bool = False, start: int = 0, limit: int = 50) -> str:
     start, limit = page(start, limit)
@@ -50,7 +55,7 @@ def list_sessions(viewer: Viewer, format: str | None = None, project: str | None
     listed = viewer.library.listing()
     kept = []
     for s, row in zip(listed, session_rows(listed)):
-        if format and format.lower() not in (row["format"].lower(), row["format_label"].lower()):
+        if format and _plain(format) not in (_plain(row["format"]), _plain(row["format_label"])):
             continue
         if project and project.lower() not in (row["project"] or "").lower():
             continue

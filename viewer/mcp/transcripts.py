@@ -98,8 +98,10 @@ def dialog(viewer: Viewer, session_id: str, agent_ids: list[str], start: int = 0
         changed = [d["agent_id"] for d in item["deliveries"] if d["modified"]]
         note = f" [modified on its way to {', '.join(changed)}]" if changed else ""
         missing = " [its original is not in the log]" if item["original_missing"] else ""
-        line = (f"[{item['message_id']}] {item['speaker'] or 'unknown'} -> {to}{note}{missing}:\n"
-                + indented(clip(item["content"])))
+        lines = [f"[{item['message_id']}] {item['speaker'] or 'unknown'} -> {to}{note}{missing}:",
+                 indented(clip(item["content"]))]
+        lines += [f"  -> {call.name}({one_line(call.arguments_raw, 300)})" for call in model.tool_calls(item["event"])]
+        line = "\n".join(part for part in lines if part)
         if not answer.add(line):
             break
         shown += 1
