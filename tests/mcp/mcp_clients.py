@@ -11,11 +11,10 @@ import sys
 import time
 
 import httpx2
-from mcp import Client, StdioServerParameters
-from mcp.client.streamable_http import streamable_http_client
-
 from claude_lines import Transcript
 from conftest import REPO, serve
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 
 SESSION = "7a11-mcp"
 SID = f"-home-dev-app:{SESSION}"  # the session id of claude_folder's session
@@ -33,9 +32,9 @@ def stdio_server(folder, *extra: str, command: str | None = None) -> StdioServer
 async def over_http(url: str, token: str | None = None, headers: dict | None = None):
     """A Client on `url`/mcp, sending the token as a bearer header when given."""
     sent = {**({"Authorization": f"Bearer {token}"} if token else {}), **(headers or {})}
-    async with httpx2.AsyncClient(headers=sent, timeout=60) as http:
-        async with Client(streamable_http_client(f"{url}/mcp", http_client=http)) as client:
-            yield client
+    async with (httpx2.AsyncClient(headers=sent, timeout=60) as http,
+                Client(streamable_http_client(f"{url}/mcp", http_client=http)) as client):
+        yield client
 
 
 class Servers:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import shutil
 
 import pytest
-
 from aio import run
 from conftest import SAMPLES
 from mcp_clients import SECRET, SID, Servers, claude_folder, eventually, text
@@ -50,7 +49,7 @@ def test_every_tool_on_the_samples(servers, tmp_path):
 
             tree = await text(client, "agent_tree", session_id=JJ)
             assert "- agent_root · " in tree and "\n  - agent_jack · \"Jack\" · " in tree
-            assert f"created by task 'task(name=Jill" in tree and f"/s/{JJ}/agents/agent_jill" in tree
+            assert "created by task 'task(name=Jill" in tree and f"/s/{JJ}/agents/agent_jill" in tree
 
             jill = await text(client, "perspective", session_id=JJ, agent_id="agent_jill")
             assert "[msg_017] HEARD from agent_jack (original msg_015):\n    [Jack]: Hi, I'm Jack." in jill

@@ -7,11 +7,11 @@ app says. A bad argument raises ToolError: the client shows its message, the ser
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from flask import Flask, url_for
-
 from mcp.server.mcpserver.exceptions import ToolError
+
 from viewer.core.redact import masking, shown
 from viewer.web.state import KEY
 

@@ -104,7 +104,7 @@ def _scope() -> dict:
 _DROPPED = {b"content-length", b"transfer-encoding", b"connection"}  # the WSGI server writes its own
 
 
-@bp.route("/mcp", methods=["GET", "POST", "DELETE"])
+@bp.route("/mcp", methods=["GET", "POST"])  # GET: the SDK says no stream is offered (stateless)
 def mcp():
     if not security.origin_allowed(request.headers.get("Origin"), current_app.config["ALLOWED_HOSTS"], request.host):
         abort(403, f"This viewer does not answer pages of {request.headers['Origin']!r}.")

@@ -7,6 +7,7 @@ The search page's own read (search.query.search) and its placing of each hit on 
 from __future__ import annotations
 
 from mcp.server.mcpserver.exceptions import ToolError
+
 from viewer.search import query as search
 from viewer.web.args import whole_number
 from viewer.web.search_views import place
@@ -47,7 +48,7 @@ def search_sessions(viewer: Viewer, query: str, session_id: str | None = None, c
     answer = Answer(f"{counted} hits for {query!r}{f' in session {scope}' if scope else ''}; this page has "
                     f"{len(data['hits'])}, in session and file order. Message ids go to `message`.",
                     "(a session is still being indexed: more hits may come)" if data["partial"] else "",
-                    f"(unclosed quote: the phrase runs to the end)" if search.unclosed_quote(query) else "")
+                    "(unclosed quote: the phrase runs to the end)" if search.unclosed_quote(query) else "")
     for hit in data["hits"]:
         snippet = "".join(f"**{text}**" if marked else text for text, marked in hit["pieces"])
         if not answer.add(f"- {hit['session']} · {hit['agent_id']} \"{one_line(hit['agent_name'], 60)}\" · "

@@ -9,12 +9,11 @@ from __future__ import annotations
 from typing import Annotated
 from urllib.parse import quote
 
-from pydantic import Field
-
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.server.mcpserver.resources.templates import ResourceSecurity
 from mcp.types import ToolAnnotations
+from pydantic import Field
 
 from . import failures, searching, sessions, transcripts
 from .context import MAX_LIMIT, Viewer

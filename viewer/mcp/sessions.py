@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import re
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from mcp.server.mcpserver.exceptions import ToolError
+
 from viewer.index import usage as usages
 from viewer.reads import costs, queries
 from viewer.web.render import session_rows
@@ -36,11 +37,11 @@ def since_time(text: str | None, now: float | None = None) -> float | None:
     except ValueError:
         pass
     try:
-        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(text.strip())
     except ValueError:
         raise ToolError(f"changed_since takes a time ago (30m, 2h, 3d, 1w), an ISO 8601 date or time "
                         f"(2026-11-27T10:00Z) or seconds since 1970, not {text!r}.") from None
-    return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
 
 
 def _plain(name: str) -> str:

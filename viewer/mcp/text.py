@@ -7,7 +7,7 @@ of a secret; an answer stops adding lines at MAX_ANSWER characters and says wher
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from viewer.core.redact import shown_value
 from viewer.reads import costs
@@ -40,7 +40,7 @@ def indented(text: str, prefix: str = "    ") -> str:
 def when(t: float | None) -> str:
     if t is None:
         return "never"
-    return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def cost(value: dict | None) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from bisect import bisect_right
 
 from mcp.server.mcpserver.exceptions import ToolError
+
 from viewer.core import model
 from viewer.reads import dialogs, queries
 from viewer.web.data import message_data

@@ -16,8 +16,8 @@ from viewer.core import foreground, jsonio
 from viewer.files.tailer import size_text
 from viewer.index import usage
 from viewer.library.library import Library
-from viewer.mcp import http as mcp_http
 from viewer.library.watcher import Watcher
+from viewer.mcp import http as mcp_http
 from viewer.reads import costs, provenance
 from viewer.search import count as search_count
 from viewer.store import session_cache
