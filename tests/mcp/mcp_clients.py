@@ -11,6 +11,7 @@ import sys
 import time
 
 import httpx2
+import pytest
 from claude_lines import Transcript
 from conftest import REPO, serve
 from mcp import Client, StdioServerParameters
@@ -53,6 +54,14 @@ class Servers:
 
     def close(self) -> None:
         self.stack.close()
+
+
+@pytest.fixture(name="servers", params=["stdio", "http"])
+def servers_fixture(request):
+    """Servers over each transport in turn (a test using it runs twice)."""
+    opened = Servers(request.param)
+    yield opened
+    opened.close()
 
 
 async def text(client, tool: str, **args) -> str:

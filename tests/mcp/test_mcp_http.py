@@ -11,7 +11,12 @@ import pytest
 from aio import run
 from conftest import serve, write_events
 from events import created, say, user
-from mcp_clients import Servers, eventually, over_http, text
+from mcp_clients import (
+    eventually,
+    over_http,
+    servers_fixture,  # noqa: F401 (the fixture `servers`: each transport in turn)
+    text,
+)
 
 LIST_TOOLS = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}})
 MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
@@ -69,13 +74,6 @@ def test_foreign_hosts_and_pages_of_other_sites_are_refused(tmp_path):
         assert status == 413
         assert post(server.url, body="{not json")[0] == 400  # the SDK's parse error; the server goes on
         assert post(server.url)[0] == 200
-
-
-@pytest.fixture(params=["stdio", "http"])
-def servers(request):
-    opened = Servers(request.param)
-    yield opened
-    opened.close()
 
 
 def test_a_search_follows_a_session_as_it_grows(servers, tmp_path):

@@ -5,19 +5,18 @@ from __future__ import annotations
 
 import shutil
 
-import pytest
 from aio import run
 from conftest import SAMPLES
-from mcp_clients import SECRET, SID, Servers, claude_folder, eventually, text
+from mcp_clients import (
+    SECRET,
+    SID,
+    claude_folder,
+    eventually,
+    servers_fixture,  # noqa: F401 (the fixture `servers`: each transport in turn)
+    text,
+)
 
 JJ = "example1_jack_and_jill"
-
-
-@pytest.fixture(params=["stdio", "http"])
-def servers(request):
-    opened = Servers(request.param)
-    yield opened
-    opened.close()
 
 
 def test_every_tool_on_the_samples(servers, tmp_path):
