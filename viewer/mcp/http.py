@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import logging
 import threading
 
 from flask import Blueprint, Response, abort, current_app, request
@@ -34,6 +35,7 @@ class Bridge:
         from .context import Viewer
         from .server import build
 
+        logging.getLogger("mcp").setLevel(logging.WARNING)  # not a line a request in the viewer's log (its INFO)
         server = build(Viewer(app))
         # Host and Origin are checked by the app, with its own allowlist (the SDK's would know only loopback)
         server.streamable_http_app(stateless_http=True, json_response=True,
