@@ -7,7 +7,6 @@ SDK's check of the argument types), never a crash. The same server runs over std
 from __future__ import annotations
 
 from typing import Annotated
-from urllib.parse import quote
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
@@ -34,14 +33,6 @@ AgentId = Annotated[str, Field(description="an agent's id, as agent_tree gives i
 
 def _limit(default: int) -> type:
     return Annotated[int, Field(description=f"how many to list (1-{MAX_LIMIT}; default {default})")]
-
-
-def session_uri(session_id: str) -> str:
-    return f"agentview://sessions/{quote(session_id, safe='')}"
-
-
-def agent_uri(session_id: str, agent_id: str) -> str:
-    return f"{session_uri(session_id)}/agents/{quote(agent_id, safe='')}"
 
 
 def build(viewer: Viewer) -> MCPServer:
@@ -114,15 +105,14 @@ def build(viewer: Viewer) -> MCPServer:
     @server.resource("agentview://sessions/{session_id}", name="session", mime_type="text/plain", security=IDS)
     def session_resource(session_id: str) -> str:
         """A session: its usage and its agent tree."""
-        return _resource(lambda: sessions.usage(viewer, session_id, None, 0, 1)
-                         + sessions.agent_tree(viewer, session_id, 0, MAX_LIMIT))
+        return _resource(lambda: sessions.session_summary(viewer, session_id))
 
     @server.resource("agentview://sessions/{session_id}/agents/{agent_id}", name="agent", mime_type="text/plain",
                      security=IDS)
     def agent_resource(session_id: str, agent_id: str) -> str:
         """An agent: its usage and the first page of its perspective."""
         return _resource(lambda: sessions.usage(viewer, session_id, agent_id)
-                         + transcripts.perspective(viewer, session_id, agent_id, 0, MAX_LIMIT))
+                         + transcripts.perspective(viewer, session_id, agent_id, 0, 50))
 
     def _resource(read) -> str:
         try:

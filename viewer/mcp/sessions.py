@@ -132,11 +132,29 @@ def _peak(totals: dict) -> str:
     return f"; peak context {peak['tokens']:,} tokens{of}"
 
 
+def _priced() -> str:
+    prices = costs.prices_note()
+    return f"(prices as of {prices['as_of']}, {prices['source']})"
+
+
+def totals_lines(s) -> list[str]:
+    """A session's tokens, models and cost, as the session page sums them."""
+    with s.lock:
+        totals = usages.for_session(s)
+    return [f"Session {s.id}: {totals['responses']:,} responses, {_tokens(totals)}{_peak(totals)}",
+            f"models: {', '.join(totals['models']) or 'none named'}",
+            f"cost: {cost({k: totals[k] for k in ('cost_usd', 'unpriced_models')})} {_priced()}"]
+
+
+def session_summary(viewer: Viewer, session_id: str) -> str:
+    """The session resource: its totals, then its agent tree."""
+    s = viewer.session(session_id)
+    return "\n".join(totals_lines(s)) + "\n" + agent_tree(viewer, s.id)
+
+
 def usage(viewer: Viewer, session_id: str, agent_id: str | None = None, start: int = 0, limit: int = 50) -> str:
     start, limit = page(start, limit)
     s = viewer.session(session_id)
-    prices = costs.prices_note()
-    priced = f"(prices as of {prices['as_of']}, {prices['source']})"
     if agent_id:
         viewer.agent(s, agent_id)
         with s.lock:
@@ -144,15 +162,12 @@ def usage(viewer: Viewer, session_id: str, agent_id: str | None = None, start: i
         return Answer(
             f"Agent {agent_id} of session {s.id}: {totals['responses']:,} responses, {_tokens(totals)}{_peak(totals)}",
             f"models: {', '.join(totals['models']) or 'none named'}",
-            f"cost: {cost(spent['own'])}; with its sub-agents {cost(spent['subtree'])} {priced}",
+            f"cost: {cost(spent['own'])}; with its sub-agents {cost(spent['subtree'])} {_priced()}",
             f"page {viewer.link('pages.agent', session_id=s.id, agent_id=agent_id)}").text()
     with s.lock:
-        totals, rolled_up, order = usages.for_session(s), costs.tree_costs(s), [a for a, _, _ in queries.tree_order(s)]
-    answer = Answer(f"Session {s.id}: {totals['responses']:,} responses, {_tokens(totals)}{_peak(totals)}",
-                    f"models: {', '.join(totals['models']) or 'none named'}",
-                    f"cost: {cost({k: totals[k] for k in ('cost_usd', 'unpriced_models')})} {priced}",
-                    f"per agent, in tree order (own cost; with sub-agents), {start + 1}-"
-                    f"{min(len(order), start + limit)} of {len(order):,}:")
+        rolled_up, order = costs.tree_costs(s), [a for a, _, _ in queries.tree_order(s)]
+    answer = Answer(*totals_lines(s), f"per agent, in tree order (own cost; with sub-agents), {start + 1}-"
+                                      f"{min(len(order), start + limit)} of {len(order):,}:")
     shown = 0
     for agent in order[start:start + limit]:
         paid = rolled_up[agent]
