@@ -13,7 +13,7 @@ from pathlib import Path
 from aio import run
 from conftest import REPO, sample
 from mcp import Client
-from mcp_clients import stdio_server
+from mcp_clients import eventually, stdio_server
 
 AGENTVIEW = Path(sys.executable).parent / "agentview"  # the script the package installs
 TOOLS = ["list_sessions", "search", "agent_tree", "perspective", "dialog", "message", "session_failures", "usage"]
@@ -28,13 +28,16 @@ def test_the_installed_agentview_script_serves_mcp_over_stdio(tmp_path):
     folder = folder_of_samples(tmp_path)
 
     async def check():
-        async with Client(stdio_server(folder, command=str(AGENTVIEW))) as client:
-            tools = [tool.name for tool in (await client.list_tools()).tools]
-            assert all(tool.annotations.read_only_hint for tool in (await client.list_tools()).tools)
-            return tools, client.server_info.name, client.instructions
+        async with Client(stdio_server(folder, "--url", "http://127.0.0.1:8000/", command=str(AGENTVIEW))) as client:
+            listed = (await client.list_tools()).tools
+            assert all(tool.annotations.read_only_hint for tool in listed)
+            tree = await eventually(client, "agent_tree", lambda a: "agent_jill" in a,
+                                    session_id="example1_jack_and_jill")
+            return [tool.name for tool in listed], client.server_info.name, client.instructions, tree
 
-    tools, name, instructions = run(check())
+    tools, name, instructions, tree = run(check())
     assert tools == TOOLS and name == "agentview" and "Secrets in the logs are masked" in instructions
+    assert " · http://127.0.0.1:8000/s/example1_jack_and_jill/agents/agent_jill\n" in tree  # --url: whole links
 
 
 def test_stdout_carries_only_the_protocol_and_answers_in_order(tmp_path):
@@ -81,4 +84,8 @@ def test_a_folder_that_is_not_one_is_a_clear_error(tmp_path):
                           text=True, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=60,
                           check=False)
     assert done.returncode == 2 and done.stdout == "" and "is not a folder" in done.stderr
+    done = subprocess.run([sys.executable, "-m", "viewer", "mcp", str(tmp_path), "--url", "localhost:8000"],
+                          capture_output=True, text=True, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
+                          timeout=60, check=False)
+    assert done.returncode == 2 and "--url must be an http:// or https:// URL" in done.stderr
 
