@@ -71,15 +71,16 @@ def test_secrets_are_masked_in_every_tool_as_on_the_pages_and_shown_only_with_no
             await eventually(client, "agent_tree", lambda a: "agent-ab12" in a, session_id=SID)
             said = [await text(client, tool, **args) for tool, args in calls]
             resource = await client.read_resource(f"agentview://sessions/{SID}/agents/main")
-            return said + [resource.contents[0].text]
+            titles = " ".join(r.title for r in (await client.list_resources()).resources)
+            return said + [resource.contents[0].text, titles]
 
     masked = run(answers())
     for answer in masked:
         assert SECRET not in answer and SECRET[:12] not in answer
-    assert [answer.count("[masked]") for answer in masked] == [1, 1, 0, 1, 1, 1, 1], masked
+    assert [answer.count("[masked]") for answer in masked] == [1, 1, 0, 1, 1, 1, 1, 1], masked
     shown = run(answers("--no-redact"))
     # the same answers hold it: masking hid it, nothing else did
-    assert [answer.count(SECRET) for answer in shown] == [1, 1, 0, 1, 1, 1, 1]
+    assert [answer.count(SECRET) for answer in shown] == [1, 1, 0, 1, 1, 1, 1, 1]
 
 
 def test_bad_arguments_are_clear_tool_errors_and_the_server_carries_on(tmp_path):

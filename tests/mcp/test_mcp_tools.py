@@ -78,6 +78,11 @@ def test_every_tool_on_the_samples(servers, tmp_path):
             assert "- agent_root · " in session.contents[0].text
             agent = await client.read_resource(f"agentview://sessions/{JJ}/agents/agent_jill")
             assert "[msg_018] SAID:" in agent.contents[0].text
+            listed = {r.uri: r for r in (await client.list_resources()).resources}  # sessions to attach
+            assert listed[f"agentview://sessions/{JJ}"].description.startswith("agentview events session")
+            audit_uri = "agentview://sessions/claude_code%3A-home-dev-src-parser%3A5b1e8c2a-audit"
+            assert listed[audit_uri].title == "Parser audit"
+            assert "cost: $0.1119" in (await client.read_resource(audit_uri)).contents[0].text
             templates = (await client.list_resource_templates()).resource_templates
             assert {t.uri_template for t in templates} == {"agentview://sessions/{session_id}",
                                                            "agentview://sessions/{session_id}/agents/{agent_id}"}

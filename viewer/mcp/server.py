@@ -7,12 +7,16 @@ SDK's check of the argument types), never a crash. The same server runs over std
 from __future__ import annotations
 
 from typing import Annotated
+from urllib.parse import quote
 
+import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.server.mcpserver.resources.templates import ResourceSecurity
-from mcp.types import ToolAnnotations
+from mcp.types import Resource, ToolAnnotations
 from pydantic import Field
+
+from viewer.core.redact import masking, shown
 
 from . import failures, searching, sessions, transcripts
 from .context import MAX_LIMIT, Viewer
@@ -35,8 +39,28 @@ def _limit(default: int) -> type:
     return Annotated[int, Field(description=f"how many to list (1-{MAX_LIMIT}; default {default})")]
 
 
+class SessionsServer(MCPServer):
+    """The SDK's server, its resource list naming the most recently changed sessions (a client attaches one from
+    the list; each is read through the session template)."""
+
+    def __init__(self, viewer: Viewer, **options):
+        super().__init__(**options)
+        self.viewer = viewer
+
+    async def list_resources(self) -> list[Resource]:
+        return await super().list_resources() + await anyio.to_thread.run_sync(self._sessions)
+
+    def _sessions(self) -> list[Resource]:
+        listed = sorted(self.viewer.library.listing(), key=lambda s: (-(s.updated_at or 0), s.relpath))[:MAX_LIMIT]
+        with masking(self.viewer.redact):  # a title is log text
+            return [Resource(uri=f"agentview://sessions/{quote(s.id, safe='')}", name=shown(s.id),
+                             title=shown(s.title or s.name), mime_type="text/plain",
+                             description=f"{s.format.label} session {shown(s.relpath)}: its totals and agent tree")
+                    for s in listed]
+
+
 def build(viewer: Viewer) -> MCPServer:
-    server = MCPServer("agentview", instructions=INSTRUCTIONS, log_level="WARNING")
+    server = SessionsServer(viewer, name="agentview", instructions=INSTRUCTIONS, log_level="WARNING")
     tool = server.tool(annotations=READ_ONLY, structured_output=False)
 
     @tool
