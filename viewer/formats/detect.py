@@ -14,6 +14,7 @@ from . import (
     AI_AGENT,
     CLAUDE_CODE,
     CODEX,
+    GEMINI,
     NATIVE,
     OTLP_JSON,
     STORE_FORMATS,
@@ -23,6 +24,7 @@ from . import (
     claude_code_layout,
     codex,
     detect_record,
+    gemini,
     opencode_storage,
 )
 from .base import first_record
@@ -82,6 +84,8 @@ def classify(path: str, inside: str | None) -> tuple[Format, str, dict | None]:
             return AI_AGENT, "", None
         if isinstance(record, dict) and OTLP_JSON.looks_like(record):  # a Collector's file exporter output
             return OTLP_JSON, "", None
+        if isinstance(record, dict) and GEMINI.looks_like(record):  # a Gemini CLI chat before JSONL chats
+            return GEMINI, "", None
         return UNRECOGNIZED, why or "a JSON document without an opTree", None
     if path.endswith(GZIP_SUFFIX):
         return NATIVE, "", None
@@ -98,7 +102,7 @@ def classify(path: str, inside: str | None) -> tuple[Format, str, dict | None]:
     return fmt, "", None
 
 
-_LAYOUTS = {CLAUDE_CODE: claude_code_layout, CODEX: codex}  # formats whose sessions span files laid out beside the main one
+_LAYOUTS = {CLAUDE_CODE: claude_code_layout, CODEX: codex, GEMINI: gemini}  # formats whose sessions span files laid out beside the main one
 
 
 def companions(fmt: Format, main: str, inside: str | None) -> tuple[list[str], Iterator[str]]:

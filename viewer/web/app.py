@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 import os
 from datetime import datetime, timezone
-from pathlib import Path
 
 from flask import Flask, request
 
@@ -18,6 +17,7 @@ from viewer.files.tailer import size_text
 from viewer.index import usage
 from viewer.library.library import Library
 from viewer.library.watcher import Watcher
+from viewer.mcp import http as mcp_http
 from viewer.reads import costs, provenance
 from viewer.search import count as search_count
 from viewer.store import session_cache
@@ -40,16 +40,10 @@ from . import (
 )
 from .endpoints import LIVE_ENDPOINTS
 from .errors import register_error_pages
+from .resources import resource_dir
 from .state import KEY, AgentView
 
 access_log = logging.getLogger("agentview.access")
-
-
-def _resource_dir(name: str) -> str:
-    """templates/ and static/: inside the package when installed from a wheel, else the checkout's."""
-    package = Path(__file__).resolve().parent.parent
-    installed = package / f"_{name}"
-    return str(installed if installed.is_dir() else package.parent / name)
 
 
 def ago(t: float, now: float) -> str:
@@ -83,7 +77,7 @@ def create_app(
     `root`. `token`, when given, is required of every request (see security.install). `cache_dir`, when
     given, keeps sessions between runs there (see session_cache); never inside `root`.
     """
-    app = Flask(__name__, template_folder=_resource_dir("templates"), static_folder=_resource_dir("static"))
+    app = Flask(__name__, template_folder=resource_dir("templates"), static_folder=resource_dir("static"))
     app.config["AGENT_PAGE_SIZE"] = 200
     app.config["DIALOG_PAGE_SIZE"] = 200
     app.config["SEARCH_COUNT_BUDGET"] = search_count.COUNT_BUDGET  # looks a search page's total makes at most
@@ -97,7 +91,7 @@ def create_app(
     app.extensions[KEY] = AgentView(library, watcher)
     app.wsgi_app = _served_first(app.wsgi_app)
 
-    for blueprint in (pages.bp, api.bp, search_views.bp, pictures.bp, exports.bp, hooks.bp, images.bp):
+    for blueprint in (pages.bp, api.bp, search_views.bp, pictures.bp, exports.bp, hooks.bp, images.bp, mcp_http.bp):
         app.register_blueprint(blueprint)
     register_error_pages(app)
     app.jinja_env.filters["pretty_json"] = lambda value: jsonio.text(value, indent=True)
