@@ -2,10 +2,9 @@
 perspective reached from the task call that made it and back, the dialog across them, and a phone's width."""
 
 import pytest
-from playwright.sync_api import expect
-
 from conftest import serve
 from opencode_db import ROOT, write_sample
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 SESSION = f".local:share:opencode:opencode.db:{ROOT}"

@@ -4,8 +4,8 @@ that made them (two levels), parts as entries, tool failures, usage and cost per
 import json
 
 import pytest
-
 from opencode_db import ROOT, T0, OpenCodeDb, OpenCodeStorageTree, write_sample
+
 from viewer import formats
 from viewer.formats import detect
 from viewer.index import usage

@@ -3,6 +3,7 @@ content (an OpenCode database in a folder of any name too), listed with its proj
 
 from events import copy_samples
 from opencode_db import ROOT, write_sample
+
 from viewer.web.app import create_app
 
 CLAUDE = ".claude:projects:-home-dev-src-parser:5b1e8c2a-audit"

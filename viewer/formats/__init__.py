@@ -10,8 +10,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from . import (ai_agent, claude_code, codex, copilot, gemini, legacy, opencode, opencode_storage, otlp_json,
-               weakincentives)
+from . import (
+    ai_agent,
+    claude_code,
+    codex,
+    copilot,
+    gemini,
+    legacy,
+    opencode,
+    opencode_storage,
+    otlp_json,
+    weakincentives,
+)
 from .base import NOT_READABLE
 
 
