@@ -82,17 +82,21 @@ def test_usage_cost_and_model_per_step(session):
     assert session.event("prt_006")["cost_usd"] == 0.0123
 
 
-def test_a_damaged_row_is_a_problem_of_its_line_and_the_rest_is_read(home):
+def test_a_damaged_row_is_a_problem_of_its_line_the_rest_is_read_and_a_failed_response_shown(home):
     w = OpenCodeDb(home / DB, create=False)
     w.message("msg_900", ROOT, T0 + 100, "assistant")
     w.db.execute("INSERT INTO part VALUES ('prt_900', 'msg_900', ?, ?, ?, '{\"type\": \"text\", \"te')",
                  (ROOT, T0 + 101, T0 + 101))
     w.part("prt_901", "msg_900", ROOT, T0 + 102, type="text", text="still read", time={"start": 1, "end": 2})
+    w.message("msg_901", ROOT, T0 + 103, "assistant", error={"name": "APIError", "data": {
+        "message": "Overloaded", "isRetryable": True}})  # message-v2.ts: the response's error, in its info
     w.close()
     library = Library(home)
     library.scan()
     (s,) = library.listing()
     assert s.event("prt_901")["content"] == "still read"
+    failed = s.event("msg_901:error")
+    assert failed["content"] == "[APIError] Overloaded" and failed["markers"] == ["error"]
     assert [p.kind for p in s.problems] == ["invalid_json"]
 
 

@@ -67,16 +67,27 @@ class OpenCodeNormalizer(Normalizer):
         if not isinstance(session, str):
             return []
         data = as_dict(record.get("data"))
-        if kind == "message":
-            self.messages[str(record.get("id"))] = data
-            return []
-        if kind != "part":
+        if kind not in ("message", "part"):
             return []
         out = self._due(record.get("time_created")) + self._create(session, record)
         base = {"agent_id": self.agents[session], "timestamp": _iso(record.get("time_created")), "line": line,
                 "file": member.get("rel"), "raw": record}
+        if kind == "message":
+            message_id = str(record.get("id"))
+            self.messages[message_id] = data
+            return out + self._failed(message_id, data, base)
         return out + self._part(str(record.get("id")), data, self.messages.get(str(record.get("message_id")), {}),
                                 base)
+
+    def _failed(self, message_id: str, data: dict, base: dict) -> list[Event]:
+        """A response that failed (its info's `error`: the provider's, an abort, an overflow): shown once, marked."""
+        error = as_dict(data.get("error"))
+        if not error or message_id + ":error" in self.taken:
+            return []
+        self.taken[message_id + ":error"] = "done"
+        detail = as_dict(error.get("data")).get("message") or error.get("message") or ""
+        text = f"[{_text(error.get('name') or 'error')}] {_text(detail)}".strip()
+        return [self._entry(message_id + ":error", base, "system", text, markers=["error"], is_error=True)]
 
     def flush(self) -> list[Event]:
         return self._due(None)
