@@ -120,3 +120,17 @@ def test_the_older_json_storage_tree_reads_as_the_database_does(tmp_path, sessio
     library.refresh(str(storage / "message" / ROOT / "msg_900.json"))
     library.refresh(str(storage / "part" / "msg_900" / "prt_900.json"))
     assert s.event("prt_900")["content"] == "one more"
+
+
+def test_rows_inserted_with_times_in_the_past_are_read(home):
+    """As OpenCode's migration of its JSON tree inserts them: their times are the documents', not now."""
+    library = Library(home)
+    library.scan()
+    (s,) = library.listing()
+    w = OpenCodeDb(home / DB, create=False)
+    w.message("msg_000", ROOT, T0 - 1000, "user")
+    w.part("prt_000", "msg_000", ROOT, T0 - 1000, type="text", text="migrated late")
+    library.refresh(str(home / DB) + "-wal")
+    w.close()
+    assert s.event("prt_000")["content"] == "migrated late"
+

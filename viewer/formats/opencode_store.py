@@ -5,8 +5,8 @@ The tables (anomalyco/opencode `src/session/session.sql.ts`): `session` (id, par
 call makes a child session (`parent_id`): it is a sub-agent of its root session, so the records of a root
 session and of all the sessions below it are one session of the viewer, named by the root's id.
 
-Each read gives only the rows inserted or updated since the last (by `time_updated`; a row seen at the same
-time is not given again), each as one JSON line `{"kind", "id", "session_id", ..., "data"}` for the normalizer
+Each read gives only the rows inserted or updated since the last (by rowid and `time_updated`; a row seen at the
+same time is not given again), each as one JSON line `{"kind", "id", "session_id", ..., "data"}` for the normalizer
 (opencode.py), grouped by root session.
 """
 
@@ -91,6 +91,7 @@ class OpenCodeDatabase(SessionRecords):
         self.db = DatabaseReader(path, inside)
         self.since = {t: None for t in TABLES}  # table -> the latest time_updated read
         self.seen: dict[tuple[str, str], object] = {}  # (table, id) -> time_updated of the row as given
+        self.rowids: dict[str, int] = {}  # table -> the highest rowid read
 
     @property
     def path(self) -> str:
@@ -105,11 +106,11 @@ class OpenCodeDatabase(SessionRecords):
         if not looks_like(_tables(connection)):
             raise sqlite3.DatabaseError("no session, message and part tables: not an OpenCode database")
         connection.row_factory = sqlite3.Row
-        sessions = self._new(connection, "session", "SELECT * FROM session")
-        messages = self._new(connection, "message", "SELECT id, session_id, time_created, time_updated, data "
-                                                    "FROM message")
-        parts = self._new(connection, "part", "SELECT id, message_id, session_id, time_created, time_updated, data "
-                                              "FROM part")
+        sessions = self._new(connection, "session", "SELECT rowid AS _rowid, * FROM session")
+        messages = self._new(connection, "message", "SELECT rowid AS _rowid, id, session_id, time_created, "
+                                                    "time_updated, data FROM message")
+        parts = self._new(connection, "part", "SELECT rowid AS _rowid, id, message_id, session_id, time_created, "
+                                              "time_updated, data FROM part")
         sessions.sort(key=lambda r: (_number(r.get("time_created")), r["id"]))
         for row in messages:
             row["kind"] = "message"
@@ -120,12 +121,17 @@ class OpenCodeDatabase(SessionRecords):
         return sessions, rows
 
     def _new(self, connection: sqlite3.Connection, table: str, select: str) -> list[dict]:
-        since = self.since[table]
-        cursor = connection.execute(select + (" WHERE time_updated >= ?" if since is not None else ""),
-                                    () if since is None else (since,))
+        """The rows inserted (a rowid past the last read: also a row whose time is in the past, as a migration
+        writes them) or updated (a time_updated from the last read's on) since the last read."""
+        since, last = self.since[table], self.rowids.get(table)
+        cursor = connection.execute(select + (" WHERE rowid > ? OR time_updated >= ?" if since is not None else ""),
+                                    () if since is None else (last if last is not None else -1, since))
         rows = []
         for row in cursor:
             row = dict(row)
+            rowid = row.pop("_rowid", None)
+            if isinstance(rowid, int) and rowid > self.rowids.get(table, -1):
+                self.rowids[table] = rowid
             if not isinstance(row.get("id"), str) or not isinstance(row.get("session_id", ""), str):
                 continue
             key, stamp = (table, row["id"]), row.get("time_updated")
