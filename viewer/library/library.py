@@ -390,8 +390,8 @@ class Library:
     def settled_files(self) -> list[tuple[str, SessionIndex, FileTailer | GzipReader | None]]:
         """(path, session, reader) of each file read to its end (not part way)."""
         with self.lock:
-            files = [(p, self._by_path[p], tailer) for p, tailer in self._tailers.items()
-                     if p in self._by_path and p not in self._reading and p not in self.unfinished]
+            files = [(p, s, self._tailers.get(p)) for p, s in self._by_path.items()
+                     if not s.members and p not in self._reading and p not in self.unfinished]
         return files + [f for f in self.groups.files() if f[0] not in self.unfinished]
 
     def progress(self) -> dict[str, dict]:
