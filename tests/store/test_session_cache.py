@@ -40,6 +40,11 @@ def keep_all(library: Library) -> int:
 def twins(root: Path, cache_dir: Path | None) -> tuple[dict, Library]:
     """What the JSON twins of every session say, read with (or without) a cache."""
     app = create_app(root, watch=False, cache_dir=str(cache_dir) if cache_dir else None)
+    return views(app), app.extensions["agentview"].library
+
+
+def views(app) -> dict:
+    """What the JSON twins of every session of `app` say."""
     library = app.extensions["agentview"].library
     client = app.test_client()
     seen = {"sessions": _without_times(client.get("/api/sessions").get_json())}
@@ -56,7 +61,7 @@ def twins(root: Path, cache_dir: Path | None) -> tuple[dict, Library]:
             found = client.get(f"/api/search?q={word}&session={sid}").get_json()
             seen[f"{sid}?{word}"] = [(r["message_id"], r["snippet"]) for r in found["results"]]
         seen[f"{sid}/problems"] = client.get(f"/api/sessions/{sid}/problems").get_json()
-    return seen, library
+    return seen
 
 
 def _without_times(listing: dict) -> dict:

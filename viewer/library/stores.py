@@ -1,9 +1,10 @@
-"""Files that each hold many sessions (OpenCode's SQLite database): each root session in one is a session of the
-Library, with the id `<the file's id>:<the session's id>`, read from the records the file's reader gives it.
+"""Files that each hold many sessions (OpenCode's SQLite database, its older storage folder): each root session in
+one is a session of the Library, with the id `<the file's id>:<the session's id>`, read from the records the
+file's reader gives it.
 
-A mixin of Library (its `sessions`, `lock`, `version`, `inside`, folder problems): one job, apart from how files
-of one session are read. What stops such a file being read now (locked, damaged) is a problem of the folder
-shown on `/`, at the file's path, until a read succeeds; its sessions stay as they were read.
+A part of the Library (as Groups is): one job, apart from how files of one session are read. What stops such a file
+being read now (locked, damaged) is a problem of the folder shown on `/`, at the file's path, until a read succeeds;
+its sessions stay as they were read.
 """
 
 from __future__ import annotations
@@ -20,75 +21,78 @@ from viewer.index.session_index import SessionIndex
 @dataclass
 class Store:
     format: Format
-    reader: object  # what the format's `store` gave: read() -> opencode_store.StoreRead
+    reader: object  # what the format's `store` gave: read(changed) -> opencode_store.StoreRead
     sessions: dict[str, SessionIndex] = field(default_factory=dict)  # the file's own session id -> its session
 
 
 class Stores:
-    """The Library's files of many sessions (see the module)."""
+    """The files of many sessions of a Library (see the module). The Library's `lock` guards what it lists."""
 
-    def _init_stores(self) -> None:
+    def __init__(self, library):
+        self._library = library
         self._stores: dict[str, Store] = {}
         self._not_stores: dict[str, tuple] = {}  # databases of other programs -> their stat when looked at
 
-    def _refresh_store(self, path: str, changed: str) -> None:
+    def paths(self) -> list[str]:
+        return list(self._stores)
+
+    def refresh(self, path: str, changed: str) -> None:
         """Read what changed (`changed`: the file that did) in a file of many sessions; a file no format reads is
         left alone, not listed; one that may not or cannot be read is listed with its problem."""
+        library = self._library
         if not os.path.lexists(path):
-            self.forget(path)
+            library.forget(path)
             return
         try:
-            self._read_store(path, changed)
+            self._read(path, changed)
         except NOT_READABLE as error:
-            self._refuse(refused_path(error, path), error)
+            library.refuse(refused_path(error, path), error)
         except FileNotFoundError:
-            self.forget(path)
+            library.forget(path)
 
-    def _read_store(self, path: str, changed: str) -> None:
+    def _read(self, path: str, changed: str) -> None:
+        library = self._library
         store = self._stores.get(path)
         if store is None:
             st = os.stat(path)
             stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
             if self._not_stores.get(path) == stamp:
                 return
-            found = detect.store_of(path, self.inside)
+            found = detect.store_of(path, library.inside)
             if found is None:
                 if not os.path.isdir(path):  # a folder's stat does not change with the documents deep in it
                     self._not_stores[path] = stamp
                 return
             store = self._stores[path] = Store(*found)
         read = store.reader.read(changed)
-        relpath = self.relpath(path)
+        relpath = library.relpath(path)
         if read.error:
-            self.folder_problem(read.kind, relpath, read.error)
+            library.folder_problem(read.kind, relpath, read.error)
             return
-        self._folder_read(relpath)
+        library.folders.read_fine(relpath)
         for name, lines in read.sessions.items():
             session = store.sessions.get(name)
-            new = session is None
-            if new:
+            if session is None:
                 session = SessionIndex(group_id_for(relpath, name), path, relpath, store.format, name=shown(name))
                 store.sessions[name] = session
             session.ingest_records([({"rel": shown(relpath)}, lines)])
             session.project = shown(session.normalizer.project or relpath)
             session.updated_at = read.modified_at
-            with self.lock:
-                self.sessions[session.id] = session
-                self.version += 1
+            with library.lock:
+                library.sessions[session.id] = session
+                library.version += 1
 
-    def _forget_store(self, path: str) -> bool:
+    def forget(self, path: str) -> bool:
         """A file of many sessions went away: so did its sessions. Whether it was one."""
         self._not_stores.pop(path, None)
         store = self._stores.pop(path, None)
         if store is None:
             return False
-        with self.lock:
+        library = self._library
+        with library.lock:
             for session in store.sessions.values():
-                if self.sessions.get(session.id) is session:
-                    del self.sessions[session.id]
-            self.version += 1
-        self._folder_read(self.relpath(path))
+                if library.sessions.get(session.id) is session:
+                    del library.sessions[session.id]
+            library.version += 1
+        library.folders.read_fine(library.relpath(path))
         return True
-
-    def store_paths(self) -> list[str]:
-        return list(self._stores)

@@ -194,7 +194,7 @@ class SessionCache:
         session = index_state.restore(kept, session_id, path, relpath)
         if session is None or not tailer.resume(file["tailer"]):
             return None
-        session.events._source = tailer.source
+        session.events.read_from(tailer.source)
         return session
 
     # --- saving: from the ingest thread, while nothing else waits --------------------------------------------

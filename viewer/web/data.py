@@ -7,7 +7,7 @@ Callers hold the session's lock. The shapes are declared in shapes.py and docume
 from __future__ import annotations
 
 from viewer.index import usage
-from viewer.reads import provenance, queries
+from viewer.reads import causality, provenance, queries
 
 from .render import agent_urls, session_row
 
@@ -33,6 +33,6 @@ def agent_data(s, agent_id: str) -> dict:
 
 def message_data(s, message_id: str, position: int) -> dict:
     """shapes.Message less its URL: the event, its causality chain, what represents it, where it came from."""
-    return {"event": s.events[position], "flow": queries.causality_chain(s, message_id),
-            "references": queries.references(s, message_id),
+    return {"event": s.events[position], "flow": causality.causality_chain(s, message_id),
+            "references": causality.references(s, message_id),
             "provenance": provenance.message_provenance(s, message_id)}

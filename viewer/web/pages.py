@@ -7,7 +7,7 @@ from bisect import bisect_left
 
 from flask import Blueprint, Response, current_app, render_template, request, url_for
 
-from viewer.reads import costs, dialogs, pictures, queries
+from viewer.reads import causality, costs, dialogs, pictures, queries
 from viewer.reads.filters import KINDS, EntryFilter
 from viewer.search import query as search
 
@@ -288,7 +288,7 @@ def message(session_id, message_id):
         context = dict(
             message_data(s, message_id, position), session=session_row(s), position=position,
             line=s.line_numbers[position], as_written=_line_text(s, position),
-            names=queries.agent_names(s), parent=queries.parent_of(s, position),
+            names=queries.agent_names(s), parent=causality.parent_of(s, position),
         )
     return render_template("message.html", **context)
 
