@@ -55,7 +55,8 @@ def search_cursor_arg(name: str, per_session: re.Pattern | None = None) -> str |
     for part in (value or "").split(","):
         _, _, number = part.rpartition("=")
         if part and not ((per_session or _WHOLE).fullmatch(number)):
-            abort(400, f"?{name}= takes a cursor this server gave (session=position, comma-separated).")
+            value_is = "epoch-count, or 0: from the start" if per_session else "position"
+            abort(400, f"?{name}= takes a cursor this server gave (session={value_is}, comma-separated).")
     return value
 
 
