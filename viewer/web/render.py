@@ -29,6 +29,11 @@ def wants_json() -> bool:
     return request.path.startswith("/api/")
 
 
+def answer(data: dict, template: str, page: dict | None) -> Response | str:
+    """A view's last step: its `data` as JSON, or its page: `template` rendered with `page` (its context)."""
+    return as_json(data) if page is None else render_template(template, **page)
+
+
 def page_or_twin(s, data: dict, *, template: str, name: str, page: str, url_args: dict | None = None,
                  context: dict | None = None) -> Response | str:
     """`data` as the page `template` shows it (as `name`, beside the session's row and `context`), or as its
