@@ -253,7 +253,7 @@ def a_changed_rule(tmp_path, package: str = "formats") -> Path:
     """A copy of the viewer package with one byte of one of `package`'s rules changed (its other files as they are)."""
     copy = tmp_path / "changed" / "viewer"
     shutil.copytree(code_version.VIEWER, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    rule = sorted((copy / package).rglob("*.py"))[-1]
+    rule = max((copy / package).rglob("*.py"))
     rule.write_bytes(rule.read_bytes() + b"#")
     return copy
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from conftest import write_events
 from events import created, say, user
+
 from viewer.web.app import create_app
 
 EVENTS = [created("c1", "a1", name="Alpha"), created("c2", "a2", name="Beta"),

@@ -11,7 +11,7 @@ from flask import Blueprint, Response, render_template, request, url_for
 from viewer.reads import costs, dialogs, queries
 from viewer.reads.filters import EntryFilter
 
-from . import resources
+from . import resources, shapes
 from .args import agent_list_arg, cursor_arg, flag_arg, int_arg
 from .lookup import locate, session_or_404
 from .render import folder_problems, page_or_twin, session_row, session_rows
@@ -197,6 +197,6 @@ def problems(session_id):
     report = queries.problems(s)
     with s.lock:  # link only messages that exist (a problem may name one that does not)
         linkable = {p["message_id"] for p in report["problems"] if p.get("message_id") in s.by_id}
-    return page_or_twin(s, report, template="problems.html", name="report", page="pages.problems",
+    return page_or_twin(s, report, shapes.Problems, template="problems.html", name="report", page="pages.problems",
                         context=dict(linkable=linkable))
 
