@@ -157,6 +157,45 @@ def export(args: argparse.Namespace) -> int:
     return 0
 
 
+def share(args: argparse.Namespace) -> int:
+    from viewer.library.library import Library
+    from viewer.reads.session_viewer import load_index
+    from viewer.share.page import share_html
+
+    if args.dir:
+        if not os.path.isdir(args.dir):
+            print(f"agentview: {args.dir} is not a folder", file=sys.stderr)
+            return 2
+        library = Library(args.dir)
+        library.scan()
+        session = library.get(args.session)
+        if session is None:
+            known = ", ".join(sorted(s.id for s in library.listing())[:20]) or "none"
+            print(f"agentview: no session {args.session!r} in {args.dir} (sessions: {known})", file=sys.stderr)
+            return 2
+    elif os.path.isfile(args.session):
+        session = load_index(args.session)
+    else:
+        print(f"agentview: {args.session} is not a file (a session id needs --dir DIR)", file=sys.stderr)
+        return 2
+    if args.agent and args.agent not in session.agents:
+        print(f"agentview: no agent {args.agent!r} in this session (agents: {', '.join(session.agent_order)})",
+              file=sys.stderr)
+        return 2
+    page = share_html(session, args.agent, redact_secrets=not args.no_redact, anonymize_paths=args.anonymize_paths)
+    if args.output == "-":
+        sys.stdout.buffer.write(page)
+        sys.stdout.flush()
+        return 0
+    output = args.output or f"{session.id}.html"
+    partial = output + ".partial"
+    with open(partial, "wb") as out:
+        out.write(page)
+    os.replace(partial, output)
+    print(f"agentview: wrote {output} ({len(page):,} bytes)", file=sys.stderr)
+    return 0
+
+
 def _headers(pairs: list[str]) -> dict[str, str] | None:
     headers = {}
     for pair in pairs:
@@ -264,6 +303,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sub", action="store_true", help="with --agent: include its sub-agents' entries")
     p.add_argument("--no-redact", action="store_true", help="print secrets instead of masking them")
     p.set_defaults(func=export)
+    p = commands.add_parser("share", help="write a session as one self-contained HTML file that opens offline in "
+                                          "any browser (secrets masked)")
+    p.add_argument("session", help="a session file, or with --dir a session id (as in the viewer's URLs; an id "
+                                   "starting with - goes after --)")
+    p.add_argument("--dir", help="the folder the session id is in")
+    p.add_argument("-o", "--output", help="the file to write (default: SESSION-ID.html here; - for standard output)")
+    p.add_argument("--agent", help="open the file on this agent's perspective")
+    p.add_argument("--no-redact", action="store_true", help="keep secrets instead of masking them")
+    p.add_argument("--anonymize-paths", action="store_true",
+                   help="replace user names in home folder paths (/home/NAME, /Users/NAME) with user1, user2, ...")
+    p.set_defaults(func=share)
     p = commands.add_parser("push", help="send sessions to an OpenTelemetry trace store (OTLP/HTTP protobuf)")
     p.add_argument("target", help="a folder of sessions, or one session file")
     p.add_argument("--endpoint", required=True,

@@ -14,9 +14,9 @@ import threading
 from urllib.parse import quote
 
 import pytest
-
 from conftest import write_events
 from events import created, say, user
+
 from viewer.core.redact import MASK, masking
 from viewer.reads.asof import snapshot
 from viewer.web.app import create_app

@@ -1,10 +1,8 @@
 """One seam for input formats: each module recognizes its files by content and normalizes them.
 
-A normalizer turns the records of a file into native seed-000 events (dicts with message_id,
-event_type, agent_id, role, content, tool_calls, tool_call_id, substance, cause, name,
-language_model), plus optional keys the pages show: `timestamp`, `usage`, `model`, `source`,
-`inferred` (which links were inferred, and how), `markers`, `thinking`, `images` and `raw`
-(the original record). The index, queries, search and pages then work unchanged on every format.
+A normalizer turns a file's records into native seed-000 events, plus optional keys the pages show (`timestamp`,
+`usage`, `model`, `inferred`, `markers`, `thinking`, `images`, `raw`...), so the index, queries, search and pages
+work unchanged on every format. Each format is one `Format(...)` declaration here.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
 """Sessions of several files (Claude Code: a main file and its sub-agents' files): how the Library joins a file to
 its group, reads a group's files merged by time, settles a group left alone, and takes one back from the cache.
-
-A mixin of Library (its state: `_groups`, `_tailers`, `_by_path`, `sessions`, `cache`, `lock`): one job, apart from
-how single files are listed, renamed and forgotten.
 """
 
 from __future__ import annotations

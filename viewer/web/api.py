@@ -1,5 +1,5 @@
 """The JSON API: the list of sessions, the raw feed, and the JSON of a session, agent, dialog and message (their
-pages' views, resources.py). Names here are a contract (shapes.py).
+pages' views, resource_views.py). Names here are a contract (shapes.py).
 
 Twins that answer exactly their page's data live beside their page (render.page_or_twin)."""
 
@@ -9,7 +9,7 @@ from flask import Blueprint
 
 from viewer.reads import queries
 
-from . import resources, shapes
+from . import resource_views, shapes
 from .args import cursor_arg, int_arg
 from .lookup import session_or_404
 from .render import as_json, folder_problems, session_rows
@@ -26,7 +26,7 @@ def sessions():
                                            "problems": folder_problems(library)}))
 
 
-resources.route(bp, resources.API_RULES)  # a session's, agent's, dialog's and message's JSON: their pages' views
+resource_views.route(bp, resource_views.API_RULES)  # a session's, agent's, dialog's and message's JSON
 
 
 @bp.get("/sessions/<session_id>/events")

@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 import os
 from datetime import datetime, timezone
-from pathlib import Path
 
 from flask import Flask, request
 
@@ -40,16 +39,10 @@ from . import (
 )
 from .endpoints import LIVE_ENDPOINTS
 from .errors import register_error_pages
+from .resources import resource_dir
 from .state import KEY, AgentView
 
 access_log = logging.getLogger("agentview.access")
-
-
-def _resource_dir(name: str) -> str:
-    """templates/ and static/: inside the package when installed from a wheel, else the checkout's."""
-    package = Path(__file__).resolve().parent.parent
-    installed = package / f"_{name}"
-    return str(installed if installed.is_dir() else package.parent / name)
 
 
 def ago(t: float, now: float) -> str:
@@ -83,7 +76,7 @@ def create_app(
     `root`. `token`, when given, is required of every request (see security.install). `cache_dir`, when
     given, keeps sessions between runs there (see session_cache); never inside `root`.
     """
-    app = Flask(__name__, template_folder=_resource_dir("templates"), static_folder=_resource_dir("static"))
+    app = Flask(__name__, template_folder=resource_dir("templates"), static_folder=resource_dir("static"))
     app.config["AGENT_PAGE_SIZE"] = 200
     app.config["DIALOG_PAGE_SIZE"] = 200
     app.config["SEARCH_COUNT_BUDGET"] = search_count.COUNT_BUDGET  # looks a search page's total makes at most

@@ -1,7 +1,7 @@
-"""The data object of the session, agent, dialog and message views (resources.py): built here once, then
+"""The data object of the session, agent, dialog and message views (resource_views.py): built here once, then
 rendered as the page (with what only a page needs: poll URLs, pictures) or answered as JSON.
 
-Callers hold the session's lock. The shapes are declared in shapes.py and checked against the README.
+Callers hold the session's lock. The shapes are declared in shapes.py and documented in docs/api.md.
 """
 
 from __future__ import annotations

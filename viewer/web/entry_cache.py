@@ -1,19 +1,9 @@
-"""Transcript entries and dialog items rendered once, shared between requests: 25 pollers of a live agent page,
-and a page read again, print each entry from here instead of running the entry macro (_entry.html, or
-_dialog_item.html's) again.
+"""Transcript entries and dialog items rendered once, shared between requests (the pollers of a live page,
+a page read again).
 
-An entry's HTML is kept under everything it is made of, so a kept one is exactly what rendering it again
-would print:
-- the item itself (queries._entry, with `rewound`): its event, delivery, calls, results, spawned agents,
-  listeners and names, as marshal bytes (C speed, exact: 1, 1.0 and True differ, as their printing does;
-  an item holding anything else is rendered, never kept). Written in marshal's version 2 (MARSHAL_VERSION): later
-  versions mark each object referenced elsewhere too, so the same item read again (its event now also held by
-  the event list's cache) made other bytes, and a second poller of an agent found none of its entries kept;
-- the entry macro that printed it (a template reloaded after an edit makes another), and its indent;
-- what the page it is printed on gives every entry: PAGE_INPUTS, declared once with why each is there (a new
-  input of the entry macro is declared there, and tests/web/test_entry_cache.py varies each one).
-Nothing is ever invalidated in place: what changes makes a new key, and the old one ages out (LRU, bounded
-by the bytes of keys and HTML kept).
+An entry's HTML is kept under everything it is made of (the item as marshal bytes, the macro and its indent, and
+what the page gives every entry: PAGE_INPUTS, declared once), so a kept one is exactly what rendering it again
+would print. Nothing is invalidated in place: what changes makes a new key, and the old one ages out (LRU by bytes).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The HTML pages and the live fragments their htmx pollers fetch (a session's, agent's, dialog's and message's
-pages are their views in resources.py)."""
+pages are their views in resource_views.py)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from flask import Blueprint, Response, render_template, request, url_for
 from viewer.reads import costs, dialogs, queries
 from viewer.reads.filters import EntryFilter
 
-from . import resources, shapes
+from . import resource_views, shapes
 from .args import agent_list_arg, cursor_arg, flag_arg, int_arg
 from .lookup import locate, session_or_404
 from .render import folder_problems, page_or_twin, session_row, session_rows
-from .resources import agent_poll_url, dialog_poll_url, mark_rewound
+from .resource_views import agent_poll_url, dialog_poll_url, mark_rewound
 from .state import library, state, watched_library
 
 bp = Blueprint("pages", __name__)
@@ -108,9 +108,9 @@ def poll_sessions():
     return render_template("_sessions.html", **_sessions_context())
 
 
-# --- a session, an agent, a dialog, a message: their pages (resources.py) and live fragments ----------------
+# --- a session, an agent, a dialog, a message: their pages (resource_views.py) and live fragments --------
 
-resources.route(bp, resources.PAGE_RULES)
+resource_views.route(bp, resource_views.PAGE_RULES)
 
 
 @bp.get("/s/<session_id>/poll/tree")

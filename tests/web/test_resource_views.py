@@ -1,4 +1,4 @@
-"""A session's, agent's, dialog's and message's page and JSON are one view (web/resources.py): the page is rendered
+"""A session's, agent's, dialog's and message's page and JSON are one view (web/resource_views.py): the page is rendered
 from the very data object the JSON answers, and that object has its declared shape (web/shapes.py)."""
 
 from __future__ import annotations
