@@ -196,6 +196,28 @@ def share(args: argparse.Namespace) -> int:
     return 0
 
 
+def mcp(args: argparse.Namespace) -> int:
+    """The MCP server over stdio: stdout is the protocol's, so logs and errors go to stderr."""
+    from .store import session_cache
+
+    if not os.path.isdir(args.dir):
+        print(f"agentview: {args.dir} is not a folder", file=sys.stderr)
+        return 2
+    if args.url and not args.url.startswith(("http://", "https://")):
+        print(f"agentview: --url must be an http:// or https:// URL, not {args.url!r}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s %(name)s %(message)s")
+    from .mcp import stdio
+
+    cache_dir = None if args.no_cache else (args.cache_dir or session_cache.default_folder())
+    try:
+        stdio.run(args.dir, base_url=args.url or "", redact=not args.no_redact, polling=args.polling,
+                  follow_symlinks=args.follow_symlinks, cache_dir=cache_dir)
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
 def _headers(pairs: list[str]) -> dict[str, str] | None:
     headers = {}
     for pair in pairs:
@@ -314,6 +336,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--anonymize-paths", action="store_true",
                    help="replace user names in home folder paths (/home/NAME, /Users/NAME) with user1, user2, ...")
     p.set_defaults(func=share)
+    p = commands.add_parser("mcp", help="serve the sessions below DIR to an agent over MCP (stdio): read-only tools "
+                                        "to list, search and read them (docs/mcp.md)")
+    p.add_argument("dir", help="folder of sessions to read (recursively), e.g. ~/.claude/projects")
+    p.add_argument("--url", help="the address of a running `agentview serve` of the same folder: links in answers "
+                                 "start with it (default: paths only)")
+    p.add_argument("--polling", action="store_true", help="poll the folder instead of using OS file events")
+    p.add_argument("--follow-symlinks", action="store_true", help="read files that symlinks lead to outside DIR")
+    p.add_argument("--no-redact", action="store_true", help="show secrets instead of masking them")
+    p.add_argument("--cache-dir", metavar="DIR", help="where read sessions are kept between runs (as serve's)")
+    p.add_argument("--no-cache", action="store_true", help="read every file from its start on every start")
+    p.set_defaults(func=mcp)
     p = commands.add_parser("push", help="send sessions to an OpenTelemetry trace store (OTLP/HTTP protobuf)")
     p.add_argument("target", help="a folder of sessions, or one session file")
     p.add_argument("--endpoint", required=True,

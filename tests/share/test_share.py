@@ -190,3 +190,15 @@ def test_the_pages_download_is_the_same_file(tmp_path):
     opened, _ = carried(client.get(f"/s/{session_id}/share.html", query_string={"agent": agent_id}).get_data())
     assert opened["session"]["opening_agent"] == agent_id
     assert client.get(f"/s/{session_id}/share.html?agent=nobody").status_code == 404
+
+
+@pytest.mark.parametrize("path", sorted(p for p in SAMPLES.rglob("*.jsonl") if "subagents" not in p.parts),
+                         ids=lambda p: p.name)
+def test_the_kinds_the_file_takes_from_the_index_are_the_rules(path):
+    """The file reads each event's kind from the index's lists (fast), which must agree with the rule itself."""
+    from viewer.core import model
+    from viewer.share.data import kinds_by_position
+
+    session = load_index(path)
+    kinds = kinds_by_position(session)
+    assert kinds == [model.perspective_kind(e) for e in session.events.walk(0, session.count)]

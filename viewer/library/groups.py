@@ -45,9 +45,10 @@ class Groups:
             main = os.path.join(member["folder"], member["session"] + SESSION_SUFFIX)
             with self.lock:
                 session_id = self._group_id(key)
-            session = SessionIndex(session_id, main, self.relpath(main), fmt, name=shown(member["session"]))
+            session = SessionIndex(session_id, main, self.relpath(main), fmt, name=shown(member.get("name") or member["session"]))
             project = self.relpath(member["folder"])  # `serve` one project folder: name it, not "."
-            session.project = shown(os.path.basename(member["folder"]) if project == "." else project)
+            project = member.get("project") or (os.path.basename(member["folder"]) if project == "." else project)
+            session.project = shown(project)  # a format may know the project better than the folder (its cwd)
             self._groups[key] = session
             if self._deferred is not None:  # read once the scan has found every file: listed now, as being read
                 self._list_group(session)

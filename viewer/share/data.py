@@ -33,20 +33,19 @@ def _call(s: SessionIndex, position: int, event: dict, call: model.LoggedCall) -
     return out
 
 
-def _event(s: SessionIndex, position: int) -> dict:
-    event = s.events[position]
-    agent = s.agents.get(event["agent_id"])
-    kind = model.perspective_kind(event)
-    out: dict = {"i": event["message_id"], "a": agent.ordinal if agent else -1, "k": KINDS[kind]}
-    if not model.is_transcript_entry(event):
+def _event(s: SessionIndex, position: int, event: dict, kind: str, ordinal: int, events: list[dict]) -> dict:
+    """One event as the file's script reads it; `kind` and `ordinal` come from the index (kinds_by_position)."""
+    out: dict = {"i": event["message_id"], "a": ordinal, "k": KINDS[kind]}
+    if event.get("event_type") != model.TRANSCRIPT_ENTRY:
         out["t"] = str(event.get("event_type"))
     content = model.content_of(event)
     if content:
         out["c"] = content
-        if looks_like_markdown(content) and kind != model.RECEIVED:
+        if kind != model.RECEIVED and looks_like_markdown(content):
             out["md"] = 1
-    if isinstance(event.get("role"), str):
-        out["r"] = event["role"]
+    role = event.get("role")
+    if isinstance(role, str):
+        out["r"] = role
     if kind == model.DID:
         out["calls"] = [_call(s, position, event, c) for c in model.tool_calls(event)]
     elif kind == model.RECEIVED:
@@ -55,24 +54,39 @@ def _event(s: SessionIndex, position: int) -> dict:
             out["pc"] = call_position
         if isinstance(event.get("tool_call_id"), str):
             out["tc"] = event["tool_call_id"]
-    if model.is_delivery(event):
+    if "substance" in event and model.is_delivery(event):
         out["sb"] = event["substance"]
-        modified = model.is_modified(event, s.event(event["substance"]))
+        original = s.by_id.get(event["substance"])
+        modified = model.is_modified(event, events[original] if original is not None else None)
         if modified is not None:
             out["mo"] = modified
-    causes = model.causes_of(event)
-    if causes:
-        out["ca"] = causes
-    if isinstance(event.get("timestamp"), (str, int, float)):
-        out["ts"] = event["timestamp"]
-    thinking = event.get("thinking")
-    if thinking:
-        out["th"] = "\n\n".join(t for t in thinking if isinstance(t, str)) if isinstance(thinking, list) else str(thinking)
-    if isinstance(event.get("usage"), dict):
-        out["u"] = {k: v for k, v in event["usage"].items() if isinstance(v, int) and not isinstance(v, bool)}
-    if event.get("model"):
-        out["m"] = str(event["model"])
+    if "cause" in event:
+        causes = model.causes_of(event)
+        if causes:
+            out["ca"] = causes
+    for key, short in (("timestamp", "ts"), ("thinking", "th"), ("usage", "u"), ("model", "m")):
+        value = event.get(key)
+        if not value:
+            continue
+        if short == "ts" and isinstance(value, (str, int, float)):
+            out["ts"] = value
+        elif short == "th":
+            out["th"] = "\n\n".join(t for t in value if isinstance(t, str)) if isinstance(value, list) else str(value)
+        elif short == "u" and isinstance(value, dict):
+            out["u"] = {k: v for k, v in value.items() if isinstance(v, int) and not isinstance(v, bool)}
+        elif short == "m":
+            out["m"] = str(value)
     return out
+
+
+def kinds_by_position(s: SessionIndex) -> list[str]:
+    """Each event's perspective kind, from the index's per-agent lists (events in none of them: noted)."""
+    kinds = [model.NOTED] * s.count
+    for agent in s.agents.values():
+        for kind, positions in agent.by_kind.items():
+            for p in positions:
+                kinds[p] = kind
+    return kinds
 
 
 def session_data(s: SessionIndex, opening_agent: str | None = None) -> dict:
@@ -96,7 +110,11 @@ def session_data(s: SessionIndex, opening_agent: str | None = None) -> dict:
                 "created_by": (summary["created_by"] or {}).get("message_id"),
                 "flags": summary["flags"], "implicit": summary["implicit"],
             })
-        events = [_event(s, p) for p in range(s.count)]
+        logged = s.events.walk(0, s.count)  # read back in runs, not one event at a time
+        kinds = kinds_by_position(s)
+        ordinals = {a: node.ordinal for a, node in s.agents.items()}
+        events = [_event(s, p, event, kinds[p], ordinals.get(event["agent_id"], -1), logged)
+                  for p, event in enumerate(logged)]
         problems = [p.as_dict() for p in s.problems]
         session_cost = costs.session_cost(s)["cost_usd"]
         return {

@@ -17,6 +17,7 @@ from viewer.files.tailer import size_text
 from viewer.index import usage
 from viewer.library.library import Library
 from viewer.library.watcher import Watcher
+from viewer.mcp import http as mcp_http
 from viewer.reads import costs, provenance
 from viewer.search import count as search_count
 from viewer.store import session_cache
@@ -90,7 +91,7 @@ def create_app(
     app.extensions[KEY] = AgentView(library, watcher)
     app.wsgi_app = _served_first(app.wsgi_app)
 
-    for blueprint in (pages.bp, api.bp, search_views.bp, pictures.bp, exports.bp, hooks.bp, images.bp):
+    for blueprint in (pages.bp, api.bp, search_views.bp, pictures.bp, exports.bp, hooks.bp, images.bp, mcp_http.bp):
         app.register_blueprint(blueprint)
     register_error_pages(app)
     app.jinja_env.filters["pretty_json"] = lambda value: jsonio.text(value, indent=True)
