@@ -24,6 +24,7 @@ SAMPLES = REPO / "sample_sessions"
 SYSTEM_CHROMIUM = os.environ.get("AGENTVIEW_CHROMIUM", "/usr/bin/chromium")
 # Servers the tests start keep their session cache (on by default) in a folder of this run, never the user's.
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="agentview-test-cache-")
+os.environ["AGENTVIEW_CHECK_SHAPES"] = "1"  # every answer a view builds is checked against its declared shape
 atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], True)  # a run leaves no folder behind
 
 
