@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from other_user import runtime_for
+
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "sample_sessions"
 SYSTEM_CHROMIUM = os.environ.get("AGENTVIEW_CHROMIUM", "/usr/bin/chromium")
@@ -102,9 +104,13 @@ def serve(folder: Path, *extra: str, user: int | None = None, soft_limit: int | 
 
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft_limit, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
 
+    python, cwd, env = sys.executable, REPO, None
+    if user is not None and user != os.geteuid():  # from a copy that user may reach (the checkout may be 0700)
+        runtime = runtime_for(user)
+        python, cwd, env = runtime.python, runtime.code, runtime.env()
     process = subprocess.Popen(
-        [sys.executable, "-m", "viewer", "serve", str(folder), "--port", "0", *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=REPO, user=user,
+        [python, "-m", "viewer", "serve", str(folder), "--port", "0", *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=cwd, env=env, user=user,
         preexec_fn=lower_the_limit if soft_limit else None,
     )
     output: list[str] = []  # what it logged so far (warnings may come before it listens)

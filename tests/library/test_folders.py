@@ -2,28 +2,23 @@
 (issue 13, items 7 and 8).
 
 Permission tests run the server as user nobody when we are root (root reads any folder), on a folder
-in /tmp that nobody may traverse.
+in /tmp that nobody may traverse (tests/other_user.py).
 """
 
-import contextlib
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
-import threading
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO, LiveServer, serve, wait_for, write_events
+from conftest import serve, wait_for, write_events
 from events import cut_chain, make_chain, scanned, user
-from viewer.library.watcher import SWEEP_EVERY
+from other_user import as_other_user
 from viewer.library.folders import MAX_FOLDER_DEPTH
-
-NOBODY = 65534
+from viewer.library.watcher import SWEEP_EVERY
 
 
 def _get(url):
@@ -34,30 +29,6 @@ def _get(url):
 
 def _sessions(server):
     return json.loads(_get(f"{server.url}/api/sessions"))
-
-
-@contextlib.contextmanager
-def _serve_without_root(folder: Path):
-    """`agentview serve FOLDER` as a user that permissions apply to (nobody, when we are root)."""
-    as_nobody = {"user": NOBODY} if os.geteuid() == 0 else {}
-    process = subprocess.Popen([sys.executable, "-m", "viewer", "serve", str(folder), "--port", "0"],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=REPO, **as_nobody)
-    output = []
-    for line in process.stdout:  # watchdog may warn first about the folders it cannot watch
-        output.append(line)
-        if "serving" in line or len(output) > 20:
-            break
-    if "serving" not in line:
-        process.kill()
-        raise RuntimeError(f"server did not start: {''.join(output)}{process.stdout.read()}")
-    reader = threading.Thread(target=lambda: output.extend(process.stdout), daemon=True)
-    reader.start()
-    try:
-        yield LiveServer(line.rsplit(" at ", 1)[1].strip().rstrip("/"), folder, process, line, output)
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-        reader.join(timeout=5)
 
 
 @pytest.fixture
@@ -87,7 +58,7 @@ def test_a_folder_that_cannot_be_read_is_a_problem_on_the_sessions_page(open_fol
     _readable_session(open_folder / "team" / "shut" / "deep.jsonl", "m3")
     (open_folder / "locked").chmod(0o700 if os.geteuid() == 0 else 0o000)
     (open_folder / "team" / "shut").chmod(0o700 if os.geteuid() == 0 else 0o000)
-    with _serve_without_root(open_folder) as server:
+    with serve(open_folder, user=as_other_user()) as server:
         server.wait_for_session("ok")
         answer = wait_for(lambda: (a := _sessions(server))["problems"] and len(a["problems"]) == 2 and a)
         assert [s["id"] for s in answer["sessions"]] == ["ok"]

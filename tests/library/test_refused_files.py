@@ -17,11 +17,9 @@ import pytest
 
 from conftest import REPO, serve, wait_for, write_events
 from events import claude_user, run_with_timeout, say
+from other_user import as_other_user
 from viewer.library.library import Library
 from viewer.index.session_ids import session_id_for
-
-NOBODY = 65534
-
 
 def get(url: str) -> str:
     try:
@@ -300,7 +298,7 @@ def test_an_unreadable_file_is_listed_with_permission_denied_until_it_can_be_rea
     for path in (private_folder / "open.jsonl", secret):
         path.chmod(0o644)
     secret.chmod(0o600 if as_root else 0o000)
-    with serve(private_folder, user=NOBODY if as_root else None) as server:
+    with serve(private_folder, user=as_other_user()) as server:
         server.wait_for_session("open", 1)
         closed = wait_for(lambda: listed(server).get("closed"), timeout=10)
         assert closed["events"] == 0 and closed["format"] == "not-read"
