@@ -14,6 +14,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+
+from conftest import wait_for
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (ExportTraceServiceRequest,
                                                                       ExportTraceServiceResponse)
 
@@ -52,7 +54,7 @@ class Receiver:
                     body = gzip.decompress(body)
                 with receiver.lock:
                     delay = receiver.delays.pop(0) if receiver.delays else 0
-                if delay:
+                if delay:  # a slow network, not a wait for a condition: the request is held this long
                     time.sleep(delay)
                 with receiver.lock:
                     receiver.requests += 1
@@ -105,10 +107,7 @@ class Receiver:
         self.thread.start()
 
     def wait_for(self, count: int, seconds: float = 30) -> None:
-        deadline = time.monotonic() + seconds
-        while len(self.spans) < count:
-            assert time.monotonic() < deadline, f"{len(self.spans)} of {count} spans arrived"
-            time.sleep(0.02)
+        wait_for(lambda: len(self.spans) >= count, timeout=seconds)
 
     def close(self) -> None:
         self.server.shutdown()
