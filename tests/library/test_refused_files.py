@@ -239,6 +239,7 @@ def test_a_session_symlink_swapped_in_and_out_never_serves_the_outside(tmp_path)
     link = folder / "s.jsonl"
     link.symlink_to(inside)
     seen: list[str] = []
+    asked: list[str] = []  # the pages asked for, as they are asked
     stop = threading.Event()
 
     def poll(server):
@@ -247,6 +248,7 @@ def test_a_session_symlink_swapped_in_and_out_never_serves_the_outside(tmp_path)
                  "/s/s/problems"]
         while not stop.is_set():
             for page in pages:
+                asked.append(page)
                 text = get(server.url + page)
                 if "OUTSIDE-SECRET" in text or '"secret-' in text:
                     seen.append(page)
@@ -262,13 +264,15 @@ def test_a_session_symlink_swapped_in_and_out_never_serves_the_outside(tmp_path)
         for poller in pollers:
             poller.start()
         try:
-            deadline = time.monotonic() + 5
+            deadline, swaps = time.monotonic() + 5, 0
             while time.monotonic() < deadline and not seen:
-                point(outside / "secret.jsonl")
-                time.sleep(0.003)
-                point(inside)
-                time.sleep(0.003)
+                for target in (outside / "secret.jsonl", inside):  # each swapped back while a page is made
+                    point(target)
+                    before = len(asked)
+                    wait_for(lambda: len(asked) > before)
+                swaps += 1
             assert seen == [], f"the outside file was served by {sorted(set(seen))}"
+            assert swaps > 20 and len(asked) > 2 * swaps  # the pages were asked for all along the swaps
             point(outside / "secret.jsonl")  # left pointing out: listed, never read
             wait_for(lambda: "s" in listed(server) and problem_kinds(server, "s") == ["outside_folder"], timeout=10)
             assert listed(server)["s"]["events"] == 0
