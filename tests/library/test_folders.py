@@ -9,6 +9,8 @@ import json
 import os
 import shutil
 import tempfile
+import threading
+import time
 import urllib.request
 from pathlib import Path
 
@@ -176,3 +178,24 @@ def test_a_path_below_the_folder_is_named_as_os_path_relpath_names_it(root):
     for path in ["/tmp/x", "/tmp/x/a.jsonl", "/tmp/x/a/b/c.jsonl", "/tmp/x/.hidden/a.jsonl", "/tmp/xy/a.jsonl",
                  "/tmp/x/a/", "/tmp", "/tmp/x/\udcff.jsonl", "/tmp/x/a/../b.jsonl", "/tmp/x/a/./b.jsonl"]:
         assert folders.relpath(path) == Path(os.path.relpath(path, folders.root)).as_posix(), (root, path)
+
+
+def test_a_folder_too_deep_made_while_serving_keeps_live_updates_within_two_seconds(tmp_path, chains):
+    """watchdog's walk of a new folder 1,100 deep fails and its threads die: the watcher starts another and, in
+    the end, walks the folder itself. All the while, lines appended to a session show up within 2 s."""
+    write_events(tmp_path / "a.jsonl", [user("m0", "main", "hello")])
+    with serve(tmp_path) as server:
+        server.wait_for_session("a", 1)
+        maker = threading.Thread(target=chains, args=(tmp_path, 1100, "d"))
+        maker.start()
+        shown_after, until = [], time.monotonic() + 15  # longer than the watcher's restarts took (9 s)
+        while maker.is_alive() or time.monotonic() < until:
+            written = time.monotonic()
+            write_events(tmp_path / "a.jsonl", [user(f"m{len(shown_after) + 1}", "main", "later")], mode="a")
+            server.wait_for_session("a", len(shown_after) + 2, timeout=2.0)
+            shown_after.append(time.monotonic() - written)
+        maker.join()
+        print(f"appended lines shown after at most {max(shown_after):.2f} s (of {len(shown_after)})")
+        assert max(shown_after) < 2.0
+        kinds = [p["kind"] for p in wait_for(lambda: _sessions(server)["problems"])]
+        assert [k for k in kinds if k not in ("watcher_restarted", "watcher_failed")] == ["too_deep_folder"]
