@@ -19,14 +19,17 @@ from pathlib import Path
 
 import pytest
 
-from other_user import runtime_for
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "sample_sessions"
 SYSTEM_CHROMIUM = os.environ.get("AGENTVIEW_CHROMIUM", "/usr/bin/chromium")
+# Locks taken out of their order raise (viewer/core/lockorder.py), here and in the servers the tests start.
+os.environ["AGENTVIEW_CHECK_LOCKS"] = "1"
 # Servers the tests start keep their session cache (on by default) in a folder of this run, never the user's.
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="agentview-test-cache-")
 atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], True)  # a run leaves no folder behind
+
+from other_user import runtime_for  # noqa: E402 (after the environment the viewer's modules read)
 
 
 def write_events(path: Path, events: list[dict], mode: str = "w") -> Path:
@@ -133,6 +136,19 @@ def serve(folder: Path, *extra: str, user: int | None = None, soft_limit: int | 
         except subprocess.TimeoutExpired:
             process.kill()
         reader.join(timeout=5)
+    assert "LockOrderError" not in "".join(output), "".join(output)[-3000:]  # see locks_in_order
+
+
+@pytest.fixture(autouse=True)
+def locks_in_order():
+    """No thread of the test took locks out of their order, nor gave way holding one, even a thread that
+    caught the error and went on (the ingest thread logs what fails and reads on)."""
+    from viewer.core import lockorder
+
+    lockorder.violations.clear()
+    yield
+    found, lockorder.violations[:] = list(lockorder.violations), []
+    assert not found, f"locks taken out of order: {found}"
 
 
 @pytest.fixture

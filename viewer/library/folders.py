@@ -9,6 +9,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+from viewer.core import lockorder
 from viewer.core.problems import Problem
 from viewer.formats import detect
 from viewer.index.session_ids import shown
@@ -45,7 +46,7 @@ class Folders:
         self._root_slash = os.path.join(self.root, "")
         self.real_root = os.path.realpath(root)
         self.follow_symlinks = follow_symlinks
-        self.lock = threading.Lock()
+        self.lock = lockorder.ordered(threading.Lock(), lockorder.LIBRARY, "library")
         self._problems: list[Problem] = []  # of the folder, not of one session (see `problems`)
         self.version = 0  # bumped on every change; the sessions list polls it
 
