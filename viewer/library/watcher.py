@@ -327,7 +327,8 @@ class Watcher:
             else:
                 self.library.forget_below(path)
         else:
-            self._written(path)
+            if self.library.is_session_file(path):
+                self._written(path)
             self.library.refresh(path)
 
     def _move(self, source: str, destination: str, folder: bool) -> None:
