@@ -98,7 +98,8 @@ def test_a_fifo_a_program_writes_to_is_not_opened(tmp_path):
     library.refresh(str(tmp_path / "pipe.jsonl"))
     assert [p.kind for p in library.listing()[0].problems] == ["not_a_regular_file"]
     assert not opened.wait(0.5)  # the writer still waits: nobody opened its FIFO to read
-    with open(tmp_path / "pipe.jsonl", "rb") as f:  # let it finish
+    with open(tmp_path / "pipe.jsonl", "rb") as f:  # let it finish: an open to read is seen, and soon
+        assert opened.wait(0.5)
         assert f.read() == b"{}\n"
     thread.join(5)
 
