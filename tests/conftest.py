@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 
-
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "sample_sessions"
 SYSTEM_CHROMIUM = os.environ.get("AGENTVIEW_CHROMIUM", "/usr/bin/chromium")
