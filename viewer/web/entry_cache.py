@@ -17,6 +17,7 @@ from typing import NamedTuple
 from flask import request
 from markupsafe import Markup
 
+from viewer.core import lockorder
 from viewer.core.redact import ACTIVE
 
 from . import asof, colours
@@ -42,7 +43,7 @@ class EntryCache:
         self.hits = self.misses = 0  # counted without a lock: about right under concurrency (statistics)
         self._kept: OrderedDict[tuple, str] = OrderedDict()
         self._unsettled: deque[int] = deque()  # costs of entries kept, not yet added to `size`
-        self._lock = threading.Lock()  # for `size` and eviction only
+        self._lock = lockorder.ordered(threading.Lock(), lockorder.CACHE, "rendered entries")  # size, eviction
 
     def get(self, key: tuple) -> str | None:
         html = self._kept.get(key)
