@@ -11,6 +11,8 @@ import threading
 import time
 from contextlib import contextmanager
 
+from . import lockorder
+
 GIVE_WAY_AT_MOST = 0.040  # seconds waited at once: most pages are made within it
 WAIT_PER_WORK = 1.0  # seconds it may wait per second it worked
 
@@ -59,6 +61,8 @@ class _Credit:
 def give_way(at_most: float = GIVE_WAY_AT_MOST) -> None:
     """Called by background work between two steps: wait (without the GIL) while requests are under way, for
     at most the time worked since the last call (the credit saved, up to `at_most`)."""
+    if lockorder.CHECKING:
+        lockorder.none_held("giving way to requests")
     now = time.monotonic()
     credit = _Credit.seconds = min(at_most, _Credit.seconds + WAIT_PER_WORK * (now - _Credit.since))
     if not _idle.is_set() and credit > 0:

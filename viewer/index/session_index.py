@@ -15,7 +15,7 @@ from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 
 from viewer import formats
-from viewer.core import foreground, gcpause, jsonio, model
+from viewer.core import foreground, gcpause, jsonio, lockorder, model
 from viewer.core.cursor import Cursor
 from viewer.core.kept import array_from, array_state
 from viewer.core.model import TRANSCRIPT_ENTRY, Event
@@ -63,7 +63,7 @@ class SessionIndex(Sleeps):
         self.path = path
         self.relpath = shown(relpath)  # printed: a name that is not UTF-8 escaped
         self.name = session_name(relpath) if name is None else name
-        self.lock = threading.RLock()
+        self.lock = lockorder.ordered(threading.RLock(), lockorder.SESSION, "session")
         self.epoch = 0
         self.updated_at: float | None = None  # the file's mtime when we last read something new
         self.project: str | None = None  # the folder a grouped session belongs to (Claude Code projects)
@@ -149,7 +149,7 @@ class SessionIndex(Sleeps):
             self.wake()  # a copy of the index, not of a sleeping session
             other = type(self).__new__(type(self))
             other.__dict__.update(self.__dict__)
-            other.lock = threading.RLock()
+            other.lock = lockorder.ordered(threading.RLock(), lockorder.SESSION, "session")
             other.events = self.events.prefix(len(self.events))
             other.line_numbers = array("q", self.line_numbers)
             other.usage_positions = array("q", self.usage_positions)

@@ -13,7 +13,7 @@ import threading
 import time
 
 from viewer import formats
-from viewer.core import gcpause
+from viewer.core import gcpause, lockorder
 from viewer.core.problems import Problem
 from viewer.files.safe_open import open_regular, refused_path
 from viewer.files.tailer import BATCH_BYTES, FileTailer
@@ -49,7 +49,7 @@ class Library:
     is_session_file = staticmethod(detect.is_session_file)
 
     def __init__(self, root: str | os.PathLike, follow_symlinks: bool = False, cache: SessionCache | None = None):
-        self.lock = threading.Lock()
+        self.lock = lockorder.ordered(threading.Lock(), lockorder.LIBRARY, "library")
         self.version = 0  # bumped on every change; the sessions list polls it
         self.folders = Folders(root, follow_symlinks, self.changed)
         self.root, self.real_root, self.follow_symlinks = self.folders.root, self.folders.real_root, follow_symlinks

@@ -9,14 +9,14 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from viewer.core import gcpause
+from viewer.core import gcpause, lockorder
 from viewer.index.session_index import SessionIndex
 
 CACHE_SIZE = 16
 CACHE_EVENTS = 2_000_000  # snapshots kept hold about this many events in all: each is an index of its own
 
 _cache: OrderedDict[tuple, SessionIndex] = OrderedDict()
-_cache_lock = threading.Lock()
+_cache_lock = lockorder.ordered(threading.Lock(), lockorder.CACHE, "as-of copies")
 
 
 class Snapshot(SessionIndex):

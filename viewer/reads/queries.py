@@ -263,15 +263,15 @@ def _shown_alone(s: SessionIndex, item: dict, filters) -> bool:
 
 
 def perspective(s: SessionIndex, agent_id: str, include_subagents: bool = False,
-                start: int = 0, limit: int | None = None, filters=None) -> dict:
+                start: int = 0, limit: int | None = None, filters=None, positions=None) -> dict:
     """What an agent heard, did, received and said, in file order, windowed.
 
     A tool result is shown with the call it answers, not again in its own place.
-    `filters` (a filters.EntryFilter) keeps only the entries it passes.
+    `filters` (a filters.EntryFilter) keeps only the entries it passes (`positions`: filtered_positions' already).
     """
     with s.lock:
         agent_ids = subtree(s, agent_id) if include_subagents else [agent_id]
-        positions = filtered_positions(s, agent_ids, filters)
+        positions = filtered_positions(s, agent_ids, filters) if positions is None else positions
         total = len(positions)
         start = max(0, min(start, total))
         end = total if limit is None else min(total, start + limit)

@@ -11,6 +11,7 @@ import threading
 from bisect import bisect_left
 from collections import OrderedDict
 
+from viewer.core import lockorder
 from viewer.core.positions import intersection_chunks
 
 from .index import AGENT
@@ -21,7 +22,7 @@ COUNT_SESSIONS = 500  # sessions a count visits at most (its lock, its lists, it
 KEPT = 4096  # counts kept: (session, reading, requirements) -> (events before it counted, hits among them)
 
 _kept: OrderedDict[tuple, tuple[int, int]] = OrderedDict()
-_kept_lock = threading.Lock()
+_kept_lock = lockorder.ordered(threading.Lock(), lockorder.CACHE, "search counts")
 
 
 class Tally:

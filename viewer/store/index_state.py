@@ -18,7 +18,6 @@ from viewer.index.session_index import SessionIndex
 from viewer.index.tool_calls import ToolCalls
 from viewer.search.index import SearchIndex
 
-LAYOUT = 7  # bump when the sections change: older entries then read as foreign (cache_store's version)
 # A section is encoded by one marshal.dumps, which holds the GIL throughout: every request waits for it (a 1M-event
 # session's postings in one section held the server for 57-170 ms). So none is big: at most CHUNK items of a map,
 # SECTION_BYTES of arrays, SECTION_EVENTS events' slots; a few milliseconds each.
@@ -119,7 +118,7 @@ def _sections_of(part: str, state: Iterator[tuple]) -> Iterator[tuple]:
 def sections(s: SessionIndex) -> Iterator[tuple]:
     """The session's state as (name, plain value) sections. Callers hold the session's lock throughout."""
     # What the sessions list shows, and then the normalizer: all a session restored asleep reads (see `asleep`)
-    yield "head", {"layout": LAYOUT, "count": s.count, "format": s.format.name, "summary": s.summary()}
+    yield "head", {"count": s.count, "format": s.format.name, "summary": s.summary()}
     if s.normalizer is not None:  # settled (see cacheable): what it holds
         yield "normalizer", s.normalizer.state()
     # Next the search index: a sleeping session reads it alone when it is searched (see `search_of`)
@@ -156,7 +155,7 @@ def asleep(kept: Iterator[tuple], fmt: formats.Format) -> tuple[dict, object] | 
     (see sleeping): the rest of the entry is read when it wakes (`restore`). None when they are not of this layout
     and format."""
     name, head = next(kept)
-    if name != "head" or head.get("layout") != LAYOUT or head.get("format") != fmt.name:
+    if name != "head" or head.get("format") != fmt.name:
         return None
     name, state = next(kept)
     return asleep_from(fmt, head.get("summary"), state if name == "normalizer" else None, head["count"])
@@ -179,7 +178,7 @@ def search_of(kept: Iterator[tuple], session: SessionIndex) -> SearchIndex | Non
     thousands of sessions reads their postings, not their events. None when the entry is not of this layout."""
     search = SearchIndex(session)
     name, head = next(kept)
-    if name != "head" or head.get("layout") != LAYOUT or head.get("count") != session.count:
+    if name != "head" or head.get("count") != session.count:
         return None
     for name, value in kept:
         if name == "normalizer":
@@ -206,7 +205,7 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
     for name, value in kept:
         if name == "head":
             head = value
-            if value.get("layout") != LAYOUT or value.get("format") != fmt.name:
+            if value.get("format") != fmt.name:
                 return None
         elif head is None:
             return None

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
+from viewer.core import lockorder
 from viewer.core.redact import ACTIVE
 from viewer.index.session_index import SessionIndex
 from viewer.reads import queries
@@ -43,7 +44,7 @@ class Drawn:
 
 
 _kept: OrderedDict[tuple, Drawn] = OrderedDict()
-_kept_lock = threading.Lock()
+_kept_lock = lockorder.ordered(threading.Lock(), lockorder.CACHE, "tree outlines")
 
 
 def sidebar(s: SessionIndex, session_id: str, current: str) -> Markup:
