@@ -1,19 +1,9 @@
 """The order locks are taken in, checked while testing: a thread that takes them out of order raises.
 
-A thread holding locks takes further ones only further down this list, never back up it (two threads doing
-it the other way round each wait for the other's lock forever):
-
-    LIBRARY  the library's lock (its sessions, groups and folder problems)
-    SESSION  a session's lock (its index; pages read under it, ingest writes under it)
-    CACHE    a cache's own lock (as-of copies, search counts, tree outlines, rendered entries)
-    FILES    the open files' pool
-
-Work that gives way to requests (foreground.give_way) does so holding none of them: a request waiting for a
-lock the giving thread holds would wait out the whole give-way instead of running first.
-
-With AGENTVIEW_CHECK_LOCKS=1 in the environment (the test suite sets it) `ordered` wraps each lock to keep
-what each thread holds and raise LockOrderError on a wrong order; without it, `ordered` returns the lock as
-it is and `none_held` is not called, so the checks cost nothing.
+A thread holding locks takes further ones only further down LIBRARY, SESSION, CACHE, FILES (the other way round
+two threads can each wait for the other's lock forever), and gives way to requests holding none of them.
+With AGENTVIEW_CHECK_LOCKS=1 (the test suite sets it) `ordered` wraps each lock and raises LockOrderError on a
+wrong order; without it `ordered` returns the lock as it is, so the checks cost nothing (docs/design.md).
 """
 
 from __future__ import annotations

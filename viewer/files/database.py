@@ -1,12 +1,8 @@
 """Reading a SQLite database another program writes (OpenCode's): opened read-only, locked no longer than one read.
 
-A read checks the file as every read does (safe_open: a regular file inside the folder), then opens it with a
-`mode=ro` URI (never `immutable`: the writer's changes must be seen), reads in one short transaction and closes
-it: no lock, no open transaction, no connection is kept between reads. A change is noticed by the database's and
-its write-ahead log's size and mtime, and by the counters each transaction bumps: the database header's change
-counter (rollback journal) and the WAL index header in `-shm` (WAL mode: the `-wal` file may be rewritten in place,
-same size, within one mtime tick).
-A locked or damaged database is said (`error`, `kind`), never raised.
+Checked as every file is (safe_open), opened with a `mode=ro` URI (never `immutable`: the writer's changes must be
+seen), read in one short transaction and closed. A change is noticed by the database's and its WAL's size, mtime
+and change counters. A locked or damaged database is said (`error`, `kind`), never raised.
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
-"""OpenCode sessions (FORMATS.md section 11): the records of one root session and its child sessions, as
-opencode_store gives them, normalized into native events.
+"""OpenCode sessions: the records of one root session and its child sessions (opencode_store), as native events.
 
-A session is an agent (the root `main`, each child session a sub-agent); a message's parts are its entries
-(anomalyco/opencode `src/session/message-v2.ts`): `text` (a user's prompt or an assistant's answer; a synthetic
-user text is context), `reasoning` (shown folded with the entry it precedes), `tool` (a call, and once its
-`state` is `completed` or `error` its result: output or error), `step-finish` (a step's tokens and cost: usage),
-`file`, `patch`, `subtask`, `compaction`. A `task` call names the child session it made
-(`state.metadata.sessionId`, and `task_id: ...` in its output): that session's agent starts there.
-
-Rows are read again when updated: a part is taken when it is first seen complete (a tool call once running,
-its result once done; a text once it has ended or its message has), each only once.
+A session is an agent (the root `main`, each child session a sub-agent under the `task` call that made it); a
+message's parts are its entries (anomalyco/opencode `src/session/message-v2.ts`; docs/formats.md has the fields).
+Rows are read again when updated: each part is taken once, when first seen complete.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """OpenCode's SQLite database (`~/.local/share/opencode/opencode.db`): one file, many sessions, read as records.
 
-The tables (anomalyco/opencode `src/session/session.sql.ts`): `session` (id, parent_id, title, directory, times),
-`message` and `part` (id, session_id, times, a JSON `data` column: a message's info, a part's content). A task
-call makes a child session (`parent_id`): it is a sub-agent of its root session, so the records of a root
-session and of all the sessions below it are one session of the viewer, named by the root's id.
-
-Each read gives only the rows inserted or updated since the last (by rowid and `time_updated`; a row seen at the
-same time is not given again), each as one JSON line `{"kind", "id", "session_id", ..., "data"}` for the normalizer
-(opencode.py), grouped by root session.
+The tables are anomalyco/opencode's `src/session/session.sql.ts`: `session`, `message` and `part`. A root session
+and every session below it (`parent_id`) are one session of the viewer. Each read gives only the rows inserted or
+updated since the last (by rowid and `time_updated`), as JSON lines for the normalizer, grouped by root session.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""Files that each hold many sessions (OpenCode's SQLite database, its older storage folder): each root session in
-one is a session of the Library, with the id `<the file's id>:<the session's id>`, read from the records the
-file's reader gives it.
+"""Files that each hold many sessions (OpenCode's database, its older storage folder), a part of the Library.
 
-A part of the Library (as Groups is): one job, apart from how files of one session are read. What stops such a file
-being read now (locked, damaged) is a problem of the folder shown on `/`, at the file's path, until a read succeeds;
-its sessions stay as they were read.
+Each root session in one is a session with the id `<the file's id>:<the session's id>`. What stops such a file
+being read now (locked, damaged) is a problem of the folder shown on `/`, until a read succeeds.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
-"""A session, an agent, a dialog and a message: each one view that builds one data object (its shape declared
-in shapes.py, checked in debug and test runs) and answers it, at the end, as its page or as JSON (its URL
-under /api/), as Datasette's views do. pages.py and api.py route their URLs here.
+"""A session, an agent, a dialog and a message: each one view that builds one data object and answers it, at the
+end, as its page or as JSON (its URL under /api/), as Datasette's views do. pages.py and api.py route here.
 
-A page's template gets the data object as `data`, and what only a page shows (the tree's costs, pictures,
-neighbours, poll URLs) gathered after it, for a page only. Both are gathered under the session's lock; the page
-renders outside it.
+The object's shape is declared in shapes.py (checked in debug and test runs); what only a page shows (costs,
+pictures, poll URLs) is gathered after it, under the same lock; the page renders outside it.
 """
 
 from __future__ import annotations
