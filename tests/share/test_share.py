@@ -45,6 +45,10 @@ INPUTS = {
     "claude code with sub-agent files": lambda tmp: CLAUDE_FOLDER / "5b1e8c2a-audit.jsonl",
     "codex": lambda tmp: CODEX_ROLLOUT,
     "otlp": otlp_file,
+    "ai-agent snapshot": lambda tmp: SAMPLES / "ai_agent" / "4b9e-web-research.json.gz",
+    "weakincentives": lambda tmp: SAMPLES / "weakincentives" / "review.transcript.TranscriptEntry.jsonl",
+    "gemini cli": lambda tmp: next((SAMPLES / "gemini").rglob("session-*.jsonl")),
+    "copilot cli": lambda tmp: next((SAMPLES / "copilot").rglob("events.jsonl")),
 }
 
 
