@@ -7,7 +7,6 @@ has a lock that both take, so a reader never sees half of an event's effects.
 from __future__ import annotations
 
 import heapq
-import itertools
 import threading
 import zlib
 from array import array
@@ -15,7 +14,9 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 
 from viewer import formats
-from viewer.core import foreground, gcpause, jsonio, model
+from viewer.core import jsonio, model
+from viewer.core.gcpause import FREEZE_AFTER
+from viewer.core.host import Host
 from viewer.core.cursor import Cursor
 from viewer.core.model import TRANSCRIPT_ENTRY, AgentNode, Event
 from viewer.core.positions import file_at, filed_at
@@ -33,7 +34,6 @@ from .session_ids import session_name, shown
 from .shared_lists import SharedLists
 from .sleeping import Sleeps
 
-_serials = itertools.count()
 LOCK_SLICE = 256  # lines indexed per hold of the session's lock (a couple of milliseconds): also how often ingest gives way to requests
 
 
@@ -41,11 +41,14 @@ class SessionIndex(AgentTree, Sleeps):
     """Everything known about one session file, updated event by event.
 
     Built in one step: `fmt` is the format of its files (its normalizer, when it has one, makes the events of
-    their records), `format_reason` why a file is unrecognized ("empty": too empty to tell yet).
+    their records), `format_reason` why a file is unrecognized ("empty": too empty to tell yet). `host` is what
+    it shares with the app it is part of (its tuning, the requests it gives way to, the collector's pauses); a
+    session made alone has one of its own.
     """
 
     def __init__(self, session_id: str, path: str, relpath: str, fmt: formats.Format = formats.NATIVE,
-                 format_reason: str = "", name: str | None = None):
+                 format_reason: str = "", name: str | None = None, host: Host | None = None):
+        self.host = host if host is not None else Host()
         self.id = session_id
         self.path = path
         self.relpath = shown(relpath)  # printed: a name that is not UTF-8 escaped
@@ -55,7 +58,8 @@ class SessionIndex(AgentTree, Sleeps):
         self.updated_at: float | None = None  # the file's mtime when we last read something new
         self.project: str | None = None  # the folder a grouped session belongs to (Claude Code projects)
         self.members: dict[str, dict] = {}  # path -> member, for a session made of several files
-        self.serial = next(_serials)  # unique for the life of the process (unlike id()): caches key on it
+        # caches key on it: equal to nothing else, and alive as long as a key holds it (an id() could be reused)
+        self.serial = object()
         self.seen_at = float("-inf")  # when a page last asked for it (Library.get): one left alone may sleep (sleeping)
         self._set_format(fmt, format_reason)
         self._clear()
@@ -77,7 +81,7 @@ class SessionIndex(AgentTree, Sleeps):
 
     def _clear(self) -> None:
         self.__dict__.pop("_asleep", None)  # emptied: nothing to wake
-        self.events = EventList()  # native lines as where they are in the file, read when asked for (see eventlist)
+        self.events = EventList(self.host.tuning)  # native lines as where they are in the file, read when asked for (see eventlist)
         self.line_numbers = array("q")  # per position: its line in the file (compact: 8 bytes each)
         self.by_id: dict[str, int] = {}
         self.agents: dict[str, AgentNode] = {}
@@ -153,11 +157,11 @@ class SessionIndex(AgentTree, Sleeps):
     def restart(self) -> None:
         """The file was truncated or replaced: forget everything, bump the epoch."""
         with self.lock:
-            frozen = self.count >= gcpause.FREEZE_AFTER
+            frozen = self.count >= FREEZE_AFTER
             self._clear()
             self.epoch += 1
         if frozen:
-            gcpause.forgotten()
+            self.host.gc.forgotten()
 
     def ingest(self, lines: list[Line], source: FileSource | None = None) -> int:
         """Index complete lines (read from `source` at their offsets, if given); returns how many events were added.
@@ -165,10 +169,11 @@ class SessionIndex(AgentTree, Sleeps):
         The session's lock is held for LOCK_SLICE lines at a time, not for a whole batch of a big file (8 MB,
         some 100 ms): a page of this session waits for a few milliseconds at most while the file is read."""
         added = 0
-        with gcpause.batch() as counter:
+        give_way = self.host.foreground.give_way
+        with self.host.gc.batch() as counter:
             for start in range(0, len(lines), LOCK_SLICE):
                 if start:
-                    foreground.give_way()  # a request under way runs first, not beside this
+                    give_way()  # a request under way runs first, not beside this
                 added += self._ingest(lines[start:start + LOCK_SLICE] if len(lines) > LOCK_SLICE else lines, source)
             counter["added"] = added
         return added
@@ -224,7 +229,7 @@ class SessionIndex(AgentTree, Sleeps):
         """
         added = 0
         normalizer = self.normalizer
-        with self.lock, gcpause.batch() as counter:
+        with self.lock, self.host.gc.batch() as counter:
             streams = [normalizer.order(self._records(member, lines)) for member, lines in batches]
             merged = heapq.merge(*streams, key=lambda item: item[0]) if len(streams) > 1 else (streams or [[]])[0]
             # after a record too deep, each event is checked: a normalizer may make its events later (a response

@@ -19,12 +19,8 @@ from viewer.index.session_index import SessionIndex
 from viewer.store import folder_cache
 
 from . import project_notes
-from .reading import lines_from, read_some, reader_for
+from .reading import lines_from, read_some
 
-# Seconds a multi-file session's files must have been left unwritten before its normalizer keeps only what its
-# pages read (Normalizer.settle): a session still being worked in keeps all of it (more lines are read as they
-# come), one left alone this long is read again from its start if it is resumed.
-SETTLE_AFTER = 3600.0
 
 
 class Groups:
@@ -48,7 +44,8 @@ class Groups:
             main = os.path.join(member["folder"], member["session"] + SESSION_SUFFIX)
             with self.lock:
                 session_id = self._group_id(key)
-            session = SessionIndex(session_id, main, self.relpath(main), fmt, name=shown(member["session"]))
+            session = SessionIndex(session_id, main, self.relpath(main), fmt, name=shown(member["session"]),
+                                   host=self.host)
             project = self.relpath(member["folder"])  # `serve` one project folder: name it, not "."
             session.project = shown(os.path.basename(member["folder"]) if project == "." else project)
             self._groups[key] = session
@@ -58,7 +55,7 @@ class Groups:
         with session.lock:
             session.members[path] = member
         self._by_path[path] = session
-        self._tailers[path] = reader_for(path, inside=self.inside)
+        self._tailers[path] = self._reader(path)
         if self._deferred is not None:
             self._deferred.add(key)
         else:
@@ -112,7 +109,7 @@ class Groups:
             return False
         if not self.cache.restore_group(session, tailers, self.inside, self._lost_group):
             for p in session.members:  # some may have been moved on before the miss was found
-                self._tailers[p] = reader_for(p, inside=self.inside)
+                self._tailers[p] = self._reader(p)
             return False
         if session.id in self.sessions:
             self._changed()
@@ -161,15 +158,16 @@ class Groups:
         return self.cache.sleep_quiet(groups, self._lost_group, time.monotonic()) > 0
 
     def _read_group_files(self, session: SessionIndex) -> None:
-        """The files are merged as they are read, GROUP_BATCH_BYTES of each at a time: a big group is never
+        """The files are merged as they are read, Tuning.group_batch_bytes of each at a time: a big group is never
         in memory whole."""
         paths = list(session.members)
-        results = [read_some(self._tailers[p]) for p in paths]
+        batch = self.host.tuning.group_batch_bytes
+        results = [read_some(self._tailers[p], batch) for p in paths]
         replaced: list[str] = []  # files replaced before or while they were read: the group is read again
         problems = [problem for r in results for problem in r.problems]
         resumed = any(r.lines for r in results) and session.normalizer is not None and session.normalizer.settled
         if not resumed and not any(r.restarted for r in results):
-            batches = [(session.members[p], lines_from(self._tailers[p], r, replaced, problems))
+            batches = [(session.members[p], lines_from(self._tailers[p], r, replaced, problems, batch))
                        for p, r in zip(paths, results) if r.lines]
             if batches:
                 session.ingest_records(batches)
@@ -208,15 +206,16 @@ class Groups:
     def _start_over(self, session: SessionIndex) -> None:
         session.restart()
         for p in session.members:
-            self._tailers[p] = reader_for(p, inside=self.inside)
+            self._tailers[p] = self._reader(p)
 
     def settle(self, session: SessionIndex, now: float | None = None) -> bool:
-        """A session read to its end whose files were last written SETTLE_AFTER ago or more keeps only what its
-        pages read of its normalizer (Normalizer.settle): a folder of thousands of finished sessions holds their
-        indexes, not what reading them needed. Whether it settled now."""
+        """A session read to its end whose files were last written Tuning.settle_after ago or more keeps only what
+        its pages read of its normalizer (Normalizer.settle): a folder of thousands of finished sessions holds their
+        indexes, not what reading them needed (a session still being worked in keeps all of it; one left alone
+        this long is read again from its start if it is resumed). Whether it settled now."""
         normalizer = session.normalizer
         if (normalizer is None or normalizer.settled or session.updated_at is None
-                or (time.time() if now is None else now) - session.updated_at < SETTLE_AFTER):
+                or (time.time() if now is None else now) - session.updated_at < self.host.tuning.settle_after):
             return False
         settled = normalizer.settle()
         if settled is None:

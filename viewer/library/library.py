@@ -14,10 +14,11 @@ import time
 import weakref
 
 from viewer import formats
-from viewer.core import gcpause
+from viewer.core.gcpause import FREEZE_AFTER
+from viewer.core.host import Host
 from viewer.core.problems import Problem
 from viewer.files.safe_open import open_regular, refused_path
-from viewer.files.tailer import BATCH_BYTES, FileTailer
+from viewer.files.tailer import FileTailer
 from viewer.files.whole_file import GzipReader
 from viewer.formats import detect
 from viewer.formats.base import refusal
@@ -40,10 +41,13 @@ class Library(Groups, Folders):
     FIFO, a device, a file a symlink leads to outside the folder (unless `follow_symlinks` is set)
     or one this user may not read is listed with a problem and 0 events, and never read. What stops
     a folder being read (permission, depth) is listed in `problems`, not silently left out (see Folders).
+    `host`: what its sessions share with the app serving them (its runtime's; one of its own by default).
     """
 
-    def __init__(self, root: str | os.PathLike, follow_symlinks: bool = False, cache: SessionCache | None = None):
+    def __init__(self, root: str | os.PathLike, follow_symlinks: bool = False, cache: SessionCache | None = None,
+                 host: Host | None = None):
         super().__init__(root, follow_symlinks)
+        self.host = host if host is not None else cache.host if cache is not None else Host()
         self.cache = cache  # sessions kept between runs (None: every start reads every file)
         self.sessions: dict[str, SessionIndex] = {}
         self.aliases: dict[str, str] = {}  # id of a renamed session -> its id now
@@ -54,7 +58,7 @@ class Library(Groups, Folders):
         self._deferred: set[tuple[str, str]] | None = None  # groups to read once a scan has found all their files
         # id -> epoch of the session just dropped under it (refused, or readable again): its successor's is later
         self._replaced_epochs: dict[str, int] = {}
-        # How many BATCH_BYTES slices one refresh reads of a file (None: to its end). The watcher sets 1 so one big
+        # How many Tuning.batch_bytes slices one refresh reads of a file (None: to its end). The watcher sets 1 so one big
         # file never holds up the others; the files left unfinished wait in `unfinished` for their next turn.
         self.slices_per_read: int | None = None
         self.unfinished: set[str] = set()
@@ -77,7 +81,7 @@ class Library(Groups, Folders):
         # kept: the cyclic collector would walk them again and again meanwhile (40% of that second)
         listing = first and self.cache.listed is not None
         try:
-            with gcpause.batch() if listing else contextlib.nullcontext({}) as made, self._groups_read_after():
+            with self.host.gc.batch() if listing else contextlib.nullcontext({}) as made, self._groups_read_after():
                 for path in self._session_files(folder):
                     try:
                         self.refresh(path)
@@ -147,12 +151,12 @@ class Library(Groups, Folders):
                 self._join_group(path, fmt, group)
                 return
             session = self._session_of(path, fmt, reason)
-            self._tailers[path] = reader_for(path, BATCH_BYTES, inside=self.inside)
+            self._tailers[path] = self._reader(path, self.host.tuning.batch_bytes)
             session = self._kept(path, session)
         tailer = self._tailers[path]
         changed = False
         slices = self.slices_per_read
-        while True:  # a big file in batches of BATCH_BYTES: the lines read wait in memory one batch at a time
+        while True:  # a big file in batches of Tuning.batch_bytes: the lines read wait in memory one batch at a time
             result = tailer.read()
             if result.restarted:
                 session.restart()
@@ -187,6 +191,10 @@ class Library(Groups, Folders):
                 with self.lock:
                     self.version += 1
 
+    def _reader(self, path: str, limit: int | None = None) -> FileTailer | GzipReader:
+        """The reader of a session file of this folder, within the app's limits (reading.reader_for)."""
+        return reader_for(path, limit, inside=self.inside, limits=self.host.tuning.limits)
+
     def _classify(self, path: str) -> tuple[formats.Format, str, dict | None]:
         """A new file's format (detect.classify), or what the cache listed of it while a restart's first scan
         reads its folder's entry and the file is as it was (folder_cache)."""
@@ -206,7 +214,7 @@ class Library(Groups, Folders):
         """A new, empty index of the session file at `path`, of the format its content shows."""
         relpath = self.relpath(path)
         name = shown(detect.document_name(path)) if detect.is_document(path) else None
-        return SessionIndex(session_id_for(relpath), path, relpath, fmt, reason, name)
+        return SessionIndex(session_id_for(relpath), path, relpath, fmt, reason, name, self.host)
 
     def _list(self, path: str, session: SessionIndex) -> None:
         self._continue_epoch(session)
@@ -345,8 +353,8 @@ class Library(Groups, Folders):
                     self.cache.forget(path)
                 self._settle_group_at(path)  # a group named like this file may have its id back
                 self.version += 1
-                if session.count >= gcpause.FREEZE_AFTER:
-                    gcpause.forgotten()
+                if session.count >= FREEZE_AFTER:
+                    self.host.gc.forgotten()
         if regroup is not None:
             self._read_group(regroup)
 

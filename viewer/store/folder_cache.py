@@ -8,7 +8,7 @@ reads it once; a file whose identity, size and times are those kept (`group_cach
 says, without being opened; its bytes are checked before anything reads them (group_cache.wake) and by background
 work soon after (SessionCache.check_step). Anything else is read as without it.
 
-It is derived from the groups' own entries, written when they change (not more often than SAVE_GAP_S), and, like
+It is derived from the groups' own entries, written when they change (not more often than Tuning.save_gap_s), and, like
 them, authenticated by the store: a corrupt, foreign or tampered one reads as missing.
 """
 
@@ -24,7 +24,6 @@ from .group_cache import stat_unchanged
 log = logging.getLogger(__name__)
 
 ROWS = 250  # groups per section: each encodes in a few milliseconds
-SAVE_GAP_S = 10.0  # the entry is written again at most this often (and only when a kept group changed)
 _JOINED = frozenset({"rel", "path", "inside"})  # what Groups._join_group adds to what a format's member_of told
 _BY_NAME = {fmt.name: fmt for fmt in formats.LINE_FORMATS if fmt.member_of is not None}
 

@@ -17,7 +17,9 @@ from array import array
 from collections.abc import Iterator
 
 from viewer import formats
+from viewer.core.host import Host
 from viewer.core.model import AgentNode
+from viewer.core.tuning import Tuning
 from viewer.core.problems import Problem
 from viewer.formats import packed
 from viewer.index import sleeping
@@ -27,14 +29,11 @@ from viewer.search.packed import PackedPostings
 
 LAYOUT = 6  # bump when the sections change: older entries then read as foreign (cache_store's version)
 # A section is encoded by one marshal.dumps, which holds the GIL throughout: every request waits for it (a 1M-event
-# session's postings in one section held the server for 57-170 ms). So none is big: at most CHUNK items of a map,
-# SECTION_BYTES of arrays, SECTION_EVENTS events' slots; a few milliseconds each.
-CHUNK = 5_000
-SECTION_BYTES = 4 * 1024 * 1024
-SECTION_EVENTS = 200_000
+# session's postings in one section held the server for 57-170 ms). So none is big: at most Tuning.section_items
+# items of a map, section_bytes of arrays, section_events events' slots; a few milliseconds each.
 
 # The session's identity and its per-process objects: made anew, never kept.
-_MADE_ANEW = {"id", "path", "relpath", "name", "lock", "serial", "seen_at", "format", "_adds_keys", "_parser",
+_MADE_ANEW = {"id", "path", "relpath", "name", "host", "lock", "serial", "seen_at", "format", "_adds_keys", "_parser",
               "usage_totals", "dialog_orders", "normalizer", "search", "facets", "events"}
 _PLAIN = ("epoch", "updated_at", "project", "format_reason", "internal", "title", "format_summary", "by_id",
           "references", "call_positions", "result_positions", "caused", "spawned", "_awaiting_cause", "tool_names")
@@ -93,33 +92,35 @@ def _unagent(t: tuple) -> AgentNode:
                      list(flags), dialog_originals=_unarr(originals))
 
 
-def _chunks(name: str, mapping: dict, encode=None, weigh=None) -> Iterator[tuple]:
-    """(name, part of `mapping`) sections: CHUNK items at most, and values weighing SECTION_BYTES at most together
-    (`weigh(value)`: its bytes) unless one weighs more alone."""
+def _chunks(tuning: Tuning, name: str, mapping: dict, encode=None, weigh=None) -> Iterator[tuple]:
+    """(name, part of `mapping`) sections: section_items items at most, and values weighing section_bytes at most
+    together (`weigh(value)`: its bytes) unless one weighs more alone."""
+    most, most_bytes = tuning.section_items, tuning.section_bytes
     part, weight = {}, 0
     for key in list(mapping):  # its keys, not its items: a million new pairs made in one call held the GIL 100 ms
         value = mapping[key]
         part[key] = value if encode is None else encode(value)
         weight += 0 if weigh is None else weigh(value)
-        if len(part) >= CHUNK or weight >= SECTION_BYTES:
+        if len(part) >= most or weight >= most_bytes:
             yield name, part
             part, weight = {}, 0
     if part:
         yield name, part
 
 
-def _posting_chunks(postings: dict[str, array]) -> Iterator[tuple]:
-    """("postings", token -> positions) sections of SECTION_BYTES of positions at most: a token's positions beyond
+def _posting_chunks(tuning: Tuning, postings: dict[str, array]) -> Iterator[tuple]:
+    """("postings", token -> positions) sections of section_bytes of positions at most: a token's positions beyond
     that are cut across sections, in order, a full section each (restoring appends them: _restore_postings)."""
+    most, most_bytes = tuning.section_items, tuning.section_bytes
     part, weight = {}, 0
     for token in list(postings):  # see _chunks
         positions = postings[token]
-        step = SECTION_BYTES // positions.itemsize
+        step = most_bytes // positions.itemsize
         pieces = [positions] if len(positions) <= step else [positions[at:at + step]
                                                              for at in range(0, len(positions), step)]
         for piece in pieces:
             size = piece.itemsize * len(piece)
-            if part and (len(part) >= CHUNK or weight + size > SECTION_BYTES):
+            if part and (len(part) >= most or weight + size > most_bytes):
                 yield "postings", part
                 part, weight = {}, 0
             part[token] = _arr(piece)
@@ -132,8 +133,10 @@ def _agent_bytes(a: AgentNode) -> int:
     return (len(a.entries) + len(a.dialog_entries)) * 16 + len(a.usage_entries) * 8  # its arrays, about
 
 
-def sections(s: SessionIndex) -> Iterator[tuple]:
-    """The session's state as (name, plain value) sections. Callers hold the session's lock throughout."""
+def sections(s: SessionIndex, tuning: Tuning | None = None) -> Iterator[tuple]:
+    """The session's state as (name, plain value) sections, as small as `tuning` (else its host's) says. Callers
+    hold the session's lock throughout."""
+    tuning = tuning or s.host.tuning
     # What the sessions list shows, and then the normalizer: all a session restored asleep reads (see `asleep`)
     yield "head", {"layout": LAYOUT, "count": s.count, "format": s.format.name, "summary": s.summary()}
     if s.normalizer is not None:  # settled (see cacheable): what it holds
@@ -144,25 +147,25 @@ def sections(s: SessionIndex) -> Iterator[tuple]:
     if search.packed:
         yield "packed_postings", search._postings.state()
     else:
-        yield from _posting_chunks(search._postings)
+        yield from _posting_chunks(tuning, search._postings)
     if s.normalizer is not None:  # the shapes its entries are packed in
         yield "shapes", packed.shapes()
     # Few sections for a small session (each costs a MAC and a decode: a folder of thousands restores in one go)
     plain = {}
     for name in _PLAIN:
         value = getattr(s, name)
-        if isinstance(value, dict) and len(value) > CHUNK:
-            yield from _chunks(name, value)
+        if isinstance(value, dict) and len(value) > tuning.section_items:
+            yield from _chunks(tuning, name, value)
         else:
             plain[name] = value
     yield "plain", plain
     yield "arrays", {name: _arr(getattr(s, name)) for name in _ARRAYS}
     yield "tree", (s.tree_changes, [_problem(p) for p in s.problems],
                    {k: [_problem(p) for p in v] for k, v in s._dangling.items()})
-    yield from _chunks("agents", s.agents, _agent, _agent_bytes)
+    yield from _chunks(tuning, "agents", s.agents, _agent, _agent_bytes)
     events = s.events
-    for start in range(0, len(events), SECTION_EVENTS):  # in order: each part extends the list (restore)
-        stop = start + SECTION_EVENTS
+    for start in range(0, len(events), tuning.section_events):  # in order: each part extends the list (restore)
+        stop = start + tuning.section_events
         items = events._items[start:stop]
         if s.normalizer is not None:  # a stored entry as its plain tuple (a dict stays)
             items = [item if type(item) is dict else item.state() for item in items]
@@ -221,11 +224,11 @@ def search_of(kept: Iterator[tuple], session: SessionIndex) -> SearchIndex | Non
 
 
 def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
-            fmt: formats.Format = formats.NATIVE) -> SessionIndex | None:
+            fmt: formats.Format = formats.NATIVE, host: Host | None = None) -> SessionIndex | None:
     """The session the sections describe, under its identity now, of format `fmt`; None when they are not a whole
     session of this layout and format. A cache_store.CorruptEntry from `kept` propagates: the caller reads the
     file instead."""
-    s = SessionIndex(session_id, path, relpath, fmt, "")
+    s = SessionIndex(session_id, path, relpath, fmt, "", host=host)
     head = None
     for name, value in kept:
         if name == "head":

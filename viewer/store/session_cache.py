@@ -22,7 +22,7 @@ import time
 import zlib
 from importlib import metadata
 
-from viewer.core import gcpause
+from viewer.core.host import Host
 from viewer.files.safe_open import open_regular
 from viewer.files.tailer import FileTailer
 from viewer.index.session_index import SessionIndex
@@ -58,7 +58,7 @@ def content_print(fd: int, size: int) -> int:
     return zlib.crc32(os.pread(fd, BLOCK_BYTES, size - BLOCK_BYTES), crc)
 
 
-def for_folder(cache_dir: str | None, root: str | os.PathLike) -> SessionCache | None:
+def for_folder(cache_dir: str | None, root: str | os.PathLike, host: Host | None = None) -> SessionCache | None:
     """The cache to use while serving `root`: None without a `cache_dir`, or when it is inside `root` (the
     server never writes into the folder it serves) or cannot be made."""
     if cache_dir is None:
@@ -68,14 +68,24 @@ def for_folder(cache_dir: str | None, root: str | os.PathLike) -> SessionCache |
         log.warning("not caching: the cache folder %s is inside the served folder %s", folder, served)
         return None
     try:
-        return SessionCache(folder)
+        return SessionCache(folder, host=host)
     except OSError as error:
         log.warning("not caching: cannot use %s: %s", folder, error)
         return None
 
 
+def _collector_paused(method):
+    """The method runs with the cyclic collector paused (see `_sections`)."""
+    @functools.wraps(method)
+    def paused(self, *args):
+        with self.host.gc.batch():
+            return method(self, *args)
+    return paused
+
+
 class SessionCache:
-    def __init__(self, folder: str | None = None, max_bytes: int | None = None):
+    def __init__(self, folder: str | None = None, max_bytes: int | None = None, host: Host | None = None):
+        self.host = host if host is not None else Host()  # the app's: its tuning, the collector's pauses
         folder = folder or default_folder()
         self.store = CacheStore(folder, _version(),
                                 **({"max_bytes": max_bytes} if max_bytes else {}))
@@ -108,7 +118,7 @@ class SessionCache:
         if kept is None:
             return None
         try:
-            with gcpause.batch() as made:  # an index made at once, as a read makes it: not walked while it grows
+            with self.host.gc.batch() as made:  # an index made at once, as a read makes it: not walked while it grows
                 session = self._restore(kept, path, session_id, relpath, inside, tailer)
                 made["added"] = session.count if session is not None else 0
                 kept.close()  # the entry's file closed here, not whenever the generator is let go
@@ -197,7 +207,7 @@ class SessionCache:
                 return None  # the bytes read before are not there any more
         finally:
             os.close(fd)
-        session = index_state.restore(kept, session_id, path, relpath)
+        session = index_state.restore(kept, session_id, path, relpath, host=self.host)
         if session is None or not tailer.resume(file["tailer"]):
             return None
         session.events._source = tailer.source
@@ -247,7 +257,7 @@ class SessionCache:
             return False
         return now - self._saved_at.get(path, -MIN_SAVE_GAP_S) >= MIN_SAVE_GAP_S
 
-    @gcpause.batch()  # see _sections
+    @_collector_paused
     def save(self, path: str, session: SessionIndex, tailer: FileTailer, inside: str | None) -> bool:
         """Keep the session of `path`, read up to where `tailer` is. Called by the ingest thread, the only one
         that changes the index: its state cannot move while it is written."""
@@ -274,7 +284,7 @@ class SessionCache:
         self._saved[path] = marker
         return True
 
-    @gcpause.batch()  # see _sections
+    @_collector_paused
     def save_group(self, session: SessionIndex, tailers: dict, inside: str | None) -> bool:
         """Keep a group of files read to their ends, once its normalizer has settled (see group_cache)."""
         marker = _marker(session)
@@ -302,10 +312,10 @@ class SessionCache:
 
     def save_folder(self, key: str, groups) -> bool:
         """Write the folder's entry from the groups kept as they are now, if a group was kept or forgotten since it
-        was last written and that was SAVE_GAP_S ago or more; whether it wrote."""
+        was last written and that was Tuning.save_gap_s ago or more; whether it wrote."""
         changes, at = self._folder_saved
         now = time.monotonic()
-        if changes == self._kept_changes or now - at < folder_cache.SAVE_GAP_S:
+        if changes == self._kept_changes or now - at < self.host.tuning.save_gap_s:
             return False
         self._folder_saved = (self._kept_changes, now)
 

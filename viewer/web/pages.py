@@ -180,7 +180,7 @@ def agent(session_id, agent_id):
         context = dict(
             session=session_row(s), source=s, agent_id=agent_id, agent=data,
             lineage=data["lineage"], crumbs=pictures.breadcrumbs(s, agent_id), children=data["children"],
-            agent_tree=tree_outline.sidebar(s, s.id, agent_id),
+            agent_tree=tree_outline.sidebar(s, s.id, agent_id, state().drawings),
             view=view, include_subagents=include_subagents, size=size,
             live=view["end"] == view["total"],
             filters=filters, kinds=KINDS, tools=search.tool_choices(s),

@@ -9,12 +9,11 @@ page is served: views of one agent after another, or one agent polled into a new
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
+from viewer.core.kept import Kept
 from viewer.core.redact import ACTIVE
 from viewer.index.session_index import SessionIndex
 from viewer.reads import queries
@@ -45,27 +44,23 @@ class Drawn:
     marks: dict[str, int]  # agent id -> the offset in `html` of its link's mark
 
 
-_kept: OrderedDict[tuple, Drawn] = OrderedDict()
-_kept_lock = threading.Lock()
+def drawings() -> Kept:
+    """The trees kept between requests (one per running app)."""
+    return Kept(KEPT)
 
 
-def sidebar(s: SessionIndex, session_id: str, current: str) -> Markup:
-    """The nested list of links, the current agent marked (aria-current). The caller holds the lock."""
+def sidebar(s: SessionIndex, session_id: str, current: str, kept: Kept) -> Markup:
+    """The nested list of links, the current agent marked (aria-current), drawn again only when the tree kept in
+    `kept` is not of the session's version. The caller holds the lock."""
     url_of = agent_urls(session_id)
     # The links' URLs (session id, ?at=N), the masking and the session object decide the HTML; its version
     # says whether it is still the session's.
     key = (s.serial, url_of(SLOT), ACTIVE.get())
     version = (s.epoch, s.count)
-    with _kept_lock:
-        drawn = _kept.get(key)
-        if drawn is not None:
-            _kept.move_to_end(key)
+    drawn = kept.get(key)
     if drawn is None or drawn.version != version:
         drawn = draw(s, url_of, version)
-        with _kept_lock:
-            _kept[key] = drawn
-            while len(_kept) > KEPT:
-                _kept.popitem(last=False)
+        kept.put(key, drawn)
     at = drawn.marks.get(current)
     return Markup(drawn.html if at is None else drawn.html[:at] + MARK + drawn.html[at:])
 
