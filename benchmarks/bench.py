@@ -12,7 +12,7 @@ of the events) and measures:
 - against a real `agentview serve` process: end-to-end live latency (a line appended to the
   file until the events endpoint returns it) and the server's CPU time while 100 clients poll
   once a second.
-It prints a table (with the issue's targets: met, or missed by how much) and writes a JSON file.
+It prints a table (with the goals: met, or missed by how much) and writes a JSON file.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def ratio_verdict(value: float, limit: float, higher_is_better: bool = False) ->
 
 
 def targets(size: dict) -> list[dict]:
-    """The issue's targets (for the 1M-event session), judged on one size's figures."""
+    """The goals (set for the 1M-event session), judged on one size's figures."""
     ingest, server, on_live = size["ingest"], size["server_ms"], size["live"]
     worst_page = max(PAGES, key=lambda k: server[k]["p95"])
     worst_poll = max(NOTHING_NEW_POLLS, key=lambda k: server[k]["p95"])
@@ -155,7 +155,7 @@ def run_size(events: int, label: str, args: argparse.Namespace, workdir: Path) -
 
 
 def run_real_size(events: int, label: str, args: argparse.Namespace, workdir: Path) -> dict:
-    """Issue 15: a real-size native session (content of 8-300 words), as a person starting the viewer feels it."""
+    """A real-size native session (content of 8-300 words), as a person starting the viewer feels it."""
     folder = workdir / f"real-{label}"
     folder.mkdir()
     path = folder / f"{SESSION_ID}.jsonl"
@@ -184,7 +184,7 @@ SOAK_LINE = re.compile(r"soak: (?P<events>\d+) events in .*?, (?P<pollers>\d+) p
 
 
 def soak() -> dict:
-    """Target 7's soak test in a fresh process (tests/test_soak.py: 50 pollers of agent pages and the events API
+    """The soak test in a fresh process (tests/test_soak.py: 50 pollers of agent pages and the events API
     while 5,000 events/s are written for 30 s, through a real server), and its slowest answer as it prints it."""
     repo = Path(__file__).resolve().parent.parent
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider",
@@ -212,7 +212,7 @@ def render(events: int, workdir: Path) -> dict:
 
 
 def real_size_targets(real: dict) -> list[dict]:
-    """Issue 15's targets, judged on one real-size run (a figure missing counts as missed: it never happened)."""
+    """The real-size goals, judged on one run (a figure missing counts as missed: it never happened)."""
     first, again, ingest = real["startup"]["first"], real["startup"]["restart"], real["ingest"]
     never = float("inf")
 
@@ -220,7 +220,7 @@ def real_size_targets(real: dict) -> list[dict]:
         return run.get(key, never)
 
     restart_ready = max(at(again, "read_s"), at(again, "search_s"), at(again, "tree_s"))
-    rendering = real.get("rendering") or {}  # a run from before target 7 was measured: missed (never measured)
+    rendering = real.get("rendering") or {}  # a run without the rendering figures: missed (never measured)
     cold = rendering.get("cold", {}).get("entries_per_cpu_s", 0)
     warm = rendering.get("warm", {}).get("entries_per_cpu_s", 0)
     plain = rendering.get("plain_jinja", {}).get("entries_per_cpu_s", 0)
@@ -255,7 +255,7 @@ def real_size_targets(real: dict) -> list[dict]:
 
 
 def run_claude_folder(size: int, label: str, args: argparse.Namespace, workdir: Path) -> dict:
-    """Issue 15, target 8: a Claude Code folder of finished sessions (its files last written two hours ago), served
+    """A Claude Code folder of finished sessions (its files last written two hours ago), served
     twice by a real server (folder_start.py): listing, memory, and a restart on the cache the first start left."""
     folder = workdir / f"claude-{label}"
     log(f"claude folder {label}: generating {args.claude_sessions:,} sessions ({args.claude_subagents} sub-agents)")
@@ -290,14 +290,14 @@ def claude_folder_targets(claude: dict) -> list[dict]:
 
 
 def claude_folder_table(claude: dict) -> str:
-    lines = [f"Claude Code folder ({claude['sessions']:,} sessions, {claude['bytes'] / MB:,.0f} MB), issue 15's target 8:"]
+    lines = [f"Claude Code folder ({claude['sessions']:,} sessions, {claude['bytes'] / MB:,.0f} MB), its goals:"]
     for target in claude["targets"]:
         lines.append(f"  {target['target']:<46} {target['figure']:<60} {target['verdict']}")
     return "\n".join(lines)
 
 
 def real_size_table(real: dict) -> str:
-    lines = [f"real-size session ({real['events']:,} events, {real['bytes'] / MB:,.0f} MB), issue 15's targets:"]
+    lines = [f"real-size session ({real['events']:,} events, {real['bytes'] / MB:,.0f} MB), its goals:"]
     for target in real["targets"]:
         lines.append(f"  {target['target']:<46} {target['figure']:<60} {target['verdict']}")
     return "\n".join(lines)
@@ -383,14 +383,14 @@ def table(report: dict) -> str:
         for key, status in s["unexpected_status"].items():
             lines.append(f"WARNING: {s['label']}: {s['server_ms'][key]['url']} answered {status}")
     lines.append("")
-    lines.append(f"targets (the issue sets them for 1M events on 2 cores), judged on {sizes[-1]['label']}:")
+    lines.append(f"goals (set for 1M events on 2 cores), judged on {sizes[-1]['label']}:")
     for target in sizes[-1]["targets"]:
         lines.append(f"  {target['target']:<46} {target['figure']:<50} {target['verdict']}")
     return "\n".join(lines)
 
 
 def markdown(report: dict) -> str:
-    """The same figures as Markdown tables (the README's performance section)."""
+    """The same figures as Markdown tables (as docs/performance.md shows them)."""
     sizes = report["sizes"]
     out = [f"| measure | {' | '.join(s['label'] + ' events' for s in sizes)} |", "|---" * (len(sizes) + 1) + "|"]
     for label, cells in figures(report):
@@ -415,11 +415,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--poll-seconds", type=float, default=20, help="how long the pollers' CPU is measured")
     parser.add_argument("--workdir", help="where sessions are generated (default: a temporary folder)")
     parser.add_argument("--real-size", metavar="N",
-                        help="also measure issue 15's targets on a real-size session of N events (1M: about 1 GB)")
+                        help="also measure the real-size goals on a session of N events (1M: about 1 GB)")
     parser.add_argument("--soak", action="store_true",
-                        help="with --real-size, also run the soak test (target 7's slowest answer; about a minute)")
+                        help="with --real-size, also run the soak test (its slowest answer; about a minute)")
     parser.add_argument("--claude-folder", metavar="SIZE",
-                        help="also measure issue 15's target 8 on a Claude Code folder of SIZE bytes (5G: about 40 min)")
+                        help="also measure the goals of a Claude Code folder of SIZE bytes (5G: about 40 min)")
     parser.add_argument("--claude-sessions", type=int, default=5000)
     parser.add_argument("--claude-subagents", type=int, default=500)
     parser.add_argument("--claude-timeout", type=float, default=1800, help="seconds each start may take")

@@ -1,4 +1,4 @@
-"""Memory and time of reading a big Claude Code project folder (issue 6: memory bounded by the index).
+"""Memory and time of reading a big Claude Code project folder (memory bounded by the index).
 
     .venv/bin/python benchmarks/claude_folder.py [--size 1G] [--folder /tmp/claude1g] [--keep]
 
@@ -46,8 +46,8 @@ figures["rss_after_scan_mb"] = round(rss_mb(), 1)
 figures["sessions"] = len(library.sessions)
 figures["events"] = sum(s.count for s in library.sessions.values())
 figures["agents"] = sum(len(s.agents) for s in library.sessions.values())
-from viewer import queries
-from viewer import usage
+from viewer.reads import queries
+from viewer.index import usage
 big = max(library.sessions.values(), key=lambda s: s.count)
 start = time.perf_counter()
 usage.for_session(big)  # the session page's totals: every response of the session read once

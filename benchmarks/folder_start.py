@@ -1,4 +1,4 @@
-"""How soon `/` lists every session of a big folder, and the server's memory meanwhile (issue 15, target 8).
+"""How soon `/` lists every session of a big folder, and the server's memory meanwhile.
 
     .venv/bin/python benchmarks/folder_start.py FOLDER SESSIONS [--timeout 600] [--json OUT]
 

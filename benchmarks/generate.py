@@ -35,7 +35,7 @@ def content_length(rng: random.Random) -> int:
 
 
 def long_content_length(rng: random.Random) -> int:
-    """8 to 300 words (of about 6.3 characters with their space), evenly: the real-size shape of issue 15,
+    """8 to 300 words (of about 6.3 characters with their space), evenly: the real-size shape,
     where 1M events make about 1 GB."""
     return int(rng.randint(8, 300) * 6.3)
 

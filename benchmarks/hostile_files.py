@@ -1,4 +1,4 @@
-"""How much memory and time hostile files cost a running server (issue 13, item 4), at full size.
+"""How much memory and time hostile files cost a running server, at full size.
 
     .venv/bin/python benchmarks/hostile_files.py [--scale 1.0] [--only NAME]
 
@@ -9,7 +9,7 @@ the problems reported, and the RSS rise (the process's peak resident memory, VmH
 resident memory in the steady state). The target: a rise under 512 MB each. With `--scale` below
 1 the files are that fraction of full size (a quick check).
 
-The cases (the issue's targets):
+The cases:
 - line-2gb.jsonl.gz: one 2 GB line (a 2 MB gzip);
 - blank-2gb.jsonl.gz: 2 GB of blank lines (deflate's best ratio is about 1,030:1, so 2 MB of gzip);
 - objects.json.gz: a 204 kB snapshot of `[{},{},...]`;

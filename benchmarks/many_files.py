@@ -1,4 +1,4 @@
-"""Ten thousand session files under a soft limit of 256 open files (issue 13, item 1), at full size.
+"""Ten thousand session files under a soft limit of 256 open files, at full size.
 
     .venv/bin/python benchmarks/many_files.py [--native 10000] [--claude 300] [--soft 256]
 

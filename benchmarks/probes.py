@@ -164,7 +164,7 @@ def agentview(folder: str, session_id: str, facts: dict, runs: int) -> dict:
 
 
 def ingest(folder: str) -> dict:
-    """Issue 15's ingest target: agentview's cold ingest of the folder against parsing alone (orjson.loads of every
+    """The ingest goal: agentview's cold ingest of the folder against parsing alone (orjson.loads of every
     line, the floor any reader pays), both in this process, in CPU seconds (another busy process barely moves it)."""
     sys.path.insert(0, str(REPO))
     import orjson

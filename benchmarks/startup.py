@@ -1,4 +1,4 @@
-"""What a person feels when starting the viewer on a big folder (issue 15), against a real `agentview serve`.
+"""What a person feels when starting the viewer on a big folder, against a real `agentview serve`.
 
     .venv/bin/python benchmarks/startup.py FOLDER SESSION_ID EVENTS [--seconds 60] [--light] [--json OUT]
 

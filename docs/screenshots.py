@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Screenshots of every page kind at 360 px and 1440 px wide, light and dark, into docs/screenshots/.
+"""Screenshots of every page kind, and of a shared file, at 360 px and 1440 px wide, light and dark, into docs/screenshots/.
 
     python3 dev.py screenshots
 
@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from conftest import SAMPLES, SYSTEM_CHROMIUM, serve  # noqa: E402
@@ -23,6 +24,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 OUT = ROOT / "docs" / "screenshots"
 WIDTHS = {"phone": (360, 740), "desktop": (1440, 900)}
 THEMES = ("light", "dark")
+SHARED = ("research_team.jsonl", "#agent=agent_researcher")  # a shared file, opened on a perspective
 
 
 def main() -> int:
@@ -30,6 +32,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch) / "sessions"
         shutil.copytree(SAMPLES, folder)
+        shared = Path(scratch) / "shared.html"
+        from viewer import cli
+
+        cli.main(["share", "-o", str(shared), str(folder / SHARED[0])])
         with serve(folder) as server, sync_playwright() as p:
             browser = p.chromium.launch(executable_path=SYSTEM_CHROMIUM if Path(SYSTEM_CHROMIUM).exists() else None,
                                         args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
@@ -39,9 +45,12 @@ def main() -> int:
                     for kind, path in PAGE_KINDS.items():
                         page.goto(server.url + path, wait_until="networkidle")
                         page.screenshot(path=str(OUT / f"{kind}-{device}-{theme}.png"))
+                    page.goto(shared.as_uri() + SHARED[1])
+                    page.wait_for_selector("body[data-ready]")
+                    page.screenshot(path=str(OUT / f"shared-file-{device}-{theme}.png"))
                     page.close()
             browser.close()
-    print(f"wrote {len(PAGE_KINDS) * len(WIDTHS) * len(THEMES)} screenshots to {OUT.relative_to(ROOT)}/")
+    print(f"wrote {(len(PAGE_KINDS) + 1) * len(WIDTHS) * len(THEMES)} screenshots to {OUT.relative_to(ROOT)}/")
     return 0
 
 

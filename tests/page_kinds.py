@@ -15,3 +15,18 @@ PAGE_KINDS = {
     "problems": "/s/research_team/problems",
     "error": "/s/no_such_session",
 }
+
+
+def wider_than_the_screen(page, base_url: str, paths, width: int = 360, answering: bool = False) -> dict[str, int]:
+    """The pages of `paths` that scroll sideways in a `width` px wide window (path -> the width they take);
+    `answering`: each must answer 200 (the list of page kinds has a page that is not found)."""
+    page.set_viewport_size({"width": width, "height": 740})
+    wide = {}
+    for path in paths:
+        response = page.goto(base_url + path)
+        assert not answering or (response is not None and response.ok), (path, response and response.status)
+        page.wait_for_load_state("networkidle")
+        taken = page.evaluate("document.documentElement.scrollWidth")
+        if taken > width:
+            wide[path] = taken
+    return wide

@@ -138,7 +138,7 @@ def test_percentile_is_the_nearest_rank():
 
 
 def test_the_real_size_benchmark_runs_on_a_small_session(tmp_path):
-    """Issue 15's measures: a real server started twice on a long-content session (cold, then on its cache)."""
+    """The real-size measures: a real server started twice on a long-content session (cold, then on its cache)."""
     out = tmp_path / "results.json"
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench.py"), "--sizes", "", "--real-size", "3k", "--agents", "24",
@@ -146,7 +146,7 @@ def test_the_real_size_benchmark_runs_on_a_small_session(tmp_path):
         capture_output=True, text=True, timeout=300,
     )
     assert result.returncode == 0, result.stderr
-    assert "issue 15's targets" in result.stdout
+    assert "its goals:" in result.stdout
     real = json.loads(out.read_text())["real_size"]
     assert real["events"] >= 3000 and real["ingest"]["events"] == real["events"]
     assert 0 < real["ingest"]["share_of_parse_rate"] < 1
@@ -159,7 +159,7 @@ def test_the_real_size_benchmark_runs_on_a_small_session(tmp_path):
     assert "kept_s" in first  # the first run kept the session, so the restart could take it from the cache
     assert len(real["targets"]) == 10 and all(t["verdict"] for t in real["targets"])
     assert real["soak"] is None and not real["targets"][-1]["met"]  # not asked for: never counted as met
-    rendering = real["rendering"]  # target 7: entries rendered per CPU second, cold and warm, beside a reference
+    rendering = real["rendering"]  # entries rendered per CPU second, cold and warm, beside a reference
     assert rendering["cold"]["entries"] > 0 and rendering["warm"]["entries"] == rendering["cold"]["entries"]
     assert 0 < rendering["cold"]["entries_per_cpu_s"] and 0 < rendering["plain_jinja"]["entries_per_cpu_s"]
     assert "rendering >= 10,000 entries/CPU s" in result.stdout
@@ -191,7 +191,7 @@ def test_page_times_times_each_url_cold_or_not(tmp_path):
 
 
 def test_the_claude_folder_targets_are_measured_on_a_small_folder(tmp_path):
-    """Issue 15's target 8 on a tiny folder: a real server started twice, the second on the cache the first left."""
+    """The Claude Code folder's goals, on a tiny folder: a real server started twice, the second on the cache."""
     out = tmp_path / "results.json"
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench.py"), "--sizes", "", "--claude-folder", "2M",

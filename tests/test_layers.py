@@ -26,7 +26,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("library", ["library"]),  # every session below a folder, kept in step with the files
     ("reads", ["reads"]),  # what a page reads: trees, perspectives, dialogs, provenance, pictures, as-of
     ("export", ["export"]),  # sessions written out: text formats, OTLP, push
-    ("front ends", ["web", "cli", "__main__", "__init__"]),
+    ("front ends", ["web", "share", "mcp", "cli", "__main__", "__init__"]),
 ]
 # Groups that stand beside the layers: (the highest layer they may import, the lowest layer that may
 # import them). The writer of seed 000 builds on the seed's rules only, and only front ends use it.

@@ -155,6 +155,67 @@ def export(args: argparse.Namespace) -> int:
     return 0
 
 
+def share(args: argparse.Namespace) -> int:
+    from viewer.library.library import Library
+    from viewer.reads.session_viewer import load_index
+    from viewer.share.page import share_html
+
+    if args.dir:
+        if not os.path.isdir(args.dir):
+            print(f"agentview: {args.dir} is not a folder", file=sys.stderr)
+            return 2
+        library = Library(args.dir)
+        library.scan()
+        session = library.get(args.session)
+        if session is None:
+            known = ", ".join(sorted(s.id for s in library.listing())[:20]) or "none"
+            print(f"agentview: no session {args.session!r} in {args.dir} (sessions: {known})", file=sys.stderr)
+            return 2
+    elif os.path.isfile(args.session):
+        session = load_index(args.session)
+    else:
+        print(f"agentview: {args.session} is not a file (a session id needs --dir DIR)", file=sys.stderr)
+        return 2
+    if args.agent and args.agent not in session.agents:
+        print(f"agentview: no agent {args.agent!r} in this session (agents: {', '.join(session.agent_order)})",
+              file=sys.stderr)
+        return 2
+    page = share_html(session, args.agent, redact_secrets=not args.no_redact, anonymize_paths=args.anonymize_paths)
+    if args.output == "-":
+        sys.stdout.buffer.write(page)
+        sys.stdout.flush()
+        return 0
+    output = args.output or f"{session.id}.html"
+    partial = output + ".partial"
+    with open(partial, "wb") as out:
+        out.write(page)
+    os.replace(partial, output)
+    print(f"agentview: wrote {output} ({len(page):,} bytes)", file=sys.stderr)
+    return 0
+
+
+def mcp(args: argparse.Namespace) -> int:
+    """The MCP server over stdio: stdout is the protocol's, so logs and errors go to stderr."""
+    from .store import session_cache
+
+    if not os.path.isdir(args.dir):
+        print(f"agentview: {args.dir} is not a folder", file=sys.stderr)
+        return 2
+    if args.url and not args.url.startswith(("http://", "https://")):
+        print(f"agentview: --url must be an http:// or https:// URL, not {args.url!r}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s %(name)s %(message)s")
+    from .mcp import stdio
+
+    cache_dir = None if args.no_cache else (args.cache_dir or session_cache.default_folder())
+    try:
+        stdio.run(args.dir, base_url=args.url or "", redact=not args.no_redact, polling=args.polling,
+                  follow_symlinks=args.follow_symlinks, cache_dir=cache_dir)
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
 def _headers(pairs: list[str]) -> dict[str, str] | None:
     headers = {}
     for pair in pairs:
@@ -262,6 +323,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sub", action="store_true", help="with --agent: include its sub-agents' entries")
     p.add_argument("--no-redact", action="store_true", help="print secrets instead of masking them")
     p.set_defaults(func=export)
+    p = commands.add_parser("share", help="write a session as one self-contained HTML file that opens offline in "
+                                          "any browser (secrets masked)")
+    p.add_argument("session", help="a session file, or with --dir a session id (as in the viewer's URLs; an id "
+                                   "starting with - goes after --)")
+    p.add_argument("--dir", help="the folder the session id is in")
+    p.add_argument("-o", "--output", help="the file to write (default: SESSION-ID.html here; - for standard output)")
+    p.add_argument("--agent", help="open the file on this agent's perspective")
+    p.add_argument("--no-redact", action="store_true", help="keep secrets instead of masking them")
+    p.add_argument("--anonymize-paths", action="store_true",
+                   help="replace user names in home folder paths (/home/NAME, /Users/NAME) with user1, user2, ...")
+    p.set_defaults(func=share)
+    p = commands.add_parser("mcp", help="serve the sessions below DIR to an agent over MCP (stdio): read-only tools "
+                                        "to list, search and read them (docs/mcp.md)")
+    p.add_argument("dir", help="folder of sessions to read (recursively), e.g. ~/.claude/projects")
+    p.add_argument("--url", help="the address of a running `agentview serve` of the same folder: links in answers "
+                                 "start with it (default: paths only)")
+    p.add_argument("--polling", action="store_true", help="poll the folder instead of using OS file events")
+    p.add_argument("--follow-symlinks", action="store_true", help="read files that symlinks lead to outside DIR")
+    p.add_argument("--no-redact", action="store_true", help="show secrets instead of masking them")
+    p.add_argument("--cache-dir", metavar="DIR", help="where read sessions are kept between runs (as serve's)")
+    p.add_argument("--no-cache", action="store_true", help="read every file from its start on every start")
+    p.set_defaults(func=mcp)
     p = commands.add_parser("push", help="send sessions to an OpenTelemetry trace store (OTLP/HTTP protobuf)")
     p.add_argument("target", help="a folder of sessions, or one session file")
     p.add_argument("--endpoint", required=True,

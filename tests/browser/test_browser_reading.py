@@ -4,7 +4,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
-from page_kinds import PAGE_KINDS
+from page_kinds import PAGE_KINDS, wider_than_the_screen
 
 pytestmark = pytest.mark.browser
 
@@ -52,17 +52,9 @@ def test_the_chosen_theme_persists_across_pages_and_wins_over_the_system(live_se
 
 
 def test_no_page_scrolls_sideways_on_a_phone(live_server, page):
-    page.set_viewport_size({"width": 360, "height": 740})
-    wide = {}
     long_named = {"session named in one long word": "/s/example3_hook_intervention",
                   "its problems": "/s/example3_hook_intervention/problems"}
-    for kind, path in {**PAGE_KINDS, **long_named}.items():
-        page.goto(live_server.url + path)
-        page.wait_for_load_state("networkidle")
-        width = page.evaluate("document.documentElement.scrollWidth")
-        if width > 360:
-            wide[kind] = width
-    assert wide == {}
+    assert wider_than_the_screen(page, live_server.url, {**PAGE_KINDS, **long_named}.values()) == {}
 
 
 def test_the_header_folds_into_a_menu_on_a_phone(live_server, page):

@@ -24,6 +24,7 @@ CASES = {
     "example1_jack_and_jill.dialog.md": ("example1_jack_and_jill", "markdown", {"agents": ["agent_jack", "agent_jill"]}),
     "example2_inner_monologue.trace.txt": ("example2_inner_monologue", "trace", {}),
     "research_team.writer.md": ("research_team", "markdown", {"agent": "agent_writer"}),
+    "example1_jack_and_jill.md": ("example1_jack_and_jill", "markdown", {}),
 }
 
 
@@ -52,8 +53,7 @@ def test_the_export_command_prints_the_same_text(name):
 
 def test_the_export_command_explains_a_wrong_request(tmp_path):
     path = str(sample("example1_jack_and_jill"))
-    for extra, message in ((["--format", "markdown"], "needs --agent"),
-                           (["--format", "markdown", "--agent", "nobody"], "no agent 'nobody'"),
+    for extra, message in ((["--format", "markdown", "--agent", "nobody"], "no agent 'nobody'"),
                            (["--format", "json", "--agent", "agent_jack"], "whole session")):
         run = subprocess.run([sys.executable, "-m", "viewer", "export", path, *extra], capture_output=True,
                              text=True, cwd=REPO, timeout=30)
@@ -123,7 +123,7 @@ def test_dot_labels_keep_hostile_log_text_inside_the_string(tmp_path):
     assert 'a \\"quote\\" \\\\ back\\\\nslash } ];' in node.get_label()
 
 
-def test_markdown_fences_survive_backticks_and_show_modified_deliveries(tmp_path):
+def test_markdown_quotes_survive_backticks_and_show_modified_deliveries(tmp_path):
     path = write_events(tmp_path / "s.jsonl", [
         created("m1", "root"), say("m2", "root", "password: 1234 ``` not a fence end"),
         user("m3", "b", "password: [REDACTED]", substance="m2"),
@@ -131,7 +131,7 @@ def test_markdown_fences_survive_backticks_and_show_modified_deliveries(tmp_path
     s = load_index(path)
     text = exports.perspective_markdown(s, "b")
     assert "**modified on its way**" in text
-    assert "````text\npassword: 1234 ``` not a fence end\n````" in text
+    assert "Original:\n\n> password: 1234 ``` not a fence end\n" in text
     dialog = exports.dialog_markdown(s, ["root", "b"])
     assert "What b received (`m3`):" in dialog and "password: [REDACTED]" in dialog
 
@@ -168,7 +168,9 @@ def test_export_routes_serve_the_text_with_its_media_type(client, fmt, args, med
 
 def test_export_routes_refuse_what_they_cannot_answer(client):
     assert client.get("/s/example1_jack_and_jill/export/pdf").status_code == 404
-    assert client.get("/s/example1_jack_and_jill/export/markdown").status_code == 400
+    whole = client.get("/s/example1_jack_and_jill/export/markdown")  # no agent: the whole session
+    assert whole.status_code == 200
+    assert whole.get_data(as_text=True) == exports.session_markdown(load_index(sample("example1_jack_and_jill")))
     assert client.get("/s/example1_jack_and_jill/export/markdown?agent=nobody").status_code == 400
 
 
@@ -179,9 +181,27 @@ def test_pages_link_their_exports(client):
         return [a.attrs["href"] for a in parse(client.get(url).data).find_all("a", **{"class": "export"})]
 
     assert export_hrefs("/s/example1_jack_and_jill") == [
-        "/s/example1_jack_and_jill/export/trace", "/s/example1_jack_and_jill/export/dot",
-        "/s/example1_jack_and_jill/export/json"]
+        "/s/example1_jack_and_jill/export/markdown", "/s/example1_jack_and_jill/export/trace",
+        "/s/example1_jack_and_jill/export/dot", "/s/example1_jack_and_jill/export/json",
+        "/s/example1_jack_and_jill/share.html"]
     assert export_hrefs("/s/example1_jack_and_jill/agents/agent_jill") == [
-        "/s/example1_jack_and_jill/export/markdown?agent=agent_jill"]
+        "/s/example1_jack_and_jill/export/markdown?agent=agent_jill",
+        "/s/example1_jack_and_jill/share.html?agent=agent_jill"]
     assert export_hrefs("/s/example1_jack_and_jill/dialog?agents=agent_jack,agent_jill") == [
         "/s/example1_jack_and_jill/export/markdown?agents=agent_jack,agent_jill"]
+
+
+def test_markdown_renders_prose_as_markdown_and_output_as_written():
+    """A Markdown reader renders what agents said (emphasis, lists) and shows tool output exactly as logged,
+    and the whole session's export holds every agent's section, sub-agents included."""
+    from markdown_it import MarkdownIt
+
+    text = exports.export(load_index(sample("example1_jack_and_jill")), "markdown")
+    html = MarkdownIt("commonmark").render(text)
+    assert "<em>extends hand</em>" in html  # Jack said "*extends hand*": rendered, not fenced
+    assert '<code class="language-text">Created subagent: Jack\n</code>' in html  # a tool's output: a code block
+    for heading in ("agent_root (<code>agent_root</code>)", "Jack (<code>agent_jack</code>)",
+                    "Jill (<code>agent_jill</code>)"):
+        assert f"<h2>{heading}</h2>" in html
+    lines = ["> " + line if line else ">" for line in ["# not a heading of the export"]]
+    assert exports._quoted("# not a heading of the export") == "\n".join(lines)

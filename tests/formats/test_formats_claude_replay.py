@@ -45,7 +45,8 @@ def written_lines(root: Path) -> list[tuple[Path, bytes]]:
             continue
         last = ""
         for n, line in enumerate((root / rel).read_bytes().splitlines(keepends=True)):
-            stamp = orjson.loads(line).get("timestamp") if line.strip() else None
+            record = orjson.loads(line) if line.strip() else {}
+            stamp = record.get("timestamp") or record.get("startTime")  # a Gemini chat's first line: its start
             last = stamp if isinstance(stamp, str) else last
             stamped.append((last, str(rel), n, rel, line))
     return [(rel, line) for *_, rel, line in sorted(stamped, key=lambda item: item[:3])]
@@ -74,6 +75,19 @@ def live_read(source: Path, dest: Path, seed: int) -> Library:
         library.refresh(str(dest / rel))
     library.scan()
     return library
+
+
+def read_whole_and_live(source: Path, dest: Path, seed: int):
+    """The session files of `source` read whole, once they are all there, and as they were written (live_read into
+    `dest`): what users see of each session must be the same. Returns the whole read."""
+    from events import scanned
+
+    whole = scanned(source)
+    live = live_read(source, dest, seed)
+    assert [s.id for s in live.listing()] == [s.id for s in whole.listing()]
+    for session in whole.listing():
+        assert seen(live.get(session.id)) == seen(session)
+    return whole
 
 
 def sample_files_of(root: Path) -> list[Path]:

@@ -46,6 +46,11 @@ def test_hostile_claude_code_ai_agent_and_weakincentives_logs(tmp_path):
     client = create_app(tmp_path, watch=False).test_client()
     rows = client.get("/api/sessions").json["sessions"]
     assert {r["format"] for r in rows} == {"claude-code", "weakincentives", "ai-agent"}
+    assert_every_page_inert(client, rows)
+
+
+def assert_every_page_inert(client, rows) -> None:
+    """`/`, each session's page and each of its agents' pages show the hostile text only as text."""
     assert_inert(client.get("/").data.decode())
     for row in rows:
         response = client.get(row["url"])
@@ -58,3 +63,32 @@ def test_hostile_claude_code_ai_agent_and_weakincentives_logs(tmp_path):
             assert_inert(html)
             assert parse(html).by_id("av-entries") is not None
             assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html  # it is on the page, as text
+
+
+def test_hostile_gemini_and_copilot_logs(tmp_path):
+    from viewer.web.app import create_app
+
+    chats = tmp_path / "gemini" / EVIL.replace("/", "") / "chats"
+    main = {"sessionId": "abcdef12-0", "projectHash": EVIL, "startTime": EVIL, "kind": "main"}
+    write_events(chats / "session-2026-01-01T00-00-abcdef12.jsonl", [main, {"$set": {"summary": EVIL}}, {
+        "id": EVIL, "timestamp": EVIL, "type": "gemini", "content": [{"text": EVIL}], "model": EVIL,
+        "thoughts": [{"subject": EVIL, "description": EVIL}], "tokens": {"input": EVIL},
+        "toolCalls": [{"id": EVIL, "name": EVIL, "args": {"x": EVIL}, "status": "error", "agentId": "s1",
+                       "displayName": EVIL, "resultDisplay": {"fileDiff": EVIL},
+                       "result": [{"functionResponse": {"id": EVIL, "name": EVIL, "response": {"error": EVIL}}}]}]}])
+    write_events(chats / "abcdef12-0" / "s1.jsonl", [{**main, "sessionId": "s1", "kind": "subagent"},
+                                                     {"id": "u", "type": "user", "content": EVIL}])
+    write_events(tmp_path / "copilot" / "u" / "events.jsonl", [
+        {"id": "1", "type": "session.start", "data": {"context": {"cwd": EVIL}, "selectedModel": EVIL}},
+        {"id": "2", "type": "session.title_changed", "data": {"title": EVIL}},
+        {"id": "3", "type": "assistant.message", "data": {"content": EVIL, "reasoningText": EVIL, "model": EVIL,
+                                                          "toolRequests": [{"toolCallId": "t", "name": EVIL,
+                                                                            "arguments": EVIL}]}},
+        {"id": "4", "type": "subagent.started", "agentId": "a", "data": {"toolCallId": "t", "agentDisplayName": EVIL}},
+        {"id": "5", "type": "user.message", "agentId": "a", "data": {"content": EVIL}},
+        {"id": "6", "type": "subagent.failed", "data": {"toolCallId": "t", "agentName": EVIL, "error": EVIL}},
+        {"id": "7", "type": EVIL, "data": {"message": EVIL}}])
+    client = create_app(tmp_path, watch=False).test_client()
+    rows = client.get("/api/sessions").json["sessions"]
+    assert {r["format"] for r in rows} == {"gemini", "copilot"}
+    assert_every_page_inert(client, rows)

@@ -238,7 +238,7 @@ def test_a_first_read_keeps_each_session_asleep_as_soon_as_it_is_read(project, t
 
 MEMORY = """
 import gc, sys, tracemalloc
-from viewer import background
+from viewer.library import background
 from viewer.library.library import Library
 from viewer.store.session_cache import SessionCache
 tracemalloc.start()

@@ -263,8 +263,11 @@ def tree_state(folder):
 def test_no_route_writes_moves_or_deletes_files(session_dir):
     secret_session(session_dir)
     app = create_app(session_dir, watch=False)
-    methods = {m for rule in app.url_map.iter_rules() for m in rule.methods}
+    methods = {m for rule in app.url_map.iter_rules() if rule.rule != "/mcp" for m in rule.methods}
     assert methods <= {"GET", "HEAD", "OPTIONS"}  # nothing is registered that could take a write
+    # MCP's requests are POSTs (its protocol's); every tool it answers is read-only (tests/mcp)
+    assert {m for rule in app.url_map.iter_rules() if rule.rule == "/mcp" for m in rule.methods} == {
+        "GET", "HEAD", "OPTIONS", "POST"}
     before = tree_state(session_dir)
     client = app.test_client()
     for rule in app.url_map.iter_rules():

@@ -1,5 +1,6 @@
-"""The JSON API's declared shapes (viewer/web/shapes.py) are its contract: the README documents no key they
-do not declare, every /api/ route has one, and real answers on real session files have exactly their keys."""
+"""The JSON API's declared shapes (viewer/web/shapes.py) are its contract: docs/api.md documents every route and
+every key they declare and no other, every /api/ route has one, and real answers on real session files have
+exactly their keys."""
 
 import re
 import shutil
@@ -11,16 +12,17 @@ import pytest
 from conftest import SAMPLES
 from viewer.web import shapes
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+API_DOC = Path(__file__).resolve().parents[2] / "docs" / "api.md"
+ERROR_PATH = "/api/..."  # how docs/api.md writes the answer of any /api/ URL that fails
 
-# `GET /api/...` → `{...}` (the JSON API section) and `/api/...` → `{...}` (the flow sections)
+# `GET /api/...` → `{...}`
 _DOCUMENTED = re.compile(r"`(?:GET )?(/api/[^`\s?\[]*)[^`]*`\s*→\s*`(\{[^`]*\})`")
 _TOKEN = re.compile(r'"([^"]*)"|([{}\[\]:,])|([^"{}\[\]:,\s][^"{}\[\]:,]*)')
 
 
 def documented() -> dict[str, dict]:
-    """Each documented answer: its path as the README writes it, and the keys it names (nested)."""
-    text = " ".join(README.read_text(encoding="utf-8").split())
+    """Each documented answer: its path as docs/api.md writes it, and the keys it names (nested)."""
+    text = " ".join(API_DOC.read_text(encoding="utf-8").split())
     found = {}
     for path, contract in _DOCUMENTED.findall(text):
         tokens = [(q, p, w) for q, p, w in _TOKEN.findall(contract)]
@@ -91,7 +93,7 @@ def _declared(shape) -> dict:
 def check_documented(path: str, keys: dict, shape) -> None:
     hints = _declared(shape)
     for key, nested in keys.items():
-        assert key in hints, f"README documents {key!r} in {path}, {shape.__name__} does not declare it"
+        assert key in hints, f"docs/api.md documents {key!r} in {path}, {shape.__name__} does not declare it"
         inner = _nested_shape(hints[key])
         if nested and inner is not None:
             check_documented(f"{path} {key}", nested, inner)
@@ -117,26 +119,50 @@ def conforms(shape, value, where: str) -> None:
             conforms(inner, item, f"{where}.{key}[{i}]")
 
 
-def test_the_readme_documents_only_declared_keys():
+def check_complete(path: str, keys: dict, shape, nested_in: str | None = None) -> None:
+    """Every key `shape` declares is documented, and so on inside each nested shape (there, the keys every
+    item has: an optional one, like a listed agent's `url`, may be absent where the items lack it)."""
+    hints = _declared(shape)
+    wanted = set(hints) if nested_in is None else set(shape.__required_keys__)
+    missing = wanted - set(keys)
+    assert not missing, f"docs/api.md leaves {sorted(missing)} of {shape.__name__} out of {path}"
+    for key, nested in keys.items():
+        inner = _nested_shape(hints[key])
+        if inner is not None:
+            assert nested, f"docs/api.md names no keys of {key!r} ({inner.__name__}) in {path}"
+            check_complete(f"{path} {key}", nested, inner, key)
+
+
+def answers() -> dict[str, type]:
+    return {**shapes.ANSWERS, ERROR_PATH: shapes.Error}
+
+
+def test_the_api_doc_documents_only_declared_keys():
     found = documented()
-    # the JSON API section's eight answers, and the flow sections' hooks and trace
-    assert len(found) >= 10, sorted(found)
     for path, keys in found.items():
-        assert path in shapes.ANSWERS, f"README documents {path}, shapes.ANSWERS does not declare it"
-        check_documented(path, keys, shapes.ANSWERS[path])
+        assert path in answers(), f"docs/api.md documents {path}, shapes.ANSWERS does not declare it"
+        check_documented(path, keys, answers()[path])
 
 
-def test_the_readme_parser_reads_nested_keys():
+def test_the_api_doc_documents_every_route_and_every_declared_key():
     found = documented()
-    assert found["/api/sessions"]["sessions"] == {k: None for k in ("id", "name", "path", "events", "agents", "url")}
+    assert set(answers()) - set(found) == set(), "routes docs/api.md does not document"
+    for path, shape in answers().items():
+        check_complete(path, found[path], shape)
+
+
+def test_the_api_doc_parser_reads_nested_keys():
+    found = documented()
+    assert set(found["/api/sessions"]["sessions"]) >= {"id", "name", "path", "events", "agents", "url"}
     assert set(found["/api/sessions/<id>/dialog"]["messages"]) == {"speaker", "recipients", "modified"}
     assert found["/api/sessions/<id>/problems"]["counts"] == {}  # `{kind: n}` names no key
+    assert found["/api/search"]["total"] == {"count": None, "exact": None, "at_most": None}
 
 
 def test_every_api_route_declares_its_answer(app):
-    readme_paths = {re.sub(r"<(?:path:)?([a-z_]+)>", lambda m: "<id>" if m[1] == "session_id" else f"<{m[1]}>",
+    api_paths = {re.sub(r"<(?:path:)?([a-z_]+)>", lambda m: "<id>" if m[1] == "session_id" else f"<{m[1]}>",
                            rule.rule) for rule in app.url_map.iter_rules() if rule.rule.startswith("/api/")}
-    assert readme_paths == set(shapes.ANSWERS)
+    assert api_paths == set(shapes.ANSWERS)
 
 
 @pytest.fixture

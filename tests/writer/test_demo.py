@@ -34,10 +34,10 @@ def test_demo_writes_a_session_with_every_kind_of_interaction(tmp_path):
         events = [json.loads(line) for line in f]
     assert all(not ("substance" in e and "cause" in e) for e in events)
     viewer = SessionViewer(path)
-    assert viewer.index.session_index.problems == []
+    assert viewer.index.problems == []
     assert viewer.list_agents() == {"agent_001": "Coordinator", "agent_002": "Writer", "agent_003": "Analyst",
                                     "agent_004": "Reviewer", "agent_005": "Inner"}
-    tree = queries.tree(viewer.index.session_index)
+    tree = queries.tree(viewer.index)
     assert [a["name"] for a in tree[0]["children"]] == ["Writer", "Analyst", "Reviewer"]
     assert [a["name"] for a in tree[0]["children"][0]["children"]] == ["Inner"]  # the Writer's inner voice
     tools_used = {c["function"]["name"] for e in events for c in e.get("tool_calls", [])}
@@ -48,7 +48,7 @@ def test_demo_writes_a_session_with_every_kind_of_interaction(tmp_path):
     heard = viewer.trace_content_references(said["message_id"])
     assert {e["agent_id"] for e in heard} == {"agent_002", "agent_004"}
     assert all("[REDACTED]" in e["content"] for e in heard)
-    (item,) = [i for i in dialogs.dialog(viewer.index.session_index, ["agent_002", "agent_003", "agent_004"])["items"]
+    (item,) = [i for i in dialogs.dialog(viewer.index, ["agent_002", "agent_003", "agent_004"])["items"]
                if i["message_id"] == said["message_id"]]
     assert item["modified"] is True
     # The whisper reaches the Analyst only.

@@ -171,8 +171,8 @@ def test_why_session_is_necessary_jack_terminates_the_session_resumes_and_jill_g
     assert viewer.list_agents() == {"agent_001": "agent_001", "agent_002": "Jack", "agent_003": "Jill"}
     assert [e["content"] for e in viewer.get_transcript("agent_003")] == [
         "You are an aspiring author.", "Introduce yourself.", "Hi, I'm Jill."]
-    assert viewer.index.session_index.agents["agent_003"].parent_id == "agent_001"
-    assert viewer.index.session_index.problems == []
+    assert viewer.index.agents["agent_003"].parent_id == "agent_001"
+    assert viewer.index.problems == []
 
 
 # --- load_session and Agent ------------------------------------------------------------------------------
@@ -298,7 +298,7 @@ def test_the_readme_example_writes_what_the_readme_says(tmp_path, monkeypatch):
     in_thread(exec, compile(code, "README.md", "exec"), {})
     viewer = SessionViewer(tmp_path / "cafe.jsonl")
     assert viewer.list_agents() == {"agent_001": "agent_001", "agent_002": "Jack", "agent_003": "Jill"}
-    dialog = dialogs.dialog(viewer.index.session_index, ["agent_002", "agent_003"])["items"]
+    dialog = dialogs.dialog(viewer.index, ["agent_002", "agent_003"])["items"]
     assert [(i["speaker_name"], i["modified"]) for i in dialog] == [("agent_001", False), ("Jack", True),
                                                                    ("Jill", False)]
     assert [d["content"] for d in dialog[1]["deliveries"]] == ["[Jack]: Hi, I'm Jack. The code is [REDACTED]"]

@@ -55,7 +55,7 @@ def test_task_creates_a_sub_agent_caused_by_the_call(tmp_path):
                               "role": "system", "content": "Find things."}
     assert ids["msg_006"]["content"] == "Created subagent: Scout" and ids["msg_006"]["tool_call_id"] == "c1"
     viewer = SessionViewer(tmp_path / "s.jsonl")
-    tree = queries.tree(viewer.index.session_index)
+    tree = queries.tree(viewer.index)
     assert [c["name"] for c in tree[0]["children"]] == ["Scout", "Mute"]
     assert tree[0]["children"][0]["created_by"]["call_id"] == "c1"
 
@@ -114,7 +114,7 @@ def test_a_hook_rewrites_a_delivery_and_keeps_its_substance(tmp_path):
     (bob_heard,) = viewer.trace_content_references(ann_said["message_id"])
     assert bob_heard["content"] == "[Ann]: The key is [REDACTED], don't tell."
     assert bob_heard["substance"] == ann_said["message_id"]
-    (item,) = [i for i in dialogs.dialog(viewer.index.session_index, ["agent_002", "agent_003"])["items"]
+    (item,) = [i for i in dialogs.dialog(viewer.index, ["agent_002", "agent_003"])["items"]
                if i["message_id"] == ann_said["message_id"]]
     assert item["modified"] is True and item["deliveries"][0]["agent_id"] == "agent_003"
     # Whatever leaves the speaker went through the hook: deliveries, results, whispers.

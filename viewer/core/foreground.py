@@ -1,14 +1,8 @@
 """Requests come first: the ingest thread gives way while a request is being answered.
 
-One interpreter serves the pages and reads and indexes the files. A request competing with the ingest
-thread for the GIL gets about half of it, and waits out each of its long C calls (a split, a join, a
-set of a slice's tokens): a page took several times its own cost while a big file was read. So the web
-layer counts the requests under way (`serving`), and the ingest thread, between two short steps of its
-work, waits while any is (`give_way`). It waits at most as long as it worked since it last gave way
-(and at most GIVE_WAY_AT_MOST at once): a request alone runs on its own, and a steady stream of
-requests (fifty live pages polling) leaves reading and indexing half of the time, so live pages never
-fall behind their files. A request that needs work not done yet
-(a search while the index is built) never waits for it: it answers with what is ready (see search_index).
+The web layer counts the requests under way (`enter`, `leave`); the ingest thread, between two short steps of its
+work, waits while any is (`give_way`), at most as long as it worked since it last gave way. A page alone runs on its
+own, and a steady stream of requests still leaves reading half of the time (docs/design.md, "Threads").
 One `Foreground` per running app (its runtime owns it): an app's ingest gives way to that app's requests.
 """
 

@@ -1,10 +1,7 @@
 """No cyclic garbage collection while a batch is indexed, and none over the index afterwards.
 
-A session's index is millions of small objects that live as long as the session. The cyclic
-collector walks them all again and again while they are added (about a tenth of ingest time) and,
-later, in full collections that hold the GIL for seconds at a million events, pausing every
-request. The index holds no reference cycles (reference counting frees it), so after a big batch
-its objects are moved to the permanent generation (gc.freeze) where collections skip them.
+A session's index is millions of small objects without reference cycles: the collector is paused while a batch is
+added (`batch`), and a big batch's objects are frozen afterwards (gc.freeze) so that full collections skip them.
 One `GcPause` per running app (its runtime owns it); `close` gives the collector back as it found it.
 """
 

@@ -1,9 +1,8 @@
 """Images carried in a log (base64 content blocks): which ones a page may show, and their bytes.
 
-An event names its images by where they lie in its raw record (`at`: the keys down to the block's
-`source`), so their megabytes stay in the file: the page links each to a URL of its own, and only that
-URL's answer reads and decodes it. Only raster types a browser cannot run code from are shown (never
-SVG), each under a byte cap, and only when its first bytes are what its media type says.
+An event names its images by where they lie in its raw record, so their bytes stay in the file until their own URL
+is asked for. Only raster types a browser runs no code from are shown (never SVG), under a byte cap, and only when
+their first bytes are of the type they claim.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """JSON values read from logs, written back exactly: integers of any size, values of any depth.
 
-orjson is fast and is used for every line, but it reads an integer beyond 64 bits as a float
-(`18446744073709551616` becomes `1.8446744073709552e+19`), reads values up to 1,024 levels deep
-and writes only up to 254. So:
-- a line that may hold such an integer (a run of 20 digits, and orjson read a float that big) is
-  read again with the standard library, which keeps integers exact (`settle`);
-- a value nested deeper than MAX_DEPTH levels is shown cut there, its deeper part replaced by CUT
-  (`deeper_than`, `cut`); the index reports it once (`too_deep`);
-- every JSON answer and every JSON text of a log value is written by `answer` or `text`: orjson
-  first, and only when it refuses, a writer that takes any depth and any integer.
-Lines of strings never pay for this: the checks run only on lines that hold a number or a container
-(model.only_text), and cost a byte scan there (about 1 µs a line).
+orjson reads every line, but reads an integer beyond 64 bits as a float and writes at most 254 levels. So a line
+that may hold such an integer is read again with the standard library (`settle`), a value nested deeper than
+MAX_DEPTH is cut there (`cut`), and every answer is written by `answer`/`text`: orjson first, else a writer without
+those limits. Lines of strings skip these checks (model.only_text).
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Sorted position lists: the one algebra the search, the facets and the queries combine them by.
 
-A position list is ascending event positions, each once (an `array`, a list, a tuple): an agent's
-entries, a token's postings, a facet's deliveries. Like a search engine's postings, lists are combined
-without reading what a result does not need: a merge or a union sorts in C, an intersection lets the
-shortest list drive and looks the others up by range, a window reads at most `limit` + 1 of each list.
-
-Results may be one of the lists given (never copied when nothing is combined): callers only read them.
+A position list is ascending event positions, each once (an agent's entries, a token's postings, a facet). Lists
+are combined without reading what a result does not need: merges and unions sort in C, an intersection lets the
+shortest list drive, a window reads at most `limit` + 1 of each. Results may be one of the lists given: read only.
 """
 
 from __future__ import annotations

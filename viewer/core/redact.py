@@ -1,9 +1,7 @@
 """Mask secrets in log content before it is shown: header values, bearer tokens, common key shapes.
 
-What a pattern replaces never holds a raw quote nor part of an escape sequence (a backslash is
-only ever taken with the whole `\\n`-like escape it starts), so masking serialized JSON keeps it
-valid JSON (the API masks its response bytes in one pass). `MASK` holds neither either. The rules
-are listed in README.md, "What is masked".
+What a pattern replaces never holds a quote or part of an escape sequence, so masking serialized JSON keeps it
+valid JSON (the API masks its answers' bytes in one pass). The rules: docs/design.md, "What is masked".
 """
 
 from __future__ import annotations

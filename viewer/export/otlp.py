@@ -1,27 +1,9 @@
-"""A session as OpenTelemetry spans, in the shape of the GenAI semantic conventions for agents.
+"""A session as OpenTelemetry spans, in the shape of the GenAI semantic conventions for agents (v1.41.0).
 
-The conventions followed are OpenTelemetry semantic conventions v1.41.0 (GenAI: status Development), the
-last release in open-telemetry/semantic-conventions before the GenAI conventions moved to their own
-repository; the OpenInference attributes Arize Phoenix reads are set beside them.
-
-The shape (README: "Sending sessions to a trace store"):
-  - one trace per session (`gen_ai.conversation.id` = the session id; the trace id is derived from it);
-  - one `invoke_agent {name}` span per agent, whose parent is the `execute_tool {tool}` span of the call
-    that created it (so the spawn tree is the span tree); a root agent has no parent;
-  - every event of the log is one span, sent once: an assistant entry is a `chat {model}` span (usage
-    where the log has it, `gen_ai.input.messages` = the entries its agent got since its previous
-    response, `gen_ai.output.messages`), each of its tool calls an `execute_tool {tool}` span (arguments,
-    and the result when it is already in the log), any other entry a `message {role}` span (a tool result
-    under the span of the call it answers);
-  - `substance` and `cause` become span links, each with `agentview.link` naming which.
-
-Ids are deterministic: the trace id from the session id, a span id from its message id (truncated
-sha256), so a store that deduplicates keeps one copy of a session pushed twice. Native logs carry no
-times: their events are placed in file order, a millisecond apart, from BASE_TIME, and such spans say
-`agentview.time=synthetic`. No span ends before it starts.
-
-Every string from the log is masked as every other export masks it (redact.shown), unless masking is off.
-Pure: reads a SessionIndex through model and queries; knows nothing of the web or of the SDK.
+One trace per session; an `invoke_agent` span per agent under the `execute_tool` span of the call that created it
+(the spawn tree is the span tree); a `chat` span per response, an `execute_tool` span per call, a `message` span per
+other entry; `substance` and `cause` as span links. The OpenInference attributes Phoenix reads are set beside them.
+Ids derive from the session and message ids, so a store that deduplicates keeps one copy. Pure, and masked.
 """
 
 from __future__ import annotations

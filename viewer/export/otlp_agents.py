@@ -1,13 +1,8 @@
 """push --follow: an agent's `invoke_agent` span grows with its agent.
 
-A one-off push builds each agent's span once the whole log is read, so it ends at the agent's last entry. Under
-`--follow` the span goes when the agent first appears, when its end is only as late as the entries logged so
-far; afterwards the agent goes on. So when an agent gets new entries its span is sent again, with the same
-(deterministic) span id and start and the later end: a store that keeps the latest copy of a span id (Phoenix,
-Tempo, Jaeger deduplicating on read) shows one span that spans the agent's work. A copy goes at most once
-every RESEND_SECONDS per agent (an agent logging steadily would otherwise cost a copy a poll), and every
-agent that grew since its last copy gets one at the end of the push. The copies of a session reach the store
-in the order they were made (push sends a following session's requests in order), so the last is the latest.
+The span goes when the agent first appears, ending at its last entry so far; when the agent gets new entries it
+is sent again (same span id and start, a later end; at most every RESEND_SECONDS), so a store that keeps the
+latest copy of a span id shows one span covering the agent's work.
 """
 
 from __future__ import annotations

@@ -1,19 +1,8 @@
 """OTLP/HTTP: POSTing encoded ExportTraceServiceRequests to a trace store, as the OTLP specification says.
 
-  - protobuf bodies (`Content-Type: application/x-protobuf`), gzip-compressed (`Content-Encoding: gzip`) when
-    the store is on another machine: a session's spans repeat its text several times (the event, the input,
-    the output), so they shrink about eightfold, and a store behind a network gets them that much sooner; a
-    store on loopback gets them as they are (deflating and inflating would only cost both sides CPU);
-  - 429, 502, 503 and 504 are retried with exponential backoff, waiting what a `Retry-After` header asks
-    when it asks less than what is left; a connection that fails is retried the same way; all of it within
-    the timeout, after which the failure is told as the store told it;
-  - connections kept alive across requests (the standard library's http.client: no dependency);
-  - a store that takes a request but refuses some of its spans says so in its 200 reply (partial success,
-    viewer.export.otlp_reply): the spans it rejected are counted, with what it said, for the push to report at its end.
-
-BackgroundSender sends on two threads of its own, so the next request is built while these are compressed and
-sent (zlib and the socket let go of the GIL), and a store that works on one request before it answers the next
-on the same connection gets two at once; `ordered` keeps each session's requests in the order they were made.
+Protobuf bodies, gzip unless the store is on loopback; 429/502/503/504 and failed connections retried with backoff
+(honouring `Retry-After`) within the timeout; kept-alive connections; a 200 reply's partial success counted
+(otlp_reply). BackgroundSender sends on two threads, so the next request is built meanwhile.
 """
 
 from __future__ import annotations

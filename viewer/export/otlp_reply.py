@@ -1,11 +1,8 @@
 """What a trace store says in a successful OTLP/HTTP reply: its partial success.
 
-A store may take a request (200) yet refuse some of its spans (too old, too big, over a quota): the OTLP
-specification has it say so in the reply body, an ExportTraceServiceResponse whose `partial_success` holds
-`rejected_spans` (int64, field 1) and `error_message` (string, field 2), as protobuf or, for a JSON request or
-reply, as `{"partialSuccess": {"rejectedSpans": "3", "errorMessage": "..."}}`. Only those two fields are read,
-by hand (no protobuf package is needed for a push); a body that is neither is taken as saying nothing: the
-spans went, and a reply the push cannot read is no reason to stop it.
+A store may take a request (200) yet refuse some spans; the reply's `partial_success` says how many and why, as
+protobuf or JSON. Only those two fields are read, by hand (no protobuf package); a body that is neither says
+nothing, and is no reason to stop a push.
 """
 
 from __future__ import annotations

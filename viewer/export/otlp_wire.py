@@ -1,18 +1,8 @@
 """viewer.export.otlp spans as OTLP protobuf bytes (an ExportTraceServiceRequest), written directly.
 
-`agentview push` used to hand each span to the OpenTelemetry SDK as a ReadableSpan and let its exporter
-build protobuf messages: about 90 us of CPU a span, two thirds of a push's time (here: about 10). The wire format of the few messages a
-span needs (opentelemetry/proto/trace/v1/trace.proto, common/v1/common.proto) is small and stable, so the
-bytes are written here instead, with no dependency at all:
-
-  - the resource and the scope are encoded once per session and shared by every request;
-  - a key's bytes are encoded once, and a (key, short string value) pair once: the attributes every span of
-    an agent repeats (the conversation, the agent, the span kind, the model...) cost a dict lookup;
-  - requests are cut at a byte budget (MAX_REQUEST_BYTES) as well as a span count, so a store's request size
-    limit is never met by a session of long messages.
-
-tests/test_otlp_wire.py decodes these bytes with opentelemetry-proto and checks them, span by span, against
-what the SDK's own encoder makes of the same spans.
+The few messages a span needs are small and stable, so they are encoded here, with no dependency: the resource and
+scope once per session, each key and repeated (key, value) pair once, and requests cut at a byte budget
+(MAX_REQUEST_BYTES). Tests check the bytes against the OpenTelemetry SDK encoder's (otlp_sdk).
 """
 
 from __future__ import annotations

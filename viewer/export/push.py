@@ -1,19 +1,9 @@
 """`agentview push`: sessions to a trace store over OTLP/HTTP protobuf.
 
-The spans are viewer.export.otlp's, written as protobuf by viewer.export.otlp_wire (the SDK's objects and encoder cost about
-90 us of CPU a span; this about 10) and sent by viewer.export.otlp_http: requests of at most 4 MB, gzip for a store
-elsewhere, retries on 429/503, on threads of their own so the next request is built meanwhile. No
-OpenTelemetry package is needed.
-
-Span ids are deterministic, so `--follow` sends each event's span once, as the event arrives, and a store
-that deduplicates keeps one copy of a session pushed twice. An agent's span is the exception: under
-`--follow` it is sent again, same id, with a later end as the agent grows (viewer.export.otlp_agents), and a
-session's requests reach the store in the order they were made. Under `--follow` a tool call's span waits
-for the call's result (it carries it): it goes when the result is logged, or, when none comes within
-HOLD_SECONDS or the push is stopped first, as it is, marked `agentview.unfinished`.
-
-A store that cannot be reached or refuses the spans stops the push with a PushError saying so (the command
-prints it and exits non-zero).
+The spans of viewer.export.otlp, encoded by otlp_wire and sent by otlp_http; no OpenTelemetry package is needed.
+Under `--follow` each event's span goes once as it arrives (an agent's span again as it grows, otlp_agents), a
+session's requests in order, and a tool call's span waits for its result (HOLD_SECONDS at most). A store that
+cannot be reached or refuses the spans stops the push with a PushError.
 """
 
 from __future__ import annotations

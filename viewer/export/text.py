@@ -1,9 +1,7 @@
-"""Exports of a session as text: Markdown, the seed-004 text trace, GraphViz DOT, JSON and OTLP/JSON (viewer.export.otlp).
+"""Exports of a session as text: Markdown, the seed-004 text trace, GraphViz DOT, JSON and OTLP/JSON.
 
-Pure functions over a SessionIndex, shared by the `agentview export` command and the pages'
-export links. Every printed value that comes from the log (texts, but also names, ids, tool names,
-roles, models, the file's name) goes through `log_text` (or `log_value`, `_code`, `_inline`, which
-call it), the one place where secret masking applies to exports.
+Pure functions over a SessionIndex, shared by `agentview export` and the pages' export links. Every value printed
+from the log goes through `log_text`, the one place where masking applies to exports.
 """
 
 from __future__ import annotations
@@ -54,6 +52,41 @@ def _code(value) -> str:
     return f"{fence} {text} {fence}" if longest else f"{fence}{text}{fence}"
 
 
+def _quoted(text: str) -> str:
+    """Prose a model or a person wrote, as Markdown inside a block quote: rendered, yet unable to end the
+    entry's section or open one of its own (every line stays inside the quote)."""
+    return "\n".join(f"> {line}" if line.strip() else ">" for line in log_text(text).split("\n"))
+
+
+def _items_markdown(items: list[dict], level: str, with_agent: bool) -> list[str]:
+    """Perspective items (queries.perspective) as Markdown sections: prose quoted and rendered, tool arguments
+    and outputs fenced exactly as logged."""
+    out: list[str] = []
+    for item in items:
+        out.append("")
+        who = f"{_inline(item['agent_name'])} · " if with_agent else ""
+        head = f"{level} {who}{item['kind']} · {_code(item['message_id'])}"
+        delivery = item["delivery"]
+        if delivery:
+            source = _inline(delivery["from_name"]) if delivery["from_name"] else "an unknown sender"
+            head += f" · from {source} (substance {_code(delivery['original_id'])})"
+            if delivery["modified"]:
+                head += " · **modified on its way**"
+        out.append(head)
+        if item["content"]:
+            out += ["", _fence(log_text(item["content"])) if item["kind"] == model.RECEIVED else _quoted(item["content"])]
+        if delivery and delivery["modified"]:
+            out += ["", "Original:", "", _quoted(delivery["original_content"] or "")]
+        for call in item["calls"]:
+            out += ["", f"{level}# did {_code(call['name'])}" + (f" · call {_code(call['id'])}" if call["id"] else ""),
+                    "", _fence(log_text(call["pretty_arguments"]))]
+            for spawned in call["spawned"]:
+                out += ["", f"Created {_inline(spawned['name'])} ({_code(spawned['agent_id'])})"]
+            for result in call["results"]:
+                out += ["", f"Received {_code(result['message_id'])}:", "", _fence(log_text(result["content"]))]
+    return out
+
+
 def perspective_markdown(s: SessionIndex, agent_id: str, include_subagents: bool = False) -> str:
     """What an agent heard, did, received and said, as Markdown."""
     with s.lock:
@@ -66,28 +99,26 @@ def perspective_markdown(s: SessionIndex, agent_id: str, include_subagents: bool
     if len(lineage) > 1:
         out.append("")
         out.append("Lineage: " + " → ".join(_inline(a["name"]) for a in lineage))
-    for item in view["items"]:
-        out.append("")
-        who = f"{_inline(item['agent_name'])} · " if include_subagents else ""
-        head = f"## {who}{item['kind']} · {_code(item['message_id'])}"
-        delivery = item["delivery"]
-        if delivery:
-            source = _inline(delivery["from_name"]) if delivery["from_name"] else "an unknown sender"
-            head += f" · from {source} (substance {_code(delivery['original_id'])})"
-            if delivery["modified"]:
-                head += " · **modified on its way**"
-        out.append(head)
-        if item["content"]:
-            out += ["", _fence(log_text(item["content"]))]
-        if delivery and delivery["modified"]:
-            out += ["", "Original:", "", _fence(log_text(delivery["original_content"] or ""))]
-        for call in item["calls"]:
-            out += ["", f"### did {_code(call['name'])}" + (f" · call {_code(call['id'])}" if call["id"] else ""),
-                    "", _fence(log_text(call["pretty_arguments"]))]
-            for spawned in call["spawned"]:
-                out += ["", f"Created {_inline(spawned['name'])} ({_code(spawned['agent_id'])})"]
-            for result in call["results"]:
-                out += ["", f"Received {_code(result['message_id'])}:", "", _fence(log_text(result["content"]))]
+    out += _items_markdown(view["items"], "##", include_subagents)
+    return "\n".join(out) + "\n"
+
+
+def session_markdown(s: SessionIndex) -> str:
+    """A whole session as Markdown: who created whom, then every agent's perspective in the tree's order."""
+    with s.lock:
+        order = queries.tree_order(s)
+        names = queries.agent_names(s)
+    out = [f"# {_inline(s.title or s.name)}", "",
+           f"Session {_code(s.name)} · {s.shown_count} events · {len(order)} agents", "", "## Agents", ""]
+    for agent_id, depth, _ in order:
+        node = s.agents[agent_id]
+        about = ", ".join(x for x in (node.language_model and log_value(node.language_model),
+                                      f"{len(node.entries)} entries") if x)
+        out.append(f"{'  ' * depth}- {_inline(names[agent_id])} ({_code(agent_id)}): {_inline(about)}")
+    for agent_id, _, _ in order:
+        view = queries.perspective(s, agent_id)
+        out += ["", f"## {_inline(names[agent_id])} ({_code(agent_id)})", "", f"{view['total']} transcript entries"]
+        out += _items_markdown(view["items"], "###", False)
     return "\n".join(out) + "\n"
 
 
@@ -103,11 +134,12 @@ def dialog_markdown(s: SessionIndex, agent_ids: list[str]) -> str:
         to = ", ".join(_inline(n) for n in item["recipient_names"])
         out += ["", f"## {speaker}" + (f" → {to}" if to else "") + f" · {_code(item['message_id'])}"
                 + (" · **modified on its way**" if item["modified"] else ""),
-                "", _fence(log_text(item["content"]))]
+                "", _fence(log_text(item["content"])) if item["event_type"] != model.TRANSCRIPT_ENTRY
+                or model.is_tool_result(item["event"]) else _quoted(item["content"])]
         for d in item["deliveries"]:
             if d["modified"]:
                 out += ["", f"What {_inline(d['name'])} received ({_code(d['message_id'])}):", "",
-                        _fence(log_text(d["content"]))]
+                        _quoted(d["content"])]
     return "\n".join(out) + "\n"
 
 
@@ -307,9 +339,7 @@ def export(s: SessionIndex, fmt: str, agent: str | None = None, agents: list[str
             return perspective_markdown(s, agent, include_subagents)
         if agents:
             return dialog_markdown(s, chosen)
-        raise ExportError("markdown needs --agent A (a perspective) or --agents A,B (a dialog)",
-                          "a Markdown export is of one agent or of a dialog: use the export link on an agent's "
-                          "page or on a dialog's page")
+        return session_markdown(s)
     if fmt == "trace":
         return trace_text(s, chosen or None)
     if fmt == "dot":

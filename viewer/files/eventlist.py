@@ -1,19 +1,9 @@
 """A session's events in file order: a native line is kept as where it is in its file, and read when asked for.
 
-A parsed event is a dict of several string objects: about 650 bytes for a 326-byte line, and the
-line's bytes themselves would still be as big as the file. The index keeps what it needs of each
-event at ingest (positions, ids, links), so the event itself is only needed when something reads
-it: a page, a query, the search index catching up. Reading it reads its bytes from the open file
-(`os.pread`, about 1 µs) and parses them (orjson, about 2.5 µs); a small cache (the events read
-last: at most 4,096, and about 8 MB of their lines) spares a page that reads the same few hundred
-events several times.
-
-Each slot holds one of:
-- None: the line at `_offsets[p]`, `_lengths[p]` bytes long, in `_source` (a tailed native file);
-- bytes: the line itself, when it cannot be read again (a gzip file, or no descriptor to spare);
-- an object with `load() -> dict`: an event a format can rebuild from its file;
-- a dict: the event, when it is not a line as written (normalized formats, legacy lines, lines
-  with bytes that are not UTF-8, or an event the index changed).
+A parsed event costs about twice its line, and the index keeps what it needs of each event at ingest, so a slot
+holds the line's offset (read again with os.pread and parsed when asked for), its bytes (when it cannot be read
+again), an object that can `load()` it from its file (a format's entry), or the event itself (when it is not a
+line as written). A small cache of the events read last serves pages.
 """
 
 from __future__ import annotations

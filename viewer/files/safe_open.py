@@ -1,16 +1,9 @@
 """Open a file of the watched folder for reading, safely: only regular files, only inside the folder.
 
-Every read of a user's file goes through `open_regular`. The checks are made on the descriptor that
-was opened, not on the path before opening it, so a path swapped between a check and an open (a
-symlink pointed elsewhere, a file replaced by a FIFO) is caught:
-
-- what is not a regular file when looked at (`stat`) is not opened at all: a program writing to a FIFO
-  is never let through by us opening it, nor cut off when we close it;
-- the open never blocks: O_NONBLOCK, so a FIFO swapped in after that look opens at once (and is then refused);
-- the opened descriptor must be a regular file (`fstat`): FIFOs, sockets, devices such as
-  /dev/zero are refused as `not_a_regular_file`;
-- the file actually opened must lie inside the folder (its real path, read from the descriptor
-  where the system tells it), unless the caller allows any place (`--follow-symlinks`).
+Every read of a user's file goes through `open_regular`. The checks are made on the descriptor opened, not on the
+path before, so a path swapped between a check and an open is caught: what is not a regular file is not opened, the
+open never blocks (a FIFO swapped in opens at once and is refused), and the file opened must be a regular file
+inside the folder unless the caller allows any place (`--follow-symlinks`).
 """
 
 from __future__ import annotations

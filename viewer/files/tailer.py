@@ -1,9 +1,7 @@
 """Read session files of lines: follow an append-only file by byte offset (whole-file readers: whole_file).
 
-Every file is opened through `safe_open.open_regular` (never blocks, regular files only, inside the
-folder). What a file may cost is bounded (`Limits`): a line longer than `max_line_bytes` is skipped
-while it streams by (only a count of its bytes is kept) and reported as `line_too_long`; a gzip file
-inflating beyond `max_file_bytes`, or a snapshot document whose parse would take more, is `too_large`.
+Every file is opened through safe_open. What a file may cost is bounded (`Limits`): a line longer than
+`max_line_bytes` is skipped as it streams by and reported `line_too_long`. A rewrite is told by content.
 """
 
 from __future__ import annotations

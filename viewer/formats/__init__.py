@@ -1,10 +1,8 @@
 """One seam for input formats: each module recognizes its files by content and normalizes them.
 
-A normalizer turns the records of a file into native seed-000 events (dicts with message_id,
-event_type, agent_id, role, content, tool_calls, tool_call_id, substance, cause, name,
-language_model), plus optional keys the pages show: `timestamp`, `usage`, `model`, `source`,
-`inferred` (which links were inferred, and how), `markers`, `thinking`, `images` and `raw`
-(the original record). The index, queries, search and pages then work unchanged on every format.
+A normalizer turns a file's records into native seed-000 events, plus optional keys the pages show (`timestamp`,
+`usage`, `model`, `inferred`, `markers`, `thinking`, `images`, `raw`...), so the index, queries, search and pages
+work unchanged on every format. Each format is one `Format(...)` declaration here.
 """
 
 from __future__ import annotations
@@ -12,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from . import ai_agent, claude_code, codex, legacy, otlp_json, weakincentives
+from . import ai_agent, claude_code, codex, copilot, gemini, legacy, otlp_json, weakincentives
 from .base import NOT_READABLE
 
 
@@ -53,6 +51,11 @@ CLAUDE_CODE = Format("claude-code", "Claude Code", hides=NO_HOOKS, looks_like=cl
                      sidecar_of=claude_code.sidecar_of, sidecar_for=claude_code.sidecar_for)
 CODEX = Format("codex", "Codex CLI", hides=NO_HOOKS, looks_like=codex.looks_like, normalizer=codex.CodexNormalizer,
                member_of=codex.member_of)
+# Gemini CLI chats: a main chat and its sub-agents' chats; an older chat is one `.json` document (detect.classify).
+GEMINI = Format("gemini", "Gemini CLI", hides=NO_HOOKS, looks_like=gemini.looks_like,
+                normalizer=gemini.GeminiNormalizer, member_of=gemini.member_of)
+COPILOT = Format("copilot", "GitHub Copilot CLI", hides=NO_HOOKS, looks_like=copilot.looks_like,
+                 normalizer=copilot.CopilotNormalizer, member_of=copilot.member_of)
 WEAKINCENTIVES = Format("weakincentives", "weakincentives", hides=NO_HOOKS, looks_like=weakincentives.looks_like,
                         normalizer=weakincentives.WeakIncentivesNormalizer)
 # Snapshots are re-read whole when replaced (ai_agent.SnapshotReader, chosen by the file name), not tailed
@@ -66,7 +69,7 @@ UNRECOGNIZED = Format("unrecognized", "unrecognized")
 # A file the viewer will not or cannot read (a FIFO, a symlink out of the folder, permission denied): listed, never read.
 NOT_READ = Format("not-read", "not read")
 # Tried in this order on a JSONL file's first record; native is what remains.
-LINE_FORMATS = (OTLP_JSON, CLAUDE_CODE, CODEX, WEAKINCENTIVES, LEGACY)
+LINE_FORMATS = (OTLP_JSON, CLAUDE_CODE, CODEX, GEMINI, COPILOT, WEAKINCENTIVES, LEGACY)
 
 
 def sidecar_owner(path: str) -> str | None:

@@ -1,10 +1,8 @@
-"""ai-agent session snapshots (seed 002, FORMATS.md section 5): one opTree JSON object per file, `.json` or `.json.gz`.
-(A `.json` file of OTLP/JSON requests, one a line, is tailed instead, as a `.jsonl` file is: see SnapshotReader.)
+"""ai-agent session snapshots (seed 002): one opTree JSON object per file, `.json` or `.json.gz`.
 
-The file is rewritten whole (temp file + rename) on every snapshot, so it is re-read whole whenever it changes.
-Sessions are agents (child sessions are sub-agents); each turn's prompts and each operation become entries:
-an llm operation is an assistant entry (model, tokens, cost, latency, status, reasoning), a tool or session
-operation a tool call paired with its result entry.
+The file is rewritten whole on every snapshot, so it is read whole whenever it changes. Sessions are agents (child
+sessions their sub-agents); each turn's prompts and each operation become entries: an llm operation an assistant
+entry, a tool or session operation a call paired with its result. (A `.json` file of OTLP lines is tailed instead.)
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""Claude Code session transcripts (FORMATS.md section 3): a main file plus its sub-agent files, as ONE session.
+"""Claude Code session transcripts: a main file plus its sub-agent files, as ONE session.
 
-Sub-agent layouts: inline `isSidechain` groups (v1.x), `agent-<id>.jsonl` beside the main file (v2.0.x) and
-`<sessionId>/subagents/agent-<id>.jsonl` with `agent-<id>.meta.json` (2.1.x). The lines of one API response
-(same message.id and requestId) become one message; tool_result blocks become tool entries paired by id.
+Sub-agents are inline `isSidechain` groups, `agent-<id>.jsonl` files beside the main file, or
+`<sessionId>/subagents/agent-<id>.jsonl` with a `.meta.json`. The lines of one API response become one message;
+tool_result blocks become tool entries paired by id.
 """
 
 from __future__ import annotations

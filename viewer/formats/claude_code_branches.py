@@ -1,11 +1,8 @@
-"""Rewinds in a Claude Code conversation: a person went back to an earlier message and went on from there, so the
-parentUuid graph forks. The branch left behind is "abandoned"; the one the log goes on with is kept.
+"""Rewinds in a Claude Code conversation: the branch a person left by going back to an earlier message.
 
 Only a prompt a person typed starts a branch: one whose parent is not the agent's latest line, where the first
-conversation (user or assistant) line written after that parent was a typed prompt too (the one it replaces).
-Every other multi-child shape the log has (tool results of parallel calls, a line answering the first of several
-tool calls, progress and hook records beside a response, a compaction's new root) is how lines are recorded, not
-a rewind (claude-code-log's dev-docs/dag.md sorts them out the same way).
+conversation line written after that parent was a typed prompt too (the one it replaces). Other forks of the
+parentUuid graph (parallel tool results, records beside a response, a compaction's new root) are not rewinds.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """A Claude Code session whose files are no longer written keeps only what its pages read of its normalizer.
 
-While a session is read, its normalizer follows every line: each line's uuid (three times: its agent, its place
-for rewinds, the title's summaries), each tool call's id and arguments, each response's key. That is about 440
-bytes an event, as much again as the index itself; a folder of 5,000 sessions holds a million events. A session
-whose files were last written a while ago (see Library.settle_quiet) swaps it for this: its title, the rewinds its
-pages fold, and the uuids a later file's summary may name, as 8-byte digests. More lines for it later (a session
-resumed) mean it is read again from its start, with a fresh normalizer (see Library).
+While a session is read, its normalizer follows every line's uuid, every tool call and every response: as much
+memory again as the index. A session left alone swaps it for this: its title, its rewinds, and 8-byte digests of
+the uuids a later file's summary may name. More lines later mean it is read again from its start.
 """
 
 from __future__ import annotations

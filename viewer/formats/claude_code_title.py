@@ -1,8 +1,5 @@
-"""The title of a Claude Code session: its custom title, else its AI title, else the summary that belongs to it
-(a `summary` record whose `leafUuid` is one of its lines), else its first real prompt.
-
-A prompt is real when a person typed it: not a tool result, not an `isMeta` line Claude Code adds (a command's
-expansion, a caveat), not a compact summary. A slash command reads as the user typed it: `/name args`.
+"""The title of a Claude Code session: its custom title, else its AI title, else the summary that belongs to
+it, else its first prompt a person typed (not a tool result, not an `isMeta` line; a slash command as `/name args`).
 """
 
 from __future__ import annotations

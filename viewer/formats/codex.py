@@ -1,13 +1,9 @@
-"""Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl`): one thread per file, a
-root thread and the sub-agent threads it spawned (and theirs) as ONE session.
+"""Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl`): a root thread and the
+sub-agent threads it spawned (and theirs) as ONE session.
 
-Every line is `{"timestamp", "type", "payload"}` (openai/codex, codex-rs/protocol: `RolloutLine`, `RolloutItem`):
-`session_meta` first (the thread's id, cwd, cli_version, and its `source`: a sub-agent thread's names its parent,
-`{"subagent": {"thread_spawn": {"parent_thread_id", "depth", "agent_nickname", "agent_role"}}}`), then
-`turn_context` (the model of the turn), `response_item` (`message`, `reasoning`, `function_call` and
-`function_call_output`, `custom_tool_call` and its output, `local_shell_call`, `web_search_call`), `event_msg` (UI
-events: `token_count` carries a turn's usage; the user and agent messages repeat response items) and `compacted`.
-A sub-agent thread's file lies beside its parent's; the parent's `spawn_agent` call is its cause.
+Each line is `{"timestamp", "type", "payload"}` (`session_meta`, `turn_context`, `response_item`, `event_msg`,
+`compacted`), as openai/codex's protocol crate defines them; a sub-agent thread's `session_meta.source` names its
+parent thread, whose `spawn_agent` call is its cause.
 """
 
 from __future__ import annotations

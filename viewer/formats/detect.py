@@ -12,6 +12,7 @@ from . import (
     AI_AGENT,
     CLAUDE_CODE,
     CODEX,
+    GEMINI,
     NATIVE,
     OTLP_JSON,
     UNRECOGNIZED,
@@ -20,6 +21,7 @@ from . import (
     claude_code_layout,
     codex,
     detect_record,
+    gemini,
 )
 from .base import first_record
 
@@ -53,6 +55,8 @@ def classify(path: str, inside: str | None) -> tuple[Format, str, dict | None]:
             return AI_AGENT, "", None
         if isinstance(record, dict) and OTLP_JSON.looks_like(record):  # a Collector's file exporter output
             return OTLP_JSON, "", None
+        if isinstance(record, dict) and GEMINI.looks_like(record):  # a Gemini CLI chat before JSONL chats
+            return GEMINI, "", None
         return UNRECOGNIZED, why or "a JSON document without an opTree", None
     if path.endswith(GZIP_SUFFIX):
         return NATIVE, "", None
@@ -69,7 +73,7 @@ def classify(path: str, inside: str | None) -> tuple[Format, str, dict | None]:
     return fmt, "", None
 
 
-_LAYOUTS = {CLAUDE_CODE: claude_code_layout, CODEX: codex}  # formats whose sessions span files laid out beside the main one
+_LAYOUTS = {CLAUDE_CODE: claude_code_layout, CODEX: codex, GEMINI: gemini}  # formats whose sessions span files laid out beside the main one
 
 
 def companions(fmt: Format, main: str, inside: str | None) -> tuple[list[str], Iterator[str]]:

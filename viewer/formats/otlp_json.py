@@ -1,24 +1,9 @@
-"""OTLP/JSON trace files: one ExportTraceServiceRequest a line, as the OpenTelemetry Collector's file exporter
-writes them and as `agentview export --format otlp` does (viewer/otlp.py).
+"""OTLP/JSON trace files: one ExportTraceServiceRequest a line, as a Collector's file exporter and
+`agentview export --format otlp` write them.
 
-A file is one session (the spans of every trace in it). agentview's own export carries each event as it
-was logged (`agentview.event`): those events come back exactly, in their order (`agentview.position`).
-
-Why not a session per trace: a session is a file (or the files of one multi-file session) everywhere else,
-its id the file's path, its page following the file as it grows; making one file several sessions would
-change the Library, not this reader. So several traces in one file (exports written into one file, a
-Collector's file exporter catching several programs) are one session: each of agentview's own traces is kept
-together, trace after trace, and the file gets a `several_traces` problem saying so; the agents of other
-programs' traces are roots of their own in the one tree.
-Spans of other GenAI-instrumented programs (OpenTelemetry GenAI conventions, OpenInference) are read as
-far as their attributes allow:
-  - an `invoke_agent` span (or OpenInference kind AGENT) is an agent, nested under the agent above it;
-    an agent under an `execute_tool` span was created by that tool call;
-  - a `chat` span (or kind LLM) is the agent's response (`gen_ai.output.messages`, else `output.value`),
-    after the messages of `gen_ai.input.messages` it had not heard yet;
-  - an `execute_tool` span (or kind TOOL) is a tool call of its agent and, when it has one, its result;
-  - span links saying `agentview.link` = substance or cause are those links.
-A span a reader cannot use (no ids, not an object) is a problem of the file, listed on its page.
+A file is one session, as everywhere else (several traces in it are kept together, with a `several_traces`
+problem). agentview's own export carries each event as logged, which comes back exactly; spans of other programs
+(GenAI conventions, OpenInference) are read as far as their attributes allow: agent, chat and tool spans, links.
 """
 
 from __future__ import annotations

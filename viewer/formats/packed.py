@@ -1,10 +1,8 @@
 """Plain data (what orjson reads: dicts, lists, strings, numbers) packed small, for values kept by the million.
 
-`marshal` writes every key of every dict again: for an event's small fields and its token usage, the keys are half
-of the bytes. Here each dict becomes a tuple of its shape's id and its values; JSON data holds no tuples, so a
-tuple always means a dict. A shape is a tuple of keys; its id is a CRC-32 of them, the same in every process, so
-packed bytes kept in the persistent cache read back in the next run once its shapes are known again (`shapes`,
-`learn`). Packing costs about 2 µs and unpacking as much; the table only grows with the distinct key orders seen.
+Each dict becomes a tuple of its shape's id and its values (JSON holds no tuples, so a tuple always means a dict);
+a shape's id is a CRC-32 of its keys, the same in every process, so packed bytes kept in the cache read back in the
+next run once their shapes are learnt again.
 """
 
 from __future__ import annotations

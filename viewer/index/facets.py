@@ -1,11 +1,8 @@
-"""Per-agent lists that filters, the chart, the exports and the hook audit would otherwise find by
-reading every event: which entries use each tool, which deliveries a hook modified, and each
-agent's events that are not transcript entries.
+"""Per-agent lists that filters, the chart, the exports and the hook audit would otherwise find by reading
+every event: each tool's entries, the deliveries a hook modified, and the events that are not transcript entries.
 
-Like the search index, they are not built at ingest (which stays lean): they catch up in the
-background after each ingest batch and before every read, so a read always sees every event
-ingested. Each list is built by the rule the pages apply to one event (`search_index.tool_names`,
-`model.is_modified`), so a filtered page shows exactly what a walk over the transcript would.
+Built after ingest and caught up before every read (like the search index), each by the rule the pages apply to
+one event, so a filtered page shows exactly what a walk over the transcript would.
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """A session asleep: its index dropped from memory while a cache entry holds it, taken back the moment it is read.
 
-A folder of thousands of finished sessions is mostly sessions nobody opens. Inspect AI's rule for huge logs is that
-the viewer's memory must not grow with what nobody looks at; so a session kept in the cache and not looked at for a
-while keeps only what the sessions list shows (its name, title, times, counts and cost) and its settled normalizer
-(a few bytes an event: project notes pass through it). Everything else (events, agents, links, search index,
-facets) is dropped, and a restart takes such a session back from its cache entry's first sections only.
-
-Reading any dropped attribute wakes the session (`__getattr__`): its index is read back from the entry, under its
-lock, so no caller needs to know it slept. If the entry is gone or no longer matches (evicted, rewritten by another
-server, corrupt), the session starts empty under a new epoch and its files are read again (`lost`).
+A kept session nobody looked at for a while keeps only what the sessions list shows and its settled normalizer,
+so memory does not grow with what nobody looks at. Reading any dropped attribute wakes it from its entry, under
+its lock (`__getattr__`); if the entry is gone, the session starts empty under a new epoch and is read again.
 """
 
 from __future__ import annotations

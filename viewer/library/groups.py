@@ -1,8 +1,5 @@
 """Sessions of several files (Claude Code: a main file and its sub-agents' files): how the Library joins a file to
 its group, reads a group's files merged by time, settles a group left alone, and takes one back from the cache.
-
-A mixin of Library (its state: `_groups`, `_tailers`, `_by_path`, `sessions`, `cache`, `lock`): one job, apart from
-how single files are listed, renamed and forgotten.
 """
 
 from __future__ import annotations
@@ -44,10 +41,11 @@ class Groups:
             main = os.path.join(member["folder"], member["session"] + SESSION_SUFFIX)
             with self.lock:
                 session_id = self._group_id(key)
-            session = SessionIndex(session_id, main, self.relpath(main), fmt, name=shown(member["session"]),
-                                   host=self.host)
+            session = SessionIndex(session_id, main, self.relpath(main), fmt,
+                                   name=shown(member.get("name") or member["session"]), host=self.host)
             project = self.relpath(member["folder"])  # `serve` one project folder: name it, not "."
-            session.project = shown(os.path.basename(member["folder"]) if project == "." else project)
+            project = member.get("project") or (os.path.basename(member["folder"]) if project == "." else project)
+            session.project = shown(project)  # a format may know the project better than the folder (its cwd)
             self._groups[key] = session
             if self._deferred is not None:  # read once the scan has found every file: listed now, as being read
                 self._list_group(session)

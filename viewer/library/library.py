@@ -1,8 +1,7 @@
 """The Library: every session below a folder, keyed by its stable id, kept in step with the files.
 
-It decides which file is which session (ids, multi-file groups, renames, files it may not read); reading
-bytes is the readers' job (reading), recognizing a file the formats' (formats.detect), and indexing
-one session's events SessionIndex's.
+It decides which file is which session (ids, multi-file groups, renames, files it may not read); reading bytes is
+the readers' job (reading), recognizing a file the formats', and indexing a session's events SessionIndex's.
 """
 
 from __future__ import annotations

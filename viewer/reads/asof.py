@@ -1,9 +1,7 @@
 """"As of event N": a session as it was right after its N-th event (?at=N on any page or JSON twin).
 
-The index is append-only and every rule reads positions in file order, so the state after N events is
-exactly an index fed the first N events: `snapshot` builds one (kept among the app's `snapshots`), and
-`web.lookup.session_or_404` hands it to every view, so the tree, each transcript, the dialog and the pictures all agree on N.
-No Flask here: web/asof.py reads ?at= from a request and keeps it in links.
+The index is append-only and every rule reads positions in file order, so the state after N events is an index
+fed the first N events: `snapshot` builds one (from the nearest earlier one the app keeps) and every view reads it.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Pure reads over a SessionIndex: tree, transcript, perspective, causality (the dialog: dialogs.py).
 
-Every function returns plain, JSON-able data (events are the dicts as logged), so the
-pages, the JSON API and the Python API share one implementation of each rule.
-Each takes the session's lock itself; none rescans the whole session.
+Every function returns plain, JSON-able data, so the pages, the JSON API and the Python API share one
+implementation of each rule. Each takes the session's lock itself; none rescans the whole session.
 """
 
 from __future__ import annotations

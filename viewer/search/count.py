@@ -1,11 +1,8 @@
 """How many hits a query has in all (the search page's total), counted on the position lists its search
 intersects, never by reading events.
 
-A count is bounded (`COUNT_BUDGET` looks: a position of the shortest list looked for in one other list; and
-`COUNT_SESSIONS` sessions visited); past that it is a lower bound, with an upper bound for free (the shortest
-lists' lengths) when every session was visited. How far a session was counted is kept per reading of its file
-and query, so the next page or a reload goes on from there (a big count is exact after a few views), and the
-page of a growing session counts only the events that are new.
+A count is bounded (COUNT_BUDGET looks, COUNT_SESSIONS sessions); past that it is a lower bound. How far a session
+was counted is kept per reading and query, so the next page or a reload goes on from there.
 """
 
 from __future__ import annotations

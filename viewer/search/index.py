@@ -1,9 +1,8 @@
-"""The full-text search index of one session (built by the index, read by search.py's queries).
+"""The full-text search index of one session: token -> sorted array of event positions.
 
-Each session holds a SearchIndex: token -> sorted array of event positions. Tokens come from an
-event's searchable text (content, tool names and arguments, agent names and ids), plus hidden field
-tokens for the qualifiers (agent:, role:, tool:). It is only ever appended to, and catches up with
-the session in the background after each ingest batch and before every query.
+Tokens come from an event's searchable text (content, tool names and arguments, agent names and ids), plus hidden
+tokens for the qualifiers (agent:, role:, tool:). Only ever appended to; it catches up with the session after
+each ingest batch and before every query.
 """
 
 from __future__ import annotations

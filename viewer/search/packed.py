@@ -1,13 +1,8 @@
 """A finished session's search postings packed into three flat arrays, for a folder of thousands of sessions.
 
-While a session grows, its postings are a dict of a growing array per token. Each costs a token string, a dict
-slot, an array object and a vocabulary entry: about 170 bytes before its first position. A Claude Code session of
-200 events has some 1,200 distinct words, so a folder of 5,000 sessions held a gigabyte in them. Once a session's
-files are left alone (its normalizer settled) and its index is complete, the postings are packed: the tokens
-sorted in one list (each string shared with every other session's, `sys.intern`), where each token's positions
-start in one array, and all positions in another: about 12 bytes a token and 2 a position (4 in a session of
-65,536 events or more). A lookup is a bisection.
-A session read again starts with a dict again (SessionIndex.restart).
+A growing session's postings are a dict of arrays, costly per token. Once its files are left alone and its index
+is complete, they become sorted interned tokens, where each token's positions start, and all positions; a lookup
+is a bisection. A session read again starts with a dict again.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
-"""Full-text search over the sessions' search indexes (search_index.py): the query language, hits and polls.
+"""Full-text search over the sessions' search indexes: the query language, hits and polls.
 
-A query intersects the postings of its words and field tokens (the rare ones first), then checks
-phrases on those few candidates only, and stops once a page of hits is found.
-
-Query language (case-insensitive): words (all must match, whole words; `word*` is a prefix),
-"quoted phrases", and the qualifiers agent:, role:, tool: and session: (values may be quoted;
-the same qualifier given twice means either).
+A query intersects the postings of its words and qualifiers (the rarest first), checks phrases on those candidates
+only, and stops at a page of hits. Words must all match (`word*` a prefix), "phrases", and agent:, role:, tool:,
+session: (values may be quoted; a qualifier given twice means either).
 """
 
 from __future__ import annotations

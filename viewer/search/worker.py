@@ -1,20 +1,9 @@
 """The words of a big native file's search index, built in worker processes, on the other cores.
 
-Posting an event's words (tokenizing its text, a set of its tokens, an append per token) is three
-quarters of what the search index costs: about 15 µs an event of long content, 15 s for a million,
-and it ran in the server's own interpreter, after the file was read and beside every request. For a
-native session far behind (at least MIN_BEHIND events), the ingest thread hands runs of JOB_EVENTS
-events to worker processes instead (one a core, up to MAX_PROCESSES; each run to whichever is free):
-their lines' offsets in the file, which the worker opens itself
-(inside the folder, checked as every read is, and only if it is still the same file), reads, parses
-and indexes by the in-process rule (`search_index.run_postings`). The ingest thread merges the runs in
-order, each as the next slice of the index (`SearchIndex.take_run`), looking up only what needs the session
-(the tools of a call in an earlier run, an agent's first event), under the session's lock as an in-process
-slice does: about 1 µs an event, not 15.
-
-Nothing depends on the workers: a run they cannot build (an event not kept as its line, a file
-changed, an error), or a worker that died, is indexed in-process, and a run built for a session
-since read again is dropped. So the index is the same either way (tests compare them).
+For a native session far behind (MIN_BEHIND events), the ingest thread hands runs of lines (their offsets) to worker
+processes, which open the file themselves (checked as every read is) and post the words by the in-process rule;
+the ingest thread merges the runs in order (`SearchIndex.take_run`). A run they cannot build is indexed in-process,
+so the index is the same either way.
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
 """A folder of derived data kept between runs: authenticated entries, written atomically, bounded by LRU eviction.
 
-What is kept is plain data (None, numbers, strings, bytes, tuples, lists, dicts, sets) encoded with `marshal`,
-never pickle: loading it builds no object of any other type and runs nothing. It is still derived data that
-anything able to write the folder could change, so nothing is decoded before it is checked: every section of
-an entry carries a keyed BLAKE2b MAC (the key is a random secret in the folder, readable by this user only)
-over the entry's version, its key, the section's number and its bytes. A truncated, corrupt, foreign-version
-or tampered entry fails its check and reads as missing (the caller rebuilds); the store never raises for it.
-
-An entry is a list of sections, decoded one at a time, so reading a big entry holds one section's bytes at once.
+Entries are plain data encoded with `marshal`, never pickle, in sections each carrying a keyed BLAKE2b MAC; a
+truncated, corrupt, foreign-version or tampered entry reads as missing (the caller rebuilds), never raises.
 """
 
 from __future__ import annotations

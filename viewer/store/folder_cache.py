@@ -1,15 +1,8 @@
 """One cache entry per served folder: what a restart needs to list every kept session of several files at once.
 
-Without it, a restart reads each file's first line to tell its format and its session, then opens each kept
-session's entry and each of its files (a folder of 5,000 Claude Code sessions: about 5 s). This entry holds, for
-every kept group (group_cache): its entry's key, what its files were, its sidecars, its summary (what the sessions
-list shows) and its settled normalizer, and for each of its files what its first line told (its group). A restart
-reads it once; a file whose identity, size and times are those kept (`group_cache.stat_unchanged`) is taken as it
-says, without being opened; its bytes are checked before anything reads them (group_cache.wake) and by background
-work soon after (SessionCache.check_step). Anything else is read as without it.
-
-It is derived from the groups' own entries, written when they change (not more often than Tuning.save_gap_s), and, like
-them, authenticated by the store: a corrupt, foreign or tampered one reads as missing.
+It holds each kept group's entry key, files, sidecars, summary and settled normalizer, so a restart `lstat`s the
+files instead of opening them; their bytes are checked before a wake and by background work soon after. Anything
+that does not match is read as without it.
 """
 
 from __future__ import annotations

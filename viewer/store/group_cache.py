@@ -1,14 +1,7 @@
 """Sessions of several files (Claude Code: a main file and its sub-agents' files) kept between runs.
 
-A group is kept once its normalizer has settled (its files left alone for a while, see Library.settle): then its
-whole index is plain data (index_state). It is used again only if nothing about its files changed: the same files
-(the entry's key is made of their identities: device and inode), each still of the size it was read to, with the
-same modification time and the same bytes at its start and its end, and the same files beside them that describe
-them (sidecars: their sizes and times). Any change is a miss: the group is read from its start, as without a cache.
-A settled group that grows is read again from its start anyway, so the entry needs no more than that.
-
-A folder of 5,000 finished sessions is thus taken back from 5,000 entries, each checked by a few system calls
-and 8 KB read per file, instead of gigabytes read and parsed again.
+A group is kept once it has settled; it is used again only if its files are the same (identities, sizes, times,
+first and last bytes) and so are its sidecars. Any change is a miss: the group is read from its start.
 """
 
 from __future__ import annotations

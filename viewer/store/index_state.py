@@ -1,14 +1,8 @@
 """A SessionIndex as plain data and back: what the persistent cache keeps of a session (see session_cache).
 
-Everything the index derived from its file (positions, links, the agent tree, problems, the search index and
-the facets) becomes sections of plain data (numbers, strings, bytes, tuples, lists, dicts, sets: cache_store
-keeps nothing else), each small enough to encode without holding up the server for long. The session's own
-identity (id, path, name) is not kept: a renamed file is the same content under its new name.
-
-Only sessions whose every attribute is known here are kept (`cacheable`): a new attribute of SessionIndex
-that this module does not know makes its sessions uncacheable (a test says so) rather than silently lost.
-A session made by a normalizer (Claude Code: several files) is kept once its normalizer has settled (see
-Normalizer.settle): then what the normalizer holds and what its `keep` stored are plain data too.
+Everything the index derived from its file becomes sections of plain data, each small enough to encode without
+holding up the server. A session with an attribute this module does not know is not kept (`cacheable`), rather
+than losing that attribute silently.
 """
 
 from __future__ import annotations

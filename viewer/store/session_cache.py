@@ -1,14 +1,8 @@
 """Sessions kept between runs: a restart takes a file's index from the cache and reads only what came after.
 
-An entry is keyed by the file's identity (device and inode: a renamed file keeps its entry) and holds how far
-the file was read (the tailer's state), a print of the bytes read so far, and the index (index_state). It is
-used only when the file still holds those bytes: at least as long, and the print the same (CRC-32 of its first
-64 KiB, of 64 blocks spread over the rest and of the bytes just before the read position; all of it for a file
-under 1 MiB). Then the tailer goes on from there, with the checks every read makes (a rewrite of the bytes
-before the position reads the file again). Anything else, a failed check of the entry included, is a miss: the
-file is read from its start, as without a cache.
-
-The cache lives under the user's cache folder, never in the folder being watched.
+An entry is keyed by the file's identity (device and inode: a renamed file keeps it) and holds how far the file was
+read, a print of its bytes and its index; it is used only when the file still holds those bytes. The cache lives
+in the user's cache folder, never in the folder being watched.
 """
 
 from __future__ import annotations

@@ -12,7 +12,6 @@ import logging
 import os
 import weakref
 from datetime import datetime, timezone
-from pathlib import Path
 
 from flask import Flask, request
 
@@ -22,6 +21,7 @@ from viewer.core.tuning import Tuning
 from viewer.files.tailer import size_text
 from viewer.index import usage
 from viewer.library.runtime import Runtime
+from viewer.mcp import http as mcp_http
 from viewer.reads import asof as asof_reads
 from viewer.reads import costs, provenance
 from viewer.search import count as search_count
@@ -45,16 +45,10 @@ from . import (
 )
 from .endpoints import LIVE_ENDPOINTS
 from .errors import register_error_pages
+from .resources import resource_dir
 from .state import KEY, AgentView
 
 access_log = logging.getLogger("agentview.access")
-
-
-def _resource_dir(name: str) -> str:
-    """templates/ and static/: inside the package when installed from a wheel, else the checkout's."""
-    package = Path(__file__).resolve().parent.parent
-    installed = package / f"_{name}"
-    return str(installed if installed.is_dir() else package.parent / name)
 
 
 def ago(t: float, now: float) -> str:
@@ -104,7 +98,7 @@ def create_app(
     (core.tuning); `prices`: the prices costs are shown at (the shipped table with AGENTVIEW_PRICES over it).
     What it runs is stopped by `close_app(app)`, else when the interpreter exits.
     """
-    app = Flask(__name__, template_folder=_resource_dir("templates"), static_folder=_resource_dir("static"))
+    app = Flask(__name__, template_folder=resource_dir("templates"), static_folder=resource_dir("static"))
     app.config["AGENT_PAGE_SIZE"] = 200
     app.config["DIALOG_PAGE_SIZE"] = 200
     app.config["SEARCH_COUNT_BUDGET"] = search_count.COUNT_BUDGET  # looks a search page's total makes at most
@@ -118,7 +112,7 @@ def create_app(
                                     runtime.keep(tree_outline.drawings()))
     app.wsgi_app = _served_first(app.wsgi_app, runtime.foreground)
 
-    for blueprint in (pages.bp, api.bp, search_views.bp, pictures.bp, exports.bp, hooks.bp, images.bp):
+    for blueprint in (pages.bp, api.bp, search_views.bp, pictures.bp, exports.bp, hooks.bp, images.bp, mcp_http.bp):
         app.register_blueprint(blueprint)
     register_error_pages(app)
     app.jinja_env.filters["pretty_json"] = lambda value: jsonio.text(value, indent=True)

@@ -1,14 +1,9 @@
 """waitress, with each request counted as under way (see foreground) from when its headers arrive until its
-answer is written, not only while the app makes it.
+answer is written, not only while the app makes it, and the connection of an answer without a body (a 204 poll)
+kept open.
 
-A request waits for the GIL several times outside the app: the server's loop reads and parses it, a request
-thread wakes for it, and writes the answer. Behind a long C-level step of the ingest thread each of these
-waits out that step; counted only inside the app, the ingest thread went on with its work through them (an
-empty poll, 1 ms of work, took 7 ms p95 while a big file was read). Counted here, the ingest thread gives way
-at its next step from the moment the request is read.
-
-A request is counted once its headers are in (for a GET: the read that brings it), not from its first byte:
-a client sending half a request, slowly, would otherwise keep reading at half speed for as long as it likes.
+A request also waits for the GIL outside the app (parsed, handed to a thread, written); counted only inside it,
+the ingest thread went on through those waits. A half-sent request is not counted.
 
 These classes extend waitress's own (channel, parser, task) and rely on its internals: pyproject.toml pins
 waitress to the minor version they were written and tested against.

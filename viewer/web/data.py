@@ -1,7 +1,7 @@
 """The data object of each page whose JSON twin lives in api.py: built here once, then rendered by the page
 (with what only a page needs: poll URLs, page sizes, pictures) or answered as JSON by its twin.
 
-Callers hold the session's lock. The shapes are declared in shapes.py and checked against the README.
+Callers hold the session's lock. The shapes are declared in shapes.py and documented in docs/api.md.
 """
 
 from __future__ import annotations

@@ -1,22 +1,9 @@
-"""Transcript entries and dialog items rendered once, shared between requests: 25 pollers of a live agent page,
-and a page read again, print each entry from here instead of running the entry macro (_entry.html, or
-_dialog_item.html's) again.
+"""Transcript entries and dialog items rendered once, shared between requests (the pollers of a live page,
+a page read again).
 
-An entry's HTML is kept under everything it is made of, so a kept one is exactly what rendering it again
-would print:
-- the item itself (queries._entry, with `rewound`): its event, delivery, calls, results, spawned agents,
-  listeners and names, as marshal bytes (C speed, exact: 1, 1.0 and True differ, as their printing does;
-  an item holding anything else is rendered, never kept). Written in marshal's version 2 (MARSHAL_VERSION): later
-  versions mark each object referenced elsewhere too, so the same item read again (its event now also held by
-  the event list's cache) made other bytes, and a second poller of an agent found none of its entries kept;
-- the session it was read from (its serial: unique in the process, and its epoch: a file truncated or
-  replaced starts a new one) and the id its links print; the live session the agents' colours are looked
-  up in (colours.agent_colour reads the library's, also for a page frozen as of event N);
-- the entry macro that printed it (a template reloaded after an edit makes another);
-- how the page prints it: sub-agents shown (and then the entry's indent below the page's agent), out of
-  band, masking on or off, ?at=N (every link keeps it), the app's root path (links start with it).
-Nothing is ever invalidated in place: what changes makes a new key, and the old one ages out (LRU, bounded
-by the bytes of keys and HTML kept).
+An entry's HTML is kept under everything it is made of (the item as marshal bytes, the session and its epoch, the
+macro, the page's options, masking, ?at=N, the root path), so a kept one is exactly what rendering it again would
+print. Nothing is invalidated in place: what changes makes a new key, and the old one ages out (LRU by bytes).
 """
 
 from __future__ import annotations

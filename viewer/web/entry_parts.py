@@ -1,11 +1,8 @@
-"""The pieces every transcript entry prints (_entry.html), in Python: a page of 200 entries made some 2,000
-Jinja macro calls and 6,000 prints, and a macro call costs more than the link or badge it writes.
+"""The pieces every transcript entry prints (_entry.html), written in Python: a macro call per link and badge
+cost more than what it wrote.
 
-Each function writes exactly what the template wrote (same bytes, same whitespace: every page of every sample
-session was compared before and after), printing every value the way a template prints it (`put`: the
-environment's finalize, which masks, then autoescape). The template keeps the entry's outline and its rare
-parts (bookkeeping records, a format's extras and raw record, a modified delivery's diff); _macros.html keeps
-`content` and `entry_text` for other templates, calling these.
+Each function writes exactly what the template wrote (the same bytes), printing every value as a template does
+(`put`: finalize, which masks, then autoescape).
 """
 
 from __future__ import annotations

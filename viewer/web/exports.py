@@ -1,13 +1,15 @@
-"""Exports of a session (Markdown, the seed-004 trace, GraphViz DOT, normalized JSON) as downloads."""
+"""Exports of a session (Markdown, the seed-004 trace, GraphViz DOT, normalized JSON, a shared HTML file) as downloads."""
 
 from __future__ import annotations
 
 from flask import Blueprint, Response, abort, request
 
+from viewer.core.redact import ACTIVE
 from viewer.export import text as exports
+from viewer.share.page import share_html
 
 from .args import agent_list_arg, flag_arg
-from .lookup import session_or_404, with_facets
+from .lookup import agent_or_404, session_or_404, with_facets
 
 bp = Blueprint("exports", __name__)
 
@@ -22,3 +24,16 @@ def export(session_id, fmt):
     except exports.ExportError as error:
         abort(400, error.page)
     return Response(text, content_type=exports.MEDIA_TYPES[fmt])
+
+
+@bp.get("/s/<session_id>/share.html")
+def share(session_id):
+    """The file `agentview share` writes, masked as this page is (?agent=: it opens on that perspective)."""
+    s = session_or_404(session_id)
+    agent = request.args.get("agent") or None
+    if agent is not None:
+        agent_or_404(s, agent)
+    page = share_html(s, agent, redact_secrets=ACTIVE.get())
+    name = "".join(c if c.isalnum() or c in "._-" else "_" for c in s.id)[:120] or "session"
+    return Response(page, content_type="text/html; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="{name}.html"'})

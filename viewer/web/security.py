@@ -6,7 +6,7 @@ import hmac
 import ipaddress
 import logging
 import re
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from flask import Flask, abort, current_app, g, redirect, request
 
@@ -39,6 +39,18 @@ def host_name(header: str) -> str:
     if header.startswith("["):
         return header[1 : header.find("]")].lower() if "]" in header else header.lower()
     return header.rsplit(":", 1)[0].lower() if header.count(":") == 1 else header.lower()
+
+
+def origin_allowed(origin: str | None, allowed: frozenset[str] | None, host: str) -> bool:
+    """Whether a request's Origin header may be answered: none (not a browser), or a page served under one of the
+    names this server answers for (any name on a wildcard bind: then only this request's own). A page of another
+    site that resolves its name to us (DNS rebinding) is refused by name, whatever its Host says."""
+    if origin is None:
+        return True
+    name = urlsplit(origin).hostname
+    if not name:
+        return False  # "null" (a sandboxed page, a file) or no address at all
+    return name.lower() in allowed if allowed is not None else name.lower() == host_name(host)
 
 
 class EmptyToken(ValueError):

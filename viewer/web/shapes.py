@@ -1,9 +1,8 @@
-"""The JSON API's answers, declared once: the contract README's "JSON API" section documents and
-tests/test_web_shapes.py checks (against the README and against real answers).
+"""The JSON API's answers, declared once: the contract docs/api.md documents and tests/web/test_web_shapes.py
+checks (against docs/api.md and against real answers).
 
-A key a TypedDict declares NotRequired is in some answers only. `Event` is an event as logged: its keys
-are the log's own. Annotations are evaluated (no `from __future__ import annotations`) so NotRequired
-is seen by TypedDict.
+A key declared NotRequired is in some answers only; `Event` is an event as logged. Annotations are evaluated (no
+`from __future__ import annotations`) so that TypedDict sees NotRequired.
 """
 
 from typing import Any, NotRequired, TypedDict

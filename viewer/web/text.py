@@ -1,13 +1,8 @@
 """Log text as HTML people can read: Markdown, highlighted code, pretty tool arguments, ANSI colours.
 
-Pure (no Flask): each function takes text that is already masked and returns an HTML string. The
-text a log holds is untrusted, so Markdown is parsed with raw HTML off and its output sanitized by
-nh3 (an allowlist of tags and attributes; links get rel="noopener noreferrer nofollow"). Entries
-never change once read, so each rendering is cached on the (masked) text it was given.
-
-Masking stays first: callers pass `redact.shown(text)`, and with `remask` the rendered HTML is
-masked once more, so a secret that only Markdown or ANSI markup kept apart (`sk-\\x1b[0mproj-...`)
-is masked once the markup is gone. Nothing here ever un-masks.
+Pure (no Flask): each function takes text already masked and returns HTML. Markdown is parsed with raw HTML off
+and sanitized by nh3; renderings are cached on their text. With `remask` the HTML is masked once more, so a secret
+that only markup kept apart is masked once the markup is gone.
 """
 
 from __future__ import annotations

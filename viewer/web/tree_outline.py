@@ -1,11 +1,8 @@
-"""The compact agent tree beside an agent's transcript: names and ordinals only.
+"""The compact agent tree beside an agent's transcript: names and ordinals only, written as HTML here.
 
-Leaner than queries.tree_rows (no creator summaries, flags or models) and written as HTML here rather than by a
-Jinja loop: every agent page carries it, and a session of hundreds of agents would otherwise cost the page more
-than its transcript. Every printed value goes through security.printed, as a template's would (masked).
-
-The HTML is kept per session version (drawn again when events arrive) and the current agent is marked as the
-page is served: views of one agent after another, or one agent polled into a new page, cost a string copy."""
+Every agent page carries it, so it is leaner than queries.tree_rows and kept per session version; the current
+agent is marked as the page is served. Every printed value goes through security.printed (masked).
+"""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """The Agent of seed 000, with a pluggable async model, and ScriptedModel for tests and demos.
 
-A model is any callable taking the agent's message list and returning (or awaiting to) an
-assistant message dict: {"role": "assistant", "content": ...} or {..., "tool_calls": [...]}.
-No network client ships here; wrap one in a function of that shape to use a real LLM.
+A model is any callable from the agent's message list to an assistant message dict (or an awaitable of one); wrap
+a real LLM client in a function of that shape.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """`agentview demo`: a scripted multi-agent session written live, about a minute long.
 
-The agents are real writer-API Agents running the standard tools; only their models are
-scripted. A coordinator (the root) gets a launch post written: it creates an Analyst, a
-Writer and a Reviewer, runs a kickoff discussion in which the Analyst pastes a secret (a
-delivery hook redacts it for everyone else), whispers to the Analyst, asks for numbers
-(an ordinary tool call), lets the Writer consult an inner voice, and has the draft
-reviewed. No network, no API key.
+Real writer-API agents running the standard tools, with scripted models: a coordinator, an Analyst who pastes a
+secret (a delivery hook redacts it), a Writer with an inner voice, and a Reviewer. No network, no API key.
 """
 
 from __future__ import annotations

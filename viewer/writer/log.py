@@ -1,12 +1,7 @@
 """The event stream of seed 000: LoggedString and SessionLog, the file a session is written to.
 
-A SessionLog appends events (agent_created, transcript_entry, piece_of_text) to one JSONL
-file, allocates every agent_NNN and msg_NNN id, and keeps the registry of every agent
-that ever existed. `SessionLog.load` restores the counters and the registry in one pass,
-so a resumed session never hands out an id the log already holds.
-
-Agents (agent.py) log through this module; rebuilding agents from a log is session.py's
-job, so the dependency runs one way: log <- agent <- session.
+A SessionLog appends events to one JSONL file, allocates every agent_NNN and msg_NNN id and keeps the registry of
+every agent; `SessionLog.load` restores them, so a resumed session never reuses an id.
 """
 
 from __future__ import annotations

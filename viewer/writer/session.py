@@ -1,8 +1,5 @@
-"""The writer side of seed 000: Session (a SessionLog that rebuilds its agents) and load_session.
-
-A Session is the log of log.py (ids, registry, logging) plus the one thing the log cannot do
-without knowing what an Agent is: rebuilding agents from what the log holds. `revive` brings
-back one agent, `load_session` the whole tree.
+"""The writer side of seed 000: Session (a SessionLog that rebuilds its agents: `revive`) and load_session
+(the whole agent tree rebuilt from a log).
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Tools on the writer API, as in seed 000's examples: task, discuss, whisper, and hooks.
 
-Every agent of a tree shares one Toolbox: the tools it may call, the models new agents
-get, hooks that may rewrite a delivery (the substance is kept, so the viewer shows the
-change), and gates (hook agents that approve or block a tool call, seed Example 3).
+Every agent of a tree shares one Toolbox: the tools it may call, the models new agents get, hooks that may rewrite
+a delivery (its substance kept), and gates (hook agents that approve or block a tool call).
 """
 
 from __future__ import annotations

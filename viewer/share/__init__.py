@@ -1,0 +1,1 @@
+"""A session as one self-contained HTML file: styles, script and data inside, no network, secrets masked."""
