@@ -3,10 +3,8 @@ answer is written, not only while the app makes it, and the connection of an ans
 kept open.
 
 A request also waits for the GIL outside the app (parsed, handed to a thread, written); counted only inside it,
-the ingest thread went on through those waits. A half-sent request is not counted.
-
-These classes extend waitress's own (channel, parser, task) and rely on its internals: pyproject.toml pins
-waitress to the minor version they were written and tested against.
+the ingest thread went on through those waits. A half-sent request is not counted. These subclasses rely on
+waitress's internals: pyproject.toml pins waitress to the minor version they were tested against.
 """
 
 from __future__ import annotations
