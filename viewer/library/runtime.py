@@ -14,7 +14,7 @@ import warnings
 
 from viewer.core import pricing
 from viewer.core.host import Host
-from viewer.core.kept import Kept
+from viewer.core.bounded_map import BoundedMap
 from viewer.core.tuning import Tuning
 from viewer.search import count as search_count
 from viewer.store import session_cache
@@ -43,7 +43,7 @@ class Runtime:
         self.tuning = self.host.tuning
         self.foreground = self.host.foreground  # the requests under way: the web layer counts them here
         self.counts = search_count.counts()  # how far search totals got, for the next page
-        self._kept: list[Kept] = [self.counts]  # what is kept between requests: emptied by close
+        self._kept: list[BoundedMap] = [self.counts]  # what is kept between requests: emptied by close
         self._switch_interval: tuple[float, float] | None = None  # (found, set) while lowered
         self._warning_filter: tuple | None = None
         self._on_close: list = []  # what the app asked to be done when this closes
@@ -58,7 +58,7 @@ class Runtime:
         else:
             self.library.scan()
 
-    def keep(self, kept: Kept) -> Kept:
+    def keep(self, kept: BoundedMap) -> BoundedMap:
         """Something the layers above keep between requests (snapshots, drawn trees): emptied when this closes."""
         self._kept.append(kept)
         return kept

@@ -6,17 +6,17 @@ fed the first N events: `snapshot` builds one (from the nearest earlier one the 
 
 from __future__ import annotations
 
-from viewer.core.kept import Kept
+from viewer.core.bounded_map import BoundedMap
 from viewer.core.tuning import Tuning
 from viewer.index.session_index import SessionIndex
 
 CACHE_SIZE = 16
 
 
-def snapshots(most_events: int = Tuning.asof_cache_events) -> Kept:
+def snapshots(most_events: int = Tuning.asof_cache_events) -> BoundedMap:
     """The snapshots kept for the next request (one per running app): at most CACHE_SIZE, holding about
     `most_events` events in all (each is an index of its own)."""
-    return Kept(CACHE_SIZE, weigh=lambda key: key[2], most_weight=most_events)
+    return BoundedMap(CACHE_SIZE, weigh=lambda key: key[2], most_weight=most_events)
 
 
 class Snapshot(SessionIndex):
@@ -30,7 +30,7 @@ class Snapshot(SessionIndex):
         self.live_count = live_count
 
 
-def snapshot(s: SessionIndex, n: int, kept: Kept | None = None) -> Snapshot:
+def snapshot(s: SessionIndex, n: int, kept: BoundedMap | None = None) -> Snapshot:
     """The session right after its first n events (n is clamped to what has been read).
 
     Built from the nearest snapshot kept in `kept` before n when there is one (copied, then fed the events

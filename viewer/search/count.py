@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from viewer.core.kept import Kept
+from viewer.core.bounded_map import BoundedMap
 from viewer.core.positions import intersection_chunks
 
 from .index import AGENT
@@ -20,10 +20,10 @@ COUNT_SESSIONS = 500  # sessions a count visits at most (its lock, its lists, it
 KEPT = 4096  # counts kept: (session, reading, requirements) -> (events before it counted, hits among them)
 
 
-def counts(most: int = KEPT) -> Kept:
+def counts(most: int = KEPT) -> BoundedMap:
     """How far counts got, kept between requests (one per running app, its runtime's): (session, reading,
     requirements) -> (events before it counted, hits among them)."""
-    return Kept(most)
+    return BoundedMap(most)
 
 
 class Tally:
@@ -31,7 +31,8 @@ class Tally:
     phrases are not checked (that reads each event's text): see `total`. How far earlier counts got is read
     from and kept in `kept` (none kept without it)."""
 
-    def __init__(self, budget: int = COUNT_BUDGET, sessions: int = COUNT_SESSIONS, kept: Kept | None = None) -> None:
+    def __init__(self, budget: int = COUNT_BUDGET, sessions: int = COUNT_SESSIONS,
+                 kept: BoundedMap | None = None) -> None:
         self.count, self.most, self.left, self.complete = 0, 0, budget, True
         self.visits = sessions
         self.kept = kept if kept is not None else counts()

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from viewer.core import model
-from viewer.core.kept import Kept
+from viewer.core.bounded_map import BoundedMap
 from viewer.core.positions import intersection_chunks, union
 from viewer.core.redact import shown
 
@@ -243,7 +243,7 @@ def in_scope(sessions: list, query: Query, session_id: str | None) -> list:
 
 def search(sessions: list, text: str, session_id: str | None = None, resume: str | None = None,
            limit: int = 50, count_budget: int | None = None, count_sessions: int = COUNT_SESSIONS,
-           counts: Kept | None = None) -> dict:
+           counts: BoundedMap | None = None) -> dict:
     """A page of hits in (session, file order), from `resume` ("<session>=<position>", as `next` gave).
 
     With `count_budget`, "total" says how many hits the query has in all (search_count.Tally), counted on the

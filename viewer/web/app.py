@@ -127,8 +127,8 @@ def create_app(
     entry_parts.install(app.jinja_env)
     entry_cache.install(app)
     app.jinja_env.globals.update(link_url=render.link_url, as_of=asof.requested, as_of_banner=asof.banner,
-                                 agent_colour=colours.agent_colour,
-                                 indent_class=colours.indent_class, prices_note=lambda: costs.prices_note(runtime.host.prices))
+                                 agent_colour=colours.agent_colour, indent_class=colours.indent_class,
+                                 prices_note=lambda: costs.prices_note(runtime.host.prices))
     app.url_defaults(asof.inject_at)  # links on a page frozen at event N stay at N
 
     @app.after_request

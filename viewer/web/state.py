@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from flask import current_app
 
-from viewer.core.kept import Kept
+from viewer.core.bounded_map import BoundedMap
 from viewer.library.library import Library
 from viewer.library.runtime import Runtime
 from viewer.library.watcher import Watcher
@@ -23,8 +23,8 @@ class AgentView:
     """Per-app state, kept in app.extensions["agentview"]."""
 
     runtime: Runtime
-    snapshots: Kept  # sessions as of event N (reads.asof)
-    drawings: Kept  # agent trees drawn for the agent pages (tree_outline)
+    snapshots: BoundedMap  # sessions as of event N (reads.asof)
+    drawings: BoundedMap  # agent trees drawn for the agent pages (tree_outline)
 
     @property
     def library(self) -> Library:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
-from viewer.core.kept import Kept
+from viewer.core.bounded_map import BoundedMap
 from viewer.core.redact import ACTIVE
 from viewer.index.session_index import SessionIndex
 from viewer.reads import queries
@@ -41,12 +41,12 @@ class Drawn:
     marks: dict[str, int]  # agent id -> the offset in `html` of its link's mark
 
 
-def drawings() -> Kept:
+def drawings() -> BoundedMap:
     """The trees kept between requests (one per running app)."""
-    return Kept(KEPT)
+    return BoundedMap(KEPT)
 
 
-def sidebar(s: SessionIndex, session_id: str, current: str, kept: Kept) -> Markup:
+def sidebar(s: SessionIndex, session_id: str, current: str, kept: BoundedMap) -> Markup:
     """The nested list of links, the current agent marked (aria-current), drawn again only when the tree kept in
     `kept` is not of the session's version. The caller holds the lock."""
     url_of = agent_urls(session_id)

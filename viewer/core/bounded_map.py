@@ -9,7 +9,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
 
-class Kept:
+class BoundedMap:
     def __init__(self, most: int, weigh: Callable[[Hashable], int] | None = None, most_weight: int = 0) -> None:
         self.most, self.weigh, self.most_weight = most, weigh, most_weight
         self._items: OrderedDict = OrderedDict()
