@@ -22,9 +22,14 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "sample_sessions"
 SYSTEM_CHROMIUM = os.environ.get("AGENTVIEW_CHROMIUM", "/usr/bin/chromium")
+# Locks taken out of their order raise (viewer/core/lockorder.py), here and in the servers the tests start.
+os.environ["AGENTVIEW_CHECK_LOCKS"] = "1"
 # Servers the tests start keep their session cache (on by default) in a folder of this run, never the user's.
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="agentview-test-cache-")
+os.environ["AGENTVIEW_CHECK_SHAPES"] = "1"  # every answer a view builds is checked against its declared shape
 atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], True)  # a run leaves no folder behind
+
+from other_user import runtime_for  # noqa: E402 (after the environment the viewer's modules read)
 
 
 def write_events(path: Path, events: list[dict], mode: str = "w") -> Path:
@@ -102,9 +107,13 @@ def serve(folder: Path, *extra: str, user: int | None = None, soft_limit: int | 
 
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft_limit, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
 
+    python, cwd, env = sys.executable, REPO, None
+    if user is not None and user != os.geteuid():  # from a copy that user may reach (the checkout may be 0700)
+        runtime = runtime_for(user)
+        python, cwd, env = runtime.python, runtime.code, runtime.env()
     process = subprocess.Popen(
-        [sys.executable, "-m", "viewer", "serve", str(folder), "--port", "0", *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=REPO, user=user,
+        [python, "-m", "viewer", "serve", str(folder), "--port", "0", *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=cwd, env=env, user=user,
         preexec_fn=lower_the_limit if soft_limit else None,
     )
     output: list[str] = []  # what it logged so far (warnings may come before it listens)
@@ -127,6 +136,19 @@ def serve(folder: Path, *extra: str, user: int | None = None, soft_limit: int | 
         except subprocess.TimeoutExpired:
             process.kill()
         reader.join(timeout=5)
+    assert "LockOrderError" not in "".join(output), "".join(output)[-3000:]  # see locks_in_order
+
+
+@pytest.fixture(autouse=True)
+def locks_in_order():
+    """No thread of the test took locks out of their order, nor gave way holding one, even a thread that
+    caught the error and went on (the ingest thread logs what fails and reads on)."""
+    from viewer.core import lockorder
+
+    lockorder.violations.clear()
+    yield
+    found, lockorder.violations[:] = list(lockorder.violations), []
+    assert not found, f"locks taken out of order: {found}"
 
 
 @pytest.fixture

@@ -2,8 +2,9 @@
 and decodes each request with opentelemetry-proto, keeps its spans (with when they arrived), and answers as
 told: `status` for every request, or `script`, a list of (status, headers) answered one per request first. A 200
 carries `partial` (spans rejected, message) as a partial success when set: protobuf, or JSON with `partial_json`.
-`delays` (seconds, one per request, first come first served) hold a request before it is taken: with several
-senders, a later request then overtakes it unless the sender keeps them in order."""
+`delays` (seconds, one per request, first come first served) hold a request before it is taken, until a later
+request has been taken or that long has passed: with several senders, the later request overtakes it, unless the
+sender keeps them in order (and then the hold lasts the whole delay)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+
+from conftest import wait_for
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (ExportTraceServiceRequest,
                                                                       ExportTraceServiceResponse)
 
@@ -43,6 +46,8 @@ class Receiver:
         self.partial_json = False
         self.delays: list[float] = []
         self.lock = threading.Lock()
+        self.taken = threading.Condition(self.lock)  # notified as each request is taken
+        self.requests_taken = 0
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -52,11 +57,15 @@ class Receiver:
                     body = gzip.decompress(body)
                 with receiver.lock:
                     delay = receiver.delays.pop(0) if receiver.delays else 0
-                if delay:
-                    time.sleep(delay)
+                    before = receiver.requests_taken
+                    if delay:
+                        receiver.taken.wait_for(lambda: receiver.requests_taken > before, timeout=delay)
                 with receiver.lock:
                     receiver.requests += 1
                     status, headers = receiver.script.pop(0) if receiver.script else (receiver.status, {})
+                    if status != 200:
+                        receiver.requests_taken += 1
+                        receiver.taken.notify_all()
                 if status != 200:
                     self.send_response(status)
                     for key, value in headers.items():
@@ -79,6 +88,8 @@ class Receiver:
                                     "kind": sp.kind, "start": sp.start_time_unix_nano, "end": sp.end_time_unix_nano,
                                     "attributes": proto_attributes(sp.attributes), "arrived": arrived,
                                     "links": [(l.span_id.hex(), proto_attributes(l.attributes)) for l in sp.links]})
+                    receiver.requests_taken += 1
+                    receiver.taken.notify_all()
                 answer, kind = ExportTraceServiceResponse().SerializeToString(), "application/x-protobuf"
                 if receiver.partial is not None:
                     rejected, message = receiver.partial
@@ -105,10 +116,7 @@ class Receiver:
         self.thread.start()
 
     def wait_for(self, count: int, seconds: float = 30) -> None:
-        deadline = time.monotonic() + seconds
-        while len(self.spans) < count:
-            assert time.monotonic() < deadline, f"{len(self.spans)} of {count} spans arrived"
-            time.sleep(0.02)
+        wait_for(lambda: len(self.spans) >= count, timeout=seconds)
 
     def close(self) -> None:
         self.server.shutdown()

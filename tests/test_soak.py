@@ -90,8 +90,8 @@ class Poller(threading.Thread):
                 if self.poll_once(connection) and stopping:
                     return
                 self.ready.set()
-                if not self.more:
-                    time.sleep(random.uniform(0.5, 1.5) * POLL_EVERY)
+                if not self.more:  # as a page does: the next poll in about POLL_EVERY, or at once when stopping
+                    self.stop.wait(random.uniform(0.5, 1.5) * POLL_EVERY)
         except Exception as exc:  # reported by the test, not lost in a thread
             self.errors.append(repr(exc))
 
@@ -138,7 +138,7 @@ def test_nothing_is_lost_or_repeated_under_load(tmp_path):
                 total += 1
             for f in files.values():
                 f.flush()
-            time.sleep(batch_every)
+            time.sleep(batch_every)  # the load's rate, not a wait for a condition: nothing is asserted after it
         for f in files.values():
             f.close()
         rate = total / (time.monotonic() - started)

@@ -9,6 +9,7 @@ import time
 import pytest
 from flask import Response, request
 
+from conftest import wait_for
 from viewer.core.foreground import WAIT_PER_WORK, Foreground
 from viewer.web.app import create_app
 from viewer.web.channel import counted_server
@@ -83,19 +84,24 @@ def test_give_way_is_bounded_while_requests_never_end():
     assert not foreground.busy()
 
 
+def _work(seconds: float) -> float:
+    """Keep the processor busy for `seconds`, as a step of background work does; how long it took."""
+    began = time.monotonic()
+    while time.monotonic() - began < seconds:
+        pass
+    return time.monotonic() - began
+
+
 def test_steady_requests_leave_the_work_half_of_the_time():
     """Fifty live pages polling keep a request always under way: the work still runs, waiting at most as long
     as it worked."""
     foreground = Foreground()
     with foreground.serving():
-        time.sleep(0.05)  # worked a while: its credit is full
+        _work(0.05)  # worked a while: its credit is full
         foreground.give_way()
         worked = waited = 0.0
         for _ in range(50):
-            began = time.monotonic()
-            while time.monotonic() - began < 0.002:  # a step of work
-                pass
-            worked += time.monotonic() - began
+            worked += _work(0.002)  # a step of work
             began = time.monotonic()
             foreground.give_way()
             waited += time.monotonic() - began
@@ -137,24 +143,30 @@ def _connect(port: int) -> socket.socket:
     return socket.create_connection(("127.0.0.1", port), timeout=10)
 
 
-def _until(condition, timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.005)
-    return True
+def _until(condition) -> bool:
+    return bool(wait_for(condition, timeout=10.0, interval=0.005))
+
+
+def _another_request_answered(port: int) -> bool:
+    """A whole request on a connection of its own, answered: the server has taken in what was sent before it
+    (one loop reads every connection), so what is or is not under way is now settled."""
+    with _connect(port) as client:
+        client.sendall(b"GET /_busy HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        answer = b""
+        while data := client.recv(65536):
+            answer += data
+    return answer.startswith(b"HTTP/1.1 200") and answer.endswith(b"ok")
 
 
 def test_a_request_is_under_way_from_its_headers_until_it_is_answered(served):
     port, foreground, _ = served
     with _connect(port) as client:
         client.sendall(b"POST /_echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n")
-        time.sleep(0.3)
-        assert not foreground.busy()  # half a request's headers: nothing to answer yet
+        assert _another_request_answered(port)
+        assert _until(lambda: not foreground.busy())  # half a request's headers: nothing to answer yet
         client.sendall(b"\r\nab")
         assert _until(foreground.busy)  # its headers are in: counted before the app is called
-        time.sleep(0.3)
+        assert _another_request_answered(port)
         assert foreground.busy()  # the app waits for the rest of the body: still under way
         client.sendall(b"cde")
         answer = b""
@@ -169,7 +181,7 @@ def test_a_request_is_under_way_while_its_answer_is_written(served):
     with _connect(port) as client:
         client.sendall(b"GET /_big HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         assert _until(lambda: seen.get("made"))
-        time.sleep(0.5)
+        assert _another_request_answered(port)
         assert foreground.busy()  # the app has returned; waitress's thread waits to write what the client does not read
         received = 0
         while received < BIG:

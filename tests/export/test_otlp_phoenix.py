@@ -10,13 +10,12 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO, SAMPLES
+from conftest import REPO, SAMPLES, wait_for
 from viewer.export import otlp
 from viewer.reads import queries
 from viewer.core.redact import masking
@@ -49,16 +48,13 @@ def phoenix(tmp_path_factory):
                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 180
-        while True:
+        def healthy():
             assert process.poll() is None, (work / "phoenix.log").read_text(errors="replace")[-3000:]
             try:
-                if urllib.request.urlopen(base + "/healthz", timeout=2).status == 200:
-                    break
+                return urllib.request.urlopen(base + "/healthz", timeout=2).status == 200
             except OSError:
-                pass
-            assert time.monotonic() < deadline, "Phoenix did not start within 180 s"
-            time.sleep(0.5)
+                return False
+        wait_for(healthy, timeout=180, interval=0.5)
         yield base
     finally:
         os.killpg(process.pid, signal.SIGTERM)
@@ -92,10 +88,8 @@ def test_a_pushed_session_reads_back_from_phoenix(phoenix, path):
                            *gzip], capture_output=True, text=True, cwd=REPO, timeout=120)
     assert done.returncode == 0, done.stderr
     trace_id = otlp.trace_id_of(s.id).hex()
-    deadline = time.monotonic() + 60
-    while len(spans := phoenix_spans(phoenix, trace_id)) < len(expected):
-        assert time.monotonic() < deadline, f"Phoenix holds {len(spans)} of {len(expected)} spans"
-        time.sleep(0.5)
+    spans = wait_for(lambda: len(found := phoenix_spans(phoenix, trace_id)) >= len(expected) and found,
+                     timeout=60, interval=0.5)
     assert len(spans) == len(expected)
     by_id = {span["context"]["span_id"]: span for span in spans}
     assert set(by_id) == {span["spanId"] for span in expected}

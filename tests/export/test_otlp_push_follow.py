@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 
-from conftest import REPO, write_events
+from conftest import REPO, wait_for, write_events
 from events import calls, created, result, say, tool_call, user
 from otlp_receiver import assert_clean_exit, receiver, stop  # noqa: F401 (receiver: a fixture)
 from viewer.export import otlp, push
@@ -21,14 +21,14 @@ def names(receiver) -> list[str]:
 
 def arrived_within(receiver, seconds: float, found) -> dict:
     """The first span `found` accepts, failing when none arrives within `seconds`."""
-    started = time.monotonic()
-    while True:
+    def hit():
         with receiver.lock:
-            hit = next((span for span in receiver.spans if found(span)), None)
-        if hit is not None:
-            return hit
-        assert time.monotonic() - started < seconds, f"no such span within {seconds} s; got {names(receiver)}"
-        time.sleep(0.02)
+            return next((span for span in receiver.spans if found(span)), None)
+    return wait_for(hit, timeout=seconds)
+
+
+def message(message_id: str):
+    return lambda span: span["attributes"].get("agentview.message_id") == message_id
 
 
 def test_follow_sends_a_tool_span_once_with_its_result(receiver, tmp_path):
@@ -42,8 +42,9 @@ def test_follow_sends_a_tool_span_once_with_its_result(receiver, tmp_path):
     try:
         receiver.wait_for(3)  # the agent, the user message, the chat span
         assert names(receiver) == ["invoke_agent A", "message user", "chat"]
-        # the call has no result yet: its span waits (a later poll sends nothing either)
-        time.sleep(0.6)
+        # the call has no result yet: its span waits (a later poll, which sends a later event, sends nothing of it)
+        write_events(path, [say("m3b", "a", "still reading")], mode="a")
+        arrived_within(receiver, 2.0, message("m3b"))
         assert "execute_tool read_file" not in names(receiver)
 
         write_events(path, [result("m4", "a", "c1", "the notes", name="read_file")], mode="a")
@@ -58,8 +59,9 @@ def test_follow_sends_a_tool_span_once_with_its_result(receiver, tmp_path):
                             result("m6", "a", "c2", "found", name="search"), say("m7", "a", "done")], mode="a")
         search = arrived_within(receiver, 2.0, lambda span: span["name"] == "execute_tool search")
         assert search["attributes"]["gen_ai.tool.call.result"] == "found"
-        arrived_within(receiver, 2.0, lambda span: span["attributes"].get("agentview.message_id") == "m7")
-        time.sleep(0.6)  # a few more polls
+        arrived_within(receiver, 2.0, message("m7"))
+        write_events(path, [say("m8", "a", "waiting")], mode="a")  # a later poll: it sends m8, not the call
+        arrived_within(receiver, 2.0, message("m8"))
         assert "execute_tool run" not in names(receiver)
         assert process.poll() is None
     finally:
@@ -70,7 +72,7 @@ def test_follow_sends_a_tool_span_once_with_its_result(receiver, tmp_path):
     assert "gen_ai.tool.call.result" not in run[0]["attributes"]
     # each span once, but the agent's: sent again, same id, as it grows (test_follow_grows_...)
     ids = [span["spanId"] for span in receiver.spans if span["name"] != "invoke_agent A"]
-    assert len(ids) == len(set(ids)) == 9  # m2, m3, m4, m5, m6, m7 (a chat) and the three tools
+    assert len(ids) == len(set(ids)) == 11  # m2, m3, m3b, m4, m5, m6, m7 (a chat), m8 and the three tools
     assert len({span["spanId"] for span in receiver.spans if span["name"] == "invoke_agent A"}) == 1
     assert sorted(span["name"] for span in receiver.spans if span["name"].startswith("execute_tool")) == [
         "execute_tool read_file", "execute_tool run", "execute_tool search"]
@@ -134,14 +136,19 @@ def test_follow_grows_an_agents_span_as_the_agent_goes_on(receiver, tmp_path):
     path = write_events(tmp_path / "s.jsonl", [created("m1", "a", name="A"), user("m2", "a", "go")])
     _, read = push.sessions_at(str(path))
     pusher = push.Pusher(push.HttpStore(receiver.url), follow=True, resend_seconds=0.5)
+    first_sent = time.monotonic()
     pusher.push(read())
     write_events(path, [say("m3", "a", "working"), created("m4", "b", cause="m3", name="B"),
                         user("m5", "b", "task")], mode="a")
     pusher.push(read())  # within resend_seconds of A's span: no copy yet
     assert names(receiver).count("invoke_agent A") == 1
-    time.sleep(0.6)
-    pusher.push(read())  # nothing new, but A grew since its span went: a copy now
-    assert names(receiver).count("invoke_agent A") == 2
+    # nothing new, but A grew since its span went: a copy at the first push resend_seconds after it
+
+    def copied():
+        pusher.push(read())
+        return names(receiver).count("invoke_agent A") == 2
+    wait_for(copied, timeout=5)
+    assert time.monotonic() - first_sent >= 0.5
     pusher.push(read())  # and only once
     assert names(receiver).count("invoke_agent A") == 2
     write_events(path, [say("m6", "b", "done"), say("m7", "a", "thanks"), say("m8", "a", "bye")], mode="a")

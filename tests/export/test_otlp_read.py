@@ -5,11 +5,10 @@ on its page, never a 500; a `.json` file of requests a line is tailed as it grow
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
-from conftest import SAMPLES
+from conftest import SAMPLES, wait_for
 from viewer.reads import dialogs, queries
 from viewer import formats
 from viewer.export import otlp
@@ -327,10 +326,7 @@ def test_a_served_json_file_of_requests_shows_appended_spans_reading_only_them(t
         monkeypatch.setattr(FileSource, "read", counted)
         with path.open("a", encoding="utf-8") as f:
             f.write("".join(lines[2:]))
-        deadline = time.monotonic() + 20
-        while shown() < s.count:
-            assert time.monotonic() < deadline, f"{shown()} of {s.count} events shown"
-            time.sleep(0.05)
+        wait_for(lambda: shown() >= s.count, timeout=20)
         monkeypatch.undo()
         assert shown() == s.count
         assert reads and min(reads) >= read_before - tailer.FINGERPRINT_BYTES

@@ -2,28 +2,25 @@
 (issue 13, items 7 and 8).
 
 Permission tests run the server as user nobody when we are root (root reads any folder), on a folder
-in /tmp that nobody may traverse.
+in /tmp that nobody may traverse (tests/other_user.py).
 """
 
-import contextlib
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import threading
+import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO, LiveServer, serve, wait_for, write_events
+from conftest import serve, wait_for, write_events
 from events import cut_chain, make_chain, scanned, user
-from viewer.library.watcher import SWEEP_EVERY
+from other_user import as_other_user
 from viewer.library.folders import MAX_FOLDER_DEPTH
-
-NOBODY = 65534
+from viewer.library.watcher import SWEEP_EVERY
 
 
 def _get(url):
@@ -34,30 +31,6 @@ def _get(url):
 
 def _sessions(server):
     return json.loads(_get(f"{server.url}/api/sessions"))
-
-
-@contextlib.contextmanager
-def _serve_without_root(folder: Path):
-    """`agentview serve FOLDER` as a user that permissions apply to (nobody, when we are root)."""
-    as_nobody = {"user": NOBODY} if os.geteuid() == 0 else {}
-    process = subprocess.Popen([sys.executable, "-m", "viewer", "serve", str(folder), "--port", "0"],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=REPO, **as_nobody)
-    output = []
-    for line in process.stdout:  # watchdog may warn first about the folders it cannot watch
-        output.append(line)
-        if "serving" in line or len(output) > 20:
-            break
-    if "serving" not in line:
-        process.kill()
-        raise RuntimeError(f"server did not start: {''.join(output)}{process.stdout.read()}")
-    reader = threading.Thread(target=lambda: output.extend(process.stdout), daemon=True)
-    reader.start()
-    try:
-        yield LiveServer(line.rsplit(" at ", 1)[1].strip().rstrip("/"), folder, process, line, output)
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-        reader.join(timeout=5)
 
 
 @pytest.fixture
@@ -87,7 +60,7 @@ def test_a_folder_that_cannot_be_read_is_a_problem_on_the_sessions_page(open_fol
     _readable_session(open_folder / "team" / "shut" / "deep.jsonl", "m3")
     (open_folder / "locked").chmod(0o700 if os.geteuid() == 0 else 0o000)
     (open_folder / "team" / "shut").chmod(0o700 if os.geteuid() == 0 else 0o000)
-    with _serve_without_root(open_folder) as server:
+    with serve(open_folder, user=as_other_user()) as server:
         server.wait_for_session("ok")
         answer = wait_for(lambda: (a := _sessions(server))["problems"] and len(a["problems"]) == 2 and a)
         assert [s["id"] for s in answer["sessions"]] == ["ok"]
@@ -205,3 +178,24 @@ def test_a_path_below_the_folder_is_named_as_os_path_relpath_names_it(root):
     for path in ["/tmp/x", "/tmp/x/a.jsonl", "/tmp/x/a/b/c.jsonl", "/tmp/x/.hidden/a.jsonl", "/tmp/xy/a.jsonl",
                  "/tmp/x/a/", "/tmp", "/tmp/x/\udcff.jsonl", "/tmp/x/a/../b.jsonl", "/tmp/x/a/./b.jsonl"]:
         assert folders.relpath(path) == Path(os.path.relpath(path, folders.root)).as_posix(), (root, path)
+
+
+def test_a_folder_too_deep_made_while_serving_keeps_live_updates_within_two_seconds(tmp_path, chains):
+    """watchdog's walk of a new folder 1,100 deep fails and its threads die: the watcher starts another and, in
+    the end, walks the folder itself. All the while, lines appended to a session show up within 2 s."""
+    write_events(tmp_path / "a.jsonl", [user("m0", "main", "hello")])
+    with serve(tmp_path) as server:
+        server.wait_for_session("a", 1)
+        maker = threading.Thread(target=chains, args=(tmp_path, 1100, "d"))
+        maker.start()
+        shown_after, until = [], time.monotonic() + 15  # longer than the watcher's restarts took (9 s)
+        while maker.is_alive() or time.monotonic() < until:
+            written = time.monotonic()
+            write_events(tmp_path / "a.jsonl", [user(f"m{len(shown_after) + 1}", "main", "later")], mode="a")
+            server.wait_for_session("a", len(shown_after) + 2, timeout=2.0)
+            shown_after.append(time.monotonic() - written)
+        maker.join()
+        print(f"appended lines shown after at most {max(shown_after):.2f} s (of {len(shown_after)})")
+        assert max(shown_after) < 2.0
+        kinds = [p["kind"] for p in wait_for(lambda: _sessions(server)["problems"])]
+        assert [k for k in kinds if k not in ("watcher_restarted", "watcher_failed")] == ["too_deep_folder"]

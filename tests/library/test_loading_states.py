@@ -9,6 +9,7 @@ from events import created, say
 from viewer.core.host import Host
 from viewer.core.tuning import Tuning
 from viewer.library import library as library_module
+from viewer.library.groups import Groups
 from viewer.web.app import create_app
 from viewer.web.state import KEY
 
@@ -86,15 +87,15 @@ def test_a_scan_lists_every_claude_code_session_before_reading_any_and_they_say_
         transcript.write(project / f"{sid}.jsonl")
     lib = library_module.Library(tmp_path)
     seen = []
-    read_group = library_module.Library._read_group
+    read_group = Groups.read
 
     def watched(self, session):
         if not seen:  # the first group read: what is listed then, and what its page would say
-            seen.append(({s.id: s.count for s in self.sessions.values()},
-                         [self.progress_of(s.path) for s in self.sessions.values()]))
+            seen.append(({s.id: s.count for s in lib.sessions.values()},
+                         [lib.progress_of(s.path) for s in lib.sessions.values()]))
         read_group(self, session)
 
-    monkeypatch.setattr(library_module.Library, "_read_group", watched)
+    monkeypatch.setattr(Groups, "read", watched)
     lib.scan()
     listed, progress = seen[0]
     assert len(listed) == 3 and set(listed.values()) == {0}

@@ -17,11 +17,9 @@ import pytest
 
 from conftest import REPO, serve, wait_for, write_events
 from events import claude_user, run_with_timeout, say
+from other_user import as_other_user
 from viewer.library.library import Library
 from viewer.index.session_ids import session_id_for
-
-NOBODY = 65534
-
 
 def get(url: str) -> str:
     try:
@@ -100,7 +98,8 @@ def test_a_fifo_a_program_writes_to_is_not_opened(tmp_path):
     library.refresh(str(tmp_path / "pipe.jsonl"))
     assert [p.kind for p in library.listing()[0].problems] == ["not_a_regular_file"]
     assert not opened.wait(0.5)  # the writer still waits: nobody opened its FIFO to read
-    with open(tmp_path / "pipe.jsonl", "rb") as f:  # let it finish
+    with open(tmp_path / "pipe.jsonl", "rb") as f:  # let it finish: an open to read is seen, and soon
+        assert opened.wait(0.5)
         assert f.read() == b"{}\n"
     thread.join(5)
 
@@ -241,6 +240,7 @@ def test_a_session_symlink_swapped_in_and_out_never_serves_the_outside(tmp_path)
     link = folder / "s.jsonl"
     link.symlink_to(inside)
     seen: list[str] = []
+    asked: list[str] = []  # the pages asked for, as they are asked
     stop = threading.Event()
 
     def poll(server):
@@ -249,6 +249,7 @@ def test_a_session_symlink_swapped_in_and_out_never_serves_the_outside(tmp_path)
                  "/s/s/problems"]
         while not stop.is_set():
             for page in pages:
+                asked.append(page)
                 text = get(server.url + page)
                 if "OUTSIDE-SECRET" in text or '"secret-' in text:
                     seen.append(page)
@@ -264,13 +265,15 @@ def test_a_session_symlink_swapped_in_and_out_never_serves_the_outside(tmp_path)
         for poller in pollers:
             poller.start()
         try:
-            deadline = time.monotonic() + 5
+            deadline, swaps = time.monotonic() + 5, 0
             while time.monotonic() < deadline and not seen:
-                point(outside / "secret.jsonl")
-                time.sleep(0.003)
-                point(inside)
-                time.sleep(0.003)
+                for target in (outside / "secret.jsonl", inside):  # each swapped back while a page is made
+                    point(target)
+                    before = len(asked)
+                    wait_for(lambda: len(asked) > before)
+                swaps += 1
             assert seen == [], f"the outside file was served by {sorted(set(seen))}"
+            assert swaps > 20 and len(asked) > 2 * swaps  # the pages were asked for all along the swaps
             point(outside / "secret.jsonl")  # left pointing out: listed, never read
             wait_for(lambda: "s" in listed(server) and problem_kinds(server, "s") == ["outside_folder"], timeout=10)
             assert listed(server)["s"]["events"] == 0
@@ -300,7 +303,7 @@ def test_an_unreadable_file_is_listed_with_permission_denied_until_it_can_be_rea
     for path in (private_folder / "open.jsonl", secret):
         path.chmod(0o644)
     secret.chmod(0o600 if as_root else 0o000)
-    with serve(private_folder, user=NOBODY if as_root else None) as server:
+    with serve(private_folder, user=as_other_user()) as server:
         server.wait_for_session("open", 1)
         closed = wait_for(lambda: listed(server).get("closed"), timeout=10)
         assert closed["events"] == 0 and closed["format"] == "not-read"

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import sample, write_events
 from events import calls, created, ids, piece, result, run_with_timeout, say, system, tool_call, user
-from viewer.reads import dialogs, queries
+from viewer.reads import causality, dialogs, queries
 from viewer.index.session_index import SessionIndex
 from viewer.library.library import Library
 from viewer.reads.session_viewer import load_index
@@ -277,8 +277,8 @@ def test_dialog_keeps_file_order(tmp_path):
 
 def test_references_keep_file_order(tmp_path):
     s = load(tmp_path, unordered_ids())
-    assert ids(queries.references(s, "msg_1000")) == ["msg_999", "msg_2", "msg_1"]
-    assert ids(queries.references(s, "msg_0002")) == ["msg_10"]
+    assert ids(causality.references(s, "msg_1000")) == ["msg_999", "msg_2", "msg_1"]
+    assert ids(causality.references(s, "msg_0002")) == ["msg_10"]
 
 
 def test_perspective_keeps_file_order(tmp_path):
@@ -305,7 +305,7 @@ def shared_call_ids():
 
 def test_tool_result_pairs_with_the_call_in_its_own_agents_transcript(tmp_path):
     s = load(tmp_path, shared_call_ids())
-    index = queries.causality_index(s)
+    index = causality.causality_index(s)
     assert index["m5"] == "m4"
     assert index["m6"] == "m3"
     assert s.call_position_for_result(s.by_id["m6"]) == s.by_id["m3"]
@@ -329,7 +329,7 @@ def test_reused_call_id_pairs_with_the_latest_call_before_the_result(tmp_path):
         calls("m3", "a", tool_call("c1", "t", n=2)),
         result("m4", "a", "c1", "two"),
     ])
-    assert queries.causality_index(s) == {"m2": "m1", "m4": "m3"}
+    assert causality.causality_index(s) == {"m2": "m1", "m4": "m3"}
     items = queries.perspective(s, "a")["items"]
     assert [(i["message_id"], [r["message_id"] for r in i["calls"][0]["results"]]) for i in items] == [
         ("m1", ["m2"]), ("m3", ["m4"])]
@@ -341,7 +341,7 @@ def test_tool_result_without_a_call_stands_alone(tmp_path):
         calls("m2", "b", tool_call("c9")),  # another agent's call with that id does not count
         calls("m3", "a", tool_call("c9")),  # nor does a later call of the same agent
     ])
-    assert "m1" not in queries.causality_index(s)
+    assert "m1" not in causality.causality_index(s)
     items = queries.perspective(s, "a")["items"]
     assert [(i["message_id"], i["kind"], i["paired_call"]) for i in items] == [
         ("m1", "received", None), ("m3", "did", None)]
@@ -360,7 +360,7 @@ def test_a_tool_call_with_two_results(tmp_path):
     assert [r["message_id"] for r in discuss["results"]] == ["msg_016", "msg_019"]
     assert [r["content"] for r in discuss["results"]] == ["Hi, I'm Jack. *extends hand*",
                                                           "*smiles* Hello Jack, I'm Jill."]
-    assert queries.causality_index(s)["msg_019"] == "msg_011"
+    assert causality.causality_index(s)["msg_019"] == "msg_011"
 
 
 def test_call_items_list_the_agents_they_spawned(tmp_path):
@@ -399,12 +399,12 @@ def test_causality_index_rules(tmp_path):
         result("m6", "root", "c1", "done"),
         say("m7", "kid", "plain"),
     ])
-    assert queries.causality_index(s) == {"m3": "m2", "m4": ["m2", "m3"], "m5": "m4", "m6": "m2"}
+    assert causality.causality_index(s) == {"m3": "m2", "m4": ["m2", "m3"], "m5": "m4", "m6": "m2"}
 
 
 def test_substance_takes_precedence_over_cause(tmp_path):
     s = load(tmp_path, [say("m1", "a", "x"), {**user("m2", "b", "x", substance="m1"), "cause": "m9"}])
-    assert queries.causality_index(s) == {"m2": "m1"}
+    assert causality.causality_index(s) == {"m2": "m1"}
 
 
 def test_flow_follows_the_first_element_of_a_list_cause(tmp_path):
@@ -414,21 +414,21 @@ def test_flow_follows_the_first_element_of_a_list_cause(tmp_path):
         piece("m3", "a", "compiled", cause=["m2", "m1"]),
         user("m4", "b", "compiled", substance="m3"),
     ])
-    assert ids(queries.causality_chain(s, "m4")) == ["m2", "m3", "m4"]
+    assert ids(causality.causality_chain(s, "m4")) == ["m2", "m3", "m4"]
 
 
 def test_flow_stops_at_a_gap_and_at_unknown_ids(tmp_path):
     s = load(tmp_path, [user("m1", "a", "x", substance="m_missing")])
-    assert ids(queries.causality_chain(s, "m1")) == ["m1"]
-    assert queries.causality_chain(s, "m_unknown") == []
+    assert ids(causality.causality_chain(s, "m1")) == ["m1"]
+    assert causality.causality_chain(s, "m_unknown") == []
 
 
 def test_substance_cycle_does_not_hang(tmp_path):
     s = load(tmp_path, [user("m1", "a", "x", substance="m2"), user("m2", "b", "y", substance="m1")])
-    assert ids(run_with_timeout(lambda: queries.causality_chain(s, "m1"))) == ["m2", "m1"]
-    assert ids(run_with_timeout(lambda: queries.causality_chain(s, "m2"))) == ["m1", "m2"]
-    assert ids(run_with_timeout(lambda: queries.references(s, "m1"))) == ["m2"]
-    assert ids(run_with_timeout(lambda: queries.references(s, "m2"))) == ["m1"]
+    assert ids(run_with_timeout(lambda: causality.causality_chain(s, "m1"))) == ["m2", "m1"]
+    assert ids(run_with_timeout(lambda: causality.causality_chain(s, "m2"))) == ["m1", "m2"]
+    assert ids(run_with_timeout(lambda: causality.references(s, "m1"))) == ["m2"]
+    assert ids(run_with_timeout(lambda: causality.references(s, "m2"))) == ["m1"]
     items = run_with_timeout(lambda: dialogs.dialog(s, ["a", "b"])["items"])
     assert sorted(i["key"] for i in items) == ["m1", "m2"]
 
@@ -439,14 +439,14 @@ def test_cause_cycle_does_not_hang(tmp_path):
         piece("p2", "a", "two", cause="p1"),
         piece("p3", "a", "three", cause=["p2"]),
     ])
-    assert ids(run_with_timeout(lambda: queries.causality_chain(s, "p3"))) == ["p1", "p2", "p3"]
-    assert ids(run_with_timeout(lambda: queries.causality_chain(s, "p1"))) == ["p2", "p3", "p1"]
+    assert ids(run_with_timeout(lambda: causality.causality_chain(s, "p3"))) == ["p1", "p2", "p3"]
+    assert ids(run_with_timeout(lambda: causality.causality_chain(s, "p1"))) == ["p2", "p3", "p1"]
 
 
 def test_self_substance_does_not_hang(tmp_path):
     s = load(tmp_path, [user("m1", "a", "x", substance="m1")])
-    assert ids(run_with_timeout(lambda: queries.causality_chain(s, "m1"))) == ["m1"]
-    assert run_with_timeout(lambda: queries.references(s, "m1")) == []
+    assert ids(run_with_timeout(lambda: causality.causality_chain(s, "m1"))) == ["m1"]
+    assert run_with_timeout(lambda: causality.references(s, "m1")) == []
 
 
 def test_references_are_transitive(tmp_path):
@@ -457,9 +457,9 @@ def test_references_are_transitive(tmp_path):
         user("m4", "d", "[A]: orig", substance="m1"),
         piece("m5", "x", "not an entry", cause="m1"),
     ])
-    assert ids(queries.references(s, "m1")) == ["m2", "m3", "m4"]
-    assert ids(queries.references(s, "m2")) == ["m3"]
-    assert queries.references(s, "m4") == []
+    assert ids(causality.references(s, "m1")) == ["m2", "m3", "m4"]
+    assert ids(causality.references(s, "m2")) == ["m3"]
+    assert causality.references(s, "m4") == []
 
 
 # --- incremental ingest -----------------------------------------------------------------------------
@@ -472,11 +472,11 @@ def snapshot(s: SessionIndex) -> dict:
         "agents": queries.agents(s),
         "tree": queries.tree(s),
         "roots": list(s.roots),
-        "causality": queries.causality_index(s),
+        "causality": causality.causality_index(s),
         "dialog": dialogs.dialog(s, agent_ids),
         "perspectives": {a: queries.perspective(s, a, include_subagents=True) for a in agent_ids},
-        "flows": {e["message_id"]: ids(queries.causality_chain(s, e["message_id"])) for e in s.events},
-        "references": {e["message_id"]: ids(queries.references(s, e["message_id"])) for e in s.events},
+        "flows": {e["message_id"]: ids(causality.causality_chain(s, e["message_id"])) for e in s.events},
+        "references": {e["message_id"]: ids(causality.references(s, e["message_id"])) for e in s.events},
         "problems": [p.as_dict() for p in s.problems],
     }
 

@@ -22,7 +22,7 @@ from conftest import SAMPLES, write_events
 from viewer.core.host import Host
 from viewer.core.tuning import Tuning
 from viewer.library import background
-from viewer.store import cache_store, index_state, session_cache
+from viewer.store import cache_store, code_version, index_state, session_cache
 from viewer.files import tailer
 from viewer.files.file_source import FileSource
 from viewer.library.library import Library
@@ -43,6 +43,11 @@ def keep_all(library: Library) -> int:
 def twins(root: Path, cache_dir: Path | None, tuning: Tuning | None = None) -> tuple[dict, Library]:
     """What the JSON twins of every session say, read with (or without) a cache."""
     app = create_app(root, watch=False, cache_dir=str(cache_dir) if cache_dir else None, tuning=tuning)
+    return views(app), app.extensions["agentview"].library
+
+
+def views(app) -> dict:
+    """What the JSON twins of every session of `app` say."""
     library = app.extensions["agentview"].library
     client = app.test_client()
     seen = {"sessions": _without_times(client.get("/api/sessions").get_json())}
@@ -59,7 +64,7 @@ def twins(root: Path, cache_dir: Path | None, tuning: Tuning | None = None) -> t
             found = client.get(f"/api/search?q={word}&session={sid}").get_json()
             seen[f"{sid}?{word}"] = [(r["message_id"], r["snippet"]) for r in found["results"]]
         seen[f"{sid}/problems"] = client.get(f"/api/sessions/{sid}/problems").get_json()
-    return seen, library
+    return seen
 
 
 def _without_times(listing: dict) -> dict:
@@ -249,12 +254,59 @@ def test_a_damaged_cache_file_is_ignored_and_the_file_read(folder, cache_dir, da
     assert not any(p.exists() for p in entries) or damage == "swap entries"  # a bad entry is dropped
 
 
-def test_a_cache_from_another_version_is_ignored(folder, cache_dir, monkeypatch):
+def a_changed_rule(tmp_path, package: str = "formats") -> Path:
+    """A copy of the viewer package with one byte of one of `package`'s rules changed (its other files as they are)."""
+    copy = tmp_path / "changed" / "viewer"
+    shutil.copytree(code_version.VIEWER, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    rule = max((copy / package).rglob("*.py"))
+    rule.write_bytes(rule.read_bytes() + b"#")
+    return copy
+
+
+def read_with(folder: Path, cache_dir: Path, version: str, monkeypatch) -> tuple[Library, dict]:
+    """A library of `folder` read with the cache of that version, and how many bytes of each file it read."""
+    read, real_read = collections.Counter(), FileSource.read
+
+    def seen(source, offset, length):
+        data = real_read(source, offset, length)
+        read[os.path.basename(source.path)] += len(data)
+        return data
+
+    monkeypatch.setattr(FileSource, "read", seen)
+    library = Library(folder, cache=SessionCache(str(cache_dir), version=version))
+    library.scan()
+    monkeypatch.setattr(FileSource, "read", real_read)
+    return library, read
+
+
+def test_a_changed_rule_rebuilds_every_entry_and_an_unchanged_restart_keeps_them(folder, cache_dir, tmp_path,
+                                                                                   monkeypatch):
     first_run(folder, cache_dir)
-    monkeypatch.setattr(session_cache, "_version", lambda: "agentview 999, index layout 999")
-    after, library = restarted(folder, cache_dir)
-    assert library.cache.restored == 0
-    assert after == twins(folder, None)[0]
+    sizes = {p.name: p.stat().st_size for p in folder.iterdir()}
+    library, read = read_with(folder, cache_dir, code_version.version(), monkeypatch)
+    assert library.cache.restored == 2  # the same code: served from the cache (only the bytes before its end checked)
+    assert read["research_team.jsonl"] <= tailer.FINGERPRINT_BYTES < sizes["research_team.jsonl"]
+
+    changed = code_version.version(a_changed_rule(tmp_path))
+    assert changed != code_version.version()
+    library, read = read_with(folder, cache_dir, changed, monkeypatch)
+    assert library.cache.restored == 0  # every entry refused: each file read again, whole
+    assert all(read[name] >= size for name, size in sizes.items()), (read, sizes)
+    fresh = twins(folder, None)[1]
+    assert {s.id: s.count for s in library.listing()} == {s.id: s.count for s in fresh.listing()}
+    assert keep_all(library) == 2  # and kept anew, under the new code's version
+    assert read_with(folder, cache_dir, changed, monkeypatch)[0].cache.restored == 2
+    assert read_with(folder, cache_dir, code_version.version(), monkeypatch)[0].cache.restored == 0
+
+
+@pytest.mark.parametrize("package", code_version.PACKAGES)
+def test_a_byte_changed_in_any_package_that_builds_the_cache_changes_its_version(tmp_path, package):
+    assert code_version.digest(a_changed_rule(tmp_path, package)) != code_version.digest(code_version.VIEWER)
+
+
+def test_code_the_cache_does_not_keep_leaves_its_version_alone(tmp_path):
+    copy = a_changed_rule(tmp_path, "web")  # pages: rendered from the index, never kept
+    assert code_version.digest(copy) == code_version.digest(code_version.VIEWER)
 
 
 def test_a_cache_entry_is_plain_data_never_code(folder, cache_dir):

@@ -145,12 +145,12 @@ def test_sleeping_sessions_hold_a_small_part_of_the_memory(project, cache):
 
 
 def test_threads_reading_a_sleeping_session_at_once_wake_it_once(project, cache, monkeypatch):
-    wakes = []
+    wakes, arrived = [], []
     real = group_cache.wake
 
     def counted(*args, **kwargs):
         wakes.append(kwargs.get("search_only", False))
-        time.sleep(0.05)  # a slow disk: the others arrive while it wakes
+        wait_for(lambda: len(arrived) == 6)  # a slow disk: the others arrive while it wakes
         return real(*args, **kwargs)
 
     monkeypatch.setattr(group_cache, "wake", counted)
@@ -158,7 +158,8 @@ def test_threads_reading_a_sleeping_session_at_once_wake_it_once(project, cache,
     expected = pages(scanned(project))
     target = again.listing()[1]
     seen = []
-    threads = [threading.Thread(target=lambda: seen.append([target.events[p] for p in range(target.count)]))
+    threads = [threading.Thread(target=lambda: arrived.append(1) or seen.append([target.events[p]
+                                                                                  for p in range(target.count)]))
                for _ in range(6)]
     for thread in threads:
         thread.start()

@@ -14,12 +14,14 @@ import threading
 from urllib.parse import quote
 
 import pytest
-
 from conftest import write_events
 from events import created, say, user
-from viewer.core.redact import MASK
+
+from viewer.core.redact import MASK, masking
+from viewer.reads.asof import snapshot
 from viewer.web.app import create_app
-from viewer.web.entry_cache import EntryCache, _cost
+from viewer.web.entry_cache import PAGE_INPUTS, EntryCache, Page, _cost, page_key
+from viewer.web.render import session_row
 from viewer.web.security import REVEAL_COOKIE
 
 SECRET = "sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vW7"
@@ -192,3 +194,48 @@ def test_pollers_of_a_live_agent_share_its_new_entries(tmp_path):
     (first, rendered), *again = answers
     assert rendered == 40 and first.count('<article class="entry') == 40
     assert again == [(first, 0), (first, 0)]
+
+
+def test_every_declared_input_of_a_page_changes_its_entries_key_and_equal_inputs_share_it(tmp_path):
+    """entry_cache.PAGE_INPUTS is what the key of a page's entries is made of: each one varied alone makes another
+    key (in its own place), the same inputs the same key; an input declared later must be varied here too."""
+    write_events(tmp_path / "one.jsonl", generation("same words"))
+    write_events(tmp_path / "two.jsonl", generation("same words"))
+    app = create_app(tmp_path, watch=False)
+    library = app.extensions["agentview"].library
+    one, two = library.get("one"), library.get("two")
+    names = [given.name for given in PAGE_INPUTS]
+
+    def key(page: Page, url: str = "/s/one/agents/a1", base_url: str = "http://localhost/", masked: bool = True):
+        with app.test_request_context(url, base_url=base_url), masking(masked):
+            return page_key(page._replace(session=session_row(page.s) | page.session))
+
+    base = Page({}, one)
+    same = key(base)
+
+    def replaced():  # "one" read again (another file renamed over it), its page as of event 3 the same snapshot
+        frozen = Page({"id": "one"}, snapshot(one, 3))
+        before = key(frozen, url="/s/one/agents/a1?at=3")
+        write_events(tmp_path / "new.tmp", generation("same words"))
+        os.replace(tmp_path / "new.tmp", tmp_path / "one.jsonl")
+        library.refresh(str(tmp_path / "one.jsonl"))
+        return before, key(frozen, url="/s/one/agents/a1?at=3")
+
+    varied = {
+        "session id": lambda: (same, key(base._replace(session={"id": "two"}))),
+        "reading": lambda: (same, key(base._replace(s=two, session={"id": "one"}))),
+        "sub-agents shown": lambda: (same, key(base._replace(show_agent=True))),
+        "out of band": lambda: (same, key(base._replace(oob=True))),
+        "top agent": lambda: (same, key(base._replace(top="a1"))),
+        "masking": lambda: (same, key(base, masked=False)),
+        "as of": lambda: (same, key(base, url="/s/one/agents/a1?at=3")),
+        "root path": lambda: (same, key(base, base_url="http://localhost/under/a/prefix/")),
+        "live session": replaced,  # last: it reads the session the others read again
+    }
+    assert set(varied) == set(names), "each declared input is varied here, and only those"
+    assert same == key(Page({}, one)) == key(base, url="/s/one/agents/a1?sub=0")  # equal inputs: one key
+    for name, vary in varied.items():
+        reference, changed = vary()
+        differs = [n for n, a, b in zip(names, reference, changed) if a != b]
+        # that input alone (another id also names another live session: it is looked up by its id)
+        assert differs == ([name, "live session"] if name == "session id" else [name]), name

@@ -60,8 +60,8 @@ def test_an_unknown_kind_is_said_beside_the_filter_form(client):
 
 
 def test_pages_do_not_speak_in_command_line_options(client):
-    answer = client.get("/s/example1_jack_and_jill/export/markdown")
+    answer = client.get("/s/example1_jack_and_jill/export/markdown?agent=agent_jack&agents=agent_jack,agent_jill")
     assert answer.status_code == 400
     text = answer.data.decode()
-    assert "--agent" not in text and "export link on an agent" in text
+    assert "--agent" not in text and "of one agent (?agent=) or of a dialog (?agents=)" in text
     assert "--agent" not in client.get("/s/example1_jack_and_jill/export/json?agent=agent_jack").data.decode()

@@ -11,6 +11,7 @@ import pytest
 
 from conftest import SAMPLES
 from viewer.web import shapes
+from viewer.web.shape_check import conforms, nested_shape
 
 API_DOC = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 ERROR_PATH = "/api/..."  # how docs/api.md writes the answer of any /api/ URL that fails
@@ -75,59 +76,26 @@ def _value(tokens, at):
     return None, tokens, at + 1
 
 
-def _nested_shape(hint):
-    """The TypedDict a value's hint declares for it (directly, in a list, or in an optional), if any."""
-    if typing.is_typeddict(hint):
-        return hint
-    for arg in typing.get_args(hint):
-        found = _nested_shape(arg)
-        if found is not None:
-            return found
-    return None
-
-
-def _declared(shape) -> dict:
-    return typing.get_type_hints(shape)
-
-
 def check_documented(path: str, keys: dict, shape) -> None:
-    hints = _declared(shape)
+    hints = typing.get_type_hints(shape)
     for key, nested in keys.items():
         assert key in hints, f"docs/api.md documents {key!r} in {path}, {shape.__name__} does not declare it"
-        inner = _nested_shape(hints[key])
+        inner = nested_shape(hints[key])
         if nested and inner is not None:
             check_documented(f"{path} {key}", nested, inner)
         elif nested:
             assert hints[key] in (dict, list) or typing.get_origin(hints[key]) in (dict, list), (path, key)
 
 
-def conforms(shape, value, where: str) -> None:
-    """`value` has every key `shape` requires, no key it does not declare (unless open), and so on inside."""
-    assert isinstance(value, dict), f"{where}: {value!r} is not an object"
-    hints = _declared(shape)
-    missing = shape.__required_keys__ - set(value)
-    assert not missing, f"{where}: {shape.__name__} requires {sorted(missing)}"
-    if shape not in shapes.OPEN:
-        extra = set(value) - set(hints)
-        assert not extra, f"{where}: {sorted(extra)} not declared in {shape.__name__}"
-    for key, hint in hints.items():
-        inner = _nested_shape(hint)
-        if inner is None or value.get(key) is None:
-            continue
-        items = value[key] if isinstance(value[key], list) else [value[key]]
-        for i, item in enumerate(items):
-            conforms(inner, item, f"{where}.{key}[{i}]")
-
-
 def check_complete(path: str, keys: dict, shape, nested_in: str | None = None) -> None:
     """Every key `shape` declares is documented, and so on inside each nested shape (there, the keys every
     item has: an optional one, like a listed agent's `url`, may be absent where the items lack it)."""
-    hints = _declared(shape)
+    hints = typing.get_type_hints(shape)
     wanted = set(hints) if nested_in is None else set(shape.__required_keys__)
     missing = wanted - set(keys)
     assert not missing, f"docs/api.md leaves {sorted(missing)} of {shape.__name__} out of {path}"
     for key, nested in keys.items():
-        inner = _nested_shape(hints[key])
+        inner = nested_shape(hints[key])
         if inner is not None:
             assert nested, f"docs/api.md names no keys of {key!r} ({inner.__name__}) in {path}"
             check_complete(f"{path} {key}", nested, inner, key)

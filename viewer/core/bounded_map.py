@@ -8,13 +8,16 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
+from . import lockorder
+
 
 class BoundedMap:
-    def __init__(self, most: int, weigh: Callable[[Hashable], int] | None = None, most_weight: int = 0) -> None:
+    def __init__(self, name: str, most: int, weigh: Callable[[Hashable], int] | None = None,
+                 most_weight: int = 0) -> None:
         self.most, self.weigh, self.most_weight = most, weigh, most_weight
         self._items: OrderedDict = OrderedDict()
         self._weight = 0
-        self._lock = threading.Lock()
+        self._lock = lockorder.ordered(threading.Lock(), lockorder.CACHE, name)  # taken last, held briefly
 
     def get(self, key, default=None):
         """The value kept under `key` (now the most recently used), else `default`."""

@@ -12,6 +12,8 @@ import threading
 import time
 from contextlib import contextmanager
 
+from . import lockorder
+
 GIVE_WAY_AT_MOST = 0.040  # seconds waited at once: most pages are made within it
 WAIT_PER_WORK = 1.0  # seconds it may wait per second it worked
 
@@ -54,6 +56,8 @@ class Foreground:
     def give_way(self, at_most: float = GIVE_WAY_AT_MOST) -> None:
         """Called by background work between two steps: wait (without the GIL) while requests are under way, for
         at most the time worked since the last call (the credit saved, up to `at_most`)."""
+        if lockorder.CHECKING:
+            lockorder.none_held("giving way to requests")
         now = time.monotonic()
         credit = self._credit = min(at_most, self._credit + WAIT_PER_WORK * (now - self._since))
         if not self._idle.is_set() and credit > 0:

@@ -20,6 +20,10 @@ class Incremental:
         self.indexed = 0
         self._session = weakref.ref(session) if session is not None else None  # no cycle: the session owns this
 
+    def belong_to(self, session) -> None:
+        """Be built from `session` from now on (a sleeping session taking back its index)."""
+        self._session = weakref.ref(session)
+
     def catch_up(self, budget: int | None = None, along: Incremental | None = None) -> bool:
         """Take in the session's events not taken in yet (at most `budget` of them); True when complete.
 

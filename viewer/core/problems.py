@@ -19,6 +19,10 @@ class Problem:
     of_line: bool = field(default=False, compare=False, repr=False)
     path: str | None = None  # a problem of the folder (Library.problems): the folder or file, relative to DIR
 
+    def state(self) -> tuple:
+        """What the persistent cache keeps of it (plain data; `Problem(*state)` makes it again)."""
+        return self.kind, self.line, self.detail, self.message_id, self.of_line, self.path
+
     def as_dict(self) -> dict:
         data = {"kind": self.kind, "line": self.line, "detail": self.detail}
         if self.message_id is not None:

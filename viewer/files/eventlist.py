@@ -14,9 +14,12 @@ from collections.abc import Iterator
 
 import orjson
 
+from viewer.core.kept import array_from, array_state
 from viewer.core.tuning import Tuning
 
 from .file_source import FileSource
+
+_PLAIN_SLOTS = (type(None), bytes, dict)  # slots kept as they are: where a line is, its bytes, or the event
 
 CACHE_SIZE = 4096  # events (and about Tuning.event_cache_bytes of their lines: a few big events do not fill memory)
 DEFAULT = Tuning()
@@ -129,6 +132,29 @@ class EventList:
         self._uncache(position)
         self._items[position] = event
         return event
+
+    def part(self, start: int, stop: int) -> tuple[list, tuple[str, bytes], tuple[str, bytes]]:
+        """What the persistent cache keeps of the events from `start` to `stop`, as plain data: each slot (a stored
+        entry as its `state()`) and where its line is. `extend` takes it back."""
+        items = [item if type(item) in _PLAIN_SLOTS else item.state() for item in self._items[start:stop]]
+        return items, array_state(self._offsets[start:stop]), array_state(self._lengths[start:stop])
+
+    def extend(self, part: tuple, stored=None) -> None:
+        """Append a `part` (`stored`: the type of the stored entries it holds, made again by its `from_state`)."""
+        items, offsets, lengths = part
+        if stored is not None:
+            items = [item if type(item) in _PLAIN_SLOTS else stored.from_state(item) for item in items]
+        self._items += items
+        self._offsets += array_from(offsets)
+        self._lengths += array_from(lengths)
+
+    def read_from(self, source: FileSource) -> None:
+        """The file the slots that are None are read from (a list restored from the cache)."""
+        self._source = source
+
+    def slot_types(self) -> set[type]:
+        """The kinds of slot it holds (what the cache may keep of it)."""
+        return set(map(type, self._items))
 
     def prefix(self, stop: int) -> EventList:
         """A list of the first `stop` events sharing their storage (not copies of their bytes or dicts)."""

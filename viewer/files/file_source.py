@@ -9,6 +9,8 @@ import weakref
 import zlib
 from collections import OrderedDict
 
+from viewer.core import lockorder
+
 from .safe_open import open_regular
 
 try:
@@ -65,7 +67,7 @@ class FileSource:
     __slots__ = ("path", "inside", "identity", "size", "check", "fd", "users", "changed", "recent", "__weakref__")
     cap = _pool_cap()
     _open: OrderedDict[int, weakref.ref] = OrderedDict()  # id -> open source, least recently read first
-    _lock = threading.RLock()  # reentrant: a source collected while this thread holds it closes itself under it
+    _lock = lockorder.ordered(threading.RLock(), lockorder.FILES, "open files")  # reentrant: a source collected while this thread holds it closes itself under it
 
     def __init__(self, path: str, inside: str | None = None, identity: tuple[int, int] | None = None) -> None:
         """`identity`: the file is known (from a cache) to be that one, and is not opened now: it opens when first

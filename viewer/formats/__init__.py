@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from . import ai_agent, claude_code, codex, copilot, gemini, legacy, otlp_json, weakincentives
+from . import ai_agent, claude_code, claude_code_layout, codex, copilot, gemini, legacy, otlp_json, weakincentives
 from .base import NOT_READABLE
 
 
@@ -47,8 +47,8 @@ LEGACY = Format("legacy", "legacy event stream", looks_like=legacy.looks_like)
 # The hook audit reads seed-000 hook interventions (deliveries changed on their way): these logs record none.
 NO_HOOKS = frozenset({"hooks"})
 CLAUDE_CODE = Format("claude-code", "Claude Code", hides=NO_HOOKS, looks_like=claude_code.looks_like,
-                     normalizer=claude_code.ClaudeNormalizer, member_of=claude_code.member_of,
-                     sidecar_of=claude_code.sidecar_of, sidecar_for=claude_code.sidecar_for)
+                     normalizer=claude_code.ClaudeNormalizer, member_of=claude_code_layout.member_of,
+                     sidecar_of=claude_code_layout.sidecar_of, sidecar_for=claude_code_layout.sidecar_for)
 CODEX = Format("codex", "Codex CLI", hides=NO_HOOKS, looks_like=codex.looks_like, normalizer=codex.CodexNormalizer,
                member_of=codex.member_of)
 # Gemini CLI chats: a main chat and its sub-agents' chats; an older chat is one `.json` document (detect.classify).

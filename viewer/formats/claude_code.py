@@ -7,17 +7,13 @@ tool_result blocks become tool entries paired by id.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 
-import orjson
-
 from viewer.core import model
 from viewer.core.model import RESPONSE_PART, SPAWN_LINK, Event
-from viewer.files.safe_open import open_regular_file
 
-from .base import NOT_READABLE, Normalizer, SpawnLinks, agent_created, as_dict, content_text, refusal
+from .base import Normalizer, SpawnLinks, agent_created, as_dict, content_text
 from .claude_code_branches import Branches
 from .claude_code_content import (
     ASSISTANT,
@@ -34,10 +30,10 @@ from .claude_code_content import (
     user_images,
     user_text,
 )
+from .claude_code_layout import MAIN, read_meta
 from .claude_code_settled import SettledClaude
 from .claude_code_title import Titles
 
-MAIN = "main"
 SPAWNING_TOOLS = ("Task", "Agent")
 SPAWN_ARGUMENTS = ("description", "prompt", "subagent_type")  # all that is read of a call's input later
 _AGENT_TAIL = re.compile(r"agentId:\s*([A-Za-z0-9_-]+)")
@@ -46,70 +42,6 @@ _AGENT_TAIL = re.compile(r"agentId:\s*([A-Za-z0-9_-]+)")
 def looks_like(record: dict) -> bool:
     return (isinstance(record.get("type"), str) and "message_id" not in record and "event" not in record
             and any(k in record for k in ("uuid", "sessionId", "leafUuid", "messageId")))
-
-
-def member_of(path: str, record: dict) -> dict:
-    """Which session a file belongs to, and whether it is the main file or a sub-agent's."""
-    folder, filename = os.path.split(path)
-    stem = filename.removesuffix(".jsonl")
-    member = {"kind": MAIN, "agent": MAIN, "meta_path": None}
-    if stem.startswith("agent-"):
-        member.update(kind="subagent", agent=stem)
-        if os.path.basename(folder) == "subagents":  # 2.1.x: <project>/<sessionId>/subagents/agent-<id>.jsonl
-            session_folder = os.path.dirname(folder)
-            member.update(folder=os.path.dirname(session_folder), session=os.path.basename(session_folder),
-                          meta_path=os.path.join(folder, stem + ".meta.json"))
-        else:  # 2.0.x: beside the main file, carrying its sessionId
-            session = record.get("sessionId") if isinstance(record.get("sessionId"), str) else stem
-            member.update(folder=folder, session=session)
-        return member
-    member.update(folder=folder, session=stem)
-    return member
-
-
-def sidecar_of(path: str) -> str | None:
-    """The sub-agent file a `.meta.json` describes (2.1.x: `agent-<id>.meta.json` beside `agent-<id>.jsonl`)."""
-    folder, name = os.path.split(path)
-    if name.startswith("agent-") and name.endswith(".meta.json") and os.path.basename(folder) == "subagents":
-        return os.path.join(folder, name.removesuffix(".meta.json") + ".jsonl")
-    return None
-
-
-def sidecar_for(path: str) -> str | None:
-    """Where the `.meta.json` describing a sub-agent file would be (the inverse of `sidecar_of`)."""
-    folder, name = os.path.split(path)
-    if name.startswith("agent-") and name.endswith(".jsonl") and os.path.basename(folder) == "subagents":
-        return os.path.join(folder, name.removesuffix(".jsonl") + ".meta.json")
-    return None
-
-
-META_LIMIT = 1024 * 1024  # a sidecar holds a few short fields: more is not one
-
-
-def _read_meta(path: str | None, inside: str | None) -> tuple[dict, tuple[str, str] | None]:
-    """A sub-agent's `.meta.json` sidecar, and the problem (kind, detail) when it may not or cannot be read.
-
-    Opened through safe_open: a FIFO, a device or a file outside the folder is never read (nothing of
-    it is shown), and at most META_LIMIT bytes are.
-    """
-    if not path:
-        return {}, None
-    name = os.path.basename(path)
-    try:
-        with open_regular_file(path, inside) as f:
-            data = f.read(META_LIMIT + 1)
-    except NOT_READABLE as error:
-        kind, detail = refusal(error)
-        return {}, (kind, f"{name}: {detail}; the sub-agent's description is not shown")
-    except OSError:  # gone, or never written: the sub-agent is shown without it
-        return {}, None
-    if len(data) > META_LIMIT:
-        return {}, ("too_large", f"{name}: over {META_LIMIT // 1024} KB, not read; the sub-agent's description "
-                                 "is not shown")
-    try:
-        return as_dict(orjson.loads(data)), None
-    except orjson.JSONDecodeError:
-        return {}, None
 
 
 @dataclass
@@ -175,7 +107,7 @@ class ClaudeNormalizer(Normalizer):
         whole read would have found it (the link is no longer inferred, the name is its description)."""
         out = []
         for agent, (path, inside) in list(self.unmet.items()):
-            meta, problem = _read_meta(path, inside)
+            meta, problem = read_meta(path, inside)
             if problem is not None:
                 self.problems.append(problem)
             if not meta and problem is None:
@@ -292,7 +224,7 @@ class ClaudeNormalizer(Normalizer):
         if agent == MAIN:
             event["name"] = "main agent"
             return [event]
-        meta, problem = _read_meta(member.get("meta_path"), member.get("inside"))
+        meta, problem = read_meta(member.get("meta_path"), member.get("inside"))
         if problem is not None:
             self.problems.append(problem)
         elif not meta and member.get("meta_path"):  # not written yet (or not JSON yet): looked for again at flush

@@ -1,4 +1,5 @@
-"""Where Claude Code keeps the files of one session beside its main file `<project>/<sessionId>.jsonl`.
+"""Where Claude Code keeps the files of one session beside its main file `<project>/<sessionId>.jsonl`: which
+session and agent a file is of, where a sub-agent's `.meta.json` sidecar lies, and reading that sidecar.
 
 Sub-agents' files lie in `<project>/<sessionId>/subagents/` (2.1.x), or beside the main file as
 `agent-<id>.jsonl` carrying the main file's sessionId (2.0.x).
@@ -9,9 +10,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from .base import NOT_READABLE, first_record
+import orjson
+
+from viewer.files.safe_open import open_regular_file
+
+from .base import NOT_READABLE, as_dict, first_record, refusal
 
 SESSION_SUFFIX = ".jsonl"
+MAIN = "main"  # the agent of the main file
 
 
 def folders_of(main: str) -> list[str]:
@@ -34,3 +40,67 @@ def files_beside(main: str, inside: str | None) -> Iterator[str]:
                 continue
             if isinstance(record, dict) and record.get("sessionId") == stem:
                 yield beside
+
+
+def member_of(path: str, record: dict) -> dict:
+    """Which session a file belongs to, and whether it is the main file or a sub-agent's."""
+    folder, filename = os.path.split(path)
+    stem = filename.removesuffix(".jsonl")
+    member = {"kind": MAIN, "agent": MAIN, "meta_path": None}
+    if stem.startswith("agent-"):
+        member.update(kind="subagent", agent=stem)
+        if os.path.basename(folder) == "subagents":  # 2.1.x: <project>/<sessionId>/subagents/agent-<id>.jsonl
+            session_folder = os.path.dirname(folder)
+            member.update(folder=os.path.dirname(session_folder), session=os.path.basename(session_folder),
+                          meta_path=os.path.join(folder, stem + ".meta.json"))
+        else:  # 2.0.x: beside the main file, carrying its sessionId
+            session = record.get("sessionId") if isinstance(record.get("sessionId"), str) else stem
+            member.update(folder=folder, session=session)
+        return member
+    member.update(folder=folder, session=stem)
+    return member
+
+
+def sidecar_of(path: str) -> str | None:
+    """The sub-agent file a `.meta.json` describes (2.1.x: `agent-<id>.meta.json` beside `agent-<id>.jsonl`)."""
+    folder, name = os.path.split(path)
+    if name.startswith("agent-") and name.endswith(".meta.json") and os.path.basename(folder) == "subagents":
+        return os.path.join(folder, name.removesuffix(".meta.json") + ".jsonl")
+    return None
+
+
+def sidecar_for(path: str) -> str | None:
+    """Where the `.meta.json` describing a sub-agent file would be (the inverse of `sidecar_of`)."""
+    folder, name = os.path.split(path)
+    if name.startswith("agent-") and name.endswith(".jsonl") and os.path.basename(folder) == "subagents":
+        return os.path.join(folder, name.removesuffix(".jsonl") + ".meta.json")
+    return None
+
+
+META_LIMIT = 1024 * 1024  # a sidecar holds a few short fields: more is not one
+
+
+def read_meta(path: str | None, inside: str | None) -> tuple[dict, tuple[str, str] | None]:
+    """A sub-agent's `.meta.json` sidecar, and the problem (kind, detail) when it may not or cannot be read.
+
+    Opened through safe_open: a FIFO, a device or a file outside the folder is never read (nothing of
+    it is shown), and at most META_LIMIT bytes are.
+    """
+    if not path:
+        return {}, None
+    name = os.path.basename(path)
+    try:
+        with open_regular_file(path, inside) as f:
+            data = f.read(META_LIMIT + 1)
+    except NOT_READABLE as error:
+        kind, detail = refusal(error)
+        return {}, (kind, f"{name}: {detail}; the sub-agent's description is not shown")
+    except OSError:  # gone, or never written: the sub-agent is shown without it
+        return {}, None
+    if len(data) > META_LIMIT:
+        return {}, ("too_large", f"{name}: over {META_LIMIT // 1024} KB, not read; the sub-agent's description "
+                                 "is not shown")
+    try:
+        return as_dict(orjson.loads(data)), None
+    except orjson.JSONDecodeError:
+        return {}, None

@@ -1,6 +1,6 @@
 """The agent tree of a session index and the links its events name: who spawned whom, and links that name
-no message (yet) or close a cycle. A part of SessionIndex (a mixin: it reads and extends the index's own
-containers), kept apart so the store's module stays about storing."""
+no message (yet) or close a cycle. SessionIndex holds one, made with the containers it reads (the events, the
+message ids' positions, the line numbers, the problems) and extends it as events arrive."""
 
 from __future__ import annotations
 
@@ -8,23 +8,95 @@ from array import array
 from bisect import bisect_left
 
 from viewer.core import model
+from viewer.core.kept import Items, array_from, array_state
 from viewer.core.model import AgentNode, Event
+from viewer.core.problems import Problem
+
+
+def agent_state(a: AgentNode) -> tuple:
+    return (a.agent_id, a.ordinal, a.first_position, a.name, a.language_model, a.created_position, a.cause,
+            a.parent_id, array_state(a.entries), {k: array_state(v) for k, v in a.by_kind.items()},
+            array_state(a.dialog_entries), array_state(a.usage_entries), a.children, a.flags,
+            array_state(a.dialog_originals))
+
+
+def agent_from(t: tuple) -> AgentNode:
+    (agent_id, ordinal, first, name, language_model, created, cause, parent, entries, by_kind, dialog, usage,
+     children, flags, originals) = t
+    return AgentNode(agent_id, ordinal, first, name, language_model, created, cause, parent, array_from(entries),
+                     {k: array_from(v) for k, v in by_kind.items()}, array_from(dialog), array_from(usage),
+                     list(children), list(flags), dialog_originals=array_from(originals))
+
+
+def _agent_bytes(a: AgentNode) -> int:
+    return (len(a.entries) + len(a.dialog_entries)) * 16 + len(a.usage_entries) * 8  # its arrays, about
 
 
 class AgentTree:
-    """The agent tree and link checks of SessionIndex (which defines the containers used here)."""
+    """The agents of one session and how they link, and the links of its messages that name nothing (yet)."""
+
+    KEPT = ("agents", "spawned", "awaiting_cause", "changes", "dangling")  # what `state` gives
+    MADE = ("_events", "_by_id", "_line_numbers", "_problems")  # the session's containers it reads
+
+    def __init__(self, events, by_id: dict[str, int], line_numbers: array, problems: list[Problem]):
+        self._events, self._by_id, self._line_numbers, self._problems = events, by_id, line_numbers, problems
+        self.agents: dict[str, AgentNode] = {}
+        self.spawned: dict[str, list[str]] = {}  # message id -> agents whose agent_created names it as cause
+        self.awaiting_cause: dict[str, list[str]] = {}  # message id not seen yet -> agents created naming it
+        # (position, agent_id) whenever an agent appears or moves in the tree; read by live polls
+        self.changes: list[tuple[int, str]] = []
+        # message id not seen yet -> the dangling_* problems naming it (dropped if it shows up)
+        self.dangling: dict[str, list[Problem]] = {}
+
+    def copy(self, events, by_id: dict[str, int], line_numbers: array, problems: list[Problem],
+             shared) -> AgentTree:
+        """An independent tree equal to this one over another session's containers (SessionIndex.copy); `shared`
+        wraps a map of lists so the copy shares them until it changes one (SharedLists)."""
+        other = AgentTree(events, by_id, line_numbers, problems)
+        other.agents = {agent_id: agent.copy() for agent_id, agent in self.agents.items()}
+        other.spawned, other.awaiting_cause = shared(self.spawned), shared(self.awaiting_cause)
+        other.dangling = shared(self.dangling)
+        other.changes = list(self.changes)
+        return other
+
+    def state(self):
+        """(name, plain value) of what it keeps: the agents one by one, the rest as it is."""
+        yield "agents", Items(self.agents, agent_state, _agent_bytes)
+        yield "spawned", self.spawned
+        yield "awaiting_cause", self.awaiting_cause
+        yield "changes", self.changes
+        yield "dangling", {k: [p.state() for p in v] for k, v in self.dangling.items()}
+
+    def restore(self, name: str, value) -> None:
+        """Take back one part `state` gave (a map may come in several: each adds to it)."""
+        if name not in self.KEPT:
+            raise ValueError(f"an agent tree keeps no {name!r}")
+        if name == "agents":
+            self.agents.update((agent_id, agent_from(t)) for agent_id, t in value.items())
+        elif name == "changes":
+            self.changes.extend(tuple(change) for change in value)
+        elif name == "dangling":
+            self.dangling.update((k, [Problem(*p) for p in v]) for k, v in value.items())
+        else:
+            getattr(self, name).update(value)
+
+    def _problem(self, kind: str, line: int | None, detail: str, message_id: str | None = None) -> Problem:
+        problem = Problem(kind, line, detail, message_id)
+        self._problems.append(problem)
+        return problem
 
     @property
     def roots(self) -> list[str]:
         """Agents with no parent (yet), in order of first appearance."""
         return [agent_id for agent_id, agent in self.agents.items() if agent.parent_id is None]
 
-    def _reclassify_entry(self, position: int) -> None:
-        """An entry that grew in place may have changed kind (said -> did): file it again."""
-        event = self.events[position]
+    def reclassify(self, position: int) -> bool:
+        """An entry that grew in place may have changed kind (said -> did): file it again. Whether its place in
+        the dialog changed."""
+        event = self._events[position]
         agent = self.agents.get(event["agent_id"])
         if agent is None or event.get("event_type") != model.TRANSCRIPT_ENTRY:
-            return
+            return False
         kind = model.perspective_kind(event)
         for name, positions in agent.by_kind.items():
             i = bisect_left(positions, position)
@@ -35,48 +107,28 @@ class AgentTree:
                 break
         i = bisect_left(agent.dialog_entries, position)
         listed = i < len(agent.dialog_entries) and agent.dialog_entries[i] == position
-        if listed != model.is_dialog_entry(event):
-            if listed:
-                agent.dialog_entries.pop(i)
-                agent.dialog_originals.pop(i)
-            else:
-                agent.dialog_entries.insert(i, position)
-                agent.dialog_originals.insert(i, self.by_id.get(model.substance_key(event), -1))
-            self.dialog_orders.clear()
+        if listed == model.is_dialog_entry(event):
+            return False
+        if listed:
+            agent.dialog_entries.pop(i)
+            agent.dialog_originals.pop(i)
+        else:
+            agent.dialog_entries.insert(i, position)
+            agent.dialog_originals.insert(i, self._by_id.get(model.substance_key(event), -1))
+        return True
 
-    def _grown(self, event: Event) -> None:
-        """A message grew in place (Claude Code: more lines of one response): index its new tool calls."""
-        grown = self.by_id.get(event.get("grows"))
-        if grown is None:
-            return
-        position = len(self.events) - 1  # this event's (add appended it)
-        if grown < position:
-            self.growth_positions.append(position)
-            self.grown_positions.append(grown)
-        self._reclassify_entry(grown)
-        grown_event = self.events[grown]
-        if "usage" in grown_event or "model" in grown_event:  # it may name them only now
-            lists = [self.usage_positions]
-            if grown_event.get("agent_id") in self.agents:
-                lists.append(self.agents[grown_event["agent_id"]].usage_entries)
-            for positions in lists:
-                i = bisect_left(positions, grown)
-                if i == len(positions) or positions[i] != grown:
-                    positions.insert(i, grown)
-        self.usage_totals.clear()  # its usage may have changed: summed again on the next request
-        agent_id, calls = grown_event["agent_id"], model.tool_calls_of(grown_event)
-        self.tool_names.update(model.call_tool_key(c) for c in calls)
-        for call in calls:
-            if isinstance(call.get("id"), str) and (agent_id, call["id"]) not in self.call_positions:
-                self.call_positions[(agent_id, call["id"])] = grown  # its only position (see positions.file_at)
+    def message_arrived(self, message_id: str, position: int) -> None:
+        """Agents created before the message their cause names: resolvable now that its agent is known."""
+        for agent_id in self.awaiting_cause.pop(message_id, ()):
+            self.resolve_parent(self.agents[agent_id], position)
 
-    def _linked(self, event: Event, position: int) -> None:
+    def linked(self, event: Event, position: int) -> None:
         """An agent whose parent a format found later moves under the agent holding `cause`: a root, one listed
         under another until then ("unlinked"), or one whose inferred parent the log now names (`inferred` absent:
         the badge goes, as if the log had named it from the start)."""
         agent = self.agents.get(event.get("links"))
         cause = event.get("cause")
-        if agent is None or cause not in self.by_id:
+        if agent is None or cause not in self._by_id:
             return
         inferred = bool(event.get("inferred"))
         if isinstance(event.get("name"), str) and event["name"]:
@@ -86,7 +138,7 @@ class AgentTree:
                 return  # an inferred link never overrides a parent the log named
             agent.flags.remove("parent_inferred")
             if agent.cause == cause:
-                self.tree_changes.append((position, agent.agent_id))  # drawn again, without its badge
+                self.changes.append((position, agent.agent_id))  # drawn again, without its badge
                 return
             self.spawned[agent.cause].remove(agent.agent_id)
             agent.cause = None
@@ -99,18 +151,18 @@ class AgentTree:
             agent.flags.remove("unlinked")
         agent.cause = cause
         if agent.created_position is not None:
-            self.events.materialize(agent.created_position)["spawn_call_id"] = event.get("spawn_call_id")
+            self._events.materialize(agent.created_position)["spawn_call_id"] = event.get("spawn_call_id")
         self.spawned.setdefault(cause, []).append(agent.agent_id)
         if inferred:
             agent.flags.append("parent_inferred")
-        self._resolve_parent(agent, position)
+        self.resolve_parent(agent, position)
 
-    def _links(self, event: Event, position: int, line_number: int, causes, substance: str | None) -> None:
+    def links(self, event: Event, position: int, line_number: int, causes, substance: str | None) -> None:
         """Flag substance and cause links that name no message (yet), and the cycles they close."""
         message_id = event["message_id"]
-        awaited = self._dangling.pop(message_id, ()) if self._dangling else ()
+        awaited = self.dangling.pop(message_id, ()) if self.dangling else ()
         for problem in awaited:  # rare: a link named this message before it was written
-            self.problems.remove(problem)
+            self._problems.remove(problem)
         # an agent's cause is checked with the tree
         named_causes = causes if causes and event["event_type"] != model.AGENT_CREATED else ()
         # Links only point back in an append-only file; a cycle needs a link that was dangling,
@@ -118,7 +170,7 @@ class AgentTree:
         if (awaited and self._closes_cycle(message_id)) or substance == message_id or message_id in named_causes:
             kind = "substance_cycle" if substance is not None else "cause_cycle"
             self._problem(kind, line_number, f"following {message_id}'s links leads back to it", message_id)
-        by_id = self.by_id
+        by_id = self._by_id
         if substance is not None and substance not in by_id:
             self._dangling_link("substance", substance, line_number, message_id)
         for cause in named_causes:
@@ -127,15 +179,15 @@ class AgentTree:
 
     def _dangling_link(self, link: str, target: str, line_number: int, message_id: str) -> None:
         problem = self._problem(f"dangling_{link}", line_number, f"{link} {target!r} names no message", message_id)
-        self._dangling.setdefault(target, []).append(problem)
+        self.dangling.setdefault(target, []).append(problem)
 
     def _closes_cycle(self, message_id: str, limit: int = 10_000) -> bool:
         """Whether following first links (substance, else first cause) from a message comes back to it."""
         current, seen = message_id, set()
         while len(seen) < limit:
-            event = self.events[self.by_id[current]]
+            event = self._events[self._by_id[current]]
             links = [event["substance"]] if model.is_delivery(event) else model.causes_of(event)
-            if not links or links[0] not in self.by_id or links[0] in seen:
+            if not links or links[0] not in self._by_id or links[0] in seen:
                 return False
             current = links[0]
             if current == message_id:
@@ -143,25 +195,25 @@ class AgentTree:
             seen.add(current)
         return False
 
-    def _agent(self, agent_id: str, position: int) -> AgentNode:
+    def agent(self, agent_id: str, position: int) -> AgentNode:
         agent = self.agents.get(agent_id)
         if agent is None:
             agent = AgentNode(agent_id=agent_id, ordinal=len(self.agents), first_position=position)
             self.agents[agent_id] = agent
-            self.tree_changes.append((position, agent_id))
+            self.changes.append((position, agent_id))
         return agent
 
-    def _agent_created(self, event: Event, position: int, line_number: int, causes, format_keys: bool) -> None:
+    def agent_created(self, event: Event, position: int, line_number: int, causes, format_keys: bool) -> None:
         """An agent_created event; `format_keys`: its `inferred` and "in progress" marker are the viewer's own
         (Format.adds_keys)."""
         agent_id = event["agent_id"]
         existing = self.agents.get(agent_id)
         if existing is not None and existing.created_position is not None:
             self._problem("duplicate_agent_created", line_number,
-                          f"{agent_id} was already created by {self.events[existing.created_position]['message_id']}",
+                          f"{agent_id} was already created by {self._events[existing.created_position]['message_id']}",
                           event["message_id"])
             return
-        agent = self._agent(agent_id, position)
+        agent = self.agent(agent_id, position)
         agent.created_position = position
         if isinstance(event.get("name"), str) and event["name"]:
             agent.name = event["name"]
@@ -175,10 +227,10 @@ class AgentTree:
         if causes:
             agent.cause = causes[0]
             self.spawned.setdefault(agent.cause, []).append(agent_id)
-            if agent.cause in self.by_id:
-                self._resolve_parent(agent, position)
+            if agent.cause in self._by_id:
+                self.resolve_parent(agent, position)
             else:
-                self._awaiting_cause.setdefault(agent.cause, []).append(agent_id)
+                self.awaiting_cause.setdefault(agent.cause, []).append(agent_id)
                 agent.flags.append("cause_missing")
         elif format_keys and event.get("listed_under") in self.agents and event["listed_under"] != agent_id:
             # nothing in the log names its parent (yet): shown under the agent its format says, marked so
@@ -186,11 +238,11 @@ class AgentTree:
             self.agents[agent.parent_id].children.append(agent_id)
             agent.flags.append("unlinked")
 
-    def _resolve_parent(self, agent: AgentNode, position: int) -> None:
+    def resolve_parent(self, agent: AgentNode, position: int) -> None:
         """Parent = the agent whose transcript holds the message the creation names."""
         if "cause_missing" in agent.flags:
             agent.flags.remove("cause_missing")
-        holder = self.events[self.by_id[agent.cause]]["agent_id"]
+        holder = self._events[self._by_id[agent.cause]]["agent_id"]
         if holder not in self.agents:  # the cause is an event of an unknown type
             agent.flags.append("cause_not_an_agent_message")
             return
@@ -198,11 +250,11 @@ class AgentTree:
         while ancestor is not None:
             if ancestor == agent.agent_id:
                 agent.flags.append("cause_cycle")
-                self._problem("cause_cycle", self.line_numbers[agent.created_position],
+                self._problem("cause_cycle", self._line_numbers[agent.created_position],
                               f"{agent.agent_id}'s creation names a message of its own subtree", agent.cause)
                 return
             ancestor = self.agents[ancestor].parent_id
         agent.parent_id = holder
         self.agents[holder].children.append(agent.agent_id)
-        self.tree_changes.append((position, agent.agent_id))
+        self.changes.append((position, agent.agent_id))
 

@@ -11,6 +11,7 @@ from array import array
 from bisect import bisect_left
 
 from viewer.core import model
+from viewer.core.kept import array_from, array_state
 from viewer.core.incremental import Incremental
 from viewer.search import index as search_index
 
@@ -38,6 +39,34 @@ class Facets(Incremental):
         self.pieces: dict[str, array] = {}  # agent -> positions of its pieces of text
         self.originals: dict[str, array] = {}  # agent -> positions of the originals its deliveries name (unsorted)
         self._awaited: dict[str, list[int]] = {}  # message id not seen yet -> deliveries naming it
+
+    # What it holds: each kept by `state`, or the session it reads (made again)
+    HOLDS = frozenset({"indexed", "_session", "tools", "modified", "received", "deliveries", "others", "pieces",
+                       "originals", "_awaited"})
+    _ARRAY_MAPS = ("modified", "others", "pieces", "originals")
+
+    def state(self):
+        """(name, plain value) of what it keeps (see the persistent cache: store.index_state)."""
+        yield "indexed", self.indexed
+        yield "received", self.received
+        yield "deliveries", self.deliveries
+        yield "awaited", self._awaited
+        yield "tools", {agent: {k: array_state(v) for k, v in tools.items()} for agent, tools in self.tools.items()}
+        for name in self._ARRAY_MAPS:
+            yield name, {k: array_state(v) for k, v in getattr(self, name).items()}
+
+    def restore(self, name: str, value) -> None:
+        """Take back one part `state` gave."""
+        if name in ("indexed", "received", "deliveries"):
+            setattr(self, name, value)
+        elif name == "awaited":
+            self._awaited = value
+        elif name == "tools":
+            self.tools = {agent: {k: array_from(v) for k, v in tools.items()} for agent, tools in value.items()}
+        elif name in self._ARRAY_MAPS:
+            setattr(self, name, {k: array_from(v) for k, v in value.items()})
+        else:
+            raise ValueError(f"facets keep no {name!r}")
 
     def _extend(self, s, start: int, stop: int, events: list | None = None) -> None:
         if events is None:

@@ -10,16 +10,16 @@ import heapq
 import threading
 import zlib
 from array import array
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 
 from viewer import formats
-from viewer.core import jsonio, model
+from viewer.core import jsonio, lockorder, model
 from viewer.core.gcpause import FREEZE_AFTER
 from viewer.core.host import Host
 from viewer.core.cursor import Cursor
-from viewer.core.model import TRANSCRIPT_ENTRY, AgentNode, Event
-from viewer.core.positions import file_at, filed_at
+from viewer.core.kept import array_from, array_state
+from viewer.core.model import TRANSCRIPT_ENTRY, Event
 from viewer.core.problems import Problem
 from viewer.files.eventlist import EventList
 from viewer.files.file_source import FileSource
@@ -32,19 +32,31 @@ from . import facets
 from .agent_tree import AgentTree
 from .session_ids import session_name, shown
 from .shared_lists import SharedLists
+from .tool_calls import ToolCalls
 from .sleeping import Sleeps
 
 LOCK_SLICE = 256  # lines indexed per hold of the session's lock (a couple of milliseconds): also how often ingest gives way to requests
 
 
-class SessionIndex(AgentTree, Sleeps):
+class SessionIndex(Sleeps):
     """Everything known about one session file, updated event by event.
 
     Built in one step: `fmt` is the format of its files (its normalizer, when it has one, makes the events of
-    their records), `format_reason` why a file is unrecognized ("empty": too empty to tell yet). `host` is what
-    it shares with the app it is part of (its tuning, the requests it gives way to, the collector's pauses); a
-    session made alone has one of its own.
+    their records), `format_reason` why a file is unrecognized ("empty": too empty to tell yet). It holds its agent
+    tree (`tree`: AgentTree), its search index (`search`) and its facets (`facets`). `host` is what it shares with
+    the app it is part of (tuning, the requests it gives way to, the collector's pauses); alone, one of its own.
     """
+
+    # What it keeps between runs (`state`): the rest of what it holds is who it is, what is made per process, what
+    # its parts keep (tree, search, facets, events, normalizer), or their containers bound here (see `_bind`).
+    KEPT = ("epoch", "updated_at", "project", "format_reason", "internal", "title", "format_summary", "by_id",
+            "references", "caused", "problems")
+    ARRAYS = ("line_numbers", "usage_positions", "growth_positions", "grown_positions")
+    MADE = frozenset({"id", "path", "relpath", "name", "host", "lock", "serial", "seen_at", "format", "_adds_keys",
+                      "_parser", "usage_totals", "dialog_orders", "normalizer", "search", "facets", "events", "members",
+                      "tree", "agents", "spawned", "tree_changes", "_dangling", "_awaiting_cause", "_links", "_agent",
+                      "_agent_created", "_linked", "calls", "call_positions", "result_positions",
+                      "tool_names", "_file_calls", "_file_result"})
 
     def __init__(self, session_id: str, path: str, relpath: str, fmt: formats.Format = formats.NATIVE,
                  format_reason: str = "", name: str | None = None, host: Host | None = None):
@@ -53,7 +65,7 @@ class SessionIndex(AgentTree, Sleeps):
         self.path = path
         self.relpath = shown(relpath)  # printed: a name that is not UTF-8 escaped
         self.name = session_name(relpath) if name is None else name
-        self.lock = threading.RLock()
+        self.lock = lockorder.ordered(threading.RLock(), lockorder.SESSION, "session")
         self.epoch = 0
         self.updated_at: float | None = None  # the file's mtime when we last read something new
         self.project: str | None = None  # the folder a grouped session belongs to (Claude Code projects)
@@ -84,24 +96,14 @@ class SessionIndex(AgentTree, Sleeps):
         self.events = EventList(self.host.tuning)  # native lines as where they are in the file, read when asked for (see eventlist)
         self.line_numbers = array("q")  # per position: its line in the file (compact: 8 bytes each)
         self.by_id: dict[str, int] = {}
-        self.agents: dict[str, AgentNode] = {}
+        self.problems: list[Problem] = []
         # substance key -> positions of the entries whose `substance` names it
         self.references: dict[str, list[int]] = {}
         # (agent_id, tool_call_id) -> positions of that agent's entries holding / answering the call (see file_at)
-        self.call_positions: dict[tuple[str, str], int | list[int]] = {}
-        self.result_positions: dict[tuple[str, str], int | list[int]] = {}
         # message id -> positions of the events whose `cause` names it (pieces of text, agent creations)
         self.caused: dict[str, list[int]] = {}
-        # message id -> agents whose agent_created names it as cause
-        self.spawned: dict[str, list[str]] = {}
-        self._awaiting_cause: dict[str, list[str]] = {}
-        # message id not seen yet -> the dangling_* problems naming it (dropped if it shows up)
-        self._dangling: dict[str, list[Problem]] = {}
-        # (position, agent_id) whenever an agent appears or moves in the tree; read by live polls
-        self.tree_changes: list[tuple[int, str]] = []
-        self.problems: list[Problem] = []
+        self._bind(AgentTree(self.events, self.by_id, self.line_numbers, self.problems), ToolCalls(self.problems))
         self.internal = 0  # events no page shows as such (a response's later lines, a parent found late)
-        self.tool_names: set[str] = set()  # every tool called or answered, lowercased (the agent page's tool filter)
         self.usage_positions = array("q")  # events naming a model or token usage (usage sums these)
         # events saying a message grew in place (Claude Code), and the message each grew: live pages redraw it
         self.growth_positions, self.grown_positions = array("q"), array("q")
@@ -113,6 +115,22 @@ class SessionIndex(AgentTree, Sleeps):
         self.title: str | None = None  # a format's own name for the session (Claude Code titles, snapshot titles)
         self.normalizer: Normalizer | None = self.format.normalizer() if self.format.reads_records else None
         self._new_parser()
+
+    def _bind(self, tree: AgentTree, calls: ToolCalls) -> None:
+        """Hold its parts; their containers and the methods `add` calls are bound here once (no hop per event)."""
+        self.tree, self.calls = tree, calls
+        self.call_positions, self.result_positions, self.tool_names = (calls.call_positions, calls.result_positions,
+                                                                       calls.tool_names)
+        self._file_calls, self._file_result = calls.file_calls, calls.file_result
+        self.agents, self.spawned, self.tree_changes = tree.agents, tree.spawned, tree.changes
+        self._dangling, self._awaiting_cause = tree.dangling, tree.awaiting_cause
+        self._links, self._agent, self._agent_created, self._linked = (tree.links, tree.agent, tree.agent_created,
+                                                                      tree.linked)
+
+    @property
+    def roots(self) -> list[str]:
+        """Agents with no parent (yet), in order of first appearance."""
+        return self.tree.roots
 
     def _new_parser(self) -> None:
         self._parser = LineParser(self.format, self._line_problem, self._became_legacy)
@@ -134,23 +152,46 @@ class SessionIndex(AgentTree, Sleeps):
             self.wake()  # a copy of the index, not of a sleeping session
             other = type(self).__new__(type(self))
             other.__dict__.update(self.__dict__)
-            other.lock = threading.RLock()
+            other.lock = lockorder.ordered(threading.RLock(), lockorder.SESSION, "session")
             other.events = self.events.prefix(len(self.events))
             other.line_numbers = array("q", self.line_numbers)
             other.usage_positions = array("q", self.usage_positions)
             other.growth_positions = array("q", self.growth_positions)
             other.grown_positions = array("q", self.grown_positions)
             other.by_id = dict(self.by_id)
-            other.agents = {agent_id: agent.copy() for agent_id, agent in self.agents.items()}
-            for name in ("references", "call_positions", "result_positions", "caused", "spawned",
-                         "_awaiting_cause", "_dangling"):
+            for name in ("references", "caused"):
                 setattr(other, name, SharedLists(getattr(self, name)))
-            other.tree_changes, other.problems = list(self.tree_changes), list(self.problems)
-            other.tool_names = set(self.tool_names)
+            other.problems = list(self.problems)
+            other._bind(self.tree.copy(other.events, other.by_id, other.line_numbers, other.problems, SharedLists),
+                        self.calls.copy(other.problems, SharedLists))
             other.usage_totals, other.dialog_orders = {}, {}
             other.search, other.facets = search_index.SearchIndex(other), facets.Facets(other)
             other._parser = LineParser(other.format, other._line_problem, other._became_legacy)
         return other
+
+    def state(self):
+        """(name, plain value) of what it keeps between runs (store.index_state): its parts say what they keep."""
+        for name in self.KEPT:
+            value = getattr(self, name)
+            yield name, [p.state() for p in value] if name == "problems" else value
+        yield "arrays", {name: array_state(getattr(self, name)) for name in self.ARRAYS}
+
+    def restore(self, name: str, value) -> None:
+        """Take back one part `state` gave, into this index made empty (a big map may come in several parts: each
+        adds to it). Its containers are filled in place: its tree holds them too."""
+        if name == "problems":
+            self.problems.extend(Problem(*p) for p in value)
+        elif name == "arrays":
+            if set(value) != set(self.ARRAYS):
+                raise ValueError(f"arrays {sorted(value)} are not a session's")
+            for key, (typecode, data) in value.items():
+                getattr(self, key).extend(array_from((typecode, data)))
+        elif name not in self.KEPT:
+            raise ValueError(f"a session keeps no {name!r}")
+        elif isinstance(getattr(self, name), (dict, set)):
+            getattr(self, name).update(value)
+        else:
+            setattr(self, name, value)
 
     # --- writing -------------------------------------------------------------------------
 
@@ -373,34 +414,30 @@ class SessionIndex(AgentTree, Sleeps):
                     self._linked(event, position)
         # Agents created before the message their cause names: resolvable now that its agent is known.
         if first and self._awaiting_cause:
-            for agent_id in self._awaiting_cause.pop(message_id, ()):
-                self._resolve_parent(self.agents[agent_id], position)
+            self.tree.message_arrived(message_id, position)
 
-    def _file_calls(self, agent_id: str, calls, position: int) -> None:
-        """An entry's tool calls: their names, and the entry under (agent, call id) for the results to find.
-
-        The agent's own copy of its id is passed: the keys share it, not one string per event.
-        """
-        tool_names, call_positions = self.tool_names, self.call_positions
-        for call in calls:
-            tool_names.add(model.call_tool_key(call))
-            call_id = call.get("id")
-            if isinstance(call_id, str):
-                file_at(call_positions, (agent_id, call_id), position)
-
-    def _file_result(self, agent_id: str, event: Event, position: int, line_number: int) -> None:
-        """A tool result: its tool's name, and the entry under (agent, call id) next to the call it answers."""
-        name = event.get("name")
-        if isinstance(name, str):
-            self.tool_names.add(model.tool_key(name))
-        call_id = event.get("tool_call_id")
-        if isinstance(call_id, str):
-            key = (agent_id, call_id)
-            file_at(self.result_positions, key, position)
-            if key not in self.call_positions:
-                self._problem("dangling_tool_call_id", line_number,
-                              f"no earlier tool call {call_id!r} in {agent_id}'s transcript", event["message_id"])
-
+    def _grown(self, event: Event) -> None:
+        """A message grew in place (Claude Code: more lines of one response): index its new tool calls."""
+        grown = self.by_id.get(event.get("grows"))
+        if grown is None:
+            return
+        position = len(self.events) - 1  # this event's (add appended it)
+        if grown < position:
+            self.growth_positions.append(position)
+            self.grown_positions.append(grown)
+        if self.tree.reclassify(grown):
+            self.dialog_orders.clear()
+        grown_event = self.events[grown]
+        if "usage" in grown_event or "model" in grown_event:  # it may name them only now
+            lists = [self.usage_positions]
+            if grown_event.get("agent_id") in self.agents:
+                lists.append(self.agents[grown_event["agent_id"]].usage_entries)
+            for positions in lists:
+                i = bisect_left(positions, grown)
+                if i == len(positions) or positions[i] != grown:
+                    positions.insert(i, grown)
+        self.usage_totals.clear()  # its usage may have changed: summed again on the next request
+        self.calls.grew(grown_event["agent_id"], model.tool_calls_of(grown_event), grown)
 
     # --- reading helpers (callers hold the lock) ----------------------------------------
 
@@ -450,20 +487,9 @@ class SessionIndex(AgentTree, Sleeps):
 
     def call_position_of(self, agent_id: str, call_id, position: int) -> int | None:
         """The entry holding the agent's latest call of that id before `position`."""
-        calls = filed_at(self.call_positions, (agent_id, call_id))
-        if not calls:
-            return None
-        i = bisect_right(calls, position)
-        return calls[i - 1] if i else None
+        return self.calls.call_position_of(agent_id, call_id, position)
 
     def result_positions_for_call(self, position: int, call_id: str) -> list[int]:
         """The results answering the call at `position`: those its agent logged after it and before the next call
         with the same id (the positions are filed under agent and id at ingest, so no result is parsed again)."""
-        key = (self.events[position]["agent_id"], call_id)
-        calls = filed_at(self.call_positions, key)
-        i = bisect_right(calls, position)
-        if not i or calls[i - 1] != position:
-            return []
-        results = filed_at(self.result_positions, key)
-        stop = bisect_left(results, calls[i]) if i < len(calls) else len(results)
-        return results[bisect_left(results, position):stop]  # an entry may answer one call and make another
+        return self.calls.results_for_call(self.events[position]["agent_id"], call_id, position)

@@ -8,7 +8,6 @@ its lock (`__getattr__`); if the entry is gone, the session starts empty under a
 from __future__ import annotations
 
 import time
-import weakref
 
 from . import usage
 
@@ -124,7 +123,7 @@ class Sleeps:
         self.__dict__.update({k: v for k, v in restored.__dict__.items() if k not in KEPT_ASLEEP})
         restored.__dict__.clear()  # its parser's methods refer to it: freed now, not at the next collection
         for built in (self.search, self.facets):  # they read their session through a weak reference
-            built._session = weakref.ref(self)
+            built.belong_to(self)
         self._new_parser()
         del self.__dict__["_asleep"]
 

@@ -35,31 +35,29 @@ def something_at(path: str) -> bool:
 
 
 class Folders:
-    """DIR and its folders: the side of the Library that walks them and lists what stops one being read.
+    """DIR and its folders: walking them and listing what stops one being read. `changed()` is told (outside its
+    lock) whenever the problems change: the Library's listing shows them."""
 
-    `lock` guards `_problems` and `version` (bumped on every change), for the Library too.
-    """
-
-    def __init__(self, root: str | os.PathLike, follow_symlinks: bool = False):
+    def __init__(self, root: str | os.PathLike, follow_symlinks: bool = False, changed=lambda: None):
         self.root = os.path.abspath(root)
         self._root_slash = os.path.join(self.root, "")
         self.real_root = os.path.realpath(root)
         self.follow_symlinks = follow_symlinks
-        self.lock = threading.Lock()
+        self._lock = threading.Lock()  # guards `_problems`
         self._problems: list[Problem] = []  # of the folder, not of one session (see `problems`)
-        self.version = 0  # bumped on every change; the sessions list polls it
+        self._changed = changed
 
     @property
     def problems(self) -> list[Problem]:
         """Problems of the folder as a whole (folders that cannot be read, watcher failures): a copy."""
-        with self.lock:
+        with self._lock:
             return list(self._problems)
 
     def folder_problem(self, kind: str, relpath: str, detail: str) -> None:
         """Record a problem of the folder, once per kind and path (a later detail replaces the earlier one);
-        shown on `/` and in /api/sessions. Call it without holding `self.lock`."""
+        shown on `/` and in /api/sessions."""
         problem = Problem(kind, None, detail, path=shown(relpath))
-        with self.lock:
+        with self._lock:
             for i, known in enumerate(self._problems):
                 if (known.kind, known.path) == (problem.kind, problem.path):
                     if known.detail == detail:
@@ -68,14 +66,14 @@ class Folders:
                     break
             else:
                 self._problems.append(problem)
-            self.version += 1
+        self._changed()
 
     def _folder_read(self, relpath: str) -> None:
         """A folder was read: what stopped it being read before no longer holds."""
         path = shown(relpath)
         self._drop_folder_problems(lambda p: p.path == path)
 
-    def _folder_gone(self, relpath: str) -> None:
+    def gone(self, relpath: str) -> None:
         """A folder went away: so did what stopped it, or a folder in it, being read."""
         path = shown(relpath)
         below = path + "/" if path != "." else ""
@@ -84,20 +82,19 @@ class Folders:
     def forget_gone_folders(self) -> None:
         """Drop the problems of folders whose top folder below DIR is gone (a walk of the folder cannot see what
         is not there; the watcher calls this when it walks DIR without a file event to go by)."""
-        with self.lock:
+        with self._lock:
             tops = {p.path.split("/", 1)[0] for p in self._problems if p.kind in _FOLDER_READ_KINDS and p.path}
         for top in tops:
             if top != "." and not os.path.lexists(os.path.join(self.root, top)):
-                self._folder_gone(top)
+                self.gone(top)
 
     def _drop_folder_problems(self, concerns) -> None:
-        with self.lock:
+        with self._lock:
             kept = [p for p in self._problems if not (p.kind in _FOLDER_READ_KINDS and concerns(p))]
-            if len(kept) != len(self._problems):
-                self._problems = kept
-                self.version += 1
-
-    is_session_file = staticmethod(detect.is_session_file)
+            dropped = len(kept) != len(self._problems)
+            self._problems = kept
+        if dropped:
+            self._changed()
 
     @property
     def inside(self) -> str | None:
@@ -113,7 +110,7 @@ class Folders:
             return path[len(self._root_slash):].rstrip("/") or "."
         return Path(os.path.relpath(path, self.root)).as_posix()
 
-    def _session_files(self, folder: str | None) -> Iterator[str]:
+    def session_files(self, folder: str | None) -> Iterator[str]:
         """Every session file below a folder, each given as it is found, folders in name order, each folder's files before its
         subfolders (as os.walk). Iterative: a folder of any depth costs no recursion; folders deeper than
         MAX_FOLDER_DEPTH and folders that cannot be read are listed in `problems` and left out."""
@@ -135,7 +132,7 @@ class Folders:
             subfolders, filenames = listed
             for filename in filenames:
                 path = os.path.join(dirpath, filename)
-                if self.is_session_file(path):
+                if detect.is_session_file(path):
                     yield path
             pending.extend(os.path.join(dirpath, name) for name in reversed(subfolders))
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import threading
 import time
-import weakref
 
 from viewer import formats
+from viewer.core import lockorder
 from viewer.core.gcpause import FREEZE_AFTER
 from viewer.core.host import Host
 from viewer.core.problems import Problem
@@ -24,6 +25,7 @@ from viewer.formats.base import refusal
 from viewer.formats.detect import GZIP_SUFFIX
 from viewer.index.session_ids import session_id_for, session_name, shown
 from viewer.index.session_index import SessionIndex
+from viewer.store import folder_cache
 from viewer.store.session_cache import SessionCache
 
 from .folders import Folders, something_at
@@ -33,28 +35,39 @@ from .reading import not_read_yet, read_so_far, reader_for
 log = logging.getLogger(__name__)
 
 
-class Library(Groups, Folders):
+class Library:
     """Every session below a folder, keyed by its stable id.
 
     Only regular files inside the folder are read, checked on the descriptor opened (safe_open): a
     FIFO, a device, a file a symlink leads to outside the folder (unless `follow_symlinks` is set)
     or one this user may not read is listed with a problem and 0 events, and never read. What stops
     a folder being read (permission, depth) is listed in `problems`, not silently left out (see Folders).
+
+    It holds the walk of the folder (`folders`: Folders) and the sessions of several files (`groups`: Groups);
+    `lock` guards what it lists (`sessions`, `aliases`, the files and their readers) and `version`.
     `host`: what its sessions share with the app serving them (its runtime's; one of its own by default).
     """
 
+    is_session_file = staticmethod(detect.is_session_file)
+
     def __init__(self, root: str | os.PathLike, follow_symlinks: bool = False, cache: SessionCache | None = None,
                  host: Host | None = None):
-        super().__init__(root, follow_symlinks)
         self.host = host if host is not None else cache.host if cache is not None else Host()
+        self.lock = lockorder.ordered(threading.Lock(), lockorder.LIBRARY, "library")
+        self.version = 0  # bumped on every change; the sessions list polls it
+        self.folders = Folders(root, follow_symlinks, self.changed)
+        self.root, self.real_root, self.follow_symlinks = self.folders.root, self.folders.real_root, follow_symlinks
+        self.inside = self.folders.inside  # the folder every file read must really lie in (safe_open); None: anywhere
+        self.relpath = self.folders.relpath
+        self.folder_problem = self.folders.folder_problem
+        self.forget_gone_folders = self.folders.forget_gone_folders
         self.cache = cache  # sessions kept between runs (None: every start reads every file)
         self.sessions: dict[str, SessionIndex] = {}
         self.aliases: dict[str, str] = {}  # id of a renamed session -> its id now
-        self._tailers: dict[str, FileTailer | GzipReader] = {}
-        self._by_path: dict[str, SessionIndex] = {}
-        self._groups: dict[tuple[str, str], SessionIndex] = {}  # (folder, session id) -> a multi-file session
-        self._notes: dict[str, dict] = {}  # project folder -> what its sessions said of each other (Normalizer.take)
-        self._deferred: set[tuple[str, str]] | None = None  # groups to read once a scan has found all their files
+        self._tailers: dict[str, FileTailer | GzipReader] = {}  # readers of the files of one session each
+        self._by_path: dict[str, SessionIndex] = {}  # every file -> its session
+        self.groups = Groups(self)
+        self.keep, self.settle, self.settle_quiet = self.groups.keep, self.groups.settle, self.groups.settle_quiet
         # id -> epoch of the session just dropped under it (refused, or readable again): its successor's is later
         self._replaced_epochs: dict[str, int] = {}
         # How many Tuning.batch_bytes slices one refresh reads of a file (None: to its end). The watcher sets 1 so one big
@@ -65,8 +78,6 @@ class Library(Groups, Folders):
         self.searched_at = -1  # the version at which every search index was last found complete (the same)
         self.faceted_at = -1  # ... and every session's facets
         self.looked_at = float("-inf")  # when background work last found no session to settle or save
-        self._lost: weakref.WeakSet = weakref.WeakSet()  # sleeping sessions that could not be woken: read again
-        self._cache_tried: weakref.WeakSet = weakref.WeakSet()  # groups looked up in the cache (Groups._kept_group)
         self._reading: dict[str, FileTailer | GzipReader] = {}  # files read part way, for pages that say how far (progress)
         self._scanned = False  # the first scan of DIR is over
 
@@ -80,8 +91,8 @@ class Library(Groups, Folders):
         # kept: the cyclic collector would walk them again and again meanwhile (40% of that second)
         listing = first and self.cache.listed is not None
         try:
-            with self.host.gc.batch() if listing else contextlib.nullcontext({}) as made, self._groups_read_after():
-                for path in self._session_files(folder):
+            with self.host.gc.batch() if listing else contextlib.nullcontext({}) as made, self.groups.read_after():
+                for path in self.folders.session_files(folder):
                     try:
                         self.refresh(path)
                     except Exception:  # one unreadable file must not hide the others
@@ -92,31 +103,15 @@ class Library(Groups, Folders):
                 self._scanned = True
                 self.cache.done_listing()
 
-    @contextlib.contextmanager
-    def _groups_read_after(self):
-        """The groups whose files are found meanwhile are read once all are known (together, merged by time),
-        when the outermost of these ends (a scan, or a file opened with the other files of its session)."""
-        outer = self._deferred is None
-        if outer:
-            self._deferred = set()
-        try:
-            yield
-        finally:
-            if outer:
-                deferred, self._deferred = self._deferred, None
-                for key in sorted(deferred):
-                    if key in self._groups:  # gone if its only file could not be read
-                        self._read_group(self._groups[key])
-
     def refresh(self, path: str) -> None:
         """Ingest whatever was appended to one file since the last call.
 
-        A file that may not or cannot be read is listed with a problem instead (see `_refuse`), until it
+        A file that may not or cannot be read is listed with a problem instead (see `refuse`), until it
         goes away or can be read: then it is read like any other.
         """
         path = os.path.abspath(path)
         if not self.is_session_file(path):
-            self._sidecar_changed(path)
+            self.groups.sidecar_changed(path)
             return
         if not something_at(path):
             self.forget(path)
@@ -124,7 +119,7 @@ class Library(Groups, Folders):
         try:
             self._refresh(path)
         except formats.NOT_READABLE as error:
-            self._refuse(refused_path(error, path), error)
+            self.refuse(refused_path(error, path), error)
         except FileNotFoundError:  # gone while it was looked at
             self.forget(path)
 
@@ -135,7 +130,7 @@ class Library(Groups, Folders):
             self._drop(path, session, session.id)
             session = None
         if session is not None and session.members:
-            self._read_group(session)
+            self.groups.read(session)
             return
         if session is not None and session.count == 0 and (
                 not session.format_settled or session.format is formats.UNRECOGNIZED):
@@ -147,10 +142,10 @@ class Library(Groups, Folders):
         if new:
             fmt, reason, group = self._classify(path)
             if group is not None:
-                self._join_group(path, fmt, group)
+                self.groups.join(path, fmt, group)
                 return
             session = self._session_of(path, fmt, reason)
-            self._tailers[path] = self._reader(path, self.host.tuning.batch_bytes)
+            self._tailers[path] = self.reader(path, self.host.tuning.batch_bytes)
             session = self._kept(path, session)
         tailer = self._tailers[path]
         changed = False
@@ -190,10 +185,6 @@ class Library(Groups, Folders):
                 with self.lock:
                     self.version += 1
 
-    def _reader(self, path: str, limit: int | None = None) -> FileTailer | GzipReader:
-        """The reader of a session file of this folder, within the app's limits (reading.reader_for)."""
-        return reader_for(path, limit, inside=self.inside, limits=self.host.tuning.limits)
-
     def _classify(self, path: str) -> tuple[formats.Format, str, dict | None]:
         """A new file's format (detect.classify), or what the cache listed of it while a restart's first scan
         reads its folder's entry and the file is as it was (folder_cache)."""
@@ -209,6 +200,10 @@ class Library(Groups, Folders):
         kept = self.cache.restore(path, session.id, self.relpath(path), self.inside, tailer)
         return session if kept is None else kept
 
+    def reader(self, path: str, limit: int | None = None) -> FileTailer | GzipReader:
+        """The reader of a session file of this folder, within the app's limits (reading.reader_for)."""
+        return reader_for(path, limit, inside=self.inside, limits=self.host.tuning.limits)
+
     def _session_of(self, path: str, fmt: formats.Format = formats.NATIVE, reason: str = "") -> SessionIndex:
         """A new, empty index of the session file at `path`, of the format its content shows."""
         relpath = self.relpath(path)
@@ -219,7 +214,7 @@ class Library(Groups, Folders):
         self._continue_epoch(session)
         with self.lock:
             self._by_path[path] = session
-            self._settle_group_at(path)  # a group named like this file gives way
+            self.groups.name_at(path)  # a group named like this file gives way
             self.sessions[session.id] = session
             self.aliases.pop(session.id, None)
             self.version += 1
@@ -239,7 +234,7 @@ class Library(Groups, Folders):
             self._replaced_epochs[successor_id] = listed.epoch
         self.forget(path)
 
-    def _refuse(self, path: str, error: OSError) -> None:
+    def refuse(self, path: str, error: OSError) -> None:
         """List a file that may not or cannot be read (a FIFO, a device, a symlink out of the folder, permission
         denied): 0 events and one problem saying what it is. What was read of it before is no longer shown."""
         kind, detail = refusal(error)
@@ -253,7 +248,7 @@ class Library(Groups, Folders):
         session.file_problem(detail, kind)
         self._list(path, session)
 
-    def _rename(self, session: SessionIndex, new_id: str) -> None:
+    def rename(self, session: SessionIndex, new_id: str) -> None:
         """Give a session a new id (caller holds the lock); links to the old one follow it (see `resolve`)."""
         old_id = session.id
         if old_id == new_id:
@@ -267,14 +262,42 @@ class Library(Groups, Folders):
             self.aliases[old_id] = new_id
         self.version += 1
 
-    def _changed(self) -> None:
+    def changed(self) -> None:
         with self.lock:
+            self.version += 1
+
+    # --- what Groups asks of the files it reads ----------------------------------------------------------------
+
+    def session_at(self, path: str) -> SessionIndex | None:
+        """The session listed for the file at `path`."""
+        return self._by_path.get(path)
+
+    def place(self, path: str, session: SessionIndex) -> None:
+        """The file at `path` is one of `session`'s (Groups.join)."""
+        with self.lock:
+            self._by_path[path] = session
+
+    def is_listed(self, session: SessionIndex) -> bool:
+        return session.id in self.sessions
+
+    def list_session(self, session: SessionIndex) -> None:
+        """List a session of several files under its id (it starts a later epoch than one dropped under it)."""
+        self._continue_epoch(session)
+        with self.lock:
+            self.sessions[session.id] = session
+            self.aliases.pop(session.id, None)
+            self.version += 1
+
+    def read_later(self, paths) -> None:
+        """Files to be read again by the ingest thread (a session that could not be woken from the cache)."""
+        with self.lock:
+            self.unfinished.update(paths)
             self.version += 1
 
     def open_file(self, path: str) -> SessionIndex | None:
         """One session file read whole, with the other files of its session (Claude Code sub-agents)."""
         path = os.path.abspath(path)
-        with self._groups_read_after():
+        with self.groups.read_after():
             self.refresh(path)
             session = self._by_path.get(path)
             if session is not None and session.members and session.path == path:
@@ -313,8 +336,8 @@ class Library(Groups, Folders):
             session.id, session.path, session.relpath = session_id_for(relpath), destination, shown(relpath)
             session.name = session_name(relpath)
             self._by_path[destination], self._tailers[destination] = session, tailer
-            self._settle_group_at(source)
-            self._settle_group_at(destination)
+            self.groups.name_at(source)
+            self.groups.name_at(destination)
             self.sessions[session.id] = session
             self.aliases.pop(session.id, None)
             if old_id != session.id:
@@ -329,20 +352,15 @@ class Library(Groups, Folders):
             self._tailers.pop(path, None)
             self._reading.pop(path, None)
             if session is not None and session.members:
-                with session.lock:
-                    session.members.pop(path, None)
-                if session.members:  # the others stay: read them again without it
-                    self._start_over(session)
+                regroup = self.groups.forget_file(path, session)
+                if regroup is not None:  # the others stay: read them again without it
                     self.version += 1
-                    regroup = session
                 else:
-                    self._groups = {k: v for k, v in self._groups.items() if v is not session}
                     if self.sessions.get(session.id) is session:  # not a main file listed unread under its id
                         del self.sessions[session.id]
                     if self.cache is not None:  # what it kept of the group goes too (the folder's entry with it)
                         self.cache.forget(session.path)
                     self.version += 1
-                    regroup = None
                 session = None
             else:
                 regroup = None
@@ -350,12 +368,12 @@ class Library(Groups, Folders):
                 self.sessions.pop(session.id, None)
                 if self.cache is not None:
                     self.cache.forget(path)
-                self._settle_group_at(path)  # a group named like this file may have its id back
+                self.groups.name_at(path)  # a group named like this file may have its id back
                 self.version += 1
                 if session.count >= FREEZE_AFTER:
                     self.host.gc.forgotten()
         if regroup is not None:
-            self._read_group(regroup)
+            self.groups.read(regroup)
 
     def take_unfinished(self) -> list[str]:
         """The files a refresh left part-read (see slices_per_read), to be read on; the set is emptied."""
@@ -372,7 +390,7 @@ class Library(Groups, Folders):
         """A folder went away: forget every session that was inside it, and its problems."""
         for path in self.paths_below(folder):
             self.forget(path)
-        self._folder_gone(self.relpath(folder))
+        self.folders.gone(self.relpath(folder))
 
     def sessions_now(self) -> list[SessionIndex]:
         return list(self.sessions.values())  # one C call: no other thread changes the dict meanwhile
@@ -380,8 +398,9 @@ class Library(Groups, Folders):
     def settled_files(self) -> list[tuple[str, SessionIndex, FileTailer | GzipReader | None]]:
         """(path, session, reader) of each file read to its end (not part way)."""
         with self.lock:
-            return [(p, s, self._tailers.get(p)) for p, s in self._by_path.items()
-                    if p not in self._reading and p not in self.unfinished]
+            files = [(p, s, self._tailers.get(p)) for p, s in self._by_path.items()
+                     if not s.members and p not in self._reading and p not in self.unfinished]
+        return files + [f for f in self.groups.files() if f[0] not in self.unfinished]
 
     def progress(self) -> dict[str, dict]:
         """The files read part way so far: {path relative to the root: {"read": bytes, "size": bytes}}."""
@@ -424,3 +443,26 @@ class Library(Groups, Folders):
     def listing(self) -> list[SessionIndex]:
         with self.lock:
             return sorted(self.sessions.values(), key=lambda s: s.relpath)
+
+    @property
+    def problems(self) -> list:
+        """Problems of the folder as a whole (folders that cannot be read, watcher failures): a copy."""
+        return self.folders.problems
+
+    # --- the cache ---------------------------------------------------------------------------------------------
+
+    @property
+    def _folder_key(self) -> str:
+        return folder_cache.key_of(self.real_root, self.follow_symlinks)
+
+    def keep_folder(self) -> bool:
+        """Write what a restart needs to list the kept groups at once (folder_cache), when they changed."""
+        if self.cache is None:
+            return False
+        return self.cache.save_folder(self._folder_key, self.groups.all())
+
+    def sleep_quiet(self) -> bool:
+        """Put to sleep the kept sessions nobody has looked at for a while (SessionCache.sleep_quiet)."""
+        if self.cache is None:
+            return False
+        return self.cache.sleep_quiet(self.groups.all(), self.groups.lost, time.monotonic()) > 0

@@ -35,6 +35,9 @@ HEALTH_EVERY = 1.0  # seconds between looks at the observer's threads (a dead on
 RESTARTS = 3  # a dead observer is started again this many times; then the folder is walked on a timer instead
 RESCAN_EVERY = 2.0  # seconds between walks of the folder when no observer can run
 SWEEP_EVERY = 10.0  # seconds between walks of the folder while one runs (what it was slow to tell, or missed)
+HOT_EVERY = 0.5  # seconds between looks at the files written lately, whatever the observer tells or fails to tell
+HOT_FOR = 60.0  # seconds a file stays looked at so after the observer (or a walk) last told of a change to it
+HOT_FILES = 64  # at most this many files looked at so: the latest written
 
 
 # What the observer asks the kernel to tell: changes, not a file opened or closed unwritten. Every read of a session
@@ -74,6 +77,11 @@ class Watcher:
     reported on the library's problems, shown on `/`. With an observer, the folder is still walked every
     SWEEP_EVERY seconds (0.2 s of CPU for 10,000 files): watchdog can fall minutes behind on a deep
     folder tree growing under it, and a network mount may drop events.
+
+    Sessions being written do not wait for any of that: the files written lately are looked at every
+    HOT_EVERY seconds (a stat each when nothing changed), and an observer is started again on a thread of
+    its own (each try walks the whole folder tree: a second for a folder 1,000 deep), while the ingest
+    thread walks the folder every RESCAN_EVERY seconds until one runs.
     """
 
     def __init__(self, library: Library, polling: bool = False):
@@ -84,9 +92,12 @@ class Watcher:
         self._observer_threads: list[threading.Thread] = []  # what it runs on (see _start_observer)
         self._observer_kinds: set[str] = set()  # the kinds of thread the first one ran on
         self._restarts = 0
-        self._rescanning = False  # no observer: the folder is walked on a timer
+        self._restarter: threading.Thread | None = None  # starts an observer again, off the ingest thread
+        self._rescanning = False  # no observer, for good: the folder is walked on a timer
         self._next_look = 0.0  # monotonic time of the next health look
-        self._next_walk = time.monotonic() + SWEEP_EVERY  # ... and of the next walk of the whole folder
+        self._last_walk = time.monotonic()  # ... and of the last walk of the whole folder
+        self._hot: dict[str, float] = {}  # file -> when a change to it was last told (monotonic), oldest first
+        self._next_hot = 0.0  # monotonic time of the next look at them
         self._dirty: dict[str, bool] = {}  # path -> is a folder
         self._moves: list[tuple[str, str, bool]] = []  # (source, destination, is a folder), in order
         self._wake = threading.Condition()
@@ -114,7 +125,9 @@ class Watcher:
             self._wake.notify()
 
     def start(self) -> "Watcher":
-        self._start_observer()
+        why = self._start_observer()
+        if why is not None:
+            self._observer_failed(why)
         self._thread.start()
         return self
 
@@ -122,6 +135,9 @@ class Watcher:
         with self._wake:
             self._stopping = True
             self._wake.notify()
+        restarter = self._restarter
+        if restarter is not None:
+            restarter.join(timeout=10)  # it may be starting an observer: stopped below
         observer = self._observer
         if observer is not None:
             observer.stop()
@@ -142,7 +158,8 @@ class Watcher:
 
     # --- the observer ------------------------------------------------------------------------
 
-    def _start_observer(self) -> None:
+    def _start_observer(self) -> str | None:
+        """Start an observer; why it could not (None when it runs)."""
         observer = PollingObserver(timeout=1.0) if self._polling else Observer()
         try:
             observer.schedule(_MarkDirty(self), self.library.root, recursive=True, event_filter=HEARD)
@@ -150,8 +167,7 @@ class Watcher:
         except Exception as error:  # e.g. RecursionError: watchdog walks the folder tree recursively
             with contextlib.suppress(Exception):
                 observer.stop()
-            self._observer_failed(f"could not start ({type(error).__name__}: {error})")
-            return
+            return f"could not start ({type(error).__name__}: {error})"
         # Every watchdog thread it runs on: the observer, its emitters, and threads they share with other
         # observers (inotify's one reader of the kernel's events: when it dies, its emitters live on, deaf).
         threads = [observer, *observer.emitters, *(
@@ -162,32 +178,40 @@ class Watcher:
             # a shared thread died and was not started again for it: this observer would hear nothing
             with contextlib.suppress(Exception):
                 observer.stop()
-            self._observer_failed(f"could not start again (no {', '.join(sorted(self._observer_kinds - kinds))})")
-            return
+            return f"could not start again (no {', '.join(sorted(self._observer_kinds - kinds))})"
         self._observer, self._observer_threads = observer, threads
         self._observer_kinds = self._observer_kinds or kinds
+        return None
 
     def _observer_alive(self) -> bool:
         return self._observer is not None and all(t.is_alive() for t in self._observer_threads)
 
     def _observer_failed(self, why: str) -> None:
-        """Start it again, up to RESTARTS times; then walk the folder on a timer."""
+        """Start it again on a thread of its own, so that the ingest thread reads on meanwhile."""
         self._observer = None
-        if self._restarts < RESTARTS:
+        if self._restarter is None or not self._restarter.is_alive():
+            self._restarter = threading.Thread(target=self._restart, args=(why,), name="agentview-watch-restart",
+                                               daemon=True)
+            self._restarter.start()
+
+    def _restart(self, why: str | None) -> None:
+        """Start it again, up to RESTARTS times; then walk the folder on a timer."""
+        while why is not None and not self._stopping:
+            if self._restarts >= RESTARTS:
+                self._rescanning = True
+                self._report("watcher_failed", f"the folder watcher {why}: the folder is now read again every "
+                                               f"{RESCAN_EVERY:g} s instead (changes show up a little later)")
+                return
             self._restarts += 1
             self._report("watcher_restarted", f"the folder watcher {why}: started again "
                                               f"({self._restarts} of {RESTARTS}) and the folder read again")
-            self._start_observer()
-            return
-        if not self._rescanning:
-            self._rescanning = True
-            self._report("watcher_failed", f"the folder watcher {why}: the folder is now read again every "
-                                           f"{RESCAN_EVERY:g} s instead (changes show up a little later)")
+            why = self._start_observer()
 
     def _look(self) -> None:
         """Every HEALTH_EVERY seconds: a dead observer is replaced. The folder is walked again every
         RESCAN_EVERY seconds without one, and every SWEEP_EVERY seconds with one (a safety net: watchdog
-        can fall behind for minutes on a deep folder tree growing under it)."""
+        can fall behind for minutes on a deep folder tree growing under it). The files written lately are
+        looked at every HOT_EVERY seconds."""
         now = time.monotonic()
         if not self._rescanning and now >= self._next_look:
             self._next_look = now + HEALTH_EVERY
@@ -196,10 +220,34 @@ class Watcher:
                 with contextlib.suppress(Exception):
                     observer.stop()
                 self._observer_failed("stopped")
-                self._next_walk = now  # walk now: what changed while nothing was watching
-        if now >= self._next_walk:
-            self._next_walk = now + (RESCAN_EVERY if self._rescanning else SWEEP_EVERY)
+                self._last_walk = -SWEEP_EVERY  # walk now: what changed while nothing was watching
+        if now >= self._last_walk + (SWEEP_EVERY if self._observer_alive() else RESCAN_EVERY):
+            self._last_walk = now
             self._walk_again()
+        if self._hot and now >= self._next_hot:
+            self._next_hot = now + HOT_EVERY
+            self._look_at_hot(now)
+
+    def _written(self, path: str) -> None:
+        """A change to a file was told: it is looked at every HOT_EVERY seconds for a while."""
+        self._hot.pop(path, None)
+        self._hot[path] = time.monotonic()
+        if len(self._hot) > HOT_FILES:
+            del self._hot[next(iter(self._hot))]
+
+    def _look_at_hot(self, now: float) -> None:
+        for path, told in list(self._hot.items()):
+            if now - told > HOT_FOR or not os.path.lexists(path):  # a file gone is the observer's to tell:
+                del self._hot[path]  # it may have been moved, and its session must follow it, not be forgotten
+            else:
+                self._guarded(self.library.refresh, path)
+        self._requeue_unfinished()
+
+    def _wait_for_work(self) -> float:
+        """How long the idle ingest thread may wait: the observer is looked at now and then, hot files often."""
+        if not self._hot:
+            return HEALTH_EVERY
+        return min(HEALTH_EVERY, max(0.0, self._next_hot - time.monotonic()))
 
     def _walk_again(self) -> None:
         """Read every file again (idle ones cost a stat), find new ones, and forget the ones gone."""
@@ -233,7 +281,7 @@ class Watcher:
         """One turn: read what changed (a slice of each file), else index a slice; (stopping, still indexing)."""
         with self._wake:
             if not self._dirty and not self._stopping and not indexing:
-                self._wake.wait(HEALTH_EVERY)  # also idle, the observer is looked at now and then
+                self._wake.wait(self._wait_for_work())
             if self._stopping:
                 return True, indexing
             batch, self._dirty = self._dirty, {}
@@ -269,6 +317,8 @@ class Watcher:
             else:
                 self.library.forget_below(path)
         else:
+            if self.library.is_session_file(path):
+                self._written(path)
             self.library.refresh(path)
 
     def _move(self, source: str, destination: str, folder: bool) -> None:

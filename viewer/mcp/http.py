@@ -1,11 +1,8 @@
-"""/mcp on the viewer's own port: the MCP server over Streamable HTTP, behind the app's token and Host checks.
+"""/mcp on the viewer's own port: the MCP server over Streamable HTTP, behind the app's token, Host and Origin checks.
 
-The viewer is a WSGI app (Flask under waitress) and the SDK's transport is ASGI. The simplest sound bridge: the
-SDK's session manager in its stateless, JSON-response mode (each POST is one JSON-RPC exchange answered by one JSON
-body: no session kept, no stream held open) runs in one thread with an event loop of its own, and this view hands it
-each request as one ASGI call and waits for the answer. The app's guard (security.install) has checked the Host and
-the token before the view runs; the view also refuses a browser Origin the app does not answer for.
-The SDK (slow to import) is loaded on the first request to /mcp, never by a viewer nobody asks over MCP.
+The viewer is WSGI (Flask under waitress), the SDK's transport ASGI: the SDK's session manager runs in its
+stateless JSON-response mode (one POST, one JSON-RPC exchange, nothing held open) on a thread with its own event
+loop, and this view hands it each request as one ASGI call. The SDK, slow to import, loads on the first request.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from bisect import bisect_right
 from mcp.server.mcpserver.exceptions import ToolError
 
 from viewer.core import model
-from viewer.reads import dialogs, queries
+from viewer.reads import causality, dialogs, queries
 from viewer.web.data import message_data
 
 from .context import MAX_LIMIT, Viewer, page
@@ -125,7 +125,7 @@ def _brief(s, event: dict) -> str:
 def downstream(s, message_id: str, position: int) -> list[int]:
     """What the message led to, nearest first in file order: its deliveries (and theirs), the events naming it as
     cause, and the results of its tool calls."""
-    found = {s.by_id[e["message_id"]] for e in queries.references(s, message_id) if e["message_id"] in s.by_id}
+    found = {s.by_id[e["message_id"]] for e in causality.references(s, message_id) if e["message_id"] in s.by_id}
     found.update(s.caused.get(message_id, ()))
     event = s.events[position]
     for call in model.tool_calls(event):

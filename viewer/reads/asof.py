@@ -16,7 +16,7 @@ CACHE_SIZE = 16
 def snapshots(most_events: int = Tuning.asof_cache_events) -> BoundedMap:
     """The snapshots kept for the next request (one per running app): at most CACHE_SIZE, holding about
     `most_events` events in all (each is an index of its own)."""
-    return BoundedMap(CACHE_SIZE, weigh=lambda key: key[2], most_weight=most_events)
+    return BoundedMap("as-of copies", CACHE_SIZE, weigh=lambda key: key[2], most_weight=most_events)
 
 
 class Snapshot(SessionIndex):

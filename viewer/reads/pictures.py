@@ -12,7 +12,7 @@ from viewer.core import model
 from viewer.index import facets
 from viewer.index.session_index import SessionIndex
 
-from . import queries
+from . import causality, queries
 from .labels import FULL, causality_edges, label_text, log_text, log_value  # one labelling for all pictures
 
 LABEL_CHARS = 34
@@ -130,7 +130,7 @@ def breadcrumbs(s: SessionIndex, agent_id: str) -> list[dict]:
 # --- tracing: upstream and downstream of a message -------------------------------------------------
 
 def _parents(s: SessionIndex, position: int) -> list[str]:
-    parent = queries.parent_of(s, position)
+    parent = causality.parent_of(s, position)
     return parent if isinstance(parent, list) else ([parent] if parent else [])
 
 

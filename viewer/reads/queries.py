@@ -1,4 +1,4 @@
-"""Pure reads over a SessionIndex: tree, transcript, perspective, causality (the dialog: dialogs.py).
+"""Pure reads over a SessionIndex: tree, transcript, perspective (causality: causality.py, the dialog: dialogs.py).
 
 Every function returns plain, JSON-able data, so the pages, the JSON API and the Python API share one
 implementation of each rule. Each takes the session's lock itself; none rescans the whole session.
@@ -263,15 +263,15 @@ def _shown_alone(s: SessionIndex, item: dict, filters) -> bool:
 
 
 def perspective(s: SessionIndex, agent_id: str, include_subagents: bool = False,
-                start: int = 0, limit: int | None = None, filters=None) -> dict:
+                start: int = 0, limit: int | None = None, filters=None, positions=None) -> dict:
     """What an agent heard, did, received and said, in file order, windowed.
 
     A tool result is shown with the call it answers, not again in its own place.
-    `filters` (a filters.EntryFilter) keeps only the entries it passes.
+    `filters` (a filters.EntryFilter) keeps only the entries it passes (`positions`: filtered_positions' already).
     """
     with s.lock:
         agent_ids = subtree(s, agent_id) if include_subagents else [agent_id]
-        positions = filtered_positions(s, agent_ids, filters)
+        positions = filtered_positions(s, agent_ids, filters) if positions is None else positions
         total = len(positions)
         start = max(0, min(start, total))
         end = total if limit is None else min(total, start + limit)
@@ -386,66 +386,6 @@ def perspective_text(s: SessionIndex, agent_id: str, include_subagents: bool = F
         else:
             lines.append(who + block(f"NOTED ({item['role']})", item["content"]))
     return "\n".join(lines) + "\n"
-
-
-# --- causality ----------------------------------------------------------------------------------
-
-def parent_of(s: SessionIndex, position: int) -> str | list[str] | None:
-    """substance if present, else cause (a list stays a list), else a tool result's call message."""
-    event = s.events[position]
-    if model.is_delivery(event):
-        return event["substance"]
-    cause = event.get("cause")
-    if isinstance(cause, str) and cause:
-        return cause
-    if isinstance(cause, list):
-        causes = model.causes_of(event)
-        return causes or None
-    if model.is_tool_result(event):
-        call_position = s.call_position_for_result(position)
-        if call_position is not None:
-            return s.events[call_position]["message_id"]
-    return None
-
-
-def causality_index(s: SessionIndex) -> dict[str, str | list[str]]:
-    with s.lock:
-        index = {}
-        for position, event in enumerate(s.events):
-            parent = parent_of(s, position)
-            if parent is not None and event["message_id"] not in index:
-                index[event["message_id"]] = parent
-        return index
-
-
-def causality_chain(s: SessionIndex, message_id: str) -> list[Event]:
-    """The causality chain ending at a message, oldest first; stops at a cycle or a gap."""
-    with s.lock:
-        chain, seen, current = [], set(), message_id
-        while isinstance(current, str) and current not in seen:
-            position = s.by_id.get(current)
-            if position is None:
-                break
-            seen.add(current)
-            chain.append(s.events[position])
-            parent = parent_of(s, position)
-            current = parent[0] if isinstance(parent, list) else parent
-        return chain[::-1]
-
-
-def references(s: SessionIndex, message_id: str) -> list[Event]:
-    """Every transcript entry whose substance chain reaches the message, in file order."""
-    with s.lock:
-        found, frontier, seen = [], [message_id], {message_id}
-        while frontier:
-            key = frontier.pop()
-            for p in s.references.get(key, ()):
-                entry_id = s.events[p]["message_id"]
-                if entry_id not in seen:
-                    seen.add(entry_id)
-                    found.append(p)
-                    frontier.append(entry_id)
-        return [s.events[p] for p in sorted(found)]
 
 
 # --- the integrity report -------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from viewer.index.session_index import SessionIndex
 from viewer.library.library import Library
 from viewer.library.reading import reader_for
 
-from . import dialogs, queries
+from . import causality, dialogs, queries
 
 
 def load_index(session_file: str | os.PathLike) -> SessionIndex:
@@ -59,12 +59,12 @@ class SessionViewer:
 
     def build_causality_index(self) -> dict[str, str | list[str]]:
         """{message_id: parent}: substance, else cause, else a tool result's call message."""
-        return queries.causality_index(self.index)
+        return causality.causality_index(self.index)
 
     def trace_message_flow(self, message_id: str) -> list[Event]:
         """The causality chain of a message, oldest to newest."""
-        return queries.causality_chain(self.index, message_id)
+        return causality.causality_chain(self.index, message_id)
 
     def trace_content_references(self, content_msg_id: str) -> list[Event]:
         """Every transcript entry whose substance chain reaches the message, in file order."""
-        return queries.references(self.index, content_msg_id)
+        return causality.references(self.index, content_msg_id)

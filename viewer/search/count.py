@@ -23,7 +23,7 @@ KEPT = 4096  # counts kept: (session, reading, requirements) -> (events before i
 def counts(most: int = KEPT) -> BoundedMap:
     """How far counts got, kept between requests (one per running app, its runtime's): (session, reading,
     requirements) -> (events before it counted, hits among them)."""
-    return BoundedMap(most)
+    return BoundedMap("search counts", most)
 
 
 class Tally:

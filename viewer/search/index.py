@@ -14,6 +14,7 @@ from collections import defaultdict, deque
 from itertools import chain, repeat
 
 from viewer.core import jsonio, model
+from viewer.core.kept import Items, array_from, array_state
 from viewer.core.incremental import Incremental
 from viewer.core.model import Event
 from viewer.core.positions import merge
@@ -302,6 +303,38 @@ class SearchIndex(Incremental):
         self._class_of: dict[tuple[str, ...], array] = {}  # role and kind tokens -> the class's positions
         self._classes_with: dict[str, list[array]] = {}  # role or kind token -> the positions of its classes
         self._merged: dict[str, tuple[array, int]] = {}  # role or kind token -> its positions, up to `indexed`
+
+    # What it holds: each kept by `state`, or made again from what is (the vocabulary, the classes by token) or
+    # when asked for (merged lists), or the session it reads
+    HOLDS = frozenset({"vocabulary", "_postings", "indexed", "_session", "_class_of", "_classes_with", "_merged"})
+
+    def state(self):
+        """(name, plain value) of what it keeps (see the persistent cache: store.index_state); the postings of a
+        token may be cut in pieces, given back in order."""
+        yield "indexed", self.indexed
+        yield "classes", {k: array_state(v) for k, v in self._class_of.items()}
+        if self.packed:
+            yield "packed_postings", self._postings.state()
+        else:
+            yield "postings", Items(self._postings, array_state, pieces=True)
+
+    def restore(self, name: str, value) -> None:
+        """Take back one part `state` gave (the postings may come in several: each adds to them)."""
+        if name == "indexed":
+            self.indexed = value
+        elif name == "classes":
+            for keys, kept in value.items():
+                positions = self._class_of[keys] = array_from(kept)
+                for key in keys:
+                    self._classes_with.setdefault(key, []).append(positions)
+        elif name == "packed_postings":
+            self._postings = PackedPostings.from_state(value)
+        elif name == "postings":
+            postings = self._postings
+            for token, kept in value.items():
+                postings[token].frombytes(kept[1])  # files the word in the vocabulary too
+        else:
+            raise ValueError(f"a search index keeps no {name!r}")
 
     @property
     def postings(self) -> dict[str, array]:

@@ -17,7 +17,7 @@ from .group_cache import stat_unchanged
 log = logging.getLogger(__name__)
 
 ROWS = 250  # groups per section: each encodes in a few milliseconds
-_JOINED = frozenset({"rel", "path", "inside"})  # what Groups._join_group adds to what a format's member_of told
+_JOINED = frozenset({"rel", "path", "inside"})  # what Groups.join adds to what a format's member_of told
 _BY_NAME = {fmt.name: fmt for fmt in formats.LINE_FORMATS if fmt.member_of is not None}
 
 

@@ -9,19 +9,16 @@ from __future__ import annotations
 
 import functools
 import logging
-import marshal
 import os
-import sys
 import time
 import zlib
-from importlib import metadata
 
 from viewer.core.host import Host
 from viewer.files.safe_open import open_regular
 from viewer.files.tailer import FileTailer
 from viewer.index.session_index import SessionIndex
 
-from . import folder_cache, group_cache, index_state
+from . import code_version, folder_cache, group_cache, index_state
 from .cache_store import CacheStore, CorruptEntry
 
 log = logging.getLogger(__name__)
@@ -78,10 +75,13 @@ def _collector_paused(method):
 
 
 class SessionCache:
-    def __init__(self, folder: str | None = None, max_bytes: int | None = None, host: Host | None = None):
-        self.host = host if host is not None else Host()  # the app's: its tuning, the collector's pauses
+    def __init__(self, folder: str | None = None, max_bytes: int | None = None, version: str | None = None,
+                 host: Host | None = None):
+        """`version`: what entries must have been written by (code_version.version(): the code that builds them);
+        `host`: the app's (its tuning, the collector's pauses)."""
+        self.host = host if host is not None else Host()
         folder = folder or default_folder()
-        self.store = CacheStore(folder, _version(),
+        self.store = CacheStore(folder, version or code_version.version(),
                                 **({"max_bytes": max_bytes} if max_bytes else {}))
         self.folder = folder
         self._saved: dict[str, tuple] = {}  # path -> (serial, epoch, count) of the session saved last
@@ -204,7 +204,7 @@ class SessionCache:
         session = index_state.restore(kept, session_id, path, relpath, host=self.host)
         if session is None or not tailer.resume(file["tailer"]):
             return None
-        session.events._source = tailer.source
+        session.events.read_from(tailer.source)
         return session
 
     # --- saving: from the ingest thread, while nothing else waits --------------------------------------------
@@ -345,16 +345,6 @@ class SessionCache:
             self._kept_changes += 1
         self._saved.pop(path, None)
         self._saved_at.pop(path, None)
-
-
-def _version() -> str:
-    """What entries must have been written by: this agentview, index layout, marshal format and Python."""
-    try:
-        agentview = metadata.version("agentview")
-    except metadata.PackageNotFoundError:
-        agentview = "unknown"
-    return (f"agentview {agentview}, index layout {index_state.LAYOUT}, marshal {marshal.version}, "
-            f"python {sys.version_info[0]}.{sys.version_info[1]}")
 
 
 def _marker(session: SessionIndex) -> tuple:

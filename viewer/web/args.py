@@ -15,6 +15,7 @@ from viewer.reads.filters import is_on
 MAX_DIGITS = cursor.MAX_DIGITS
 _WHOLE = re.compile(rf"\s*(-?)0*([0-9]{{1,{MAX_DIGITS}}})\s*")
 _POSITION_CURSOR = cursor.PATTERN  # epoch-count, as pages are given
+_SESSION_CURSOR = re.compile(rf"{_POSITION_CURSOR.pattern}|0+")  # a search cursor's part: 0 is that session's start
 NOT_A_NUMBER = f"takes a whole number (at most {MAX_DIGITS} digits)"
 
 
@@ -34,11 +35,16 @@ def int_arg(name: str, default: int = 0, minimum: int = 0) -> int:
     return max(minimum, value)
 
 
+_START = re.compile(r"\s*0+\s*")  # ?after=0: what clients of the API's first cursors (whole numbers) start with
+
+
 def cursor_arg(name: str = "after") -> str | None:
-    """A live feed's cursor (`epoch-count`, as the server gave it); empty or absent: from the start."""
+    """A live feed's cursor (`epoch-count`, as the server gave it); 0, empty or absent: from the start (None)."""
     value = request.args.get(name)
-    if value and not _POSITION_CURSOR.fullmatch(value):
-        abort(400, f"?{name}= takes a cursor this server gave (two whole numbers: epoch-count).")
+    if not value or _START.fullmatch(value):
+        return None
+    if not _POSITION_CURSOR.fullmatch(value):
+        abort(400, f"?{name}= takes a cursor this server gave (two whole numbers: epoch-count), or 0: from the start.")
     return value
 
 
@@ -49,12 +55,16 @@ def search_cursor_arg(name: str, per_session: re.Pattern | None = None) -> str |
     for part in (value or "").split(","):
         _, _, number = part.rpartition("=")
         if part and not ((per_session or _WHOLE).fullmatch(number)):
-            abort(400, f"?{name}= takes a cursor this server gave (session=position, comma-separated).")
+            value_is = "epoch-count, or 0: from the start" if per_session else "position"
+            abort(400, f"?{name}= takes a cursor this server gave (session={value_is}, comma-separated).")
     return value
 
 
 def search_after_arg() -> str | None:
-    return search_cursor_arg("after", _POSITION_CURSOR)
+    """The search poll's cursor (`session=epoch-count`, comma-separated); 0, empty or absent: from the start."""
+    if _START.fullmatch(request.args.get("after") or "0"):
+        return None
+    return search_cursor_arg("after", _SESSION_CURSOR)
 
 
 def flag_arg(name: str) -> bool:

@@ -1,13 +1,15 @@
-"""The data object of each page whose JSON twin lives in api.py: built here once, then rendered by the page
-(with what only a page needs: poll URLs, page sizes, pictures) or answered as JSON by its twin.
+"""The data object of the session, agent, dialog and message views (resource_views.py): built here once, then
+rendered as the page (with what only a page needs: poll URLs, pictures) or answered as JSON.
 
 Callers hold the session's lock. The shapes are declared in shapes.py and documented in docs/api.md.
 """
 
 from __future__ import annotations
 
+from flask import url_for
+
 from viewer.index import usage
-from viewer.reads import provenance, queries
+from viewer.reads import causality, provenance, queries
 
 from .render import agent_urls, session_row
 
@@ -31,8 +33,28 @@ def agent_data(s, agent_id: str) -> dict:
             "usage": usage.for_agent(s, agent_id)}
 
 
+def agent_window(s, agent_id: str, positions, start: int, limit: int, url_args: dict) -> dict:
+    """shapes.Agent: agent_data, and the events at `positions` (its entries, as its page chose them) from `start`;
+    `url_args` (filters, sub-agents) make its page's URL and the next window's."""
+    window = positions[start:start + limit]
+    end = start + len(window)
+    return {**agent_data(s, agent_id), "transcript": [s.events[p] for p in window], "start": start,
+            "total": len(positions), "url": url_for("pages.agent", session_id=s.id, agent_id=agent_id, **url_args),
+            "next": url_for("api.agent", session_id=s.id, agent_id=agent_id, start=end, limit=limit, **url_args)
+            if end < len(positions) else None}
+
+
+def dialog_data(s, chosen: list[str], view: dict) -> dict:
+    """shapes.Dialog: the dialog's window (dialogs.dialog), each message its event and who said it to whom."""
+    messages = [{**item["event"], "speaker": item["speaker"], "recipients": item["recipients"],
+                 "modified": item["modified"]} for item in view["items"]]
+    return {"agents": chosen, "messages": messages, "start": view["start"], "total": view["total"],
+            "url": url_for("pages.dialog", session_id=s.id, agents=",".join(chosen))}
+
+
 def message_data(s, message_id: str, position: int) -> dict:
-    """shapes.Message less its URL: the event, its causality chain, what represents it, where it came from."""
-    return {"event": s.events[position], "flow": queries.causality_chain(s, message_id),
-            "references": queries.references(s, message_id),
-            "provenance": provenance.message_provenance(s, message_id)}
+    """shapes.Message: the event, its causality chain, what represents it, where it came from, its page's URL."""
+    return {"event": s.events[position], "flow": causality.causality_chain(s, message_id),
+            "references": causality.references(s, message_id),
+            "provenance": provenance.message_provenance(s, message_id),
+            "url": url_for("pages.message", session_id=s.id, message_id=message_id)}

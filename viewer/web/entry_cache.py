@@ -1,9 +1,9 @@
 """Transcript entries and dialog items rendered once, shared between requests (the pollers of a live page,
 a page read again).
 
-An entry's HTML is kept under everything it is made of (the item as marshal bytes, the session and its epoch, the
-macro, the page's options, masking, ?at=N, the root path), so a kept one is exactly what rendering it again would
-print. Nothing is invalidated in place: what changes makes a new key, and the old one ages out (LRU by bytes).
+An entry's HTML is kept under everything it is made of (the item as marshal bytes, the macro and its indent, and
+what the page gives every entry: PAGE_INPUTS, declared once), so a kept one is exactly what rendering it again
+would print. Nothing is invalidated in place: what changes makes a new key, and the old one ages out (LRU by bytes).
 """
 
 from __future__ import annotations
@@ -11,10 +11,13 @@ from __future__ import annotations
 import marshal
 import threading
 from collections import OrderedDict, deque
+from collections.abc import Callable
+from typing import NamedTuple
 
 from flask import request
 from markupsafe import Markup
 
+from viewer.core import lockorder
 from viewer.core.redact import ACTIVE
 
 from . import asof, colours
@@ -40,7 +43,7 @@ class EntryCache:
         self.hits = self.misses = 0  # counted without a lock: about right under concurrency (statistics)
         self._kept: OrderedDict[tuple, str] = OrderedDict()
         self._unsettled: deque[int] = deque()  # costs of entries kept, not yet added to `size`
-        self._lock = threading.Lock()  # for `size` and eviction only
+        self._lock = lockorder.ordered(threading.Lock(), lockorder.CACHE, "rendered entries")  # size, eviction
 
     def get(self, key: tuple) -> str | None:
         html = self._kept.get(key)
@@ -86,11 +89,48 @@ def _cost(key: tuple, html: str) -> int:
     return len(key[-1]) + len(html) + 200  # the item's bytes, the HTML, and the tuple's own objects
 
 
-def page_key(session: dict, s, show_agent: bool, oob: bool, top: str | None) -> tuple:
-    """What every entry of one page shares in its key (see the module's docstring)."""
-    live = library().get(session["id"])
-    return (session["id"], s.serial, s.epoch, None if live is None else (live.serial, live.epoch),
-            bool(show_agent), bool(oob), top, ACTIVE.get(), asof.requested(), request.script_root)
+class Page(NamedTuple):
+    """How a page prints its entries: the arguments of `entries(...)` in its template."""
+
+    session: dict  # its row (session_row): the id its links print
+    s: object  # the session read, live or frozen as of event N
+    show_agent: bool = False  # sub-agents shown: each entry says whose it is
+    oob: bool = False  # printed out of band (a poll's grown entries replace theirs)
+    top: str | None = None  # the page's agent: a sub-agent's entry is indented below it
+
+
+class Input(NamedTuple):
+    name: str
+    why: str
+    of: Callable[[Page], object]
+
+
+def _live(page: Page):
+    live = library().get(page.session["id"])
+    return None if live is None else (live.serial, live.epoch)
+
+
+# Everything outside an item that its printed HTML depends on. The rendered-entry key is made of these (plus the
+# macro, the indent and the item's bytes): an input of the entry macro left out here would serve one page's HTML
+# on another.
+PAGE_INPUTS: tuple[Input, ...] = (
+    Input("session id", "the id its links print", lambda p: p.session["id"]),
+    Input("reading", "the session read: its serial (unique in the process) and epoch (a file truncated or replaced "
+          "starts a new one)", lambda p: (p.s.serial, p.s.epoch)),
+    Input("live session", "agents' colours are looked up in the library's session, also for a page as of event N",
+          _live),
+    Input("sub-agents shown", "each entry then says whose it is", lambda p: bool(p.show_agent)),
+    Input("out of band", "a grown entry replaces the one on the page", lambda p: bool(p.oob)),
+    Input("top agent", "sub-agents' entries are indented below it", lambda p: p.top),
+    Input("masking", "secrets masked or revealed (the reveal cookie)", lambda p: ACTIVE.get()),
+    Input("as of", "?at=N: every link keeps it", lambda p: asof.requested()),
+    Input("root path", "every link starts with the app's root path", lambda p: request.script_root),
+)
+
+
+def page_key(page: Page) -> tuple:
+    """What every entry of one page shares in its key: the value of each of PAGE_INPUTS."""
+    return tuple(given.of(page) for given in PAGE_INPUTS)
 
 
 def render(cache: EntryCache | None, macro, session: dict, s, items, show_agent: bool = False,
@@ -98,14 +138,14 @@ def render(cache: EntryCache | None, macro, session: dict, s, items, show_agent:
     """`{% for item in items %}{{ entry(session, item, show_agent, oob=oob, top=top) }}{% endfor %}`, each
     entry taken from the cache when it holds it."""
     indent = (lambda item: colours.indent_class(session["id"], item["agent_id"], top)) if show_agent else None
-    return _rendered(cache, lambda: (macro, page_key(session, s, show_agent, oob, top)), items,
+    return _rendered(cache, lambda: (macro, page_key(Page(session, s, show_agent, oob, top))), items,
                      lambda item: macro(session, item, show_agent, oob=oob, top=top), indent)
 
 
 def render_dialog(cache: EntryCache | None, macro, session: dict, s, items) -> Markup:
     """`{% for item in items %}{{ dialog_item(session, item) }}{% endfor %}`, each item taken from the cache when
     it holds it (a dialog item is keyed by all it shows: its deliveries and recipients too)."""
-    return _rendered(cache, lambda: (macro, page_key(session, s, False, False, None)), items,
+    return _rendered(cache, lambda: (macro, page_key(Page(session, s))), items,
                      lambda item: macro(session, item), None)
 
 

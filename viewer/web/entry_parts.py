@@ -80,8 +80,8 @@ def message_ids(session_id, message_id) -> Markup:
 
 def message_link(session_id, message_id) -> Markup:
     """msg_link of _macros.html (without a label)."""
-    return Markup(f'<a class="msg" href="{put(link_url("pages.message", session_id, message_id))}">'
-                  f'{put(message_id)}</a>')
+    url = link_url("pages.message", session_id, message_id)
+    return Markup(f'<a class="msg" href="{put(url)}">{put(message_id)}</a>')
 
 
 def agent_link(session_id, agent_id, name, anchor=None) -> Markup:

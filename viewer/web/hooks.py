@@ -6,6 +6,7 @@ from flask import Blueprint, request
 
 from viewer.reads import provenance
 
+from . import shapes
 from .args import int_arg
 from .lookup import agent_or_404, session_or_404, with_facets
 from .render import page_or_twin
@@ -31,4 +32,4 @@ def _audit(s) -> dict:
 @bp.get("/api/sessions/<session_id>/hooks", endpoint="audit_json")
 def audit(session_id):
     s = with_facets(session_or_404(session_id))
-    return page_or_twin(s, _audit(s), template="hooks.html", name="audit", page="hooks.audit")
+    return page_or_twin(s, _audit(s), shapes.Hooks, template="hooks.html", name="audit", page="hooks.audit")

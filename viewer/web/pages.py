@@ -1,22 +1,21 @@
-"""The HTML pages and the live fragments their htmx pollers fetch."""
+"""The HTML pages and the live fragments their htmx pollers fetch (a session's, agent's, dialog's and message's
+pages are their views in resource_views.py)."""
 
 from __future__ import annotations
 
 import time
 from bisect import bisect_left
 
-from flask import Blueprint, Response, current_app, render_template, request, url_for
+from flask import Blueprint, Response, render_template, request, url_for
 
-from viewer.reads import costs, dialogs, pictures, queries
-from viewer.reads.filters import KINDS, EntryFilter
-from viewer.search import query as search
+from viewer.reads import costs, dialogs, queries
+from viewer.reads.filters import EntryFilter
 
-from ..formats import ai_agent
-from . import tree_outline
+from . import resource_views, shapes
 from .args import agent_list_arg, cursor_arg, flag_arg, int_arg
-from .data import agent_data, message_data, session_data
-from .lookup import agent_or_404, chosen_agents, locate, message_or_404, session_or_404, with_facets
+from .lookup import locate, session_or_404
 from .render import folder_problems, page_or_twin, session_row, session_rows
+from .resource_views import agent_poll_url, dialog_poll_url, mark_rewound
 from .state import library, state, watched_library
 
 bp = Blueprint("pages", __name__)
@@ -48,14 +47,6 @@ def _poll_session(session_id: str):
     if after == s.count and ("problems" not in request.args or int_arg("problems") == len(s.problems)):
         raise PollEnds(Response(status=204))  # events only grow, so a later read under the lock still has these
     return s, after
-
-
-def _mark_rewound(s, items: list[dict]) -> list[dict]:
-    """Entries on a branch the conversation was rewound from (the format says which): shown folded."""
-    normalizer = getattr(s, "normalizer", None)
-    for item in items if normalizer is not None else ():
-        item["rewound"] = normalizer.rewound(item["event"])
-    return items
 
 
 def _rewound_since(s, after: int) -> bool:
@@ -117,30 +108,9 @@ def poll_sessions():
     return render_template("_sessions.html", **_sessions_context())
 
 
-# --- a session: the agent tree and the dialog picker -------------------------------------------
+# --- a session, an agent, a dialog, a message: their pages (resource_views.py) and live fragments --------
 
-@bp.get("/s/<session_id>")
-def session(session_id):
-    s = session_or_404(session_id)
-    with s.lock:  # gather under the lock, render outside it: the ingest thread waits less
-        data = session_data(s)
-        summaries = {agent["agent_id"]: agent for agent in data["agents"]}  # with their URLs: made once, in the data
-        rolled_up = costs.tree_costs(s)
-        tree = [{**row, "cost": rolled_up.get(row["agent_id"])} for row in queries.tree_rows(s, summaries=summaries)]
-        context = dict(session=session_row(s), tree=tree, agents=data["agents"],
-                       problems=len(data["problems"]), usage=data["usage"],
-                       summary=data["format_summary"], outline=_outline(data["format_summary"]),
-                       poll=url_for("pages.poll_tree", session_id=s.id, after=data["cursor"],
-                                    problems=len(data["problems"]), empty=1 if not s.count else None))
-    # outside the session's lock: the library's is taken before a session's, never after
-    context["reading"] = library().progress_of(s.path)
-    return render_template("session.html", **context)
-
-
-def _outline(summary: dict | None) -> list[dict] | None:
-    """The rows of a snapshot's own tree (ai-agent), if its format records one."""
-    outline = (summary or {}).get("outline")
-    return ai_agent.outline_rows(outline) if outline else None
+resource_views.route(bp, resource_views.PAGE_RULES)
 
 
 @bp.get("/s/<session_id>/poll/tree")
@@ -162,42 +132,6 @@ def poll_tree(session_id):
     return render_template("_tree_poll.html", **context)
 
 
-# --- an agent's perspective ------------------------------------------------------------------------
-
-@bp.get("/s/<session_id>/agents/<path:agent_id>")
-def agent(session_id, agent_id):
-    s = session_or_404(session_id)
-    agent_or_404(s, agent_id)
-    include_subagents = flag_arg("sub")
-    size = page_size("AGENT_PAGE_SIZE")
-    filters = EntryFilter.from_args(request.args)
-    if filters.tool or filters.modified:
-        with_facets(s)
-    with s.lock:
-        view = queries.perspective(s, agent_id, include_subagents, int_arg("start"), size, filters)
-        _mark_rewound(s, view["items"])
-        data = agent_data(s, agent_id)
-        context = dict(
-            session=session_row(s), source=s, agent_id=agent_id, agent=data,
-            lineage=data["lineage"], crumbs=pictures.breadcrumbs(s, agent_id), children=data["children"],
-            agent_tree=tree_outline.sidebar(s, s.id, agent_id, state().drawings),
-            view=view, include_subagents=include_subagents, size=size,
-            live=view["end"] == view["total"],
-            filters=filters, kinds=KINDS, tools=search.tool_choices(s),
-            neighbours=[(a, s.agents[a].display_name) if a else None for a in queries.agent_neighbours(s, agent_id)],
-            usage=data["usage"], subtree_cost=costs.subtree_cost(s, agent_id) if data["children"] else None,
-            poll=_agent_poll_url(s.id, agent_id, include_subagents, filters, s.cursor, paged=view["total"] > size),
-        )
-    return render_template("agent.html", **context)
-
-
-def _agent_poll_url(session_id: str, agent_id: str, include_subagents: bool, filters: EntryFilter,
-                    cursor: str, paged: bool) -> str:
-    """`paged`: the page shows pagers, whose numbers the fragment updates."""
-    return url_for("pages.poll_agent", session_id=session_id, agent=agent_id, sub=1 if include_subagents else None,
-                   after=cursor, paged=1 if paged else None, **filters.args())
-
-
 @bp.get("/s/<session_id>/poll/agent")
 def poll_agent(session_id):
     s, after = _poll_session(session_id)
@@ -211,10 +145,10 @@ def poll_agent(session_id):
             return Response(status=200, headers={"HX-Refresh": "true"})
         if _nothing_new_for(s, queries.subtree(s, agent_id) if include_subagents else [agent_id], after):
             # Other agents wrote: the page moves its cursor on, and nothing of it is built or read again.
-            poll = _agent_poll_url(s.id, agent_id, include_subagents, filters, s.cursor, flag_arg("paged"))
+            poll = agent_poll_url(s.id, agent_id, include_subagents, filters, s.cursor, flag_arg("paged"))
             return render_template("_poller_only.html", poll=poll)
         updates = queries.perspective_updates(s, agent_id, include_subagents, after, filters)
-        _mark_rewound(s, updates["items"] + (updates.get("grown") or []))
+        mark_rewound(s, updates["items"] + (updates.get("grown") or []))
         cursor, more = _poll_cursor(s, updates["stop"])
         paged = flag_arg("paged")  # the page has pagers: their numbers follow (a poll without them counts nothing)
         total = queries.perspective_total(s, queries.subtree(s, agent_id) if include_subagents else [agent_id],
@@ -223,7 +157,7 @@ def poll_agent(session_id):
                        updates=updates, filters=filters, more=more, total=total,
                        agent=queries.agent_summary(s, s.agents[agent_id]),
                        children=[queries.agent_summary(s, s.agents[c]) for c in s.agents[agent_id].children],
-                       poll=_agent_poll_url(s.id, agent_id, include_subagents, filters, cursor, paged))
+                       poll=agent_poll_url(s.id, agent_id, include_subagents, filters, cursor, paged))
     return render_template("_agent_poll.html", **context)
 
 
@@ -238,68 +172,20 @@ def _nothing_new_for(s, agent_ids: list[str], after: int) -> bool:
             and bisect_left(s.tree_changes, (after, "")) == len(s.tree_changes))
 
 
-# --- the dialog between chosen agents ----------------------------------------------------------------
-
-@bp.get("/s/<session_id>/dialog")
-def dialog(session_id):
-    s = session_or_404(session_id)
-    chosen = chosen_agents(s)
-    size = page_size("DIALOG_PAGE_SIZE")
-    with s.lock:
-        view = dialogs.dialog(s, chosen, int_arg("start"), size)
-        _mark_rewound(s, view["items"])
-        context = dict(session=session_row(s), source=s, chosen=chosen, agents=queries.agents(s),
-                       names=queries.agent_names(s),
-                       view=view, size=size, live=view["end"] == view["total"], problems=len(s.problems),
-                       poll=_dialog_poll_url(s, chosen, s.cursor, paged=view["total"] > size))
-    return render_template("dialog.html", **context)
-
-
-def _dialog_poll_url(s, chosen: list[str], cursor: str, paged: bool) -> str:
-    """The dialog's live fragment after `cursor`; it also answers when the session's problem count changes.
-    `paged`: the page shows pagers, whose numbers the fragment updates."""
-    return url_for("pages.poll_dialog", session_id=s.id, agents=",".join(chosen), after=cursor,
-                   problems=len(s.problems), paged=1 if paged else None)
-
-
 @bp.get("/s/<session_id>/poll/dialog")
 def poll_dialog(session_id):
     s, after = _poll_session(session_id)
     with s.lock:
         chosen = [a for a in agent_list_arg() if a in s.agents]
         updates = dialogs.dialog_updates(s, chosen, after)
-        _mark_rewound(s, updates["items"])
+        mark_rewound(s, updates["items"])
         cursor, more = _poll_cursor(s, updates["stop"])
         paged = flag_arg("paged")
         context = dict(session=session_row(s), source=s, chosen=chosen, updates=updates, more=more,
                        problems=len(s.problems),
                        messages=dialogs.dialog(s, chosen, 0, 0)["total"],  # counted on the kept order: no item built
-                       paged=paged, poll=_dialog_poll_url(s, chosen, cursor, paged))
+                       paged=paged, poll=dialog_poll_url(s, chosen, cursor, paged))
     return render_template("_dialog_poll.html", **context)
-
-
-# --- one message: its fields, where it came from, what represents it -------------------------------
-
-@bp.get("/s/<session_id>/messages/<path:message_id>")
-def message(session_id, message_id):
-    s = session_or_404(session_id)
-    with s.lock:
-        position = message_or_404(s, message_id)
-        context = dict(
-            message_data(s, message_id, position), session=session_row(s), position=position,
-            line=s.line_numbers[position], as_written=_line_text(s, position),
-            names=queries.agent_names(s), parent=queries.parent_of(s, position),
-        )
-    return render_template("message.html", **context)
-
-
-def _line_text(s, position: int) -> str | None:
-    """The text of the line an event was read from, exactly as written (None: not a line of its own, e.g.
-    a record a format normalized, or no longer where it was read)."""
-    if s.reads_records:
-        return None
-    data = s.events.line(position)
-    return None if data is None else data.decode("utf-8", errors="replace")
 
 
 # --- the integrity report ------------------------------------------------------------------------------
@@ -311,9 +197,6 @@ def problems(session_id):
     report = queries.problems(s)
     with s.lock:  # link only messages that exist (a problem may name one that does not)
         linkable = {p["message_id"] for p in report["problems"] if p.get("message_id") in s.by_id}
-    return page_or_twin(s, report, template="problems.html", name="report", page="pages.problems",
+    return page_or_twin(s, report, shapes.Problems, template="problems.html", name="report", page="pages.problems",
                         context=dict(linkable=linkable))
 
-
-def page_size(key: str) -> int:
-    return int_arg("limit", current_app.config[key], minimum=1)

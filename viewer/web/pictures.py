@@ -8,9 +8,11 @@ from flask import Blueprint, request, url_for
 
 from viewer.reads import pictures, queries
 
+from . import shapes
 from .args import int_arg
 from .lookup import agent_or_404, chosen_agents, message_or_404, session_or_404, with_facets
 from .render import as_json, page_or_twin
+from .shape_check import built
 
 bp = Blueprint("pictures", __name__)
 
@@ -21,15 +23,15 @@ bp = Blueprint("pictures", __name__)
 @bp.get("/api/sessions/<session_id>/spawn", endpoint="spawn_json")
 def spawn(session_id):
     s = session_or_404(session_id)
-    return page_or_twin(s, pictures.spawn_graph(s), template="spawn.html", name="graph", page="pictures.spawn")
+    return page_or_twin(s, pictures.spawn_graph(s), shapes.Spawn, template="spawn.html", name="graph", page="pictures.spawn")
 
 
 @bp.get("/api/sessions/<session_id>/lineage/<path:agent_id>")
 def lineage_json(session_id, agent_id):
     s = session_or_404(session_id)
     agent_or_404(s, agent_id)
-    return as_json({"agent_id": agent_id, "breadcrumbs": pictures.breadcrumbs(s, agent_id),
-                    "url": url_for("pages.agent", session_id=s.id, agent_id=agent_id)})
+    return as_json(built(shapes.Lineage, {"agent_id": agent_id, "breadcrumbs": pictures.breadcrumbs(s, agent_id),
+                                          "url": url_for("pages.agent", session_id=s.id, agent_id=agent_id)}))
 
 
 # --- the who-said-what-to-whom chart, and tracing a message ------------------------------------------
@@ -51,7 +53,7 @@ def _chart_data(s) -> dict:
 def chart(session_id):
     s = with_facets(session_or_404(session_id))
     data = _chart_data(s)
-    return page_or_twin(s, data, template="chart.html", name="chart", page="pictures.chart",
+    return page_or_twin(s, data, shapes.Chart, template="chart.html", name="chart", page="pictures.chart",
                         url_args=dict(agents=",".join(data["agents"]) or None, start=data["start"],
                                       size=data["size"], trace=data["trace"]),
                         context=dict(names=queries.agent_names(s)))
@@ -62,5 +64,5 @@ def chart(session_id):
 def trace(session_id, message_id):
     s = session_or_404(session_id)
     message_or_404(s, message_id)
-    return page_or_twin(s, pictures.trace(s, message_id), template="trace.html", name="trace", page="pictures.trace",
+    return page_or_twin(s, pictures.trace(s, message_id), shapes.Trace, template="trace.html", name="trace", page="pictures.trace",
                         url_args=dict(message_id=message_id))

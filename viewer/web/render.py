@@ -14,14 +14,16 @@ from flask import Response, current_app, g, render_template, request, url_for
 from viewer.core import jsonio
 from viewer.core.redact import shown_json
 
+from .shape_check import built
+
 
 def as_json(data: dict, status: int = 200) -> Response:
     return Response(shown_json(jsonio.answer(data)), status=status, mimetype="application/json")
 
 
-def twin(s, data: dict, page: str, **url_args) -> Response:
+def twin(s, data: dict, page: str, **url_args) -> dict:
     """The JSON twin of a session's page: the page's data, the session id and the page's URL."""
-    return as_json({"id": s.id, **data, "url": url_for(page, session_id=s.id, **url_args)})
+    return {"id": s.id, **data, "url": url_for(page, session_id=s.id, **url_args)}
 
 
 def wants_json() -> bool:
@@ -29,13 +31,18 @@ def wants_json() -> bool:
     return request.path.startswith("/api/")
 
 
-def page_or_twin(s, data: dict, *, template: str, name: str, page: str, url_args: dict | None = None,
+def answer(data: dict, template: str, page: dict | None) -> Response | str:
+    """A view's last step: its `data` as JSON, or its page: `template` rendered with `page` (its context)."""
+    return as_json(data) if page is None else render_template(template, **page)
+
+
+def page_or_twin(s, data: dict, shape: type, *, template: str, name: str, page: str, url_args: dict | None = None,
                  context: dict | None = None) -> Response | str:
     """`data` as the page `template` shows it (as `name`, beside the session's row and `context`), or as its
-    JSON twin when the request is for one (`page` and `url_args` give the page's URL)."""
-    if wants_json():
-        return twin(s, data, page, **(url_args or {}))
-    return render_template(template, session=session_row(s), **{name: data}, **(context or {}))
+    JSON twin (of that `shape`) when the request is for one (`page` and `url_args` give the page's URL)."""
+    answered = built(shape, twin(s, data, page, **(url_args or {})))
+    return answer(answered, template, None if wants_json() else
+                  dict(session=session_row(s), **{name: data}, **(context or {})))
 
 
 def session_rows(sessions) -> list[dict]:

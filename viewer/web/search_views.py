@@ -10,8 +10,10 @@ from flask import Blueprint, Response, current_app, render_template, request, ur
 from viewer.core import model
 from viewer.search import query as search
 
+from . import shapes
 from .args import int_arg, search_after_arg, search_cursor_arg
 from .render import as_json, session_row
+from .shape_check import built
 from .state import library, state
 
 bp = Blueprint("search", __name__)
@@ -183,6 +185,6 @@ def api():
                 "role": h["role"], "snippet": h["snippet"], "url": h["url"],
                 "kind": h["kind"], "agent_name": h["agent_name"], "highlights": _marks(h["pieces"])}
                for h in data["hits"]]
-    return as_json({"query": data["query"], "parsed": data["parsed"], "results": results,
-                    "next": data["next_url"], "cursor": data["cursor"], "total": data["total"],
-                    "partial": data["partial"]})
+    return as_json(built(shapes.Search, {"query": data["query"], "parsed": data["parsed"], "results": results,
+                                         "next": data["next_url"], "cursor": data["cursor"], "total": data["total"],
+                                         "partial": data["partial"]}))

@@ -43,7 +43,7 @@ class Drawn:
 
 def drawings() -> BoundedMap:
     """The trees kept between requests (one per running app)."""
-    return BoundedMap(KEPT)
+    return BoundedMap("tree outlines", KEPT)
 
 
 def sidebar(s: SessionIndex, session_id: str, current: str, kept: BoundedMap) -> Markup:

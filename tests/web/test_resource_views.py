@@ -1,0 +1,48 @@
+"""A session's, agent's, dialog's and message's page and JSON are one view (web/resource_views.py): the page is rendered
+from the very data object the JSON answers, and that object has its declared shape (web/shapes.py)."""
+
+from __future__ import annotations
+
+import pytest
+from flask import template_rendered
+
+from viewer.core.redact import masking
+from viewer.web import shape_check, shapes
+from viewer.web.render import as_json
+
+RESOURCES = [
+    "/sessions/research_team",
+    "/sessions/research_team/agents/agent_root?limit=5&start=2",
+    "/sessions/research_team/agents/agent_root?limit=7&sub=1&perspective=1",
+    "/sessions/research_team/agents/agent_root?limit=4&kind=said",
+    "/sessions/example2_inner_monologue/dialog?agents=agent_jill,agent_jill_inner&limit=3",
+    "/sessions/example1_jack_and_jill/messages/msg_012",
+]
+
+
+@pytest.mark.parametrize("resource", RESOURCES)
+def test_the_page_is_rendered_from_the_data_its_json_answers(app, client, resource):
+    rendered = []
+
+    def seen(sender, template, context, **extra):
+        rendered.append(context)
+
+    page_url = "/s/" + resource.removeprefix("/sessions/")
+    with template_rendered.connected_to(seen, app):
+        assert client.get(page_url).status_code == 200
+    twin = client.get("/api" + resource)
+    assert twin.status_code == 200
+    page_data = rendered[0]["data"]
+    with app.test_request_context("/api" + resource), masking(True):  # secrets masked, as every answer's
+        assert as_json(page_data).data == twin.data  # byte for byte: one object, two formats
+
+
+def test_a_view_whose_data_strays_from_its_shape_fails_in_test_and_debug_runs(app, monkeypatch):
+    fine = {"agents": [], "messages": [], "start": 0, "total": 0, "url": "/s/x/dialog"}
+    with app.test_request_context("/"):
+        assert shape_check.built(shapes.Dialog, fine) is fine
+        for strayed in ({**fine, "undeclared": 1}, {k: v for k, v in fine.items() if k != "total"}):
+            with pytest.raises(AssertionError, match="Dialog"):
+                shape_check.built(shapes.Dialog, strayed)
+        monkeypatch.setenv(shape_check.CHECK_ENV, "0")  # a served run, not in debug: not checked
+        assert shape_check.built(shapes.Dialog, {**fine, "undeclared": 1})["undeclared"] == 1

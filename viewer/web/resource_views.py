@@ -1,0 +1,169 @@
+"""A session, an agent, a dialog and a message: each one view that builds one data object (its shape declared
+in shapes.py, checked in debug and test runs) and answers it, at the end, as its page or as JSON (its URL
+under /api/), as Datasette's views do. pages.py and api.py route their URLs here.
+
+A page's template gets the data object as `data`, and what only a page shows (the tree's costs, pictures,
+neighbours, poll URLs) gathered after it, for a page only. Both are gathered under the session's lock; the page
+renders outside it.
+"""
+
+from __future__ import annotations
+
+from flask import current_app, request, url_for
+
+from viewer.reads import causality, costs, dialogs, pictures, queries
+from viewer.reads.filters import KINDS, EntryFilter
+from viewer.search import query as search
+
+from ..formats import ai_agent
+from . import shapes, tree_outline
+from .args import flag_arg, int_arg
+from .data import agent_window, dialog_data, message_data, session_data
+from .lookup import agent_or_404, chosen_agents, message_or_404, session_or_404, with_facets
+from .render import answer, session_row, wants_json
+from .shape_check import built
+from .state import library, state
+
+API_LIMIT = 1000  # entries or messages a JSON answer holds unless ?limit= says otherwise (a page: its page size)
+
+
+def session(session_id):
+    s = session_or_404(session_id)
+    with s.lock:
+        data = built(shapes.Session, session_data(s))
+        page = None if wants_json() else _session_page(s, data)
+    if page is not None:  # outside the session's lock: the library's is taken before a session's, never after
+        page["reading"] = library().progress_of(s.path)
+    return answer(data, "session.html", page)
+
+
+def _session_page(s, data: dict) -> dict:
+    summaries = {agent["agent_id"]: agent for agent in data["agents"]}  # with their URLs: made once, in the data
+    rolled_up = costs.tree_costs(s)
+    tree = [{**row, "cost": rolled_up.get(row["agent_id"])} for row in queries.tree_rows(s, summaries=summaries)]
+    return dict(data=data, session=session_row(s), tree=tree, agents=data["agents"], problems=len(data["problems"]),
+                usage=data["usage"], summary=data["format_summary"], outline=_outline(data["format_summary"]),
+                poll=url_for("pages.poll_tree", session_id=s.id, after=data["cursor"],
+                             problems=len(data["problems"]), empty=1 if not s.count else None))
+
+
+def _outline(summary: dict | None) -> list[dict] | None:
+    """The rows of a snapshot's own tree (ai-agent), if its format records one."""
+    outline = (summary or {}).get("outline")
+    return ai_agent.outline_rows(outline) if outline else None
+
+
+def agent(session_id, agent_id):
+    """The agent, and a window of its entries (with ?sub=1 its sub-agents' too; ?kind=&tool=&modified= filter)."""
+    s = session_or_404(session_id)
+    agent_or_404(s, agent_id)
+    include_subagents, start, size = flag_arg("sub"), int_arg("start"), page_size("AGENT_PAGE_SIZE")
+    filters = EntryFilter.from_args(request.args)
+    if filters.tool or filters.modified:
+        with_facets(s)
+    url_args = {**filters.args(), **({"sub": 1} if include_subagents else {})}
+    with s.lock:
+        shown = queries.subtree(s, agent_id) if include_subagents else [agent_id]
+        positions = queries.filtered_positions(s, shown, filters)
+        data = agent_window(s, agent_id, positions, start, size, url_args)
+        if flag_arg("perspective"):
+            data["perspective"] = queries.perspective_text(s, agent_id, include_subagents)
+        built(shapes.Agent, data)
+        page = None if wants_json() else _agent_page(s, data, positions, filters, include_subagents, size)
+    return answer(data, "agent.html", page)
+
+
+def _agent_page(s, data: dict, positions, filters: EntryFilter, include_subagents: bool, size: int) -> dict:
+    agent_id = data["agent_id"]
+    view = queries.perspective(s, agent_id, include_subagents, data["start"], size, filters, positions)
+    mark_rewound(s, view["items"])
+    return dict(
+        data=data, session=session_row(s), source=s, agent_id=agent_id, agent=data,
+        lineage=data["lineage"], crumbs=pictures.breadcrumbs(s, agent_id), children=data["children"],
+        agent_tree=tree_outline.sidebar(s, s.id, agent_id, state().drawings),
+        view=view, include_subagents=include_subagents, size=size, live=view["end"] == view["total"],
+        filters=filters, kinds=KINDS, tools=search.tool_choices(s),
+        neighbours=[(a, s.agents[a].display_name) if a else None for a in queries.agent_neighbours(s, agent_id)],
+        usage=data["usage"], subtree_cost=costs.subtree_cost(s, agent_id) if data["children"] else None,
+        poll=agent_poll_url(s.id, agent_id, include_subagents, filters, s.cursor, paged=view["total"] > size),
+    )
+
+
+def agent_poll_url(session_id: str, agent_id: str, include_subagents: bool, filters: EntryFilter,
+                   cursor: str, paged: bool) -> str:
+    """The agent page's live fragment after `cursor`. `paged`: the page shows pagers, whose numbers it updates."""
+    return url_for("pages.poll_agent", session_id=session_id, agent=agent_id, sub=1 if include_subagents else None,
+                   after=cursor, paged=1 if paged else None, **filters.args())
+
+
+def dialog(session_id):
+    """What the chosen agents (?agents=a,b) said to each other, a window of it."""
+    s = session_or_404(session_id)
+    chosen = chosen_agents(s)
+    size = page_size("DIALOG_PAGE_SIZE")
+    with s.lock:
+        view = dialogs.dialog(s, chosen, int_arg("start"), size)
+        data = built(shapes.Dialog, dialog_data(s, chosen, view))
+        page = None
+        if not wants_json():
+            mark_rewound(s, view["items"])
+            page = dict(data=data, session=session_row(s), source=s, chosen=chosen, agents=queries.agents(s),
+                        names=queries.agent_names(s),
+                        view=view, size=size, live=view["end"] == view["total"], problems=len(s.problems),
+                        poll=dialog_poll_url(s, chosen, s.cursor, paged=view["total"] > size))
+    return answer(data, "dialog.html", page)
+
+
+def dialog_poll_url(s, chosen: list[str], cursor: str, paged: bool) -> str:
+    """The dialog's live fragment after `cursor`; it also answers when the session's problem count changes.
+    `paged`: the page shows pagers, whose numbers the fragment updates."""
+    return url_for("pages.poll_dialog", session_id=s.id, agents=",".join(chosen), after=cursor,
+                   problems=len(s.problems), paged=1 if paged else None)
+
+
+def message(session_id, message_id):
+    """One message: its fields, its causality chain, what represents it, where it came from."""
+    s = session_or_404(session_id)
+    with s.lock:
+        position = message_or_404(s, message_id)
+        data = built(shapes.Message, message_data(s, message_id, position))
+        page = None if wants_json() else dict(
+            data, data=data, session=session_row(s), position=position,
+            line=s.line_numbers[position], as_written=_line_text(s, position),
+            names=queries.agent_names(s), parent=causality.parent_of(s, position),
+        )
+    return answer(data, "message.html", page)
+
+
+def _line_text(s, position: int) -> str | None:
+    """The text of the line an event was read from, exactly as written (None: not a line of its own, e.g.
+    a record a format normalized, or no longer where it was read)."""
+    if s.reads_records:
+        return None
+    data = s.events.line(position)
+    return None if data is None else data.decode("utf-8", errors="replace")
+
+
+def mark_rewound(s, items: list[dict]) -> list[dict]:
+    """Entries on a branch the conversation was rewound from (the format says which): shown folded."""
+    normalizer = getattr(s, "normalizer", None)
+    for item in items if normalizer is not None else ():
+        item["rewound"] = normalizer.rewound(item["event"])
+    return items
+
+
+def page_size(key: str) -> int:
+    """?limit=, else a page's size (app.config[key]) or, for JSON, API_LIMIT."""
+    return int_arg("limit", API_LIMIT if wants_json() else current_app.config[key], minimum=1)
+
+
+# The URL of each resource's page and of its JSON (under /api/), each answered by its view above.
+PAGE_RULES = (("/s/<session_id>", session), ("/s/<session_id>/agents/<path:agent_id>", agent),
+              ("/s/<session_id>/dialog", dialog), ("/s/<session_id>/messages/<path:message_id>", message))
+API_RULES = (("/sessions/<session_id>", session), ("/sessions/<session_id>/agents/<path:agent_id>", agent),
+             ("/sessions/<session_id>/dialog", dialog), ("/sessions/<session_id>/messages/<path:message_id>", message))
+
+
+def route(bp, rules) -> None:
+    for rule, view in rules:
+        bp.add_url_rule(rule, view_func=view, methods=["GET"])
