@@ -1,6 +1,6 @@
-"""A Claude Code session whose files were left alone for a while (Tuning.settle_after) keeps only what its pages read of its
-normalizer: every page shows exactly what an unsettled read shows; more lines, a sidecar or a later file's summary
-reach it as they would; and it holds much less memory."""
+"""A Claude Code session whose files were left alone for a while (Tuning.settle_after) keeps only what its pages
+read of its normalizer: every page shows exactly what an unsettled read shows; more lines, a sidecar or a later
+file's summary reach it as they would; and it holds much less memory."""
 
 from __future__ import annotations
 

@@ -98,7 +98,7 @@ def test_several_worker_processes_build_the_same_index_as_the_server(tmp_path):
                                                           (16, 4, True)])
 def test_one_worker_process_a_core_at_most_four(cores, processes, spare):
     assert search_worker.worker_count(cores) == processes
-    assert search_worker.WordWorker(available=cores).spares_a_core is spare  # a core left for the facets beside the workers
+    assert search_worker.WordWorker(available=cores).spares_a_core is spare  # a core left for the facets beside them
 
 
 def test_the_cores_are_those_this_process_may_run_on():
