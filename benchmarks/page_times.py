@@ -6,7 +6,7 @@ Ingests FOLDER cold (create_app without a watcher, search index and facets built
 requests each URL once to warm caches and `--runs` times timed with the Flask test client (no network).
 Prints one line per URL: wall ms and CPU ms (CPU time is not stretched while other processes hold the
 cores of a shared machine), p50 and p95, and the status. `--cold` forgets the search totals kept before each
-request (search_count), so a search page is timed as its first view.
+request (the app's runtime keeps them), so a search page is timed as its first view.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from probes import cpu_seconds, summary  # noqa: E402
 
-from viewer.search import count as search_count  # noqa: E402
 from viewer.web.app import create_app  # noqa: E402
 
 
@@ -36,12 +35,13 @@ def main() -> None:
         session.facets.catch_up()
         session.search.catch_up()
     client = app.test_client()
+    counts = app.extensions["agentview"].runtime.counts
     for url in args.urls:
         status = client.get(url).status_code
         wall, cpu = [], []
         for _ in range(args.runs):
             if args.cold:
-                search_count.forget()
+                counts.clear()
             t, c = time.perf_counter(), cpu_seconds()
             status = client.get(url).status_code
             wall.append((time.perf_counter() - t) * 1000)

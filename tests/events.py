@@ -96,11 +96,12 @@ def copy_samples(name, dest):
     return dest
 
 
-def scanned(folder):
-    """A Library of `folder`, scanned."""
+def scanned(folder, tuning=None):
+    """A Library of `folder` (tuned by `tuning`, a core.tuning.Tuning), scanned."""
+    from viewer.core.host import Host
     from viewer.library.library import Library
 
-    library = Library(folder)
+    library = Library(folder, host=Host(tuning))
     library.scan()
     return library
 

@@ -13,10 +13,10 @@ import tempfile
 
 
 def serve(args: argparse.Namespace) -> int:
-    from .files import tailer
+    from .core.tuning import Limits, Tuning
     from .store import session_cache
     from .web import security
-    from .web.app import create_app
+    from .web.app import close_app, create_app
     from .web.channel import counted_server
 
     if args.demo:
@@ -37,7 +37,7 @@ def serve(args: argparse.Namespace) -> int:
     from .core import pricing
 
     try:  # the prices costs are shown at: the shipped table, with the user's file (or AGENTVIEW_PRICES) over it
-        pricing.use(args.prices or os.environ.get(pricing.ENV) or None)
+        prices = pricing.load(args.prices or os.environ.get(pricing.ENV) or None)
     except pricing.PriceFileError as error:
         print(f"agentview: --prices: {error}", file=sys.stderr)
         return 2
@@ -45,20 +45,20 @@ def serve(args: argparse.Namespace) -> int:
     if args.max_line_bytes < 1 or args.max_file_bytes < 1:
         print("agentview: --max-line-bytes and --max-file-bytes must be positive", file=sys.stderr)
         return 2
-    tailer.set_limits(tailer.Limits(max_line_bytes=args.max_line_bytes, max_file_bytes=args.max_file_bytes))
+    tuning = Tuning(limits=Limits(max_line_bytes=args.max_line_bytes, max_file_bytes=args.max_file_bytes))
     token = args.token
     if token is None and not security.is_loopback(args.host):
         token = secrets.token_urlsafe(24)  # reachable from other machines: nobody gets in without it
     cache_dir = None if args.no_cache else (args.cache_dir or session_cache.default_folder())
     app = create_app(args.dir, polling=args.polling, follow_symlinks=args.follow_symlinks, redact=not args.no_redact,
                      token=token, allowed_hosts=security.allowed_hosts_for(args.host, args.allow_host),
-                     cache_dir=cache_dir)
+                     cache_dir=cache_dir, tuning=tuning, prices=prices)
     security.hide_tokens_in_logs(token, secrets=not args.no_redact)
     try:
-        server = counted_server(app, host=args.host, port=args.port, threads=args.threads, ident="agentview",
-                                **connection_options())
+        server = counted_server(app, app.extensions["agentview"].runtime.foreground, host=args.host, port=args.port,
+                                threads=args.threads, ident="agentview", **connection_options())
     except OSError as error:  # the port is taken, or the address is not ours
-        app.extensions["agentview"].watcher.stop()
+        close_app(app)
         if args.demo:
             shutil.rmtree(args.dir, ignore_errors=True)
         print(f"agentview: cannot listen on {args.host}:{args.port}: {error.strerror or error}", file=sys.stderr)
@@ -82,9 +82,7 @@ def serve(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
-        watcher = app.extensions["agentview"].watcher
-        if watcher:
-            watcher.stop()
+        close_app(app)
         if demo:
             demo.stop()
             shutil.rmtree(args.dir, ignore_errors=True)
@@ -277,7 +275,7 @@ def _rejections(store) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from viewer.files.tailer import Limits
+    from viewer.core.tuning import Limits
 
     parser = argparse.ArgumentParser(prog="agentview", description="A live web viewer for multi-agent session logs.")
     commands = parser.add_subparsers(dest="command", required=True)

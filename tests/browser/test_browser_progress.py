@@ -11,16 +11,15 @@ from werkzeug.serving import make_server
 
 from conftest import write_events
 from events import created, say
-from viewer.library import library as library_module
+from viewer.core.tuning import Tuning
 from viewer.web.app import create_app
 from viewer.web.state import KEY
 
 
 @pytest.fixture
-def served_folder(tmp_path, monkeypatch):
+def served_folder(tmp_path):
     """An app on a real port whose ingest the test drives a slice at a time (as the watcher does, but held)."""
-    monkeypatch.setattr(library_module, "BATCH_BYTES", 64 * 1024)
-    app = create_app(tmp_path, watch=False)
+    app = create_app(tmp_path, watch=False, tuning=Tuning(batch_bytes=64 * 1024))
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

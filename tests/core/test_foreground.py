@@ -10,19 +10,21 @@ import pytest
 from flask import Response, request
 
 from conftest import wait_for
-from viewer.core import foreground
+from viewer.core.foreground import WAIT_PER_WORK, Foreground
 from viewer.web.app import create_app
 from viewer.web.channel import counted_server
+from viewer.web.state import KEY
 
 
 def _app(tmp_path):
     (tmp_path / "s.jsonl").write_text('{"message_id": "m0", "event_type": "agent_created", "agent_id": "a"}\n')
     app = create_app(tmp_path, watch=False)
-    seen = {}
+    foreground = app.extensions[KEY].runtime.foreground
+    seen = {"foreground": foreground}
 
     @app.route("/_busy")
     def busy():
-        seen["in view"] = foreground.busy()
+        seen["in view"] = seen["foreground"].busy()
         return "ok"
 
     return app, seen
@@ -30,6 +32,7 @@ def _app(tmp_path):
 
 def test_a_request_is_under_way_while_it_is_answered(tmp_path):
     app, seen = _app(tmp_path)
+    foreground = seen["foreground"]
     client = app.test_client()
     assert not foreground.busy()
     assert client.get("/_busy").data == b"ok"
@@ -38,13 +41,25 @@ def test_a_request_is_under_way_while_it_is_answered(tmp_path):
 
 
 def test_a_failing_request_is_no_longer_counted(tmp_path):
-    app, _ = _app(tmp_path)
+    app, seen = _app(tmp_path)
+    foreground = seen["foreground"]
     client = app.test_client()
     assert client.get("/no/such/page").status_code == 404
     assert not foreground.busy()
 
 
+def test_each_app_counts_its_own_requests(tmp_path):
+    """Two apps in one process: a request to one does not hold up the other's ingest."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (one, seen), (other, theirs) = _app(tmp_path / "a"), _app(tmp_path / "b")
+    assert one.test_client().get("/_busy").data == b"ok"
+    assert seen["in view"] is True and not theirs["foreground"].busy()
+    assert seen["foreground"] is not theirs["foreground"]
+
+
 def test_give_way_waits_for_the_request_and_no_longer():
+    foreground = Foreground()
     assert not foreground.busy()
     began = time.monotonic()
     foreground.give_way(5.0)  # nothing under way: at once
@@ -60,6 +75,7 @@ def test_give_way_waits_for_the_request_and_no_longer():
 
 
 def test_give_way_is_bounded_while_requests_never_end():
+    foreground = Foreground()
     with foreground.serving():
         began = time.monotonic()
         foreground.give_way(0.05)
@@ -79,6 +95,7 @@ def _work(seconds: float) -> float:
 def test_steady_requests_leave_the_work_half_of_the_time():
     """Fifty live pages polling keep a request always under way: the work still runs, waiting at most as long
     as it worked."""
+    foreground = Foreground()
     with foreground.serving():
         _work(0.05)  # worked a while: its credit is full
         foreground.give_way()
@@ -88,7 +105,7 @@ def test_steady_requests_leave_the_work_half_of_the_time():
             began = time.monotonic()
             foreground.give_way()
             waited += time.monotonic() - began
-    assert 0 < waited <= foreground.WAIT_PER_WORK * worked * 1.5 + 0.01
+    assert 0 < waited <= WAIT_PER_WORK * worked * 1.5 + 0.01
 
 
 # --- through waitress: counted from its headers until its answer is written -----------------------------
@@ -111,10 +128,10 @@ def served(tmp_path):
                 yield b"x" * (BIG // 3)
         return Response(body())
 
-    server = counted_server(app, host="127.0.0.1", port=0, threads=2)
+    server = counted_server(app, seen["foreground"], host="127.0.0.1", port=0, threads=2)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    yield server.effective_port, seen
+    yield server.effective_port, seen["foreground"], seen
     server.task_dispatcher.shutdown()
     server.close()
 
@@ -142,7 +159,7 @@ def _another_request_answered(port: int) -> bool:
 
 
 def test_a_request_is_under_way_from_its_headers_until_it_is_answered(served):
-    port, _ = served
+    port, foreground, _ = served
     with _connect(port) as client:
         client.sendall(b"POST /_echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n")
         assert _another_request_answered(port)
@@ -160,7 +177,7 @@ def test_a_request_is_under_way_from_its_headers_until_it_is_answered(served):
 
 
 def test_a_request_is_under_way_while_its_answer_is_written(served):
-    port, seen = served
+    port, foreground, seen = served
     with _connect(port) as client:
         client.sendall(b"GET /_big HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         assert _until(lambda: seen.get("made"))
@@ -175,7 +192,7 @@ def test_a_request_is_under_way_while_its_answer_is_written(served):
 
 
 def test_a_request_cut_off_by_its_client_is_no_longer_counted(served):
-    port, _ = served
+    port, foreground, _ = served
     client = _connect(port)
     client.sendall(b"POST /_echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\nonly part")
     assert _until(foreground.busy)

@@ -48,13 +48,14 @@ def test_a_small_append_is_not_frozen(tmp_path):
 
 def test_a_big_batch_ending_inside_another_is_still_frozen():
     """An ingest that ends while another batch (an as-of snapshot, another thread) is under way."""
-    from viewer.core import gcpause
+    from viewer.core.gcpause import FREEZE_AFTER, GcPause
 
+    gcpause = GcPause()
     gc.unfreeze()
     kept = []
     with gcpause.batch() as outer:
         with gcpause.batch() as inner:
-            kept = [object() for _ in range(gcpause.FREEZE_AFTER)]
+            kept = [object() for _ in range(FREEZE_AFTER)]
             inner["added"] = len(kept)
         assert not gc.isenabled() and gc.get_freeze_count() == 0  # not while a batch is under way
         outer["added"] = 1
@@ -63,4 +64,24 @@ def test_a_big_batch_ending_inside_another_is_still_frozen():
     with gcpause.batch() as small:
         small["added"] = 1
     assert gc.get_freeze_count() == 0  # what earlier pauses added is not counted again
+    del kept
+
+
+def test_closed_it_gives_the_collector_back_as_it_found_it():
+    """An app stopping mid-batch, or after freezing, leaves the collector on and nothing frozen by it."""
+    from viewer.core.gcpause import FREEZE_AFTER, GcPause
+
+    gc.unfreeze()
+    gcpause = GcPause()
+    with gcpause.batch() as batch:
+        kept = [object() for _ in range(FREEZE_AFTER)]
+        batch["added"] = len(kept)
+    assert gc.get_freeze_count() > 0
+    stopped = GcPause()
+    under_way = stopped.batch()
+    under_way.__enter__()  # an app stopped while a batch of its was under way
+    assert not gc.isenabled()
+    stopped.close()
+    gcpause.close()
+    assert gc.isenabled() and gc.get_freeze_count() == 0
     del kept

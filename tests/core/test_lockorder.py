@@ -10,7 +10,7 @@ import pytest
 
 from conftest import REPO, write_events
 from events import user
-from viewer.core import foreground, lockorder
+from viewer.core import lockorder
 from viewer.core.lockorder import LockOrderError
 from viewer.library.library import Library
 
@@ -87,10 +87,11 @@ def test_a_lock_taken_again_by_its_holder_raises_instead_of_waiting_forever(libr
 
 def test_giving_way_to_requests_while_holding_a_lock_raises(library):
     session = library.get("s")
-    foreground.give_way()  # holding nothing: as it should
+    give_way = library.host.foreground.give_way
+    give_way()  # holding nothing: as it should
     with session.lock:
         with pytest.raises(LockOrderError, match="giving way to requests while holding the session lock"):
-            foreground.give_way()
+            give_way()
 
 
 def test_without_the_setting_the_locks_are_plain_locks(tmp_path):

@@ -2,7 +2,7 @@
 
 import json
 
-from viewer.files import tailer as tailer_module
+from viewer.core.tuning import Tuning
 from viewer.library.library import Library
 from viewer.files.tailer import FileTailer
 
@@ -49,7 +49,7 @@ def test_a_file_bigger_than_one_batch_is_indexed_whole_in_order(tmp_path):
                 "content": f"{i} {content}"} for i in range(1, 4001)]  # about 12 MB: more than one 8 MB batch
     path = tmp_path / "big.jsonl"
     path.write_text("".join(json.dumps(e) + "\n" for e in events))
-    assert path.stat().st_size > tailer_module.BATCH_BYTES
+    assert path.stat().st_size > Tuning.batch_bytes
     library = Library(tmp_path)
     library.scan()
     (session,) = library.listing()

@@ -6,14 +6,16 @@ import os
 
 from conftest import write_events
 from events import created, say
+from viewer.core.host import Host
+from viewer.core.tuning import Tuning
 from viewer.reads import asof
 from viewer.web.app import create_app
 from viewer.library.library import Library
 from viewer.files.file_source import FileSource
 
 
-def _library(folder):
-    library = Library(folder)
+def _library(folder, tuning=None):
+    library = Library(folder, host=Host(tuning))
     library.scan()
     return library
 
@@ -118,11 +120,9 @@ def test_an_as_of_snapshot_shares_the_live_sessions_storage(tmp_path):
     assert [frozen.events[p]["message_id"] for p in range(5)] == [f"m{i}" for i in range(1, 6)]
 
 
-def test_the_cache_keeps_the_events_read_last_within_its_bounds(tmp_path, monkeypatch):
-    from viewer.files import eventlist
-    monkeypatch.setattr(eventlist, "CACHE_BYTES", 50_000)
+def test_the_cache_keeps_the_events_read_last_within_its_bounds(tmp_path):
     write_events(tmp_path / "s.jsonl", [created("m0", "a")] + [say(f"m{i}", "a", "x" * 10_000) for i in range(1, 30)])
-    s = _library(tmp_path).get("s")
+    s = _library(tmp_path, Tuning(event_cache_bytes=50_000)).get("s")
     for p in range(s.count):
         assert s.events[p]["message_id"] == f"m{p}"
         s.events[0]  # read again and again: the least recently read go first, not this one
@@ -135,7 +135,6 @@ def test_a_walk_reads_runs_of_lines_together_and_gives_what_load_gives(tmp_path,
     """Blank and broken lines between events, a line that is not UTF-8 (kept as a dict), padded lines: a walk
     over any range is exactly the events one by one, in few reads; a line changed on disk since shows as
     changed, as a single read shows it."""
-    from viewer.files import eventlist
     lines = []
     for i in range(300):
         lines.append(json.dumps(say(f"m{i}", "a", f"words {i} " * (i % 7))))
@@ -146,13 +145,12 @@ def test_a_walk_reads_runs_of_lines_together_and_gives_what_load_gives(tmp_path,
                          '"content": "bad \xff byte"}')
     (tmp_path / "s.jsonl").write_bytes(("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
                                        .replace("\xff".encode(), b"\xff"))
-    s = _library(tmp_path).get("s")
+    s = _library(tmp_path, Tuning(walk_read=4096)).get("s")
     assert s.count == 301 and "dict" in {s.events.kept_as(p) for p in range(s.count)}
     one_by_one = [s.events.load(p) for p in range(s.count)]
     reads = []
     real_read = FileSource.read
     monkeypatch.setattr(FileSource, "read", lambda self, offset, length: reads.append(length) or real_read(self, offset, length))
-    monkeypatch.setattr(eventlist, "WALK_READ", 4096)
     for start, stop in [(0, s.count), (5, 6), (99, 103), (250, 301)]:
         assert s.events.walk(start, stop) == one_by_one[start:stop]
     assert len(reads) < s.count / 4 and max(reads) <= 4096  # runs of lines, each read within the bound

@@ -16,6 +16,8 @@ import pytest
 
 from events import created, say
 from conftest import write_events
+from viewer.core.host import Host
+from viewer.core.tuning import Tuning
 from viewer.files import file_source, tailer, whole_file
 from viewer.formats.ai_agent import SnapshotReader
 from viewer.library.library import Library
@@ -142,12 +144,11 @@ def test_a_snapshot_within_the_cap_is_read(tmp_path):
     assert numbered(result) == [(1, b'{"opTree": {"id": "x"}}')] and result.problems == []
 
 
-def test_the_library_lists_what_its_readers_found(tmp_path, monkeypatch):
-    monkeypatch.setattr(tailer, "LIMITS", Limits(max_line_bytes=2000, max_file_bytes=4000))
+def test_the_library_lists_what_its_readers_found(tmp_path):
     write_events(tmp_path / "s.jsonl", [created("m1", "a"), say("m2", "a", "x" * 3000), say("m3", "a", "after")])
     with gzip.open(tmp_path / "g.jsonl.gz", "wt") as f:
         f.write("".join(json.dumps(say(f"m{i}", "a", "y" * 100)) + "\n" for i in range(100)))
-    library = Library(tmp_path)
+    library = Library(tmp_path, host=Host(Tuning(limits=Limits(max_line_bytes=2000, max_file_bytes=4000))))
     library.scan()
     s = library.get("s")
     assert [s.events[p]["message_id"] for p in range(s.count)] == ["m1", "m3"]

@@ -8,7 +8,7 @@ import pytest
 from conftest import REPO, write_events
 from events import scanned
 from viewer.reads import queries
-from viewer.library import reading
+from viewer.core.tuning import Tuning
 from viewer.search import query as search
 from viewer.index import usage
 from viewer.web.app import create_app
@@ -154,18 +154,17 @@ def test_a_message_that_grows_after_it_was_read_shows_its_new_lines(tmp_path):
     assert queries.perspective(s, "main")["items"][-1]["kind"] == "did"
 
 
-def test_a_group_read_in_pieces_is_indexed_as_if_read_whole(project, monkeypatch):
+def test_a_group_read_in_pieces_is_indexed_as_if_read_whole(project):
     root, _ = project
 
-    def everything():
-        library = scanned(root)
+    def everything(tuning=None):
+        library = scanned(root, tuning)
         return {sid: ([s.events[p] for p in range(s.count)], [p.as_dict() for p in s.problems],
                       {a: (agent.parent_id, agent.name, list(agent.entries)) for a, agent in s.agents.items()})
                 for sid, s in library.sessions.items()}
 
     in_pieces = everything()  # files of about 300 kB to 1 MB, read 256 kB of each at a time
-    monkeypatch.setattr(reading, "GROUP_BATCH_BYTES", 1 << 40)
-    assert everything() == in_pieces
+    assert everything(Tuning(group_batch_bytes=1 << 40)) == in_pieces
 
 
 def test_a_walk_reads_a_runs_entries_through_one_open_of_their_file(project, monkeypatch):

@@ -1,6 +1,6 @@
-"""A Claude Code session whose files were left alone for a while (SETTLE_AFTER) keeps only what its pages read of its
-normalizer: every page shows exactly what an unsettled read shows; more lines, a sidecar or a later file's summary
-reach it as they would; and it holds much less memory."""
+"""A Claude Code session whose files were left alone for a while (Tuning.settle_after) keeps only what its pages
+read of its normalizer: every page shows exactly what an unsettled read shows; more lines, a sidecar or a later
+file's summary reach it as they would; and it holds much less memory."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ from events import scanned
 from test_formats_claude_rewinds import SID as REWOUND_SID, rewound_session, said, user, write as write_rewound
 from test_formats_claude_summaries import EARLIER, LATER, earlier, later, titles
 from test_formats_claude_unlinked import SESSION as LINKED, main_file, sub_file, subagents
-from viewer.library import groups as groups_module
+from viewer.core.host import Host
+from viewer.core.tuning import Tuning
 from viewer.reads import queries
 from viewer.library.library import Library
 from viewer.library.watcher import Watcher
@@ -29,7 +30,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from generate_claude import generate  # noqa: E402
 
 
-def age(folder, seconds: float = 2 * groups_module.SETTLE_AFTER) -> None:
+def age(folder, seconds: float = 2 * Tuning.settle_after) -> None:
     """Every file below `folder` last written `seconds` ago."""
     when = time.time() - seconds
     for path in folder.rglob("*"):
@@ -80,16 +81,14 @@ def test_it_holds_far_less_memory(project):
     age(project)
 
     def held(settle_after: float) -> int:
-        groups_module.SETTLE_AFTER = settle_after
         gc.collect()
         tracemalloc.start()
         try:
-            library = scanned(project)
+            library = scanned(project, Tuning(settle_after=settle_after))
             gc.collect()
             size = tracemalloc.get_traced_memory()[0]
         finally:
             tracemalloc.stop()
-            groups_module.SETTLE_AFTER = 3600.0
         assert settled(library) == [settle_after < 1e9] * 4
         return size
 
@@ -154,12 +153,11 @@ def test_a_sidecar_rewritten_for_a_settled_session_moves_its_agent_as_a_whole_re
     assert pages(library) == pages(scanned(tmp_path))
 
 
-def test_a_session_left_alone_settles_in_the_background_and_reads_on_when_resumed(tmp_path, monkeypatch):
+def test_a_session_left_alone_settles_in_the_background_and_reads_on_when_resumed(tmp_path):
     """A real watcher thread on a real folder, the rule set to 1 s: the session settles while nothing is written,
     and a line written later is read (the session read again from its start)."""
-    monkeypatch.setattr(groups_module, "SETTLE_AFTER", 1.0)
     path = write_rewound(tmp_path, rewound_session())
-    library = Library(tmp_path)
+    library = Library(tmp_path, host=Host(Tuning(settle_after=1.0)))
     watcher = Watcher(library).start()
     try:
         assert watcher.ready.wait(5)

@@ -52,11 +52,7 @@ def write_session(folder):
     (subagents / "agent-cd34.meta.json").write_text(json.dumps({"description": "Deep", "toolUseId": "toolu_D"}))
 
 
-@pytest.fixture(autouse=True)
-def shipped_prices():
-    pricing.use(None)
-    yield
-    pricing.use(None)
+SHIPPED = pricing.load()  # the table shipped, whatever AGENTVIEW_PRICES says where the tests run
 
 
 @pytest.fixture
@@ -64,12 +60,12 @@ def session(tmp_path):
     from viewer.web.app import create_app
 
     write_session(tmp_path)
-    app = create_app(tmp_path, watch=False)
+    app = create_app(tmp_path, watch=False, prices=SHIPPED)
     return app, app.extensions["agentview"].library.get(SID)
 
 
 def test_the_shipped_table_is_dated_and_names_models_exactly_or_by_their_dated_ids():
-    prices = pricing.current()
+    prices = SHIPPED
     assert prices.as_of == "2025-11-24" and prices.source == "the table shipped with agentview"
     assert prices.of("claude-sonnet-4-5-20250929") == prices.of("claude-sonnet-4-5")
     assert prices.of("claude-opus-4-20250514")["input"] == 15.0
@@ -86,14 +82,14 @@ def test_a_user_file_overrides_and_adds_models_and_a_bad_one_is_refused(tmp_path
     mine.write_text(json.dumps({"prices_as_of": "2026-11-01", "models": {
         "mystery-model-1": {"input": 1000, "output": 1000, "cache_write": 0, "cache_read": 0, "context_window": 20},
         "claude-haiku-4-5": {"input": 2, "output": 10, "cache_write": 2.5, "cache_read": 0.2}}}))
-    prices = pricing.use(str(mine))
+    prices = pricing.load(str(mine))
     assert prices.as_of == "2026-11-01" and prices.source == "mine.json over the shipped table"
     assert prices.of("mystery-model-1")["context_window"] == 20 and prices.of("claude-haiku-4-5")["input"] == 2
     assert prices.of("claude-opus-4-1")["input"] == 15.0  # the rest of the shipped table stays
     for bad in ('{"models": {"x": {"input": "cheap"}}}', "[]", "not json"):
         mine.write_text(bad)
         with pytest.raises(pricing.PriceFileError):
-            pricing.use(str(mine))
+            pricing.load(str(mine))
     monkeypatch.setenv(pricing.ENV, str(tmp_path / "missing.json"))
     with pytest.raises(pricing.PriceFileError):
         pricing.load(str(tmp_path / "missing.json"))
@@ -116,19 +112,19 @@ def test_costs_roll_up_per_agent_subtree_and_session_and_unknown_models_have_no_
 def test_context_fill_per_response_and_the_peak_per_agent(session):
     _, s = session
     first = s.event("mn-0002")
-    assert usage.context_fill(first) == {"tokens": 61_000, "window": 200_000, "percent": 30.5}
+    assert usage.context_fill(first, SHIPPED) == {"tokens": 61_000, "window": 200_000, "percent": 30.5}
     assert usage.for_agent(s, "main")["peak_context"] == {"tokens": 102_000, "window": 200_000, "percent": 51.0}
     deep = usage.for_agent(s, "agent-cd34")["peak_context"]
     assert deep == {"tokens": 10, "window": None, "percent": None}  # no window known: tokens only
     logged = {"usage": tokens(10, 10), "raw": None, "model": "mystery-model-1", "context_window": 40}
-    assert usage.context_fill(logged)["percent"] == 25.0  # the log's own window first (Codex's token_count)
+    assert usage.context_fill(logged, SHIPPED)["percent"] == 25.0  # the log's own window first (Codex's token_count)
 
 
 def test_a_cost_the_log_states_is_used_rather_than_the_table():
     totals = usage.Totals()
     totals._priced({"usage": tokens(10, 10), "raw": None, "model": "mystery-model-1", "cost_usd": 0.5},
-                   tokens(10, 10))
-    assert totals.cost() == (0.5, [])
+                   tokens(10, 10), SHIPPED)
+    assert totals.cost(SHIPPED) == (0.5, [])
 
 
 def test_pages_show_costs_on_tree_nodes_the_agent_page_and_the_sessions_list(session):
@@ -152,9 +148,9 @@ def test_cache_writes_kept_an_hour_are_priced_at_their_own_rate():
     logged = {**tokens(0, 0, 1_000_000, 0), "cache_creation": {"ephemeral_5m_input_tokens": 400_000,
                                                                 "ephemeral_1h_input_tokens": 600_000}}
     totals._priced({"usage": logged, "raw": None, "model": "claude-sonnet-4-5-20250929"}, usage.of_event(
-        {"usage": logged, "raw": None}))
-    assert totals.cost()[0] == pytest.approx(0.4 * 3.75 + 0.6 * 6.0)
-    assert pricing.current().of("gpt-5")["cache_write_1h"] == 1.25  # no hour rate: the cache-write rate
+        {"usage": logged, "raw": None}), SHIPPED)
+    assert totals.cost(SHIPPED)[0] == pytest.approx(0.4 * 3.75 + 0.6 * 6.0)
+    assert SHIPPED.of("gpt-5")["cache_write_1h"] == 1.25  # no hour rate: the cache-write rate
 
 
 def test_serve_refuses_a_price_file_that_is_not_one(tmp_path):

@@ -6,6 +6,8 @@ import json
 
 from conftest import write_events
 from events import created, say
+from viewer.core.host import Host
+from viewer.core.tuning import Tuning
 from viewer.library import library as library_module
 from viewer.library.groups import Groups
 from viewer.web.app import create_app
@@ -17,10 +19,9 @@ def big_session(path, n=200):
                         [say(f"m{i}", "root", f"answer {i} " + "x" * 80) for i in range(n)])
 
 
-def test_progress_tells_how_far_a_file_read_in_slices_is(tmp_path, monkeypatch):
-    monkeypatch.setattr(library_module, "BATCH_BYTES", 4096)
+def test_progress_tells_how_far_a_file_read_in_slices_is(tmp_path):
     path = big_session(tmp_path / "big.jsonl")
-    lib = library_module.Library(tmp_path)
+    lib = library_module.Library(tmp_path, host=Host(Tuning(batch_bytes=4096)))
     lib.slices_per_read = 1
     lib.refresh(str(path))
     progress = lib.progress()
@@ -33,9 +34,8 @@ def test_progress_tells_how_far_a_file_read_in_slices_is(tmp_path, monkeypatch):
     assert lib.get("big").count == 201
 
 
-def test_pages_say_a_file_is_being_read(tmp_path, monkeypatch):
-    monkeypatch.setattr(library_module, "BATCH_BYTES", 4096)
-    app = create_app(tmp_path, watch=False)
+def test_pages_say_a_file_is_being_read(tmp_path):
+    app = create_app(tmp_path, watch=False, tuning=Tuning(batch_bytes=4096))
     lib = app.extensions[KEY].library
     lib.slices_per_read = 1
     path = big_session(tmp_path / "big.jsonl")

@@ -113,9 +113,10 @@ def _state(s):
 
 def test_a_snapshot_built_from_an_earlier_one_equals_one_built_from_scratch(tmp_path):
     source = load_index(sample("research_team"))
-    asof.snapshot(source, 100)
-    for n in (101, 150, 151, 300, 341):  # each from the nearest earlier snapshot in the cache
-        stepped = asof.snapshot(source, n)
+    kept = asof.snapshots()
+    asof.snapshot(source, 100, kept)
+    for n in (101, 150, 151, 300, 341):  # each from the nearest earlier snapshot kept
+        stepped = asof.snapshot(source, n, kept)
         lines = sample("research_team").read_text(encoding="utf-8").splitlines(keepends=True)
         truncated = tmp_path / f"cut{n}.jsonl"
         truncated.write_text("".join(lines[:n]), encoding="utf-8")
@@ -138,10 +139,10 @@ def test_a_copy_is_independent_of_its_original(tmp_path):
     assert _state(original) == before and copy.count == len(lines)
 
 
-def test_snapshots_kept_are_bounded_by_their_events(tmp_path, monkeypatch):
-    monkeypatch.setattr(asof, "CACHE_EVENTS", 250)
+def test_snapshots_kept_are_bounded_by_their_events(tmp_path):
+    kept_here = asof.snapshots(most_events=250)
     s = load_index(sample("research_team"))
     for n in (100, 120, 140):
-        asof.snapshot(s, n)
-    kept = sorted(k[2] for k in asof._cache if k[0] == s.serial)
+        asof.snapshot(s, n, kept_here)
+    kept = sorted(k[2] for k in kept_here.keys() if k[0] == s.serial)
     assert kept == [140]  # 120 + 140 > 250: the least recently used go first

@@ -8,7 +8,7 @@ from werkzeug.datastructures import MultiDict
 from conftest import write_events
 from events import calls, created, result, say, system, tool_call, user
 from viewer.reads import queries
-from viewer.search import query as search, index as search_index
+from viewer.search import count as search_count, query as search, index as search_index
 from viewer.reads.filters import EntryFilter
 from viewer.library.library import Library
 
@@ -240,13 +240,15 @@ def test_the_total_counts_every_hit_from_the_postings_and_says_when_it_is_a_lowe
     library_of(tmp_path, one=one, two=two)
 
     def counter():
-        """Totals on a new reading of the folder (counts are kept per reading of a file)."""
+        """Totals on a new reading of the folder (counts are kept per reading of a file, as far as they got, in
+        what an app keeps between requests)."""
         library = Library(tmp_path)
         library.scan()
         sessions = library.listing()
+        kept = search_count.counts()
 
         def total(q, budget=1000, **kw):
-            return search.search(sessions, q, limit=5, count_budget=budget, **kw)["total"]
+            return search.search(sessions, q, limit=5, count_budget=budget, counts=kept, **kw)["total"]
 
         return library, sessions, total
 

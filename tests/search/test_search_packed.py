@@ -149,14 +149,12 @@ def test_packed_postings_read_as_the_dict_they_were_made_of():
 
 def test_a_session_that_settles_after_its_index_is_complete_is_packed_then(tmp_path):
     """Live when indexed (not packed), left alone later: settling packs it, and its queries find the same."""
-    from viewer.library import groups
-
     root = tmp_path / "logs"
     generate(root / "-home-dev-warehouse", 1 << 20, subagents=2, sessions=2)
     library = indexed(root)
     before = hits(library)
     assert not any(s.search.packed or s.normalizer.settled for s in library.listing())
     for s in library.listing():
-        assert library.settle(s, now=s.updated_at + groups.SETTLE_AFTER)
+        assert library.settle(s, now=s.updated_at + library.host.tuning.settle_after)
     assert all(s.search.packed for s in library.listing())
     assert hits(library) == before

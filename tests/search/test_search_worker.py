@@ -96,10 +96,9 @@ def test_several_worker_processes_build_the_same_index_as_the_server(tmp_path):
 
 @pytest.mark.parametrize(("cores", "processes", "spare"), [(1, 1, False), (2, 2, False), (3, 3, False),
                                                           (16, 4, True)])
-def test_one_worker_process_a_core_at_most_four(monkeypatch, cores, processes, spare):
-    monkeypatch.setattr(search_worker, "cores", lambda: cores)
-    assert search_worker.worker_count() == processes
-    assert search_worker.WordWorker().spares_a_core is spare  # a core left for the facets beside the workers
+def test_one_worker_process_a_core_at_most_four(cores, processes, spare):
+    assert search_worker.worker_count(cores) == processes
+    assert search_worker.WordWorker(available=cores).spares_a_core is spare  # a core left for the facets beside them
 
 
 def test_the_cores_are_those_this_process_may_run_on():
@@ -299,16 +298,16 @@ def test_the_worker_runs_below_the_server(tmp_path, worker):
 
 
 @pytest.mark.parametrize("spare", [False, True])
-def test_the_facets_wait_for_the_search_unless_a_core_is_spare(tmp_path, monkeypatch, spare):
+def test_the_facets_wait_for_the_search_unless_a_core_is_spare(tmp_path, spare):
     """While worker processes build a session's words, the facets catch up meanwhile only if a core is left for the
     ingest thread beside them; else the search index is completed first (a person searches first)."""
     cores = 3  # as if the machine had three (two processes at most, whatever it has)
-    monkeypatch.setattr(search_worker, "cores", lambda: cores)
     write_events(tmp_path / "s.jsonl", [user(f"m{i}", "a", f"word{i % 50} more words") for i in range(3000)])
     library = Library(tmp_path)
     library.scan()
     s = library.get("s")
-    words = search_worker.WordWorker(min_behind=1, job_events=50, processes=cores - 1 if spare else cores)
+    words = search_worker.WordWorker(min_behind=1, job_events=50, processes=cores - 1 if spare else cores,
+                                     available=cores)
     seen = []
     try:
         while background.index_step(library, words=words):

@@ -12,6 +12,7 @@ import pytest
 from events import scanned
 from test_claude_settled import pages
 from test_group_cache import PROJECT, _main_file, project, read_what_is_due, run  # noqa: F401 (a fixture)
+from viewer.core.tuning import Tuning
 from viewer.library import background
 from viewer.store import folder_cache, group_cache
 from viewer.store.session_cache import SessionCache
@@ -169,9 +170,10 @@ def test_a_kept_file_replaced_by_one_it_may_not_read_is_refused_as_without_a_cac
     assert _listed(again) == _listed(scanned(project))
 
 
-def test_a_group_whose_files_are_gone_leaves_the_folders_entry(project, tmp_path, monkeypatch):
-    """Library.forget tells the cache: the folder's entry is written again without the group."""
-    library = run(project, tmp_path / "cache")
+def test_a_group_whose_files_are_gone_leaves_the_folders_entry(project, tmp_path):
+    """Library.forget tells the cache: the folder's entry is written again without the group (at once: the gap
+    between two writes set to nothing, not 10 s)."""
+    library = run(project, tmp_path / "cache", tuning=Tuning(save_gap_s=0.0))
     main = _main_file(project)
     session = next(s for s in library.listing() if s.path == str(main))
     members = list(session.members)
@@ -179,7 +181,6 @@ def test_a_group_whose_files_are_gone_leaves_the_folders_entry(project, tmp_path
         os.unlink(path)
         library.refresh(path)
     assert library.get(session.id) is None
-    monkeypatch.setattr(folder_cache, "SAVE_GAP_S", 0.0)  # written again now, not 10 s after the last time
     assert library.keep_folder()
     listed = folder_cache.load(library.cache.store, _folder_key(project))
     assert len(listed) == 2 and listed.group(str(main)) is None

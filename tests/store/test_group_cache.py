@@ -15,6 +15,8 @@ import pytest
 from conftest import REPO, serve, wait_for
 from events import scanned
 from test_claude_settled import age, pages
+from viewer.core.host import Host
+from viewer.core.tuning import Tuning
 from viewer.library import background, groups
 from viewer.store import folder_cache
 from viewer.search import query as search
@@ -36,10 +38,10 @@ def project(tmp_path):
     return root
 
 
-def run(root, cache, settle=True) -> Library:
+def run(root, cache, settle=True, tuning: Tuning | None = None) -> Library:
     """A library of `root` with the cache at `cache`, read, with its background work done (indexes, settling,
     saving), as a server leaves it when idle."""
-    library = Library(root, cache=SessionCache(str(cache)))
+    library = Library(root, cache=SessionCache(str(cache), host=Host(tuning)))
     library.scan()
     while settle and background.step(library):
         pass
@@ -65,9 +67,9 @@ def group_reads(monkeypatch):
     reads = []
     real = groups.read_some
 
-    def counted(reader):
+    def counted(reader, *batch):
         reads.append(reader.path)
-        return real(reader)
+        return real(reader, *batch)
 
     monkeypatch.setattr(groups, "read_some", counted)
     return reads

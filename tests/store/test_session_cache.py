@@ -13,11 +13,14 @@ import json
 import os
 import shutil
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from conftest import SAMPLES, write_events
+from viewer.core.host import Host
+from viewer.core.tuning import Tuning
 from viewer.library import background
 from viewer.store import cache_store, code_version, index_state, session_cache
 from viewer.files import tailer
@@ -37,9 +40,9 @@ def keep_all(library: Library) -> int:
     return saved
 
 
-def twins(root: Path, cache_dir: Path | None) -> tuple[dict, Library]:
+def twins(root: Path, cache_dir: Path | None, tuning: Tuning | None = None) -> tuple[dict, Library]:
     """What the JSON twins of every session say, read with (or without) a cache."""
-    app = create_app(root, watch=False, cache_dir=str(cache_dir) if cache_dir else None)
+    app = create_app(root, watch=False, cache_dir=str(cache_dir) if cache_dir else None, tuning=tuning)
     return views(app), app.extensions["agentview"].library
 
 
@@ -84,14 +87,14 @@ def cache_dir(tmp_path) -> Path:
     return tmp_path / "cache"
 
 
-def first_run(folder: Path, cache_dir: Path) -> dict:
-    seen, library = twins(folder, cache_dir)
+def first_run(folder: Path, cache_dir: Path, tuning: Tuning | None = None) -> dict:
+    seen, library = twins(folder, cache_dir, tuning)
     assert keep_all(library) == 2
     return seen
 
 
-def restarted(folder: Path, cache_dir: Path) -> tuple[dict, Library]:
-    return twins(folder, cache_dir)
+def restarted(folder: Path, cache_dir: Path, tuning: Tuning | None = None) -> tuple[dict, Library]:
+    return twins(folder, cache_dir, tuning)
 
 
 def test_a_restart_takes_every_session_from_the_cache_and_shows_the_same(folder, cache_dir):
@@ -101,14 +104,12 @@ def test_a_restart_takes_every_session_from_the_cache_and_shows_the_same(folder,
     assert after == before == twins(folder, None)[0]
 
 
-def test_no_section_is_big_and_a_session_cut_in_many_restores_the_same(folder, cache_dir, monkeypatch):
+def test_no_section_is_big_and_a_session_cut_in_many_restores_the_same(folder, cache_dir):
     """Each section is encoded by one marshal.dumps, holding the GIL (every request waits): none may be big. With the
     bounds set tiny, every map, posting list, agent list and event list is cut across many sections (a token's
     positions too), and a restart still shows exactly what a fresh read does."""
-    monkeypatch.setattr(index_state, "CHUNK", 3)
-    monkeypatch.setattr(index_state, "SECTION_BYTES", 64)
-    monkeypatch.setattr(index_state, "SECTION_EVENTS", 5)
-    library = Library(folder)
+    tiny = Tuning(section_items=3, section_bytes=64, section_events=5)
+    library = Library(folder, host=Host(tiny))
     library.scan()
     while background.index_step(library):
         pass
@@ -126,21 +127,20 @@ def test_no_section_is_big_and_a_session_cut_in_many_restores_the_same(folder, c
                 assert len(value) <= 3
     assert names.count("postings") > 20 and names.count("events") == -(-s.count // 5) and names.count("agents") > 1
     assert max(posted.values()) > 1  # a token's positions cut across sections
-    monkeypatch.setattr(index_state, "CHUNK", 10**6)  # agents cut by the bytes of their arrays alone
-    with s.lock:
-        assert [name for name, _ in index_state.sections(s)].count("agents") > 1
-    before = first_run(folder, cache_dir)
-    after, restarted_library = restarted(folder, cache_dir)
+    with s.lock:  # agents cut by the bytes of their arrays alone
+        assert [name for name, _ in index_state.sections(s, replace(tiny, section_items=10**6))].count("agents") > 1
+    before = first_run(folder, cache_dir, tiny)
+    after, restarted_library = restarted(folder, cache_dir, tiny)
     assert restarted_library.cache.restored == 2
     assert after == before == twins(folder, None)[0]
 
 
-def test_keeping_or_restoring_a_session_sets_off_no_garbage_collection(folder, cache_dir, monkeypatch):
+def test_keeping_or_restoring_a_session_sets_off_no_garbage_collection(folder, cache_dir):
     """Keeping a session makes its sections (millions of objects at 1M events), restoring it makes its index: a
     cyclic collection meanwhile walks the whole heap while every request waits for the GIL. None runs while they
     are made, even with the collector at its most eager."""
-    monkeypatch.setattr(index_state, "CHUNK", 3)  # many small sections: many allocations
-    library = Library(folder, cache=SessionCache(str(cache_dir)))
+    tiny = Host(Tuning(section_items=3))  # many small sections: many allocations
+    library = Library(folder, cache=SessionCache(str(cache_dir), host=tiny))
     library.scan()
     while background.index_step(library):
         pass

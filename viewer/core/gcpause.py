@@ -2,6 +2,7 @@
 
 A session's index is millions of small objects without reference cycles: the collector is paused while a batch is
 added (`batch`), and a big batch's objects are frozen afterwards (gc.freeze) so that full collections skip them.
+One `GcPause` per running app (its runtime owns it); `close` gives the collector back as it found it.
 """
 
 from __future__ import annotations
@@ -12,38 +13,52 @@ from contextlib import contextmanager
 
 FREEZE_AFTER = 1000  # a batch that added this many events or more is frozen; a live append of a few is not
 
-_lock = threading.Lock()
-_depth = 0  # batches under way, in every thread
-_added = 0  # events added by the batches of this pause (each says how many as it ends)
-_was_enabled = True
 
+class GcPause:
+    """The batches under way in one app, with the collector off while any is."""
 
-@contextmanager
-def batch():
-    """Cyclic GC off for the duration (nested and overlapping uses too); the caller says how much it added
-    with `added`. When the last batch under way ends, what they all added decides whether to freeze."""
-    global _depth, _added, _was_enabled
-    with _lock:
-        if _depth == 0:
-            _was_enabled = gc.isenabled()
-            gc.disable()
-        _depth += 1
-    counter = {"added": 0}
-    try:
-        yield counter
-    finally:
-        with _lock:
-            _depth -= 1
-            _added += counter["added"]
-            if _depth == 0:
-                if _added >= FREEZE_AFTER:
-                    gc.collect(1)  # the young garbage of this batch (and of other threads) is collected first
-                    gc.freeze()
-                _added = 0
-                if _was_enabled:
-                    gc.enable()
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._depth = 0  # batches under way, in every thread
+        self._added = 0  # events added by the batches of this pause (each says how many as it ends)
+        self._was_enabled = True
+        self.froze = False  # objects were moved to the permanent generation (undone by close)
 
+    @contextmanager
+    def batch(self):
+        """Cyclic GC off for the duration (nested and overlapping uses too); the caller says how much it added
+        with `added`. When the last batch under way ends, what they all added decides whether to freeze."""
+        with self._lock:
+            if self._depth == 0:
+                self._was_enabled = gc.isenabled()
+                gc.disable()
+            self._depth += 1
+        counter = {"added": 0}
+        try:
+            yield counter
+        finally:
+            with self._lock:
+                self._depth -= 1
+                self._added += counter["added"]
+                if self._depth == 0:
+                    if self._added >= FREEZE_AFTER:
+                        gc.collect(1)  # the young garbage of this batch (and of other threads) is collected first
+                        gc.freeze()
+                        self.froze = True
+                    self._added = 0
+                    if self._was_enabled:
+                        gc.enable()
 
-def forgotten() -> None:
-    """A session was cleared or forgotten: let the next full collection look at everything again."""
-    gc.unfreeze()
+    def forgotten(self) -> None:
+        """A session was cleared or forgotten: let the next full collection look at everything again."""
+        gc.unfreeze()
+
+    def close(self) -> None:
+        """The app stops: what it froze is collected again, and a collector it left off is on again."""
+        with self._lock:
+            if self._depth and self._was_enabled:
+                gc.enable()
+            self._depth = 0
+            if self.froze:
+                gc.unfreeze()
+                self.froze = False

@@ -88,21 +88,3 @@ def load(user_file: str | None = None) -> Prices:
         as_of = their_date or as_of
         source = f"{os.path.basename(user_file)} over the shipped table"
     return Prices(models, as_of or "unknown", source)
-
-
-_current: Prices | None = None
-
-
-def current() -> Prices:
-    """The prices in use: set by `use`, else the shipped table with AGENTVIEW_PRICES over it."""
-    global _current
-    if _current is None:
-        _current = load(os.environ.get(ENV) or None)
-    return _current
-
-
-def use(user_file: str | None) -> Prices:
-    """Prices from now on (the command line's --prices); raises PriceFileError for a file that is not one."""
-    global _current
-    _current = load(user_file)
-    return _current

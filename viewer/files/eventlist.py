@@ -15,14 +15,14 @@ from collections.abc import Iterator
 import orjson
 
 from viewer.core.kept import array_from, array_state
+from viewer.core.tuning import Tuning
 
 from .file_source import FileSource
 
 _PLAIN_SLOTS = (type(None), bytes, dict)  # slots kept as they are: where a line is, its bytes, or the event
 
-CACHE_SIZE = 4096  # events
-CACHE_BYTES = 8 * 1024 * 1024  # about this much of their lines: a few big events do not fill memory
-WALK_READ = 256 * 1024  # bytes read at once by a walk: a few hundred lines, a copy soon freed
+CACHE_SIZE = 4096  # events (and about Tuning.event_cache_bytes of their lines: a few big events do not fill memory)
+DEFAULT = Tuning()
 
 
 def changed_on_disk(position: int, detail: str) -> dict:
@@ -31,10 +31,11 @@ def changed_on_disk(position: int, detail: str) -> dict:
             "content": f"this line changed on disk after it was read ({detail}); the session is being read again"}
 
 
-def parse_lines(read, offsets: array, lengths: array, first_position: int) -> list[dict]:
+def parse_lines(read, offsets: array, lengths: array, first_position: int,
+                walk_read: int = DEFAULT.walk_read) -> list[dict]:
     """The events of the lines at `offsets` (ascending, `lengths` bytes each), the first at `first_position`.
 
-    Lines that follow one another are read together by `read(offset, length)`, at most WALK_READ bytes at once:
+    Lines that follow one another are read together by `read(offset, length)`, at most `walk_read` bytes at once:
     a walk pays one system call per run of lines, not one per event. A line no longer as it was read is its
     `changed_on_disk` placeholder. The one way a kept line becomes an event again: EventList and the search
     worker (another process, reading the same file) both read through it."""
@@ -42,7 +43,7 @@ def parse_lines(read, offsets: array, lengths: array, first_position: int) -> li
     p, count = 0, len(offsets)
     while p < count:
         first, end, last = offsets[p], offsets[p] + lengths[p], p + 1
-        while last < count and offsets[last] >= end and offsets[last] + lengths[last] - first <= WALK_READ:
+        while last < count and offsets[last] >= end and offsets[last] + lengths[last] - first <= walk_read:
             end, last = offsets[last] + lengths[last], last + 1
         try:
             data = memoryview(read(first, end - first))
@@ -67,9 +68,10 @@ def _parsed(line, length: int, position: int) -> dict:
 
 
 class EventList:
-    __slots__ = ("_cache", "_cached_bytes", "_items", "_lengths", "_offsets", "_source")
+    __slots__ = ("_cache", "_cached_bytes", "_items", "_lengths", "_offsets", "_source", "_tuning")
 
-    def __init__(self) -> None:
+    def __init__(self, tuning: Tuning = DEFAULT) -> None:
+        self._tuning = tuning  # event_cache_bytes, walk_read
         self._items: list = []
         self._offsets = array("q")  # per position: where its line starts in `_source` (slots that are None)
         self._lengths = array("I")
@@ -156,7 +158,7 @@ class EventList:
 
     def prefix(self, stop: int) -> EventList:
         """A list of the first `stop` events sharing their storage (not copies of their bytes or dicts)."""
-        shared = EventList()
+        shared = EventList(self._tuning)
         shared._items = self._items[:stop]
         shared._offsets = self._offsets[:stop]
         shared._lengths = self._lengths[:stop]
@@ -227,7 +229,8 @@ class EventList:
             last = position + 1
             while last < stop and items[last] is None:
                 last += 1
-            events += parse_lines(self._source.read, self._offsets[position:last], self._lengths[position:last], position)
+            events += parse_lines(self._source.read, self._offsets[position:last], self._lengths[position:last], position,
+                                  self._tuning.walk_read)
             position = last
         return events
 
@@ -249,7 +252,7 @@ class EventList:
             return event
         event = cache[position] = self.load(position)
         self._cached_bytes += self._size(position, item)
-        while len(cache) > CACHE_SIZE or (self._cached_bytes > CACHE_BYTES and len(cache) > 1):
+        while len(cache) > CACHE_SIZE or (self._cached_bytes > self._tuning.event_cache_bytes and len(cache) > 1):
             self._uncache(next(iter(cache)))  # the least recently read
         return event
 

@@ -15,10 +15,11 @@ from itertools import accumulate
 
 import orjson
 
+from viewer.core.tuning import Limits
+
 from .file_source import FileChanged, FileSource
 
 READ_CHUNK = 1024 * 1024  # each C-level step on a chunk (find, split, copy) holds the GIL about a millisecond
-BATCH_BYTES = 8 * 1024 * 1024  # a big file is ingested this much at a time: memory stays bounded
 FINGERPRINT_BYTES = 4096  # the bytes before the read offset whose CRC-32 tells a rewrite from an append
 # A file whose mtime is this close to the moment it was last read may have been rewritten since, in the same
 # tick of the file system's clock, with the same size: its status proves nothing; its bytes are checked.
@@ -29,23 +30,6 @@ MB = 1024 * 1024
 # been idle for INCOMPLETE_AFTER_NS (it may still be finished: it is kept, and read when its newline comes).
 SETTLE_NS = 2_000_000_000
 INCOMPLETE_AFTER_NS = 60_000_000_000
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What one file may cost in memory (`agentview serve --max-line-bytes / --max-file-bytes`)."""
-
-    max_line_bytes: int = 64 * MB  # a longer line is skipped (never held whole) and reported `line_too_long`
-    max_file_bytes: int = 256 * MB  # a gzip inflating to more, or a snapshot costing more parsed: `too_large`
-
-
-LIMITS = Limits()
-
-
-def set_limits(limits: Limits) -> None:
-    """The limits of every reader made from now on (the server sets them once, from its flags)."""
-    global LIMITS
-    LIMITS = limits
 
 
 def size_text(n: int) -> str:
@@ -218,7 +202,7 @@ class FileTailer:
         self._path = os.fspath(path)
         self.limit = limit  # at most about this many bytes per read (None: all there is)
         self.inside = inside
-        self.limits = limits or LIMITS
+        self.limits = limits or Limits()
         self._lines = LineCutter(self.limits.max_line_bytes, offsets=True)
         self._source: FileSource | None = None  # the file being read, while it is the file at `path`
         self._mtime_ns = 0

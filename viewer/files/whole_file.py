@@ -10,7 +10,6 @@ import os
 import zlib
 from collections.abc import Iterator
 
-from . import tailer
 from .safe_open import open_regular_file
 from .tailer import Limits, LineCutter, TailResult, size_text
 
@@ -24,7 +23,7 @@ class WholeFileReader:
     def __init__(self, path: str | os.PathLike, inside: str | None = None, limits: Limits | None = None):
         self.path = os.fspath(path)
         self.inside = inside
-        self.limits = limits or tailer.LIMITS
+        self.limits = limits or Limits()
         self._stamp: tuple[int, int, int, int] | None = None
 
     def _open_if_changed(self, result: TailResult):

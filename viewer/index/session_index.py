@@ -7,7 +7,6 @@ has a lock that both take, so a reader never sees half of an event's effects.
 from __future__ import annotations
 
 import heapq
-import itertools
 import threading
 import zlib
 from array import array
@@ -15,7 +14,9 @@ from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 
 from viewer import formats
-from viewer.core import foreground, gcpause, jsonio, lockorder, model
+from viewer.core import jsonio, lockorder, model
+from viewer.core.gcpause import FREEZE_AFTER
+from viewer.core.host import Host
 from viewer.core.cursor import Cursor
 from viewer.core.kept import array_from, array_state
 from viewer.core.model import TRANSCRIPT_ENTRY, Event
@@ -34,7 +35,6 @@ from .shared_lists import SharedLists
 from .tool_calls import ToolCalls
 from .sleeping import Sleeps
 
-_serials = itertools.count()
 LOCK_SLICE = 256  # lines indexed per hold of the session's lock (a couple of milliseconds): also how often ingest gives way to requests
 
 
@@ -43,7 +43,8 @@ class SessionIndex(Sleeps):
 
     Built in one step: `fmt` is the format of its files (its normalizer, when it has one, makes the events of
     their records), `format_reason` why a file is unrecognized ("empty": too empty to tell yet). It holds its agent
-    tree (`tree`: AgentTree), its search index (`search`) and its facets (`facets`).
+    tree (`tree`: AgentTree), its search index (`search`) and its facets (`facets`). `host` is what it shares with
+    the app it is part of (tuning, the requests it gives way to, the collector's pauses); alone, one of its own.
     """
 
     # What it keeps between runs (`state`): the rest of what it holds is who it is, what is made per process, what
@@ -51,14 +52,15 @@ class SessionIndex(Sleeps):
     KEPT = ("epoch", "updated_at", "project", "format_reason", "internal", "title", "format_summary", "by_id",
             "references", "caused", "problems")
     ARRAYS = ("line_numbers", "usage_positions", "growth_positions", "grown_positions")
-    MADE = frozenset({"id", "path", "relpath", "name", "lock", "serial", "seen_at", "format", "_adds_keys", "_parser",
-                      "usage_totals", "dialog_orders", "normalizer", "search", "facets", "events", "members", "tree",
-                      "agents", "spawned", "tree_changes", "_dangling", "_awaiting_cause", "_links", "_agent",
+    MADE = frozenset({"id", "path", "relpath", "name", "host", "lock", "serial", "seen_at", "format", "_adds_keys",
+                      "_parser", "usage_totals", "dialog_orders", "normalizer", "search", "facets", "events", "members",
+                      "tree", "agents", "spawned", "tree_changes", "_dangling", "_awaiting_cause", "_links", "_agent",
                       "_agent_created", "_linked", "calls", "call_positions", "result_positions",
                       "tool_names", "_file_calls", "_file_result"})
 
     def __init__(self, session_id: str, path: str, relpath: str, fmt: formats.Format = formats.NATIVE,
-                 format_reason: str = "", name: str | None = None):
+                 format_reason: str = "", name: str | None = None, host: Host | None = None):
+        self.host = host if host is not None else Host()
         self.id = session_id
         self.path = path
         self.relpath = shown(relpath)  # printed: a name that is not UTF-8 escaped
@@ -68,7 +70,8 @@ class SessionIndex(Sleeps):
         self.updated_at: float | None = None  # the file's mtime when we last read something new
         self.project: str | None = None  # the folder a grouped session belongs to (Claude Code projects)
         self.members: dict[str, dict] = {}  # path -> member, for a session made of several files
-        self.serial = next(_serials)  # unique for the life of the process (unlike id()): caches key on it
+        # caches key on it: equal to nothing else, and alive as long as a key holds it (an id() could be reused)
+        self.serial = object()
         self.seen_at = float("-inf")  # when a page last asked for it (Library.get): one left alone may sleep (sleeping)
         self._set_format(fmt, format_reason)
         self._clear()
@@ -90,7 +93,7 @@ class SessionIndex(Sleeps):
 
     def _clear(self) -> None:
         self.__dict__.pop("_asleep", None)  # emptied: nothing to wake
-        self.events = EventList()  # native lines as where they are in the file, read when asked for (see eventlist)
+        self.events = EventList(self.host.tuning)  # native lines as where they are in the file, read when asked for (see eventlist)
         self.line_numbers = array("q")  # per position: its line in the file (compact: 8 bytes each)
         self.by_id: dict[str, int] = {}
         self.problems: list[Problem] = []
@@ -195,11 +198,11 @@ class SessionIndex(Sleeps):
     def restart(self) -> None:
         """The file was truncated or replaced: forget everything, bump the epoch."""
         with self.lock:
-            frozen = self.count >= gcpause.FREEZE_AFTER
+            frozen = self.count >= FREEZE_AFTER
             self._clear()
             self.epoch += 1
         if frozen:
-            gcpause.forgotten()
+            self.host.gc.forgotten()
 
     def ingest(self, lines: list[Line], source: FileSource | None = None) -> int:
         """Index complete lines (read from `source` at their offsets, if given); returns how many events were added.
@@ -207,10 +210,11 @@ class SessionIndex(Sleeps):
         The session's lock is held for LOCK_SLICE lines at a time, not for a whole batch of a big file (8 MB,
         some 100 ms): a page of this session waits for a few milliseconds at most while the file is read."""
         added = 0
-        with gcpause.batch() as counter:
+        give_way = self.host.foreground.give_way
+        with self.host.gc.batch() as counter:
             for start in range(0, len(lines), LOCK_SLICE):
                 if start:
-                    foreground.give_way()  # a request under way runs first, not beside this
+                    give_way()  # a request under way runs first, not beside this
                 added += self._ingest(lines[start:start + LOCK_SLICE] if len(lines) > LOCK_SLICE else lines, source)
             counter["added"] = added
         return added
@@ -266,7 +270,7 @@ class SessionIndex(Sleeps):
         """
         added = 0
         normalizer = self.normalizer
-        with self.lock, gcpause.batch() as counter:
+        with self.lock, self.host.gc.batch() as counter:
             streams = [normalizer.order(self._records(member, lines)) for member, lines in batches]
             merged = heapq.merge(*streams, key=lambda item: item[0]) if len(streams) > 1 else (streams or [[]])[0]
             # after a record too deep, each event is checked: a normalizer may make its events later (a response

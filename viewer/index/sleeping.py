@@ -12,7 +12,7 @@ import time
 from . import usage
 
 # What a session keeps while asleep: who it is, what the sessions list shows, and its (settled) normalizer.
-KEPT_ASLEEP = frozenset({"id", "path", "relpath", "name", "lock", "serial", "members", "project", "epoch",
+KEPT_ASLEEP = frozenset({"id", "path", "relpath", "name", "host", "lock", "serial", "members", "project", "epoch",
                          "updated_at", "format", "format_reason", "_adds_keys", "normalizer", "title",
                          "format_summary", "internal", "seen_at", "_asleep"})
 SUMMARY = ("epoch", "updated_at", "title", "format_summary", "internal")  # kept attributes restored from a summary

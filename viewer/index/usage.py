@@ -21,16 +21,16 @@ def context_tokens(usage: dict) -> int:
                + usage.get("cache_read_input_tokens", 0))
 
 
-def context_fill(event: dict) -> dict | None:
+def context_fill(event: dict, prices: pricing.Prices) -> dict | None:
     """How full a response's context window was: {"tokens", "window", "percent"} (window and percent None when
-    neither the log nor the price table knows the model's window); None for an event without usage."""
+    neither the log nor the price table `prices` knows the model's window); None for an event without usage."""
     usage = of_event(event)
     if not usage:
         return None
     tokens = context_tokens(usage)
     window = event.get("context_window")
     if not isinstance(window, int) or isinstance(window, bool) or window <= 0:
-        window = pricing.current().window(event.get("model"))
+        window = prices.window(event.get("model"))
     return {"tokens": tokens, "window": window, "percent": min(100.0, 100 * tokens / window) if window else None}
 
 
@@ -63,6 +63,7 @@ class Totals:
         self.peak: dict | None = None  # context_fill of the response whose context was fullest
 
     def add(self, s, positions) -> "Totals":
+        prices = s.host.prices
         for p in positions:
             event = s.events.small(p)  # usage and model only: a stored entry's content is not read
             usage = of_event(event)
@@ -70,13 +71,13 @@ class Totals:
                 self.responses += 1
                 for k, v in usage.items():
                     self.sums[k] += v
-                self._priced(event, usage)
+                self._priced(event, usage, prices)
             model = event.get("model")
             if isinstance(model, str) and model:
                 self.models[model] = self.models.get(model, 0) + 1
         return self
 
-    def _priced(self, event: dict, usage: dict) -> None:
+    def _priced(self, event: dict, usage: dict, prices: pricing.Prices) -> None:
         logged = _logged_cost(event)
         if logged is not None:
             self.logged_cost += logged
@@ -86,13 +87,12 @@ class Totals:
             for k, v in usage.items():
                 sums[k] += v
             sums[pricing.HOUR_WRITES] += _hour_writes(event["usage"], usage)
-        fill = context_fill(event)
+        fill = context_fill(event, prices)
         if fill and (self.peak is None or _fuller(fill, self.peak)):
             self.peak = fill
 
-    def cost(self) -> tuple[float | None, list[str]]:
-        """USD of every response priced (None: none could be), and the models without a price."""
-        prices = pricing.current()
+    def cost(self, prices: pricing.Prices) -> tuple[float | None, list[str]]:
+        """USD of every response priced at `prices` (None: none could be), and the models without a price."""
         total, priced, unpriced = self.logged_cost, self.logged_cost > 0, []
         for model, sums in self.by_model.items():
             cost = prices.cost(model, sums)
@@ -114,8 +114,8 @@ class Totals:
             setattr(totals, name, state[name])
         return totals
 
-    def as_dict(self) -> dict:
-        cost, unpriced = self.cost()
+    def as_dict(self, prices: pricing.Prices) -> dict:
+        cost, unpriced = self.cost(prices)
         return {**self.sums, "responses": self.responses, "models": sorted(self.models),
                 "cost_usd": cost, "unpriced_models": unpriced, "peak_context": self.peak}
 
@@ -129,7 +129,7 @@ def _fuller(fill: dict, than: dict) -> bool:
 
 def total(s, positions) -> dict:
     """Summed usage and the models of the given positions (callers hold the session lock)."""
-    return Totals().add(s, positions).as_dict()
+    return Totals().add(s, positions).as_dict(s.host.prices)
 
 
 def _kept(s, key: str | None, positions) -> dict:
@@ -141,7 +141,7 @@ def _kept(s, key: str | None, positions) -> dict:
         end = len(positions)
         totals.add(s, positions[totals.read:end])
         totals.read = end
-        return totals.as_dict()
+        return totals.as_dict(s.host.prices)
 
 
 # Only events naming a model or usage add anything: the index lists those at ingest.
@@ -152,5 +152,5 @@ def for_agent(s, agent_id: str) -> dict:
 def for_session(s) -> dict:
     asleep = s.asleep  # a sleeping session's totals, summed before it slept (priced now)
     if asleep is not None:
-        return Totals.from_state(asleep["usage"]).as_dict()
+        return Totals.from_state(asleep["usage"]).as_dict(s.host.prices)
     return _kept(s, None, s.usage_positions)

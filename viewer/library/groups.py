@@ -20,12 +20,7 @@ from viewer.index.session_ids import GROUP_MARK, group_id_for, shown
 from viewer.index.session_index import SessionIndex
 
 from . import project_notes
-from .reading import lines_from, read_some, reader_for
-
-# Seconds a multi-file session's files must have been left unwritten before its normalizer keeps only what its
-# pages read (Normalizer.settle): a session still being worked in keeps all of it (more lines are read as they
-# come), one left alone this long is read again from its start if it is resumed.
-SETTLE_AFTER = 3600.0
+from .reading import lines_from, read_some
 
 
 class Groups:
@@ -87,7 +82,7 @@ class Groups:
             with library.lock:
                 session_id = self._group_id(key)
             session = SessionIndex(session_id, main, library.relpath(main), fmt,
-                                   name=shown(member.get("name") or member["session"]))
+                                   name=shown(member.get("name") or member["session"]), host=library.host)
             project = library.relpath(member["folder"])  # `serve` one project folder: name it, not "."
             project = member.get("project") or (os.path.basename(member["folder"]) if project == "." else project)
             session.project = shown(project)  # a format may know the project better than the folder (its cwd)
@@ -98,7 +93,7 @@ class Groups:
         with session.lock:
             session.members[path] = member
         library.place(path, session)
-        self._readers[path] = reader_for(path, inside=library.inside)
+        self._readers[path] = library.reader(path)
         if self._deferred is not None:
             self._deferred.add(key)
         else:
@@ -166,7 +161,7 @@ class Groups:
             return False
         if not cache.restore_group(session, readers, library.inside, self.lost):
             for p in session.members:  # some may have been moved on before the miss was found
-                self._readers[p] = reader_for(p, inside=library.inside)
+                self._readers[p] = library.reader(p)
             return False
         if library.is_listed(session):
             library.changed()
@@ -194,16 +189,17 @@ class Groups:
             cache.sleep(session, self.lost, time.monotonic())
 
     def _read_files(self, session: SessionIndex) -> None:
-        """The files are merged as they are read, GROUP_BATCH_BYTES of each at a time: a big group is never
+        """The files are merged as they are read, Tuning.group_batch_bytes of each at a time: a big group is never
         in memory whole."""
         paths = list(session.members)
         readers = [self._readers[p] for p in paths]
-        results = [read_some(reader) for reader in readers]
+        batch = self._library.host.tuning.group_batch_bytes
+        results = [read_some(reader, batch) for reader in readers]
         replaced: list[str] = []  # files replaced before or while they were read: the group is read again
         problems = [problem for r in results for problem in r.problems]
         resumed = any(r.lines for r in results) and session.normalizer is not None and session.normalizer.settled
         if not resumed and not any(r.restarted for r in results):
-            batches = [(session.members[p], lines_from(reader, r, replaced, problems))
+            batches = [(session.members[p], lines_from(reader, r, replaced, problems, batch))
                        for p, reader, r in zip(paths, readers, results) if r.lines]
             if batches:
                 session.ingest_records(batches)
@@ -243,15 +239,16 @@ class Groups:
     def start_over(self, session: SessionIndex) -> None:
         session.restart()
         for p in session.members:
-            self._readers[p] = reader_for(p, inside=self._library.inside)
+            self._readers[p] = self._library.reader(p)
 
     def settle(self, session: SessionIndex, now: float | None = None) -> bool:
-        """A session read to its end whose files were last written SETTLE_AFTER ago or more keeps only what its
-        pages read of its normalizer (Normalizer.settle): a folder of thousands of finished sessions holds their
-        indexes, not what reading them needed. Whether it settled now."""
+        """A session read to its end whose files were last written Tuning.settle_after ago or more keeps only what
+        its pages read of its normalizer (Normalizer.settle): a folder of thousands of finished sessions holds their
+        indexes, not what reading them needed (a session still being worked in keeps all of it; one left alone
+        this long is read again from its start if it is resumed). Whether it settled now."""
         normalizer = session.normalizer
         if (normalizer is None or normalizer.settled or session.updated_at is None
-                or (time.time() if now is None else now) - session.updated_at < SETTLE_AFTER):
+                or (time.time() if now is None else now) - session.updated_at < self._library.host.tuning.settle_after):
             return False
         settled = normalizer.settle()
         if settled is None:

@@ -13,10 +13,12 @@ import threading
 import time
 
 from viewer import formats
-from viewer.core import gcpause, lockorder
+from viewer.core import lockorder
+from viewer.core.gcpause import FREEZE_AFTER
+from viewer.core.host import Host
 from viewer.core.problems import Problem
 from viewer.files.safe_open import open_regular, refused_path
-from viewer.files.tailer import BATCH_BYTES, FileTailer
+from viewer.files.tailer import FileTailer
 from viewer.files.whole_file import GzipReader
 from viewer.formats import detect
 from viewer.formats.base import refusal
@@ -44,11 +46,14 @@ class Library:
 
     It holds the walk of the folder (`folders`: Folders) and the sessions of several files (`groups`: Groups);
     `lock` guards what it lists (`sessions`, `aliases`, the files and their readers) and `version`.
+    `host`: what its sessions share with the app serving them (its runtime's; one of its own by default).
     """
 
     is_session_file = staticmethod(detect.is_session_file)
 
-    def __init__(self, root: str | os.PathLike, follow_symlinks: bool = False, cache: SessionCache | None = None):
+    def __init__(self, root: str | os.PathLike, follow_symlinks: bool = False, cache: SessionCache | None = None,
+                 host: Host | None = None):
+        self.host = host if host is not None else cache.host if cache is not None else Host()
         self.lock = lockorder.ordered(threading.Lock(), lockorder.LIBRARY, "library")
         self.version = 0  # bumped on every change; the sessions list polls it
         self.folders = Folders(root, follow_symlinks, self.changed)
@@ -66,7 +71,7 @@ class Library:
         self.keep, self.settle, self.settle_quiet = self.groups.keep, self.groups.settle, self.groups.settle_quiet
         # id -> epoch of the session just dropped under it (refused, or readable again): its successor's is later
         self._replaced_epochs: dict[str, int] = {}
-        # How many BATCH_BYTES slices one refresh reads of a file (None: to its end). The watcher sets 1 so one big
+        # How many Tuning.batch_bytes slices one refresh reads of a file (None: to its end). The watcher sets 1 so one big
         # file never holds up the others; the files left unfinished wait in `unfinished` for their next turn.
         self.slices_per_read: int | None = None
         self.unfinished: set[str] = set()
@@ -88,7 +93,7 @@ class Library:
         # kept: the cyclic collector would walk them again and again meanwhile (40% of that second)
         listing = first and self.cache.listed is not None
         try:
-            with gcpause.batch() if listing else contextlib.nullcontext({}) as made, self.groups.read_after():
+            with self.host.gc.batch() if listing else contextlib.nullcontext({}) as made, self.groups.read_after():
                 for path in self.folders.session_files(folder):
                     try:
                         self.refresh(path)
@@ -146,12 +151,12 @@ class Library:
                 self.groups.join(path, fmt, group)
                 return
             session = self._session_of(path, fmt, reason)
-            self._tailers[path] = reader_for(path, BATCH_BYTES, inside=self.inside)
+            self._tailers[path] = self.reader(path, self.host.tuning.batch_bytes)
             session = self._kept(path, session)
         tailer = self._tailers[path]
         changed = False
         slices = self.slices_per_read
-        while True:  # a big file in batches of BATCH_BYTES: the lines read wait in memory one batch at a time
+        while True:  # a big file in batches of Tuning.batch_bytes: the lines read wait in memory one batch at a time
             result = tailer.read()
             if result.restarted:
                 session.restart()
@@ -201,11 +206,15 @@ class Library:
         kept = self.cache.restore(path, session.id, self.relpath(path), self.inside, tailer)
         return session if kept is None else kept
 
+    def reader(self, path: str, limit: int | None = None) -> FileTailer | GzipReader:
+        """The reader of a session file of this folder, within the app's limits (reading.reader_for)."""
+        return reader_for(path, limit, inside=self.inside, limits=self.host.tuning.limits)
+
     def _session_of(self, path: str, fmt: formats.Format = formats.NATIVE, reason: str = "") -> SessionIndex:
         """A new, empty index of the session file at `path`, of the format its content shows."""
         relpath = self.relpath(path)
         name = shown(detect.document_name(path)) if detect.is_document(path) else None
-        return SessionIndex(session_id_for(relpath), path, relpath, fmt, reason, name)
+        return SessionIndex(session_id_for(relpath), path, relpath, fmt, reason, name, self.host)
 
     def _list(self, path: str, session: SessionIndex) -> None:
         self._continue_epoch(session)
@@ -369,8 +378,8 @@ class Library:
                     self.cache.forget(path)
                 self.groups.name_at(path)  # a group named like this file may have its id back
                 self.version += 1
-                if session.count >= gcpause.FREEZE_AFTER:
-                    gcpause.forgotten()
+                if session.count >= FREEZE_AFTER:
+                    self.host.gc.forgotten()
         if regroup is not None:
             self.groups.read(regroup)
 

@@ -5,34 +5,35 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+from viewer.core.tuning import Limits, Tuning
 from viewer.files.tailer import FileTailer, Line
 from viewer.files.whole_file import GzipReader
 from viewer.formats import ai_agent
 from viewer.formats.detect import GZIP_SUFFIX
 
 
-def reader_for(path: str, limit: int | None = None, inside: str | None = None) -> FileTailer | GzipReader:
-    """The reader of a session file; a plain file (or a `.json` one of OTLP/JSON requests) is tailed `limit`
-    bytes at a time at most.
+def reader_for(path: str, limit: int | None = None, inside: str | None = None,
+               limits: Limits | None = None) -> FileTailer | GzipReader:
+    """The reader of a session file, within `limits`; a plain file (or a `.json` one of OTLP/JSON requests) is
+    tailed `limit` bytes at a time at most.
 
     `inside`: the real path of the folder the file opened must lie in (None: anywhere); the reader
     raises RefusedFile or PermissionError for a file that may not or cannot be read."""
     if ai_agent.is_snapshot_name(path):
-        return ai_agent.SnapshotReader(path, inside=inside, limit=limit)
+        return ai_agent.SnapshotReader(path, inside=inside, limits=limits, limit=limit)
     if path.endswith(GZIP_SUFFIX):
-        return GzipReader(path, inside=inside)
-    return FileTailer(path, limit, inside=inside)
+        return GzipReader(path, inside=inside, limits=limits)
+    return FileTailer(path, limit, inside=inside, limits=limits)
 
 
-GROUP_BATCH_BYTES = 256 * 1024  # each file of a multi-file session is read this much at a time as they are merged
+def read_some(reader, batch: int = Tuning.group_batch_bytes):
+    """The next read of one file of a multi-file session: `batch` bytes of a tailed file (Tuning.group_batch_bytes),
+    a whole file whole."""
+    return reader.read(batch) if isinstance(reader, FileTailer) else reader.read()
 
 
-def read_some(reader):
-    """The next read of one file of a multi-file session: GROUP_BATCH_BYTES of a tailed file, a whole file whole."""
-    return reader.read(GROUP_BATCH_BYTES) if isinstance(reader, FileTailer) else reader.read()
-
-
-def lines_from(reader, first, replaced: list, problems: list | None = None) -> Iterator[Line]:
+def lines_from(reader, first, replaced: list, problems: list | None = None,
+               batch: int = Tuning.group_batch_bytes) -> Iterator[Line]:
     """The lines of a first read, then the rest of the file read as they are used; a file replaced
     meanwhile stops here and is noted in `replaced`; the problems of the later reads go to `problems`."""
     result = first
@@ -40,7 +41,7 @@ def lines_from(reader, first, replaced: list, problems: list | None = None) -> I
         yield from result.lines
         if not result.more:
             return
-        result = read_some(reader)
+        result = read_some(reader, batch)
         if problems is not None:
             problems.extend(result.problems)
         if result.restarted:

@@ -5,10 +5,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import sys
 import threading
 import time
-import warnings
 
 from watchdog.events import (
     DirCreatedEvent,
@@ -27,18 +25,12 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver, EventEmitter
 from watchdog.observers.polling import PollingObserver
 
-from viewer.core import foreground
 from viewer.search import worker as search_worker
 
 from . import background
 from .library import Library
 
 log = logging.getLogger(__name__)
-# watchdog warns "Callback with id ... already exists" each time it re-walks a folder tree growing under it,
-# printing every watched path in the message: megabytes per warning, quadratic in a deep tree's depth.
-warnings.filterwarnings("ignore", message="Callback with id", category=RuntimeWarning, module="watchdog")
-
-SWITCH_INTERVAL = 0.0005  # seconds: see Watcher.start
 HEALTH_EVERY = 1.0  # seconds between looks at the observer's threads (a dead one delivers nothing, silently)
 RESTARTS = 3  # a dead observer is started again this many times; then the folder is walked on a timer instead
 RESCAN_EVERY = 2.0  # seconds between walks of the folder when no observer can run
@@ -112,7 +104,9 @@ class Watcher:
         self._stopping = False
         self._thread = self._new_thread()
         self.ready = threading.Event()  # set once the initial scan is done
-        self.words = search_worker.WordWorker()  # builds big sessions' search words in another process
+        # builds big sessions' search words in other processes, on the cores the app may use
+        self.words = search_worker.WordWorker(available=library.host.tuning.cores)
+        self._give_way = library.host.foreground.give_way  # between two steps: a request under way runs first
 
     def _new_thread(self) -> threading.Thread:
         return threading.Thread(target=self._run, name="agentview-ingest", daemon=True)
@@ -131,11 +125,6 @@ class Watcher:
             self._wake.notify()
 
     def start(self) -> "Watcher":
-        # The ingest thread runs Python nonstop while a big folder is read and indexed. A request thread that
-        # waits for the GIL (after every read or write of its socket) gets it when the interpreter switches,
-        # every 5 ms by default: a poll that waits a handful of times takes tens of ms. Switching every
-        # SWITCH_INTERVAL costs the ingest a little and keeps each wait short.
-        sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL))
         why = self._start_observer()
         if why is not None:
             self._observer_failed(why)
@@ -276,8 +265,9 @@ class Watcher:
         self._requeue_unfinished()
         self.ready.set()
         indexing = True  # search indexes catch up, a slice at a time, whenever no file waits
+        give_way = self._give_way
         while True:
-            foreground.give_way()  # between two steps of work: a request under way runs first
+            give_way()  # between two steps of work: a request under way runs first
             try:
                 finished, indexing = self._step(indexing)
             except Exception as error:  # one bad turn must not end the thread that reads every file

@@ -132,8 +132,8 @@ def _peak(totals: dict) -> str:
     return f"; peak context {peak['tokens']:,} tokens{of}"
 
 
-def _priced() -> str:
-    prices = costs.prices_note()
+def _priced(s) -> str:
+    prices = costs.prices_note(s.host.prices)  # the prices of the app the session is part of
     return f"(prices as of {prices['as_of']}, {prices['source']})"
 
 
@@ -143,7 +143,7 @@ def totals_lines(s) -> list[str]:
         totals = usages.for_session(s)
     return [f"Session {s.id}: {totals['responses']:,} responses, {_tokens(totals)}{_peak(totals)}",
             f"models: {', '.join(totals['models']) or 'none named'}",
-            f"cost: {cost({k: totals[k] for k in ('cost_usd', 'unpriced_models')})} {_priced()}"]
+            f"cost: {cost({k: totals[k] for k in ('cost_usd', 'unpriced_models')})} {_priced(s)}"]
 
 
 def session_summary(viewer: Viewer, session_id: str) -> str:
@@ -162,7 +162,7 @@ def usage(viewer: Viewer, session_id: str, agent_id: str | None = None, start: i
         return Answer(
             f"Agent {agent_id} of session {s.id}: {totals['responses']:,} responses, {_tokens(totals)}{_peak(totals)}",
             f"models: {', '.join(totals['models']) or 'none named'}",
-            f"cost: {cost(spent['own'])}; with its sub-agents {cost(spent['subtree'])} {_priced()}",
+            f"cost: {cost(spent['own'])}; with its sub-agents {cost(spent['subtree'])} {_priced(s)}",
             f"page {viewer.link('pages.agent', session_id=s.id, agent_id=agent_id)}").text()
     with s.lock:
         rolled_up, order = costs.tree_costs(s), [a for a, _, _ in queries.tree_order(s)]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import anyio
 
-from viewer.web.app import create_app
+from viewer.web.app import close_app, create_app
 
 from .context import Viewer
 from .server import build
@@ -17,9 +17,7 @@ from .server import build
 def run(folder: str, *, base_url: str = "", redact: bool = True, polling: bool = False,
         follow_symlinks: bool = False, cache_dir: str | None = None) -> None:
     app = create_app(folder, polling=polling, follow_symlinks=follow_symlinks, redact=redact, cache_dir=cache_dir)
-    watcher = app.extensions["agentview"].watcher
     try:
         anyio.run(build(Viewer(app, base_url)).run_stdio_async)
     finally:
-        if watcher is not None:
-            watcher.stop()
+        close_app(app)  # its ingest thread, watcher and worker processes, and the interpreter's settings

@@ -71,7 +71,6 @@ def usd(value: float | None) -> str:
     return f"${value:.4f}" if value else "$0.00"
 
 
-def prices_note() -> dict:
+def prices_note(prices: pricing.Prices) -> dict:
     """Where the prices in use come from, for the pages' footnote."""
-    prices = pricing.current()
     return {"as_of": prices.as_of, "source": prices.source}

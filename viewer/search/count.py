@@ -7,11 +7,9 @@ was counted is kept per reading and query, so the next page or a reload goes on 
 
 from __future__ import annotations
 
-import threading
 from bisect import bisect_left
-from collections import OrderedDict
 
-from viewer.core import lockorder
+from viewer.core.bounded_map import BoundedMap
 from viewer.core.positions import intersection_chunks
 
 from .index import AGENT
@@ -21,17 +19,23 @@ COUNT_BUDGET = 50_000
 COUNT_SESSIONS = 500  # sessions a count visits at most (its lock, its lists, its kept count: about 9 us each)
 KEPT = 4096  # counts kept: (session, reading, requirements) -> (events before it counted, hits among them)
 
-_kept: OrderedDict[tuple, tuple[int, int]] = OrderedDict()
-_kept_lock = lockorder.ordered(threading.Lock(), lockorder.CACHE, "search counts")
+
+def counts(most: int = KEPT) -> BoundedMap:
+    """How far counts got, kept between requests (one per running app, its runtime's): (session, reading,
+    requirements) -> (events before it counted, hits among them)."""
+    return BoundedMap("search counts", most)
 
 
 class Tally:
     """How many events meet a query's requirements (every word, every qualifier), summed over sessions;
-    phrases are not checked (that reads each event's text): see `total`."""
+    phrases are not checked (that reads each event's text): see `total`. How far earlier counts got is read
+    from and kept in `kept` (none kept without it)."""
 
-    def __init__(self, budget: int = COUNT_BUDGET, sessions: int = COUNT_SESSIONS) -> None:
+    def __init__(self, budget: int = COUNT_BUDGET, sessions: int = COUNT_SESSIONS,
+                 kept: BoundedMap | None = None) -> None:
         self.count, self.most, self.left, self.complete = 0, 0, budget, True
         self.visits = sessions
+        self.kept = kept if kept is not None else counts()
 
     @property
     def spent(self) -> bool:
@@ -60,19 +64,14 @@ class Tally:
             self._count(lists, 0)
             return
         kept_as = (s.serial, s.epoch, key)
-        with _kept_lock:
-            upto, counted = _kept.get(kept_as, (0, 0))
+        upto, counted = self.kept.get(kept_as, (0, 0))
         if upto > s.count:  # not this reading's (cannot happen within an epoch): count it all
             upto, counted = 0, 0
         before = self.count
         stopped = self._count(lists, upto)
-        with _kept_lock:
-            # all of it counted: up to where the search index is built (all the events, unless it is behind)
-            searched = min(s.count, s.search.indexed)
-            _kept[kept_as] = (searched if stopped is None else stopped, counted + self.count - before)
-            _kept.move_to_end(kept_as)
-            while len(_kept) > KEPT:
-                _kept.popitem(last=False)
+        # all of it counted: up to where the search index is built (all the events, unless it is behind)
+        searched = min(s.count, s.search.indexed)
+        self.kept.put(kept_as, (searched if stopped is None else stopped, counted + self.count - before))
         self.count += counted
 
     def _count(self, lists: list, start: int) -> int | None:
@@ -111,8 +110,3 @@ class Tally:
             return {"count": self.count, "exact": True, "at_most": None}
         return {"count": max(self.count, found), "exact": False, "at_most": self.most}
 
-
-def forget() -> None:
-    """Drop every count kept (benchmarks/page_times.py --cold times a first count)."""
-    with _kept_lock:
-        _kept.clear()

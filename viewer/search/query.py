@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from viewer.core import model
+from viewer.core.bounded_map import BoundedMap
 from viewer.core.positions import intersection_chunks, union
 from viewer.core.redact import shown
 
@@ -241,12 +242,13 @@ def in_scope(sessions: list, query: Query, session_id: str | None) -> list:
 
 
 def search(sessions: list, text: str, session_id: str | None = None, resume: str | None = None,
-           limit: int = 50, count_budget: int | None = None, count_sessions: int = COUNT_SESSIONS) -> dict:
+           limit: int = 50, count_budget: int | None = None, count_sessions: int = COUNT_SESSIONS,
+           counts: BoundedMap | None = None) -> dict:
     """A page of hits in (session, file order), from `resume` ("<session>=<position>", as `next` gave).
 
     With `count_budget`, "total" says how many hits the query has in all (search_count.Tally), counted on the
     position lists the page's search intersects, session by session (at most `count_sessions` of them), before
-    and after the page too.
+    and after the page too; how far counts got is kept in `counts` (the app's) for the next page.
     """
     query = parse(text)
     marker = pattern(query)
@@ -257,7 +259,7 @@ def search(sessions: list, text: str, session_id: str | None = None, resume: str
     resume_id, resume_at = _split(resume)
     ids = [s.id for s in scope]
     first = 0 if resume_id is None else ids.index(resume_id) if resume_id in ids else len(scope)
-    tally = Tally(count_budget, count_sessions) if count_budget is not None else None
+    tally = Tally(count_budget, count_sessions, counts) if count_budget is not None else None
     partial: dict[str, dict] = {}
     for i, s in enumerate(scope if not query.empty else ()):
         paged = first <= i and following is None

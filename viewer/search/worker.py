@@ -101,10 +101,11 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
-def worker_count() -> int:
-    """Worker processes to start: one a core, at most MAX_PROCESSES (on two cores, the second builds words once the
-    file is read and the ingest thread's core is free; while it is read, both share the other core)."""
-    return max(1, min(MAX_PROCESSES, cores()))
+def worker_count(available: int) -> int:
+    """Worker processes to start on `available` cores: one a core, at most MAX_PROCESSES (on two cores, the second
+    builds words once the file is read and the ingest thread's core is free; while it is read, both share the
+    other core)."""
+    return max(1, min(MAX_PROCESSES, available))
 
 
 class _Process:
@@ -203,13 +204,16 @@ class WordWorker:
     """The ingest thread's handle on the worker processes: started when first needed, restarted never (a worker
     that died leaves everything in-process). Used by one thread only (the ingest thread)."""
 
-    def __init__(self, min_behind: int = MIN_BEHIND, job_events: int = JOB_EVENTS, processes: int | None = None) -> None:
+    def __init__(self, min_behind: int = MIN_BEHIND, job_events: int = JOB_EVENTS, processes: int | None = None,
+                 available: int | None = None) -> None:
+        """`available`: the cores it may use (Tuning.cores; None: those this process may run on)."""
         self.min_behind, self.job_events = min_behind, job_events
-        self.process_count = worker_count() if processes is None else processes
+        available = cores() if available is None else available
+        self.process_count = worker_count(available) if processes is None else processes
         # Whether a core is left beside the ingest thread and the workers: only then does the ingest thread do other
         # background work while they build (the facets took a core from two workers on two cores: the search was
         # complete seconds later).
-        self.spares_a_core = self.process_count < cores()
+        self.spares_a_core = self.process_count < available
         self._processes: list[_Process] = []
         self._broken = False
         self._runs: dict[int, _Run] = {}  # run number -> run, answered or not

@@ -17,7 +17,6 @@ from .group_cache import stat_unchanged
 log = logging.getLogger(__name__)
 
 ROWS = 250  # groups per section: each encodes in a few milliseconds
-SAVE_GAP_S = 10.0  # the entry is written again at most this often (and only when a kept group changed)
 _JOINED = frozenset({"rel", "path", "inside"})  # what Groups.join adds to what a format's member_of told
 _BY_NAME = {fmt.name: fmt for fmt in formats.LINE_FORMATS if fmt.member_of is not None}
 

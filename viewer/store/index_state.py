@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from viewer import formats
+from viewer.core.host import Host
 from viewer.core.kept import Items
+from viewer.core.tuning import Tuning
 from viewer.formats import packed
 from viewer.index import sleeping
 from viewer.index.agent_tree import AgentTree
@@ -19,11 +21,8 @@ from viewer.index.tool_calls import ToolCalls
 from viewer.search.index import SearchIndex
 
 # A section is encoded by one marshal.dumps, which holds the GIL throughout: every request waits for it (a 1M-event
-# session's postings in one section held the server for 57-170 ms). So none is big: at most CHUNK items of a map,
-# SECTION_BYTES of arrays, SECTION_EVENTS events' slots; a few milliseconds each.
-CHUNK = 5_000
-SECTION_BYTES = 4 * 1024 * 1024
-SECTION_EVENTS = 200_000
+# session's postings in one section held the server for 57-170 ms). So none is big: at most Tuning.section_items
+# items of a map, section_bytes of arrays, section_events events' slots; a few milliseconds each.
 
 _KEPT_ITEMS = {type(None), bytes, dict}  # event list slots kept: where a line is, its bytes, or the event
 # The parts of a session, each kept in a section of its own name (and its big maps in sections of theirs)
@@ -61,35 +60,37 @@ def cacheable(s: SessionIndex) -> bool:
             and s.events.slot_types() <= kept_items)
 
 
-def _chunks(name: str, items: Items) -> Iterator[tuple]:
-    """(name, part of the map) sections: CHUNK items at most, and values weighing SECTION_BYTES at most together
-    unless one weighs more alone."""
+def _chunks(tuning: Tuning, name: str, items: Items) -> Iterator[tuple]:
+    """(name, part of the map) sections: section_items items at most, and values weighing section_bytes at most
+    together unless one weighs more alone."""
     mapping, encode, weigh = items.mapping, items.encode, items.weigh
+    most, most_bytes = tuning.section_items, tuning.section_bytes
     part, weight = {}, 0
     for key in list(mapping):  # its keys, not its items: a million new pairs made in one call held the GIL 100 ms
         value = mapping[key]
         part[key] = value if encode is None else encode(value)
         weight += 0 if weigh is None else weigh(value)
-        if len(part) >= CHUNK or weight >= SECTION_BYTES:
+        if len(part) >= most or weight >= most_bytes:
             yield name, part
             part, weight = {}, 0
     if part:
         yield name, part
 
 
-def _pieces(name: str, items: Items) -> Iterator[tuple]:
-    """(name, key -> array) sections of SECTION_BYTES of arrays at most: a key's array beyond that is cut across
+def _pieces(tuning: Tuning, name: str, items: Items) -> Iterator[tuple]:
+    """(name, key -> array) sections of section_bytes of arrays at most: a key's array beyond that is cut across
     sections, in order, a full section each (its part's `restore` appends them)."""
     mapping, encode = items.mapping, items.encode
+    most, most_bytes = tuning.section_items, tuning.section_bytes
     part, weight = {}, 0
     for key in list(mapping):  # see _chunks
         positions = mapping[key]
-        step = SECTION_BYTES // positions.itemsize
+        step = most_bytes // positions.itemsize
         pieces = [positions] if len(positions) <= step else [positions[at:at + step]
                                                              for at in range(0, len(positions), step)]
         for piece in pieces:
             size = piece.itemsize * len(piece)
-            if part and (len(part) >= CHUNK or weight + size > SECTION_BYTES):
+            if part and (len(part) >= most or weight + size > most_bytes):
                 yield name, part
                 part, weight = {}, 0
             part[key] = encode(piece)
@@ -98,7 +99,7 @@ def _pieces(name: str, items: Items) -> Iterator[tuple]:
         yield name, part
 
 
-def _sections_of(part: str, state: Iterator[tuple]) -> Iterator[tuple]:
+def _sections_of(tuning: Tuning, part: str, state: Iterator[tuple]) -> Iterator[tuple]:
     """One part's state as sections: its small values together in one named for the part (few sections for a small
     session: each costs a MAC and a decode), its big maps cut in sections of their own, after it."""
     small, big = {}, []
@@ -106,30 +107,32 @@ def _sections_of(part: str, state: Iterator[tuple]) -> Iterator[tuple]:
     for name, value in state:
         if isinstance(value, Items):
             big.append((name, value))
-        elif isinstance(value, dict) and len(value) > CHUNK and name in owners:
+        elif isinstance(value, dict) and len(value) > tuning.section_items and name in owners:
             big.append((name, Items(value)))
         else:
             small[name] = value
     yield part, small
     for name, items in big:
-        yield from (_pieces if items.pieces else _chunks)(name, items)
+        yield from (_pieces if items.pieces else _chunks)(tuning, name, items)
 
 
-def sections(s: SessionIndex) -> Iterator[tuple]:
-    """The session's state as (name, plain value) sections. Callers hold the session's lock throughout."""
+def sections(s: SessionIndex, tuning: Tuning | None = None) -> Iterator[tuple]:
+    """The session's state as (name, plain value) sections, as small as `tuning` (else its host's) says. Callers
+    hold the session's lock throughout."""
+    tuning = tuning or s.host.tuning
     # What the sessions list shows, and then the normalizer: all a session restored asleep reads (see `asleep`)
     yield "head", {"count": s.count, "format": s.format.name, "summary": s.summary()}
     if s.normalizer is not None:  # settled (see cacheable): what it holds
         yield "normalizer", s.normalizer.state()
     # Next the search index: a sleeping session reads it alone when it is searched (see `search_of`)
-    yield from _sections_of("search", s.search.state())
+    yield from _sections_of(tuning, "search", s.search.state())
     if s.normalizer is not None:  # the shapes its entries are packed in
         yield "shapes", packed.shapes()
     for part in _PARTS:
-        yield from _sections_of(part, _part_of(s, part).state())
+        yield from _sections_of(tuning, part, _part_of(s, part).state())
     events = s.events
-    for start in range(0, len(events), SECTION_EVENTS):  # in order: each part extends the list (restore)
-        yield "events", events.part(start, start + SECTION_EVENTS)
+    for start in range(0, len(events), tuning.section_events):  # in order: each part extends the list (restore)
+        yield "events", events.part(start, start + tuning.section_events)
     yield "end", s.count
 
 
@@ -194,11 +197,11 @@ def search_of(kept: Iterator[tuple], session: SessionIndex) -> SearchIndex | Non
 
 
 def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
-            fmt: formats.Format = formats.NATIVE) -> SessionIndex | None:
+            fmt: formats.Format = formats.NATIVE, host: Host | None = None) -> SessionIndex | None:
     """The session the sections describe, under its identity now, of format `fmt`; None when they are not a whole
     session of this layout and format. A cache_store.CorruptEntry from `kept` propagates: the caller reads the
     file instead."""
-    s = SessionIndex(session_id, path, relpath, fmt, "")
+    s = SessionIndex(session_id, path, relpath, fmt, "", host=host)
     search, owners = s.search, _owners()
     stored = fmt.normalizer.stored_type if fmt.reads_records else None
     head = None

@@ -13,7 +13,7 @@ import os
 import time
 import zlib
 
-from viewer.core import gcpause
+from viewer.core.host import Host
 from viewer.files.safe_open import open_regular
 from viewer.files.tailer import FileTailer
 from viewer.index.session_index import SessionIndex
@@ -49,7 +49,7 @@ def content_print(fd: int, size: int) -> int:
     return zlib.crc32(os.pread(fd, BLOCK_BYTES, size - BLOCK_BYTES), crc)
 
 
-def for_folder(cache_dir: str | None, root: str | os.PathLike) -> SessionCache | None:
+def for_folder(cache_dir: str | None, root: str | os.PathLike, host: Host | None = None) -> SessionCache | None:
     """The cache to use while serving `root`: None without a `cache_dir`, or when it is inside `root` (the
     server never writes into the folder it serves) or cannot be made."""
     if cache_dir is None:
@@ -59,15 +59,27 @@ def for_folder(cache_dir: str | None, root: str | os.PathLike) -> SessionCache |
         log.warning("not caching: the cache folder %s is inside the served folder %s", folder, served)
         return None
     try:
-        return SessionCache(folder)
+        return SessionCache(folder, host=host)
     except OSError as error:
         log.warning("not caching: cannot use %s: %s", folder, error)
         return None
 
 
+def _collector_paused(method):
+    """The method runs with the cyclic collector paused (see `_sections`)."""
+    @functools.wraps(method)
+    def paused(self, *args):
+        with self.host.gc.batch():
+            return method(self, *args)
+    return paused
+
+
 class SessionCache:
-    def __init__(self, folder: str | None = None, max_bytes: int | None = None, version: str | None = None):
-        """`version`: what entries must have been written by (code_version.version(): the code that builds them)."""
+    def __init__(self, folder: str | None = None, max_bytes: int | None = None, version: str | None = None,
+                 host: Host | None = None):
+        """`version`: what entries must have been written by (code_version.version(): the code that builds them);
+        `host`: the app's (its tuning, the collector's pauses)."""
+        self.host = host if host is not None else Host()
         folder = folder or default_folder()
         self.store = CacheStore(folder, version or code_version.version(),
                                 **({"max_bytes": max_bytes} if max_bytes else {}))
@@ -100,7 +112,7 @@ class SessionCache:
         if kept is None:
             return None
         try:
-            with gcpause.batch() as made:  # an index made at once, as a read makes it: not walked while it grows
+            with self.host.gc.batch() as made:  # an index made at once, as a read makes it: not walked while it grows
                 session = self._restore(kept, path, session_id, relpath, inside, tailer)
                 made["added"] = session.count if session is not None else 0
                 kept.close()  # the entry's file closed here, not whenever the generator is let go
@@ -189,7 +201,7 @@ class SessionCache:
                 return None  # the bytes read before are not there any more
         finally:
             os.close(fd)
-        session = index_state.restore(kept, session_id, path, relpath)
+        session = index_state.restore(kept, session_id, path, relpath, host=self.host)
         if session is None or not tailer.resume(file["tailer"]):
             return None
         session.events.read_from(tailer.source)
@@ -239,7 +251,7 @@ class SessionCache:
             return False
         return now - self._saved_at.get(path, -MIN_SAVE_GAP_S) >= MIN_SAVE_GAP_S
 
-    @gcpause.batch()  # see _sections
+    @_collector_paused
     def save(self, path: str, session: SessionIndex, tailer: FileTailer, inside: str | None) -> bool:
         """Keep the session of `path`, read up to where `tailer` is. Called by the ingest thread, the only one
         that changes the index: its state cannot move while it is written."""
@@ -266,7 +278,7 @@ class SessionCache:
         self._saved[path] = marker
         return True
 
-    @gcpause.batch()  # see _sections
+    @_collector_paused
     def save_group(self, session: SessionIndex, tailers: dict, inside: str | None) -> bool:
         """Keep a group of files read to their ends, once its normalizer has settled (see group_cache)."""
         marker = _marker(session)
@@ -294,10 +306,10 @@ class SessionCache:
 
     def save_folder(self, key: str, groups) -> bool:
         """Write the folder's entry from the groups kept as they are now, if a group was kept or forgotten since it
-        was last written and that was SAVE_GAP_S ago or more; whether it wrote."""
+        was last written and that was Tuning.save_gap_s ago or more; whether it wrote."""
         changes, at = self._folder_saved
         now = time.monotonic()
-        if changes == self._kept_changes or now - at < folder_cache.SAVE_GAP_S:
+        if changes == self._kept_changes or now - at < self.host.tuning.save_gap_s:
             return False
         self._folder_saved = (self._kept_changes, now)
 

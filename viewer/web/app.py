@@ -6,21 +6,25 @@ state through state.py.
 
 from __future__ import annotations
 
+import atexit
+import functools
 import logging
 import os
+import weakref
 from datetime import datetime, timezone
 
 from flask import Flask, request
 
-from viewer.core import foreground, jsonio
+from viewer.core import jsonio, pricing
+from viewer.core.foreground import Foreground
+from viewer.core.tuning import Tuning
 from viewer.files.tailer import size_text
 from viewer.index import usage
-from viewer.library.library import Library
-from viewer.library.watcher import Watcher
+from viewer.library.runtime import Runtime
 from viewer.mcp import http as mcp_http
+from viewer.reads import asof as asof_reads
 from viewer.reads import costs, provenance
 from viewer.search import count as search_count
-from viewer.store import session_cache
 
 from . import (
     api,
@@ -37,6 +41,7 @@ from . import (
     search_views,
     security,
     text_filters,
+    tree_outline,
 )
 from .endpoints import LIVE_ENDPOINTS
 from .errors import register_error_pages
@@ -56,40 +61,56 @@ def ago(t: float, now: float) -> str:
     return "just now"
 
 
-def _served_first(wsgi_app):
+def _served_first(wsgi_app, foreground: Foreground):
     """Count every request as under way while the app makes its answer, so that reading and indexing give way
     to it (see foreground). Behind `agentview serve` a request is counted longer, from its headers until waitress
     has written its answer (web/channel.py); this counts it under any other WSGI server too."""
+    serving = foreground.serving
+
     def counted(environ, start_response):
-        with foreground.serving():
+        with serving():
             return wsgi_app(environ, start_response)
     return counted
+
+
+def _close_if_alive(runtime: weakref.ref) -> None:
+    alive = runtime()
+    if alive is not None:
+        alive.close()
+
+
+def close_app(app: Flask) -> None:
+    """Stop what the app runs (its Runtime: ingest thread, watcher, worker processes, interpreter settings)."""
+    view: AgentView = app.extensions[KEY]
+    view.runtime.close()
 
 
 def create_app(
     root: str | os.PathLike, watch: bool = True, polling: bool = False, *, follow_symlinks: bool = False,
     redact: bool = True, token: str | None = None, allowed_hosts: frozenset[str] | None = security.LOOPBACK_NAMES,
-    cache_dir: str | None = None,
+    cache_dir: str | None = None, tuning: Tuning | None = None, prices: pricing.Prices | None = None,
 ) -> Flask:
     """An app serving every session below `root`; with `watch`, kept live by a Watcher.
 
     Safe by default: answers only for loopback host names, masks secrets, reads only files inside
     `root`. `token`, when given, is required of every request (see security.install). `cache_dir`, when
-    given, keeps sessions between runs there (see session_cache); never inside `root`.
+    given, keeps sessions between runs there (see session_cache); never inside `root`. `tuning`: its knobs
+    (core.tuning); `prices`: the prices costs are shown at (the shipped table with AGENTVIEW_PRICES over it).
+    What it runs is stopped by `close_app(app)`, else when the interpreter exits.
     """
     app = Flask(__name__, template_folder=resource_dir("templates"), static_folder=resource_dir("static"))
     app.config["AGENT_PAGE_SIZE"] = 200
     app.config["DIALOG_PAGE_SIZE"] = 200
     app.config["SEARCH_COUNT_BUDGET"] = search_count.COUNT_BUDGET  # looks a search page's total makes at most
     security.install(app, token=token, allowed_hosts=allowed_hosts, redact=redact)
-    library = Library(root, follow_symlinks=follow_symlinks, cache=session_cache.for_folder(cache_dir, root))
-    watcher = None
-    if watch:
-        watcher = Watcher(library, polling=polling).start()
-    else:
-        library.scan()
-    app.extensions[KEY] = AgentView(library, watcher)
-    app.wsgi_app = _served_first(app.wsgi_app)
+    runtime = Runtime(root, watch=watch, polling=polling, follow_symlinks=follow_symlinks, cache_dir=cache_dir,
+                      tuning=tuning, prices=prices)
+    at_exit = functools.partial(_close_if_alive, weakref.ref(runtime))  # not kept alive by it
+    atexit.register(at_exit)
+    runtime.on_close(lambda: atexit.unregister(at_exit))
+    app.extensions[KEY] = AgentView(runtime, runtime.keep(asof_reads.snapshots(runtime.tuning.asof_cache_events)),
+                                    runtime.keep(tree_outline.drawings()))
+    app.wsgi_app = _served_first(app.wsgi_app, runtime.foreground)
 
     for blueprint in (pages.bp, api.bp, search_views.bp, pictures.bp, exports.bp, hooks.bp, images.bp, mcp_http.bp):
         app.register_blueprint(blueprint)
@@ -101,13 +122,13 @@ def create_app(
     app.jinja_env.filters["ago"] = ago
     app.jinja_env.filters["colour_class"] = colours.colour_class
     app.jinja_env.filters["usd"] = costs.usd
-    app.jinja_env.filters["context_fill"] = usage.context_fill
+    app.jinja_env.filters["context_fill"] = lambda event: usage.context_fill(event, runtime.host.prices)
     text_filters.install(app.jinja_env)
     entry_parts.install(app.jinja_env)
     entry_cache.install(app)
     app.jinja_env.globals.update(link_url=render.link_url, as_of=asof.requested, as_of_banner=asof.banner,
-                                 agent_colour=colours.agent_colour,
-                                 indent_class=colours.indent_class, prices_note=costs.prices_note)
+                                 agent_colour=colours.agent_colour, indent_class=colours.indent_class,
+                                 prices_note=lambda: costs.prices_note(runtime.host.prices))
     app.url_defaults(asof.inject_at)  # links on a page frozen at event N stay at N
 
     @app.after_request

@@ -10,6 +10,7 @@ from viewer.reads.asof import snapshot
 
 from .args import whole_number
 from .endpoints import NO_AT_ENDPOINTS
+from .state import state
 
 
 def requested() -> int | None:
@@ -30,7 +31,7 @@ def for_request(s: SessionIndex) -> SessionIndex:
         if "at" in request.args:
             abort(400, "?at= takes a whole number of events.")
         return s
-    frozen = snapshot(s, n)
+    frozen = snapshot(s, n, state().snapshots)
     g.as_of_session = frozen
     return frozen
 

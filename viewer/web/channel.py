@@ -3,7 +3,8 @@ answer is written, not only while the app makes it, and the connection of an ans
 kept open.
 
 A request also waits for the GIL outside the app (parsed, handed to a thread, written); counted only inside it,
-the ingest thread went on through those waits. A half-sent request is not counted.
+the ingest thread went on through those waits. A half-sent request is not counted. These subclasses rely on
+waitress's internals: pyproject.toml pins waitress to the minor version they were tested against.
 """
 
 from __future__ import annotations
@@ -14,20 +15,21 @@ from waitress.parser import HTTPRequestParser
 from waitress.server import BaseWSGIServer
 from waitress.task import WSGITask
 
-from viewer.core import foreground
+from viewer.core.foreground import Foreground
 
 
 class CountedRequest(HTTPRequestParser):
-    """A request that counts itself under way from when its headers are read until it is closed (waitress closes
-    a request once its answer is written, or when its connection ends)."""
+    """A request that counts itself under way in `foreground` (its server's app's) from when its headers are read
+    until it is closed (waitress closes a request once its answer is written, or when its connection ends)."""
 
     counted = False
+    foreground: Foreground  # set on the subclass each server makes (counted_server)
 
     def received(self, data):
         used = super().received(data)
         if not self.counted and (self.headers_finished or self.completed) and not self.empty:
             self.counted = True
-            foreground.enter()
+            self.foreground.enter()
         return used
 
     def close(self):
@@ -39,7 +41,7 @@ class CountedRequest(HTTPRequestParser):
     def uncount(self) -> None:
         if self.counted:
             self.counted = False
-            foreground.leave()
+            self.foreground.leave()
 
 
 class KeptAliveTask(WSGITask):
@@ -79,11 +81,13 @@ class CountedChannel(HTTPChannel):
                 partial.uncount()
 
 
-def counted_server(app, **options):
-    """waitress's create_server whose connections count their requests (same options)."""
+def counted_server(app, foreground: Foreground, **options):
+    """waitress's create_server whose connections count their requests in `foreground` (same options)."""
+    counted = type("CountedRequest", (CountedRequest,), {"foreground": foreground})
+    channel = type("CountedChannel", (CountedChannel,), {"parser_class": counted})
     channels: dict = {}
     server = create_server(app, map=channels, **options)
     for dispatcher in list(channels.values()):  # one listener per address the host name has
         if isinstance(dispatcher, BaseWSGIServer):
-            dispatcher.channel_class = CountedChannel
+            dispatcher.channel_class = channel
     return server

@@ -20,7 +20,7 @@ from .data import agent_window, dialog_data, message_data, session_data
 from .lookup import agent_or_404, chosen_agents, message_or_404, session_or_404, with_facets
 from .render import answer, session_row, wants_json
 from .shape_check import built
-from .state import library
+from .state import library, state
 
 API_LIMIT = 1000  # entries or messages a JSON answer holds unless ?limit= says otherwise (a page: its page size)
 
@@ -78,7 +78,7 @@ def _agent_page(s, data: dict, positions, filters: EntryFilter, include_subagent
     return dict(
         data=data, session=session_row(s), source=s, agent_id=agent_id, agent=data,
         lineage=data["lineage"], crumbs=pictures.breadcrumbs(s, agent_id), children=data["children"],
-        agent_tree=tree_outline.sidebar(s, s.id, agent_id),
+        agent_tree=tree_outline.sidebar(s, s.id, agent_id, state().drawings),
         view=view, include_subagents=include_subagents, size=size, live=view["end"] == view["total"],
         filters=filters, kinds=KINDS, tools=search.tool_choices(s),
         neighbours=[(a, s.agents[a].display_name) if a else None for a in queries.agent_neighbours(s, agent_id)],

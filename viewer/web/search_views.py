@@ -14,7 +14,7 @@ from . import shapes
 from .args import int_arg, search_after_arg, search_cursor_arg
 from .render import as_json, session_row
 from .shape_check import built
-from .state import library
+from .state import library, state
 
 bp = Blueprint("search", __name__)
 MAX_LIMIT = 500
@@ -116,7 +116,7 @@ def _results() -> dict:
     q, session_id = _args()
     limit = min(int_arg("limit", 50, minimum=1), MAX_LIMIT)
     data = search.search(library().listing(), q, session_id, search_cursor_arg("from"), limit,
-                         count_budget=current_app.config["SEARCH_COUNT_BUDGET"])
+                         count_budget=current_app.config["SEARCH_COUNT_BUDGET"], counts=state().runtime.counts)
     place(data["hits"], data["cursor"])
     data["next_url"] = (url_for(request.endpoint, q=q, session=session_id, limit=request.args.get("limit"),
                                 **{"from": data["next"]}) if data["next"] else None)

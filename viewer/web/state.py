@@ -1,4 +1,5 @@
-"""Per-app state: the Library an app serves and its Watcher, reached through current_app.extensions.
+"""Per-app state: the Runtime an app runs on (its Library, Watcher, host) and what its views keep between
+requests, reached through current_app.extensions.
 
 The one module blueprints use to find the app's data, so none of them imports the app factory.
 """
@@ -9,7 +10,9 @@ from dataclasses import dataclass
 
 from flask import current_app
 
+from viewer.core.bounded_map import BoundedMap
 from viewer.library.library import Library
+from viewer.library.runtime import Runtime
 from viewer.library.watcher import Watcher
 
 KEY = "agentview"  # app.extensions[KEY]; tests read it too
@@ -19,8 +22,17 @@ KEY = "agentview"  # app.extensions[KEY]; tests read it too
 class AgentView:
     """Per-app state, kept in app.extensions["agentview"]."""
 
-    library: Library
-    watcher: Watcher | None
+    runtime: Runtime
+    snapshots: BoundedMap  # sessions as of event N (reads.asof)
+    drawings: BoundedMap  # agent trees drawn for the agent pages (tree_outline)
+
+    @property
+    def library(self) -> Library:
+        return self.runtime.library
+
+    @property
+    def watcher(self) -> Watcher | None:
+        return self.runtime.watcher
 
 
 def state() -> AgentView:
@@ -29,13 +41,13 @@ def state() -> AgentView:
 
 
 def library() -> Library:
-    return state().library
+    return state().runtime.library
 
 
 def watched_library() -> Library:
     """This app's Library, its ingest thread started again first if it died (the sessions list asks: the
     page a user reloads when nothing seems to change)."""
-    view = state()
-    if view.watcher is not None:
-        view.watcher.ensure_alive()
-    return view.library
+    runtime = state().runtime
+    if runtime.watcher is not None:
+        runtime.watcher.ensure_alive()
+    return runtime.library

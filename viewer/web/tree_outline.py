@@ -6,13 +6,11 @@ agent is marked as the page is served. Every printed value goes through security
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
-from viewer.core import lockorder
+from viewer.core.bounded_map import BoundedMap
 from viewer.core.redact import ACTIVE
 from viewer.index.session_index import SessionIndex
 from viewer.reads import queries
@@ -43,27 +41,23 @@ class Drawn:
     marks: dict[str, int]  # agent id -> the offset in `html` of its link's mark
 
 
-_kept: OrderedDict[tuple, Drawn] = OrderedDict()
-_kept_lock = lockorder.ordered(threading.Lock(), lockorder.CACHE, "tree outlines")
+def drawings() -> BoundedMap:
+    """The trees kept between requests (one per running app)."""
+    return BoundedMap("tree outlines", KEPT)
 
 
-def sidebar(s: SessionIndex, session_id: str, current: str) -> Markup:
-    """The nested list of links, the current agent marked (aria-current). The caller holds the lock."""
+def sidebar(s: SessionIndex, session_id: str, current: str, kept: BoundedMap) -> Markup:
+    """The nested list of links, the current agent marked (aria-current), drawn again only when the tree kept in
+    `kept` is not of the session's version. The caller holds the lock."""
     url_of = agent_urls(session_id)
     # The links' URLs (session id, ?at=N), the masking and the session object decide the HTML; its version
     # says whether it is still the session's.
     key = (s.serial, url_of(SLOT), ACTIVE.get())
     version = (s.epoch, s.count)
-    with _kept_lock:
-        drawn = _kept.get(key)
-        if drawn is not None:
-            _kept.move_to_end(key)
+    drawn = kept.get(key)
     if drawn is None or drawn.version != version:
         drawn = draw(s, url_of, version)
-        with _kept_lock:
-            _kept[key] = drawn
-            while len(_kept) > KEPT:
-                _kept.popitem(last=False)
+        kept.put(key, drawn)
     at = drawn.marks.get(current)
     return Markup(drawn.html if at is None else drawn.html[:at] + MARK + drawn.html[at:])
 
