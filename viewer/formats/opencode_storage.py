@@ -12,7 +12,7 @@ import os
 import orjson
 
 from viewer.files.safe_open import open_regular_file
-from viewer.files.tailer import LIMITS
+from viewer.files.tailer import Limits
 
 from .base import NOT_READABLE, as_dict
 from .opencode_store import NotAStore, SessionRecords, StoreRead, _number, open_store
@@ -21,6 +21,8 @@ KINDS = ("session", "message", "part")
 # the tree's other documents, read by no page: they belong to it, and are not listed as sessions of their own
 OTHER_KINDS = ("project", "session_diff", "todo", "permission", "session_share", "share")
 FOLDER = "storage"
+
+MAX_DOCUMENT = Limits().max_line_bytes  # a document is read whole up to a line's limit
 
 
 def storage_of(path: str) -> str | None:
@@ -84,7 +86,7 @@ class OpenCodeStorage(SessionRecords):
                 stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
                 if self.stamps.get(path) == stamp:
                     return None
-                raw = f.read(LIMITS.max_line_bytes + 1)
+                raw = f.read(MAX_DOCUMENT + 1)
         except (*NOT_READABLE, OSError):
             return None
         self.stamps[path] = stamp
@@ -145,7 +147,7 @@ def open_storage(folder: str, inside: str | None = None) -> OpenCodeStorage:
         for name in _names(os.path.join(top, project))[:1]:
             try:
                 with open_regular_file(os.path.join(top, project, name), inside) as f:
-                    if looks_like_session(orjson.loads(f.read(LIMITS.max_line_bytes))):
+                    if looks_like_session(orjson.loads(f.read(MAX_DOCUMENT))):
                         return OpenCodeStorage(folder, inside)
             except (*NOT_READABLE, OSError, orjson.JSONDecodeError):
                 continue

@@ -70,7 +70,8 @@ class Stores:
         for name, lines in read.sessions.items():
             session = store.sessions.get(name)
             if session is None:
-                session = SessionIndex(group_id_for(relpath, name), path, relpath, store.format, name=shown(name))
+                session = SessionIndex(group_id_for(relpath, name), path, relpath, store.format, name=shown(name),
+                                       host=self._library.host)
                 store.sessions[name] = session
             session.ingest_records([({"rel": shown(relpath)}, lines)])
             session.project = shown(session.normalizer.project or relpath)
