@@ -60,6 +60,8 @@ def store_of(path: str, inside: str | None) -> tuple[Format, object] | None:
 def store_file(path: str) -> str | None:
     """The file of many sessions a changed file belongs to: the database of a side file (`x.db-wal`), the storage
     folder of a document in it, or the file itself when it is named as one; else None."""
+    if not path.endswith((".json", STORE_SUFFIX, *database.SIDE_FILES)):  # a file of lines, as nearly every one is
+        return None
     main = database.main_file(path) or opencode_storage.storage_of(path) or path
     return main if main != path or is_store_name(path) else None
 
