@@ -350,7 +350,9 @@
     document.getElementById("theme-button").addEventListener("click", theme);
     route();
     document.body.dataset.ready = "1";
+    console.info(`agentview: ${D.events.length} events of ${D.agents.length} agents shown`);
   }).catch((error) => {
+    console.error(`agentview: the shared file could not be opened: ${error.message}`);
     view.innerHTML = `<p class="error">This file could not be opened: ${esc(error.message)}. It needs a browser with DecompressionStream (Chromium 80+, Firefox 113+, Safari 16.4+).</p>`;
   });
 })();
