@@ -1,5 +1,5 @@
-"""Values nested deeper than orjson writes, agent trees of any depth, integers beyond 64 bits (issue 13, items 7
-and 11): every page and JSON twin answers, a too-deep value is shown cut at a stated depth and reported once,
+"""Values nested deeper than orjson writes, agent trees of any depth, integers beyond 64 bits:
+every page and JSON twin answers, a too-deep value is shown cut at a stated depth and reported once,
 and "as logged" means the line as written."""
 
 from __future__ import annotations

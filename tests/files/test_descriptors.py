@@ -1,4 +1,4 @@
-"""Any number of session files costs a bounded number of descriptors (issue 13, item 1).
+"""Any number of session files costs a bounded number of descriptors.
 
 A real `agentview serve` under a soft limit of 256 open files (macOS's default) serves thousands of
 files, native and Claude Code, and reads every event back; its open descriptors stay far below the

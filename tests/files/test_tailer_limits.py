@@ -1,4 +1,4 @@
-"""What one file may cost (issue 13, item 4) and rewrites found by content (item 6), at the reader level.
+"""What one file may cost, and rewrites found by content, at the reader level.
 
 The caps are parameters (`tailer.Limits`): these tests lower them to keep the files small; the full-size
 figures (a 2 GB line, a 2 GB blank-line bomb, a `[{},{},...]` snapshot) are measured by

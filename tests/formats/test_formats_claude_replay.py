@@ -60,7 +60,7 @@ def live_read(source: Path, dest: Path, seed: int) -> Library:
     library = Library(dest)
     library.scan()
     for rel in sample_files_of(source):
-        if rel.suffix == ".json":  # sidecars first: one arriving after its agent file is item 5 of issue 17
+        if rel.suffix == ".json":  # sidecars first: one arriving after its agent file is another case
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             (dest / rel).write_bytes((source / rel).read_bytes())
     for rel, line in written_lines(source):

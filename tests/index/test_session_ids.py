@@ -1,4 +1,4 @@
-"""Every session file gets a distinct, stable id, whatever its name (issue 13, item 8).
+"""Every session file gets a distinct, stable id, whatever its name.
 
 Ids of ordinary names stay what they were (links people shared keep working); a file named after
 another session file, a Claude Code session named like a file of another format and a name that is

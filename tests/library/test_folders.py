@@ -1,5 +1,4 @@
-"""Folders that cannot be read, or are too deep, are listed as problems of the folder; nothing crashes
-(issue 13, items 7 and 8).
+"""Folders that cannot be read, or are too deep, are listed as problems of the folder; nothing crashes.
 
 Permission tests run the server as user nobody when we are root (root reads any folder), on a folder
 in /tmp that nobody may traverse (tests/other_user.py).

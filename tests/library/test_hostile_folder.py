@@ -1,4 +1,4 @@
-"""One folder holding everything hostile at once, served by a real `agentview serve` (issue 13).
+"""One folder holding everything hostile at once, served by a real `agentview serve`.
 
 Thousands of session files (native, and Claude Code with sub-agent files); a FIFO as a session and as a
 sidecar; a sidecar leading to /dev/zero and one leading out of the folder; a session symlinked out;

@@ -1,4 +1,4 @@
-"""A file rewritten under the watcher ends showing exactly its final content (issue 13, item 6).
+"""A file rewritten under the watcher ends showing exactly its final content.
 
 Appends, truncations, rewrites in place with more bytes and replacements by rename, in a fast
 random loop, with the real watcher reading as they happen. Each rewrite starts a new generation of

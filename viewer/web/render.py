@@ -57,7 +57,7 @@ def session_row(s, url_of: Callable[[str], str] | None = None) -> dict:
             "id": s.id,
             "name": s.name,
             "path": s.relpath,
-            "events": s.shown_count,  # what users see (issue 17 item 4), not internal events
+            "events": s.shown_count,  # what users see, not internal events
             "agents": s.agent_count,  # both read without waking a sleeping session (sleeping)
             "problems": s.problem_count,
             "updated_at": s.updated_at,
