@@ -124,8 +124,10 @@ def test_a_whole_read_of_a_claude_code_file_ending_without_newline_keeps_its_las
 def test_a_reported_fragment_is_withdrawn_when_it_grows_and_reported_again_if_it_stops_again(tmp_path):
     path = tmp_path / "s.jsonl"
     path.write_bytes(b'{"a": 1}\n{"b": [1, 2')
-    age(path, 10)
+    age(path, 3)
     tailer = FileTailer(path, incomplete_after=5.0)  # the knob, not the default minute
+    assert tailer.read().problems == []  # not idle long enough yet
+    age(path, 10)
     (reported,) = tailer.read().problems
     assert reported[:2] == ("incomplete_last_line", 2)
     with open(path, "ab") as f:

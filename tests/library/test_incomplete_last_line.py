@@ -28,9 +28,9 @@ SID = f"{PROJECT}:{SESSION}"
 
 @pytest.fixture
 def served(tmp_path):
-    """A real server with its watcher on `tmp_path`, an open last line reported after a quarter of a second."""
+    """A real server with its watcher on `tmp_path`, an open last line reported after a second."""
     write_warmed_sessions(tmp_path)
-    app = create_app(tmp_path, tuning=Tuning(incomplete_after=0.25))
+    app = create_app(tmp_path, tuning=Tuning(incomplete_after=1.0))
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -73,6 +73,7 @@ def test_a_record_cut_short_is_reported_once_idle_and_goes_when_its_line_is_fini
     with open(main, "a") as f:
         f.write(record[:cut])
     wait_for(lambda: problems(url) == ["incomplete_last_line"], timeout=10)
+    assert time.time() - main.stat().st_mtime >= 1.0  # not before the file was idle that long
     assert row(url)["problems"] == 1
     status, page = get(f"{url}/poll/sessions?v={seen}")
     assert status == 200 and 'class="badge warn"' in page  # `/` redraws with the count
