@@ -7,15 +7,12 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 import time
 import urllib.request
 
 import pytest
-from werkzeug.serving import make_server
-
 from claude_lines import Transcript
-from conftest import wait_for
+from conftest import serve_app, wait_for
 from events import scanned
 from test_formats_claude_unlinked import PROJECT, WARMED, write_warmed_sessions
 from viewer.core.tuning import Tuning
@@ -31,14 +28,10 @@ def served(tmp_path):
     """A real server with its watcher on `tmp_path`, an open last line reported after a second."""
     write_warmed_sessions(tmp_path)
     app = create_app(tmp_path, tuning=Tuning(incomplete_after=1.0))
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
     try:
-        yield tmp_path, app.extensions[KEY].library, f"http://127.0.0.1:{server.server_port}"
+        with serve_app(app) as url:
+            yield tmp_path, app.extensions[KEY].library, url
     finally:
-        server.shutdown()
-        thread.join(timeout=5)
         close_app(app)
 
 
