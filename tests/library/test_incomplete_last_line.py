@@ -100,3 +100,28 @@ def test_a_cut_record_that_grows_but_stays_cut_is_still_one_problem(tmp_path):
         library.refresh(str(main))
     assert [p.kind for p in s.problems] == ["incomplete_last_line"] and s.problem_count == 1
     assert "117 bytes" in s.problems[0].detail  # what is there now
+
+
+def test_a_restart_taking_the_session_from_the_cache_does_not_report_it_again(tmp_path):
+    from test_group_cache import read_what_is_due, run
+
+    root = tmp_path / "root"
+    write_warmed_sessions(root)
+    main = root / PROJECT / f"{SESSION}.jsonl"
+    with open(main, "a") as f:
+        f.write('{"parentUuid": "132b2f66-0002", "isSidechain": false, "type": "user", "message": {"role": "us')
+    for path in (root / PROJECT).iterdir():
+        age(path, 7200)  # left alone: the session settles and is kept
+    tuning = Tuning(settle_after=60.0)
+    assert [p.kind for p in run(root, tmp_path / "cache", tuning=tuning).get(SID).problems] == ["incomplete_last_line"]
+    again = run(root, tmp_path / "cache", tuning=tuning)
+    s = again.get(SID)
+    assert again.cache.restored == 2
+    for _ in range(2):
+        again.refresh(str(main))  # the file looked at again (its tailer goes on from where it was kept)
+    assert [p.kind for p in s.problems] == ["incomplete_last_line"] and s.problem_count == 1
+    with open(main, "a") as f:
+        f.write('er", "content": "And the tests too"}, "uuid": "late-0041", "timestamp": "2026-01-06T10:00:00.000Z"}\n')
+    again.refresh(str(main))
+    read_what_is_due(again)
+    assert s.problems == [] and s.event("late-0041")["content"] == "And the tests too"

@@ -317,10 +317,12 @@ class FileTailer:
         before = self._lines.position
         self._remember(self._read_lines(limit, window, result))
         lines = self._lines
-        if self._reported is not None and lines.position != before:  # the open line grew: judged again
-            result.withdrawn.append(self._reported)
-            self._reported = None
-        self._unsettled, self._fragment = bool(lines.partial) and not lines.skipping, False
+        if lines.position != before:  # the open line (if any) is new or grew: judged again
+            if self._reported is not None:
+                result.withdrawn.append(self._reported)
+                self._reported = None
+            self._unsettled, self._fragment = bool(lines.partial) and not lines.skipping, False
+        # else only the file's time changed (or a run taken from the cache is reading on): judged as it was
         if self._unsettled and not result.more:
             self._settle(st, now, result)
 
@@ -368,6 +370,7 @@ class FileTailer:
             self._lines = LineCutter(self.limits.max_line_bytes, offsets=True)
             self._fingerprint = None
             self._reported = None  # the session is read again from its start: its problems with it
+            self._unsettled = self._fragment = False
             result.restarted = True
         self._source = fresh
 
