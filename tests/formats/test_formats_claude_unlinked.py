@@ -10,6 +10,7 @@ import json
 
 from claude_lines import Transcript
 from events import scanned
+from test_formats_claude_replay import read_whole_and_live
 
 SESSION = "5e55a1e0-link"
 SID = f"-home-dev-app:{SESSION}"
@@ -130,8 +131,8 @@ def write_warmed_sessions(folder):
 
 
 def test_agent_files_beside_several_sessions_named_by_no_result_sit_under_their_own_main_agent(tmp_path):
-    write_warmed_sessions(tmp_path)
-    library = scanned(tmp_path)
+    write_warmed_sessions(tmp_path / "whole")
+    library = read_whole_and_live(tmp_path / "whole", tmp_path / "live", seed=5)  # the same read as written
     assert len(library.listing()) == 2
     for session, (agent_id, _) in WARMED.items():
         s = library.get(f"{PROJECT}:{session}")
