@@ -11,11 +11,8 @@ JSON twin through the app. Goal: within 1 s for two 10,000-event sessions of 20 
 
 from __future__ import annotations
 
-import argparse
-import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -33,25 +30,11 @@ def changed_halfway(source: Path, target: Path) -> None:
     target.write_text("".join(lines), encoding="utf-8")
 
 
-def median_time(fn, repeat: int) -> tuple[float, float]:
-    """Median wall-clock and CPU seconds (the CPU time holds still on a machine others are loading)."""
-    walls, cpus = [], []
-    for _ in range(repeat):
-        wall, cpu = time.perf_counter(), time.process_time()
-        fn()
-        walls.append(time.perf_counter() - wall)
-        cpus.append(time.process_time() - cpu)
-    return statistics.median(walls), statistics.median(cpus)
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--events", type=int, default=10_000)
-    parser.add_argument("--agents", type=int, default=20)
-    parser.add_argument("--repeat", type=int, default=5)
-    args = parser.parse_args()
-
     from generate import generate
+    from timing import arguments, median_time
+
+    args = arguments(__doc__, 10_000, 20)
 
     from viewer.reads.compare import Run, compare
     from viewer.reads.session_viewer import load_index

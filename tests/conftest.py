@@ -183,3 +183,10 @@ def browser_type_launch_args(browser_type_launch_args):
     args["args"] = [*args.get("args", []), "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                     "--disable-component-update", "--disable-sync", "--no-first-run"]
     return args
+
+
+def open_on_a_phone(page, url: str, scheme: str) -> None:
+    """`url` in a 360 px wide window, in the colour scheme `scheme` ("light" or "dark")."""
+    page.set_viewport_size({"width": 360, "height": 800})
+    page.emulate_media(color_scheme=scheme)
+    page.goto(url)

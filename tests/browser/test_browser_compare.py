@@ -11,7 +11,7 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect
 
-from conftest import REPO, serve, wait_for
+from conftest import REPO, open_on_a_phone, serve, wait_for
 
 pytestmark = pytest.mark.browser
 
@@ -57,9 +57,7 @@ def test_the_first_divergence_is_found_where_it_was_planted_and_opens(server, pa
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_a_comparison_fits_a_phone_in_both_schemes(server, page, scheme):
-    page.set_viewport_size({"width": 360, "height": 800})
-    page.emulate_media(color_scheme=scheme)
-    page.goto(server.url + "/compare?a=run-a:demo&b=run-b:demo")
+    open_on_a_phone(page, server.url + "/compare?a=run-a:demo&b=run-b:demo", scheme)
     expect(page.locator("#divergence")).to_contain_text("The runs differ")
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     sides = page.locator("#divergence .compare-side")

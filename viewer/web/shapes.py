@@ -399,6 +399,66 @@ class Compare(TypedDict):
     url: str
 
 
+class TimelineBar(TypedDict):
+    kind: str
+    x: float
+    w: float
+    count: int
+    failed: int
+    longest: float
+    position: int
+
+
+class TimelineLane(TypedDict):
+    agent_id: str
+    name: str
+    depth: int
+    ordinal: int
+    entries: int
+    failures: int
+    spawned_at: float | None
+    bars: list[TimelineBar]
+
+
+class TimelineCall(TypedDict):
+    kind: str
+    agent_id: str
+    name: str
+    agent_name: str
+    position: int
+    message_id: str
+    start: float
+    end: float
+    length: float
+    failed: bool
+    unit: str
+
+
+class TimelineTick(TypedDict):
+    x: float
+    value: float
+
+
+class Timeline(TypedDict):
+    """GET /api/sessions/<id>/timeline (the timeline page's data)"""
+
+    id: str
+    axis: str
+    first: float
+    last: float
+    start: float
+    end: float
+    width: int
+    first_lane: int
+    lanes_total: int
+    lanes: list[TimelineLane]
+    longest: list[TimelineCall]
+    ticks: list[TimelineTick]
+    events: int
+    cursor: str
+    url: str
+
+
 class Error(TypedDict):
     """Any /api/ URL that fails: 4xx or 500."""
 
@@ -424,5 +484,6 @@ ANSWERS: dict[str, type] = {
     "/api/sessions/<id>/lineage/<agent_id>": Lineage,
     "/api/sessions/<id>/chart": Chart,
     "/api/sessions/<id>/trace/<message_id>": Trace,
+    "/api/sessions/<id>/timeline": Timeline,
     "/api/compare": Compare,
 }
