@@ -110,20 +110,23 @@ def _unit(value: float, low: float, span: float, width: int) -> float:
 def _merged(bars: list[tuple], low: float, span: float, width: int) -> list[dict]:
     """The lane's bars in drawing units, each kind's bars closer than a unit merged into one (with their count)."""
     out: list[dict] = []
+    scale, high = width / span, low + span
     for kind in (WAIT, MODEL, TOOL):
-        current = None
+        current, reach = None, -2.0  # the bar being merged into, and where it ends
         for _, start, end, position, failed, _ in sorted((b for b in bars if b[0] == kind), key=lambda b: b[1:4]):
-            x0 = _unit(max(start, low), low, span, width)
-            x1 = _unit(min(end, low + span), low, span, width)
-            if current is not None and x0 <= current["x"] + current["w"] + 1:
-                current["w"] = max(current["w"], x1 - current["x"])
+            x0 = ((start if start > low else low) - low) * scale
+            x1 = ((end if end < high else high) - low) * scale
+            if x0 <= reach + 1:
+                reach = max(reach, x1)
                 current["count"] += 1
                 current["failed"] += failed
                 if end - start > current["longest"]:
                     current["longest"], current["position"] = end - start, position
+                current["w"] = round(reach - current["x"], 2)
                 continue
-            current = {"kind": kind, "x": x0, "w": max(x1 - x0, 0.0), "count": 1, "failed": int(failed),
-                       "longest": end - start, "position": position}
+            reach = x1
+            current = {"kind": kind, "x": round(x0, 2), "w": round(max(x1 - x0, 0.0), 2), "count": 1,
+                       "failed": int(failed), "longest": end - start, "position": position}
             out.append(current)
     return out
 

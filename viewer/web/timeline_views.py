@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, url_for
+from markupsafe import Markup, escape
 
 from viewer.reads import timeline as timelines
 
@@ -17,6 +18,35 @@ from .search_views import target
 from .shape_check import built
 
 bp = Blueprint("timeline", __name__)
+BAR_ROWS = {"model": (3, 6), "tool": (11, 6), "wait": (8, 4)}  # each kind's y and height in its 20 px lane
+
+
+def length_text(value: float, axis: str) -> str:
+    """A call's length as people say it: "3.2 s", "4 min 10 s", "1 h 5 min"; or a number of events."""
+    if axis != timelines.TIME:
+        return f"{int(value)} events"
+    if value < 60:
+        return f"{value:.3g} s"
+    if value < 3600:
+        return f"{int(value // 60)} min {int(value % 60)} s"
+    return f"{int(value // 3600)} h {int((value % 3600) // 60)} min"
+
+
+def lane_marks(lane: dict, timeline: dict, bar_url: str) -> Markup:
+    """A lane's bars as SVG, each a link to its entry with its title: written here rather than in the template,
+    as a lane of a long session holds hundreds (only numbers and the escaped lane name go in)."""
+    name, scale, axis = escape(lane["name"]), 100 / timeline["width"], timeline["axis"]
+    out = []
+    for bar in lane["bars"]:
+        y, height = BAR_ROWS[bar["kind"]]
+        noun = "wait" if bar["kind"] == "wait" else f"{bar['kind']} call"
+        failed = f", {bar['failed']} failed" if bar["failed"] else ""
+        out.append(f'<a href="{bar_url}{bar["position"]}"><rect class="bar {bar["kind"]}'
+                   f'{" failed" if bar["failed"] else ""}" x="{bar["x"] * scale:.3f}%" '
+                   f'width="{max(bar["w"] * scale, 0.15):.3f}%" y="{y}" height="{height}"><title>{name}: '
+                   f'{bar["count"]} {noun}{"s" if bar["count"] != 1 else ""}{failed}; longest '
+                   f'{length_text(bar["longest"], axis)}</title></rect></a>')
+    return Markup("".join(out))
 
 
 def _bound(name: str) -> float | None:
@@ -73,8 +103,9 @@ def timeline(session_id):
     range_args = _range_args()
     return page_or_twin(s, data, shapes.Timeline, template="timeline.html", name="timeline",
                         page="timeline.timeline", url_args=range_args,
-                        context=dict(zoom=_zoom(s, data), poll=url_for("timeline.poll", session_id=s.id,
-                                                                       after=data["cursor"], **range_args)))
+                        context=dict(zoom=_zoom(s, data), marks=lane_marks, length=length_text,
+                                     poll=url_for("timeline.poll", session_id=s.id, after=data["cursor"],
+                                                  **range_args)))
 
 
 @bp.get("/s/<session_id>/poll/timeline")
@@ -91,6 +122,7 @@ def poll(session_id):
     data = built(shapes.Timeline, {"id": s.id, **_data(s), "url": url_for("timeline.timeline", session_id=s.id)})
     range_args = _range_args()
     return render_template("_timeline_chart.html", timeline=data, session=session_row(s), zoom=_zoom(s, data),
+                           marks=lane_marks, length=length_text,
                            poll=url_for("timeline.poll", session_id=s.id, after=data["cursor"], **range_args))
 
 
