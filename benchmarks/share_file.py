@@ -5,7 +5,8 @@
 
 Generates the session with generate.py (deterministic), then measures, in this process:
 - ingest: reading the session into an index, as the server does (the reference rate);
-- share: `agentview share` whole (its own read, the data, masking, compression), and its rate against ingest;
+- share: `agentview share FILE -o OUT` whole (its own read, the data, masking, compression, the write), and its
+  rate against ingest: events per second of each, the two alternated three times, each the median of its three;
 - the file's size against the JSONL's;
 and in headless Chromium (Debian's), from file:// with the network refused: time to the first view painted,
 a search's answer, and the tab's JavaScript heap. Prints each with its goal.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -31,6 +33,20 @@ def timed(fn):
     start = time.perf_counter()
     value = fn()
     return value, time.perf_counter() - start
+
+
+def rates(session: Path, out: Path, runs: int = 3) -> tuple[int, float, float]:
+    """Events, and seconds of ingest and of `agentview share` (each the median of `runs`, the two alternated)."""
+    from viewer import cli
+    from viewer.reads.session_viewer import load_index
+
+    ingest, sharing = [], []
+    for _ in range(runs):
+        index, seconds = timed(lambda: load_index(session))
+        ingest.append(seconds)
+        del index
+        sharing.append(timed(lambda: cli.main(["share", str(session), "-o", str(out)]))[1])
+    return load_index(session).count, statistics.median(ingest), statistics.median(sharing)
 
 
 def browser_figures(html: Path, word: str) -> dict[str, float]:
@@ -75,17 +91,15 @@ def main() -> int:
                         "--agents", str(args.agents)], check=True)
 
     from viewer.core.redact import masking
-    from viewer.reads.session_viewer import load_index
-    from viewer.share.page import share_html
 
-    with masking(False):
-        _, ingest = timed(lambda: load_index(session))
-        page, sharing = timed(lambda: share_html(load_index(session)))
     out = folder / "shared.html"
-    out.write_bytes(page)
+    with masking(False):
+        events, ingest, sharing = rates(session, out)
+    page = out.read_bytes()
     size = len(page) / session.stat().st_size
-    print(f"session: {args.events:,} events, {session.stat().st_size / 2**20:.1f} MB")
-    print(f"ingest: {ingest:.2f} s; share (read, data, mask, compress): {sharing:.2f} s")
+    print(f"session: {events:,} events, {session.stat().st_size / 2**20:.1f} MB")
+    print(f"ingest: {events / ingest:,.0f} events/s ({ingest:.2f} s); share (read, data, mask, compress, write): "
+          f"{events / sharing:,.0f} events/s ({sharing:.2f} s); medians of 3, alternated")
     print(f"share rate / ingest rate: {ingest / sharing:.2f} (goal at least {GOALS['rate']})")
     print(f"file size / JSONL size: {size:.3f} ({len(page) / 2**20:.1f} MB; goal at most {GOALS['size']})")
     figures = browser_figures(out, "latency")
