@@ -157,8 +157,7 @@ def export(args: argparse.Namespace) -> int:
 
 def share(args: argparse.Namespace) -> int:
     from viewer.library.library import Library
-    from viewer.reads.session_viewer import load_index
-    from viewer.share.page import share_html
+    from viewer.share.page import read_session, share_html
 
     if args.dir:
         if not os.path.isdir(args.dir):
@@ -172,7 +171,7 @@ def share(args: argparse.Namespace) -> int:
             print(f"agentview: no session {args.session!r} in {args.dir} (sessions: {known})", file=sys.stderr)
             return 2
     elif os.path.isfile(args.session):
-        session = load_index(args.session)
+        session = read_session(args.session)
     else:
         print(f"agentview: {args.session} is not a file (a session id needs --dir DIR)", file=sys.stderr)
         return 2

@@ -88,7 +88,10 @@ class EventList:
         """The event at `position` is exactly the `length` bytes at `offset` of `source`, parsed: keep only where.
 
         It was appended as a dict (ingest keeps where each line is as it goes), and a dict is never cached: there
-        is no cached copy to drop."""
+        is no cached copy to drop. With Tuning.keep_parsed the dict stays, and where its line is is noted."""
+        if self._tuning.keep_parsed:
+            self.note_line(position, source, offset, length)
+            return
         if source is not self._source:
             if self._source is not None:  # one file per list; a second one (never expected) keeps its bytes
                 self.keep_raw(position, source.read(offset, length))
@@ -214,6 +217,10 @@ class EventList:
         position = start
         while position < stop:
             item = items[position]
+            if type(item) is dict:  # kept parsed (Tuning.keep_parsed, or not a line as written)
+                events.append(item)
+                position += 1
+                continue
             load_many = getattr(type(item), "load_many", None)
             if load_many is not None:  # a run of a format's loaders: each file opened once for the run
                 last = position + 1

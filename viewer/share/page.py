@@ -14,7 +14,10 @@ import zlib
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from viewer.core.host import Host
+from viewer.core.tuning import Tuning
 from viewer.index.session_index import SessionIndex
+from viewer.reads.session_viewer import load_index
 from viewer.web.resources import resource_dir
 
 from .data import sealed, session_data
@@ -40,6 +43,12 @@ def compressed(raw: bytes) -> bytes:
     """gzip (not zlib or raw deflate): DecompressionStream("gzip") reads it in every browser that has one."""
     packer = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, 31)
     return packer.compress(raw) + packer.flush()
+
+
+def read_session(path: str) -> SessionIndex:
+    """A session file read whole to be shared: its events stay parsed, so each line is parsed once (ingest), not
+    again to make the file's data (the walk would hold them all at once anyway)."""
+    return load_index(path, Host(Tuning(keep_parsed=True)))
 
 
 def share_html(s: SessionIndex, agent: str | None = None, redact_secrets: bool = True,
