@@ -11,6 +11,8 @@ import functools
 import re
 from contextvars import ContextVar
 
+from ahocorasick_rs import BytesAhoCorasick
+
 from . import jsonio
 
 MASK = "[masked]"
@@ -97,18 +99,22 @@ _BACK = 7  # the farthest: "secret" in client_secret, "api-key" in x-goog-api-ke
 _SHORTEST = 11  # no secret the patterns know fits in fewer characters
 
 
-_TRIGGER_BYTES = tuple(t.encode() for t in _TRIGGERS)
 # On short text one regex search costs less than a find per trigger; on long text the finds win.
 _TRIGGER_PATTERN = re.compile("|".join(re.escape(t) for t in _TRIGGERS))
 _SHORT = 256
+# Serialized JSON (an API answer, a shared file's data: megabytes) is searched for every trigger in one pass, all
+# occurrences (overlapping ones too), as the finds would give them: a seventh of their time.
+_TRIGGER_SEARCH = BytesAhoCorasick([t.encode() for t in _TRIGGERS])
 
 
 def _matches(text, lowered, pattern) -> list[re.Match]:
     if isinstance(lowered, str) and len(lowered) < _SHORT:
         candidates = [m.start() for m in _TRIGGER_PATTERN.finditer(lowered)]
+    elif isinstance(lowered, bytes):
+        candidates = [start for _, start, _ in _TRIGGER_SEARCH.find_matches_as_indexes(lowered, overlapping=True)]
     else:
         candidates = []
-        for trigger in _TRIGGER_BYTES if isinstance(lowered, bytes) else _TRIGGERS:
+        for trigger in _TRIGGERS:
             i = lowered.find(trigger)
             while i >= 0:
                 candidates.append(i)
