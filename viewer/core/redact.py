@@ -11,7 +11,7 @@ import functools
 import re
 from contextvars import ContextVar
 
-from ahocorasick_rs import BytesAhoCorasick
+from ahocorasick_rs import BytesAhoCorasick, MatchKind
 
 from . import jsonio
 
@@ -102,16 +102,30 @@ _SHORTEST = 11  # no secret the patterns know fits in fewer characters
 # On short text one regex search costs less than a find per trigger; on long text the finds win.
 _TRIGGER_PATTERN = re.compile("|".join(re.escape(t) for t in _TRIGGERS))
 _SHORT = 256
-# Serialized JSON (an API answer, a shared file's data: megabytes) is searched for every trigger in one pass, all
-# occurrences (overlapping ones too), as the finds would give them: a seventh of their time.
-_TRIGGER_SEARCH = BytesAhoCorasick([t.encode() for t in _TRIGGERS])
+# Serialized JSON (an API answer, a shared file's data: megabytes) is searched for every trigger at once: a
+# leftmost-first search skips ahead over bytes no trigger starts with, and what starts inside a match it gives (a
+# trigger overlapping another) is looked for there, so every occurrence is found, as finds would find them.
+_TRIGGER_SEARCH = BytesAhoCorasick([t.encode() for t in _TRIGGERS], matchkind=MatchKind.LeftmostFirst)
+_TRIGGER_OVERLAPS = BytesAhoCorasick([t.encode() for t in _TRIGGERS])  # every occurrence, overlapping ones too
+_LONGEST_TRIGGER = max(map(len, _TRIGGERS))
+
+
+def trigger_starts(lowered: bytes) -> list[int]:
+    """Where each trigger occurs in lower-cased bytes, every occurrence (overlapping ones too), in order."""
+    starts = []
+    for _, start, end in _TRIGGER_SEARCH.find_matches_as_indexes(lowered):
+        starts.append(start)
+        inside = memoryview(lowered)[start + 1 : end + _LONGEST_TRIGGER - 1]
+        starts += [start + 1 + at for _, at, _ in _TRIGGER_OVERLAPS.find_matches_as_indexes(inside, overlapping=True)
+                   if at < end - start - 1]
+    return starts
 
 
 def _matches(text, lowered, pattern) -> list[re.Match]:
     if isinstance(lowered, str) and len(lowered) < _SHORT:
         candidates = [m.start() for m in _TRIGGER_PATTERN.finditer(lowered)]
     elif isinstance(lowered, bytes):
-        candidates = [start for _, start, _ in _TRIGGER_SEARCH.find_matches_as_indexes(lowered, overlapping=True)]
+        candidates = trigger_starts(lowered)
     else:
         candidates = []
         for trigger in _TRIGGERS:
