@@ -31,11 +31,11 @@ def test_native_events_are_kept_as_offsets_in_their_file_and_read_back_whole(tmp
 
 
 def test_a_one_off_read_keeps_its_events_parsed_and_still_knows_their_lines(tmp_path):
-    """Tuning.keep_parsed (`agentview share` walks every event again): each event stays the dict ingest made, a walk
+    """A one-off read (Tuning.one_off: `agentview share` walks every event again): each event stays the dict ingest made, a walk
     gives those very dicts, and each line is still found where it was read."""
     events = [created("m1", "a")] + [say(f"m{i}", "a", f"said {i}") for i in range(2, 40)]
     path = write_events(tmp_path / "s.jsonl", events)
-    s = _library(tmp_path, Tuning(keep_parsed=True)).get("s")
+    s = _library(tmp_path, Tuning(one_off=True)).get("s")
     assert {s.events.kept_as(p) for p in range(s.count)} == {"dict"}
     walked = s.events.walk(0, s.count)
     assert walked == events and all(walked[p] is s.events[p] for p in range(s.count))

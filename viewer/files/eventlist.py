@@ -88,8 +88,8 @@ class EventList:
         """The event at `position` is exactly the `length` bytes at `offset` of `source`, parsed: keep only where.
 
         It was appended as a dict (ingest keeps where each line is as it goes), and a dict is never cached: there
-        is no cached copy to drop. With Tuning.keep_parsed the dict stays, and where its line is is noted."""
-        if self._tuning.keep_parsed:
+        is no cached copy to drop. In a one-off read (Tuning.one_off) the dict stays, and where its line is is noted."""
+        if self._tuning.one_off:
             self.note_line(position, source, offset, length)
             return
         if source is not self._source:
@@ -213,14 +213,12 @@ class EventList:
         """The events start .. stop-1, as `load` reads them (not cached): for walks over many (the search index,
         the facets), reading runs of lines together (parse_lines)."""
         items = self._items
+        if set(map(type, items[start:stop])) == {dict}:  # all kept parsed (Tuning.one_off): nothing to read
+            return items[start:stop]
         events: list[dict] = []
         position = start
         while position < stop:
             item = items[position]
-            if type(item) is dict:  # kept parsed (Tuning.keep_parsed, or not a line as written)
-                events.append(item)
-                position += 1
-                continue
             load_many = getattr(type(item), "load_many", None)
             if load_many is not None:  # a run of a format's loaders: each file opened once for the run
                 last = position + 1

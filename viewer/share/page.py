@@ -50,7 +50,7 @@ def compressed(raw: bytes) -> bytes:
 def read_session(path: str) -> SessionIndex:
     """A session file read whole to be shared: its events stay parsed, so each line is parsed once (ingest), not
     again to make the file's data (the walk would hold them all at once anyway)."""
-    return load_index(path, Host(Tuning(keep_parsed=True)))
+    return load_index(path, Host(Tuning(one_off=True)))
 
 
 def share_html(s: SessionIndex, agent: str | None = None, redact_secrets: bool = True,
