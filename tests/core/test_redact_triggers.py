@@ -26,11 +26,11 @@ def every_occurrence(lowered: bytes) -> list[int]:
 @given(st.lists(st.sampled_from(PIECES), max_size=30))
 def test_every_trigger_occurrence_is_found(pieces):
     lowered = "".join(pieces).lower().encode()
-    assert redact.trigger_starts(lowered) == every_occurrence(lowered)
+    assert sorted(redact.trigger_starts(lowered)) == every_occurrence(lowered)
 
 
 def test_triggers_inside_a_match_and_at_the_end_are_found():
     for text in ["xoxoxox", "ghp_ghp_", "sk-sk-sk-", "asiakiasia", "-----begin-----begin", "passwordpasswd",
                  "api_keyapi-keyapikey", "x-auth-tokenaccess_token", "xox"]:
         lowered = text.encode()
-        assert redact.trigger_starts(lowered) == every_occurrence(lowered), text
+        assert sorted(redact.trigger_starts(lowered)) == every_occurrence(lowered), text

@@ -111,7 +111,7 @@ _LONGEST_TRIGGER = max(map(len, _TRIGGERS))
 
 
 def trigger_starts(lowered: bytes) -> list[int]:
-    """Where each trigger occurs in lower-cased bytes, every occurrence (overlapping ones too), in order."""
+    """Where each trigger occurs in lower-cased bytes: every occurrence, overlapping ones too (not sorted)."""
     starts = []
     for _, start, end in _TRIGGER_SEARCH.find_matches_as_indexes(lowered):
         starts.append(start)
