@@ -155,9 +155,10 @@ def export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _opened(target: str, folder: str | None, library=None):
+def _opened(target: str, folder: str | None, library=None, read=None):
     """The session a command names: a session file, or with `folder` a session id in it (the viewer's URLs' id).
-    None, having said why on stderr, when there is none. `library`: the folder's, already scanned."""
+    None, having said why on stderr, when there is none. `library`: the folder's, already scanned; `read`: how a
+    session file is read (load_index unless given)."""
     from viewer.library.library import Library
     from viewer.reads.session_viewer import load_index
 
@@ -174,15 +175,15 @@ def _opened(target: str, folder: str | None, library=None):
             print(f"agentview: no session {target!r} in {folder} (sessions: {known})", file=sys.stderr)
         return session
     if os.path.isfile(target):
-        return load_index(target)
+        return (read or load_index)(target)
     print(f"agentview: {target} is not a file (a session id needs --dir DIR)", file=sys.stderr)
     return None
 
 
 def share(args: argparse.Namespace) -> int:
-    from viewer.share.page import share_html
+    from viewer.share.page import read_session, share_html
 
-    session = _opened(args.session, args.dir)
+    session = _opened(args.session, args.dir, read=read_session)
     if session is None:
         return 2
     if args.agent and args.agent not in session.agents:

@@ -42,6 +42,8 @@ class Tuning:
     asof_cache_events: int = knob(2_000_000, "events the as-of snapshots kept hold in all")
     event_cache_bytes: int = knob(8 * MB, "bytes of lines a session keeps parsed (its events read last)")
     walk_read: int = knob(256 * 1024, "bytes read at once by a walk over a session's events")
+    one_off: bool = knob(False, "a read that walks every event again and exits (agentview share): events stay "
+                                "parsed after ingest, and what it made is frozen uncollected")
     cores: int | None = knob(None, "cores the search worker processes may use (None: those this process may run on)")
 
 
