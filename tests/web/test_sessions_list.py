@@ -8,7 +8,8 @@ import os
 from conftest import write_events
 from dom import parse
 from events import claude_user, created, say
-from viewer.web.app import ago, create_app
+from viewer.web.app import create_app
+from viewer.web.shell import ago
 
 
 def test_relative_times_read_as_people_say_them():
@@ -26,8 +27,9 @@ def test_sessions_newest_first_with_relative_times_and_a_filter(tmp_path):
     doc = parse(client.get("/").data)
     rows = [tr for tr in doc.find_all("tr") if tr.attrs.get("id", "").startswith("av-session-")]
     assert [r.attrs["id"] for r in rows] == ["av-session-gamma", "av-session-beta", "av-session-alpha"]
-    stamp = rows[0].find_all("time")[0]
-    assert stamp.text.endswith("ago") and stamp.attrs["title"].endswith("UTC") and stamp.attrs["data-epoch"]
+    stamp = rows[0].find_all("time")[0]  # without scripts: an old time as a UTC date, the exact time its title
+    assert stamp.text == "Nov 14 2023, 22:33 UTC" and stamp.attrs["datetime"] == "2023-11-14T22:33:20Z"
+    assert stamp.attrs["title"] == "2023-11-14 22:33:20 UTC" and stamp.attrs["data-epoch"] == "1700001200"
     body = client.get("/?filter=BET").data.decode()
     assert "av-session-beta" in body and "av-session-alpha" not in body
     assert "1 of 3 sessions match" in body and 'value="BET"' in body
