@@ -63,6 +63,16 @@
     }
   });
 
+  // The rail's sessions switcher: its box keeps the rows whose text holds every word typed.
+  document.addEventListener("input", (event) => {
+    if (!event.target.matches(".switcher-filter")) return;
+    const words = event.target.value.toLowerCase().split(/\s+/).filter(Boolean);
+    event.target.parentNode.querySelectorAll(".switcher-list > li").forEach((li) => {
+      const text = li.textContent.toLowerCase();
+      li.hidden = !words.every((w) => text.includes(w));
+    });
+  });
+
   document.addEventListener("DOMContentLoaded", () => { reveal(document); revealTarget(); });
   window.addEventListener("hashchange", revealTarget);
   // New fragments arrive through htmx: show their controls too.

@@ -154,3 +154,23 @@ def test_the_first_message_is_three_tab_stops_away(live_server, page):
     assert first.evaluate("e => e.contains(document.activeElement)")
     outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
     assert outline == "solid"
+
+
+def test_the_sessions_are_one_click_away_in_the_rail_newest_first_and_filterable(live_server, page):
+    claude_session(live_server.folder)
+    sid = session_id(live_server)
+    page.goto(f"{live_server.url}/s/research_team/agents/agent_writer")
+    page.locator(".switcher > summary").click()
+    rows = page.locator(".switcher-list > li")
+    expect(rows.first).to_be_visible()
+    listed = rows.count()
+    assert listed >= 5
+    expect(rows.filter(has_text="research_team").locator("a")).to_have_attribute("aria-current", "page")
+    page.locator(".switcher-filter").fill("todo next")
+    expect(rows.locator("visible=true")).to_have_count(1)
+    row = rows.locator("visible=true")
+    expect(row).to_contain_text("3 min ago")
+    expect(row).to_contain_text("-home-dev-todo")  # its project
+    row.get_by_role("link", name=TITLE).click()
+    expect(page).to_have_url(f"{live_server.url}/s/{sid}")
+    expect(page.locator("h1")).to_have_text(TITLE)

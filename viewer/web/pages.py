@@ -85,6 +85,9 @@ def _sessions_context() -> dict:
                 scanning=watcher is not None and not watcher.ready.is_set())
 
 
+SWITCHER_ROWS = 100  # sessions a rail's switcher lists (the rest on /)
+
+
 def last_active(row: dict) -> float:
     """When a session was last active: its latest event's time, else (events without times) its file's change."""
     return row["active_at"] or row["updated_at"] or 0
@@ -114,6 +117,13 @@ def _matches(row: dict, wanted: str) -> bool:
 @bp.get("/")
 def index():
     return render_template("index.html", **_sessions_context())
+
+
+@bp.get("/switcher")
+def switcher():
+    """The sessions switcher of a session page's rail (its list, newest first)."""
+    return render_template("_switcher.html", **_sessions_context(), current=request.args.get("current"),
+                           limit=SWITCHER_ROWS)
 
 
 @bp.get("/poll/sessions")
