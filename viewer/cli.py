@@ -36,7 +36,7 @@ def serve(args: argparse.Namespace) -> int:
         return 2
     from .core import pricing
 
-    try:  # the prices costs are shown at: the shipped table, with the user's file (or AGENTVIEW_PRICES) over it
+    try:  # the prices costs are shown at: genai-prices', with the user's file (or AGENTVIEW_PRICES) over them
         prices = pricing.load(args.prices or os.environ.get(pricing.ENV) or None)
     except pricing.PriceFileError as error:
         print(f"agentview: --prices: {error}", file=sys.stderr)
@@ -307,8 +307,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "agentview's folder in your user cache folder; never inside the served folder)")
     p.add_argument("--no-cache", action="store_true", help="read every file from its start on every start")
     p.add_argument("--prices", metavar="FILE",
-                   help="a JSON price file over the shipped table (its shape: viewer/core/pricing.json; default: "
-                        "$AGENTVIEW_PRICES, else the shipped table alone)")
+                   help="a JSON price file whose models win over genai-prices' (its shape: docs/design.md, Prices; "
+                        "default: $AGENTVIEW_PRICES, else genai-prices alone)")
     p.set_defaults(func=serve)
     p = commands.add_parser("demo", help="write a scripted multi-agent session into DIR, live, over about a minute")
     p.add_argument("dir", help="folder to write the session into (created if missing)")
