@@ -138,16 +138,16 @@ def export(args: argparse.Namespace) -> int:
     from viewer.core.redact import masking
     from viewer.export.text import ExportError
     from viewer.export.text import export as render
-    from viewer.reads.session_viewer import load_index
+    from viewer.reads.session_viewer import NoSuchSession, load_index
 
-    if not os.path.isfile(args.session_file):
+    if not os.path.exists(args.session_file):
         print(f"agentview: {args.session_file} is not a file", file=sys.stderr)
         return 2
     agents = [a for a in (args.agents or "").split(",") if a]
     try:
         with masking(not args.no_redact):
-            text = render(load_index(args.session_file), args.format, args.agent, agents, args.sub)
-    except ExportError as error:
+            text = render(load_index(args.session_file, args.session), args.format, args.agent, agents, args.sub)
+    except (ExportError, NoSuchSession) as error:
         print(f"agentview: {error}", file=sys.stderr)
         return 2
     sys.stdout.buffer.write(text.encode("utf-8"))
@@ -157,7 +157,7 @@ def export(args: argparse.Namespace) -> int:
 
 def share(args: argparse.Namespace) -> int:
     from viewer.library.library import Library
-    from viewer.reads.session_viewer import load_index
+    from viewer.reads.session_viewer import NoSuchSession, load_index
     from viewer.share.page import share_html
 
     if args.dir:
@@ -172,7 +172,11 @@ def share(args: argparse.Namespace) -> int:
             print(f"agentview: no session {args.session!r} in {args.dir} (sessions: {known})", file=sys.stderr)
             return 2
     elif os.path.isfile(args.session):
-        session = load_index(args.session)
+        try:
+            session = load_index(args.session)
+        except NoSuchSession as error:  # a file of many: their ids go with --dir
+            print(f"agentview: {error} (with --dir {os.path.dirname(args.session) or '.'})", file=sys.stderr)
+            return 2
     else:
         print(f"agentview: {args.session} is not a file (a session id needs --dir DIR)", file=sys.stderr)
         return 2
@@ -316,8 +320,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=demo)
     p = commands.add_parser("export", help="print a session as markdown, a text trace, GraphViz DOT, JSON or "
                                            "OTLP/JSON spans (one ExportTraceServiceRequest a line)")
-    p.add_argument("session_file", help="a session .jsonl file")
+    p.add_argument("session_file", help="a session file (.jsonl and the others read), or a file of many sessions "
+                                        "(OpenCode's opencode.db) with --session")
     p.add_argument("--format", required=True, choices=["markdown", "trace", "dot", "json", "otlp"])
+    p.add_argument("--session", help="of a file of many sessions, the one to print (its id, as in the viewer's URLs)")
     p.add_argument("--agent", help="one agent's perspective (markdown), or only its events (trace, dot)")
     p.add_argument("--agents", help="comma-separated agents: their dialog (markdown), or only their events")
     p.add_argument("--sub", action="store_true", help="with --agent: include its sub-agents' entries")

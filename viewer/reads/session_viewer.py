@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from viewer.core.model import Event
+from viewer.formats import detect
 from viewer.index.session_ids import session_id_for
 from viewer.index.session_index import SessionIndex
 from viewer.library.library import Library
@@ -13,9 +14,23 @@ from viewer.library.reading import reader_for
 from . import causality, dialogs, queries
 
 
-def load_index(session_file: str | os.PathLike) -> SessionIndex:
-    """Read a whole session file into a fresh index, in whatever format it is (with its sub-agent files)."""
+class NoSuchSession(ValueError):
+    """A file of many sessions asked for one it does not hold, or for none when it holds several."""
+
+
+def load_index(session_file: str | os.PathLike, session_id: str | None = None) -> SessionIndex:
+    """Read a whole session file into a fresh index, in whatever format it is (with its sub-agent files); of a file
+    of many sessions (OpenCode's database), the one `session_id` names, or its only one."""
     path = os.path.abspath(os.fspath(session_file))
+    if detect.store_file(path) is not None and os.path.exists(path):
+        held = Library(os.path.dirname(path), follow_symlinks=True).sessions_of_file(path)
+        chosen = [s for s in held if session_id in (None, s.id, s.name)]
+        if len(chosen) == 1:
+            return chosen[0]
+        if held:
+            ids = ", ".join(s.id for s in held)
+            asked = f"no session {session_id!r}" if session_id else f"{len(held)} sessions"
+            raise NoSuchSession(f"{os.path.basename(path)} holds {asked}: give one of {ids}")
     if Library.is_session_file(path) and os.path.isfile(path):
         session = Library(os.path.dirname(path), follow_symlinks=True).open_file(path)
         if session is not None:
