@@ -22,10 +22,11 @@ def context_tokens(usage: dict) -> int:
                + usage.get("cache_read_input_tokens", 0))
 
 
-def context_fill(event: dict, prices: pricing.Prices) -> dict | None:
+def context_fill(event: dict, prices: pricing.Prices, usage: dict | None = None) -> dict | None:
     """How full a response's context window was: {"tokens", "window", "percent"} (window and percent None when
-    neither the log nor the price table `prices` knows the model's window); None for an event without usage."""
-    usage = of_event(event)
+    neither the log nor `prices` knows the model's window); None for an event without usage (`usage`: its
+    of_event, when the caller has it already)."""
+    usage = of_event(event) if usage is None else usage
     if not usage:
         return None
     tokens = context_tokens(usage)
@@ -93,7 +94,7 @@ class Totals:
                 spent["priced"] += 1
             elif any(usage.values()):
                 spent["unpriced"] += 1
-        fill = context_fill(event, prices)
+        fill = context_fill(event, prices, usage)
         if fill and (self.peak is None or _fuller(fill, self.peak)):
             self.peak = fill
 
