@@ -171,7 +171,7 @@ def share(args: argparse.Namespace) -> int:
             known = ", ".join(sorted(s.id for s in library.listing())[:20]) or "none"
             print(f"agentview: no session {args.session!r} in {args.dir} (sessions: {known})", file=sys.stderr)
             return 2
-    elif os.path.isfile(args.session):
+    elif os.path.exists(args.session):  # a file, or a folder of many sessions (OpenCode's storage folder)
         try:
             session = load_index(args.session)
         except NoSuchSession as error:  # a file of many: their ids go with --dir

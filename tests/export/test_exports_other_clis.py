@@ -8,7 +8,7 @@ import json
 
 import pytest
 from events import copy_samples
-from opencode_db import ROOT, T0, OpenCodeDb, answer, prompt, write_sample
+from opencode_db import ROOT, T0, OpenCodeDb, OpenCodeStorageTree, answer, prompt, write_sample
 from otlp_receiver import receiver  # noqa: F401 (a fixture)
 from shared_files import carried
 from test_otlp_push import agentview, json_spans
@@ -80,6 +80,18 @@ def test_share_writes_an_opencode_session_with_every_agent_and_event(db, tmp_pat
     data, _ = carried(out.read_bytes())
     assert data["session"]["id"] == SESSION and len(data["events"]) == 21
     assert [a["id"] for a in data["agents"]] == ["main", CHILD, GRAND]
+
+
+def test_the_older_storage_folder_exports_and_shares_as_the_database_does(tmp_path, capsys):
+    storage = tmp_path / ".local/share/opencode/storage"
+    storage.mkdir(parents=True)
+    write_sample(storage, OpenCodeStorageTree).close()
+    assert "Events: 21 · Agents: 3" in exported(capsys, storage, "--format", "trace")
+    out = tmp_path / "shared.html"
+    assert cli.main(["share", str(storage), "-o", str(out)]) == 0
+    assert [a["id"] for a in carried(out.read_bytes())[0]["agents"]] == ["main", CHILD, GRAND]
+    assert cli.main(["export", str(tmp_path), "--format", "trace"]) == 2  # a folder of no sessions: said, no trace
+    assert f"{tmp_path.name} is a folder, not a file of sessions" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("sample", ["opencode", "gemini", "copilot"])

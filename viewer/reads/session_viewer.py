@@ -22,7 +22,7 @@ def load_index(session_file: str | os.PathLike, session_id: str | None = None) -
     """Read a whole session file into a fresh index, in whatever format it is (with its sub-agent files); of a file
     of many sessions (OpenCode's database), the one `session_id` names, or its only one."""
     path = os.path.abspath(os.fspath(session_file))
-    if detect.store_file(path) is not None and os.path.exists(path):
+    if (detect.store_file(path) is not None or os.path.isdir(path)) and os.path.exists(path):
         held = Library(os.path.dirname(path), follow_symlinks=True).sessions_of_file(path)
         chosen = [s for s in held if session_id in (None, s.id, s.name)]
         if len(chosen) == 1:
@@ -31,6 +31,9 @@ def load_index(session_file: str | os.PathLike, session_id: str | None = None) -
             ids = ", ".join(s.id for s in held)
             asked = f"no session {session_id!r}" if session_id else f"{len(held)} sessions"
             raise NoSuchSession(f"{os.path.basename(path)} holds {asked}: give one of {ids}")
+        if os.path.isdir(path):
+            raise NoSuchSession(f"{os.path.basename(path)} is a folder, not a file of sessions (the sessions of a "
+                                "folder: agentview serve, or share --dir)")
     if Library.is_session_file(path) and os.path.isfile(path):
         session = Library(os.path.dirname(path), follow_symlinks=True).open_file(path)
         if session is not None:
