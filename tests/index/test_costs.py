@@ -92,7 +92,8 @@ def test_a_user_file_overrides_and_adds_models_and_a_bad_one_is_refused(tmp_path
     assert prices.cost("claude-haiku-4-5-20251001", tokens(1_000_000, 0, 1_000_000, 1_000_000)) == 2 + 2.5 + 0.2
     assert prices.cost("claude-opus-4-1", tokens(1_000_000, 0)) == pytest.approx(15.0)  # the rest: genai-prices'
     for bad in ('{"models": {"x": {"input": "cheap"}}}', "[]", "not json",
-                '{"models": {"x": {"input": 1, "output": 1, "cache_write": 1, "cache_read": 1, "cache_write_1h": -1}}}'):
+                '{"models": {"x": {"input": 1, "output": 1, "cache_write": 1, "cache_read": 1, '
+                '"cache_write_1h": -1}}}'):
         mine.write_text(bad)
         with pytest.raises(pricing.PriceFileError):
             pricing.load(str(mine))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from claude_lines import Transcript
-from events import copy_samples, scanned
+from events import copy_samples
 from genai_prices import Usage, calc_price
 from opencode_db import ROOT, T0, OpenCodeDb, answer, prompt
 
@@ -56,26 +56,21 @@ def test_each_formats_responses_cost_what_genai_prices_says(tmp_path, sample, fo
                                                    "unpriced_models": unpriced}
 
 
-def test_list_prices_of_the_samples_models():
+def test_list_prices_of_the_samples_models(tmp_path):
     """The figures above by hand, at the providers' list prices (USD per million tokens), so a wrong wiring fails."""
-    gemini = scanned_with_prices("gemini", "tmp").get(GEMINI)
+    gemini = library_of(copy_samples("gemini", tmp_path / "gemini" / "tmp")).get(GEMINI)
     # gemini-2.5-pro: $1.25 in, $0.125 cached, $10 out; gemini-2.5-flash: $0.30, $0.03, $2.50
     pro = (1200 * 1.25 + 3000 * 0.125 + 100 * 10) + (4600 * 1.25 + 30 * 10) + (1100 * 1.25 + 4000 * 0.125 + 25 * 10) \
         + (5300 * 1.25 + 20 * 10)
-    assert usage.for_agent(gemini, "main")["cost_usd"] == pytest.approx((pro + 500 * 0.3 + 5000 * 0.03 + 15 * 2.5) / 1e6)
-    copilot = scanned_with_prices("copilot", "session-state").get(COPILOT)
+    flash = 500 * 0.3 + 5000 * 0.03 + 15 * 2.5
+    assert usage.for_agent(gemini, "main")["cost_usd"] == pytest.approx((pro + flash) / 1e6)
+    copilot = library_of(copy_samples("copilot", tmp_path / "copilot" / "session-state")).get(COPILOT)
     # claude-sonnet-4.5 (Anthropic's claude-sonnet-4-5): $3 in, $0.30 cache read, $15 out
     assert usage.for_agent(copilot, "main")["cost_usd"] == pytest.approx((5200 * 3 + 4000 * 0.3 + 280 * 15) / 1e6)
-    codex = scanned_with_prices("codex", "sessions").get(CODEX)
+    codex = library_of(copy_samples("codex", tmp_path / "codex" / "sessions")).get(CODEX)
     # gpt-5-codex (GPT-5's prices): $1.25 in, $0.125 cached, $10 out
     assert usage.for_agent(codex, "main")["cost_usd"] == pytest.approx(
         (2128 * 1.25 + 3072 * 0.125 + 180 * 10 + 1280 * 1.25 + 5120 * 0.125 + 240 * 10 + 2100 * 1.25 + 90 * 10) / 1e6)
-
-
-def scanned_with_prices(sample: str, folder: str, prices: pricing.Prices = GENAI):
-    import tempfile
-
-    return library_of(copy_samples(sample, Path(tempfile.mkdtemp()) / folder), prices)
 
 
 def test_a_response_is_priced_at_the_prices_of_its_own_date(tmp_path):
@@ -139,7 +134,7 @@ def test_a_user_price_file_wins_over_genai_prices(tmp_path):
     mine = tmp_path / "prices.json"
     mine.write_text(json.dumps({"prices_as_of": "2026-11-01", "models": {
         "gemini-2.5-flash": {"input": 100, "output": 0, "cache_write": 0, "cache_read": 0}}}))
-    s = scanned_with_prices("gemini", "tmp", pricing.load(str(mine))).get(GEMINI)
+    s = library_of(copy_samples("gemini", tmp_path / "tmp"), pricing.load(str(mine))).get(GEMINI)
     flash = [e for e in s.events if usage.of_event(e) and e["model"] == "gemini-2.5-flash"]
     others = sum(genai_cost(e) for e in s.events if usage.of_event(e) and e["model"] != "gemini-2.5-flash")
     # the file's $100 a million input tokens, its cached ones at its cache_read price ($0)
