@@ -110,6 +110,13 @@ def test_profile_helper_runs_in_every_mode(tmp_path):
     assert "  events " in result.stdout  # the memory report names the session's parts
 
 
+def test_the_pricing_benchmark_sums_a_small_session():
+    result = subprocess.run([sys.executable, str(REPO / "benchmarks" / "price_rate.py"), "--events", "2000",
+                             "--repeat", "1"], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    assert "cost of 1000 responses summed in" in result.stdout and "no price: ['mystery-model-1']" in result.stdout
+
+
 def test_the_words_probe_builds_and_merges_every_run_of_a_session(tmp_path):
     generate(tmp_path / "s.jsonl", 3_000, agents=24)
     result = subprocess.run([sys.executable, str(REPO / "benchmarks" / "probes.py"), "words", str(tmp_path)],

@@ -36,7 +36,7 @@ def serve(args: argparse.Namespace) -> int:
         return 2
     from .core import pricing
 
-    try:  # the prices costs are shown at: the shipped table, with the user's file (or AGENTVIEW_PRICES) over it
+    try:  # the prices costs are shown at: genai-prices', with the user's file (or AGENTVIEW_PRICES) over them
         prices = pricing.load(args.prices or os.environ.get(pricing.ENV) or None)
     except pricing.PriceFileError as error:
         print(f"agentview: --prices: {error}", file=sys.stderr)
@@ -138,16 +138,17 @@ def export(args: argparse.Namespace) -> int:
     from viewer.core.redact import masking
     from viewer.export.text import ExportError
     from viewer.export.text import export as render
-    from viewer.reads.session_viewer import load_index
+    from viewer.reads.session_viewer import NoSuchSession, load_index
 
-    if not os.path.isfile(args.session_file):
+    if not os.path.exists(args.session_file):
         print(f"agentview: {args.session_file} is not a file", file=sys.stderr)
         return 2
     agents = [a for a in (args.agents or "").split(",") if a]
     try:
         with masking(not args.no_redact):
-            text = render(load_index(args.session_file), args.format, args.agent, agents, args.sub)
-    except ExportError as error:
+            text = render(load_index(args.session_file, session_id=args.session), args.format, args.agent, agents,
+                          args.sub)
+    except (ExportError, NoSuchSession) as error:
         print(f"agentview: {error}", file=sys.stderr)
         return 2
     sys.stdout.buffer.write(text.encode("utf-8"))
@@ -160,7 +161,7 @@ def _opened(target: str, folder: str | None, library=None, read=None):
     None, having said why on stderr, when there is none. `library`: the folder's, already scanned; `read`: how a
     session file is read (load_index unless given)."""
     from viewer.library.library import Library
-    from viewer.reads.session_viewer import load_index
+    from viewer.reads.session_viewer import NoSuchSession, load_index
 
     if folder:
         if library is None:
@@ -174,8 +175,12 @@ def _opened(target: str, folder: str | None, library=None, read=None):
             known = ", ".join(sorted(s.id for s in library.listing())[:20]) or "none"
             print(f"agentview: no session {target!r} in {folder} (sessions: {known})", file=sys.stderr)
         return session
-    if os.path.isfile(target):
-        return (read or load_index)(target)
+    if os.path.exists(target):  # a file, or a folder of many sessions (OpenCode's storage folder)
+        try:
+            return (read or load_index)(target)
+        except NoSuchSession as error:  # a file of many: their ids go with --dir
+            print(f"agentview: {error} (with --dir {os.path.dirname(target) or '.'})", file=sys.stderr)
+            return None
     print(f"agentview: {target} is not a file (a session id needs --dir DIR)", file=sys.stderr)
     return None
 
@@ -350,8 +355,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "agentview's folder in your user cache folder; never inside the served folder)")
     p.add_argument("--no-cache", action="store_true", help="read every file from its start on every start")
     p.add_argument("--prices", metavar="FILE",
-                   help="a JSON price file over the shipped table (its shape: viewer/core/pricing.json; default: "
-                        "$AGENTVIEW_PRICES, else the shipped table alone)")
+                   help="a JSON price file whose models win over genai-prices' (its shape: docs/design.md, Prices; "
+                        "default: $AGENTVIEW_PRICES, else genai-prices alone)")
     p.set_defaults(func=serve)
     p = commands.add_parser("demo", help="write a scripted multi-agent session into DIR, live, over about a minute")
     p.add_argument("dir", help="folder to write the session into (created if missing)")
@@ -359,8 +364,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=demo)
     p = commands.add_parser("export", help="print a session as markdown, a text trace, GraphViz DOT, JSON or "
                                            "OTLP/JSON spans (one ExportTraceServiceRequest a line)")
-    p.add_argument("session_file", help="a session .jsonl file")
+    p.add_argument("session_file", help="a session file (.jsonl and the others read), or a file of many sessions "
+                                        "(OpenCode's opencode.db) with --session")
     p.add_argument("--format", required=True, choices=["markdown", "trace", "dot", "json", "otlp"])
+    p.add_argument("--session", help="of a file of many sessions, the one to print (its id, as in the viewer's URLs)")
     p.add_argument("--agent", help="one agent's perspective (markdown), or only its events (trace, dot)")
     p.add_argument("--agents", help="comma-separated agents: their dialog (markdown), or only their events")
     p.add_argument("--sub", action="store_true", help="with --agent: include its sub-agents' entries")

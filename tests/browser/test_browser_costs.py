@@ -2,6 +2,7 @@
 context bars and peak, and `/`; prices from a user's file given with --prices."""
 
 import json
+from importlib.metadata import version
 
 import pytest
 from playwright.sync_api import expect
@@ -25,7 +26,8 @@ def test_costs_on_the_tree_the_agent_page_and_the_sessions_list(tmp_path, page):
         page.goto(server.url + "/")
         expect(page.locator(f'[id="av-session-{SID}"] td.session-cost')).to_have_text("$1.21")  # $0.2055 + 20 tokens at $50,000 a million
         page.goto(f"{server.url}/s/{SID}")
-        expect(page.locator("#av-cost")).to_contain_text("prices as of 2026-11-01, prices.json over the shipped table")
+        expect(page.locator("#av-cost")).to_contain_text(
+            f"prices as of each response's time, prices.json (as of 2026-11-01) over genai-prices {version('genai-prices')}")
         main = page.locator('li.node[data-agent="main"] > .node-row .node-cost')
         expect(main).to_have_text("$0.1005 · $1.21 with sub-agents")
         deep = page.locator('li.node[data-agent="agent-cd34"] > .node-row .node-cost')

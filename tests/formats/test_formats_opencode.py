@@ -74,7 +74,7 @@ def test_parts_become_entries_reasoning_folded_tool_calls_paired_and_failures_ma
 
 
 def test_usage_cost_and_model_per_step(session):
-    assert session.agents["main"].language_model == "claude-sonnet-4-5"
+    assert session.agents["main"].language_model == "anthropic/claude-sonnet-4-5"
     main = usage.for_agent(session, "main")
     assert main["responses"] == 2 and main["output_tokens"] == 300 + 120
     assert main["cache_read_input_tokens"] == 12000 + 15000 and main["input_tokens"] == 5000 + 6000

@@ -1,9 +1,10 @@
-"""What a session cost: the shipped price table (dated, overridable), models it does not name said to have no price,
+"""What a session cost: genai-prices' prices (a user's file over them), models neither names said to have no price,
 costs rolled up per agent, spawn subtree and session, and how full each response's context was."""
 
 from __future__ import annotations
 
 import json
+from importlib.metadata import version
 
 import pytest
 
@@ -52,7 +53,8 @@ def write_session(folder):
     (subagents / "agent-cd34.meta.json").write_text(json.dumps({"description": "Deep", "toolUseId": "toolu_D"}))
 
 
-SHIPPED = pricing.load()  # the table shipped, whatever AGENTVIEW_PRICES says where the tests run
+SHIPPED = pricing.load()  # genai-prices alone, whatever AGENTVIEW_PRICES says where the tests run
+SONNET_INPUT = 3.0  # USD per million input tokens of Claude Sonnet 4.5 (Anthropic's list price, up to 200k)
 
 
 @pytest.fixture
@@ -64,16 +66,18 @@ def session(tmp_path):
     return app, app.extensions["agentview"].library.get(SID)
 
 
-def test_the_shipped_table_is_dated_and_names_models_exactly_or_by_their_dated_ids():
+def test_genai_prices_resolves_providers_aliases_and_cloud_ids_and_guesses_nothing():
     prices = SHIPPED
-    assert prices.as_of == "2025-11-24" and prices.source == "the table shipped with agentview"
-    assert prices.of("claude-sonnet-4-5-20250929") == prices.of("claude-sonnet-4-5")
-    assert prices.of("claude-opus-4-20250514")["input"] == 15.0
-    assert prices.of("gpt-4.1-2025-04-14")["cache_read"] == 0.5
-    assert prices.of("us.anthropic.claude-3-5-sonnet-20240620-v1:0") == prices.of("claude-3-5-sonnet")
-    for unknown in ("o3-mini", "claude-sonnet-9", "mystery-model-1", "<synthetic>", "", None, 7):
-        assert prices.of(unknown) is None, unknown  # no guessing from a similar name
-    assert prices.cost("claude-haiku-4-5", tokens(1_000_000, 1_000_000, 1_000_000, 1_000_000)) == 1 + 5 + 1.25 + 0.1
+    assert prices.source == f"genai-prices {version('genai-prices')}" and prices.as_of == "each response's time"
+    tenth = tokens(100_000, 0)  # a tenth of a million: under the 200k tokens above which Sonnet costs more
+    assert prices.cost("claude-sonnet-4-5-20250929", tenth) == pytest.approx(SONNET_INPUT / 10)
+    for same in ("claude-sonnet-4-5", "claude-sonnet-4.5", "anthropic/claude-sonnet-4-5", "claude-sonnet-4-5@20250929"):
+        assert prices.cost(same, tenth) == pytest.approx(SONNET_INPUT / 10), same
+    # Bedrock's id is its own provider's model: regional endpoints cost a tenth more
+    assert prices.cost("us.anthropic.claude-sonnet-4-5-20250929-v1:0", tenth) == pytest.approx(0.33)
+    assert prices.cost("gpt-5-codex", tokens(0, 1_000_000)) == pytest.approx(10.0)  # GPT-5's output price
+    for unknown in ("claude-sonnet-9", "mystery-model-1", "<synthetic>", "opencode/big-pickle", "", None, 7):
+        assert prices.cost(unknown, tenth) is None, unknown  # no guessing from a similar name
     assert prices.window("gpt-5-codex") == 400_000 and prices.window("nope") is None
 
 
@@ -83,10 +87,13 @@ def test_a_user_file_overrides_and_adds_models_and_a_bad_one_is_refused(tmp_path
         "mystery-model-1": {"input": 1000, "output": 1000, "cache_write": 0, "cache_read": 0, "context_window": 20},
         "claude-haiku-4-5": {"input": 2, "output": 10, "cache_write": 2.5, "cache_read": 0.2}}}))
     prices = pricing.load(str(mine))
-    assert prices.as_of == "2026-11-01" and prices.source == "mine.json over the shipped table"
-    assert prices.of("mystery-model-1")["context_window"] == 20 and prices.of("claude-haiku-4-5")["input"] == 2
-    assert prices.of("claude-opus-4-1")["input"] == 15.0  # the rest of the shipped table stays
-    for bad in ('{"models": {"x": {"input": "cheap"}}}', "[]", "not json"):
+    assert prices.source == f"mine.json (as of 2026-11-01) over genai-prices {version('genai-prices')}"
+    assert prices.window("mystery-model-1") == 20 and prices.cost("mystery-model-1", tokens(1000, 0)) == 1.0
+    assert prices.cost("claude-haiku-4-5-20251001", tokens(1_000_000, 0, 1_000_000, 1_000_000)) == 2 + 2.5 + 0.2
+    assert prices.cost("claude-opus-4-1", tokens(1_000_000, 0)) == pytest.approx(15.0)  # the rest: genai-prices'
+    for bad in ('{"models": {"x": {"input": "cheap"}}}', "[]", "not json",
+                '{"models": {"x": {"input": 1, "output": 1, "cache_write": 1, "cache_read": 1, '
+                '"cache_write_1h": -1}}}'):
         mine.write_text(bad)
         with pytest.raises(pricing.PriceFileError):
             pricing.load(str(mine))
@@ -124,7 +131,7 @@ def test_a_cost_the_log_states_is_used_rather_than_the_table():
     totals = usage.Totals()
     totals._priced({"usage": tokens(10, 10), "raw": None, "model": "mystery-model-1", "cost_usd": 0.5},
                    tokens(10, 10), SHIPPED)
-    assert totals.cost(SHIPPED) == (0.5, [])
+    assert totals.cost() == (0.5, [])
 
 
 def test_pages_show_costs_on_tree_nodes_the_agent_page_and_the_sessions_list(session):
@@ -132,7 +139,7 @@ def test_pages_show_costs_on_tree_nodes_the_agent_page_and_the_sessions_list(ses
     client = app.test_client()
     page = client.get(f"/s/{SID}").get_data(as_text=True)
     assert "$0.1005" in page and "$0.2055" in page and "+ no price" in page
-    assert "prices as of 2025-11-24" in page
+    assert f"prices as of each response&#39;s time, genai-prices {version('genai-prices')}" in page
     agent = client.get(f"/s/{SID}/agents/agent-ab12").get_data(as_text=True)
     assert "$0.1050" in agent and "with its sub-agents" in agent and "peak context 100,000 of 200,000" in agent
     assert 'class="context-fill"' in agent and "50% context" in agent
@@ -145,12 +152,14 @@ def test_pages_show_costs_on_tree_nodes_the_agent_page_and_the_sessions_list(ses
 
 def test_cache_writes_kept_an_hour_are_priced_at_their_own_rate():
     totals = usage.Totals()
-    logged = {**tokens(0, 0, 1_000_000, 0), "cache_creation": {"ephemeral_5m_input_tokens": 400_000,
-                                                                "ephemeral_1h_input_tokens": 600_000}}
+    logged = {**tokens(0, 0, 100_000, 0), "cache_creation": {"ephemeral_5m_input_tokens": 40_000,
+                                                              "ephemeral_1h_input_tokens": 60_000}}
     totals._priced({"usage": logged, "raw": None, "model": "claude-sonnet-4-5-20250929"}, usage.of_event(
         {"usage": logged, "raw": None}), SHIPPED)
-    assert totals.cost(SHIPPED)[0] == pytest.approx(0.4 * 3.75 + 0.6 * 6.0)
-    assert SHIPPED.of("gpt-5")["cache_write_1h"] == 1.25  # no hour rate: the cache-write rate
+    assert totals.cost()[0] == pytest.approx(0.04 * 3.75 + 0.06 * 6.0)
+    writes = tokens(0, 0, 100_000)  # a model without an hour rate: its cache-write rate
+    assert SHIPPED.cost("claude-sonnet-4-5", writes, 100_000) == pytest.approx(0.6)
+    assert SHIPPED.cost("gpt-5", writes, 100_000) == SHIPPED.cost("gpt-5", writes) == pytest.approx(0.125)
 
 
 def test_serve_refuses_a_price_file_that_is_not_one(tmp_path):

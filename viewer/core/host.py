@@ -24,7 +24,7 @@ class Host:
 
     @property
     def prices(self) -> pricing.Prices:
-        """The prices in use: those given, else the shipped table with AGENTVIEW_PRICES over it (read when first
+        """The prices in use: those given, else genai-prices' with AGENTVIEW_PRICES over them (read when first
         asked for)."""
         if self._prices is None:
             self._prices = pricing.load(os.environ.get(pricing.ENV) or None)

@@ -1,6 +1,6 @@
-"""What tokens cost, per model: the table shipped in viewer/core/pricing.json ("prices as of" its date), or a user's
-file over it (`agentview serve --prices FILE`, or AGENTVIEW_PRICES). A model the table does not name has no price:
-nothing is guessed from a similar name."""
+"""What tokens cost: genai-prices' database (genai_rates.py), each response priced at its own time and input, with
+a user's file over it (`agentview serve --prices FILE`, or AGENTVIEW_PRICES) whose models win. A model neither names
+has no price: nothing is guessed from a similar name."""
 
 from __future__ import annotations
 
@@ -9,82 +9,96 @@ import os
 import re
 from pathlib import Path
 
-import orjson
+from .genai_rates import SOURCE, Catalog, Rates
 
-SHIPPED = Path(__file__).resolve().parent / "pricing.json"
-ENV = "AGENTVIEW_PRICES"  # a user's price file, read over the shipped one
-PRICE_KEYS = ("input", "output", "cache_write", "cache_read")  # USD per million tokens
-# usage keys (usage.KEYS) -> the price each is charged at
-CHARGED_AS = {"input_tokens": "input", "output_tokens": "output", "cache_creation_input_tokens": "cache_write",
-              "cache_read_input_tokens": "cache_read"}
-HOUR_WRITES = "cache_creation_1h_tokens"  # cache writes kept an hour (usage.py counts them apart): a dearer rate
-_DATED = re.compile(r"-(?:\d{8}|\d{4}-\d{2}-\d{2}|latest)$")  # a dated release of a model, same price
+ENV = "AGENTVIEW_PRICES"  # a user's price file, read over genai-prices
+PRICE_KEYS = ("input", "output", "cache_write", "cache_read")  # a user's file: USD per million tokens
+_DATED = re.compile(r"-(?:\d{8}|\d{4}-\d{2}-\d{2}|latest)$")  # a dated release of a model a user's file names
 _CLOUD = re.compile(r"^(?:[a-z]{2}\.)?anthropic\.|-v\d+(?::\d+)?$")  # Bedrock's ids around the model's own
 
 
 class PriceFileError(ValueError):
-    """A price file that is not the shape of the shipped one."""
+    """A price file that is not of the documented shape."""
 
 
 class Prices:
-    """A price table: models, the date its prices are from and where they come from."""
+    """The prices costs are shown at: a user's models (flat rates, a window) over genai-prices' catalog."""
 
-    def __init__(self, models: dict[str, dict], as_of: str, source: str) -> None:
-        self.models, self.as_of, self.source = models, as_of, source
-        self._found: dict[str, dict | None] = {}
+    def __init__(self, theirs: dict[str, tuple[Rates, int | None]], as_of: str, source: str) -> None:
+        self.theirs, self.as_of, self.source = theirs, as_of, source
+        self.key = f"{source} ({as_of})"  # which prices a kept sum was priced at
+        self.catalog = Catalog()
+        self._found: dict[object, tuple | None] = {}  # a model as a log names it -> (user entry, genai model)
 
-    def of(self, model: object) -> dict | None:
-        """The entry of a model as a log names it (None: no price)."""
-        if not isinstance(model, str) or not model:
+    def _of(self, model: object) -> tuple | None:
+        found = self._found.get(model, False)
+        if found is False:
+            found = None
+            if isinstance(model, str) and model.strip():
+                name = _CLOUD.sub("", model.strip().lower()).replace("@", "-")
+                mine = self.theirs.get(name) or self.theirs.get(_DATED.sub("", name))
+                info = None if mine else self.catalog.model(model)
+                found = (mine, info) if mine or info else None
+            self._found[model] = found
+        return found
+
+    def cost(self, model: object, usage: dict, hour_writes: int = 0, timestamp: object = None) -> float | None:
+        """USD of one response of `model` at `timestamp` (usage.KEYS; `hour_writes` of its cache writes kept an
+        hour), or None when the model has no price."""
+        found = self._of(model)
+        if found is None:
             return None
-        if model not in self._found:
-            name = _CLOUD.sub("", model.strip().lower()).replace("@", "-")
-            entry = self.models.get(name) or self.models.get(_DATED.sub("", name))
-            self._found[model] = entry
-        return self._found[model]
-
-    def cost(self, model: object, usage: dict) -> float | None:
-        """USD of one model's usage (usage.KEYS), or None when the model has no price."""
-        entry = self.of(model)
-        if entry is None:
-            return None
-        cost = sum(usage.get(key, 0) * entry[price] for key, price in CHARGED_AS.items())
-        hour = usage.get(HOUR_WRITES, 0)  # counted in the cache writes above at the 5-minute rate: the difference
-        return (cost + hour * (entry["cache_write_1h"] - entry["cache_write"])) / 1_000_000
+        mine, info = found
+        if mine:
+            return mine[0].cost(usage, hour_writes)
+        rates = self.catalog.rates(info, timestamp, usage.get("input_tokens", 0)
+                                   + usage.get("cache_read_input_tokens", 0)
+                                   + usage.get("cache_creation_input_tokens", 0))
+        return None if rates is None else rates.cost(usage, hour_writes)
 
     def window(self, model: object) -> int | None:
-        entry = self.of(model)
-        return entry.get("context_window") if entry else None
+        """The model's context window in tokens (None: not known)."""
+        found = self._of(model)
+        if found is None:
+            return None
+        mine, info = found
+        return mine[1] if mine else info.context_window
 
 
-def _models_of(document: object, where: str) -> tuple[dict[str, dict], str | None]:
+def _number(entry: dict, key: str) -> float | None:
+    value = entry.get(key)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _models_of(document: object, where: str) -> tuple[dict[str, tuple[Rates, int | None]], str | None]:
+    """A user's file: {"prices_as_of": date, "models": {name: {input, output, cache_write, cache_read (USD per
+    million tokens), cache_write_1h and context_window optional}}}."""
     if not isinstance(document, dict) or not isinstance(document.get("models"), dict):
         raise PriceFileError(f"{where}: not a price file (a JSON object with \"models\")")
     models = {}
     for name, entry in document["models"].items():
-        if not isinstance(entry, dict) or any(not isinstance(entry.get(k), (int, float)) or isinstance(entry.get(k), bool)
-                                              or entry[k] < 0 for k in PRICE_KEYS):
+        if not isinstance(entry, dict) or any(_number(entry, k) is None for k in PRICE_KEYS):
             raise PriceFileError(f"{where}: model {name!r} needs {', '.join(PRICE_KEYS)} as numbers (USD per million tokens)")
-        window, hour = entry.get("context_window"), entry.get("cache_write_1h", entry["cache_write"])
-        if not isinstance(hour, (int, float)) or isinstance(hour, bool) or hour < 0:
+        given, hour = {k: _number(entry, k) / 1e6 for k in PRICE_KEYS}, _number(entry, "cache_write_1h")
+        if hour is None and "cache_write_1h" in entry:
             raise PriceFileError(f"{where}: model {name!r}: cache_write_1h must be a number (USD per million tokens)")
-        models[name.lower()] = {**{k: float(entry[k]) for k in PRICE_KEYS}, "cache_write_1h": float(hour),
-                                "context_window": window if isinstance(window, int) and window > 0 else None}
+        hour = given["cache_write"] if hour is None else hour / 1e6
+        window = entry.get("context_window")
+        rates = Rates(0.0, given["input"], given["output"], given["cache_read"] - given["input"],
+                      given["cache_write"] - given["input"], hour - given["cache_write"])
+        models[name.lower()] = (rates, window if isinstance(window, int) and window > 0 else None)
     as_of = document.get("prices_as_of")
     return models, as_of if isinstance(as_of, str) else None
 
 
 def load(user_file: str | None = None) -> Prices:
-    """The shipped table, with a user's file over it (its models replace or add entries; its date is shown)."""
-    models, as_of = _models_of(orjson.loads(SHIPPED.read_bytes()), str(SHIPPED))
-    source = "the table shipped with agentview"
-    if user_file:
-        try:
-            document = json.loads(Path(user_file).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
-            raise PriceFileError(f"{user_file}: cannot be read as JSON ({error})") from None
-        theirs, their_date = _models_of(document, user_file)
-        models.update(theirs)
-        as_of = their_date or as_of
-        source = f"{os.path.basename(user_file)} over the shipped table"
-    return Prices(models, as_of or "unknown", source)
+    """genai-prices, with a user's file over it (its models win; its date is shown)."""
+    if not user_file:
+        return Prices({}, "each response's time", SOURCE)
+    try:
+        document = json.loads(Path(user_file).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise PriceFileError(f"{user_file}: cannot be read as JSON ({error})") from None
+    theirs, their_date = _models_of(document, user_file)
+    return Prices(theirs, "each response's time", f"{os.path.basename(user_file)}"
+                  f"{f' (as of {their_date})' if their_date else ''} over {SOURCE}")

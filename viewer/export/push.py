@@ -136,7 +136,7 @@ class Pusher:
 
 
 def sessions_at(target: str) -> tuple[Library, Callable[[], list[SessionIndex]]]:
-    """A folder's sessions, or one session file (with its sub-agent files): read now and again on each call."""
+    """A folder's sessions, or one file's (with its sub-agent files): read now and again on each call."""
     path = os.path.abspath(target)
     if os.path.isdir(path):
         library = Library(path)
@@ -149,9 +149,8 @@ def sessions_at(target: str) -> tuple[Library, Callable[[], list[SessionIndex]]]
         raise PushError(f"{target} is neither a session file nor a folder")
     library = Library(os.path.dirname(path), follow_symlinks=True)
 
-    def read_one() -> list[SessionIndex]:
-        session = library.open_file(path)
-        return [session] if session is not None else []
+    def read_one() -> list[SessionIndex]:  # a file of many sessions (OpenCode's database): each of them
+        return [s for s in library.sessions_of_file(path) if s.count]
     return library, read_one
 
 

@@ -228,8 +228,8 @@ class OpenCodeNormalizer(Normalizer):
 
     def _assistant(self, message_id: str, base: dict, message: dict, content: str, **extra) -> Event:
         event = self._entry(message_id, base, "assistant", content, **extra)
-        if isinstance(message.get("modelID"), str):
-            event["model"] = message["modelID"]
+        if _model(message):
+            event["model"] = _model(message)
         thinking = self.thinking.pop(base["agent_id"], None)
         if thinking:
             event["thinking"] = thinking
@@ -247,11 +247,11 @@ class OpenCodeNormalizer(Normalizer):
                 f"{usage['cache_read_input_tokens']} cache read, {usage['cache_creation_input_tokens']} cache write")
         extra = {"usage": usage}
         cost = data.get("cost")
-        if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+        if isinstance(cost, (int, float)) and not isinstance(cost, bool) and cost > 0:  # 0: OpenCode knew no price
             extra["cost_usd"] = cost
             text += f" · ${cost:.4f}"
-        if isinstance(message.get("modelID"), str):
-            extra["model"] = message["modelID"]
+        if _model(message):
+            extra["model"] = _model(message)
         thinking = self.thinking.pop(base["agent_id"], None)  # reasoning that ended a step with no answer
         if thinking:
             extra["thinking"] = thinking
@@ -278,6 +278,16 @@ def _other_text(kind, data: dict) -> str:
     if kind == "retry":
         return f"[retry {data.get('attempt')}] {_text(as_dict(data.get('error')).get('data') or data.get('error'))}"
     return f"[{kind}]"
+
+
+def _model(message: dict) -> str | None:
+    """The model of a response as OpenCode names it, its provider first ("anthropic/claude-sonnet-4-5"): the provider
+    decides the price (the same model through GitHub Copilot or OpenRouter is billed otherwise)."""
+    name = message.get("modelID")
+    if not isinstance(name, str) or not name:
+        return None
+    provider = message.get("providerID")
+    return f"{provider}/{name}" if isinstance(provider, str) and provider else name
 
 
 def _int(value) -> int:

@@ -1,5 +1,6 @@
 """Token usage where a format records it: per message, per agent, per session (each response once); what it cost
-(pricing.py: the log's own cost where it states one, else the price table's) and how full the context got."""
+(the log's own cost where it states one, else pricing.py's at the response's own time) and how full the context
+got."""
 
 from __future__ import annotations
 
@@ -21,10 +22,11 @@ def context_tokens(usage: dict) -> int:
                + usage.get("cache_read_input_tokens", 0))
 
 
-def context_fill(event: dict, prices: pricing.Prices) -> dict | None:
+def context_fill(event: dict, prices: pricing.Prices, usage: dict | None = None) -> dict | None:
     """How full a response's context window was: {"tokens", "window", "percent"} (window and percent None when
-    neither the log nor the price table `prices` knows the model's window); None for an event without usage."""
-    usage = of_event(event)
+    neither the log nor `prices` knows the model's window); None for an event without usage (`usage`: its
+    of_event, when the caller has it already)."""
+    usage = of_event(event) if usage is None else usage
     if not usage:
         return None
     tokens = context_tokens(usage)
@@ -56,14 +58,16 @@ class Totals:
         self.models: dict[str, int] = {}
         self.responses = 0
         self.read = 0  # how many positions of the list are summed
-        # Priced when asked (the table may be another by then): token sums per model of the responses whose log
-        # states no cost of its own, and the sum of the costs logs state.
-        self.by_model: dict[str, dict[str, float]] = {}
+        # What the responses whose log states no cost of their own cost, per model: {"usd", "priced": responses,
+        # "unpriced": responses with tokens but no price}, at the prices `priced_by` names; the costs logs state.
+        self.by_model: dict[str, dict] = {}
+        self.priced_by: str | None = None
         self.logged_cost = 0.0
         self.peak: dict | None = None  # context_fill of the response whose context was fullest
 
     def add(self, s, positions) -> "Totals":
         prices = s.host.prices
+        self.priced_by = prices.key
         for p in positions:
             event = s.events.small(p)  # usage and model only: a stored entry's content is not read
             usage = of_event(event)
@@ -81,26 +85,27 @@ class Totals:
         logged = _logged_cost(event)
         if logged is not None:
             self.logged_cost += logged
-        else:
+        else:  # priced at the response's own time and input (a model's price may change, or depend on both)
             model = event.get("model") if isinstance(event.get("model"), str) else ""
-            sums = self.by_model.setdefault(model, dict.fromkeys((*KEYS, pricing.HOUR_WRITES), 0))
-            for k, v in usage.items():
-                sums[k] += v
-            sums[pricing.HOUR_WRITES] += _hour_writes(event["usage"], usage)
-        fill = context_fill(event, prices)
+            cost = prices.cost(model, usage, _hour_writes(event["usage"], usage), event.get("timestamp"))
+            spent = self.by_model.setdefault(model, {"usd": 0.0, "priced": 0, "unpriced": 0})
+            if cost is not None:
+                spent["usd"] += cost
+                spent["priced"] += 1
+            elif any(usage.values()):
+                spent["unpriced"] += 1
+        fill = context_fill(event, prices, usage)
         if fill and (self.peak is None or _fuller(fill, self.peak)):
             self.peak = fill
 
-    def cost(self, prices: pricing.Prices) -> tuple[float | None, list[str]]:
-        """USD of every response priced at `prices` (None: none could be), and the models without a price."""
+    def cost(self) -> tuple[float | None, list[str]]:
+        """USD of every response (None: none could be priced), and the models without a price."""
         total, priced, unpriced = self.logged_cost, self.logged_cost > 0, []
-        for model, sums in self.by_model.items():
-            cost = prices.cost(model, sums)
-            if cost is None:
-                if any(sums.values()):
-                    unpriced.append(model or "(no model named)")
-            else:
-                total, priced = total + cost, True
+        for model, spent in self.by_model.items():
+            if spent["priced"]:
+                total, priced = total + spent["usd"], True
+            if spent["unpriced"]:
+                unpriced.append(model or "(no model named)")
         return (total if priced else None), sorted(unpriced)
 
     def state(self) -> dict:
@@ -111,11 +116,11 @@ class Totals:
     def from_state(cls, state: dict) -> "Totals":
         totals = cls()
         for name in totals.__dict__:
-            setattr(totals, name, state[name])
+            setattr(totals, name, state.get(name))
         return totals
 
-    def as_dict(self, prices: pricing.Prices) -> dict:
-        cost, unpriced = self.cost(prices)
+    def as_dict(self) -> dict:
+        cost, unpriced = self.cost()
         return {**self.sums, "responses": self.responses, "models": sorted(self.models),
                 "cost_usd": cost, "unpriced_models": unpriced, "peak_context": self.peak}
 
@@ -129,7 +134,7 @@ def _fuller(fill: dict, than: dict) -> bool:
 
 def total(s, positions) -> dict:
     """Summed usage and the models of the given positions (callers hold the session lock)."""
-    return Totals().add(s, positions).as_dict(s.host.prices)
+    return Totals().add(s, positions).as_dict()
 
 
 def _kept(s, key: str | None, positions) -> dict:
@@ -141,7 +146,7 @@ def _kept(s, key: str | None, positions) -> dict:
         end = len(positions)
         totals.add(s, positions[totals.read:end])
         totals.read = end
-        return totals.as_dict(s.host.prices)
+        return totals.as_dict()
 
 
 # Only events naming a model or usage add anything: the index lists those at ingest.
@@ -150,7 +155,7 @@ def for_agent(s, agent_id: str) -> dict:
 
 
 def for_session(s) -> dict:
-    asleep = s.asleep  # a sleeping session's totals, summed before it slept (priced now)
-    if asleep is not None:
-        return Totals.from_state(asleep["usage"]).as_dict(s.host.prices)
+    asleep = s.asleep  # a sleeping session's totals, summed before it slept: woken if priced at other prices
+    if asleep is not None and asleep["usage"].get("priced_by") == s.host.prices.key:
+        return Totals.from_state(asleep["usage"]).as_dict()
     return _kept(s, None, s.usage_positions)

@@ -315,6 +315,18 @@ class Library:
                     self.refresh(beside)
         return self._by_path.get(path)
 
+    def sessions_of_file(self, path: str) -> list[SessionIndex]:
+        """The sessions a file holds, read whole: every session of a file of many (OpenCode's database or storage
+        folder), else the one of a session file (with its other files, see `open_file`)."""
+        path = os.path.abspath(path)
+        store = detect.store_file(path) or (path if os.path.isdir(path) else None)  # a folder: a store, or none
+        if store is None:
+            session = self.open_file(path)
+            return [session] if session is not None else []
+        self.stores.refresh(store, path)
+        with self.lock:
+            return sorted((s for s in self.sessions.values() if s.path == store), key=lambda s: s.id)
+
     def move(self, source: str, destination: str) -> None:
         """A session file was renamed: keep its index and its reading position under the new name.
 

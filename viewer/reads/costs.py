@@ -1,5 +1,5 @@
 """What a session cost, rolled up: per agent, per spawn subtree (an agent and every agent below it) and per session
-(usage.py prices each agent's responses; pricing.py holds the prices)."""
+(usage.py prices each agent's responses; pricing.py says at what)."""
 
 from __future__ import annotations
 

@@ -88,7 +88,7 @@ def create_app(
     Safe by default: answers only for loopback host names, masks secrets, reads only files inside
     `root`. `token`, when given, is required of every request (see security.install). `cache_dir`, when
     given, keeps sessions between runs there (see session_cache); never inside `root`. `tuning`: its knobs
-    (core.tuning); `prices`: the prices costs are shown at (the shipped table with AGENTVIEW_PRICES over it).
+    (core.tuning); `prices`: the prices costs are shown at (genai-prices' with AGENTVIEW_PRICES over them).
     What it runs is stopped by `close_app(app)`, else when the interpreter exits.
     """
     app = Flask(__name__, template_folder=resource_dir("templates"), static_folder=resource_dir("static"))
