@@ -99,7 +99,7 @@ def agent_urls(session_id: str) -> Callable[[str], str]:
     return path_urls("pages.agent", session_id, "agent_id")
 
 
-_LINKS = {"pages.agent": "agent_id", "pages.message": "message_id"}
+_LINKS = {"pages.agent": "agent_id", "pages.message": "message_id", "api.message": "message_id"}
 
 
 def link_url(endpoint: str, session_id: str, value: str, anchor: str | None = None) -> str:
