@@ -338,8 +338,7 @@ def install(env) -> None:
     def images(session, event):
         return env.get_template("_images.html").module.images(session, event)
 
-    env.globals.update(text_block=content, entry_text_block=entry_text, entry_message_ids=message_ids,
-                       entry_menu=entry_menu,
+    env.globals.update(text_block=content, entry_text_block=entry_text, entry_menu=entry_menu,
                        entry_message_link=message_link, entry_agent_link=agent_link, entry_head=entry_head,
                        entry_open=entry_open, entry_spawned=spawned,
                        entry_result=lambda session, r: result(session, r, images),
