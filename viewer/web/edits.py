@@ -23,6 +23,7 @@ OLD_KEYS = ("old_string", "oldString", "old_str")
 NEW_KEYS = ("new_string", "newString", "new_str")
 CONTENT_KEYS = ("content", "file_text", "contents")
 WRITE_TOOLS = frozenset({"write", "write_file", "writefile", "create", "create_file", "createfile"})
+_CHANGE_KEYS = frozenset((*OLD_KEYS, *CONTENT_KEYS, "edits"))  # a call with none of these changes no file
 PATCH_START = "*** Begin Patch"
 # A diff longer than this many lines is shown folded after its first ones (a file rewritten whole, say).
 SHOWN_LINES = 400
@@ -62,7 +63,7 @@ def file_change(name: str, args) -> dict | None:
     patch = _patch_text(args)
     if patch is not None:
         return {"files": _patch_files(patch)}
-    if not isinstance(args, dict):
+    if not isinstance(args, dict) or args.keys().isdisjoint(_CHANGE_KEYS):
         return None
     path = _first(args, PATH_KEYS) or ""
     old, new = _first(args, OLD_KEYS), _first(args, NEW_KEYS)
@@ -133,7 +134,7 @@ _MARK = {"add": "+", "del": "-", "ctx": " ", "hunk": ""}
 
 def counts_html(added: int, removed: int) -> str:
     return (f'<span class="diff-stat" title="{added} line{"s" if added != 1 else ""} added, {removed} removed">'
-            f'<span class="diff-added">+{added}</span> <span class="diff-removed">\u2212{removed}</span></span>')
+            f'<span class="diff-added">+{added}</span> <span class="diff-removed">&#8722;{removed}</span></span>')
 
 
 def _esc(value: str) -> str:

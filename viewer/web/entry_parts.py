@@ -20,7 +20,7 @@ from . import edits
 from . import text as text_html
 from . import text_filters
 from .colours import agent_colour, indent_class
-from .render import link_url
+from .render import link_url, message_urls
 from .security import printed
 
 
@@ -92,10 +92,11 @@ def entry_text(text, markers, kind=None) -> Markup:
     return content(text)
 
 
-def message_ids(session_id, message_id) -> Markup:
-    """An entry's ids: msg_link and permalink of _macros.html, as written side by side in an entry's head."""
+def message_ids(session_id, message_id, url=None) -> Markup:
+    """An entry's ids: msg_link and permalink of _macros.html, side by side (`url`: its message page's, when made)."""
     shown_id = put(message_id)
-    return Markup(f'<a class="msg" href="{put(link_url("pages.message", session_id, message_id))}">{shown_id}</a> '
+    url = link_url("pages.message", session_id, message_id) if url is None else url
+    return Markup(f'<a class="msg" href="{put(url)}">{shown_id}</a> '
                   f'<a class="permalink" href="#{put(do_urlencode(message_id))}" title="link to this message">#</a>'
                   f'\n  <button type="button" class="copy-link" data-anchor="{shown_id}" hidden>copy link</button>')
 
@@ -103,11 +104,11 @@ def message_ids(session_id, message_id) -> Markup:
 def entry_menu(session_id, message_id, raw: str = "") -> Markup:
     """An entry's menu: its id (to its message page), a link to it here, copy link, its JSON, the record it was
     read from; folded behind one button so they are not on every entry's face."""
-    json_url = put(link_url("api.message", session_id, message_id))
+    page_url, json_url = message_urls(session_id, message_id)
     return Markup(f'<details class="entry-menu"><summary title="message id, link, JSON" aria-label="entry menu">'
-                  f'<span aria-hidden="true">⋯</span></summary><div class="menu-body">'
-                  f'<span class="ids">{message_ids(session_id, message_id)}</span>'
-                  f'<a class="json" href="{json_url}">JSON</a>{raw}</div></details>')
+                  f'<span aria-hidden="true">&#8943;</span></summary><div class="menu-body">'
+                  f'<span class="ids">{message_ids(session_id, message_id, page_url)}</span>'
+                  f'<a class="json" href="{put(json_url)}">JSON</a>{raw}</div></details>')
 
 
 def message_link(session_id, message_id) -> Markup:
