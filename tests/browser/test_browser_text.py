@@ -146,7 +146,10 @@ def test_a_result_arriving_with_markdown_reads_as_written(tmp_path, page):
         page.goto(f"{server.url}/s/late/agents/root")
         toggle = page.locator('[id="m1"] .raw-toggle')
         expect(toggle).to_be_hidden()
+        pending = page.locator('[id="m1"] summary.call-head .status-pending')
+        expect(pending).to_have_text("no result")
         write_events(path, [result("m2", "root", "t1", "Found **it**", name="search")], mode="a")
         expect(page.locator('[id="m1"] .result pre.content.output')).to_have_text("Found **it**")
+        expect(pending).to_be_hidden()  # its call's line no longer says it has none
         expect(page.locator('[id="m1"] .result strong')).to_have_count(0)
         expect(toggle).to_be_hidden()  # nothing of it was rendered: nothing to show as written
