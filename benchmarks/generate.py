@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+from datetime import datetime, timezone
 from pathlib import Path
 
 MODEL = "anthropic/claude-sonnet-4-5-20250929"
@@ -44,8 +45,10 @@ def long_content_length(rng: random.Random) -> int:
 SHAPES = {"default": (content_length, 3), "long": (long_content_length, 2)}
 
 
-def generate(path: str | Path, events: int, agents: int = 200, seed: int = 1, shape: str = "default") -> dict:
-    """Write the session; returns what the benchmark needs to know about it."""
+def generate(path: str | Path, events: int, agents: int = 200, seed: int = 1, shape: str = "default",
+             times: bool = False) -> dict:
+    """Write the session; returns what the benchmark needs to know about it. `times`: each event carries a
+    `timestamp`, 0.1 to 3 s after the one before (as logs of coding agents do)."""
     rng = random.Random(seed)
     length_of, deliveries = SHAPES[shape]
     pool = " ".join(rng.choice(WORDS) for _ in range(400_000))  # texts are slices of it: fast to make
@@ -57,11 +60,15 @@ def generate(path: str | Path, events: int, agents: int = 200, seed: int = 1, sh
         end = start + length_of(rng)
         return pool[start:end + (pool[end - 1] == " ")]  # never ends in a space
 
+    clock = 1_767_225_600.0  # 2026-01-01T00:00:00Z
     with open(path, "w", encoding="utf-8") as f:
         def emit(event_type: str, agent_id: str, **fields) -> str:
-            nonlocal n
+            nonlocal n, clock
             n += 1
             message_id = f"msg_{n}"
+            if times:
+                clock += 0.1 + 2.9 * rng.random() ** 3
+                fields["timestamp"] = datetime.fromtimestamp(clock, timezone.utc).isoformat(timespec="milliseconds")
             f.write(json.dumps({"message_id": message_id, "event_type": event_type, "agent_id": agent_id, **fields})
                     + "\n")
             if event_type == "transcript_entry":
@@ -140,8 +147,9 @@ def main() -> None:
     parser.add_argument("--agents", type=int, default=200)
     parser.add_argument("--shape", choices=sorted(SHAPES), default="default",
                         help="long: content of 8-300 words, two deliveries per utterance (about 1 KB an event)")
+    parser.add_argument("--times", action="store_true", help="give each event a timestamp")
     args = parser.parse_args()
-    print(json.dumps(generate(args.out, args.events, args.agents, shape=args.shape)))
+    print(json.dumps(generate(args.out, args.events, args.agents, shape=args.shape, times=args.times)))
 
 
 if __name__ == "__main__":

@@ -139,6 +139,21 @@ def serve(folder: Path, *extra: str, user: int | None = None, soft_limit: int | 
     assert "LockOrderError" not in "".join(output), "".join(output)[-3000:]  # see locks_in_order
 
 
+@contextlib.contextmanager
+def serve_app(app):
+    """An app made in this process (create_app: its tuning set by the test) served on a free port; yields its URL."""
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join(timeout=5)
+
+
 @pytest.fixture(autouse=True)
 def locks_in_order():
     """No thread of the test took locks out of their order, nor gave way holding one, even a thread that
@@ -168,3 +183,10 @@ def browser_type_launch_args(browser_type_launch_args):
     args["args"] = [*args.get("args", []), "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                     "--disable-component-update", "--disable-sync", "--no-first-run"]
     return args
+
+
+def open_on_a_phone(page, url: str, scheme: str) -> None:
+    """`url` in a 360 px wide window, in the colour scheme `scheme` ("light" or "dark")."""
+    page.set_viewport_size({"width": 360, "height": 800})
+    page.emulate_media(color_scheme=scheme)
+    page.goto(url)

@@ -50,3 +50,33 @@ def test_serve_on_a_taken_port_says_so_without_a_traceback(tmp_path):
                                 capture_output=True, text=True, cwd=REPO, timeout=30)
     assert result.returncode == 2
     assert f"cannot listen on 127.0.0.1:{port}" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_diff_exits_0_when_runs_agree_1_when_they_differ_2_when_it_cannot_compare(tmp_path):
+    from viewer.writer.demo import run as run_demo
+
+    first = run_demo(tmp_path / "a", speed=1000)
+    second = run_demo(tmp_path / "b", speed=1000)
+    prompt = "Analyst: the beta numbers the post can quote, please."
+    changed = tmp_path / "c" / "demo.jsonl"
+    changed.parent.mkdir()
+    changed.write_text(second.read_text().replace(prompt, "Analyst: only the rating, please."))
+
+    def diff(*args):
+        return subprocess.run([sys.executable, "-m", "viewer", "diff", *map(str, args)], capture_output=True,
+                              text=True, cwd=REPO, timeout=60)
+
+    agree = diff(first, second)
+    assert agree.returncode == 0 and "The runs agree" in agree.stdout, agree.stderr
+    differ = diff(first, changed)
+    assert differ.returncode == 1
+    assert differ.stdout.index("First divergence: Coordinator, entry 14") < differ.stdout.index("Analyst: differs")
+    assert "only the rating" in differ.stdout
+    as_json = diff(first, changed, "--json")
+    data = json.loads(as_json.stdout)
+    assert as_json.returncode == 1 and data["first_divergence"]["a_entry"]["tools"] == ["discuss"]
+    by_id = diff("a:demo", "c:demo", "--dir", tmp_path, "--agent-a", "agent_003", "--agent-b", "agent_003")
+    assert by_id.returncode == 1 and "Analyst: differs" in by_id.stdout and "Coordinator" not in by_id.stdout
+    for bad in (diff(first, tmp_path / "nope.jsonl"), diff("a:demo", "x:demo", "--dir", tmp_path),
+                diff(first, changed, "--agent-a", "nobody")):
+        assert bad.returncode == 2 and bad.stderr.startswith("agentview: ") and not bad.stdout

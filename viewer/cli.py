@@ -155,26 +155,36 @@ def export(args: argparse.Namespace) -> int:
     return 0
 
 
-def share(args: argparse.Namespace) -> int:
+def _opened(target: str, folder: str | None, library=None, read=None):
+    """The session a command names: a session file, or with `folder` a session id in it (the viewer's URLs' id).
+    None, having said why on stderr, when there is none. `library`: the folder's, already scanned; `read`: how a
+    session file is read (load_index unless given)."""
     from viewer.library.library import Library
     from viewer.reads.session_viewer import load_index
-    from viewer.share.page import share_html
 
-    if args.dir:
-        if not os.path.isdir(args.dir):
-            print(f"agentview: {args.dir} is not a folder", file=sys.stderr)
-            return 2
-        library = Library(args.dir)
-        library.scan()
-        session = library.get(args.session)
+    if folder:
+        if library is None:
+            if not os.path.isdir(folder):
+                print(f"agentview: {folder} is not a folder", file=sys.stderr)
+                return None
+            library = Library(folder)
+            library.scan()
+        session = library.get(target)
         if session is None:
             known = ", ".join(sorted(s.id for s in library.listing())[:20]) or "none"
-            print(f"agentview: no session {args.session!r} in {args.dir} (sessions: {known})", file=sys.stderr)
-            return 2
-    elif os.path.isfile(args.session):
-        session = load_index(args.session)
-    else:
-        print(f"agentview: {args.session} is not a file (a session id needs --dir DIR)", file=sys.stderr)
+            print(f"agentview: no session {target!r} in {folder} (sessions: {known})", file=sys.stderr)
+        return session
+    if os.path.isfile(target):
+        return (read or load_index)(target)
+    print(f"agentview: {target} is not a file (a session id needs --dir DIR)", file=sys.stderr)
+    return None
+
+
+def share(args: argparse.Namespace) -> int:
+    from viewer.share.page import read_session, share_html
+
+    session = _opened(args.session, args.dir, read=read_session)
+    if session is None:
         return 2
     if args.agent and args.agent not in session.agents:
         print(f"agentview: no agent {args.agent!r} in this session (agents: {', '.join(session.agent_order)})",
@@ -192,6 +202,39 @@ def share(args: argparse.Namespace) -> int:
     os.replace(partial, output)
     print(f"agentview: wrote {output} ({len(page):,} bytes)", file=sys.stderr)
     return 0
+
+
+def diff(args: argparse.Namespace) -> int:
+    """`agentview diff A B`: exit 0 when the runs agree, 1 when they differ, 2 when they cannot be compared."""
+    from viewer.core import jsonio
+    from viewer.core.redact import masking, shown_json
+    from viewer.export.comparison import comparison_text
+    from viewer.library.library import Library
+    from viewer.reads.compare import Run, compare
+
+    library = None
+    if args.dir:
+        if not os.path.isdir(args.dir):
+            print(f"agentview: {args.dir} is not a folder", file=sys.stderr)
+            return 2
+        library = Library(args.dir)
+        library.scan()
+    runs = []
+    for target, agent_id in ((args.a, args.agent_a), (args.b, args.agent_b)):
+        session = _opened(target, args.dir, library)
+        if session is None:
+            return 2
+        if agent_id and agent_id not in session.agents:
+            print(f"agentview: no agent {agent_id!r} in {target} (agents: {', '.join(session.agent_order)})",
+                  file=sys.stderr)
+            return 2
+        runs.append(Run(session, agent_id or None))
+    with masking(not args.no_redact):
+        data = compare(*runs)
+        out = shown_json(jsonio.answer(data, indent=True)) + b"\n" if args.json else comparison_text(data).encode()
+    sys.stdout.buffer.write(out)
+    sys.stdout.flush()
+    return 0 if data["agree"] else 1
 
 
 def mcp(args: argparse.Namespace) -> int:
@@ -334,6 +377,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--anonymize-paths", action="store_true",
                    help="replace user names in home folder paths (/home/NAME, /Users/NAME) with user1, user2, ...")
     p.set_defaults(func=share)
+    p = commands.add_parser("diff", help="compare two runs: agents matched by name and place, transcripts aligned, "
+                                         "the first divergence first (exit 0: they agree, 1: they differ)")
+    p.add_argument("a", help="run A: a session file, or with --dir a session id")
+    p.add_argument("b", help="run B: a session file, or with --dir a session id")
+    p.add_argument("--dir", help="the folder the session ids are in")
+    p.add_argument("--agent-a", help="compare from this agent of A (its subtree) ...")
+    p.add_argument("--agent-b", help="... with this agent of B (its subtree)")
+    p.add_argument("--json", action="store_true", help="print the comparison as JSON (the /api/compare answer)")
+    p.add_argument("--no-redact", action="store_true", help="print secrets instead of masking them")
+    p.set_defaults(func=diff)
     p = commands.add_parser("mcp", help="serve the sessions below DIR to an agent over MCP (stdio): read-only tools "
                                         "to list, search and read them (docs/mcp.md)")
     p.add_argument("dir", help="folder of sessions to read (recursively), e.g. ~/.claude/projects")

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import re
-import threading
 
 import pytest
 from playwright.sync_api import expect
-from werkzeug.serving import make_server
 
-from conftest import write_events
+from conftest import serve_app, write_events
 from events import created, say
 from viewer.core.tuning import Tuning
 from viewer.web.app import create_app
@@ -20,14 +18,8 @@ from viewer.web.state import KEY
 def served_folder(tmp_path):
     """An app on a real port whose ingest the test drives a slice at a time (as the watcher does, but held)."""
     app = create_app(tmp_path, watch=False, tuning=Tuning(batch_bytes=64 * 1024))
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield tmp_path, app.extensions[KEY].library, f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        thread.join(timeout=5)
+    with serve_app(app) as url:
+        yield tmp_path, app.extensions[KEY].library, url
 
 
 def test_a_big_file_read_in_slices_shows_its_progress_until_it_is_read(served_folder, page):

@@ -1,5 +1,6 @@
 """Unlinked Claude Code sub-agents in a real browser: listed under the main agent with their badge, and moved
-under their call, live, when their `.meta.json` is written after their file."""
+under their call, live, when their `.meta.json` is written after their file; 2.0.x agent files beside several
+sessions each under its own session's main agent, on a phone."""
 
 import json
 
@@ -7,7 +8,8 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import serve
-from test_formats_claude_unlinked import SESSION, SID, main_file, sub_file, subagents
+from test_formats_claude_unlinked import (PROJECT, SESSION, SID, WARMED, main_file, sub_file, subagents,
+                                         write_warmed_sessions)
 
 pytestmark = pytest.mark.browser
 
@@ -31,3 +33,22 @@ def test_an_unlinked_sub_agent_sits_under_main_and_joins_its_call_when_its_meta_
         expect(node.locator(".badge.unlinked")).to_have_count(0)
         expect(node.locator("a.agent-name")).to_have_text("Tests")
         expect(node.locator(".created-by")).to_contain_text("Task")
+
+
+def test_agent_files_of_several_sessions_sit_under_their_own_main_agent_badged_on_a_phone(tmp_path, page):
+    write_warmed_sessions(tmp_path)
+    page.set_viewport_size({"width": 360, "height": 740})
+    with serve(tmp_path) as server:
+        for session, (agent_id, _) in WARMED.items():
+            sid = f"{PROJECT}:{session}"
+            server.wait_for_session(sid, events=6)
+            page.goto(f"{server.url}/s/{sid}")
+            expect(page.locator("#av-tree > li.node")).to_have_count(1)  # one root: the main agent
+            node = page.locator(f'#av-tree > li.node[data-agent="main"] li.node[data-agent="agent-{agent_id}"]')
+            badge = node.locator(".badge.unlinked")
+            expect(badge).to_have_text("unlinked sub-agent")
+            expect(badge).to_be_visible()
+            assert page.evaluate("document.documentElement.scrollWidth") <= 360
+            tree = json.loads(page.request.get(f"{server.url}/api/sessions/{sid}").text())
+            flags = {a["agent_id"]: (a["parent_id"], a["flags"]) for a in tree["agents"]}
+            assert flags == {"main": (None, []), f"agent-{agent_id}": ("main", ["unlinked"])}

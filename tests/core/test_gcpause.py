@@ -85,3 +85,26 @@ def test_closed_it_gives_the_collector_back_as_it_found_it():
     gcpause.close()
     assert gc.isenabled() and gc.get_freeze_count() == 0
     del kept
+
+
+def test_a_one_off_read_freezes_its_big_batch_without_collecting_it():
+    """`agentview share` keeps every event it read: a young collection before freezing would look at each of them
+    for nothing (it exits when done), so it freezes at once; an app collects the batch's garbage first."""
+    import weakref
+
+    from viewer.core.gcpause import FREEZE_AFTER, GcPause
+
+    class Node:
+        pass
+
+    for collects in (True, False):
+        gc.unfreeze()
+        pause = GcPause(collects=collects)
+        with pause.batch() as batch:
+            cycle = Node()
+            cycle.self = cycle  # garbage only a collection finds
+            gone = weakref.ref(cycle)
+            del cycle
+            batch["added"] = FREEZE_AFTER
+        assert gc.get_freeze_count() > 0 and (gone() is None) == collects
+        pause.close()

@@ -30,6 +30,19 @@ def test_native_events_are_kept_as_offsets_in_their_file_and_read_back_whole(tmp
     assert list(s.events) == events and s.events[-1] == events[-1] and s.events[10:12] == events[10:12]
 
 
+def test_a_one_off_read_keeps_its_events_parsed_and_still_knows_their_lines(tmp_path):
+    """A one-off read (Tuning.one_off: `agentview share` walks every event again): each event stays the dict ingest made, a walk
+    gives those very dicts, and each line is still found where it was read."""
+    events = [created("m1", "a")] + [say(f"m{i}", "a", f"said {i}") for i in range(2, 40)]
+    path = write_events(tmp_path / "s.jsonl", events)
+    s = _library(tmp_path, Tuning(one_off=True)).get("s")
+    assert {s.events.kept_as(p) for p in range(s.count)} == {"dict"}
+    walked = s.events.walk(0, s.count)
+    assert walked == events and all(walked[p] is s.events[p] for p in range(s.count))
+    lines = path.read_bytes().splitlines()
+    assert [s.events.line(p) for p in range(s.count)] == lines
+
+
 def test_lines_with_blanks_and_crlf_are_read_back_from_the_right_bytes(tmp_path):
     lines = [json.dumps(created("m1", "a")), "  " + json.dumps(say("m2", "a", "padded")) + " \t",
              "", json.dumps(say("m3", "a", "crlf")) + "\r", json.dumps(say("m4", "a", "last"))]

@@ -119,3 +119,26 @@ def test_a_whole_read_of_a_claude_code_file_ending_without_newline_keeps_its_las
     s = scanned(tmp_path).get(f"proj:{t.session}")
     assert s.title == "Greeting" and s.problems == []
     assert list(s.events)[-1]["markers"] == ["summary"]
+
+
+def test_a_reported_fragment_is_withdrawn_when_it_grows_and_reported_again_if_it_stops_again(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"a": 1}\n{"b": [1, 2')
+    age(path, 3)
+    tailer = FileTailer(path, incomplete_after=5.0)  # the knob, not the default minute
+    assert tailer.read().problems == []  # not idle long enough yet
+    age(path, 10)
+    (reported,) = tailer.read().problems
+    assert reported[:2] == ("incomplete_last_line", 2)
+    with open(path, "ab") as f:
+        f.write(b", 3")
+    result = tailer.read()  # it grew: the report no longer holds (it is judged again once idle)
+    assert result.withdrawn == [reported] and result.problems == []
+    age(path, 10)
+    result = tailer.read()
+    assert result.withdrawn == [] and [p[:2] for p in result.problems] == [("incomplete_last_line", 2)]
+    again = result.problems[0]
+    with open(path, "ab") as f:
+        f.write(b']}\n')
+    result = tailer.read()
+    assert lines(result) == [(2, b'{"b": [1, 2, 3]}')] and result.withdrawn == [again]

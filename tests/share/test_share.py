@@ -201,7 +201,7 @@ def test_the_pages_download_is_the_same_file(tmp_path):
 def test_the_kinds_the_file_takes_from_the_index_are_the_rules(path):
     """The file reads each event's kind from the index's lists (fast), which must agree with the rule itself."""
     from viewer.core import model
-    from viewer.share.data import kinds_by_position
+    from viewer.share.events import kinds_by_position
 
     session = load_index(path)
     kinds = kinds_by_position(session)

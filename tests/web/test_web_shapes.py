@@ -171,6 +171,7 @@ def test_real_answers_have_the_declared_shapes(folder, name):
     hooks = answer(f"{base}/hooks", shapes.Hooks)
     answer(f"{base}/spawn", shapes.Spawn)
     answer(f"{base}/chart", shapes.Chart)
+    answer(f"{base}/timeline", shapes.Timeline)
     answer(f"/api/search?q=the&session={sid}", shapes.Search)
     if name == "research_team":
         assert hooks["groups"], "this sample has modified deliveries: its groups are checked too"

@@ -291,11 +291,11 @@ def test_a_new_session_refuses_an_existing_log_whose_counters_it_would_not_know(
     assert Session(tmp_path / "empty.jsonl").allocate_agent_id() == "agent_001"
 
 
-def test_the_readme_example_writes_what_the_readme_says(tmp_path, monkeypatch):
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    code = readme.split("## Writing sessions", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+def test_the_documented_example_writes_what_the_doc_says(tmp_path, monkeypatch):
+    doc = (REPO / "docs" / "writing.md").read_text(encoding="utf-8")
+    code = doc.split("```python\n", 1)[1].split("```", 1)[0]
     monkeypatch.chdir(tmp_path)
-    in_thread(exec, compile(code, "README.md", "exec"), {})
+    in_thread(exec, compile(code, "docs/writing.md", "exec"), {})
     viewer = SessionViewer(tmp_path / "cafe.jsonl")
     assert viewer.list_agents() == {"agent_001": "agent_001", "agent_002": "Jack", "agent_003": "Jill"}
     dialog = dialogs.dialog(viewer.index, ["agent_002", "agent_003"])["items"]

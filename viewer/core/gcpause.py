@@ -17,7 +17,10 @@ FREEZE_AFTER = 1000  # a batch that added this many events or more is frozen; a 
 class GcPause:
     """The batches under way in one app, with the collector off while any is."""
 
-    def __init__(self) -> None:
+    def __init__(self, collects: bool = True) -> None:
+        # False: a one-off read that exits when done freezes a big batch without collecting it first (a young
+        # collection would look at every event it keeps)
+        self.collects = collects
         self._lock = threading.Lock()
         self._depth = 0  # batches under way, in every thread
         self._added = 0  # events added by the batches of this pause (each says how many as it ends)
@@ -42,7 +45,8 @@ class GcPause:
                 self._added += counter["added"]
                 if self._depth == 0:
                     if self._added >= FREEZE_AFTER:
-                        gc.collect(1)  # the young garbage of this batch (and of other threads) is collected first
+                        if self.collects:
+                            gc.collect(1)  # the young garbage of this batch (and of other threads) is collected first
                         gc.freeze()
                         self.froze = True
                     self._added = 0

@@ -19,7 +19,7 @@ class Host:
     def __init__(self, tuning: Tuning | None = None, prices: pricing.Prices | None = None) -> None:
         self.tuning = tuning or Tuning()
         self.foreground = Foreground()
-        self.gc = GcPause()
+        self.gc = GcPause(collects=not self.tuning.one_off)
         self._prices = prices
 
     @property

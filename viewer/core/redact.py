@@ -11,6 +11,8 @@ import functools
 import re
 from contextvars import ContextVar
 
+from ahocorasick_rs import BytesAhoCorasick, MatchKind
+
 from . import jsonio
 
 MASK = "[masked]"
@@ -97,18 +99,36 @@ _BACK = 7  # the farthest: "secret" in client_secret, "api-key" in x-goog-api-ke
 _SHORTEST = 11  # no secret the patterns know fits in fewer characters
 
 
-_TRIGGER_BYTES = tuple(t.encode() for t in _TRIGGERS)
 # On short text one regex search costs less than a find per trigger; on long text the finds win.
 _TRIGGER_PATTERN = re.compile("|".join(re.escape(t) for t in _TRIGGERS))
 _SHORT = 256
+# Serialized JSON (an API answer, a shared file's data: megabytes) is searched for every trigger at once: a
+# leftmost-first search skips ahead over bytes no trigger starts with, and what starts inside a match it gives (a
+# trigger overlapping another) is looked for there, so every occurrence is found, as finds would find them.
+_TRIGGER_SEARCH = BytesAhoCorasick([t.encode() for t in _TRIGGERS], matchkind=MatchKind.LeftmostFirst)
+_TRIGGER_OVERLAPS = BytesAhoCorasick([t.encode() for t in _TRIGGERS])  # every occurrence, overlapping ones too
+_LONGEST_TRIGGER = max(map(len, _TRIGGERS))
+
+
+def trigger_starts(lowered: bytes) -> list[int]:
+    """Where each trigger occurs in lower-cased bytes: every occurrence, overlapping ones too (not sorted)."""
+    starts = []
+    for _, start, end in _TRIGGER_SEARCH.find_matches_as_indexes(lowered):
+        starts.append(start)
+        inside = memoryview(lowered)[start + 1 : end + _LONGEST_TRIGGER - 1]
+        starts += [start + 1 + at for _, at, _ in _TRIGGER_OVERLAPS.find_matches_as_indexes(inside, overlapping=True)
+                   if at < end - start - 1]
+    return starts
 
 
 def _matches(text, lowered, pattern) -> list[re.Match]:
     if isinstance(lowered, str) and len(lowered) < _SHORT:
         candidates = [m.start() for m in _TRIGGER_PATTERN.finditer(lowered)]
+    elif isinstance(lowered, bytes):
+        candidates = trigger_starts(lowered)
     else:
         candidates = []
-        for trigger in _TRIGGER_BYTES if isinstance(lowered, bytes) else _TRIGGERS:
+        for trigger in _TRIGGERS:
             i = lowered.find(trigger)
             while i >= 0:
                 candidates.append(i)

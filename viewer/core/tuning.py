@@ -33,6 +33,8 @@ class Tuning:
     batch_bytes: int = knob(8 * MB, "a big file is ingested this much at a time: memory stays bounded")
     group_batch_bytes: int = knob(256 * 1024, "each file of a multi-file session is read this much at a time")
     settle_after: float = knob(3600.0, "seconds a multi-file session's files stay unwritten before it settles")
+    incomplete_after: float = knob(60.0, "seconds a file ending in part of a line stays unwritten before that is "
+                                         "reported `incomplete_last_line`")
     save_gap_s: float = knob(10.0, "a folder's cache entry is written again at most this often (seconds)")
     section_items: int = knob(5_000, "items of a map in one section of a kept session (one marshal call each)")
     section_bytes: int = knob(4 * MB, "bytes of arrays in one section of a kept session")
@@ -40,6 +42,8 @@ class Tuning:
     asof_cache_events: int = knob(2_000_000, "events the as-of snapshots kept hold in all")
     event_cache_bytes: int = knob(8 * MB, "bytes of lines a session keeps parsed (its events read last)")
     walk_read: int = knob(256 * 1024, "bytes read at once by a walk over a session's events")
+    one_off: bool = knob(False, "a read that walks every event again and exits (agentview share): events stay "
+                                "parsed after ingest, and what it made is frozen uncollected")
     cores: int | None = knob(None, "cores the search worker processes may use (None: those this process may run on)")
 
 

@@ -88,7 +88,10 @@ class EventList:
         """The event at `position` is exactly the `length` bytes at `offset` of `source`, parsed: keep only where.
 
         It was appended as a dict (ingest keeps where each line is as it goes), and a dict is never cached: there
-        is no cached copy to drop."""
+        is no cached copy to drop. In a one-off read (Tuning.one_off) the dict stays, and where its line is is noted."""
+        if self._tuning.one_off:
+            self.note_line(position, source, offset, length)
+            return
         if source is not self._source:
             if self._source is not None:  # one file per list; a second one (never expected) keeps its bytes
                 self.keep_raw(position, source.read(offset, length))
@@ -210,6 +213,8 @@ class EventList:
         """The events start .. stop-1, as `load` reads them (not cached): for walks over many (the search index,
         the facets), reading runs of lines together (parse_lines)."""
         items = self._items
+        if set(map(type, items[start:stop])) == {dict}:  # all kept parsed (Tuning.one_off): nothing to read
+            return items[start:stop]
         events: list[dict] = []
         position = start
         while position < stop:

@@ -15,7 +15,7 @@ from itertools import accumulate
 
 import orjson
 
-from viewer.core.tuning import Limits
+from viewer.core.tuning import Limits, Tuning
 
 from .file_source import FileChanged, FileSource
 
@@ -27,9 +27,8 @@ RACY_NS = 100_000_000
 MB = 1024 * 1024
 # A last line without its newline is read once its file has not grown for this long (a writer mid-line writes
 # again well within it), if it parses as a JSON object; a fragment that does not is reported once the file has
-# been idle for INCOMPLETE_AFTER_NS (it may still be finished: it is kept, and read when its newline comes).
+# been idle for Tuning.incomplete_after (it may still be finished: it is kept, and read when its newline comes).
 SETTLE_NS = 2_000_000_000
-INCOMPLETE_AFTER_NS = 60_000_000_000
 
 
 def size_text(n: int) -> str:
@@ -52,6 +51,7 @@ class TailResult:
     more: bool = False  # stopped at the byte limit: more complete lines wait; read again
     source: FileSource | None = None  # the file the lines' offsets point into (None: keep their bytes)
     problems: list[tuple[str, int | None, str]] = field(default_factory=list)  # (kind, line or None, detail)
+    withdrawn: list[tuple[str, int | None, str]] = field(default_factory=list)  # problems reported before, gone now
 
 
 class LineCutter:
@@ -194,11 +194,12 @@ class FileTailer:
 
     A last line without its newline (many finished files end so) is judged once the file has not grown
     for SETTLE_NS (see `_settle`): read if it parses as a JSON object, else reported `incomplete_last_line`
-    once the file has been idle for INCOMPLETE_AFTER_NS, and kept waiting for the rest of it either way.
+    once the file has been idle for `incomplete_after` seconds, and kept waiting for the rest of it either way;
+    that report is `withdrawn` when the file grows again (the line is read once its newline comes).
     """
 
     def __init__(self, path: str | os.PathLike, limit: int | None = None, inside: str | None = None,
-                 limits: Limits | None = None):
+                 limits: Limits | None = None, incomplete_after: float = Tuning.incomplete_after):
         self._path = os.fspath(path)
         self.limit = limit  # at most about this many bytes per read (None: all there is)
         self.inside = inside
@@ -210,6 +211,8 @@ class FileTailer:
         self._fingerprint: tuple[int, int] | None = None  # (start, CRC-32) of the bytes up to the read position
         self._unsettled = False  # an open last line not yet judged (read, or reported incomplete)
         self._fragment = False  # ... found not to parse: only its report waits (it is not parsed again)
+        self._incomplete_ns = int(incomplete_after * 1_000_000_000)
+        self._reported: tuple[str, int, str] | None = None  # the open line's `incomplete_last_line`, once reported
 
     @property
     def path(self) -> str:
@@ -245,7 +248,8 @@ class FileTailer:
         return {"identity": self._source.identity if self._source is not None else None,
                 "number": lines.number, "start": lines.start, "position": lines.position,
                 "partial": bytes(lines.partial), "skipping": lines.skipping, "taken": lines.taken,
-                "fingerprint": self._fingerprint, "unsettled": self._unsettled, "fragment": self._fragment}
+                "fingerprint": self._fingerprint, "unsettled": self._unsettled, "fragment": self._fragment,
+                "reported": self._reported}
 
     def resume(self, state: dict, source: FileSource | None = None) -> bool:
         """Go on from a `state` of this file kept by an earlier run: its next read takes only what came after,
@@ -262,6 +266,8 @@ class FileTailer:
         lines.partial, lines.skipping, lines.taken = bytearray(state["partial"]), state["skipping"], state["taken"]
         self._source = source
         self._unsettled, self._fragment = state["unsettled"], state["fragment"]
+        reported = state.get("reported")
+        self._reported = tuple(reported) if reported else None
         if position:
             start, crc = self._fingerprint = tuple(state["fingerprint"])
             source.size, source.check = position, (start, position, crc)
@@ -291,6 +297,7 @@ class FileTailer:
         except FileChanged:  # replaced while it was being read: what was read of it is void
             result.lines.clear()
             result.problems.clear()
+            result.withdrawn.clear()
             self._start_over(result)
             self._read_new(st, now, limit, result)
         except FileNotFoundError:  # gone meanwhile
@@ -307,17 +314,23 @@ class FileTailer:
             window = b""
         self._mtime_ns, self._checked_ns = st.st_mtime_ns, now
         result.source = self._source
+        before = self._lines.position
         self._remember(self._read_lines(limit, window, result))
         lines = self._lines
-        self._unsettled, self._fragment = bool(lines.partial) and not lines.skipping, False
+        if lines.position != before:  # the open line (if any) is new or grew: judged again
+            if self._reported is not None:
+                result.withdrawn.append(self._reported)
+                self._reported = None
+            self._unsettled, self._fragment = bool(lines.partial) and not lines.skipping, False
+        # else only the file's time changed (or a run taken from the cache is reading on): judged as it was
         if self._unsettled and not result.more:
             self._settle(st, now, result)
 
     def _settle(self, st: os.stat_result, now: int, result: TailResult) -> None:
         """Judge the open last line of a file that has not grown for SETTLE_NS: a JSON object is read (a
-        finished file's last line); anything else waits, and is reported once after INCOMPLETE_AFTER_NS."""
+        finished file's last line); anything else waits, and is reported once after `incomplete_after`."""
         idle = now - st.st_mtime_ns
-        if idle < SETTLE_NS:
+        if idle < min(SETTLE_NS, self._incomplete_ns):
             return
         lines = self._lines
         if not self._fragment:
@@ -330,12 +343,12 @@ class FileTailer:
                 self._unsettled = False
                 return
             self._fragment = True
-        if idle >= INCOMPLETE_AFTER_NS:
+        if idle >= self._incomplete_ns:
             self._unsettled = False
-            result.problems.append(("incomplete_last_line", lines.number + 1,
-                                    f"the file ends in {size_text(len(lines.partial))} that are not a whole line and "
-                                    f"has not grown for {idle // 1_000_000_000} s: it is read if the rest of it "
-                                    "comes"))
+            self._reported = ("incomplete_last_line", lines.number + 1,
+                              f"the file ends in {size_text(len(lines.partial))} that are not a whole line and has "
+                              f"not grown for {idle / 1_000_000_000:.0f} s: it is read if the rest of it comes")
+            result.problems.append(self._reported)
 
     def _window_if_unchanged(self) -> bytes | None:
         """The bytes just before the read position if they are still those read (their CRC-32); else None."""
@@ -356,6 +369,8 @@ class FileTailer:
             self._source.retire()  # events still pointing into it show "changed on disk", never other bytes
             self._lines = LineCutter(self.limits.max_line_bytes, offsets=True)
             self._fingerprint = None
+            self._reported = None  # the session is read again from its start: its problems with it
+            self._unsettled = self._fragment = False
             result.restarted = True
         self._source = fresh
 

@@ -63,6 +63,10 @@ class ClaudeNormalizer(Normalizer):
         super().__init__()
         self.created: set[str] = set()
         self.uuid_agent: dict[str, str] = {}  # line uuid -> its sidechain (inline sidechains follow parentUuid)
+        self.named: dict[str, str] = {}  # agentId of an inline sidechain -> its agent (one begun unnamed keeps its id)
+        self.last_side: str | None = None  # the agent of the latest inline sidechain line
+        self.answered: dict[str, str] = {}  # agent a spawning call's result named before its first line -> the call
+        self.id_named: set[str] = set()  # agents named only by their id (nothing described them yet)
         self.tool_uses: dict[str, tuple[str, str, str, dict]] = {}  # toolu id -> (message id, agent, tool, input)
         self.prompts: dict[str, list[str]] = {}  # prompt of a spawning call -> its toolu ids, not yet matched
         self.links = SpawnLinks()  # by toolu id
@@ -153,6 +157,8 @@ class ClaudeNormalizer(Normalizer):
         agent = self._agent_of(record, member)
         if agent not in self.created:
             out += self._create(agent, record, member)
+        elif agent in self.answered:  # an unnamed sidechain just named as a result's agentId named it before
+            out += self._late_parent(agent, self.answered.pop(agent))
         kind = record.get("type")
         message = as_dict(record.get("message"))
         self.titles.feed(record, agent == MAIN)
@@ -200,17 +206,8 @@ class ClaudeNormalizer(Normalizer):
         uuid = record.get("uuid") if isinstance(record.get("uuid"), str) else None
         if member["kind"] != MAIN:
             agent = member["agent"]
-        elif record.get("isSidechain") is True:  # v1.x: a sidechain group inside the main file
-            named = record.get("agentId")
-            if isinstance(named, str) and named:
-                # 2.0.x inline lines name their agent: one agent even where the parentUuid chain breaks (a line
-                # whose parent was never written), and the one a Task result's agentId names
-                agent = "agent-" + named
-            else:
-                parent = record.get("parentUuid")
-                agent = self.uuid_agent.get(parent) if isinstance(parent, str) else None
-                if agent is None or agent == MAIN:
-                    agent = f"sidechain-{(uuid or str(len(self.created)))[:8]}"
+        elif record.get("isSidechain") is True:  # a sidechain group inside the main file
+            agent = self.last_side = self._sidechain_of(record, uuid)
         else:
             agent = MAIN
         if uuid and agent != MAIN and member["kind"] == MAIN:
@@ -218,7 +215,32 @@ class ClaudeNormalizer(Normalizer):
             self.uuid_agent[uuid] = agent
         return agent
 
+    def _sidechain_of(self, record: dict, uuid: str | None) -> str:
+        """The agent of an inline sidechain line: the one its parentUuid chain is of; where the chain breaks (a
+        parent never written: neither a sidechain's line nor another line of the file), the latest sidechain's.
+
+        2.0.x lines name their agent (`agentId`), some only: the first line naming it names the sidechain its
+        chain (or, broken, the latest unnamed one) began, so it stays one agent, which a Task result naming that
+        agentId joins to its call."""
+        parent = record.get("parentUuid")
+        agent = self.uuid_agent.get(parent) if isinstance(parent, str) else None
+        if agent is None and isinstance(parent, str) and parent not in self.branches.where:
+            agent = self.last_side  # a broken chain
+        named = record.get("agentId")
+        if isinstance(named, str) and named:
+            if named not in self.named:
+                begun = agent is not None and agent.startswith("sidechain-") and agent not in self.named.values()
+                self.named[named] = agent if begun else "agent-" + named
+                if begun and "agent-" + named in self.answered:  # a result named it first: joined in `_feed`
+                    self.answered[agent] = self.answered.pop("agent-" + named)
+            return self.named[named]
+        return agent or f"sidechain-{(uuid or str(len(self.created)))[:8]}"
+
     def _create(self, agent: str, record: dict, member: dict) -> list[Event]:
+        if agent != MAIN and MAIN not in self.created:
+            # a sub-agent's line before any of the main agent's (a 2.0.x warmup agent file is written before the
+            # session's first prompt): the main agent is made first, so the sub-agent is listed under it
+            return self._create(MAIN, record, member) + self._create(agent, record, member)
         self.created.add(agent)
         event: Event = agent_created(agent, timestamp=record.get("timestamp"))
         if agent == MAIN:
@@ -230,7 +252,9 @@ class ClaudeNormalizer(Normalizer):
         elif not meta and member.get("meta_path"):  # not written yet (or not JSON yet): looked for again at flush
             self.unmet[agent] = (member["meta_path"], member.get("inside"))
         toolu, how = meta.get("toolUseId"), None
-        if not (isinstance(toolu, str) and toolu in self.tool_uses):
+        if not (isinstance(toolu, str) and toolu in self.tool_uses) and agent in self.answered:
+            toolu, how = self.answered.pop(agent), "the result of a spawning call names its agentId"
+        elif not (isinstance(toolu, str) and toolu in self.tool_uses):
             toolu = None
             prompt = self._first_text(record)
             candidates = self.prompts.get(prompt) if prompt else None
@@ -248,11 +272,12 @@ class ClaudeNormalizer(Normalizer):
             if how:
                 event["inferred"] = {"cause": how, "tool_call_id": toolu}
             name = arguments.get("description") or arguments.get("subagent_type")
-        else:
+        else:  # no call names it (yet): shown under the main agent, not as a root above it
             name, early = None, []
-            if MAIN in self.created:  # no call names it (yet): shown under the main agent, not as a root above it
-                event["listed_under"] = MAIN
+            event["listed_under"] = MAIN
         event["name"] = str(meta.get("description") or name or meta.get("agentType") or agent)
+        if event["name"] == agent:
+            self.id_named.add(agent)  # a call joining it later names it
         if meta.get("agentType"):
             event["agent_type"] = meta["agentType"]
         return early + [event]
@@ -378,6 +403,8 @@ class ClaudeNormalizer(Normalizer):
             if sub and sub != agent:
                 out += self._flush(sub)
                 out += self._late_parent(sub, call_id)
+                if sub not in self.created and call_id in self.tool_uses:  # its lines come later: joined then
+                    self.answered[sub] = call_id
         if texts:
             text, _ = content_text(texts)
             text, markers = user_text(text)
@@ -416,8 +443,10 @@ class ClaudeNormalizer(Normalizer):
             return []
         self.links.spawned(sub, call_id, message_id, str(arguments.get("prompt", "")))
         self.links.heard.add(sub)  # its first prompt went by unlinked
+        name = arguments.get("description") or arguments.get("subagent_type")
+        named = {"name": str(name)} if name and sub in self.id_named else {}
         return [{"message_id": f"{sub}:linked", "event_type": SPAWN_LINK, "agent_id": parent, "links": sub,
-                 "cause": message_id, "spawn_call_id": call_id, "raw": None,
+                 "cause": message_id, "spawn_call_id": call_id, "raw": None, **named,
                  "inferred": {"cause": "the result of a spawning call names its agentId", "tool_call_id": call_id}}]
 
     def _subagent_for(self, record: dict, call_id: str | None, text: str) -> str | None:
@@ -426,12 +455,16 @@ class ClaudeNormalizer(Normalizer):
             return self.links.by_call[call_id]
         result = record.get("toolUseResult")
         if isinstance(result, dict) and isinstance(result.get("agentId"), str):
-            return "agent-" + result["agentId"]
+            return self._agent_named(result["agentId"])
         if call_id and self.tool_uses.get(call_id, ("", "", ""))[2] in SPAWNING_TOOLS:
             named = record.get("agentId")
             if record.get("isSidechain") is False and isinstance(named, str) and named:
-                return "agent-" + named  # a main line's own agentId names the inline sidechain that answered
+                return self._agent_named(named)  # a main line's own agentId names the inline sidechain that answered
             match = _AGENT_TAIL.search(text)
             if match:
-                return "agent-" + match.group(1)
+                return self._agent_named(match.group(1))
         return None
+
+    def _agent_named(self, agent_id: str) -> str:
+        """The agent an `agentId` names: its file's, or the inline sidechain that took it."""
+        return self.named.get(agent_id, "agent-" + agent_id)

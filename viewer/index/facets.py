@@ -1,5 +1,6 @@
 """Per-agent lists that filters, the chart, the exports and the hook audit would otherwise find by reading
-every event: each tool's entries, the deliveries a hook modified, and the events that are not transcript entries.
+every event: each tool's entries, the deliveries a hook modified, the events that are not transcript entries; and
+each event's time (the timeline).
 
 Built after ingest and caught up before every read (like the search index), each by the rule the pages apply to
 one event, so a filtered page shows exactly what a walk over the transcript would.
@@ -7,13 +8,27 @@ one event, so a filtered page shows exactly what a walk over the transcript woul
 
 from __future__ import annotations
 
+import math
 from array import array
 from bisect import bisect_left
+from datetime import datetime, timezone
 
 from viewer.core import model
 from viewer.core.kept import array_from, array_state
 from viewer.core.incremental import Incremental
 from viewer.search import index as search_index
+
+
+def seconds_of(value) -> float:
+    """An event's `timestamp` (ISO 8601, as every format with times writes it) in seconds since the epoch; NaN
+    when it has none or not one that reads as a time (a time without a zone is taken as UTC)."""
+    if not isinstance(value, str):
+        return math.nan
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return math.nan
+    return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
 
 
 def _add_to(lists: dict, key: str, position: int) -> None:
@@ -39,11 +54,14 @@ class Facets(Incremental):
         self.pieces: dict[str, array] = {}  # agent -> positions of its pieces of text
         self.originals: dict[str, array] = {}  # agent -> positions of the originals its deliveries name (unsorted)
         self._awaited: dict[str, list[int]] = {}  # message id not seen yet -> deliveries naming it
+        self.times = array("d")  # per position: its event's time (seconds_of), NaN without one
+        self.failed = array("q")  # positions of tool results the log marks as errors
+        self.typed: dict[str, array] = {}  # agent -> positions of what a person typed to it (no delivery, no result)
 
     # What it holds: each kept by `state`, or the session it reads (made again)
     HOLDS = frozenset({"indexed", "_session", "tools", "modified", "received", "deliveries", "others", "pieces",
-                       "originals", "_awaited"})
-    _ARRAY_MAPS = ("modified", "others", "pieces", "originals")
+                       "originals", "_awaited", "times", "failed", "typed"})
+    _ARRAY_MAPS = ("modified", "others", "pieces", "originals", "typed")
 
     def state(self):
         """(name, plain value) of what it keeps (see the persistent cache: store.index_state)."""
@@ -51,6 +69,8 @@ class Facets(Incremental):
         yield "received", self.received
         yield "deliveries", self.deliveries
         yield "awaited", self._awaited
+        yield "times", array_state(self.times)
+        yield "failed", array_state(self.failed)
         yield "tools", {agent: {k: array_state(v) for k, v in tools.items()} for agent, tools in self.tools.items()}
         for name in self._ARRAY_MAPS:
             yield name, {k: array_state(v) for k, v in getattr(self, name).items()}
@@ -61,6 +81,8 @@ class Facets(Incremental):
             setattr(self, name, value)
         elif name == "awaited":
             self._awaited = value
+        elif name in ("times", "failed"):
+            setattr(self, name, array_from(value))
         elif name == "tools":
             self.tools = {agent: {k: array_from(v) for k, v in tools.items()} for agent, tools in value.items()}
         elif name in self._ARRAY_MAPS:
@@ -73,6 +95,7 @@ class Facets(Incremental):
             events = s.events.walk(start, stop)  # read together, not cached
         for position, event in zip(range(start, stop), events):
             self._add(s, position, event, (start, events))
+            self.times.append(seconds_of(event.get("timestamp")))
             self.indexed = position + 1
 
     def _add(self, s, position: int, event: dict, read: tuple[int, list] | None = None) -> None:
@@ -82,6 +105,11 @@ class Facets(Incremental):
                 self._tools_of(s, position, agent_id, event, read)
             if model.is_delivery(event):
                 self._delivery(s, position, event, read)
+            if model.is_tool_result(event):
+                if event.get("is_error") is True:
+                    self.failed.append(position)
+            elif event.get("role") == "user" and not model.is_delivery(event):
+                _add_to(self.typed, agent_id, position)
         else:
             _add_to(self.others, agent_id, position)
             if kind == model.PIECE_OF_TEXT:

@@ -250,10 +250,15 @@ class SessionIndex(Sleeps):
     def _line_problem(self, kind: str, line: int, detail: str, message_id: str | None = None) -> None:
         self._problem(kind, line, detail, message_id, of_line=True)
 
-    def reader_problems(self, problems: list[tuple[str, int | None, str]]) -> None:
-        """What a reader found wrong with the file (tailer.TailResult.problems): a line's problem is of that line."""
-        if problems:
+    def reader_problems(self, problems: list[tuple[str, int | None, str]], withdrawn=()) -> None:
+        """What a reader found wrong with the file (tailer.TailResult.problems): a line's problem is of that line;
+        `withdrawn`: what it found before that no longer holds (an open last line that grew)."""
+        if problems or withdrawn:
             with self.lock:
+                for kind, line, detail in withdrawn:
+                    gone = Problem(kind, line, detail)
+                    if gone in self.problems:
+                        self.problems.remove(gone)
                 for kind, line, detail in problems:
                     self._problem(kind, line, detail, of_line=line is not None)
 

@@ -197,6 +197,7 @@ class Groups:
         results = [read_some(reader, batch) for reader in readers]
         replaced: list[str] = []  # files replaced before or while they were read: the group is read again
         problems = [problem for r in results for problem in r.problems]
+        withdrawn = [problem for r in results for problem in r.withdrawn]
         resumed = any(r.lines for r in results) and session.normalizer is not None and session.normalizer.settled
         if not resumed and not any(r.restarted for r in results):
             batches = [(session.members[p], lines_from(reader, r, replaced, problems, batch))
@@ -210,7 +211,7 @@ class Groups:
         for r in results:
             if r.error:
                 session.file_problem(r.error)
-        session.reader_problems(problems)
+        session.reader_problems(problems, withdrawn)
         stamps = [r.modified_at for r in results if r.modified_at is not None]
         library = self._library
         listed = library.is_listed(session)
@@ -218,6 +219,8 @@ class Groups:
             if stamps:
                 session.updated_at = max(stamps)
             library.list_session(session) if not listed else library.changed()
+        elif problems or withdrawn:  # an idle file's open last line judged: its count on `/` changes
+            library.changed()
         self.settle(session)
 
     def _read_again(self, session: SessionIndex, files: bool = False, appended: bool = False) -> None:

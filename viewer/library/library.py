@@ -168,8 +168,9 @@ class Library:
                 session.ingest(result.lines, result.source)
             if result.error:
                 session.file_problem(result.error)
-            session.reader_problems(result.problems)
-            changed = changed or bool(result.lines or result.restarted or result.error or result.problems)
+            session.reader_problems(result.problems, result.withdrawn)
+            changed = changed or bool(result.lines or result.restarted or result.error or result.problems
+                                      or result.withdrawn)
             if not result.more:
                 break
             if slices is not None:
@@ -208,7 +209,7 @@ class Library:
 
     def reader(self, path: str, limit: int | None = None) -> FileTailer | GzipReader:
         """The reader of a session file of this folder, within the app's limits (reading.reader_for)."""
-        return reader_for(path, limit, inside=self.inside, limits=self.host.tuning.limits)
+        return reader_for(path, limit, inside=self.inside, limits=self.host.tuning.limits, tuning=self.host.tuning)
 
     def _session_of(self, path: str, fmt: formats.Format = formats.NATIVE, reason: str = "") -> SessionIndex:
         """A new, empty index of the session file at `path`, of the format its content shows."""

@@ -13,9 +13,9 @@ from viewer.formats.detect import GZIP_SUFFIX
 
 
 def reader_for(path: str, limit: int | None = None, inside: str | None = None,
-               limits: Limits | None = None) -> FileTailer | GzipReader:
+               limits: Limits | None = None, tuning: Tuning | None = None) -> FileTailer | GzipReader:
     """The reader of a session file, within `limits`; a plain file (or a `.json` one of OTLP/JSON requests) is
-    tailed `limit` bytes at a time at most.
+    tailed `limit` bytes at a time at most, its open last line reported after `tuning.incomplete_after`.
 
     `inside`: the real path of the folder the file opened must lie in (None: anywhere); the reader
     raises RefusedFile or PermissionError for a file that may not or cannot be read."""
@@ -23,7 +23,8 @@ def reader_for(path: str, limit: int | None = None, inside: str | None = None,
         return ai_agent.SnapshotReader(path, inside=inside, limits=limits, limit=limit)
     if path.endswith(GZIP_SUFFIX):
         return GzipReader(path, inside=inside, limits=limits)
-    return FileTailer(path, limit, inside=inside, limits=limits)
+    return FileTailer(path, limit, inside=inside, limits=limits,
+                      incomplete_after=(tuning or Tuning).incomplete_after)
 
 
 def read_some(reader, batch: int = Tuning.group_batch_bytes):

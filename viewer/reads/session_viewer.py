@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from viewer.core.host import Host
 from viewer.core.model import Event
 from viewer.index.session_ids import session_id_for
 from viewer.index.session_index import SessionIndex
@@ -13,15 +14,15 @@ from viewer.library.reading import reader_for
 from . import causality, dialogs, queries
 
 
-def load_index(session_file: str | os.PathLike) -> SessionIndex:
+def load_index(session_file: str | os.PathLike, host: Host | None = None) -> SessionIndex:
     """Read a whole session file into a fresh index, in whatever format it is (with its sub-agent files)."""
     path = os.path.abspath(os.fspath(session_file))
     if Library.is_session_file(path) and os.path.isfile(path):
-        session = Library(os.path.dirname(path), follow_symlinks=True).open_file(path)
+        session = Library(os.path.dirname(path), follow_symlinks=True, host=host).open_file(path)
         if session is not None:
             return session
     name = os.path.basename(path)
-    session = SessionIndex(session_id_for(name), path, name)
+    session = SessionIndex(session_id_for(name), path, name, host=host)
     result = reader_for(path).read()
     session.ingest(result.lines)
     if result.error:

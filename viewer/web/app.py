@@ -30,6 +30,7 @@ from . import (
     api,
     asof,
     colours,
+    compare_views,
     entry_cache,
     entry_parts,
     exports,
@@ -41,6 +42,7 @@ from . import (
     search_views,
     security,
     text_filters,
+    timeline_views,
     tree_outline,
 )
 from .endpoints import LIVE_ENDPOINTS
@@ -112,7 +114,8 @@ def create_app(
                                     runtime.keep(tree_outline.drawings()))
     app.wsgi_app = _served_first(app.wsgi_app, runtime.foreground)
 
-    for blueprint in (pages.bp, api.bp, search_views.bp, pictures.bp, exports.bp, hooks.bp, images.bp, mcp_http.bp):
+    for blueprint in (pages.bp, api.bp, search_views.bp, compare_views.bp, pictures.bp, timeline_views.bp, exports.bp,
+                      hooks.bp, images.bp, mcp_http.bp):
         app.register_blueprint(blueprint)
     register_error_pages(app)
     app.jinja_env.filters["pretty_json"] = lambda value: jsonio.text(value, indent=True)

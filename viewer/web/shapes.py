@@ -306,6 +306,159 @@ class Trace(TypedDict):
     url: str
 
 
+class CompareRun(TypedDict):
+    session_id: str
+    title: str
+    path: str
+    agent_id: str | None
+    as_of: int | None
+    events: int
+
+
+class CompareAgent(TypedDict):
+    agent_id: str
+    name: str
+    ordinal: int
+
+
+class CompareEntry(TypedDict):
+    index: int
+    position: int
+    message_id: str
+    agent_id: str
+    kind: str
+    role: str | None
+    tools: list[str]
+    failed: bool
+    text: str
+    url: str
+
+
+class CompareHunk(TypedDict):
+    equal: bool
+    a_start: int
+    a_end: int
+    b_start: int
+    b_end: int
+    a: NotRequired[list[CompareEntry]]
+    b: NotRequired[list[CompareEntry]]
+    a_first: NotRequired[CompareEntry]
+    b_first: NotRequired[CompareEntry]
+
+
+class CompareMetrics(TypedDict):
+    entries: int
+    tool_calls: int
+    failures: int
+    agents_spawned: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None
+    seconds: float | None
+    agents: NotRequired[int]
+
+
+class CompareMetricsPair(TypedDict):
+    a: CompareMetrics
+    b: CompareMetrics
+
+
+class ComparePair(TypedDict):
+    a: CompareAgent
+    b: CompareAgent
+    depth: int
+    matched_by: str
+    same: bool
+    exact: bool
+    hunks: list[CompareHunk]
+    metrics: CompareMetricsPair
+
+
+class Divergence(TypedDict):
+    pair: int | None
+    a: CompareAgent | None
+    b: CompareAgent | None
+    a_entry: CompareEntry | None
+    b_entry: CompareEntry | None
+    a_index: int | None
+    b_index: int | None
+    agents_differ: bool
+
+
+class Compare(TypedDict):
+    """GET /api/compare?a=<id>&b=<id> (the compare page's data)"""
+
+    a: CompareRun
+    b: CompareRun
+    agree: bool
+    first_divergence: Divergence | None
+    pairs: list[ComparePair]
+    only_in_a: list[CompareAgent]
+    only_in_b: list[CompareAgent]
+    totals: CompareMetricsPair
+    url: str
+
+
+class TimelineBar(TypedDict):
+    kind: str
+    x: float
+    w: float
+    count: int
+    failed: int
+    longest: float
+    position: int
+
+
+class TimelineLane(TypedDict):
+    agent_id: str
+    name: str
+    depth: int
+    ordinal: int
+    entries: int
+    failures: int
+    spawned_at: float | None
+    bars: list[TimelineBar]
+
+
+class TimelineCall(TypedDict):
+    kind: str
+    agent_id: str
+    name: str
+    agent_name: str
+    position: int
+    message_id: str
+    start: float
+    end: float
+    length: float
+    failed: bool
+    unit: str
+
+
+class TimelineTick(TypedDict):
+    x: float
+    value: float
+
+
+class Timeline(TypedDict):
+    """GET /api/sessions/<id>/timeline (the timeline page's data)"""
+
+    id: str
+    axis: str
+    first: float
+    last: float
+    start: float
+    end: float
+    width: int
+    first_lane: int
+    lanes_total: int
+    lanes: list[TimelineLane]
+    longest: list[TimelineCall]
+    ticks: list[TimelineTick]
+    events: int
+    cursor: str
+    url: str
+
+
 class Error(TypedDict):
     """Any /api/ URL that fails: 4xx or 500."""
 
@@ -331,4 +484,6 @@ ANSWERS: dict[str, type] = {
     "/api/sessions/<id>/lineage/<agent_id>": Lineage,
     "/api/sessions/<id>/chart": Chart,
     "/api/sessions/<id>/trace/<message_id>": Trace,
+    "/api/sessions/<id>/timeline": Timeline,
+    "/api/compare": Compare,
 }

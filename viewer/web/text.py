@@ -149,8 +149,11 @@ def highlight_stylesheet() -> str:
 # --- Markdown -----------------------------------------------------------------------------------
 
 # What makes text worth rendering as Markdown: without any of these it reads the same as plain text.
-# Headings, lists, quotes, fences, tables: at a line's start.
-_MARKDOWN_LINE = re.compile(r"(?m)^ {0,3}(?:#{1,6}\s|[-*+]\s|\d{1,3}[.)]\s|>|```|~~~|\|.*\|)")
+# Headings, lists, quotes, fences, tables: at a line's start, the first line's or one after a line break (a
+# literal the regex engine skips to, where a multi-line ^ would be tried at every position).
+_LINE_MARK = r" {0,3}(?:#{1,6}\s|[-*+]\s|\d{1,3}[.)]\s|>|```|~~~|\|.*\|)"
+_MARKDOWN_FIRST_LINE = re.compile(_LINE_MARK)
+_MARKDOWN_LINE = re.compile("\n" + _LINE_MARK)
 # Emphasis, code, links: `**x`, `__x`, `*x*` (after no letter, digit or *), `code`, [text](url). Each branch
 # starts with the character it needs, taken first by one class (what it was is checked behind), so the regex
 # engine skips to the next *, _, ` or [ instead of trying every branch at every position: 8x faster on prose.
@@ -159,7 +162,7 @@ _MARKDOWN_INLINE = re.compile(r"[*_`\[](?:(?<=\*)\*\S|(?<=_)_\S|(?<=\*)(?<![\w*]
 
 
 def looks_like_markdown(text: str) -> bool:
-    return bool(_MARKDOWN_LINE.search(text) or _MARKDOWN_INLINE.search(text))
+    return bool(_MARKDOWN_FIRST_LINE.match(text) or _MARKDOWN_LINE.search(text) or _MARKDOWN_INLINE.search(text))
 
 
 def _fence(code: str, language: str, _attrs) -> str:

@@ -1,0 +1,52 @@
+"""The timeline in a real Chromium: lanes nested as the tree, a failed call red, a click on a bar opening its
+entry, the labels staying while the lanes scroll at a phone's width, both colour schemes."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import open_on_a_phone, serve
+from test_timeline import session as timed_session  # noqa: F401  (a fixture)
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def server(timed_session):  # noqa: F811
+    with serve(timed_session.parent) as live:
+        live.wait_for_session("run", events=14)
+        yield live
+
+
+def test_lanes_nest_and_a_bar_opens_its_entry(server, page):
+    page.goto(server.url + "/s/run")
+    page.locator("#av-timeline-link").click()
+    lanes = page.locator(".timeline .lane[data-agent]")
+    expect(lanes).to_have_count(2)
+    expect(lanes.nth(0)).to_have_class("lane depth-0")
+    expect(lanes.nth(1)).to_have_class("lane depth-1")
+    lead_label, worker_label = (lanes.nth(i).locator(".lane-label a.agent").bounding_box() for i in (0, 1))
+    assert worker_label["x"] > lead_label["x"], "a sub-agent's label is indented under its parent's"
+    failed = lanes.nth(0).locator("rect.bar.tool.failed")
+    expect(failed).to_have_count(1)
+    assert page.evaluate("getComputedStyle(document.querySelector('rect.bar.failed')).fill") != page.evaluate(
+        "getComputedStyle(document.querySelector('rect.bar.tool:not(.failed)')).fill")
+    expect(failed.locator("title")).to_have_text("Lead: 1 tool call, 1 failed; longest 3 s")
+    failed.click()
+    expect(page).to_have_url(f"{server.url}/s/run/agents/lead#a2")
+    expect(page.locator('[id="a2"]')).to_contain_text("make")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_on_a_phone_the_lanes_scroll_and_the_labels_stay(server, page, scheme):
+    open_on_a_phone(page, server.url + "/s/run/timeline", scheme)
+    box = page.locator(".timeline")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    assert box.evaluate("b => b.scrollWidth > b.clientWidth"), "the lanes scroll inside their box"
+    label = page.locator(".lane[data-agent='lead'] .lane-label")
+    before = label.bounding_box()["x"]
+    box.evaluate("b => b.scrollLeft = 300")
+    assert abs(label.bounding_box()["x"] - before) < 1, "the label stays where it was"
+    background = label.evaluate("l => getComputedStyle(l).backgroundColor")
+    assert background == {"light": "rgb(255, 255, 255)", "dark": "rgb(20, 23, 28)"}[scheme]  # --bg
