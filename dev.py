@@ -3,7 +3,7 @@
 
     python3 dev.py serve     serve sample_sessions/ at http://127.0.0.1:8000
     python3 dev.py test      run the whole test suite, browser tests included
-    python3 dev.py screenshots   regenerate docs/screenshots/ (every page kind, 360 and 1440 px, light and dark)
+    python3 dev.py screenshots   regenerate docs/screenshots/ (every page kind, 390 and 1440 px, light and dark)
 
 Both create (or reuse) a virtualenv in .venv and install what they need; extra
 arguments go to `agentview serve` or to pytest.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Screenshots of every page kind, and of a shared file, at 360 px and 1440 px wide, light and dark, into docs/screenshots/.
+"""Screenshots of every page kind, and of a shared file, at 390 px and 1440 px wide, light and dark, into docs/screenshots/.
 
     python3 dev.py screenshots
 
@@ -22,9 +22,11 @@ from page_kinds import PAGE_KINDS  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 OUT = ROOT / "docs" / "screenshots"
-WIDTHS = {"phone": (360, 740), "desktop": (1440, 900)}
+WIDTHS = {"phone": (390, 844), "desktop": (1440, 900)}
 THEMES = ("light", "dark")
 SHARED = ("research_team.jsonl", "#agent=agent_researcher")  # a shared file, opened on a perspective
+CLAUDE = "/s/claude_code:-home-dev-src-parser:5b1e8c2a-audit"  # a Claude Code session of the samples, by its title
+EXTRA = {"claude-code-session": CLAUDE, "claude-code-agent": CLAUDE + "/agents/main"}
 
 
 def main() -> int:
@@ -42,7 +44,7 @@ def main() -> int:
             for theme in THEMES:
                 for device, (width, height) in WIDTHS.items():
                     page = browser.new_page(viewport={"width": width, "height": height}, color_scheme=theme)
-                    for kind, path in PAGE_KINDS.items():
+                    for kind, path in {**PAGE_KINDS, **EXTRA}.items():
                         page.goto(server.url + path, wait_until="networkidle")
                         page.screenshot(path=str(OUT / f"{kind}-{device}-{theme}.png"))
                     page.goto(shared.as_uri() + SHARED[1])
@@ -50,7 +52,7 @@ def main() -> int:
                     page.screenshot(path=str(OUT / f"shared-file-{device}-{theme}.png"))
                     page.close()
             browser.close()
-    print(f"wrote {(len(PAGE_KINDS) + 1) * len(WIDTHS) * len(THEMES)} screenshots to {OUT.relative_to(ROOT)}/")
+    print(f"wrote {(len(PAGE_KINDS) + len(EXTRA) + 1) * len(WIDTHS) * len(THEMES)} screenshots to {OUT.relative_to(ROOT)}/")
     return 0
 
 

@@ -178,23 +178,6 @@
     d.shouldSwap = false;
   });
 
-  // --- Relative times ("3 min ago") stay true while the page is open; the absolute time is their title. ---
-  function ago(seconds) {
-    for (const [unit, size] of [["day", 86400], ["h", 3600], ["min", 60]]) {
-      if (seconds >= size) {
-        const n = Math.floor(seconds / size);
-        return `${n} ${unit}${unit === "day" && n !== 1 ? "s" : ""} ago`;
-      }
-    }
-    return "just now";
-  }
-  setInterval(() => {
-    const now = Date.now() / 1000;
-    document.querySelectorAll("time[data-epoch]").forEach((t) => {
-      t.textContent = ago(Math.max(0, now - Number(t.dataset.epoch)));
-    });
-  }, 30000);
-
   document.addEventListener("DOMContentLoaded", () => {
     setView(storedView(), false);
     revealRawToggles(document);

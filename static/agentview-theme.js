@@ -4,7 +4,7 @@
   "use strict";
   const KEY = "agentview-theme";
   const root = document.documentElement;
-  root.classList.add("js");  // CSS may now rely on the scripts (the header menu collapses only then)
+  root.classList.add("js");  // CSS may now rely on the scripts (the header menu folds only then)
 
   function stored() {
     try { return localStorage.getItem(KEY); } catch (e) { return null; }  // storage may be refused
@@ -15,18 +15,23 @@
     else delete root.dataset.theme;  // follow prefers-color-scheme
   }
 
+  function show(choice) {  // the menu's radio buttons say the choice in force
+    document.querySelectorAll('input[name="av-theme"]').forEach((r) => { r.checked = r.value === (choice || "system"); });
+  }
+
   apply(stored());
 
   document.addEventListener("DOMContentLoaded", () => {
-    const select = document.getElementById("av-theme");
-    if (!select) return;
-    select.value = root.dataset.theme || "system";
-    select.closest(".theme-choice").hidden = false;
-    select.addEventListener("change", () => {
+    const group = document.querySelector(".theme-choice");
+    if (!group) return;
+    group.hidden = false;
+    show(root.dataset.theme);
+    group.addEventListener("change", (event) => {
+      const value = event.target.value;
       try {
-        if (select.value === "system") localStorage.removeItem(KEY); else localStorage.setItem(KEY, select.value);
+        if (value === "system") localStorage.removeItem(KEY); else localStorage.setItem(KEY, value);
       } catch (e) { /* not kept, but still applied to this page */ }
-      apply(select.value);
+      apply(value);
     });
   });
 
@@ -34,7 +39,6 @@
   window.addEventListener("storage", (event) => {
     if (event.key !== KEY) return;
     apply(event.newValue);
-    const select = document.getElementById("av-theme");
-    if (select) select.value = event.newValue || "system";
+    show(event.newValue);
   });
 })();

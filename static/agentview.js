@@ -9,24 +9,33 @@
   }
 
   function reveal(root) {
-    root.querySelectorAll(".tree-controls[hidden], .copy-link[hidden], .secrets-toggle[hidden], .keys-button[hidden], .menu-button[hidden], .drawer-button[hidden]")
+    root.querySelectorAll(".tree-controls[hidden], .copy-link[hidden], .secrets-toggle[hidden], .keys-button[hidden], .menu-button[hidden], .drawer-button[hidden], .sort-menu[hidden]")
       .forEach((el) => { el.hidden = false; });
+  }
+
+  function closeMenu(except) {
+    document.querySelectorAll(".menu-button[aria-expanded=true]").forEach((b) => {
+      if (b === except) return;
+      b.setAttribute("aria-expanded", "false");
+      document.getElementById(b.getAttribute("aria-controls")).classList.remove("open");
+    });
   }
 
   document.addEventListener("click", (event) => {
     const menu = event.target.closest(".menu-button, .drawer-button");
     if (menu) {
-      // On a phone the header's tools (search, keys, live, theme, secrets) and the agent tree fold behind these.
+      // The header's menu (theme, secrets, keys) and, on a phone, the rails fold behind these.
       const tools = document.getElementById(menu.getAttribute("aria-controls"));
       const open = menu.getAttribute("aria-expanded") !== "true";
       menu.setAttribute("aria-expanded", String(open));
       tools.classList.toggle("open", open);
-      if (open) {  // focus what the reader came for: the search box, or the current agent
-        const first = tools.querySelector("input, select, button") || tools.querySelector("a[aria-current]") || tools.querySelector("a");
+      if (open) {  // focus what the reader came for: the first setting, or the current agent
+        const first = tools.querySelector("a[aria-current]") || tools.querySelector("input:checked, input, button, a");
         if (first) first.focus();
       }
       return;
     }
+    if (!event.target.closest(".menu-panel")) closeMenu();
     const treeButton = event.target.closest("[data-tree]");
     if (treeButton) {
       const open = treeButton.dataset.tree === "expand";
@@ -54,6 +63,16 @@
     }
   });
 
+  // The rail's sessions switcher: its box keeps the rows whose text holds every word typed.
+  document.addEventListener("input", (event) => {
+    if (!event.target.matches(".switcher-filter")) return;
+    const words = event.target.value.toLowerCase().split(/\s+/).filter(Boolean);
+    event.target.parentNode.querySelectorAll(".switcher-list > li").forEach((li) => {
+      const text = li.textContent.toLowerCase();
+      li.hidden = !words.every((w) => text.includes(w));
+    });
+  });
+
   document.addEventListener("DOMContentLoaded", () => { reveal(document); revealTarget(); });
   window.addEventListener("hashchange", revealTarget);
   // New fragments arrive through htmx: show their controls too.
@@ -74,8 +93,10 @@
     target.scrollIntoView({ block: "center" });
   }
 
-  // --- Keyboard: / search, j/k move, o/Enter open, [ ] agents, ? help (see templates/_keys.html). ---
-  const ITEMS = "#av-entries > .entry, #av-dialog > .dialog-item, #av-hits > .search-hit, #av-tree li.node";
+  // --- Keyboard: Ctrl-K and / search, j/k move, o/Enter open, [ ] agents, g s sessions, ? help (_keys.html). ---
+  const ITEMS = "#av-entries > .entry, #av-dialog > .dialog-item, #av-hits > .search-hit, #av-tree li.node, " +
+    "#av-sessions tr.session-row";
+  let pending = "";  // the first key of a two-key shortcut (g s)
   let focused = null;
 
   function items() {
@@ -106,7 +127,7 @@
   }
 
   function open(el) {
-    const link = el.querySelector("a.hit-link, a.agent-name");
+    const link = el.querySelector("a.hit-link, a.agent-name, a.session-link");
     if (link) { link.click(); return; }
     const long = el.querySelectorAll("details.long");
     if (long.length) {
@@ -127,8 +148,18 @@
     if (event.target.closest("[data-keys-help]")) showKeys();
   });
 
+  function focusSearch(event) {
+    const box = document.getElementById("av-search-q");
+    if (box) { event.preventDefault(); box.focus(); box.select(); }
+  }
+
   document.addEventListener("keydown", (event) => {
+    if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === "k") {
+      focusSearch(event);  // in a field too: it is how one gets to the search from anywhere
+      return;
+    }
     if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
+    if (event.key === "Escape") closeMenu();
     const typing = event.target.closest("input, textarea, select, [contenteditable]");
     if (typing) {
       if (event.key === "Escape" && event.target.id === "av-search-q") event.target.blur();
@@ -136,9 +167,13 @@
     }
     if (document.querySelector("dialog[open]")) return;  // the help dialog handles its own keys
     const key = event.key;
-    if (key === "/") {
-      const box = document.getElementById("av-search-q");
-      if (box) { event.preventDefault(); box.focus(); box.select(); }
+    const previous = pending;
+    pending = key === "g" ? "g" : "";
+    if (previous === "g" && key === "s") {
+      const home = document.querySelector("a.brand");
+      if (home) { event.preventDefault(); home.click(); }
+    } else if (key === "/") {
+      focusSearch(event);
     } else if (key === "?") {
       event.preventDefault();
       showKeys();

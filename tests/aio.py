@@ -17,3 +17,10 @@ def in_thread(function, *args):
 
 def run(coroutine):
     return in_thread(asyncio.run, coroutine)
+
+
+def write_demo(folder, speed: float = 1000.0):
+    """`agentview demo` written into `folder` (fast), from any thread: its path."""
+    from viewer.writer.demo import run as run_demo
+
+    return in_thread(run_demo, folder, speed)

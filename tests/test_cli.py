@@ -53,10 +53,10 @@ def test_serve_on_a_taken_port_says_so_without_a_traceback(tmp_path):
 
 
 def test_diff_exits_0_when_runs_agree_1_when_they_differ_2_when_it_cannot_compare(tmp_path):
-    from viewer.writer.demo import run as run_demo
+    from aio import write_demo
 
-    first = run_demo(tmp_path / "a", speed=1000)
-    second = run_demo(tmp_path / "b", speed=1000)
+    first = write_demo(tmp_path / "a")
+    second = write_demo(tmp_path / "b")
     prompt = "Analyst: the beta numbers the post can quote, please."
     changed = tmp_path / "c" / "demo.jsonl"
     changed.parent.mkdir()

@@ -149,6 +149,7 @@ def test_secrets_are_masked_until_this_browser_reveals_them(live_server, page):
     entry = page.locator('[id="m1"]')
     expect(entry).to_contain_text("sk-p…[masked]")
     expect(entry).not_to_contain_text("Zq8Lm2Nx7Rt5Vw3Yb1Cd9Fg")
+    page.get_by_role("button", name="Menu").click()  # the secrets toggle is in the menu
     page.get_by_role("button", name="Show secrets").click()
     expect(entry).to_contain_text("sk-proj-Zq8Lm2Nx7Rt5Vw3Yb1Cd9Fg")
     expect(entry).to_contain_text("Bearer abc.def.ghi")
@@ -158,5 +159,6 @@ def test_secrets_are_masked_until_this_browser_reveals_them(live_server, page):
     other.goto(url)
     expect(other.locator('[id="m1"]')).not_to_contain_text("Zq8Lm2Nx7Rt5Vw3Yb1Cd9Fg")
     other.context.close()
+    page.get_by_role("button", name="Menu").click()  # the secrets toggle is in the menu
     page.get_by_role("button", name="Hide secrets").click()
     expect(entry).not_to_contain_text("Zq8Lm2Nx7Rt5Vw3Yb1Cd9Fg")

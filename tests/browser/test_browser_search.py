@@ -80,6 +80,7 @@ def test_a_hit_on_an_agent_opens_its_collapsed_tree_nodes(live_server, page):
 
 def test_a_filtered_view_is_a_shareable_link(live_server, page, context):
     page.goto(f"{live_server.url}/s/research_team/agents/agent_writer")
+    page.locator("details.filter-panel > summary").click()  # folded until a filter is in force
     filters = page.get_by_role("form", name="Filter messages")
     expect(filters).to_be_hidden()  # folded behind one button until a filter is on
     page.locator("details.filters-menu > summary").click()

@@ -72,9 +72,11 @@ def test_secrets_in_markdown_code_and_arguments_stay_masked(text_server, page):
     page.get_by_role("button", name="Expand all texts").click()
     page.locator('[id="m2"] .raw-toggle').click()
     assert "Zq8Lm2Nx7Rt5Vw3Yb1Cd9Fg" not in page.locator("main").inner_text()
+    page.get_by_role("button", name="Menu").click()  # the secrets toggle is in the menu
     page.get_by_role("button", name="Show secrets").click()
     page.get_by_role("button", name="Expand all texts").click()
     expect(page.locator('[id="m2"] .md')).to_contain_text(SECRET)
+    page.get_by_role("button", name="Menu").click()  # the secrets toggle is in the menu
     page.get_by_role("button", name="Hide secrets").click()
     expect(page.locator('[id="m2"] .md')).not_to_contain_text(SECRET)
 

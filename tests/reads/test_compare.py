@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from aio import write_demo
 from conftest import write_events
 from viewer.reads.alignment import align
 from viewer.reads.asof import snapshot
 from viewer.reads.compare import Run, compare, normalised
 from viewer.reads.session_viewer import load_index
-from viewer.writer.demo import run as run_demo
 
 PROMPT = "Analyst: the beta numbers the post can quote, please."
 CHANGED = "Analyst: only the rating, please."
@@ -24,8 +24,8 @@ CHANGED = "Analyst: only the rating, please."
 @pytest.fixture(scope="module")
 def demo_runs(tmp_path_factory) -> tuple[Path, Path]:
     """Two runs of the demo, each in a folder of its own."""
-    first = run_demo(tmp_path_factory.mktemp("run1"), speed=1000)
-    second = run_demo(tmp_path_factory.mktemp("run2"), speed=1000)
+    first = write_demo(tmp_path_factory.mktemp("run1"))
+    second = write_demo(tmp_path_factory.mktemp("run2"))
     return first, second
 
 

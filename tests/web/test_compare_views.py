@@ -7,17 +7,18 @@ from pathlib import Path
 
 import pytest
 
+from aio import write_demo
+
 from viewer.web import shapes
 from viewer.web.app import create_app
 from viewer.web.shape_check import conforms
-from viewer.writer.demo import run as run_demo
 
 PROMPT = "Analyst: the beta numbers the post can quote, please."
 
 
 @pytest.fixture(scope="module")
 def demo_file(tmp_path_factory) -> Path:
-    return run_demo(tmp_path_factory.mktemp("demo"), speed=1000)
+    return write_demo(tmp_path_factory.mktemp("demo"))
 
 
 @pytest.fixture

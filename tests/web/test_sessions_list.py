@@ -8,7 +8,8 @@ import os
 from conftest import write_events
 from dom import parse
 from events import claude_user, created, say
-from viewer.web.app import ago, create_app
+from viewer.web.app import create_app
+from viewer.web.shell import ago
 
 
 def test_relative_times_read_as_people_say_them():
@@ -26,8 +27,9 @@ def test_sessions_newest_first_with_relative_times_and_a_filter(tmp_path):
     doc = parse(client.get("/").data)
     rows = [tr for tr in doc.find_all("tr") if tr.attrs.get("id", "").startswith("av-session-")]
     assert [r.attrs["id"] for r in rows] == ["av-session-gamma", "av-session-beta", "av-session-alpha"]
-    stamp = rows[0].find_all("time")[0]
-    assert stamp.text.endswith("ago") and stamp.attrs["title"].endswith("UTC") and stamp.attrs["data-epoch"]
+    stamp = rows[0].find_all("time")[0]  # without scripts: an old time as a UTC date, the exact time its title
+    assert stamp.text == "Nov 14 2023, 22:33 UTC" and stamp.attrs["datetime"] == "2023-11-14T22:33:20Z"
+    assert stamp.attrs["title"] == "2023-11-14 22:33:20 UTC" and stamp.attrs["data-epoch"] == "1700001200"
     body = client.get("/?filter=BET").data.decode()
     assert "av-session-beta" in body and "av-session-alpha" not in body
     assert "1 of 3 sessions match" in body and 'value="BET"' in body
@@ -65,3 +67,37 @@ def test_pages_do_not_speak_in_command_line_options(client):
     text = answer.data.decode()
     assert "--agent" not in text and "of one agent (?agent=) or of a dialog (?agents=)" in text
     assert "--agent" not in client.get("/s/example1_jack_and_jill/export/json?agent=agent_jack").data.decode()
+
+
+def test_a_session_is_named_by_its_title_and_timed_by_its_events_not_its_file(tmp_path):
+    from claude_lines import Transcript
+
+    t = Transcript("fe5e1c67-53e7-4b1a-9c2d-3e4f5a6b7c8d")
+    t.user("Create a TODO app with Next.js.")
+    t.response("msg_1", [{"type": "text", "text": "Scaffolding it."}])
+    t.user("Add tests.")
+    t.raw({"type": "ai-title", "aiTitle": "Create TODO app", "sessionId": t.session})
+    path = t.write(tmp_path / "-home-dev-todo" / f"{t.session}.jsonl")
+    os.utime(path, (1_900_000_000, 1_900_000_000))  # copied in long after it ran: the file's time says nothing
+    write_events(tmp_path / "big.jsonl", [created("c0", "root"), *(say(f"m{i}", "root", "hi") for i in range(9))])
+    client = create_app(tmp_path, watch=False).test_client()
+    row = next(s for s in client.get("/api/sessions").get_json()["sessions"] if s["title"])
+    first, last = t.lines[0]["timestamp"], t.lines[-2]["timestamp"]  # the ai-title record has no time
+    assert (first, last) == ("2026-03-01T10:00:01.000Z", "2026-03-01T10:00:03.000Z")
+    assert (row["started_at"], row["active_at"]) == (1772359201.0, 1772359203.0)
+    doc = parse(client.get("/").data)
+    (tr,) = [tr for tr in doc.find_all("tr") if tr.attrs.get("id") == f"av-session-{row['id']}"]
+    assert tr.find_all("a")[0].text == "Create TODO app"
+    assert [t.attrs["datetime"] for t in tr.find_all("time")] == ["2026-03-01T10:00:01Z", "2026-03-01T10:00:03Z"]
+    assert tr.find_all("span", **{"class": "duration"})[0].text == "2.0 s"
+    page = parse(client.get(row["url"]).data)
+    assert page.find_all("h1")[0].text == "Create TODO app" and page.find_all("title")[0].text == "Create TODO app · agentview"
+    # the newest first by its last event; by size the bigger first
+    ids = [tr.attrs["id"] for tr in parse(client.get("/").data).find_all("tr") if tr.attrs.get("id")]
+    assert ids == ["av-session-big", f"av-session-{row['id']}"]
+    ids = [tr.attrs["id"] for tr in parse(client.get("/?sort=size").data).find_all("tr") if tr.attrs.get("id")]
+    assert ids == ["av-session-big", f"av-session-{row['id']}"]
+    os.utime(tmp_path / "big.jsonl", (1_700_000_000, 1_700_000_000))  # big: older than the Claude Code session ran
+    client = create_app(tmp_path, watch=False).test_client()
+    ids = [tr.attrs["id"] for tr in parse(client.get("/").data).find_all("tr") if tr.attrs.get("id")]
+    assert ids == [f"av-session-{row['id']}", "av-session-big"]

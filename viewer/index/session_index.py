@@ -50,7 +50,7 @@ class SessionIndex(Sleeps):
     # What it keeps between runs (`state`): the rest of what it holds is who it is, what is made per process, what
     # its parts keep (tree, search, facets, events, normalizer), or their containers bound here (see `_bind`).
     KEPT = ("epoch", "updated_at", "project", "format_reason", "internal", "title", "format_summary", "by_id",
-            "references", "caused", "problems")
+            "references", "caused", "problems", "first_time", "last_time")
     ARRAYS = ("line_numbers", "usage_positions", "growth_positions", "grown_positions")
     MADE = frozenset({"id", "path", "relpath", "name", "host", "lock", "serial", "seen_at", "format", "_adds_keys",
                       "_parser", "usage_totals", "dialog_orders", "normalizer", "search", "facets", "events", "members",
@@ -113,6 +113,9 @@ class SessionIndex(Sleeps):
         self.facets = facets.Facets(self)  # per-agent tool, delivery and event lists: caught up like the search
         self.format_summary: dict | None = None  # what a format says about the whole session (snapshot totals)
         self.title: str | None = None  # a format's own name for the session (Claude Code titles, snapshot titles)
+        # the earliest and latest `timestamp` of its events (ISO strings as logged): when it ran, not the file's mtime
+        self.first_time: str | None = None
+        self.last_time: str | None = None
         self.normalizer: Normalizer | None = self.format.normalizer() if self.format.reads_records else None
         self._new_parser()
 
@@ -354,6 +357,12 @@ class SessionIndex(Sleeps):
         names_usage = "usage" in event or "model" in event
         if names_usage:
             self.usage_positions.append(position)
+        stamp = event.get("timestamp")
+        if stamp.__class__ is str:  # ISO times of one log compare as strings
+            if self.first_time is None or stamp < self.first_time:
+                self.first_time = stamp
+            if self.last_time is None or stamp > self.last_time:
+                self.last_time = stamp
         message_id = event["message_id"]
         by_id = self.by_id
         first = message_id not in by_id

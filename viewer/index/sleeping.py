@@ -14,8 +14,8 @@ from . import usage
 # What a session keeps while asleep: who it is, what the sessions list shows, and its (settled) normalizer.
 KEPT_ASLEEP = frozenset({"id", "path", "relpath", "name", "host", "lock", "serial", "members", "project", "epoch",
                          "updated_at", "format", "format_reason", "_adds_keys", "normalizer", "title",
-                         "format_summary", "internal", "seen_at", "_asleep"})
-SUMMARY = ("epoch", "updated_at", "title", "format_summary", "internal")  # kept attributes restored from a summary
+                         "format_summary", "internal", "seen_at", "_asleep", "first_time", "last_time"})
+SUMMARY = ("epoch", "updated_at", "title", "format_summary", "internal", "first_time", "last_time")  # kept attributes restored from a summary
 LISTED = ("count", "agents", "problems", "usage", "complete")  # what a sleeping session answers without waking
 
 

@@ -41,6 +41,7 @@ from . import (
     render,
     search_views,
     security,
+    shell,
     text_filters,
     timeline_views,
     tree_outline,
@@ -51,16 +52,6 @@ from .resources import resource_dir
 from .state import KEY, AgentView
 
 access_log = logging.getLogger("agentview.access")
-
-
-def ago(t: float, now: float) -> str:
-    """How long before `now` a time was, as people say it: "just now", "3 min ago", "2 h ago", "5 days ago"."""
-    seconds = max(0, now - t)
-    for unit, size in (("day", 86400), ("h", 3600), ("min", 60)):
-        if seconds >= size:
-            n = int(seconds // size)
-            return f"{n} {unit}{'s' if unit == 'day' and n != 1 else ''} ago"
-    return "just now"
 
 
 def _served_first(wsgi_app, foreground: Foreground):
@@ -122,11 +113,11 @@ def create_app(
     app.jinja_env.filters["isotime"] = lambda t: datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
     app.jinja_env.filters["word_diff"] = provenance.word_diff
     app.jinja_env.filters["size"] = size_text
-    app.jinja_env.filters["ago"] = ago
     app.jinja_env.filters["colour_class"] = colours.colour_class
     app.jinja_env.filters["usd"] = costs.usd
     app.jinja_env.filters["context_fill"] = lambda event: usage.context_fill(event, runtime.host.prices)
     text_filters.install(app.jinja_env)
+    shell.install(app)
     entry_parts.install(app.jinja_env)
     entry_cache.install(app)
     app.jinja_env.globals.update(link_url=render.link_url, as_of=asof.requested, as_of_banner=asof.banner,

@@ -75,19 +75,37 @@ def _sessions_context() -> dict:
     listed = library.listing()
     rows = newest_first([{**row, "cost": costs.session_cost(s)} for s, row in zip(listed, session_rows(listed))])
     shown = [r for r in rows if _matches(r, wanted)] if wanted else rows
-    return dict(sessions=shown, listed=len(rows), filter=wanted, now=time.time(),
+    sort = request.args.get("sort") if request.args.get("sort") in SORTS else "recent"
+    if sort != "recent":
+        shown = sorted(shown, key=SORTS[sort][1])
+    return dict(sessions=shown, listed=len(rows), filter=wanted, now=time.time(), sort=sort,
+                sorts={key: label for key, (label, _) in SORTS.items()},
                 version=version, root=library.root,
                 folder_problems=folder_problems(library), reading=library.progress(),
                 scanning=watcher is not None and not watcher.ready.is_set())
 
 
+SWITCHER_ROWS = 100  # sessions a rail's switcher lists (the rest on /)
+
+
+def last_active(row: dict) -> float:
+    """When a session was last active: its latest event's time, else (events without times) its file's change."""
+    return row["active_at"] or row["updated_at"] or 0
+
+
+# The orders of the sessions list (?sort=): its label, and the key of a row ("recent" keeps projects together).
+SORTS = {"recent": ("Recent", None),
+         "cost": ("Cost", lambda r: (-((r["cost"] or {}).get("cost_usd") or 0), -last_active(r))),
+         "size": ("Size", lambda r: (-r["events"], -last_active(r)))}
+
+
 def newest_first(rows: list[dict]) -> list[dict]:
-    """Sessions by last update, newest first; a project's sessions stay together, the project placed by its
+    """Sessions by last activity, newest first; a project's sessions stay together, the project placed by its
     newest session."""
     newest: dict[str | None, float] = {}
     for r in rows:
-        newest[r["project"]] = max(newest.get(r["project"], 0), r["updated_at"] or 0)
-    return sorted(rows, key=lambda r: (-newest[r["project"]], r["project"] or "", -(r["updated_at"] or 0), r["path"]))
+        newest[r["project"]] = max(newest.get(r["project"], 0), last_active(r))
+    return sorted(rows, key=lambda r: (-newest[r["project"]], r["project"] or "", -last_active(r), r["path"]))
 
 
 def _matches(row: dict, wanted: str) -> bool:
@@ -99,6 +117,13 @@ def _matches(row: dict, wanted: str) -> bool:
 @bp.get("/")
 def index():
     return render_template("index.html", **_sessions_context())
+
+
+@bp.get("/switcher")
+def switcher():
+    """The sessions switcher of a session page's rail (its list, newest first)."""
+    return render_template("_switcher.html", **_sessions_context(), current=request.args.get("current"),
+                           limit=SWITCHER_ROWS)
 
 
 @bp.get("/poll/sessions")

@@ -34,6 +34,8 @@ class _SessionFields(TypedDict):
     files: list[str] | None
     hides: list[str]
     title: str | None
+    started_at: float | None
+    active_at: float | None
 
 
 class SessionRow(_SessionFields):

@@ -1,0 +1,92 @@
+"""What every page's frame prints: a session's name as people say it, times and durations, icons, the folder.
+
+A session is named by its title (the format's own: a Claude Code custom or AI title, a summary, the first prompt)
+and by its file's name only when it has none. A time is a <time> holding the exact moment; static/agentview-time.js
+rewrites its text in the reader's time zone ("today 12:52", "3 min ago"), this gives the text without scripts.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from datetime import datetime, timezone
+
+from flask import url_for
+from markupsafe import Markup, escape
+
+from .security import printed
+from .state import state
+
+TITLE_CHARS = 90  # a heading or a list row shows this much of a long first prompt used as a title
+
+
+def named(session) -> str:
+    """A session's name as people say it: its title, else its file's name (a row dict or a SessionIndex)."""
+    title = session.get("title") if isinstance(session, dict) else getattr(session, "title", None)
+    name = session.get("name") if isinstance(session, dict) else session.name
+    if not title:
+        return name
+    title = " ".join(printed(title).split())  # masked whole before it is cut: no cut leaves part of a secret
+    return title if len(title) <= TITLE_CHARS else title[:TITLE_CHARS - 1].rstrip() + "…"
+
+
+def session_title(session_id: str) -> str | None:
+    """The title of a session of the library by its id (a search hit names only the id), without waking it."""
+    s = state().library.sessions.get(session_id)
+    return named(s) if s is not None else None
+
+
+def ago(t: float, now: float) -> str:
+    """How long before `now` a time was, as people say it: "just now", "3 min ago", "2 h ago", "5 days ago"."""
+    seconds = max(0, now - t)
+    for unit, size in (("day", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            n = int(seconds // size)
+            return f"{n} {unit}{'s' if unit == 'day' and n != 1 else ''} ago"
+    return "just now"
+
+
+def when(epoch: float | None, now: float | None = None) -> Markup:
+    """A <time> of a moment (seconds since the epoch): the exact UTC time in its attributes; its text, until the
+    script says it in the reader's zone, how long ago within a day, else the UTC date and time."""
+    if epoch is None:
+        return Markup("")
+    now = time.time() if now is None else now
+    moment = datetime.fromtimestamp(epoch, timezone.utc)
+    iso = moment.isoformat(timespec="seconds").replace("+00:00", "Z")
+    exact = moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+    text = ago(epoch, now) if 0 <= now - epoch < 86400 else moment.strftime("%b %d %Y, %H:%M UTC")
+    return Markup(f'<time datetime="{iso}" title="{exact}" data-epoch="{epoch:.0f}">{escape(text)}</time>')
+
+
+def duration(seconds: float | None) -> str:
+    """A span of time as people say it: "5.9 s", "12 min", "1 h 12 min", "3 days"."""
+    if seconds is None or seconds < 0:
+        return ""
+    if seconds < 60:
+        return f"{seconds:.1f} s" if seconds < 10 else f"{seconds:.0f} s"
+    minutes = int(seconds // 60)
+    if minutes < 60:
+        return f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+    return f"{hours // 24} days"
+
+
+def icon(name: str, label: str | None = None) -> Markup:
+    """A Lucide icon of static/lucide-sprite.svg; decorative unless it has a `label`."""
+    href = escape(url_for("static", filename="lucide-sprite.svg") + "#" + name)
+    said = f' role="img" aria-label="{escape(label)}"' if label else ' aria-hidden="true"'
+    return Markup(f'<svg class="icon icon-{escape(name)}"{said} focusable="false"><use href="{href}"></use></svg>')
+
+
+def folder() -> dict:
+    """The folder served: its last part (the header shows it) and its whole path (its tooltip)."""
+    root = str(state().library.root)
+    return {"name": os.path.basename(root.rstrip(os.sep)) or root, "path": root}
+
+
+def install(app) -> None:
+    app.jinja_env.filters.update(named=named, when=when, duration=duration)
+    app.jinja_env.globals.update(icon=icon, session_title=session_title, folder=folder)
