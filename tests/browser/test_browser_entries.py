@@ -174,12 +174,12 @@ def test_focused_and_full_are_one_switch_remembered_across_reloads(claude_server
 
 def test_the_filters_are_folded_but_reachable_and_their_urls_work(claude_server, page):
     page.goto(agent_page(claude_server) + "?kind=said")
-    folded = page.locator("details.filters-menu")
+    folded = page.locator("details.filter-panel")
     expect(folded).to_have_attribute("open", "")  # filters on: shown open
     expect(page.locator("#av-entries > article.entry")).to_have_count(1)
     page.goto(agent_page(claude_server))
     expect(page.get_by_role("form", name="Filter messages")).to_be_hidden()
-    folded.locator("summary").click()
+    folded.locator(":scope > summary").click()
     page.get_by_role("form", name="Filter messages").get_by_label("said").check()
     page.get_by_role("button", name="Filter").click()
     expect(page).to_have_url(re.compile(re.escape(agent_page(claude_server) + "?kind=said")))
