@@ -52,6 +52,30 @@
     }
   });
 
+  // --- Focused (the conversation only) or Full: one switch, remembered. Focused folds each tool call to its
+  // one line (CSS hides the rest); Full opens them. A call the reader opened or closed by hand stays so until the
+  // switch is used again. ---
+  const VIEW_KEY = "agentview-view";
+  function storedView() {
+    try { return localStorage.getItem(VIEW_KEY) === "focused" ? "focused" : "full"; } catch (e) { return "full"; }
+  }
+  function applyView(root, view) {
+    root.querySelectorAll("details.call-body").forEach((d) => { d.open = view === "full"; });
+  }
+  function setView(view, store) {
+    document.documentElement.dataset.view = view;
+    document.querySelectorAll(".view-mode").forEach((group) => {
+      group.hidden = false;
+      group.querySelectorAll("button[data-view]").forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.view === view)));
+    });
+    applyView(document, view);
+    if (store) { try { localStorage.setItem(VIEW_KEY, view); } catch (e) { /* private mode: not remembered */ } }
+  }
+  document.addEventListener("click", (event) => {
+    const b = event.target.closest(".view-mode button[data-view]");
+    if (b) setView(b.dataset.view, true);
+  });
+
   // --- Live: new entries flash, a "N new below" pill when the reader is not at the bottom, follow. ---
   let unseen = [];  // new entries below the fold, oldest first
   let following = false;
@@ -155,10 +179,14 @@
   });
 
   document.addEventListener("DOMContentLoaded", () => {
+    setView(storedView(), false);
     revealRawToggles(document);
     addTextControls();
     addFollow();
     watchTranscripts();
   });
-  document.addEventListener("htmx:load", (event) => revealRawToggles(event.detail.elt.parentNode || document));
+  document.addEventListener("htmx:load", (event) => {
+    revealRawToggles(event.detail.elt.parentNode || document);
+    if (storedView() === "focused") applyView(event.detail.elt, "focused");
+  });
 })();

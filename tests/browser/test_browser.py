@@ -118,6 +118,8 @@ def test_copy_link_and_anchor(live_server, page):
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     page.goto(f"{live_server.url}/s/example1_jack_and_jill/agents/agent_jill#msg_017")
     expect(page.locator('[id="msg_017"]')).to_be_in_viewport()
+    expect(page.locator('[id="msg_017"] .copy-link').first).to_be_hidden()  # in the entry's menu, not on its face
+    page.locator('[id="msg_017"] > details.entry-menu > summary').click()
     page.locator('[id="msg_017"] .copy-link').first.click()
     expect(page.locator('[id="msg_017"] .copy-link').first).to_have_text("copied")
     copied = page.evaluate("navigator.clipboard.readText()")

@@ -112,34 +112,34 @@ def test_show_less_and_expand_collapse_all(text_server, page):
     expect(page.locator("#av-entries details.long[open]")).to_have_count(0)
 
 
-def test_one_raw_toggle_per_entry_shows_all_its_texts_as_written(text_server, page):
+def test_one_raw_toggle_per_entry_shows_its_text_as_written_and_a_result_is_never_markdown(text_server, page):
     page.goto(f"{text_server.url}/s/text/agents/root")
-    call = page.locator('[id="m6"]')  # its own text and its result's, both Markdown
-    expect(call.locator(".text-block.has-md")).to_have_count(2)
+    call = page.locator('[id="m6"]')  # its own text is Markdown; its result is a tool's output
+    expect(call.locator(".text-block.has-md")).to_have_count(1)
     toggle = call.get_by_role("button", name="raw")
     expect(toggle).to_have_count(1)
     rendered, written = call.locator(".text-block.has-md > .md"), call.locator(".text-block.has-md > pre.content")
-    expect(rendered.nth(0).locator("strong")).to_have_text("plans")
-    expect(rendered.nth(1).locator("li")).to_have_count(2)
+    output = call.locator(".result pre.content.output")
+    expect(rendered.locator("strong")).to_have_text("plans")
+    expect(output).to_have_text("Found *two* plans:\n\n- plan A\n- plan B", use_inner_text=True)  # as the tool wrote it
+    expect(call.locator(".result li, .result em")).to_have_count(0)
     toggle.click()
     expect(toggle).to_have_attribute("aria-pressed", "true")
-    for i in range(2):
-        expect(written.nth(i)).to_be_visible()
-        expect(rendered.nth(i)).to_be_hidden()
-    expect(written.nth(0)).to_have_text("Looking for **plans** first.")
-    expect(written.nth(1)).to_contain_text("Found *two* plans:")
+    expect(written).to_be_visible()
+    expect(rendered).to_be_hidden()
+    expect(written).to_have_text("Looking for **plans** first.")
+    expect(output).to_be_visible()  # as written either way
     toggle.click()
     expect(toggle).to_have_attribute("aria-pressed", "false")
-    for i in range(2):
-        expect(rendered.nth(i)).to_be_visible()
-        expect(written.nth(i)).to_be_hidden()
+    expect(rendered).to_be_visible()
+    expect(written).to_be_hidden()
     # An entry without Markdown has no toggle; another entry's toggle leaves this one rendered.
     expect(page.locator('[id="m1"] .raw-toggle')).to_be_hidden()
     page.locator('[id="m2"] .raw-toggle').click()
-    expect(rendered.nth(0)).to_be_visible()
+    expect(rendered).to_be_visible()
 
 
-def test_a_result_arriving_with_markdown_brings_its_calls_toggle(tmp_path, page):
+def test_a_result_arriving_with_markdown_reads_as_written(tmp_path, page):
     folder = tmp_path / "sessions"
     path = folder / "late.jsonl"
     write_events(path, [created("c0", "root"), calls("m1", "root", tool_call("t1", "search", q="x"))])
@@ -148,8 +148,10 @@ def test_a_result_arriving_with_markdown_brings_its_calls_toggle(tmp_path, page)
         page.goto(f"{server.url}/s/late/agents/root")
         toggle = page.locator('[id="m1"] .raw-toggle')
         expect(toggle).to_be_hidden()
+        pending = page.locator('[id="m1"] summary.call-head .status-pending')
+        expect(pending).to_have_text("no result")
         write_events(path, [result("m2", "root", "t1", "Found **it**", name="search")], mode="a")
-        expect(page.locator('[id="m1"] .md strong')).to_have_text("it")
-        expect(toggle).to_be_visible()
-        toggle.click()
-        expect(page.locator('[id="m1"] pre.content.prose')).to_have_text("Found **it**")
+        expect(page.locator('[id="m1"] .result pre.content.output')).to_have_text("Found **it**")
+        expect(pending).to_be_hidden()  # its call's line no longer says it has none
+        expect(page.locator('[id="m1"] .result strong')).to_have_count(0)
+        expect(toggle).to_be_hidden()  # nothing of it was rendered: nothing to show as written

@@ -367,7 +367,8 @@ def test_call_items_list_the_agents_they_spawned(tmp_path):
     s = load(tmp_path, family())
     items = queries.perspective(s, "root")["items"]
     spawn_call = next(i for i in items if i["message_id"] == "m03")
-    assert spawn_call["calls"][0]["spawned"] == [{"agent_id": "kid", "name": "Kid", "ordinal": 1}]
+    assert spawn_call["calls"][0]["spawned"] == [{"agent_id": "kid", "name": "Kid", "ordinal": 1, "entries": 3,
+                                                   "cost_usd": None}]
     assert [r["message_id"] for r in spawn_call["calls"][0]["results"]] == ["m06"]
 
 
@@ -635,7 +636,8 @@ def test_perspective_updates_return_only_entries_after_the_position(tmp_path):
     assert [r["message_id"] for r in updates["items"][0]["calls"][0]["results"]] == ["m09"]
     assert [(r["call_position"], r["call_index"], r["item"]["message_id"]) for r in updates["results"]] == [
         (1, 0, "m06")]
-    assert updates["spawned"] == [{"call_position": 1, "call_index": 0, "agent_id": "kid2", "name": "Kid2"}]
+    assert updates["spawned"] == [{"call_position": 1, "call_index": 0, "agent_id": "kid2", "name": "Kid2",
+                                   "entries": 0, "cost_usd": None}]
 
 
 def test_perspective_updates_with_subagents(tmp_path):
@@ -648,9 +650,10 @@ def test_perspective_updates_with_subagents(tmp_path):
 def test_perspective_updates_spawned_follows_a_list_cause(tmp_path):
     s = load(tmp_path, [calls("m1", "root", tool_call("c1", name="Kid")), created("m2", "kid", cause=["m1"], name="Kid")])
     (call_item,) = queries.perspective(s, "root")["items"]
-    assert call_item["calls"][0]["spawned"] == [{"agent_id": "kid", "name": "Kid", "ordinal": 1}]
+    assert call_item["calls"][0]["spawned"] == [{"agent_id": "kid", "name": "Kid", "ordinal": 1, "entries": 0,
+                                                   "cost_usd": None}]
     assert queries.perspective_updates(s, "root", False, 1)["spawned"] == [
-        {"call_position": 0, "call_index": 0, "agent_id": "kid", "name": "Kid"}]
+        {"call_position": 0, "call_index": 0, "agent_id": "kid", "name": "Kid", "entries": 0, "cost_usd": None}]
 
 
 def test_perspective_updates_ignore_a_duplicate_agent_created(tmp_path):
@@ -697,7 +700,8 @@ def followed_perspective(s, agent_id, include, after, limit):
         for a in upd["spawned"]:
             if a["call_position"] in added:
                 added[a["call_position"]]["calls"][a["call_index"]]["spawned"].append(
-                    {"agent_id": a["agent_id"], "name": a["name"], "ordinal": s.agents[a["agent_id"]].ordinal})
+                    {"agent_id": a["agent_id"], "name": a["name"], "ordinal": s.agents[a["agent_id"]].ordinal,
+                     "entries": a["entries"], "cost_usd": a["cost_usd"]})
             else:
                 spawned.append(a)
         after = upd["stop"]

@@ -12,7 +12,7 @@ from typing import Any, Iterable
 from viewer.core import model
 from viewer.core.model import AgentNode, Event
 from viewer.core.positions import intersection, merge, union, window
-from viewer.index import facets
+from viewer.index import facets, usage
 from viewer.index.session_index import SessionIndex
 
 # --- agents and the tree -------------------------------------------------------------------
@@ -194,13 +194,19 @@ def _before(position: int | None, horizon: int | None) -> bool:
     return horizon is None or position is None or position < horizon
 
 
+def agent_facts(s: SessionIndex, agent: AgentNode) -> dict:
+    """What a call shows of an agent it created, beside its name: its entries and cost so far."""
+    return {"entries": len(agent.entries), "cost_usd": usage.for_agent(s, agent.agent_id)["cost_usd"]}
+
+
 def _call_item(s: SessionIndex, position: int, index: int, call: model.LoggedCall, horizon: int | None = None) -> dict:
     message_id = s.events[position]["message_id"]
     spawned = []
     for agent_id in s.spawned.get(message_id, ()):
         agent = s.agents[agent_id]
         if _before(agent.created_position, horizon) and spawning_call(s, agent, s.events[position]) == call:
-            spawned.append({"agent_id": agent_id, "name": agent.display_name, "ordinal": agent.ordinal})
+            spawned.append({"agent_id": agent_id, "name": agent.display_name, "ordinal": agent.ordinal,
+                            **agent_facts(s, agent)})
     results = [p for p in s.result_positions_for_call(position, call.id) if _before(p, horizon)] if call.id else []
     return {
         "index": index,
@@ -315,7 +321,8 @@ def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool,
                 call = spawning_call(s, created, holder)
                 index = model.tool_calls(holder).index(call) if call else 0
                 spawned.append({"call_position": holder_position, "call_index": index,
-                                "agent_id": created.agent_id, "name": created.display_name})
+                                "agent_id": created.agent_id, "name": created.display_name,
+                                **agent_facts(s, created)})
         items, results = [], []
         for p in positions:
             if filters and not filters.passes(s, p):

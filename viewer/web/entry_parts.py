@@ -7,16 +7,20 @@ Each function writes exactly what the template wrote (the same bytes), printing 
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from flask import g
 from jinja2.filters import do_urlencode
 from markupsafe import Markup, escape
 
 from viewer.core.redact import ACTIVE, shown
+from viewer.reads.costs import usd
 
+from . import edits
 from . import text as text_html
 from . import text_filters
 from .colours import agent_colour, indent_class
-from .render import link_url
+from .render import link_url, message_urls
 from .security import printed
 
 
@@ -29,13 +33,16 @@ def put(value) -> str:
     return escape(value)
 
 
-_PRE_CLASS = {"prose": ' class="content prose"', "json": ' class="content json"'}
+_PRE_CLASS = {"prose": ' class="content prose"', "json": ' class="content json"', "output": ' class="content output"'}
 _PLAIN_PRE = ' class="content"'
+OUTPUT_PREVIEW_LINES = 6  # a folded output shows its first lines, as written
 
 
 def content(text, limit: int = 700, lines: int = 14, kind: str = "prose") -> Markup:
     """The `content` macro of _macros.html: log text as a text block, folded when long.
 
+    `kind`: prose (Markdown rendered beside the text as written), json (tool arguments), code, or output (a tool's
+    or a command's output: as written, never through Markdown, folded after its first lines).
     The text is masked once here, not once per filter (markdown, ansi and the preview each masked it: a
     long text's masking is most of what printing it costs); what each filter is given is unchanged."""
     active = ACTIVE.get()
@@ -48,6 +55,8 @@ def content(text, limit: int = 700, lines: int = 14, kind: str = "prose") -> Mar
     body = (f'<div class="text-block{" has-md" if md else ""}">{f"""<div class="md">{md}</div>""" if md else ""}'
             f'<pre{_PRE_CLASS.get(kind, _PLAIN_PRE)}>{shown_as}</pre>\n    </div>')
     if len(text) > limit or text.count("\n") > lines:
+        if kind == "output":
+            return _folded_output(text, masked, body, active)
         # text_filters.preview: masked, escapes stripped, masked again. Without escapes and without a
         # secret (masking returned the very same string), the second masking is of the same text: its result.
         plain = text_html.strip_ansi(masked)
@@ -60,22 +69,46 @@ def content(text, limit: int = 700, lines: int = 14, kind: str = "prose") -> Mar
     return Markup('<p class="empty">(no content)</p>')
 
 
-def entry_text(text, markers) -> Markup:
-    """The `entry_text` macro: a slash command as a chip, a command's output as a terminal block, else content."""
+def _folded_output(text: str, masked: str, body: str, active: bool) -> Markup:
+    """A long output folded: its first lines as written (colours kept), then "show all N lines"."""
+    count = text.count("\n") + (0 if text.endswith("\n") else 1)
+    head = "\n".join(masked.split("\n", OUTPUT_PREVIEW_LINES)[:OUTPUT_PREVIEW_LINES])[:2000]
+    preview = text_html.ansi_html(head, active)  # cut from the masked whole: no cut leaves part of a secret
+    return Markup(f'<details class="long output">\n      <summary><pre class="preview content output">{preview}</pre>'
+                  f'<span class="more">show all {count} lines</span><span class="less">show less</span></summary>'
+                  f'\n      {body}\n    </details>')
+
+
+def entry_text(text, markers, kind=None) -> Markup:
+    """The `entry_text` macro: a slash command as a chip, a command's output as a terminal block, a tool's result
+    as written, else content (prose)."""
     if markers and "command" in markers:
         return Markup(f'<p class="command-line"><code class="command-chip" title="a command the user typed">'
                       f'{put(text)}</code></p>')
     if markers and "command output" in markers:
-        return Markup(f'<div class="command-output">{content(text, 2000, 40, "code")}</div>')
+        return Markup(f'<div class="command-output">{content(text, 2000, 20, "output")}</div>')
+    if kind == "received":
+        return content(text, 2000, 20, "output")
     return content(text)
 
 
-def message_ids(session_id, message_id) -> Markup:
-    """An entry's ids: msg_link and permalink of _macros.html, as written side by side in an entry's head."""
+def message_ids(session_id, message_id, url=None) -> Markup:
+    """An entry's ids: msg_link and permalink of _macros.html, side by side (`url`: its message page's, when made)."""
     shown_id = put(message_id)
-    return Markup(f'<a class="msg" href="{put(link_url("pages.message", session_id, message_id))}">{shown_id}</a> '
+    url = link_url("pages.message", session_id, message_id) if url is None else url
+    return Markup(f'<a class="msg" href="{put(url)}">{shown_id}</a> '
                   f'<a class="permalink" href="#{put(do_urlencode(message_id))}" title="link to this message">#</a>'
                   f'\n  <button type="button" class="copy-link" data-anchor="{shown_id}" hidden>copy link</button>')
+
+
+def entry_menu(session_id, message_id, raw: str = "") -> Markup:
+    """An entry's menu: its id (to its message page), a link to it here, copy link, its JSON, the record it was
+    read from; folded behind one button so they are not on every entry's face."""
+    page_url, json_url = message_urls(session_id, message_id)
+    return Markup(f'<details class="entry-menu"><summary title="message id, link, JSON" aria-label="entry menu">'
+                  f'<span aria-hidden="true">&#8943;</span></summary><div class="menu-body">'
+                  f'<span class="ids">{message_ids(session_id, message_id, page_url)}</span>'
+                  f'<a class="json" href="{put(json_url)}">JSON</a>{raw}</div></details>')
 
 
 def message_link(session_id, message_id) -> Markup:
@@ -125,13 +158,35 @@ def entry_open(session_id, item, show_agent, oob, top) -> Markup:
     return Markup(tag)
 
 
+_KIND_MEANING = {"heard": "what this agent heard", "did": "what this agent did: tool calls",
+                 "received": "what this agent received: a tool's result", "said": "what this agent said",
+                 "system": "the system prompt or a system note", "noted": "an entry of another role"}
+_SPEAKER = {"received": "Tool", "system": "System"}
+
+
+def speaker(item) -> Markup:
+    """Who speaks, in the reader's words: User, Assistant (a sub-agent by its name), Tool, System, or the agent
+    a message was delivered from."""
+    kind, delivery = item["kind"], item["delivery"]
+    if kind == "heard":
+        name = delivery["from_name"] if delivery and delivery["from_agent_id"] else "User"
+    elif kind in ("did", "said"):
+        name = "Assistant" if not item.get("agent_ordinal") else item["agent_name"]
+    else:
+        name = _SPEAKER.get(kind) or (item["role"] if isinstance(item["role"], str) and item["role"] else "Note")
+    return Markup(f'<span class="speaker">{put(name)}</span>')
+
+
 def entry_head(session_id, item, show_agent) -> Markup:
-    """An entry's <h3> (_entry.html): its agent on a page that interleaves sub-agents, its kind, where a delivery
-    came from, who heard it, an unpaired result's badge, its ids. Line breaks and indents as the template had."""
+    """An entry's <h3> (_entry.html): its agent on a page that interleaves sub-agents, who speaks, its kind (the
+    perspective's meaning, quietly), where a delivery came from, who heard it, an unpaired result's badge. Its ids
+    are in its menu (entry_menu)."""
     out = ['<h3 class="entry-head">\n    ']
     if show_agent:
         out.append(f'<span class="who">{agent_link(session_id, item["agent_id"], item["agent_name"])}</span>')
-    out.append(f'\n    <span class="kind">{put(item["kind"])}</span>\n    ')
+    kind = put(item["kind"])
+    out.append(f'\n    {speaker(item)} <span class="kind" title="{_KIND_MEANING.get(item["kind"], "")}">{kind}</span>'
+               '\n    ')
     delivery = item["delivery"]
     if delivery:
         out.append('\n      <span class="from">from\n        ')
@@ -154,45 +209,129 @@ def entry_head(session_id, item, show_agent) -> Markup:
     out.append("\n    ")
     if item["kind"] == "received" and not item["paired_call"]:
         out.append(_UNPAIRED)
-    out.append(f'\n    <span class="ids">{message_ids(session_id, item["message_id"])}</span>\n  </h3>')
+    out.append('\n  </h3>')
     return Markup("".join(out))
 
 
 def result(session, r, images) -> Markup:
-    """result_block of _entry.html: a tool result under its call (`images`: the macro of _images.html)."""
+    """result_block of _entry.html: a tool result under its call, as the tool wrote it (`images`: the macro of
+    _images.html)."""
     event = r["event"]  # the macro prints nothing for an event without images: not called for one
     shown = images(session, event) if not isinstance(event, dict) or event.get("images") else ""
-    return Markup(f'<div class="result" id="{put(r["message_id"])}">\n  <h4 class="entry-head"><span class="kind">'
-                  f'received</span> {message_ids(session["id"], r["message_id"])}</h4>\n  {content(r["content"])}\n'
+    return Markup(f'<div class="result" id="{put(r["message_id"])}">\n  <h4 class="entry-head"><span class="speaker">'
+                  f'Tool</span> <span class="kind" title="{_KIND_MEANING["received"]}">received</span></h4>'
+                  f'{entry_menu(session["id"], r["message_id"])}\n  {content(r["content"], 2000, 20, "output")}\n'
                   f'  {shown}\n</div>')
 
 
-def spawned(session, a) -> Markup:
-    """spawned_link of _entry.html: an agent a call created."""
-    return Markup(f'<li>created {agent_link(session["id"], a["agent_id"], a["name"])} <code>{put(a["agent_id"])}'
-                  f'</code></li>')
+def spawned(session, a, outcome: str = "") -> Markup:
+    """spawned_link of _entry.html: an agent a call created, inline: its name (a link to its page), its entries
+    and cost when known, and how its call ended (`outcome`)."""
+    facts = []
+    if a.get("entries") is not None:
+        facts.append(f'{a["entries"]} entr{"y" if a["entries"] == 1 else "ies"}')
+    if a.get("cost_usd") is not None:
+        facts.append(usd(a["cost_usd"]))
+    shown_facts = f' <span class="agent-facts">{" · ".join(facts)}</span>' if facts else ""
+    return Markup(f'<li class="sub-agent">created {agent_link(session["id"], a["agent_id"], a["name"])} '
+                  f'<code>{put(a["agent_id"])}</code>{shown_facts}{outcome}</li>')
 
 
 _RAW_ARGUMENTS = ('<span class="badge warn" title="the arguments are not valid JSON; shown as logged">raw arguments'
                   '</span>')
 
 
+def _seconds(stamp) -> float | None:
+    """A logged time as seconds since the epoch: an ISO string or a number (seconds, or milliseconds)."""
+    if isinstance(stamp, (int, float)) and not isinstance(stamp, bool):
+        return stamp / 1000 if stamp > 1e11 else float(stamp)
+    if isinstance(stamp, str) and stamp:
+        try:
+            return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            return None
+    return None
+
+
+def duration(seconds: float) -> str:
+    """A call's duration as people say it: 850 ms, 5.9 s, 2 min 5 s."""
+    if seconds < 1:
+        return f"{round(seconds * 1000)} ms"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    return f"{int(seconds // 60)} min {round(seconds % 60)} s"
+
+
+def _status(item, call) -> str:
+    """A call's one-line status: how it ended (an error result, a result) or that none came yet; how long it took."""
+    results = call["results"]
+    if not results:
+        return '<span class="call-status status-pending" title="no result logged yet">no result</span>'
+    failed = any(isinstance(r["event"], dict) and r["event"].get("is_error") for r in results)
+    state = ('<span class="call-status status-error">error</span>' if failed else
+             '<span class="call-status status-done" title="a result came back">done</span>')
+    start, end = _seconds(item["event"].get("timestamp")), _seconds(results[0]["event"].get("timestamp"))
+    if start is not None and end is not None and end >= start:
+        state += f' <span class="call-duration" title="from the call to its result">{duration(end - start)}</span>'
+    return state
+
+
+def _one_line(call, args) -> str:
+    """The argument a reader looks for first (a path, a command, a pattern...), else all of them, shortened."""
+    if isinstance(args, dict):
+        for key in LINE_KEYS:
+            value = args.get(key)
+            if isinstance(value, str) and value.strip():
+                return " ".join(value.split())[:160]
+            if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+                return " ".join(" ".join(value).split())[:160]
+    summary = call["summary"]
+    name = call["name"] or ""
+    return summary[len(name) + 1:-1] if summary.startswith(f"{name}(") and summary.endswith(")") else summary
+
+
+LINE_KEYS = ("file_path", "filePath", "path", "absolute_path", "command", "cmd", "pattern", "query", "q", "url",
+             "description", "prompt")
+
+
+def call_html(session, item, call, images) -> str:
+    """One tool call: a one-line summary (tool, what it acts on, +N −M for an edit, status, duration) that opens in
+    place onto its arguments (an edit's diff, a written file highlighted) and results; the agents it created below,
+    on its face."""
+    where = f'{put(item["position"])}-{put(call["index"])}'
+    valid = call["arguments_valid"]
+    args = edits.parse_arguments(call)
+    change = edits.file_change(call["name"] or "", args)
+    stat = ""
+    if change is not None:
+        stat = " " + edits.counts_html(*edits.change_counts(change))
+        body = (f'{edits.change_html(change)}<details class="call-args"><summary>arguments as logged</summary>'
+                f'{content(call["pretty_arguments"], 1200, 30, "json" if valid else "code")}</details>')
+    else:
+        body = content(call["pretty_arguments"], 1200, 30, "json" if valid else "code")
+    call_id = f'<p class="call-id">call <code>{put(call["id"])}</code></p>' if call["id"] else ""
+    outcome = ""
+    if call["spawned"] and call["results"]:
+        first = text_filters.preview(call["results"][0]["content"]).strip().split("\n", 1)[0][:160]
+        outcome = f' <span class="agent-outcome">{_status(item, call)} {put(first)}</span>' if first else ""
+    created = "".join(spawned(session, a, outcome) for a in call["spawned"])
+    results = "".join(result(session, r, images) for r in call["results"])
+    return (f'\n  <div class="call{" file-edit" if change is not None else ""}" id="av-call-{where}">\n'
+            f'    <details class="call-body" open><summary class="call-head"><span class="tool">{put(call["name"])}'
+            f'</span> <span class="call-line">{put(_one_line(call, args))}</span>{stat} {_status(item, call)}'
+            f'</summary>\n      {"" if valid else _RAW_ARGUMENTS}{call_id}\n    {body}\n'
+            f'    <div class="results" id="av-results-{where}">{results}</div></details>\n'
+            f'    <ul class="spawned" id="av-spawned-{where}">{created}</ul>\n  </div>\n  ')
+
+
 def calls(session, item, images) -> Markup:
-    """The tool calls of an entry (the loop of _entry.html): each call's head, arguments, spawned agents, results."""
-    out = []
-    position = put(item["position"])
-    for call in item["calls"]:
-        where = f'{position}-{put(call["index"])}'
-        valid = call["arguments_valid"]
-        call_id = f' <code class="call-id">{put(call["id"])}</code>' if call["id"] else ""
-        created = "".join(spawned(session, a) for a in call["spawned"])
-        results = "".join(result(session, r, images) for r in call["results"])
-        out.append(f'\n  <div class="call" id="av-call-{where}">\n    <div class="call-head"><span class="tool">'
-                   f'{put(call["name"])}</span>{call_id}\n      {"" if valid else _RAW_ARGUMENTS}</div>\n    '
-                   f'{content(call["pretty_arguments"], 1200, 30, "json" if valid else "code")}\n'
-                   f'    <ul class="spawned" id="av-spawned-{where}">{created}</ul>\n'
-                   f'    <div class="results" id="av-results-{where}">{results}</div>\n  </div>\n  ')
-    return Markup("".join(out))
+    """The tool calls of an entry (the loop of _entry.html); calls made together (one response's) grouped."""
+    made = "".join(call_html(session, item, call, images) for call in item["calls"])
+    count = len(item["calls"])
+    if count > 1:
+        return Markup(f'<div class="parallel" role="group" aria-label="parallel · {count} calls">'
+                      f'<p class="parallel-head">parallel · {count} calls</p>{made}</div>')
+    return Markup(made)
 
 
 def install(env) -> None:
@@ -200,7 +339,7 @@ def install(env) -> None:
     def images(session, event):
         return env.get_template("_images.html").module.images(session, event)
 
-    env.globals.update(text_block=content, entry_text_block=entry_text, entry_message_ids=message_ids,
+    env.globals.update(text_block=content, entry_text_block=entry_text, entry_menu=entry_menu,
                        entry_message_link=message_link, entry_agent_link=agent_link, entry_head=entry_head,
                        entry_open=entry_open, entry_spawned=spawned,
                        entry_result=lambda session, r: result(session, r, images),

@@ -127,4 +127,18 @@ def link_url(endpoint: str, session_id: str, value: str, anchor: str | None = No
     return url if anchor is None else f"{url}#{quote(anchor, safe=ANCHOR_SAFE)}"
 
 
+def message_urls(session_id: str, message_id: str) -> tuple[str, str]:
+    """A message's page and its JSON twin, the id quoted once for both (every entry's menu links both)."""
+    made = g.setdefault("agentview_message_urls", {})
+    ends = made.get(session_id)
+    if ends is None:
+        page = url_for("pages.message", session_id=session_id, message_id=SLOT).rsplit(SLOT, 1)
+        twin = url_for("api.message", session_id=session_id, message_id=SLOT).rsplit(SLOT, 1)
+        url_map = current_app.url_map
+        ends = made[session_id] = (page, twin, url_map.converters["path"](url_map).to_url)
+    (page_head, page_tail), (twin_head, twin_tail), to_url = ends
+    quoted = to_url(message_id)
+    return page_head + quoted + page_tail, twin_head + quoted + twin_tail
+
+
 ANCHOR_SAFE = "%!#$&'()*+,/:;=?@"  # what url_for leaves unquoted in an _anchor

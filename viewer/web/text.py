@@ -16,7 +16,7 @@ import orjson
 from markdown_it import MarkdownIt
 from pygments import highlight as pygments_highlight
 from pygments.formatters import HtmlFormatter
-from pygments.lexers import get_lexer_by_name
+from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
 from viewer.core import jsonio
@@ -105,9 +105,25 @@ def highlighted_code(code: str, language: str) -> str:
             lexer = get_lexer_by_name(name.lower())
         except ClassNotFound:
             lexer = None
+    return _highlight_block(code, lexer, name, "highlight")
+
+
+def _highlight_block(code: str, lexer, name: str, classes: str) -> str:
     body = pygments_highlight(code, lexer, _FORMATTER) if lexer else html.escape(code, quote=False)
     label = f' data-language="{html.escape(name)}"' if name else ""
-    return f'<pre class="highlight"{label}><code>{body}</code></pre>'
+    return f'<pre class="{classes}"{label}><code>{body}</code></pre>'
+
+
+def highlighted_file(code: str, path: str) -> str:
+    """A file's text as a <pre class="highlight file"> block, highlighted as its name says (plain when unknown)."""
+    lexer = None
+    if len(code) <= HIGHLIGHT_LIMIT:
+        try:
+            lexer = get_lexer_for_filename(path.rsplit("/", 1)[-1], code)
+        except ClassNotFound:
+            lexer = None
+    name = (lexer.aliases[0] if lexer.aliases else lexer.name) if lexer else ""
+    return _highlight_block(code, lexer, name, "highlight file")
 
 
 LIGHT_STYLE, DARK_STYLE = "default", "github-dark"
