@@ -1,11 +1,8 @@
 """Short names for long search cursors, so that an answer's size grows with its hits, not its sessions.
 
-A search cursor says how far each session in scope was searched (`session=epoch-count`, comma-separated): over
-thousands of sessions that is a hundred kB in every answer and every poll URL. A cursor longer than INLINE is
-kept here under a name (`~` and a digest of it, then its length, which weighs it) and the answer carries the name;
-a poll gives the name back and gets the cursor. The same cursor always gets the same name, so pages of an
-unchanged folder share one entry. The least recently used go first; a name no longer kept (or from before a
-restart) is unknown, and its page starts its search again, as when a file was replaced.
+A cursor longer than INLINE is kept here under a name (`~`, a digest of it, its length: its weight) that the
+answer carries instead; a poll gives the name back. One cursor, one name: pages of an unchanged folder share an
+entry. The least recently used go first; a name no longer kept is unknown, and its page searches again.
 """
 
 from __future__ import annotations
