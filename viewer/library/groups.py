@@ -18,6 +18,7 @@ from viewer.files.tailer import FileTailer
 from viewer.formats.detect import SESSION_SUFFIX
 from viewer.index.session_ids import GROUP_MARK, group_id_for, shown
 from viewer.index.session_index import SessionIndex
+from viewer.search import worker as search_worker
 
 from . import project_notes
 from .reading import lines_from, read_some
@@ -255,6 +256,13 @@ class Groups:
             return False
         with session.lock:
             session.normalizer = settled
+        if session.count < search_worker.MIN_BEHIND:
+            # Its search index and facets are built in this thread anyway: now, while its files are fresh, so that
+            # it is kept once, whole, not kept, woken, indexed and kept again (each of thousands of small sessions)
+            while not session.search.catch_up(session.search.BATCH, along=session.facets):
+                pass
+            session.facets.catch_up_in_slices()
+        with session.lock:
             session.search.pack()  # when complete; else once it is (background.index_step)
         self.keep(session)
         return True
