@@ -48,19 +48,10 @@ class SmallReads(Writer):
     """Read results of 0.3-5 kB and long texts (thinking, command output) half as long: a person's sessions read
     parts of files more often than whole big ones."""
 
+    READ_SMALLEST, READ_SPREAD = 300, 16
+
     def text(self, low: int, high: int) -> str:
         return super().text(low, high // 2 if high > 1000 else high)
-
-    def file_content(self) -> str:
-        size = int(300 * 16 ** (self.rng.random() ** 2))
-        rows, n = [], 0
-        while size > 0:
-            n += 1
-            row = self.text(10, 90)
-            rows.append(f"{n:6d}\u2192{row}")
-            size -= len(row) + 8
-        return "\n".join(rows)
-
 
 def project_folder(home: Path, name: str) -> tuple[Path, str]:
     """Claude Code's folder for a cwd: every character that is not a letter or digit becomes '-'."""
