@@ -74,8 +74,9 @@ class Tree:
         own = stat[1] + stat[2] if stat else 0.0
         return own + sum(self._cpu.values())
 
-    def until_idle(self, deadline: float, quiet: float = 3.0) -> float:
-        """Seconds from the start until the tree last worked before it used under 2% of a core for `quiet` s."""
+    def until_idle(self, deadline: float, quiet: float = 8.0) -> float:
+        """Seconds from the start until the tree last worked before it used under 2% of a core for `quiet` s
+        (longer than agentview's idle server waits between two looks for sessions to save)."""
         last, still = self.cpu_seconds(), time.perf_counter()
         while time.perf_counter() < deadline and time.perf_counter() - still < quiet:
             time.sleep(0.5)
