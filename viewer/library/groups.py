@@ -59,9 +59,20 @@ class Groups:
         finally:
             if outer:
                 deferred, self._deferred = self._deferred, None
-                for key in sorted(deferred):
+                for key in self._newest_first(deferred):
                     if key in self._groups:  # gone if its only file could not be read
                         self.read(self._groups[key])
+
+    def _newest_first(self, keys) -> list:
+        """Groups by the last write of their files, newest first: the sessions worked in last are read (and so
+        searchable) first, not last, in a folder of thousands."""
+        def written(key) -> int:
+            newest = 0
+            for path in self._groups[key].members if key in self._groups else ():
+                with contextlib.suppress(OSError):
+                    newest = max(newest, os.stat(path).st_mtime_ns)
+            return newest
+        return sorted(keys, key=lambda key: (-written(key), key))
 
     def sidecar_changed(self, path: str) -> None:
         """A sub-agent's `.meta.json` written after its file: its session looks again (a flush, no new lines; a
