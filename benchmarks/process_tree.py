@@ -75,13 +75,13 @@ class Tree:
         return own + sum(self._cpu.values())
 
     def until_idle(self, deadline: float, quiet: float = 8.0) -> float:
-        """Seconds from the start until the tree last worked before it used under 2% of a core for `quiet` s
+        """Seconds from the start until the tree last worked before it used under 5% of a core for `quiet` s
         (longer than agentview's idle server waits between two looks for sessions to save)."""
         last, still = self.cpu_seconds(), time.perf_counter()
         while time.perf_counter() < deadline and time.perf_counter() - still < quiet:
             time.sleep(0.5)
             used = self.cpu_seconds()
-            if used - last > 0.01 * 0.5 * 2:
+            if used - last > 0.05 * 0.5:  # 5% of a core: an idle agentview server uses about 3% (its looks)
                 still = time.perf_counter()
             last = used
         return still - self.started
