@@ -120,7 +120,11 @@ class Ours:
         return bool(data) and any(self.manifest["newest"] in hit["session"] for hit in data["results"])
 
     def whole(self, client: Client) -> bool:
-        """Every session searched whole: no search index is still being built."""
+        """Every session read (a session not read yet has no events, and nothing to build) and searched whole: no
+        search index is still being built."""
+        rows = (client.json("/api/sessions") or {}).get("sessions", [])
+        if len(rows) < self.manifest["sessions"] or not all(row["events"] for row in rows):
+            return False
         data = client.json(self.search_path(self.manifest["rare_word"]))
         return bool(data) and not data["partial"]
 
