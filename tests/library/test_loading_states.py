@@ -103,3 +103,25 @@ def test_a_scan_lists_every_claude_code_session_before_reading_any_and_they_say_
                for p, sid in zip(progress, sorted(sessions)))
     assert all(s.count > 0 for s in lib.sessions.values())  # and then read
     assert all(lib.progress_of(s.path) is None for s in lib.sessions.values())
+
+
+def test_a_scan_reads_the_sessions_written_last_first(tmp_path, monkeypatch):
+    """Of thousands of Claude Code sessions, those worked in last are read, and so searchable, first."""
+    import os
+
+    from claude_lines import Transcript
+
+    project = tmp_path / "-home-dev-app"
+    written = {"00000001-aaaa-bbbb-cccc-dddddddddddd": 100, "00000002-aaaa-bbbb-cccc-dddddddddddd": 300,
+               "00000003-aaaa-bbbb-cccc-dddddddddddd": 200}
+    for sid, when in written.items():
+        transcript = Transcript(sid)
+        transcript.user("hello")
+        path = transcript.write(project / f"{sid}.jsonl")
+        os.utime(path, (1_700_000_000 + when,) * 2)
+    lib = library_module.Library(tmp_path)
+    read, read_group = [], Groups.read
+    monkeypatch.setattr(Groups, "read", lambda self, session: read.append(session.id) or read_group(self, session))
+    lib.scan()
+    assert [next(sid for sid in written if sid in id_read) for id_read in read] == sorted(written, key=written.get,
+                                                                                         reverse=True)

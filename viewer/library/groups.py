@@ -18,6 +18,7 @@ from viewer.files.tailer import FileTailer
 from viewer.formats.detect import SESSION_SUFFIX
 from viewer.index.session_ids import GROUP_MARK, group_id_for, shown
 from viewer.index.session_index import SessionIndex
+from viewer.search import worker as search_worker
 
 from . import project_notes
 from .reading import lines_from, read_some
@@ -58,9 +59,20 @@ class Groups:
         finally:
             if outer:
                 deferred, self._deferred = self._deferred, None
-                for key in sorted(deferred):
+                for key in self._newest_first(deferred):
                     if key in self._groups:  # gone if its only file could not be read
                         self.read(self._groups[key])
+
+    def _newest_first(self, keys) -> list:
+        """Groups by the last write of their files, newest first: the sessions worked in last are read (and so
+        searchable) first, not last, in a folder of thousands."""
+        def written(key) -> int:
+            newest = 0
+            for path in self._groups[key].members if key in self._groups else ():
+                with contextlib.suppress(OSError):
+                    newest = max(newest, os.stat(path).st_mtime_ns)
+            return newest
+        return sorted(keys, key=lambda key: (-written(key), key))
 
     def sidecar_changed(self, path: str) -> None:
         """A sub-agent's `.meta.json` written after its file: its session looks again (a flush, no new lines; a
@@ -258,6 +270,13 @@ class Groups:
             return False
         with session.lock:
             session.normalizer = settled
+        if session.count < search_worker.MIN_BEHIND:
+            # Its search index and facets are built in this thread anyway: now, while its files are fresh, so that
+            # it is kept once, whole, not kept, woken, indexed and kept again (each of thousands of small sessions)
+            while not session.search.catch_up(session.search.BATCH, along=session.facets):
+                pass
+            session.facets.catch_up_in_slices()
+        with session.lock:
             session.search.pack()  # when complete; else once it is (background.index_step)
         self.keep(session)
         return True

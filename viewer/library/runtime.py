@@ -17,6 +17,7 @@ from viewer.core.host import Host
 from viewer.core.bounded_map import BoundedMap
 from viewer.core.tuning import Tuning
 from viewer.search import count as search_count
+from viewer.search.cursor_names import CursorNames
 from viewer.store import session_cache
 
 from .library import Library
@@ -43,7 +44,8 @@ class Runtime:
         self.tuning = self.host.tuning
         self.foreground = self.host.foreground  # the requests under way: the web layer counts them here
         self.counts = search_count.counts()  # how far search totals got, for the next page
-        self._kept: list[BoundedMap] = [self.counts]  # what is kept between requests: emptied by close
+        self.cursor_names = CursorNames()  # long search cursors, kept under short names the answers carry
+        self._kept: list[BoundedMap] = [self.counts, self.cursor_names.kept]  # kept between requests: emptied by close
         self._switch_interval: tuple[float, float] | None = None  # (found, set) while lowered
         self._warning_filter: tuple | None = None
         self._on_close: list = []  # what the app asked to be done when this closes

@@ -260,6 +260,7 @@ def search(sessions: list, text: str, session_id: str | None = None, resume: str
     ids = [s.id for s in scope]
     first = 0 if resume_id is None else ids.index(resume_id) if resume_id in ids else len(scope)
     tally = Tally(count_budget, count_sessions, counts) if count_budget is not None else None
+    same_key = None if query.agents else requirements_key(None, query)  # the same in every session: made once
     partial: dict[str, dict] = {}
     for i, s in enumerate(scope if not query.empty else ()):
         paged = first <= i and following is None
@@ -278,7 +279,7 @@ def search(sessions: list, text: str, session_id: str | None = None, resume: str
                 if more is not None:
                     following = f"{s.id}={more}"
             if tally is not None:
-                tally.add(s, required, requirements_key(s, query))
+                tally.add(s, required, same_key or requirements_key(s, query))
     data = {"query": text, "parsed": _describe(query), "hits": hits, "next": following,
             "cursor": format_cursor(cursors), "empty_query": query.empty, "partial": partial or None}
     if tally is not None:

@@ -8,6 +8,7 @@ from flask import abort, request
 
 from viewer.core import cursor
 from viewer.reads.filters import is_on
+from viewer.search.cursor_names import NAME as CURSOR_NAME
 
 # Every number a query string carries (a position, a count, a page size, an event number, a
 # cursor's parts) has at most this many digits: more than any log holds, fewer than would overflow
@@ -61,9 +62,13 @@ def search_cursor_arg(name: str, per_session: re.Pattern | None = None) -> str |
 
 
 def search_after_arg() -> str | None:
-    """The search poll's cursor (`session=epoch-count`, comma-separated); 0, empty or absent: from the start."""
-    if _START.fullmatch(request.args.get("after") or "0"):
+    """The search poll's cursor (`session=epoch-count`, comma-separated, or the name an answer gave a long one);
+    0, empty or absent: from the start."""
+    given = request.args.get("after") or "0"
+    if _START.fullmatch(given):
         return None
+    if CURSOR_NAME.fullmatch(given):
+        return given
     return search_cursor_arg("after", _SESSION_CURSOR)
 
 

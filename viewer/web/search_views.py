@@ -118,6 +118,7 @@ def _results() -> dict:
     data = search.search(library().listing(), q, session_id, search_cursor_arg("from"), limit,
                          count_budget=current_app.config["SEARCH_COUNT_BUDGET"], counts=state().runtime.counts)
     place(data["hits"], data["cursor"])
+    data["cursor"] = state().runtime.cursor_names.name(data["cursor"])
     data["next_url"] = (url_for(request.endpoint, q=q, session=session_id, limit=request.args.get("limit"),
                                 **{"from": data["next"]}) if data["next"] else None)
     return data
@@ -158,12 +159,16 @@ def poll():
     if request.args.get("v") == str(version):  # no file changed anywhere: the cheap common case
         return Response(status=204)
     q, session_id = _args()
-    data = search.updates(served.listing(), q, session_id, search_after_arg() or "")
+    after = state().runtime.cursor_names.cursor(search_after_arg() or "")
+    if after is None:  # a cursor's name no longer kept: how far the page got is unknown, start again
+        return Response(status=200, headers={"HX-Refresh": "true"})
+    data = search.updates(served.listing(), q, session_id, after)
     if data is None:
         return Response(status=204)
     if data["reset"]:  # a file was replaced: its old hits are wrong, start again
         return Response(status=200, headers={"HX-Refresh": "true"})
     place(data["hits"], data["cursor"])
+    data["cursor"] = state().runtime.cursor_names.name(data["cursor"])
     return render_template("_search_poll.html", hits=data["hits"], search_q=q, session_id=session_id,
                            poll=_poll_url(q, session_id, data["cursor"], _polled_version(version, data)))
 

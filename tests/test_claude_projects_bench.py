@@ -1,0 +1,42 @@
+"""The `~/.claude/projects` generator and the side-by-side runner (benchmarks/claude_projects.py,
+versus_agentsview.py) on a small folder, so that they cannot rot."""
+
+import json
+import os
+import subprocess
+import sys
+
+from conftest import REPO
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from claude_projects import generate  # noqa: E402
+from viewer.library.library import Library  # noqa: E402
+
+
+def test_the_generated_folder_is_read_as_its_sessions_with_their_sub_agents(tmp_path):
+    made = generate(tmp_path, sessions=40, projects=4)
+    projects = sorted(p.name for p in (tmp_path / ".claude" / "projects").iterdir())
+    assert projects == ["-home-dev-src-auth-service", "-home-dev-src-billing", "-home-dev-src-dashboard",
+                        "-home-dev-src-warehouse"]
+    library = Library(made["projects_folder"])
+    library.scan()
+    sessions = library.listing()
+    assert len(sessions) == 40 and made["subagent_files"] > 0
+    assert sum(len(s.agents) for s in sessions) == 40 + made["subagent_files"]  # every sub-agent linked
+    newest = [p for p in (tmp_path / ".claude" / "projects").rglob("*.jsonl") if made["rare_word"] in p.read_text()]
+    assert [p.stem for p in newest] == [made["newest"]]
+
+
+def test_the_runner_measures_agentview_and_says_when_agentsview_is_skipped(tmp_path):
+    env = {**os.environ, "PATH": os.path.dirname(sys.executable)}  # no agentsview on it
+    out = tmp_path / "figures.json"
+    run = subprocess.run([sys.executable, str(REPO / "benchmarks" / "versus_agentsview.py"), "--home",
+                          str(tmp_path / "home"), "--sessions", "12", "--json", str(out)],
+                         capture_output=True, text=True, timeout=300, env=env, cwd=REPO)
+    assert run.returncode == 0, run.stderr
+    assert "agentsview skipped: not installed" in run.stdout
+    (ours,) = json.loads(out.read_text())["agentview"]
+    assert ours["cold"]["listed_s"] <= ours["cold"]["found_s"] and ours["cold"]["cpu_s"] > 0
+    assert ours["cold"]["peak_rss_mb"] > 20 and ours["restart"]["found_s"] > 0
+    assert ours["cold"]["page"]["first_ms"] > 0 and ours["cold"]["rare_answer_kb"] < 10
