@@ -9,7 +9,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Any, Iterable
 
-from viewer.core import model
+from viewer.core import failures, model
 from viewer.core.model import AgentNode, Event
 from viewer.core.positions import intersection, merge, union, window
 from viewer.index import facets
@@ -243,6 +243,9 @@ def _entry(s: SessionIndex, position: int, horizon: int | None = None) -> dict:
             item["paired_call"] = s.events[call_position]["message_id"]
     if item["kind"] == model.SAID:
         item["heard_by"] = _heard_by(s, event["message_id"])
+    failed = failures.kind_of(event, s.format.failure_texts)
+    if failed:  # shown red, with its first line, wherever the entry is drawn (under its call too)
+        item["failure"] = {"kind": failed, "error": failures.first_line(item["content"])}
     return item
 
 

@@ -107,13 +107,21 @@ _UNPAIRED = ("<span class=\"badge warn\" title=\"no tool call with this tool_cal
 _OOB = ' hx-swap-oob="true"'
 
 
+def failure_badge(failure) -> str:
+    """A failed entry's mark (core/failures.py): its kind, and its error's first line with a button copying it."""
+    error = put(failure["error"])
+    return (f'<p class="failure-line" role="note"><span class="badge failed">{put(failure["kind"])}</span> '
+            f'<span class="failure-text">{error}</span> <button type="button" class="copy-error" '
+            f'data-copy="{error}" title="copy the error" hidden>copy</button></p>')
+
+
 def entry_open(session_id, item, show_agent, oob, top) -> Markup:
     """An entry's <article> tag (its kind, modified, rewound, its indent below the page's agent), and on a branch
     the conversation was rewound from, the fold that starts it (its preview as text_filters.preview makes it)."""
     delivery = item["delivery"]
     rewound = item.get("rewound")
     classes = (f'entry kind-{put(item["kind"])}{" modified" if delivery and delivery["modified"] else ""}'
-               f'{" rewound" if rewound else ""}'
+               f'{" rewound" if rewound else ""}{" failed" if item.get("failure") else ""}'
                f'{" " + put(indent_class(session_id, item["agent_id"], top)) if show_agent else ""}')
     tag = (f'<article class="{classes}" id="{put(item["message_id"])}"{_OOB if oob else ""}'
            f' data-position="{put(item["position"])}" tabindex="-1">')
@@ -155,6 +163,8 @@ def entry_head(session_id, item, show_agent) -> Markup:
     if item["kind"] == "received" and not item["paired_call"]:
         out.append(_UNPAIRED)
     out.append(f'\n    <span class="ids">{message_ids(session_id, item["message_id"])}</span>\n  </h3>')
+    if item.get("failure"):
+        out.append(failure_badge(item["failure"]))
     return Markup("".join(out))
 
 
@@ -162,9 +172,10 @@ def result(session, r, images) -> Markup:
     """result_block of _entry.html: a tool result under its call (`images`: the macro of _images.html)."""
     event = r["event"]  # the macro prints nothing for an event without images: not called for one
     shown = images(session, event) if not isinstance(event, dict) or event.get("images") else ""
-    return Markup(f'<div class="result" id="{put(r["message_id"])}">\n  <h4 class="entry-head"><span class="kind">'
-                  f'received</span> {message_ids(session["id"], r["message_id"])}</h4>\n  {content(r["content"])}\n'
-                  f'  {shown}\n</div>')
+    failure = r.get("failure")
+    return Markup(f'<div class="result{" failed" if failure else ""}" id="{put(r["message_id"])}">\n  <h4 '
+                  f'class="entry-head"><span class="kind">received</span> {message_ids(session["id"], r["message_id"])}'
+                  f'</h4>\n  {failure_badge(failure) if failure else ""}{content(r["content"])}\n  {shown}\n</div>')
 
 
 def spawned(session, a) -> Markup:
@@ -187,8 +198,12 @@ def calls(session, item, images) -> Markup:
         call_id = f' <code class="call-id">{put(call["id"])}</code>' if call["id"] else ""
         created = "".join(spawned(session, a) for a in call["spawned"])
         results = "".join(result(session, r, images) for r in call["results"])
-        out.append(f'\n  <div class="call" id="av-call-{where}">\n    <div class="call-head"><span class="tool">'
-                   f'{put(call["name"])}</span>{call_id}\n      {"" if valid else _RAW_ARGUMENTS}</div>\n    '
+        failed = next((r["failure"] for r in call["results"] if r.get("failure")), None)
+        mark = (f' <span class="badge failed" title="{put(failed["error"])}">{put(failed["kind"])}</span>'
+                if failed else "")
+        out.append(f'\n  <div class="call{" failed" if failed else ""}" id="av-call-{where}">\n    <div class="call-head">'
+                   f'<span class="tool">{put(call["name"])}</span>{call_id}{mark}\n      '
+                   f'{"" if valid else _RAW_ARGUMENTS}</div>\n    '
                    f'{content(call["pretty_arguments"], 1200, 30, "json" if valid else "code")}\n'
                    f'    <ul class="spawned" id="av-spawned-{where}">{created}</ul>\n'
                    f'    <div class="results" id="av-results-{where}">{results}</div>\n  </div>\n  ')
