@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from viewer.core import jsonio, model
+from viewer.core import failures, jsonio, model
 from viewer.core.model import Event
 
 from .base import Normalizer, SpawnLinks, agent_created, as_dict, tool_call
@@ -187,6 +187,7 @@ class CopilotNormalizer(Normalizer):
         event = self._entry(message_id, base, "system", text, markers=[kind])
         if kind in ("session.error", "abort"):
             event["is_error"] = True
+            event["failure"] = failures.API_ERROR if kind == "session.error" else failures.INTERRUPTED
         return event
 
     def _user(self, message_id: str, base: dict, data: dict, kind: str) -> list[Event]:
@@ -287,9 +288,13 @@ class CopilotNormalizer(Normalizer):
                                 markers=[kind])]
         error = str(data.get("error") or "no reason given")
         self.problems.append(("subagent_failed", f"sub-agent {name} ({sub}) failed: {error}"))
-        out = [self._entry(message_id, base, "system", f"[sub-agent failed] {name}: {error}", markers=[kind],
-                           is_error=True)]
+        # one failure, counted where it happened: the sub-agent's own last entry, else (unknown) its parent's note
+        note = self._entry(message_id, base, "system", f"[sub-agent failed] {name}: {error}", markers=[kind])
+        out = [note]
         if sub in self.created:
             out.append(self._entry(f"{message_id}:failed", {**base, "agent_id": sub}, "system",
-                                   f"[failed] {error}", markers=["failed"], is_error=True))
+                                   f"[failed] {error}", markers=["failed"], is_error=True,
+                                   failure=failures.SUBAGENT_FAILED))
+        else:
+            note["is_error"], note["failure"] = True, failures.SUBAGENT_FAILED
         return out
