@@ -288,13 +288,10 @@ class CopilotNormalizer(Normalizer):
                                 markers=[kind])]
         error = str(data.get("error") or "no reason given")
         self.problems.append(("subagent_failed", f"sub-agent {name} ({sub}) failed: {error}"))
-        # one failure, counted where it happened: the sub-agent's own last entry, else (unknown) its parent's note
-        note = self._entry(message_id, base, "system", f"[sub-agent failed] {name}: {error}", markers=[kind])
-        out = [note]
+        # noted in both transcripts; the failure itself is counted once, on the result of the call that started it
+        # (tool.execution_complete, success false)
+        out = [self._entry(message_id, base, "system", f"[sub-agent failed] {name}: {error}", markers=[kind])]
         if sub in self.created:
             out.append(self._entry(f"{message_id}:failed", {**base, "agent_id": sub}, "system",
-                                   f"[failed] {error}", markers=["failed"], is_error=True,
-                                   failure=failures.SUBAGENT_FAILED))
-        else:
-            note["is_error"], note["failure"] = True, failures.SUBAGENT_FAILED
+                                   f"[failed] {error}", markers=["failed"]))
         return out

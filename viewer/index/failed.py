@@ -26,17 +26,18 @@ def finished(s) -> bool:
 
 def unanswered(s) -> list[tuple[int, str]]:
     """(position of the entry holding the call, call id) of each tool call no result answered, in file order,
-    once the session has ended; none before (the caller holds the lock). Kept until the session grows."""
+    once the session has ended; none before (the caller holds the lock). A call that created a sub-agent is answered
+    by it (seed-000 logs no result for `task`). Kept until the session grows."""
     if not finished(s):
         return []
     key = (s.epoch, s.count)
     kept = _unanswered.get(s)
     if kept is not None and kept[0] == key:
         return kept[1]
-    results = s.result_positions
-    found = sorted((position, call_id) for (agent_id, call_id), positions in s.call_positions.items()
-                   if (agent_id, call_id) not in results for position in filed_at(s.call_positions,
-                                                                                   (agent_id, call_id)))
+    results, events, spawned = s.result_positions, s.events, s.spawned
+    found = sorted((position, call_id) for (agent_id, call_id) in s.call_positions if (agent_id, call_id) not in results
+                   for position in filed_at(s.call_positions, (agent_id, call_id))
+                   if not spawned.get(events[position]["message_id"]))  # a spawning call's outcome is its agent
     _unanswered[s] = (key, found)
     return found
 
