@@ -12,7 +12,7 @@ from viewer.core.positions import filed_at
 
 from . import facets
 
-_unanswered: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # session -> ((epoch, count), found)
+_unanswered: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # session -> _kept's answer
 
 
 def finished(s) -> bool:
@@ -30,16 +30,26 @@ def unanswered(s) -> list[tuple[int, str]]:
     by it (seed-000 logs no result for `task`). Kept until the session grows."""
     if not finished(s):
         return []
+    return _kept(s)[1]
+
+
+def is_unanswered(s, position: int, call_id: str) -> bool:
+    """Whether the call `call_id` of the entry at `position` went unanswered (see `unanswered`)."""
+    return finished(s) and (position, call_id) in _kept(s)[2]
+
+
+def _kept(s) -> tuple:
+    """((epoch, count), the unanswered calls in file order, the same as a set), found again when the session grew."""
     key = (s.epoch, s.count)
     kept = _unanswered.get(s)
     if kept is not None and kept[0] == key:
-        return kept[1]
+        return kept
     results, events, spawned = s.result_positions, s.events, s.spawned
     found = sorted((position, call_id) for (agent_id, call_id) in s.call_positions if (agent_id, call_id) not in results
                    for position in filed_at(s.call_positions, (agent_id, call_id))
                    if not spawned.get(events[position]["message_id"]))  # a spawning call's outcome is its agent
-    _unanswered[s] = (key, found)
-    return found
+    kept = _unanswered[s] = (key, found, frozenset(found))
+    return kept
 
 
 def own_counts(s, caught_up: bool = True) -> dict[str, int]:

@@ -12,7 +12,7 @@ from typing import Any, Iterable
 from viewer.core import failures, model
 from viewer.core.model import AgentNode, Event
 from viewer.core.positions import intersection, merge, union, window
-from viewer.index import facets
+from viewer.index import facets, failed
 from viewer.index.session_index import SessionIndex
 
 # --- agents and the tree -------------------------------------------------------------------
@@ -202,6 +202,7 @@ def _call_item(s: SessionIndex, position: int, index: int, call: model.LoggedCal
         if _before(agent.created_position, horizon) and spawning_call(s, agent, s.events[position]) == call:
             spawned.append({"agent_id": agent_id, "name": agent.display_name, "ordinal": agent.ordinal})
     results = [p for p in s.result_positions_for_call(position, call.id) if _before(p, horizon)] if call.id else []
+    unanswered = not results and call.id is not None and failed.is_unanswered(s, position, call.id)
     return {
         "index": index,
         "id": call.id,
@@ -212,6 +213,8 @@ def _call_item(s: SessionIndex, position: int, index: int, call: model.LoggedCal
         "arguments_valid": call.arguments_valid,
         "results": [_entry(s, p) for p in results],
         "spawned": spawned,
+        **({"failure": {"kind": failures.UNANSWERED, "error": "no result: the session ended without one"}}
+           if unanswered else {}),
     }
 
 

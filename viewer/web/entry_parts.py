@@ -198,7 +198,7 @@ def calls(session, item, images) -> Markup:
         call_id = f' <code class="call-id">{put(call["id"])}</code>' if call["id"] else ""
         created = "".join(spawned(session, a) for a in call["spawned"])
         results = "".join(result(session, r, images) for r in call["results"])
-        failed = next((r["failure"] for r in call["results"] if r.get("failure")), None)
+        failed = next((r["failure"] for r in call["results"] if r.get("failure")), call.get("failure"))
         mark = (f' <span class="badge failed" title="{put(failed["error"])}">{put(failed["kind"])}</span>'
                 if failed else "")
         out.append(f'\n  <div class="call{" failed" if failed else ""}" id="av-call-{where}">\n    <div class="call-head">'

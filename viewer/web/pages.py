@@ -8,6 +8,7 @@ from bisect import bisect_left
 
 from flask import Blueprint, Response, render_template, request, url_for
 
+from viewer.index import failed
 from viewer.reads import costs, dialogs, failures, queries
 from viewer.reads.filters import EntryFilter
 
@@ -148,8 +149,9 @@ def poll_tree(session_id):
         changed = costs.with_ancestors(s, updates["counts"])  # their responses, or their sub-agents', were priced
         drawn = updates["appeared"] + updates["moved"]
         rolled_up = costs.tree_costs(s) if changed or drawn else {}
-        for row in drawn + [r for row in drawn for r in row.get("subtree") or ()]:  # drawn with their cost
-            row["cost"] = rolled_up.get(row["agent_id"])
+        failures_of = failed.rolled_up(s) if drawn else {}
+        for row in drawn + [r for row in drawn for r in row.get("subtree") or ()]:  # drawn with their cost, failures
+            row["cost"], row["failures"] = rolled_up.get(row["agent_id"]), failures_of.get(row["agent_id"])
         context = dict(session=session_row(s), updates=updates, problems=len(s.problems),
                        costs=[(s.agents[a].ordinal, rolled_up[a]) for a in changed if a in rolled_up],
                        poll=url_for("pages.poll_tree", session_id=s.id, after=s.cursor, problems=len(s.problems)))
@@ -234,7 +236,7 @@ FAILURES_PAGE = 200  # failures a page lists (?start= pages on; the JSON twin ta
 
 @bp.get("/s/<session_id>/failures", endpoint="failures")
 @bp.get("/api/sessions/<session_id>/failures", endpoint="failures_json")
-def failed(session_id):
+def failure_list(session_id):
     """Every failure of the session (core/failures.py), a window of them, each linked to its entry."""
     s = session_or_404(session_id)
     start, limit = int_arg("start"), min(int_arg("limit", FAILURES_PAGE, minimum=1), 1000)

@@ -42,7 +42,7 @@ def _session_page(s, data: dict) -> dict:
     tree = [{**row, "cost": rolled_up.get(row["agent_id"]), "failures": failures.get(row["agent_id"])}
             for row in queries.tree_rows(s, summaries=summaries)]
     return dict(data=data, session=session_row(s), tree=tree, agents=data["agents"], problems=len(data["problems"]),
-                failures=failed.total(s),
+                failures=data["failures"],
                 usage=data["usage"], summary=data["format_summary"], outline=_outline(data["format_summary"]),
                 poll=url_for("pages.poll_tree", session_id=s.id, after=data["cursor"],
                              problems=len(data["problems"]), empty=1 if not s.count else None))
