@@ -206,7 +206,10 @@ def test_otlp_spans_with_an_error_status(tmp_path):
              span("s3", "execute_tool grep", "s1", None, gen_ai__operation__name="execute_tool",
                   gen_ai__tool__name="grep", gen_ai__tool__call__id="k2", gen_ai__tool__call__result=SUCCESS_WITH_ERROR),
              span("s4", "chat gpt", "s1", {"code": "STATUS_CODE_ERROR", "message": "429 Too Many Requests"},
-                  gen_ai__operation__name="chat")]
+                  gen_ai__operation__name="chat"),
+             span("s5", "execute_tool lint", "s1", {"code": 1}, gen_ai__operation__name="execute_tool",  # OK
+                  gen_ai__tool__name="lint", gen_ai__tool__call__id="k3",
+                  gen_ai__tool__call__result="Error: none found (the words seed-000 fails with, from a span that did not)")]
     path = tmp_path / "traces" / "run.json"
     path.parent.mkdir()
     path.write_text(json.dumps({"resourceSpans": [{"resource": {"attributes": []},

@@ -86,8 +86,9 @@ WEAKINCENTIVES = Format("weakincentives", "weakincentives", hides=NO_HOOKS, look
 AI_AGENT = Format("ai-agent", "ai-agent snapshot", hides=NO_HOOKS, looks_like=ai_agent.looks_like,
                   normalizer=ai_agent.AiAgentNormalizer)
 # OTLP/JSON traces (the Collector's file exporter, agentview's own export): a file is one session.
+# Its own exports' events are read back as logged: a seed-000 session's failed results keep their words' meaning.
 OTLP_JSON = Format("otlp", "OpenTelemetry traces (OTLP/JSON)", looks_like=otlp_json.looks_like,
-                   normalizer=otlp_json.OtlpNormalizer)
+                   normalizer=otlp_json.OtlpNormalizer, failure_texts=SEED_FAILURES)
 # OpenCode's SQLite database (and its older JSON storage folder): each root session in it (its child sessions as
 # sub-agents) is a session.
 OPENCODE = Format("opencode", "OpenCode", hides=NO_HOOKS, normalizer=opencode.OpenCodeNormalizer,

@@ -270,8 +270,11 @@ class OtlpNormalizer(Normalizer):
             out.append({**base, "message_id": f"{span.id}:result", "event_type": model.TRANSCRIPT_ENTRY,
                         "role": "tool", "tool_call_id": call_id, "name": str(name or "tool"),
                         "content": answer if isinstance(answer, str) else jsonio.text(answer)})
+            # marked either way: the words of seed-000's failed results (OTLP_JSON's failure_texts) are for the
+            # events of agentview's own exports, read back as they were logged
+            out[-1]["is_error"] = span.error is not None
             if span.error is not None:
-                out[-1]["is_error"], out[-1]["failure"] = True, failures.TOOL_ERROR
+                out[-1]["failure"] = failures.TOOL_ERROR
         return out
 
     def _chat(self, span: Span, agent: str, base: dict) -> list[Event]:

@@ -10,8 +10,8 @@ import weakref
 
 from viewer.core.positions import filed_at
 
-from . import facets
 
+CLOSE = 4096  # events the facets may be behind for a count to take them in first (some milliseconds), as search does
 _unanswered: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # session -> _kept's answer
 
 
@@ -52,9 +52,17 @@ def _kept(s) -> tuple:
     return kept
 
 
+def _facets(s, caught_up: bool):
+    """The session's facets, caught up (`caught_up`, or when they are CLOSE behind), else as far as they are built."""
+    held = s.facets
+    if caught_up or s.count - held.indexed <= CLOSE:
+        held.catch_up()
+    return held
+
+
 def own_counts(s, caught_up: bool = True) -> dict[str, int]:
     """agent id -> how many of its entries failed and calls went unanswered (agents without any left out)."""
-    held = facets.caught_up(s) if caught_up else s.facets
+    held = _facets(s, caught_up)
     counts = {agent_id: len(positions) for agent_id, positions in held.failures.items()}
     events = s.events
     for position, _ in unanswered(s):
@@ -65,8 +73,9 @@ def own_counts(s, caught_up: bool = True) -> dict[str, int]:
 
 def total(s, caught_up: bool = True) -> int:
     """How many failures the session holds (`caught_up`: with every event read so far in the facets; else as far
-    as they are built, which is what a summary written while they catch up says)."""
-    held = facets.caught_up(s) if caught_up else s.facets
+    as they are built, unless they are close: what the sessions list and a summary written while they catch up
+    say)."""
+    held = _facets(s, caught_up)
     return len(held.failed) + len(unanswered(s))
 
 
