@@ -17,7 +17,10 @@ _unanswered: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # session 
 
 def finished(s) -> bool:
     """Whether the session has ended: its format says it settled, or its files were left alone as long as a
-    session takes to settle (Tuning.settle_after). A call without a result before that may still be answered."""
+    session takes to settle (Tuning.settle_after). A call without a result before that may still be answered; so may
+    one of a session seen as of an earlier event."""
+    if vars(s).get("live_count", 0) > s.count:  # as of an earlier event (reads/asof.py): it went on from there
+        return False
     normalizer = s.normalizer
     if normalizer is not None and getattr(normalizer, "settled", False):
         return True
