@@ -51,8 +51,8 @@ def test_a_failed_call_the_tree_the_list_and_the_failures_page(tmp_path, page):
         expect(page.locator("#av-session-failures")).to_have_text("2 failures")
 
         page.goto(server.url + "/")
-        expect(page.locator(f'[id="av-session-{SID}"] td.session-failures')).to_have_text("2")
-        page.locator(f'[id="av-session-{SID}"] td.session-failures a').click()
+        expect(page.locator(f'[id="av-session-{SID}"] .session-failures')).to_have_text("2 failed")
+        page.locator(f'[id="av-session-{SID}"] .session-failures').click()
 
         expect(page).to_have_url(f"{server.url}/s/{SID}/failures")
         items = page.locator("li.failure")
