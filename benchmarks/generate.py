@@ -1,13 +1,14 @@
 """Generate a native session (seed 000 format) shaped like a big multi-agent run.
 
-    .venv/bin/python benchmarks/generate.py OUT.jsonl --events 1000000 [--agents 200]
+    .venv/bin/python benchmarks/generate.py OUT.jsonl --events 1000000 [--agents 200] [--fail-every N]
 
 A root spawns `agents - 1` agents over 4 levels (4 children each, by `task` tool calls answered
 by tool results). Then, until `events` events are written, agents:
 - speak, and 3 others hear it (deliveries whose `substance` names the utterance);
 - call a tool (read_file, search, run) and get its result;
 - broadcast through a tool: a piece_of_text caused by the call, delivered to 3 agents;
-- one delivery in 20 is rewritten on its way (a hook), so the hook audit has something to list.
+- one delivery in 20 is rewritten on its way (a hook), so the hook audit has something to list;
+- with `--fail-every N`, every Nth tool call fails (its result starts "Error:", seed-000's words for it).
 One agent (a1, "Coordinator") is in about a fifth of the events, so at 1M events its
 transcript has about 200k entries (the "late page of a long transcript" case).
 Content is 50 to 2,000 characters, most of it short (as in real logs): 1M events make about 300 MB.
@@ -46,9 +47,9 @@ SHAPES = {"default": (content_length, 3), "long": (long_content_length, 2)}
 
 
 def generate(path: str | Path, events: int, agents: int = 200, seed: int = 1, shape: str = "default",
-             times: bool = False) -> dict:
+             times: bool = False, fail_every: int = 0) -> dict:
     """Write the session; returns what the benchmark needs to know about it. `times`: each event carries a
-    `timestamp`, 0.1 to 3 s after the one before (as logs of coding agents do)."""
+    `timestamp`, 0.1 to 3 s after the one before (as logs of coding agents do); `fail_every`: see the module."""
     rng = random.Random(seed)
     length_of, deliveries = SHAPES[shape]
     pool = " ".join(rng.choice(WORDS) for _ in range(400_000))  # texts are slices of it: fast to make
@@ -125,7 +126,8 @@ def generate(path: str | Path, events: int, agents: int = 200, seed: int = 1, sh
                 calls += 1
                 tool = rng.choice(TOOLS)
                 call(speaker, f"c{calls}", tool, {"query": text()[:60]})
-                emit("transcript_entry", speaker, role="tool", tool_call_id=f"c{calls}", content=text())
+                failed = "Error: " if fail_every and calls % fail_every == 0 else ""
+                emit("transcript_entry", speaker, role="tool", tool_call_id=f"c{calls}", content=failed + text())
             else:  # a broadcast through a tool: one piece of text, delivered to three agents
                 calls += 1
                 content = text()
@@ -148,8 +150,10 @@ def main() -> None:
     parser.add_argument("--shape", choices=sorted(SHAPES), default="default",
                         help="long: content of 8-300 words, two deliveries per utterance (about 1 KB an event)")
     parser.add_argument("--times", action="store_true", help="give each event a timestamp")
+    parser.add_argument("--fail-every", type=int, default=0, help="every Nth tool call fails (0: none)")
     args = parser.parse_args()
-    print(json.dumps(generate(args.out, args.events, args.agents, shape=args.shape, times=args.times)))
+    print(json.dumps(generate(args.out, args.events, args.agents, shape=args.shape, times=args.times,
+                              fail_every=args.fail_every)))
 
 
 if __name__ == "__main__":

@@ -8,8 +8,18 @@
     return url.toString();
   }
 
+  // Put `text` on the clipboard (the button says so for a moment), or offer it to copy by hand.
+  function copyText(button, text, label, ask) {
+    const done = () => { button.textContent = "copied"; setTimeout(() => { button.textContent = label; }, 1500); };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(done, () => window.prompt(ask, text));
+    } else {
+      window.prompt(ask, text);
+    }
+  }
+
   function reveal(root) {
-    root.querySelectorAll(".tree-controls[hidden], .copy-link[hidden], .secrets-toggle[hidden], .keys-button[hidden], .menu-button[hidden], .drawer-button[hidden], .sort-menu[hidden]")
+    root.querySelectorAll(".tree-controls[hidden], .copy-link[hidden], .secrets-toggle[hidden], .keys-button[hidden], .menu-button[hidden], .drawer-button[hidden], .sort-menu[hidden], .copy-error[hidden]")
       .forEach((el) => { el.hidden = false; });
   }
 
@@ -51,15 +61,14 @@
       window.location.reload();
       return;
     }
+    const copyError = event.target.closest(".copy-error");
+    if (copyError) {  // a failure's error text (the Failures page, a failed result)
+      copyText(copyError, copyError.dataset.copy, "copy", "Copy this error");
+      return;
+    }
     const copy = event.target.closest(".copy-link");
     if (copy) {
-      const url = linkTo(copy.dataset.anchor);
-      const done = () => { copy.textContent = "copied"; setTimeout(() => { copy.textContent = "copy link"; }, 1500); };
-      if (navigator.clipboard && window.isSecureContext) {
-        navigator.clipboard.writeText(url).then(done, () => window.prompt("Copy this link", url));
-      } else {
-        window.prompt("Copy this link", url);
-      }
+      copyText(copy, linkTo(copy.dataset.anchor), "copy link", "Copy this link");
     }
   });
 

@@ -107,8 +107,8 @@ def test_every_tool_on_a_claude_code_folder(servers, tmp_path):
             assert "\n  - agent-ab12 · \"Scan\" · claude-haiku-4-5 · 3 entries · $0.1050 · created by Task" in tree
 
             main = await text(client, "perspective", session_id=SID, agent_id="main", sub_agents=True)
-            assert "  -> Bash({\"command\":\"make test\"})\n     <- [mn-0003] [error] make: *** [test] Error 2" in main
-            assert "     created agent agent-ab12 \"Scan\"\n     <- [mn-0031] [error] Agent crashed" in main
+            assert "  -> Bash({\"command\":\"make test\"})\n     <- [mn-0003] [tool error] make: *** [test] Error 2" in main
+            assert "     created agent agent-ab12 \"Scan\"\n     <- [mn-0031] [tool error] Agent crashed" in main
             assert "[hp-0012] agent-ab12 DID:\n  -> Read({\"file_path\":\"src/parser.py\"})" in main
 
             talk = await text(client, "dialog", session_id=SID, agent_ids=["main", "agent-ab12"])
@@ -122,9 +122,10 @@ def test_every_tool_on_a_claude_code_folder(servers, tmp_path):
             assert "[hp-0012]" in found and f"/s/{SID}/agents/agent-ab12#hp-0012" in found
 
             failures = await text(client, "session_failures", session_id=SID)
-            assert "2 tool results marked as errors, 1 failed sub-agents, 0 problems" in failures
-            assert "- agent-ab12 \"Scan\": Agent crashed: context overflow (mn-0031)" in failures
-            assert "- mn-0003 · main \"main agent\" · Bash: make: *** [test] Error 2" in failures
+            assert "2 failures (error results, refused calls" in failures and "0 problems reading it" in failures
+            assert "- mn-0031 · main \"main agent\" · sub-agent failed · Task Agent crashed: context overflow" \
+                in failures
+            assert "- mn-0003 · main \"main agent\" · tool error · Bash make: *** [test] Error 2" in failures
 
             spent = await text(client, "usage", session_id=SID)
             assert "4 responses, 106,000 input, 1,650 output; peak context 100,000 tokens of 200,000 (50%)" in spent

@@ -23,6 +23,8 @@ from . import (
     otlp_json,
     weakincentives,
 )
+from viewer.core import failures
+
 from .base import NOT_READABLE
 
 
@@ -50,6 +52,9 @@ class Format:
     # file, (path, inside) -> an object whose read(changed path) gives each session's new records
     # (opencode_store.StoreRead); raises opencode_store.NotAStore for one that is not.
     store: Callable | None = field(default=None, compare=False, repr=False)
+    # (prefix, failure kind) of the tool results that failed, for a format whose events are read as written and so
+    # carry no `failure` or `is_error` a normalizer set (core/failures.py)
+    failure_texts: tuple = field(default=(), compare=False, repr=False)
 
     @property
     def reads_records(self) -> bool:
@@ -57,9 +62,11 @@ class Format:
         return self.normalizer is not None
 
 
-NATIVE = Format("native", "agentview events", adds_keys=False)
+# Seed-000's own words for a call that failed or a hook blocked (its example, and the writer's results).
+SEED_FAILURES = (("Error: Action blocked by hook", failures.REFUSED), ("Error:", failures.TOOL_ERROR))
+NATIVE = Format("native", "agentview events", adds_keys=False, failure_texts=SEED_FAILURES)
 # Legacy lines are made native one by one as they are parsed (native.LineParser): no record normalizer.
-LEGACY = Format("legacy", "legacy event stream", looks_like=legacy.looks_like)
+LEGACY = Format("legacy", "legacy event stream", looks_like=legacy.looks_like, failure_texts=SEED_FAILURES)
 # The hook audit reads seed-000 hook interventions (deliveries changed on their way): these logs record none.
 NO_HOOKS = frozenset({"hooks"})
 CLAUDE_CODE = Format("claude-code", "Claude Code", hides=NO_HOOKS, looks_like=claude_code.looks_like,
@@ -79,8 +86,9 @@ WEAKINCENTIVES = Format("weakincentives", "weakincentives", hides=NO_HOOKS, look
 AI_AGENT = Format("ai-agent", "ai-agent snapshot", hides=NO_HOOKS, looks_like=ai_agent.looks_like,
                   normalizer=ai_agent.AiAgentNormalizer)
 # OTLP/JSON traces (the Collector's file exporter, agentview's own export): a file is one session.
+# Its own exports' events are read back as logged: a seed-000 session's failed results keep their words' meaning.
 OTLP_JSON = Format("otlp", "OpenTelemetry traces (OTLP/JSON)", looks_like=otlp_json.looks_like,
-                   normalizer=otlp_json.OtlpNormalizer)
+                   normalizer=otlp_json.OtlpNormalizer, failure_texts=SEED_FAILURES)
 # OpenCode's SQLite database (and its older JSON storage folder): each root session in it (its child sessions as
 # sub-agents) is a session.
 OPENCODE = Format("opencode", "OpenCode", hides=NO_HOOKS, normalizer=opencode.OpenCodeNormalizer,

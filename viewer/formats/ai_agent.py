@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 
 import orjson
 
-from viewer.core import jsonio, model
+from viewer.core import failures, jsonio, model
 from viewer.core.model import Event
 from viewer.files.tailer import FileTailer, Limits, Line, TailResult
 from viewer.files.whole_file import WholeFileReader, read_document
@@ -289,6 +289,8 @@ class AiAgentNormalizer(Normalizer):
                                 model=attributes.get("model"), provider=attributes.get("provider"), **extra)
             if thinking:
                 entry["thinking"] = ["".join(thinking)]
+            if op.get("status") == "failed":  # the model's call failed
+                entry["failure"] = failures.API_ERROR
             out.append(entry)
             if model.is_utterance(entry):
                 self.last_said[agent] = entry["message_id"]
@@ -297,6 +299,8 @@ class AiAgentNormalizer(Normalizer):
         if kind not in ("tool", "session"):
             out.append(self._entry(op_id, agent, "system", str(attributes.get("name") or kind), stamp, shallow,
                                    **{**extra, "markers": extra.get("markers", []) + [str(kind)]}))
+            if op.get("status") == "failed":
+                out[-1]["failure"] = failures.ERROR
             summary["message_id"] = out[-1]["message_id"]
             return summary
         request = as_dict(op.get("request")).get("payload")

@@ -10,13 +10,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from viewer.core import model
+from viewer.core import failures, model
 from viewer.core.model import RESPONSE_PART, SPAWN_LINK, Event
 
 from .base import Normalizer, SpawnLinks, agent_created, as_dict, content_text
 from .claude_code_branches import Branches
 from .claude_code_content import (
     ASSISTANT,
+    INTERRUPTED_PREFIX,
     RECORD,
     SPAN,
     SUMMARY,
@@ -25,6 +26,7 @@ from .claude_code_content import (
     StoredEntry,
     add_blocks,
     record_summary,
+    result_failure,
     system_text,
     user_blocks,
     user_images,
@@ -172,6 +174,8 @@ class ClaudeNormalizer(Normalizer):
         elif kind == "system":
             subtype = record.get("subtype") or "system"
             out.append(self._entry(record, base, "system", system_text(record), how=SYSTEM, markers=[subtype]))
+            if subtype == "api_error":  # the API answered an error; Claude Code retries
+                out[-1]["failure"] = failures.API_ERROR
         elif kind == "summary":
             out.append(self._entry(record, base, "system", str(record.get("summary", "")), how=SUMMARY,
                                    markers=["summary"]))
@@ -335,6 +339,8 @@ class ClaudeNormalizer(Normalizer):
             continued = self.responses.get(key) if key != (None, None) else None
             event = self._entry(record, base, "assistant", "", model=message.get("model"), thinking=[],
                                 request_id=record.get("requestId"), api_message_id=message.get("id"))
+            if record.get("isApiErrorMessage") is True:  # the error Claude Code shows in place of a response
+                event["failure"] = failures.API_ERROR
             if continued:  # a later part of a response already shown: usage was counted there
                 event["continues"] = continued
             else:
@@ -416,6 +422,8 @@ class ClaudeNormalizer(Normalizer):
             extra = {"rewinds_to": self._forked} if self._forked else {}  # went back to that message, on from here
             if self._forked:
                 markers = [*markers, "rewind"]
+            if role == "user" and text.lstrip().startswith(INTERRUPTED_PREFIX):  # the user stopped the turn
+                extra["failure"] = failures.INTERRUPTED
             event = self._entry(record, base, role, text, "" if not results else "#text", TEXT, markers=markers,
                                 **extra)
             if text_images:
@@ -427,7 +435,7 @@ class ClaudeNormalizer(Normalizer):
             event = self._entry(record, base, "tool", text, "" if len(results) == 1 and not texts else f"#{i}", i,
                                 tool_call_id=call_id)
             if block.get("is_error"):
-                event["is_error"] = True
+                event["is_error"], event["failure"] = True, result_failure(text)
             if images:
                 event["images"] = images
             self.links.answer(event, sub)

@@ -11,7 +11,7 @@ import zlib
 
 import orjson
 
-from viewer.core import images, jsonio
+from viewer.core import failures, images, jsonio
 from viewer.core.model import Event
 from viewer.files.safe_open import open_regular_file
 
@@ -74,6 +74,21 @@ def user_text(text: str) -> tuple[str, list[str]]:
     if text.lstrip().startswith("<local-command-caveat>"):  # what Claude Code tells the model before a command's lines
         return strip_ansi(_CAVEAT_TAG.sub("", text)).strip(), ["caveat"]
     return strip_ansi(text), []
+
+
+# What Claude Code writes in an error result whose call never ran: declined by the user, denied by a permission
+# rule, blocked by a hook (PreToolUse); and the result of a call the user interrupted.
+_REFUSALS = ("the user doesn't want to proceed", "the user doesn't want to take this action", "permission to use",
+             "permission denied", "hook error", "blocked by hook", "denied this tool", "was blocked")
+INTERRUPTED_PREFIX = "[Request interrupted by user"
+
+
+def result_failure(text: str) -> str:
+    """The kind of failure (core/failures.py) of a tool result Claude Code marked `is_error`."""
+    if text.lstrip().startswith(INTERRUPTED_PREFIX):
+        return failures.INTERRUPTED
+    head = text[:300].lower()
+    return failures.REFUSED if any(words in head for words in _REFUSALS) else failures.TOOL_ERROR
 
 
 def system_text(record: dict) -> str:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 
 import orjson
 
-from viewer.core import model
+from viewer.core import failures, model
 from viewer.core.model import Event
 
 from .base import NOT_READABLE, Normalizer, SpawnLinks, agent_created, as_dict, first_record, tool_call
@@ -27,6 +28,10 @@ REPEATS = frozenset({"user_message", "agent_message", "agent_reasoning", "agent_
 # text Codex sends as the user's that no person typed (instructions, the environment): shown as context
 CONTEXT_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<permissions",
                     "<turn_aborted>", "<user_shell_command>")
+# event_msg kinds that record a failure (core/failures.py): the API's errors and retries, a turn stopped
+FAILED_EVENTS = {"error": failures.API_ERROR, "stream_error": failures.API_ERROR, "turn_aborted": failures.INTERRUPTED}
+# a shell's exit status as a tool output's text says it (newer rollouts), on one of its first lines
+_EXIT_LINE = re.compile(r"^(?:Exit code|Process exited with code):? (-?\d+)\s*$", re.MULTILINE)
 PARENT_DEPTH = 16  # sub-agents of sub-agents: at most this many parents looked up to find the root thread
 
 
@@ -119,6 +124,23 @@ def _output_text(output) -> str:
     if isinstance(output, list):
         return _text(output)
     return "" if output is None else orjson.dumps(output).decode()
+
+
+def failed_output(output) -> bool:
+    """Whether a tool output says its command failed: `{"success": false}` (older rollouts), a non-zero
+    `metadata.exit_code` in the JSON text Codex writes, or a non-zero "Exit code: N" line near its start."""
+    if isinstance(output, dict):
+        return output.get("success") is False
+    if not isinstance(output, str):
+        return False
+    if output.startswith("{") and '"exit_code"' in output:
+        try:
+            code = as_dict(as_dict(orjson.loads(output)).get("metadata")).get("exit_code")
+        except orjson.JSONDecodeError:
+            code = None
+        return isinstance(code, int) and code != 0
+    found = _EXIT_LINE.search(output[:400])
+    return found is not None and int(found.group(1)) != 0
 
 
 def _arguments(value):
@@ -280,6 +302,8 @@ class CodexNormalizer(Normalizer):
         if kind in ("function_call_output", "custom_tool_call_output"):
             call_id = payload.get("call_id") if isinstance(payload.get("call_id"), str) else None
             event = self._entry(message_id, base, "tool", _output_text(payload.get("output")), tool_call_id=call_id)
+            if failed_output(payload.get("output")):
+                event["is_error"], event["failure"] = True, failures.TOOL_ERROR
             _, name = self.calls.get((agent, call_id or ""), (None, None))
             if name is not None:
                 event["name"] = name
@@ -314,7 +338,10 @@ class CodexNormalizer(Normalizer):
                 extra["model"] = self.models[agent]
             return [self._entry(message_id, base, "system", text, markers=["token_count"], **extra)]
         text = payload.get("message") or payload.get("last_agent_message") or payload.get("reason") or ""
-        return [self._system(message_id, base, f"[{kind}] {text}".strip(), "event", kind)]
+        event = self._system(message_id, base, f"[{kind}] {text}".strip(), "event", kind)
+        if kind in FAILED_EVENTS:
+            event["failure"] = FAILED_EVENTS[kind]
+        return [event]
 
 
 # --- the files of a session (detect.companions) ---

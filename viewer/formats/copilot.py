@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from viewer.core import jsonio, model
+from viewer.core import failures, jsonio, model
 from viewer.core.model import Event
 
 from .base import Normalizer, SpawnLinks, agent_created, as_dict, tool_call
@@ -187,6 +187,7 @@ class CopilotNormalizer(Normalizer):
         event = self._entry(message_id, base, "system", text, markers=[kind])
         if kind in ("session.error", "abort"):
             event["is_error"] = True
+            event["failure"] = failures.API_ERROR if kind == "session.error" else failures.INTERRUPTED
         return event
 
     def _user(self, message_id: str, base: dict, data: dict, kind: str) -> list[Event]:
@@ -287,9 +288,10 @@ class CopilotNormalizer(Normalizer):
                                 markers=[kind])]
         error = str(data.get("error") or "no reason given")
         self.problems.append(("subagent_failed", f"sub-agent {name} ({sub}) failed: {error}"))
-        out = [self._entry(message_id, base, "system", f"[sub-agent failed] {name}: {error}", markers=[kind],
-                           is_error=True)]
+        # noted in both transcripts; the failure itself is counted once, on the result of the call that started it
+        # (tool.execution_complete, success false)
+        out = [self._entry(message_id, base, "system", f"[sub-agent failed] {name}: {error}", markers=[kind])]
         if sub in self.created:
             out.append(self._entry(f"{message_id}:failed", {**base, "agent_id": sub}, "system",
-                                   f"[failed] {error}", markers=["failed"], is_error=True))
+                                   f"[failed] {error}", markers=["failed"]))
         return out

@@ -11,7 +11,7 @@ from __future__ import annotations
 import glob
 import os
 
-from viewer.core import jsonio, model
+from viewer.core import failures, jsonio, model
 from viewer.core.model import RESPONSE_PART, SPAWN_LINK, Event
 
 from .base import NOT_READABLE, Normalizer, SpawnLinks, agent_created, as_dict, first_record, tool_call
@@ -315,8 +315,10 @@ class GeminiNormalizer(Normalizer):
         else:
             markers = [str(kind or "message"), *extra.pop("markers", ())]
             event = self._entry(message_id, base, "system", text, markers=markers, **extra)
-            if kind == "error":
-                event["is_error"] = True
+            if kind == "error":  # the CLI's own error line (the API failed, a quota, a retry given up)
+                event["is_error"], event["failure"] = True, failures.API_ERROR
+            elif kind == "info" and text.strip().startswith("Request cancelled"):  # the user stopped the turn
+                event["failure"] = failures.INTERRUPTED
         self.shown[(agent, gid)] = event
         self.sequence.setdefault(agent, []).append((gid, self.entries.setdefault(message_id, [message_id])))
         out = [event]
@@ -363,9 +365,10 @@ class GeminiNormalizer(Normalizer):
             result = self._entry(f"{event['message_id']}#{call_id}", {**self._base_of(event), "timestamp":
                                  call.get("timestamp") or event.get("timestamp")}, "tool", _result_text(call),
                                  tool_call_id=call_id, name=str(call.get("name") or "?"))
-            if call.get("status") in ("error", "cancelled"):
+            if call.get("status") in ("error", "cancelled"):  # cancelled: declined at its confirmation, or stopped
                 result["is_error"] = True
                 result["markers"] = [str(call["status"])]
+                result["failure"] = failures.TOOL_ERROR if call["status"] == "error" else failures.REFUSED
             sub = agent_of(call["agentId"]) if isinstance(call.get("agentId"), str) else None
             self.links.answer(result, sub)
             if entries is not None:

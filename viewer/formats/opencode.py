@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from viewer.core import jsonio, model
+from viewer.core import failures, jsonio, model
 from viewer.core.model import Event
 
 from .ai_agent import _iso
@@ -80,7 +80,9 @@ class OpenCodeNormalizer(Normalizer):
         self.taken[message_id + ":error"] = "done"
         detail = as_dict(error.get("data")).get("message") or error.get("message") or ""
         text = f"[{_text(error.get('name') or 'error')}] {_text(detail)}".strip()
-        return [self._entry(message_id + ":error", base, "system", text, markers=["error"], is_error=True)]
+        failure = failures.INTERRUPTED if error.get("name") == "MessageAbortedError" else failures.API_ERROR
+        return [self._entry(message_id + ":error", base, "system", text, markers=["error"], is_error=True,
+                            failure=failure)]
 
     def flush(self) -> list[Event]:
         return self._due(None)

@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 
 import orjson
 
-from viewer.core import jsonio, model
+from viewer.core import failures, jsonio, model
 from viewer.core.model import Event
 
 from .base import Normalizer, as_dict, tool_call
@@ -66,6 +66,18 @@ def _iso(nanos: int) -> str | None:
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def _error_of(raw: dict, attributes: dict) -> str | None:
+    """What a span says went wrong: its status ERROR (code 2, as a number or its enum's name) with its message, or
+    an `error.type` attribute (the GenAI conventions); None when it did not fail."""
+    status = as_dict(raw.get("status"))
+    code = status.get("code")
+    if code in (2, "2", "STATUS_CODE_ERROR"):
+        message = status.get("message")
+        return message if isinstance(message, str) and message else str(attributes.get("error.type") or "error")
+    kind = attributes.get("error.type")
+    return kind if isinstance(kind, str) and kind else None
+
+
 def _json(text) -> object:
     if not isinstance(text, str):
         return text
@@ -76,7 +88,7 @@ def _json(text) -> object:
 
 
 class Span:
-    __slots__ = ("id", "trace", "parent", "name", "start", "attributes", "links", "line", "resource")
+    __slots__ = ("id", "trace", "parent", "name", "start", "attributes", "links", "line", "resource", "error")
 
     def __init__(self, raw: dict, line: int, resource: dict) -> None:
         self.id = raw["spanId"]
@@ -90,6 +102,7 @@ class Span:
                       for link in raw.get("links") or [] if isinstance(link, dict)]
         self.line = line
         self.resource = resource
+        self.error = _error_of(raw, self.attributes)
 
     @property
     def operation(self) -> str:
@@ -251,10 +264,17 @@ class OtlpNormalizer(Normalizer):
         self._links(span, call)
         out = [call]
         answer = a.get("gen_ai.tool.call.result", a.get("output.value"))
+        if answer is None and span.error is not None:
+            answer = span.error  # a failed call's result is its error
         if answer is not None:
             out.append({**base, "message_id": f"{span.id}:result", "event_type": model.TRANSCRIPT_ENTRY,
                         "role": "tool", "tool_call_id": call_id, "name": str(name or "tool"),
                         "content": answer if isinstance(answer, str) else jsonio.text(answer)})
+            # marked either way: the words of seed-000's failed results (OTLP_JSON's failure_texts) are for the
+            # events of agentview's own exports, read back as they were logged
+            out[-1]["is_error"] = span.error is not None
+            if span.error is not None:
+                out[-1]["failure"] = failures.TOOL_ERROR
         return out
 
     def _chat(self, span: Span, agent: str, base: dict) -> list[Event]:
@@ -292,6 +312,9 @@ class OtlpNormalizer(Normalizer):
                  if isinstance(a.get(f"gen_ai.usage.{k}"), int)}
         if usage:
             event["usage"] = usage
+        if span.error is not None:  # the model's API failed
+            event["failure"] = failures.API_ERROR
+            event["content"] = event["content"] or span.error
         self._links(span, event)
         out.append(event)
         return out

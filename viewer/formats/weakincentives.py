@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import heapq
 
-from viewer.core import model
+from viewer.core import failures, model
 from viewer.core.model import Event
 
 from .base import Normalizer, SpawnLinks, agent_created, as_dict, content_text, tool_call
+from .claude_code_content import result_failure
 
 PRIMARY_SOURCES = ("primary", "main")
 SPAWNING_TOOLS = ("Task", "Agent", "subagent", "spawn_subagent")
@@ -157,6 +158,8 @@ class WeakIncentivesNormalizer(Normalizer):
                 event["role"] = "tool"
                 event["tool_call_id"] = block.get("tool_use_id")
                 texts.append(content_text(block.get("content"))[0])
+                if block.get("is_error") is True:  # a Claude Code result marked failed (its kind: claude_code)
+                    event["is_error"], event["failure"] = True, result_failure(texts[-1])
             elif block.get("type") == "thinking":
                 event.setdefault("thinking", []).append(str(block.get("thinking", "")))
             else:
@@ -170,6 +173,8 @@ class WeakIncentivesNormalizer(Normalizer):
             event["thinking"], texts = ["\n".join(texts)], []
         if kind == "token_usage" and isinstance(detail.get("usage"), dict):
             event["usage"] = detail["usage"]
+        if kind == "error":  # the adapter logged an error (the model's API, the SDK)
+            event["is_error"], event["failure"] = True, failures.ERROR
         event["content"] = "\n".join(t for t in texts if t)
         return out + [self._links(event, calls)]
 

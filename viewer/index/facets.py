@@ -1,6 +1,7 @@
 """Per-agent lists that filters, the chart, the exports and the hook audit would otherwise find by reading
-every event: each tool's entries, the deliveries a hook modified, the events that are not transcript entries; and
-each event's time (the timeline).
+every event: each tool's entries, the deliveries a hook modified, the events that are not transcript entries,
+each event's time (the timeline), and the entries that failed (core/failures.py: counted on the tree and `/`,
+listed by the Failures view, `is:error`, coloured on the timeline).
 
 Built after ingest and caught up before every read (like the search index), each by the rule the pages apply to
 one event, so a filtered page shows exactly what a walk over the transcript would.
@@ -13,7 +14,7 @@ from array import array
 from bisect import bisect_left
 from datetime import datetime, timezone
 
-from viewer.core import model
+from viewer.core import failures, model
 from viewer.core.kept import array_from, array_state
 from viewer.core.incremental import Incremental
 from viewer.search import index as search_index
@@ -55,13 +56,14 @@ class Facets(Incremental):
         self.originals: dict[str, array] = {}  # agent -> positions of the originals its deliveries name (unsorted)
         self._awaited: dict[str, list[int]] = {}  # message id not seen yet -> deliveries naming it
         self.times = array("d")  # per position: its event's time (seconds_of), NaN without one
-        self.failed = array("q")  # positions of tool results the log marks as errors
+        self.failed = array("q")  # positions of the entries that failed (failures.kind_of), ascending
+        self.failures: dict[str, array] = {}  # agent -> positions of its entries that failed
         self.typed: dict[str, array] = {}  # agent -> positions of what a person typed to it (no delivery, no result)
 
     # What it holds: each kept by `state`, or the session it reads (made again)
     HOLDS = frozenset({"indexed", "_session", "tools", "modified", "received", "deliveries", "others", "pieces",
-                       "originals", "_awaited", "times", "failed", "typed"})
-    _ARRAY_MAPS = ("modified", "others", "pieces", "originals", "typed")
+                       "originals", "_awaited", "times", "failed", "failures", "typed"})
+    _ARRAY_MAPS = ("modified", "others", "pieces", "originals", "typed", "failures")
 
     def state(self):
         """(name, plain value) of what it keeps (see the persistent cache: store.index_state)."""
@@ -93,22 +95,23 @@ class Facets(Incremental):
     def _extend(self, s, start: int, stop: int, events: list | None = None) -> None:
         if events is None:
             events = s.events.walk(start, stop)  # read together, not cached
+        texts = s.format.failure_texts
         for position, event in zip(range(start, stop), events):
-            self._add(s, position, event, (start, events))
+            self._add(s, position, event, (start, events), texts)
             self.times.append(seconds_of(event.get("timestamp")))
             self.indexed = position + 1
 
-    def _add(self, s, position: int, event: dict, read: tuple[int, list] | None = None) -> None:
+    def _add(self, s, position: int, event: dict, read: tuple[int, list] | None = None, texts: tuple = ()) -> None:
         agent_id, kind = event["agent_id"], event["event_type"]
         if kind == model.TRANSCRIPT_ENTRY:
+            if failures.kind_of(event, texts):
+                self.failed.append(position)
+                _add_to(self.failures, agent_id, position)
             if search_index.touches_tools(event):
                 self._tools_of(s, position, agent_id, event, read)
             if model.is_delivery(event):
                 self._delivery(s, position, event, read)
-            if model.is_tool_result(event):
-                if event.get("is_error") is True:
-                    self.failed.append(position)
-            elif event.get("role") == "user" and not model.is_delivery(event):
+            if not model.is_tool_result(event) and event.get("role") == "user" and not model.is_delivery(event):
                 _add_to(self.typed, agent_id, position)
         else:
             _add_to(self.others, agent_id, position)

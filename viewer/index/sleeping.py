@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import time
 
-from . import usage
+from . import failed, usage
 
 # What a session keeps while asleep: who it is, what the sessions list shows, and its (settled) normalizer.
 KEPT_ASLEEP = frozenset({"id", "path", "relpath", "name", "host", "lock", "serial", "members", "project", "epoch",
                          "updated_at", "format", "format_reason", "_adds_keys", "normalizer", "title",
                          "format_summary", "internal", "seen_at", "_asleep", "first_time", "last_time"})
 SUMMARY = ("epoch", "updated_at", "title", "format_summary", "internal", "first_time", "last_time")  # kept attributes restored from a summary
-LISTED = ("count", "agents", "problems", "usage", "complete")  # what a sleeping session answers without waking
+LISTED = ("count", "agents", "problems", "failures", "usage", "complete")  # what a sleeping session answers without waking
 
 
 class Sleeps:
@@ -58,7 +58,7 @@ class Sleeps:
         usage.for_session(self)  # summed and kept in usage_totals
         totals = self.usage_totals[None]
         return {"count": self.count, "agents": len(self.agents), "problems": len(self.problems),
-                "usage": totals.state(), "complete": self.indexed_whole,
+                "failures": failed.total(self, caught_up=False), "usage": totals.state(), "complete": self.indexed_whole,
                 **{name: getattr(self, name) for name in SUMMARY}}
 
     @property
@@ -74,6 +74,12 @@ class Sleeps:
     def agent_count(self) -> int:
         asleep = self.asleep
         return asleep["agents"] if asleep is not None else len(self.agents)
+
+    @property
+    def failure_count(self) -> int:
+        """Its failures (index/failed.py), as far as its facets are built: the sessions list reads it often."""
+        asleep = self.asleep
+        return asleep["failures"] if asleep is not None else failed.total(self, caught_up=False)
 
     @property
     def problem_count(self) -> int:

@@ -70,8 +70,8 @@ def build(viewer: Viewer) -> MCPServer:
         project: Annotated[str | None, Field(description="only projects whose name holds this text")] = None,
         changed_since: Annotated[str | None, Field(description="only sessions written to since: 30m, 2h, 3d or 1w "
                                                                "ago, or an ISO 8601 date or time")] = None,
-        failures: Annotated[bool, Field(description="only sessions with a tool error or a problem reading them "
-                                                    "(reads each session's tool results)")] = False,
+        failures: Annotated[bool, Field(description="only sessions with a failure (an error result, a refused call, "
+                                                    "an API error...) or a problem reading them")] = False,
         start: Start = 0, limit: _limit(50) = 50) -> str:
         """The sessions, most recently changed first: id, title, format, project, counts, cost, when, page."""
         return viewer.run(lambda: sessions.list_sessions(viewer, format, project, changed_since, failures, start,
@@ -115,8 +115,8 @@ def build(viewer: Viewer) -> MCPServer:
 
     @tool
     def session_failures(session_id: SessionId, start: Start = 0, limit: _limit(50) = 50) -> str:
-        """What went wrong in a session: tool results marked as errors, sub-agents whose creating call failed,
-        problems met reading its files."""
+        """What went wrong in a session: error results, refused calls, API errors, interrupted turns, failed
+        sub-agents and calls left unanswered (each with its agent, call and error text), and problems reading it."""
         return viewer.run(lambda: failures.failures(viewer, session_id, start, limit))
 
     @tool

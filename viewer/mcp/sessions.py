@@ -16,7 +16,6 @@ from viewer.index import usage as usages
 from viewer.reads import costs, queries
 from viewer.web.render import session_rows
 
-from . import failures as failed
 from .context import Viewer, page
 from .text import Answer, cost, more, one_line, when
 
@@ -62,7 +61,7 @@ def list_sessions(viewer: Viewer, format: str | None = None, project: str | None
             continue
         if since is not None and (row["updated_at"] or 0) < since:
             continue
-        if failures and not row["problems"] and not failed.tool_errors(s):
+        if failures and not row["problems"] and not row["failures"]:
             continue
         kept.append((s, row))
     kept.sort(key=lambda pair: (-(pair[1]["updated_at"] or 0), pair[1]["path"]))

@@ -24,6 +24,12 @@ def _error(event: dict) -> str:
     return " [error]" if event.get("is_error") is True else ""
 
 
+def _failed(item: dict) -> str:
+    """An entry's failure as the pages show it (queries._entry's `failure`: core/failures.py), in brackets."""
+    failure = item.get("failure")
+    return f" [{failure['kind']}]" if failure else ""
+
+
 def entry_lines(item: dict, with_agent: bool) -> str:
     """A perspective's entry (queries._entry's shape) as text: its kind, id and text, its calls with their results
     and the agents they created."""
@@ -38,13 +44,13 @@ def entry_lines(item: dict, with_agent: bool) -> str:
         head += f" ({one_line(item['role'], 40)})"
     if item.get("rewound"):
         head += " [on a branch the conversation was rewound from]"
-    lines = [head + _error(item["event"]) + ":", indented(clip(item["content"]))]
+    lines = [head + _failed(item) + ":", indented(clip(item["content"]))]
     for call in item["calls"]:
         lines.append(f"  -> {call['name']}({one_line(call['arguments'], 300)})")
         for agent in call["spawned"]:
             lines.append(f"     created agent {agent['agent_id']} \"{one_line(agent['name'])}\"")
         for result in call["results"]:
-            lines.append(f"     <- [{result['message_id']}]{_error(result['event'])} "
+            lines.append(f"     <- [{result['message_id']}]{_failed(result)} "
                          + one_line(result["content"], 600))
     return "\n".join(line for line in lines if line)
 

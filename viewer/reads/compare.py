@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Hashable
 
-from viewer.core import model
+from viewer.core import failures, model
 from viewer.index import usage
 from viewer.index.session_index import SessionIndex
 
@@ -138,7 +138,7 @@ def _read(run: Run) -> _Side:
             for (_, i), event in zip(chunk, _events(s, [p for p, _ in chunk])):
                 tokens[i].append(_token(s, event, senders))
                 counts[i][0] += len(model.tool_calls_of(event))
-                counts[i][1] += _failed(event)
+                counts[i][1] += _failed(s, event)
         agents = {agent_id: _Agent(_agent_ref(s, agent_id), _agent_key(s, agent_id), list(s.agents[agent_id].children),
                                    list(s.agents[agent_id].entries), tokens[i],
                                    _agent_metrics(s, agent_id, *counts[i]))
@@ -223,12 +223,13 @@ def _entry_ref(s: SessionIndex, agent_id: str, index: int, position: int) -> dic
     shown = log_text(text)  # masked whole, then cut
     return {"index": index, "position": position, "message_id": event["message_id"], "agent_id": agent_id,
             "kind": model.perspective_kind(event), "role": event.get("role") if isinstance(event.get("role"), str)
-            else None, "tools": [call.name for call in calls], "failed": _failed(event),
+            else None, "tools": [call.name for call in calls], "failed": _failed(s, event),
             "text": shown if len(shown) <= TEXT_SHOWN else shown[:TEXT_SHOWN - 1] + "…"}
 
 
-def _failed(event: dict) -> bool:
-    return model.is_tool_result(event) and event.get("is_error") is True
+def _failed(s: SessionIndex, event: dict) -> bool:
+    """Whether an entry failed, by the rule every page counts failures with (core/failures.py)."""
+    return failures.kind_of(event, s.format.failure_texts) is not None
 
 
 def _refs(s: SessionIndex, side: _Side, aligned: list) -> list[list[dict]]:

@@ -9,10 +9,10 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Any, Iterable
 
-from viewer.core import model
+from viewer.core import failures, model
 from viewer.core.model import AgentNode, Event
 from viewer.core.positions import intersection, merge, union, window
-from viewer.index import facets, usage
+from viewer.index import facets, failed, usage
 from viewer.index.session_index import SessionIndex
 
 # --- agents and the tree -------------------------------------------------------------------
@@ -208,6 +208,7 @@ def _call_item(s: SessionIndex, position: int, index: int, call: model.LoggedCal
             spawned.append({"agent_id": agent_id, "name": agent.display_name, "ordinal": agent.ordinal,
                             **agent_facts(s, agent)})
     results = [p for p in s.result_positions_for_call(position, call.id) if _before(p, horizon)] if call.id else []
+    unanswered = not results and call.id is not None and failed.is_unanswered(s, position, call.id)
     return {
         "index": index,
         "id": call.id,
@@ -218,6 +219,8 @@ def _call_item(s: SessionIndex, position: int, index: int, call: model.LoggedCal
         "arguments_valid": call.arguments_valid,
         "results": [_entry(s, p) for p in results],
         "spawned": spawned,
+        **({"failure": {"kind": failures.UNANSWERED, "error": "no result: the session ended without one"}}
+           if unanswered else {}),
     }
 
 
@@ -249,6 +252,9 @@ def _entry(s: SessionIndex, position: int, horizon: int | None = None) -> dict:
             item["paired_call"] = s.events[call_position]["message_id"]
     if item["kind"] == model.SAID:
         item["heard_by"] = _heard_by(s, event["message_id"])
+    failed = failures.kind_of(event, s.format.failure_texts)
+    if failed:  # shown red, with its first line, wherever the entry is drawn (under its call too)
+        item["failure"] = {"kind": failed, "error": failures.first_line(item["content"])}
     return item
 
 

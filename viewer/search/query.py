@@ -2,7 +2,7 @@
 
 A query intersects the postings of its words and qualifiers (the rarest first), checks phrases on those candidates
 only, and stops at a page of hits. Words must all match (`word*` a prefix), "phrases", and agent:, role:, tool:,
-session: (values may be quoted; a qualifier given twice means either).
+session: (values may be quoted; a qualifier given twice means either); `is:error` keeps the entries that failed.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from .count import COUNT_SESSIONS, Tally
 from .index import AGENT, KIND, ROLE, TOOL, SearchIndex, searchable_text, tokens
 
 QUALIFIERS = ("agent", "role", "tool", "session")
+STATES = {"error": "failed", "failed": "failed", "failure": "failed"}  # is:<state> -> the Query flag it sets
 SNIPPET_CHARS = 160
 PHRASE_CHECKS = 5000  # phrase checks per request before a search hands back a continuation
 
@@ -35,10 +36,12 @@ class Query:
     roles: list[str] = field(default_factory=list)
     tools: list[str] = field(default_factory=list)
     sessions: list[str] = field(default_factory=list)
+    failed: bool = False  # is:error: only entries that failed (core/failures.py, filed by the facets)
 
     @property
     def empty(self) -> bool:
-        return not (self.words or self.prefixes or self.phrases or self.agents or self.roles or self.tools)
+        return not (self.words or self.prefixes or self.phrases or self.agents or self.roles or self.tools
+                    or self.failed)
 
 
 PART = re.compile(r'(?:(\w+):)?(?:"([^"]*)"?|(\S+))')
@@ -50,6 +53,9 @@ def parse(text: str) -> Query:
     for match in PART.finditer(text or ""):
         qualifier, quoted, bare = match.group(1), match.group(2), match.group(3)
         value = quoted if quoted is not None else bare
+        if qualifier and qualifier.lower() == "is" and quoted is None and value.lower() in STATES:
+            setattr(query, STATES[value.lower()], True)
+            continue
         if qualifier and qualifier.lower() in QUALIFIERS:
             value = value.strip().lower()
             if value:
@@ -122,6 +128,9 @@ def requirements(s, query: Query) -> tuple[list, set[str] | None]:
         lists.append(union([index.get(ROLE + r) for r in query.roles] + [index.get(KIND + r) for r in query.roles]))
     if query.tools:
         lists.append(union([index.get(TOOL + t) for t in query.tools]))
+    if query.failed:  # the facets' list, caught up as a query catches the search index up
+        s.facets.catch_up()
+        lists.append(s.facets.failed)
     agents = None
     if query.agents:
         matched = matching_agents(s, query.agents)
@@ -138,7 +147,8 @@ def requirements_key(s, query: Query) -> tuple:
     agent named later may match: then it is another count)."""
     words = sorted(set(query.words + [w for phrase in query.phrases for w in phrase]))
     agents = tuple(matching_agents(s, query.agents)) if query.agents else None
-    return tuple(words), tuple(sorted(query.prefixes)), tuple(sorted(query.roles)), tuple(sorted(query.tools)), agents
+    return (tuple(words), tuple(sorted(query.prefixes)), tuple(sorted(query.roles)), tuple(sorted(query.tools)), agents,
+            query.failed)
 
 
 def candidates(s, query: Query, start: int = 0, required: tuple | None = None) -> Iterator[int]:

@@ -8,18 +8,19 @@ from __future__ import annotations
 
 from flask import url_for
 
-from viewer.index import usage
+from viewer.index import failed, usage
 from viewer.reads import causality, provenance, queries
 
 from .render import agent_urls, session_row
 
 
 def session_data(s) -> dict:
-    """shapes.Session: the session's row, its cursor, its agents (with their pages' URLs), problems and usage."""
+    """shapes.Session: the session's row (its failures counted with every event read so far), its cursor, its
+    agents (with their pages' URLs), problems and usage."""
     agents, url_of = queries.agents(s), agent_urls(s.id)
     for agent in agents:
         agent["url"] = url_of(agent["agent_id"])
-    return {**session_row(s), "cursor": s.cursor, "agents": agents,
+    return {**session_row(s), "failures": failed.total(s), "cursor": s.cursor, "agents": agents,
             "problems": [p.as_dict() for p in s.problems],
             "usage": usage.for_session(s), "format_summary": s.format_summary}
 

@@ -140,13 +140,21 @@ _UNPAIRED = ("<span class=\"badge warn\" title=\"no tool call with this tool_cal
 _OOB = ' hx-swap-oob="true"'
 
 
+def failure_badge(failure) -> str:
+    """A failed entry's mark (core/failures.py): its kind, and its error's first line with a button copying it."""
+    error = put(failure["error"])
+    return (f'<p class="failure-line" role="note"><span class="badge failed">{put(failure["kind"])}</span> '
+            f'<span class="failure-text">{error}</span> <button type="button" class="copy-error" '
+            f'data-copy="{error}" title="copy the error" hidden>copy</button></p>')
+
+
 def entry_open(session_id, item, show_agent, oob, top) -> Markup:
     """An entry's <article> tag (its kind, modified, rewound, its indent below the page's agent), and on a branch
     the conversation was rewound from, the fold that starts it (its preview as text_filters.preview makes it)."""
     delivery = item["delivery"]
     rewound = item.get("rewound")
     classes = (f'entry kind-{put(item["kind"])}{" modified" if delivery and delivery["modified"] else ""}'
-               f'{" rewound" if rewound else ""}'
+               f'{" rewound" if rewound else ""}{" failed" if item.get("failure") else ""}'
                f'{" " + put(indent_class(session_id, item["agent_id"], top)) if show_agent else ""}')
     tag = (f'<article class="{classes}" id="{put(item["message_id"])}"{_OOB if oob else ""}'
            f' data-position="{put(item["position"])}" tabindex="-1">')
@@ -210,6 +218,8 @@ def entry_head(session_id, item, show_agent) -> Markup:
     if item["kind"] == "received" and not item["paired_call"]:
         out.append(_UNPAIRED)
     out.append('\n  </h3>')
+    if item.get("failure"):
+        out.append(failure_badge(item["failure"]))
     return Markup("".join(out))
 
 
@@ -218,9 +228,11 @@ def result(session, r, images) -> Markup:
     _images.html)."""
     event = r["event"]  # the macro prints nothing for an event without images: not called for one
     shown = images(session, event) if not isinstance(event, dict) or event.get("images") else ""
-    return Markup(f'<div class="result" id="{put(r["message_id"])}">\n  <h4 class="entry-head"><span class="speaker">'
-                  f'Tool</span> <span class="kind" title="{_KIND_MEANING["received"]}">received</span></h4>'
-                  f'{entry_menu(session["id"], r["message_id"])}\n  {content(r["content"], 2000, 20, "output")}\n'
+    failure = r.get("failure")
+    return Markup(f'<div class="result{" failed" if failure else ""}" id="{put(r["message_id"])}">\n  <h4 '
+                  f'class="entry-head"><span class="speaker">Tool</span> <span class="kind" '
+                  f'title="{_KIND_MEANING["received"]}">received</span></h4>{entry_menu(session["id"], r["message_id"])}'
+                  f'\n  {failure_badge(failure) if failure else ""}{content(r["content"], 2000, 20, "output")}\n'
                   f'  {shown}\n</div>')
 
 
@@ -262,12 +274,19 @@ def duration(seconds: float) -> str:
     return f"{int(seconds // 60)} min {round(seconds % 60)} s"
 
 
+def _failure(call) -> dict | None:
+    """How a call failed (core/failures.py): its first failed result's, or its own when none ever came."""
+    return next((r["failure"] for r in call["results"] if r.get("failure")), call.get("failure"))
+
+
 def _status(item, call) -> str:
-    """A call's one-line status: how it ended (an error result, a result) or that none came yet; how long it took."""
+    """A call's one-line status: how it ended (a failed result, a result) or that none came yet; how long it took."""
     results = call["results"]
     if not results:
+        if call.get("failure"):
+            return '<span class="call-status status-error" title="the session ended without a result">no result</span>'
         return '<span class="call-status status-pending" title="no result logged yet">no result</span>'
-    failed = any(isinstance(r["event"], dict) and r["event"].get("is_error") for r in results)
+    failed = _failure(call) is not None
     state = ('<span class="call-status status-error">error</span>' if failed else
              '<span class="call-status status-done" title="a result came back">done</span>')
     start, end = _seconds(item["event"].get("timestamp")), _seconds(results[0]["event"].get("timestamp"))
@@ -316,9 +335,12 @@ def call_html(session, item, call, images) -> str:
         outcome = f' <span class="agent-outcome">{_status(item, call)} {put(first)}</span>' if first else ""
     created = "".join(spawned(session, a, outcome) for a in call["spawned"])
     results = "".join(result(session, r, images) for r in call["results"])
-    return (f'\n  <div class="call{" file-edit" if change is not None else ""}" id="av-call-{where}">\n'
+    failed = _failure(call)
+    mark = f' <span class="badge failed" title="{put(failed["error"])}">{put(failed["kind"])}</span>' if failed else ""
+    classes = (" file-edit" if change is not None else "") + (" failed" if failed else "")
+    return (f'\n  <div class="call{classes}" id="av-call-{where}">\n'
             f'    <details class="call-body" open><summary class="call-head"><span class="tool">{put(call["name"])}'
-            f'</span> <span class="call-line">{put(_one_line(call, args))}</span>{stat} {_status(item, call)}'
+            f'</span> <span class="call-line">{put(_one_line(call, args))}</span>{stat} {_status(item, call)}{mark}'
             f'</summary>\n      {"" if valid else _RAW_ARGUMENTS}{call_id}\n    {body}\n'
             f'    <div class="results" id="av-results-{where}">{results}</div></details>\n'
             f'    <ul class="spawned" id="av-spawned-{where}">{created}</ul>\n  </div>\n  ')

@@ -8,13 +8,14 @@ from bisect import bisect_left
 
 from flask import Blueprint, Response, render_template, request, url_for
 
-from viewer.reads import costs, dialogs, queries
+from viewer.index import failed
+from viewer.reads import costs, dialogs, failures, queries
 from viewer.reads.filters import EntryFilter
 
 from . import resource_views, shapes
 from .args import agent_list_arg, cursor_arg, flag_arg, int_arg
-from .lookup import locate, session_or_404
-from .render import folder_problems, page_or_twin, session_row, session_rows
+from .lookup import agent_or_404, locate, session_or_404
+from .render import agent_urls, folder_problems, page_or_twin, path_urls, session_row, session_rows
 from .resource_views import agent_poll_url, dialog_poll_url, mark_rewound
 from .state import library, state, watched_library
 
@@ -148,8 +149,9 @@ def poll_tree(session_id):
         changed = costs.with_ancestors(s, updates["counts"])  # their responses, or their sub-agents', were priced
         drawn = updates["appeared"] + updates["moved"]
         rolled_up = costs.tree_costs(s) if changed or drawn else {}
-        for row in drawn + [r for row in drawn for r in row.get("subtree") or ()]:  # drawn with their cost
-            row["cost"] = rolled_up.get(row["agent_id"])
+        failures_of = failed.rolled_up(s) if drawn else {}
+        for row in drawn + [r for row in drawn for r in row.get("subtree") or ()]:  # drawn with their cost, failures
+            row["cost"], row["failures"] = rolled_up.get(row["agent_id"]), failures_of.get(row["agent_id"])
         context = dict(session=session_row(s), updates=updates, problems=len(s.problems),
                        costs=[(s.agents[a].ordinal, rolled_up[a]) for a in changed if a in rolled_up],
                        poll=url_for("pages.poll_tree", session_id=s.id, after=s.cursor, problems=len(s.problems)))
@@ -225,3 +227,30 @@ def problems(session_id):
     return page_or_twin(s, report, shapes.Problems, template="problems.html", name="report", page="pages.problems",
                         context=dict(linkable=linkable))
 
+
+
+# --- what failed ------------------------------------------------------------------------------------------------
+
+FAILURES_PAGE = 200  # failures a page lists (?start= pages on; the JSON twin takes ?limit=)
+
+
+@bp.get("/s/<session_id>/failures", endpoint="failures")
+@bp.get("/api/sessions/<session_id>/failures", endpoint="failures_json")
+def failure_list(session_id):
+    """Every failure of the session (core/failures.py), a window of them, each linked to its entry."""
+    s = session_or_404(session_id)
+    start, limit = int_arg("start"), min(int_arg("limit", FAILURES_PAGE, minimum=1), 1000)
+    agent_id = request.args.get("agent") or None  # that agent's and its sub-agents' only
+    if agent_id is not None:
+        agent_or_404(s, agent_id)
+    listed = failures.listing(s, start, limit, agent_id)
+    message_url, agent_url = path_urls("pages.message", s.id, "message_id"), agent_urls(s.id)
+    for item in listed["failures"]:
+        item["url"], item["agent_url"] = message_url(item["message_id"]), agent_url(item["agent_id"])
+        item["call_url"] = message_url(item["call_message_id"]) if item["call_message_id"] else None
+    end = start + len(listed["failures"])
+    listed["next"] = url_for("pages.failures_json", session_id=s.id, start=end, limit=limit, agent=agent_id) \
+        if end < listed["total"] else None
+    listed["agent"] = agent_id
+    return page_or_twin(s, listed, shapes.Failures, template="failures.html", name="report", page="pages.failures",
+                        url_args={"agent": agent_id}, context=dict(limit=limit, end=end))

@@ -61,6 +61,7 @@ def session_row(s, url_of: Callable[[str], str] | None = None) -> dict:
             "events": s.shown_count,  # what users see, not internal events
             "agents": s.agent_count,  # both read without waking a sleeping session (sleeping)
             "problems": s.problem_count,
+            "failures": s.failure_count,
             "updated_at": s.updated_at,
             "url": url_for("pages.session", session_id=s.id) if url_of is None else url_of(s.id),
             "format": s.format.name,

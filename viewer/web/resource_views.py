@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from flask import current_app, request, url_for
 
+from viewer.index import failed
 from viewer.reads import causality, costs, dialogs, pictures, queries
 from viewer.reads.filters import KINDS, EntryFilter
 from viewer.search import query as search
@@ -37,9 +38,11 @@ def session(session_id):
 
 def _session_page(s, data: dict) -> dict:
     summaries = {agent["agent_id"]: agent for agent in data["agents"]}  # with their URLs: made once, in the data
-    rolled_up = costs.tree_costs(s)
-    tree = [{**row, "cost": rolled_up.get(row["agent_id"])} for row in queries.tree_rows(s, summaries=summaries)]
+    rolled_up, failures = costs.tree_costs(s), failed.rolled_up(s)
+    tree = [{**row, "cost": rolled_up.get(row["agent_id"]), "failures": failures.get(row["agent_id"])}
+            for row in queries.tree_rows(s, summaries=summaries)]
     return dict(data=data, session=session_row(s), tree=tree, agents=data["agents"], problems=len(data["problems"]),
+                failures=data["failures"],
                 usage=data["usage"], summary=data["format_summary"], outline=_outline(data["format_summary"]),
                 poll=url_for("pages.poll_tree", session_id=s.id, after=data["cursor"],
                              problems=len(data["problems"]), empty=1 if not s.count else None))
@@ -83,6 +86,7 @@ def _agent_page(s, data: dict, positions, filters: EntryFilter, include_subagent
         filters=filters, kinds=KINDS, tools=search.tool_choices(s),
         neighbours=[(a, s.agents[a].display_name) if a else None for a in queries.agent_neighbours(s, agent_id)],
         usage=data["usage"], subtree_cost=costs.subtree_cost(s, agent_id) if data["children"] else None,
+        failures=failed.rolled_up(s).get(agent_id), own_failures=failed.own_counts(s).get(agent_id),
         poll=agent_poll_url(s.id, agent_id, include_subagents, filters, s.cursor, paged=view["total"] > size),
     )
 

@@ -36,6 +36,7 @@ class _SessionFields(TypedDict):
     title: str | None
     started_at: float | None
     active_at: float | None
+    failures: int  # how many of its entries failed, and calls it left unanswered (core/failures.py)
 
 
 class SessionRow(_SessionFields):
@@ -131,6 +132,37 @@ class Problems(TypedDict):
     id: str
     problems: list[Problem]
     counts: dict[str, int]
+    url: str
+
+
+class Failure(TypedDict):
+    """One failure (reads/failures.py): the entry that failed, or the entry of a call left unanswered."""
+
+    message_id: str
+    agent_id: str
+    agent_name: str
+    kind: str  # core/failures.KINDS
+    tool: str | None
+    call_message_id: str | None
+    call_id: str | None
+    error: str  # the first line that says something
+    text: str  # the error's text (its entry holds it whole)
+    timestamp: str | None
+    url: str  # the entry's page
+    agent_url: str
+    call_url: str | None
+
+
+class Failures(TypedDict):
+    """GET /api/sessions/<id>/failures[?agent=&start=&limit=] (the Failures page's data)"""
+
+    id: str
+    total: int
+    start: int
+    failures: list[Failure]
+    agents: dict[str, int]  # agent id -> its own failures
+    agent: str | None  # ?agent=: the agent whose failures (and its sub-agents') are listed
+    next: str | None
     url: str
 
 
@@ -480,6 +512,7 @@ ANSWERS: dict[str, type] = {
     "/api/sessions/<id>/messages/<message_id>": Message,
     "/api/sessions/<id>/events": Events,
     "/api/sessions/<id>/problems": Problems,
+    "/api/sessions/<id>/failures": Failures,
     "/api/search": Search,
     "/api/sessions/<id>/hooks": Hooks,
     "/api/sessions/<id>/spawn": Spawn,

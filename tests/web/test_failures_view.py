@@ -1,0 +1,59 @@
+"""The Failures page and its JSON twin: one view, windows and an agent's subtree, each failure linked to its entry
+and its call; a call left unanswered is marked on its agent page; log text escaped and masked."""
+
+import os
+import time
+
+from conftest import write_events
+from events import calls, created, result, tool_call, user
+
+from viewer.web.app import create_app
+
+SECRET = "sk-ant-api03-abcdefghijklmnopqrstuvwx1234567890"
+
+
+def run_folder(tmp_path, ended=True):
+    events = [created("m0", "root", name="root"), user("m1", "root", "go"),
+              calls("m2", "root", tool_call("c1", "task", name="kid")), created("m3", "kid", cause="m2", name="kid")]
+    for i in range(5):  # five failures of the kid's, one of the root's, one call of the root's never answered
+        events += [calls(f"k{i}", "kid", tool_call(f"x{i}", "run")),
+                   result(f"r{i}", "kid", f"x{i}", f"Error: <b>step {i}</b> failed, key {SECRET}\nmore", name="run")]
+    events += [calls("m4", "root", tool_call("c2", "fetch")), result("m5", "root", "c2", "Error: 503", name="fetch"),
+               calls("m6", "root", tool_call("c3", "fetch"))]
+    path = write_events(tmp_path / "s" / "run.jsonl", events)
+    if ended:
+        stamp = time.time() - 7200
+        os.utime(path, (stamp, stamp))
+    return create_app(tmp_path / "s", watch=False).test_client()
+
+
+def test_the_json_twin_pages_and_narrows_to_an_agent(tmp_path):
+    client = run_folder(tmp_path)
+    whole = client.get("/api/sessions/run/failures").json
+    assert whole["total"] == 7 and whole["agents"] == {"kid": 5, "root": 2} and whole["next"] is None
+    assert [f["kind"] for f in whole["failures"]] == ["tool error"] * 6 + ["unanswered"]
+    first = whole["failures"][0]
+    assert (first["message_id"], first["call_message_id"], first["call_id"], first["tool"]) == ("r0", "k0", "x0", "run")
+    assert first["url"] == "/s/run/messages/r0" and first["call_url"] == "/s/run/messages/k0"
+    assert SECRET not in str(whole) and first["error"].startswith("Error: <b>step 0</b> failed, key ")
+    window = client.get("/api/sessions/run/failures?start=2&limit=2").json
+    assert [f["message_id"] for f in window["failures"]] == ["r2", "r3"]
+    assert window["next"] == "/api/sessions/run/failures?start=4&limit=2"
+    kid = client.get("/api/sessions/run/failures?agent=kid").json
+    assert kid["total"] == 5 and kid["agent"] == "kid" and {f["agent_id"] for f in kid["failures"]} == {"kid"}
+    assert client.get("/api/sessions/run/failures?agent=nobody").status_code == 404
+
+
+def test_the_page_escapes_and_masks_the_error_and_links_each_entry(tmp_path):
+    client = run_folder(tmp_path)
+    page = client.get("/s/run/failures").get_data(as_text=True)
+    assert page.count('class="failure"') == 7 and 'href="/s/run/messages/r4"' in page
+    assert "<b>step" not in page and "&lt;b&gt;step 0&lt;/b&gt;" in page and SECRET not in page
+
+
+def test_a_call_left_unanswered_is_marked_once_the_session_ended(tmp_path):
+    ended = run_folder(tmp_path / "a").get("/s/run/agents/root").get_data(as_text=True)
+    assert ended.count('class="call failed"') == 2 and '<span class="badge failed" title="no result' in ended
+    going = run_folder(tmp_path / "b", ended=False)
+    assert going.get("/s/run/agents/root").get_data(as_text=True).count('class="call failed"') == 1
+    assert going.get("/api/sessions/run/failures").json["total"] == 6  # it may still be answered

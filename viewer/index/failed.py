@@ -1,0 +1,97 @@
+"""A session's failures as the index holds them: its failed entries (filed by the facets at ingest, by the rule of
+core/failures.py) and, once it has ended, its tool calls that were never answered. Counts per agent, rolled up
+its sub-agents, and per session, without reading an event.
+"""
+
+from __future__ import annotations
+
+import time
+import weakref
+
+from viewer.core.positions import filed_at
+
+
+CLOSE = 4096  # events the facets may be behind for a count to take them in first (some milliseconds), as search does
+_unanswered: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # session -> _kept's answer
+
+
+def finished(s) -> bool:
+    """Whether the session has ended: its format says it settled, or its files were left alone as long as a
+    session takes to settle (Tuning.settle_after). A call without a result before that may still be answered; so may
+    one of a session seen as of an earlier event."""
+    if vars(s).get("live_count", 0) > s.count:  # as of an earlier event (reads/asof.py): it went on from there
+        return False
+    normalizer = s.normalizer
+    if normalizer is not None and getattr(normalizer, "settled", False):
+        return True
+    return s.updated_at is not None and time.time() - s.updated_at >= s.host.tuning.settle_after
+
+
+def unanswered(s) -> list[tuple[int, str]]:
+    """(position of the entry holding the call, call id) of each tool call no result answered, in file order,
+    once the session has ended; none before (the caller holds the lock). A call that created a sub-agent is answered
+    by it (seed-000 logs no result for `task`). Kept until the session grows."""
+    if not finished(s):
+        return []
+    return _kept(s)[1]
+
+
+def is_unanswered(s, position: int, call_id: str) -> bool:
+    """Whether the call `call_id` of the entry at `position` went unanswered (see `unanswered`)."""
+    return finished(s) and (position, call_id) in _kept(s)[2]
+
+
+def _kept(s) -> tuple:
+    """((epoch, count), the unanswered calls in file order, the same as a set), found again when the session grew."""
+    key = (s.epoch, s.count)
+    kept = _unanswered.get(s)
+    if kept is not None and kept[0] == key:
+        return kept
+    results, events, spawned = s.result_positions, s.events, s.spawned
+    found = sorted((position, call_id) for (agent_id, call_id) in s.call_positions if (agent_id, call_id) not in results
+                   for position in filed_at(s.call_positions, (agent_id, call_id))
+                   if not spawned.get(events[position]["message_id"]))  # a spawning call's outcome is its agent
+    kept = _unanswered[s] = (key, found, frozenset(found))
+    return kept
+
+
+def _facets(s, caught_up: bool):
+    """The session's facets, caught up (`caught_up`, or when they are CLOSE behind), else as far as they are built."""
+    held = s.facets
+    if caught_up or s.count - held.indexed <= CLOSE:
+        held.catch_up()
+    return held
+
+
+def own_counts(s, caught_up: bool = True) -> dict[str, int]:
+    """agent id -> how many of its entries failed and calls went unanswered (agents without any left out)."""
+    held = _facets(s, caught_up)
+    counts = {agent_id: len(positions) for agent_id, positions in held.failures.items()}
+    events = s.events
+    for position, _ in unanswered(s):
+        agent_id = events[position]["agent_id"]
+        counts[agent_id] = counts.get(agent_id, 0) + 1
+    return counts
+
+
+def total(s, caught_up: bool = True) -> int:
+    """How many failures the session holds (`caught_up`: with every event read so far in the facets; else as far
+    as they are built, unless they are close: what the sessions list and a summary written while they catch up
+    say)."""
+    held = _facets(s, caught_up)
+    return len(held.failed) + len(unanswered(s))
+
+
+def rolled_up(s) -> dict[str, int]:
+    """agent id -> its failures and its sub-agents', at any depth (agents with none left out)."""
+    own = own_counts(s)
+    counts = dict(own)
+    agents = s.agents
+    for agent_id in own:
+        seen = {agent_id}
+        parent = agents[agent_id].parent_id if agent_id in agents else None
+        while parent is not None and parent not in seen and parent in agents:
+            seen.add(parent)
+            counts[parent] = counts.get(parent, 0) + own[agent_id]
+            parent = agents[parent].parent_id
+    return counts
