@@ -262,15 +262,16 @@ import gc, sys, tracemalloc
 from viewer.library import background
 from viewer.library.library import Library
 from viewer.store.session_cache import SessionCache
+# The interpreter's table of interned words grows in blocks as big as all it interned so far (its libraries':
+# genai-prices' database): grown here first, so that no growth of the process's own table is counted as the sessions'
+warm = [sys.intern(f"warm-{n}") for n in range(1 << 18)]
+del warm
+gc.collect()
 tracemalloc.start()
 library = Library(sys.argv[1], cache=SessionCache(sys.argv[2]) if sys.argv[2] else None)
 library.scan()
 gc.collect()  # what is alive: not what a collection would free
-# the interpreter's table of interned words grows in one block, as big as what the process interned before (its
-# libraries: genai-prices' database): the process's, not the sessions'
-table = sum(t.size for t in tracemalloc.take_snapshot().traces
-            if t.size >= 1 << 18 and t.traceback[0].filename.endswith("native.py"))  # where events' words are interned
-read = tracemalloc.get_traced_memory()[0] - table
+read = tracemalloc.get_traced_memory()[0]
 while background.step(library):
     pass
 gc.collect()

@@ -20,7 +20,7 @@ from .base import Normalizer, as_dict, tool_call
 AGENT_KINDS = ("invoke_agent", "create_agent")
 CHAT_KINDS = ("chat", "text_completion", "generate_content")
 # formats whose events the viewer's own normalizers made: their entries carry a `raw` key (None once exported)
-NORMALIZED_FORMATS = ("claude-code", "weakincentives", "ai-agent")
+NORMALIZED_FORMATS = ("claude-code", "codex", "gemini", "copilot", "opencode", "weakincentives", "ai-agent")
 
 
 def looks_like(record: dict) -> bool:
