@@ -148,6 +148,7 @@ def test_the_first_message_is_three_tab_stops_away(live_server, page):
     skip = page.get_by_role("link", name="Skip to the transcript")
     expect(skip).to_be_focused()
     page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile("#av-entries$"))  # the jump made: Tab goes on from the transcript
     page.keyboard.press("Tab")
     first = page.locator("#av-entries > .entry").first
     assert page.evaluate("document.activeElement.closest('#av-entries > .entry') !== null")
