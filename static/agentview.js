@@ -19,33 +19,67 @@
   }
 
   function reveal(root) {
-    root.querySelectorAll(".tree-controls[hidden], .copy-link[hidden], .secrets-toggle[hidden], .keys-button[hidden], .menu-button[hidden], .drawer-button[hidden], .sort-menu[hidden], .copy-error[hidden]")
+    root.querySelectorAll(".tree-controls[hidden], .copy-link[hidden], .secrets-toggle[hidden], .keys-button[hidden], .menu-button[hidden], .drawer-button[hidden], .drawer-close[hidden], .sort-menu[hidden], .copy-error[hidden]")
       .forEach((el) => { el.hidden = false; });
   }
 
-  function closeMenu(except) {
-    document.querySelectorAll(".menu-button[aria-expanded=true]").forEach((b) => {
-      if (b === except) return;
-      b.setAttribute("aria-expanded", "false");
-      document.getElementById(b.getAttribute("aria-controls")).classList.remove("open");
+  // --- Folded panels: the header's menu (theme, secrets, keys) and, on a phone, a page's rail as a drawer over the
+  // content. A button opens its panel and focus moves in (to what the reader came for: the chosen setting, the
+  // current agent); Esc, the panel's close button or a click outside closes it, focus back on its button. ---
+  const OPENERS = ".menu-button, .drawer-button";
+  const FIRST = ["a[aria-current]", "input:checked", "a.agent-name", "input, button:not(.drawer-close), a"];
+
+  function panelOf(button) { return document.getElementById(button.getAttribute("aria-controls")); }
+
+  function setOpen(button, open) {
+    const panel = panelOf(button);
+    button.setAttribute("aria-expanded", String(open));
+    panel.classList.toggle("open", open);
+    if (!open) return;
+    const first = FIRST.map((s) => panel.querySelector(s)).find(Boolean);
+    if (first) first.focus();
+  }
+
+  function closeMenu(refocus) {
+    document.querySelectorAll(".menu-button[aria-expanded=true], .drawer-button[aria-expanded=true]").forEach((b) => {
+      const inside = panelOf(b).contains(document.activeElement);
+      setOpen(b, false);
+      if (refocus && inside) b.focus();
     });
   }
 
+  // An open drawer covers the page: a click beside it only closes it (it must not follow a link it hid), and
+  // focus stays in the drawer until then; tabbing out of it closes it too.
+  function openDrawer() {
+    const button = document.querySelector(".drawer-button[aria-expanded=true]");
+    return button && button.getClientRects().length ? panelOf(button) : null;  // the button shows: it is a drawer
+  }
+
+  function beside(event) {
+    const drawer = openDrawer();
+    return drawer && !drawer.contains(event.target) && !event.target.closest(".drawer-button");
+  }
+
+  document.addEventListener("mousedown", (event) => { if (beside(event)) event.preventDefault(); }, true);
   document.addEventListener("click", (event) => {
-    const menu = event.target.closest(".menu-button, .drawer-button");
-    if (menu) {
-      // The header's menu (theme, secrets, keys) and, on a phone, the rails fold behind these.
-      const tools = document.getElementById(menu.getAttribute("aria-controls"));
-      const open = menu.getAttribute("aria-expanded") !== "true";
-      menu.setAttribute("aria-expanded", String(open));
-      tools.classList.toggle("open", open);
-      if (open) {  // focus what the reader came for: the first setting, or the current agent
-        const first = tools.querySelector("a[aria-current]") || tools.querySelector("input:checked, input, button, a");
-        if (first) first.focus();
-      }
+    if (!beside(event)) return;
+    event.preventDefault();
+    event.stopPropagation();
+    closeMenu(true);
+  }, true);
+  document.addEventListener("focusin", (event) => { if (beside(event)) closeMenu(false); });
+
+  document.addEventListener("click", (event) => {
+    const opener = event.target.closest(OPENERS);
+    if (opener) {
+      setOpen(opener, opener.getAttribute("aria-expanded") !== "true");
       return;
     }
-    if (!event.target.closest(".menu-panel")) closeMenu();
+    if (event.target.closest(".drawer-close")) {
+      closeMenu(true);
+      return;
+    }
+    if (!event.target.closest(".menu-panel, .drawer")) closeMenu(false);
     const treeButton = event.target.closest("[data-tree]");
     if (treeButton) {
       const open = treeButton.dataset.tree === "expand";
@@ -96,6 +130,9 @@
       if (p.tagName === "DETAILS") p.open = true;
     }
     target.querySelectorAll("details.long, details.rewound-branch").forEach((d) => { d.open = true; });
+    const drawer = target.closest(".drawer");  // "Skip to the agents" on a phone: the drawer opens
+    const opener = drawer && document.querySelector(`.drawer-button[aria-controls="${drawer.id}"]`);
+    if (opener && opener.getClientRects().length && opener.getAttribute("aria-expanded") !== "true") setOpen(opener, true);
     const node = target.closest("li.node");
     if (node) node.querySelector("details").open = true;
     current(target.closest(ITEMS) || target);
@@ -168,7 +205,7 @@
       return;
     }
     if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
-    if (event.key === "Escape") closeMenu();
+    if (event.key === "Escape") closeMenu(true);
     const typing = event.target.closest("input, textarea, select, [contenteditable]");
     if (typing) {
       if (event.key === "Escape" && event.target.id === "av-search-q") event.target.blur();

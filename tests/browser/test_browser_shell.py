@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from claude_lines import Transcript
-from conftest import wait_for
+from conftest import open_on_a_phone, wait_for
 from page_kinds import PAGE_KINDS
 
 pytestmark = pytest.mark.browser
@@ -177,3 +177,41 @@ def test_the_sessions_are_one_click_away_in_the_rail_newest_first_and_filterable
     row.get_by_role("link", name=TITLE).click()
     expect(page).to_have_url(f"{live_server.url}/s/{sid}")
     expect(page.locator("h1")).to_have_text(TITLE)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_session_pages_agent_tree_is_a_drawer_on_a_phone(live_server, page, scheme):
+    url = f"{live_server.url}/s/research_team"
+    open_on_a_phone(page, url, scheme)
+    rail = page.get_by_role("region", name="Who created whom")
+    opener = page.locator("header.top").get_by_role("button", name="Agents of this session")
+    expect(rail).to_be_hidden()  # not stacked under the content: folded away until asked for
+    expect(opener).to_be_visible()
+    opener.click()
+    expect(opener).to_have_attribute("aria-expanded", "true")
+    expect(rail).to_be_in_viewport()
+    expect(rail.locator("a.agent-name").first).to_be_focused()
+    box = rail.bounding_box()
+    assert box["x"] == 0 and box["y"] == 0 and box["width"] < 360  # over the page, at its left edge
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    page.keyboard.press("Escape")
+    expect(rail).to_be_hidden()
+    expect(opener).to_be_focused()
+    page.keyboard.press("Enter")  # the keyboard opens it as well
+    expect(rail.locator("a.agent-name").first).to_be_focused()
+    rail.get_by_role("button", name="Close the agents").click()
+    expect(rail).to_be_hidden()
+    expect(opener).to_be_focused()
+    opener.click()
+    page.mouse.click(350, 560)  # beside the drawer, over the dialog picker: closes it, and does nothing else
+    expect(rail).to_be_hidden()
+    expect(opener).to_be_focused()
+    assert page.locator("#av-picker input:checked").count() == 0 and page.url == url
+    opener.click()
+    rail.get_by_role("button", name="Close the agents").focus()
+    page.keyboard.press("Shift+Tab")  # focus leaving the drawer closes it
+    expect(rail).to_be_hidden()
+    opener.click()
+    rail.get_by_role("link", name="Critic").click()
+    expect(page).to_have_url(f"{url}/agents/agent_critic")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
