@@ -210,3 +210,31 @@ def test_a_task_call_shows_its_sub_agent_inline_and_opens_it(tmp_path, page):
         expect(inline.locator(".agent-outcome .call-status")).to_have_text("done")
         inline.locator("a.agent").click()
         expect(page).to_have_url(f"{server.url}/s/{session}/agents/{sub}")
+
+
+@pytest.mark.parametrize("width", [1440, 360])
+def test_a_message_page_reads_as_the_conversation_and_keeps_its_causality_first(claude_server, page, width):
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(agent_page(claude_server))
+    result_id = call(page, "toolu_grep").locator(".result").get_attribute("id")
+    call_id = page.locator("article.entry", has=call(page, "toolu_grep")).get_attribute("id")
+    page.goto(f"{claude_server.url}/s/{SID}/messages/{result_id}")
+    expect(page.locator("h1")).to_have_text(re.compile(r"received a tool's result\s+" + re.escape(result_id) + "$"))
+    entry = page.locator(".message-entry article.entry")
+    expect(entry.locator("h3.entry-head .speaker")).to_have_text("Tool")
+    output = entry.locator("pre.content.output")
+    expect(output).to_have_text(GREP_OUTPUT, use_inner_text=True)  # as written, never through Markdown
+    expect(entry.locator("em, .md")).to_have_count(0)
+    menu = entry.locator(":scope > details.entry-menu")  # its id and JSON in the entry's menu
+    menu.locator(":scope > summary").click()
+    expect(menu.locator("a.json")).to_have_attribute("href", f"/api/sessions/{SID}/messages/{result_id}")
+    # its causality chain, right below it: the call it answers, then itself, each step one click away
+    steps = page.get_by_role("region", name="How it came to be").locator("ol.flow > li")
+    expect(steps).to_have_count(2)
+    expect(steps.last).to_have_attribute("aria-current", "true")
+    expect(steps.first.locator(".snippet")).to_contain_text("Grep(")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    steps.first.locator("a.msg").click()
+    expect(page).to_have_url(f"{claude_server.url}/s/{SID}/messages/{call_id}")
+    expect(page.locator("h1")).to_contain_text("called Grep, Bash")
+    expect(page.locator(".message-entry .call")).to_have_count(3)  # its calls as the transcript draws them

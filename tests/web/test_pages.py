@@ -128,10 +128,13 @@ def test_message_page_links_flow_and_references(client):
     assert [li.attrs["id"] for li in flow.find_all("li")] == ["msg_011", "msg_012"]
     refs = doc.find_all("ol", **{"class": "references"})[0]
     assert [li.attrs["id"] for li in refs.find_all("li")] == ["msg_013", "msg_014"]
-    assert refs.find_all("a")[0].attrs["href"] == "/s/example1_jack_and_jill/messages/msg_013"
-    for row in flow.find_all("li") + refs.find_all("li"):
-        assert row.find_all("button", **{"class": "copy-link", "data-anchor": row.attrs["id"]})
-    assert '"cause": "msg_011"' in doc.find_all("pre")[0].text
+    assert refs.find_all("a", **{"class": "msg"})[0].attrs["href"] == "/s/example1_jack_and_jill/messages/msg_013"
+    for row in flow.find_all("li") + refs.find_all("li"):  # who, and a link to the step's own page
+        assert [a for a in row.find_all("a") if "/agents/" in a.attrs["href"]]
+        assert row.find_all("a", **{"class": "msg"})[0].attrs["href"].endswith("/messages/" + row.attrs["id"])
+    assert flow.find_all("li")[-1].attrs.get("aria-current") == "true"  # the message itself, marked in its chain
+    as_logged = doc.find_all("details", **{"class": "as-logged"})[0]
+    assert '"cause": "msg_011"' in as_logged.find_all("pre")[0].text
 
 
 def test_every_message_has_an_anchor_and_a_copy_link(client):

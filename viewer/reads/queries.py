@@ -258,6 +258,11 @@ def _entry(s: SessionIndex, position: int, horizon: int | None = None) -> dict:
     return item
 
 
+def entry(s: SessionIndex, position: int) -> dict:
+    """One event as an entry of a transcript shows it (a message's page draws it so), a result with its own."""
+    return _entry(s, position)
+
+
 def _heard_by(s: SessionIndex, message_id: str) -> list[dict]:
     seen, out = set(), []
     for p in s.references.get(message_id, ()):

@@ -185,6 +185,23 @@ def speaker(item) -> Markup:
     return Markup(f'<span class="speaker">{put(name)}</span>')
 
 
+def message_title(item) -> str:
+    """A message's page heading, as a reader would say what it is: "Writer heard Researcher", "Writer said",
+    "Writer called Read, Grep", "Writer received a tool's result"; another event by its type."""
+    agent, kind, delivery = item["agent_name"], item["kind"], item["delivery"]
+    if kind == "heard":
+        return f"{agent} heard {delivery['from_name'] if delivery and delivery['from_agent_id'] else 'the user'}"
+    if kind == "did":
+        return f"{agent} called {', '.join(dict.fromkeys(str(c['name']) for c in item['calls']))}"
+    if kind == "received":
+        return f"{agent} received a tool's result"
+    if kind == "system":
+        return f"{agent}'s system prompt"
+    if kind == "said":
+        return f"{agent} said"
+    return f"{str(item['event'].get('event_type') or 'an event').replace('_', ' ').capitalize()} by {agent}"
+
+
 def entry_head(session_id, item, show_agent) -> Markup:
     """An entry's <h3> (_entry.html): its agent on a page that interleaves sub-agents, who speaks, its kind (the
     perspective's meaning, quietly), where a delivery came from, who heard it, an unpaired result's badge. Its ids
@@ -363,6 +380,6 @@ def install(env) -> None:
 
     env.globals.update(text_block=content, entry_text_block=entry_text, entry_menu=entry_menu,
                        entry_message_link=message_link, entry_agent_link=agent_link, entry_head=entry_head,
-                       entry_open=entry_open, entry_spawned=spawned,
+                       entry_open=entry_open, entry_spawned=spawned, message_title=message_title,
                        entry_result=lambda session, r: result(session, r, images),
                        entry_calls=lambda session, item: calls(session, item, images))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from flask import current_app, request, url_for
 
+from viewer.core import model
 from viewer.index import failed
 from viewer.reads import causality, costs, dialogs, pictures, queries
 from viewer.reads.filters import KINDS, EntryFilter
@@ -19,7 +20,7 @@ from . import shapes, tree_outline
 from .args import flag_arg, int_arg
 from .data import agent_window, dialog_data, message_data, session_data
 from .lookup import agent_or_404, chosen_agents, message_or_404, session_or_404, with_facets
-from .render import answer, session_row, wants_json
+from .render import answer, epoch_of, session_row, wants_json
 from .shape_check import built
 from .state import library, state
 
@@ -130,11 +131,27 @@ def message(session_id, message_id):
         position = message_or_404(s, message_id)
         data = built(shapes.Message, message_data(s, message_id, position))
         page = None if wants_json() else dict(
-            data, data=data, session=session_row(s), position=position,
+            data, data=data, session=session_row(s), position=position, source=s, item=_entry(s, position, data),
             line=s.line_numbers[position], as_written=_line_text(s, position),
             names=queries.agent_names(s), parent=causality.parent_of(s, position),
+            at=epoch_of(stamp) if isinstance(stamp := s.events[position].get("timestamp"), str) else None,
+            snippets={e["message_id"]: _snippet(e) for e in data["flow"] + data["references"]},
         )
     return answer(data, "message.html", page)
+
+
+def _entry(s, position: int, data: dict) -> dict:
+    """The message as its agent's transcript shows it; a delivery changed on its way shows the text delivered,
+    its page comparing the two below (Original and delivered text)."""
+    item = queries.entry(s, position)
+    if data["provenance"]["as_delivery"] and item["delivery"]:
+        item["delivery"] = {**item["delivery"], "modified": False}
+    return item
+
+
+def _snippet(event) -> str:
+    """What a step of a causality chain says, on one line: its text, then the calls it made."""
+    return " · ".join(filter(None, [model.content_of(event), *(c.summary() for c in model.tool_calls(event))]))
 
 
 def _line_text(s, position: int) -> str | None:
