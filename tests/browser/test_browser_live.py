@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import serve, write_events
-from events import calls, created, say, tool_call, user
+from events import calls, created, result, say, tool_call, user
 
 pytestmark = pytest.mark.browser
 
@@ -129,3 +129,30 @@ def test_the_pagers_of_a_live_agent_page_follow_appends(tmp_path, page):
         expect(page.locator("#av-entries article")).to_have_count(3)
         for i in range(2):
             expect(pagers.nth(i)).to_contain_text("3–5 of 5")
+
+
+def at(event, second):
+    return {**event, "timestamp": f"2026-02-01T10:00:{second:02d}.000Z"}
+
+
+def test_a_calls_state_and_its_sub_agents_facts_follow_the_log_without_redrawing_the_page(tmp_path, page):
+    folder = tmp_path / "sessions"
+    events = [created("c0", "root", name="Root"), at(calls("m-call", "root", tool_call("t1", "task", name="Writer")), 0),
+              created("c1", "writer", cause="m-call", name="Writer"), at(say("w1", "writer", "a first draft"), 1)]
+    path = write_events(folder / "calls.jsonl", events)
+    with serve(folder) as server:
+        server.wait_for_session("calls", events=len(events))
+        page.goto(f"{server.url}/s/calls/agents/root")
+        line = page.locator(".call summary.call-head", has=page.locator(".tool", has_text="task"))
+        writer = page.locator("li.sub-agent", has=page.locator('a[href$="/agents/writer"]'))
+        expect(line.locator(".call-status")).to_have_text("no result")
+        expect(writer.locator(".agent-facts")).to_have_text("1 entry")
+        page.evaluate("window.drawn = document.getElementById('m-call')")  # the entry the page drew
+        write_events(path, [at(say("w2", "writer", "a second draft"), 3)], mode="a")  # the sub-agent writes
+        expect(writer.locator(".agent-facts")).to_have_text("2 entries")
+        write_events(path, [at(result("r1", "root", "t1", "Writer finished the report"), 5)], mode="a")
+        expect(line.locator(".call-status")).to_have_text("done")
+        expect(line.locator(".call-duration")).to_have_text("5.0 s")
+        expect(writer.locator(".agent-outcome")).to_contain_text("Writer finished the report")
+        expect(page.locator(".call .result")).to_have_count(1)
+        assert page.evaluate("window.drawn === document.getElementById('m-call') && window.drawn.isConnected")

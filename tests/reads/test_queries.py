@@ -647,6 +647,19 @@ def test_perspective_updates_with_subagents(tmp_path):
     assert queries.perspective_updates(s, "root", True, s.count) == {"items": [], "results": [], "spawned": [], "stop": s.count}
 
 
+def test_calls_to_redraw_are_those_whose_result_came_or_whose_agents_wrote_since(tmp_path):
+    s = load(tmp_path, [calls("m1", "root", tool_call("c1", name="Kid"), tool_call("c2", "grep")),
+                        created("m2", "kid", cause="m1", name="Kid"), say("m3", "kid", "one"),
+                        calls("m4", "root", tool_call("c3", "grep")),
+                        say("m5", "kid", "two"), result("m6", "root", "c3", "found", name="grep")])
+    updates = queries.perspective_updates(s, "root", False, 4)
+    redrawn = queries.calls_to_redraw(s, ["root"], 4, updates["stop"], updates["results"])
+    assert sorted(redrawn) == [(0, 0), (3, 0)]  # Kid wrote (its call), c3's result came; c2 unchanged
+    assert redrawn[(0, 0)]["call"]["spawned"][0]["entries"] == 2
+    assert [r["message_id"] for r in redrawn[(3, 0)]["call"]["results"]] == ["m6"]
+    assert queries.calls_to_redraw(s, ["root"], s.count, s.count, []) == {}
+
+
 def test_perspective_updates_spawned_follows_a_list_cause(tmp_path):
     s = load(tmp_path, [calls("m1", "root", tool_call("c1", name="Kid")), created("m2", "kid", cause=["m1"], name="Kid")])
     (call_item,) = queries.perspective(s, "root")["items"]

@@ -355,6 +355,34 @@ def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool,
         return updates
 
 
+def calls_to_redraw(s: SessionIndex, agent_ids: Iterable[str], after: int, stop: int, results: list[dict]) -> dict:
+    """The calls a perspective page of `agent_ids` drawn before `after` shows whose line changed by `stop`: a result
+    came (`results`, perspective_updates': its status and duration) or an agent it created wrote since (its entries
+    and cost). (position, index) -> the call as drawn then. The caller holds the lock."""
+    agent_ids = set(agent_ids)
+    where = {(r["call_position"], r["call_index"]) for r in results}
+    for agent_id in agent_ids:
+        for child_id in s.agents[agent_id].children:
+            child = s.agents[child_id]
+            holder_position = s.by_id.get(child.cause) if child.cause else None
+            if (not child.entries or child.entries[-1] < after or holder_position is None
+                    or holder_position >= after or child.created_position is None or child.created_position >= after):
+                continue
+            holder = s.events[holder_position]
+            if holder["agent_id"] not in agent_ids:
+                continue
+            call = spawning_call(s, child, holder)
+            where.add((holder_position, model.tool_calls(holder).index(call) if call else 0))
+    drawn = {}
+    for position, index in sorted(where):
+        made = model.tool_calls(s.events[position])
+        if index < len(made):
+            drawn[(position, index)] = {"call_position": position, "call_index": index,
+                                        "event": s.events[position],
+                                        "call": _call_item(s, position, index, made[index], stop)}
+    return drawn
+
+
 def perspective_total(s: SessionIndex, agent_ids: list[str], filters=None) -> int:
     """`perspective`'s total, without building its list of positions when nothing filters."""
     if not filters:

@@ -346,21 +346,38 @@ def call_html(session, item, call, images) -> str:
     else:
         body = content(call["pretty_arguments"], 1200, 30, "json" if valid else "code")
     call_id = f'<p class="call-id">call <code>{put(call["id"])}</code></p>' if call["id"] else ""
+    results = "".join(result(session, r, images) for r in call["results"])
+    classes = (" file-edit" if change is not None else "") + (" failed" if _failure(call) else "")
+    return (f'\n  <div class="call{classes}" id="av-call-{where}">\n'
+            f'    <details class="call-body" open><summary class="call-head"><span class="tool">{put(call["name"])}'
+            f'</span> <span class="call-line">{put(_one_line(call, args))}</span>{stat} {_call_state(item, call, where)}'
+            f'</summary>\n      {"" if valid else _RAW_ARGUMENTS}{call_id}\n    {body}\n'
+            f'    <div class="results" id="av-results-{where}">{results}</div></details>\n'
+            f'    {_spawned_list(session, item, call, where)}\n  </div>\n  ')
+
+
+def _call_state(item, call, where: str, oob: bool = False) -> str:
+    """A call's status and duration, and how it failed: the part of its line a live poll redraws."""
+    failed = _failure(call)
+    mark = f' <span class="badge failed" title="{put(failed["error"])}">{put(failed["kind"])}</span>' if failed else ""
+    return f'<span class="call-state" id="av-state-{where}"{_OOB if oob else ""}>{_status(item, call)}{mark}</span>'
+
+
+def _spawned_list(session, item, call, where: str, oob: bool = False) -> str:
+    """The agents a call created, each with its facts and, once the call has its result, how it ended."""
     outcome = ""
     if call["spawned"] and call["results"]:
         first = text_filters.preview(call["results"][0]["content"]).strip().split("\n", 1)[0][:160]
         outcome = f' <span class="agent-outcome">{_status(item, call)} {put(first)}</span>' if first else ""
     created = "".join(spawned(session, a, outcome) for a in call["spawned"])
-    results = "".join(result(session, r, images) for r in call["results"])
-    failed = _failure(call)
-    mark = f' <span class="badge failed" title="{put(failed["error"])}">{put(failed["kind"])}</span>' if failed else ""
-    classes = (" file-edit" if change is not None else "") + (" failed" if failed else "")
-    return (f'\n  <div class="call{classes}" id="av-call-{where}">\n'
-            f'    <details class="call-body" open><summary class="call-head"><span class="tool">{put(call["name"])}'
-            f'</span> <span class="call-line">{put(_one_line(call, args))}</span>{stat} {_status(item, call)}{mark}'
-            f'</summary>\n      {"" if valid else _RAW_ARGUMENTS}{call_id}\n    {body}\n'
-            f'    <div class="results" id="av-results-{where}">{results}</div></details>\n'
-            f'    <ul class="spawned" id="av-spawned-{where}">{created}</ul>\n  </div>\n  ')
+    return f'<ul class="spawned" id="av-spawned-{where}"{_OOB if oob else ""}>{created}</ul>'
+
+
+def call_redrawn(session, c) -> Markup:
+    """A call already on a page, as a live poll redraws it (queries._calls_to_redraw): its state, its agents."""
+    item, call = {"event": c["event"]}, c["call"]
+    where = f'{put(c["call_position"])}-{put(c["call_index"])}'
+    return Markup(_call_state(item, call, where, oob=True) + _spawned_list(session, item, call, where, oob=True))
 
 
 def calls(session, item, images) -> Markup:
@@ -380,6 +397,6 @@ def install(env) -> None:
 
     env.globals.update(text_block=content, entry_text_block=entry_text, entry_menu=entry_menu,
                        entry_message_link=message_link, entry_agent_link=agent_link, entry_head=entry_head,
-                       entry_open=entry_open, entry_spawned=spawned, message_title=message_title,
+                       entry_open=entry_open, entry_spawned=spawned, message_title=message_title, call_redrawn=call_redrawn,
                        entry_result=lambda session, r: result(session, r, images),
                        entry_calls=lambda session, item: calls(session, item, images))

@@ -170,12 +170,16 @@ def poll_agent(session_id):
     with s.lock:
         if _rewound_since(s, after):  # the page folds what the rewind left behind when it is drawn again
             return Response(status=200, headers={"HX-Refresh": "true"})
-        if _nothing_new_for(s, queries.subtree(s, agent_id) if include_subagents else [agent_id], after):
+        shown = queries.subtree(s, agent_id) if include_subagents else [agent_id]
+        if _nothing_new_for(s, shown + s.agents[agent_id].children, after):  # its calls show their agents' facts
             # Other agents wrote: the page moves its cursor on, and nothing of it is built or read again.
             poll = agent_poll_url(s.id, agent_id, include_subagents, filters, s.cursor, flag_arg("paged"))
             return render_template("_poller_only.html", poll=poll)
         updates = queries.perspective_updates(s, agent_id, include_subagents, after, filters)
         mark_rewound(s, updates["items"] + (updates.get("grown") or []))
+        redrawn = queries.calls_to_redraw(s, shown, after, updates["stop"], updates["results"])
+        updates["calls"] = list(redrawn.values())  # their agents drawn anew: none is added to them beside
+        updates["spawned"] = [a for a in updates["spawned"] if (a["call_position"], a["call_index"]) not in redrawn]
         cursor, more = _poll_cursor(s, updates["stop"])
         paged = flag_arg("paged")  # the page has pagers: their numbers follow (a poll without them counts nothing)
         total = queries.perspective_total(s, queries.subtree(s, agent_id) if include_subagents else [agent_id],
