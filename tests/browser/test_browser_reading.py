@@ -177,14 +177,14 @@ def test_axe_finds_nothing_serious_and_headings_go_in_order_on_any_page_kind(liv
     found = {}
     kinds = list(PAGE_KINDS.items())
     if width < 1000:  # a phone folds the agent tree into a drawer: checked open too
-        kinds.append(("agent, its drawer open", PAGE_KINDS["agent"]))
+        kinds += [("agent, its drawer open", PAGE_KINDS["agent"]), ("session, its drawer open", PAGE_KINDS["session"])]
     kinds.append(("session, the header's menu open", PAGE_KINDS["session"]))
     for kind, path in kinds:
         page.goto(live_server.url + path)
         page.wait_for_load_state("networkidle")
         if kind.endswith("drawer open"):
             page.get_by_role("button", name="Agents of this session").click()
-            expect(page.locator("#av-agent-tree a").first).to_be_visible()
+            expect(page.locator("#av-rail a.agent-name").first).to_be_visible()
         if kind.endswith("menu open"):
             page.get_by_role("button", name="Menu").click()
             expect(page.get_by_role("group", name="Colour theme")).to_be_visible()

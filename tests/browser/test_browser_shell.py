@@ -215,3 +215,5 @@ def test_a_session_pages_agent_tree_is_a_drawer_on_a_phone(live_server, page, sc
     rail.get_by_role("link", name="Critic").click()
     expect(page).to_have_url(f"{url}/agents/agent_critic")
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    page.goto(url + "#av-tree")  # "Skip to the agents" opens the drawer
+    expect(rail).to_be_visible()
