@@ -238,3 +238,13 @@ def test_a_message_page_reads_as_the_conversation_and_keeps_its_causality_first(
     expect(page).to_have_url(f"{claude_server.url}/s/{SID}/messages/{call_id}")
     expect(page.locator("h1")).to_contain_text("called Grep, Bash")
     expect(page.locator(".message-entry .call")).to_have_count(3)  # its calls as the transcript draws them
+
+
+def test_each_model_turn_says_how_long_it_took(claude_server, page):
+    page.goto(agent_page(claude_server))
+    heads = page.locator("#av-entries > article.entry:not(.bookkeeping) > h3.entry-head")
+    expect(heads.first.locator(".turn-duration")).to_have_count(0)  # the user's message: no turn of a model
+    turn = heads.nth(1).locator(".turn-duration")  # the prompt at :01, the response at :02
+    expect(turn).to_have_text("turn 1.0 s")
+    expect(turn).to_have_attribute("title", "from the input it answered to this response")
+    expect(heads.nth(2).locator(".turn-duration")).to_have_text("turn 1.0 s")  # the last result at :08, the edit at :09

@@ -252,6 +252,8 @@ def _entry(s: SessionIndex, position: int, horizon: int | None = None) -> dict:
             item["paired_call"] = s.events[call_position]["message_id"]
     if item["kind"] == model.SAID:
         item["heard_by"] = _heard_by(s, event["message_id"])
+    if item["kind"] in (model.SAID, model.DID) and agent is not None:
+        item["answered_at"] = _input_time(s, agent, position)
     failed = failures.kind_of(event, s.format.failure_texts)
     if failed:  # shown red, with its first line, wherever the entry is drawn (under its call too)
         item["failure"] = {"kind": failed, "error": failures.first_line(item["content"])}
@@ -261,6 +263,16 @@ def _entry(s: SessionIndex, position: int, horizon: int | None = None) -> dict:
 def entry(s: SessionIndex, position: int) -> dict:
     """One event as an entry of a transcript shows it (a message's page draws it so), a result with its own."""
     return _entry(s, position)
+
+
+def _input_time(s: SessionIndex, agent: AgentNode, position: int):
+    """When the input a response answers was logged (its `timestamp`, as logged): its agent's entry just before it,
+    when that is what it heard, received or was told, not an earlier part of the same turn. None otherwise."""
+    i = bisect_left(agent.entries, position)
+    if i == 0:
+        return None
+    before = s.events[agent.entries[i - 1]]
+    return before.get("timestamp") if model.perspective_kind(before) in (model.HEARD, model.RECEIVED, model.SYSTEM) else None
 
 
 def _heard_by(s: SessionIndex, message_id: str) -> list[dict]:

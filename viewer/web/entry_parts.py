@@ -211,7 +211,7 @@ def entry_head(session_id, item, show_agent) -> Markup:
         out.append(f'<span class="who">{agent_link(session_id, item["agent_id"], item["agent_name"])}</span>')
     kind = put(item["kind"])
     out.append(f'\n    {speaker(item)} <span class="kind" title="{_KIND_MEANING.get(item["kind"], "")}">{kind}</span>'
-               '\n    ')
+               f'{_turn(item)}\n    ')
     delivery = item["delivery"]
     if delivery:
         out.append('\n      <span class="from">from\n        ')
@@ -289,6 +289,15 @@ def duration(seconds: float) -> str:
     if seconds < 60:
         return f"{seconds:.1f} s"
     return f"{int(seconds // 60)} min {round(seconds % 60)} s"
+
+
+def _turn(item) -> str:
+    """How long the model took to answer, where the log has both times: from its input to this response."""
+    start = _seconds(item.get("answered_at"))
+    end = _seconds(item["event"].get("timestamp")) if start is not None else None
+    if end is None or end < start:
+        return ""
+    return f' <span class="turn-duration" title="from the input it answered to this response">turn {duration(end - start)}</span>'
 
 
 def _failure(call) -> dict | None:
