@@ -1,5 +1,6 @@
-// agentview: every <time data-epoch> said as people say it, in the reader's time zone: "3 min ago" within the
-// hour, "today 12:52", "yesterday 09:10", "Sep 3, 12:52", "Sep 3 2024"; the exact time (and ISO) on hover.
+// agentview: every <time data-epoch> (and an entry's <time class="stamp">) said as people say it, in the reader's
+// time zone: "3 min ago" within the hour, "today 12:52", "yesterday 09:10", "Sep 3, 12:52", "Sep 3 2024"; the
+// exact time (and ISO) on hover.
 // The server wrote a UTC fallback; this rewrites it now, after live fragments arrive, and every 30 s.
 (function () {
   "use strict";
@@ -22,8 +23,10 @@
 
   function render(root) {
     const now = Date.now();
-    root.querySelectorAll("time[data-epoch]").forEach((t) => {
-      const moment = Number(t.dataset.epoch) * 1000;
+    root.querySelectorAll("time[data-epoch], time.stamp").forEach((t) => {
+      // an entry's time is as its log wrote it (ISO): read here, the server need not parse it for every entry
+      const iso = t.getAttribute("datetime") || "";
+      const moment = t.dataset.epoch ? Number(t.dataset.epoch) * 1000 : /^\d{4}-\d\d-\d\dT/.test(iso) ? Date.parse(iso) : NaN;
       if (!Number.isFinite(moment)) return;
       t.textContent = said(moment, now);
       t.title = `${exact.format(moment)} (${t.getAttribute("datetime")})`;

@@ -248,3 +248,10 @@ def test_each_model_turn_says_how_long_it_took(claude_server, page):
     expect(turn).to_have_text("turn 1.0 s")
     expect(turn).to_have_attribute("title", "from the input it answered to this response")
     expect(heads.nth(2).locator(".turn-duration")).to_have_text("turn 1.0 s")  # the last result at :08, the edit at :09
+
+
+def test_an_entrys_time_is_said_as_people_say_it_with_the_logged_time_on_hover(claude_server, page):
+    page.goto(agent_page(claude_server))
+    stamp = page.locator("#av-entries > article.entry:not(.bookkeeping) time.stamp").first
+    expect(stamp).to_have_text(re.compile(r"^Mar 1, (\d\d:\d\d( [AP]M)?|2026)$"))
+    expect(stamp).to_have_attribute("title", re.compile(r"\(2026-03-01T10:00:01\.000Z\)$"))
