@@ -44,6 +44,7 @@ def test_agent_files_of_several_sessions_sit_under_their_own_main_agent_badged_o
             server.wait_for_session(sid, events=6)
             page.goto(f"{server.url}/s/{sid}")
             expect(page.locator("#av-tree > li.node")).to_have_count(1)  # one root: the main agent
+            page.get_by_role("button", name="Agents of this session").click()  # a phone shows the tree in a drawer
             node = page.locator(f'#av-tree > li.node[data-agent="main"] li.node[data-agent="agent-{agent_id}"]')
             badge = node.locator(".badge.unlinked")
             expect(badge).to_have_text("unlinked sub-agent")
