@@ -85,6 +85,13 @@ def test_each_day_holds_what_was_logged_that_day_and_the_window_follows_the_data
     assert all(c and c > 0 for c in costs)
     assert data["total"]["cost_usd"] == pytest.approx(sum(costs), rel=1e-6)
     assert data["bars"][-1]["value"] == pytest.approx(bars["2025-03-05"]["total"]["cost_usd"])
+    days = data["days"]
+    assert days["active"] == 3 and days["per_active_day"] == pytest.approx(data["total"]["cost_usd"] / 3)
+    busiest = max(("2025-02-20", "2025-03-03", "2025-03-05"), key=lambda d: bars[d]["total"]["cost_usd"])
+    assert days["busiest"] == {"day": busiest, "value": pytest.approx(bars[busiest]["total"]["cost_usd"])}
+    logged = [response for _, _, responses in PLANTED for response in responses]
+    read, fresh = sum(r for *_, r in logged), sum(i for _, _, i, _, _ in logged)
+    assert days["cache_read_share"] == pytest.approx(read / (read + fresh))
 
 
 def test_spellings_of_one_model_are_summed_under_one_name_and_breakdowns_add_up(planted):

@@ -215,6 +215,7 @@ def report(sessions, ask: Ask, prices) -> dict:
     by: dict[str, dict[str, Sums]] = {name: {} for name in DIMENSIONS}
     per_session: dict[str, tuple[object, Sums]] = {}
     per_bar: dict[date, dict[str, Sums]] = {}
+    per_day: dict[date, float] = {}  # the metric per day with usage (the busiest, and the mean of those days)
     for item in found:
         if (ask.project and item.project != ask.project) or (ask.cli and item.cli != ask.cli):
             continue
@@ -223,6 +224,7 @@ def report(sessions, ask: Ask, prices) -> dict:
                 continue
             sid = item.session.id
             total.add(row, sid)
+            per_day[day] = per_day.get(day, 0) + (row[5] if ask.metric == "cost" else sum(row[:4]))
             keys = {"model": model, "project": item.project, "cli": item.cli}
             for name in DIMENSIONS:
                 by[name].setdefault(keys[name], Sums()).add(row, sid)
@@ -258,6 +260,7 @@ def report(sessions, ask: Ask, prices) -> dict:
         "series": drawn,
         "bars": bars,
         "peak": max((b["value"] for b in bars), default=0),
+        "days": _days(per_day, total),
         "breakdowns": {name: [{"name": key, **sums.as_dict()} for key, sums in _ranked(by[name], ask.metric)]
                        for name in DIMENSIONS},
         "sessions": [{"id": item.session.id, "project": item.project, "cli": item.cli, **sums.as_dict()}
@@ -265,6 +268,16 @@ def report(sessions, ask: Ask, prices) -> dict:
         "sessions_behind": len(listed),
         "counted": counts,
     }
+
+
+def _days(per_day: dict[date, float], total: Sums) -> dict:
+    """The days with usage: how many, the busiest, the mean of them, and the share of input read from the cache."""
+    busiest = max(per_day.items(), key=lambda kv: (kv[1], kv[0]), default=None)
+    read = total.input_tokens + total.cache_read_input_tokens + total.cache_creation_input_tokens
+    return {"active": len(per_day),
+            "busiest": None if busiest is None else {"day": busiest[0].isoformat(), "value": busiest[1]},
+            "per_active_day": sum(per_day.values()) / len(per_day) if per_day else 0,
+            "cache_read_share": total.cache_read_input_tokens / read if read else None}
 
 
 def _span(bucket: str, day: date) -> timedelta:

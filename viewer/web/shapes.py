@@ -548,6 +548,18 @@ class UsageSession(UsageSums):
     active_at: float | None
 
 
+class UsageBusiest(TypedDict):
+    day: str
+    value: float
+
+
+class UsageDays(TypedDict):
+    active: int
+    busiest: UsageBusiest | None
+    per_active_day: float
+    cache_read_share: float | None
+
+
 class UsageCounted(TypedDict):
     sessions: int
     unread: int
@@ -566,6 +578,7 @@ class Usage(TypedDict):
     series: list[str]
     bars: list[UsageBar]
     peak: float
+    days: UsageDays
     breakdowns: UsageBreakdowns
     sessions: list[UsageSession]
     sessions_behind: int
