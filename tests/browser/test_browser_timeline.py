@@ -52,3 +52,11 @@ def test_on_a_phone_the_lanes_scroll_and_the_labels_stay(server, page, scheme):
     assert background.startswith("rgb("), "opaque: the lanes scroll under it unseen"
     brightness = sum(int(part) for part in background[4:-1].split(","))
     assert brightness > 600 if scheme == "light" else brightness < 150, background
+
+
+def test_a_deleted_session_s_timeline_says_so_and_keeps_its_chart(server, timed_session, page):  # noqa: F811
+    page.goto(server.url + "/s/run/timeline")
+    expect(page.locator(".timeline .lane[data-agent]")).to_have_count(2)
+    timed_session.unlink()
+    expect(page.locator("#av-gone")).to_contain_text("gone", timeout=15000)
+    expect(page.locator(".timeline .lane[data-agent]")).to_have_count(2)  # what it showed stays readable
