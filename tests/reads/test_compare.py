@@ -221,3 +221,12 @@ def test_each_agent_s_time_and_the_run_s_are_from_first_entry_to_last(tmp_path):
     assert (data["totals"]["a"]["seconds"], data["totals"]["b"]["seconds"]) == (None, None)
     led = compare(run("a", 20, "lead"), run("b", 50, "lead"))["totals"]  # the lead's subtree: all timed
     assert (led["a"]["seconds"], led["b"]["seconds"]) == (19.0, 49.0)
+
+
+def test_times_with_and_without_a_zone_subtract_as_logged(tmp_path):
+    """A log mixing "Z" times with times without a zone (taken as UTC) still has a length (core/times.py)."""
+    path = write_events(tmp_path / "mixed.jsonl", [
+        created("c0", "lead", name="Lead"), {**user("u1", "lead", "go"), "timestamp": "2026-02-01T10:00:00"},
+        {**say("a1", "lead", "done"), "timestamp": "2026-02-01T10:00:30.5Z"}])
+    data = compare(Run(load_index(path)), Run(load_index(path)))
+    assert data["pairs"][0]["metrics"]["a"]["seconds"] == 30.5 == data["totals"]["a"]["seconds"]

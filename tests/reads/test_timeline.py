@@ -145,3 +145,16 @@ def test_a_grown_session_s_timeline_is_drawn_again_as_a_fresh_reading_draws_it(s
     grown = timeline(s)
     assert grown["longest"][0]["name"] == "bash" and grown["longest"][0]["length"] == 48.0  # ended by its result
     assert [lane["name"] for lane in grown["lanes"]] == ["Lead", "Worker", "Latecomer"]
+
+
+def test_times_logged_as_epoch_numbers_place_the_bars_too(tmp_path):
+    """A log writing its times as milliseconds since the epoch is drawn on time, as ISO times are (core/times.py)."""
+    ms = int(T0 * 1000)
+    path = write_events(tmp_path / "ms.jsonl", [
+        {**created("c0", "lead", name="Lead"), "timestamp": ms}, {**user("u1", "lead", "go"), "timestamp": ms},
+        {**calls("a1", "lead", tool_call("t1", "search", q="x")), "timestamp": ms + 2000},
+        {**result("r1", "lead", "t1", "found"), "timestamp": ms + 10_000},
+        {**say("a2", "lead", "done"), "timestamp": ms + 12_000}])
+    data = timeline(load_index(path))
+    assert data["axis"] == TIME and (data["first"], data["last"]) == (T0, T0 + 12)
+    assert [(call["name"], call["length"]) for call in data["longest"]][0] == ("search", 8.0)
