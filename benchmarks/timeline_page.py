@@ -4,9 +4,10 @@
     .venv/bin/python benchmarks/timeline_page.py [--events 100000] [--agents 200] [--repeat 5]
 
 Generates the session with generate.py (deterministic, with a time on each event), serves it from an app in this
-process, builds its facets as the server's background work does, then times the timeline's first answer (once), its JSON
-and page, a zoomed range, and the live fragment's poll with nothing new (median of --repeat; wall-clock and CPU). Goal: the
-first answer within 300 ms; the empty poll what any empty poll costs (the agent page's is timed beside it).
+process, builds its facets as the server's background work does, then times the timeline's first answer (once),
+its JSON and page, a zoomed range, and the live fragment's poll with nothing new (median of --repeat; wall-clock
+and CPU). Goal: the first answer within 300 ms; the empty poll what any empty poll costs (the agent page's is
+timed beside it).
 """
 
 from __future__ import annotations

@@ -64,9 +64,9 @@ def _bars(s: SessionIndex, agent_id: str, values: list[float], failed: set[int],
 
 class Drawn:
     """What every timeline of a session at one reading shares, kept on the session (`timeline_drawn`) under its
-    cursor: the axis, the lanes' order, each agent's bars over the whole session, every call's bar longest first, and the whole
-    session's longest calls. A session that grew is drawn again whole: a new result or a new time moves bars
-    already drawn (their ends, the axis), so nothing of the old one is kept."""
+    cursor: the axis, the lanes' order, each agent's bars over the whole session, every call's bar longest first,
+    and the whole session's longest calls. A session that grew is drawn again whole: a new result or a new time
+    moves bars already drawn (their ends, the axis), so nothing of the old one is kept."""
 
     __slots__ = ("cursor", "axis", "values", "first", "last", "order", "bars", "by_length", "longest")
 

@@ -22,10 +22,10 @@ def poll_session(session_id: str):
     """The session and the position a poll asks after; raises PollEnds when the answer is already known.
 
     Gone: 286 (htmx stops polling) with a banner, swapped in out of band while the page keeps what it shows
-    (HX-Reswap: none; a poller that targets a whole chart would otherwise swap it for nothing). Renamed, or a cursor from before the file was replaced:
-    HX-Refresh reloads the page (a renamed session's page redirects). Nothing new: 204, the cheap common case;
-    a page showing the session's problem count says how many it shows (?problems=N), and a problem found without
-    an event (a line skipped) is news too.
+    (HX-Reswap: none; a poller that targets a whole chart would otherwise swap it for nothing). Renamed, or a
+    cursor from before the file was replaced: HX-Refresh reloads the page (a renamed session's page redirects).
+    Nothing new: 204, the cheap common case; a page showing the session's problem count says how many it shows
+    (?problems=N), and a problem found without an event (a line skipped) is news too.
     """
     s, moved_to = locate(session_id)
     if moved_to is not None:
