@@ -16,8 +16,9 @@ from viewer.index.usage import hour_of
     ("2025-09-03T00:52:31.123456+00:00", "2025-09-03T00"),
     ("2025-09-03T01:30:00+02:00", "2025-09-02T23"),  # another zone: converted, across a day
     ("2025-09-02T22:30:00-05:00", "2025-09-03T03"),
-    ("2025-09-03", None), ("yesterday at noon", None), ("2025-09-03Tab:00:00Z", None), ("", None),
-    (None, None), (1756860751, None), ("2025-13-03T01:30:00+02:00", None),
+    ("2025-09-03", "2025-09-03T00"), (1756860751, "2025-09-03T00"), (1756860751217, "2025-09-03T00"),
+    ("yesterday at noon", None), ("2025-09-03Tab:00:00Z", None), ("", None), (None, None), (True, None),
+    ("2025-13-03T01:30:00+02:00", None), (1e300, None),
 ])
 def test_the_hour_of_a_logged_time(stamp, hour):
     assert hour_of(stamp) == hour

@@ -4,9 +4,9 @@ and a session's usage per hour and model (the usage page sums those across sessi
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+import time
 
-from viewer.core import pricing
+from viewer.core import pricing, times
 
 KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
@@ -147,18 +147,14 @@ HOUR_FIELDS = KEYS + ("responses", "cost_usd", "unpriced")
 
 
 def hour_of(stamp: object) -> str | None:
-    """The UTC hour of a logged time ("2025-09-03T00"), None when it has none: most logs write UTC ("...Z"), read
-    without parsing; other zones are converted."""
-    if not isinstance(stamp, str) or len(stamp) < 13 or stamp[4:5] != "-" or stamp[10:11] not in ("T", " "):
+    """The UTC hour of a logged time ("2025-09-03T00"), None when it has none (times.seconds reads it)."""
+    at = times.seconds(stamp)
+    if at is None:
         return None
-    rest = stamp[19:].lstrip(".0123456789")
-    if rest in ("", "Z", "+00:00"):
-        return stamp[:10] + "T" + stamp[11:13] if stamp[11:13].isdigit() else None
     try:
-        moment = datetime.fromisoformat(stamp)
-    except ValueError:
+        return time.strftime("%Y-%m-%dT%H", time.gmtime(at))
+    except (OverflowError, OSError, ValueError):  # a time no calendar holds
         return None
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H")
 
 
 def _fuller(fill: dict, than: dict) -> bool:
