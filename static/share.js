@@ -425,7 +425,7 @@
     });
     document.getElementById("theme-button").addEventListener("click", theme);
     await route();
-    performance.mark("agentview:first-view");
+    performance.mark("agentview:first-view", {detail: {inflated: parts.filter((it) => it.loaded).length, parts: parts.length}});
     document.body.dataset.ready = "1";
     await new Promise((painted) => requestAnimationFrame(() => setTimeout(painted))); // the first view is drawn first
     await allEvents(); // then the rest, for the views that need every event
