@@ -11,15 +11,15 @@ Generates the session with generate.py (deterministic) into a folder of its own,
 
 from __future__ import annotations
 
-import argparse
 import json
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from pathlib import Path
+
+from share_file import generated_session, session_arguments
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -51,23 +51,15 @@ def download(url: str) -> tuple[float, float, int]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--events", type=int, default=100_000)
-    parser.add_argument("--agents", type=int, default=200)
-    parser.add_argument("--folder", help="where the session is generated (default: a temporary folder)")
+    parser = session_arguments(__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    folder = Path(args.folder or tempfile.mkdtemp(prefix="agentview-download-"))
-    folder.mkdir(parents=True, exist_ok=True)
-    session = folder / f"bench-{args.events}.jsonl"
-    if not session.exists():
-        subprocess.run([sys.executable, str(HERE / "generate.py"), str(session), "--events", str(args.events),
-                        "--agents", str(args.agents)], check=True)
+    session = generated_session(args)
 
     from viewer.index.session_ids import session_id_for
 
     session_id, port = session_id_for(session.name), free_port()
-    server = subprocess.Popen([sys.executable, "-m", "viewer.cli", "serve", str(folder), "--port", str(port),
+    server = subprocess.Popen([sys.executable, "-m", "viewer.cli", "serve", str(session.parent), "--port", str(port),
                                "--no-cache"], cwd=HERE.parent, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
