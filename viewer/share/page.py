@@ -87,13 +87,17 @@ def share_pieces(s: SessionIndex, agent: str | None = None, redact_secrets: bool
                  anonymize_paths: bool = False) -> Iterator[bytes]:
     """The file for a session, opening on `agent`'s perspective when given, a piece at a time (joined: the file).
 
+    The head is taken now (a fault in it is raised here, before anything is sent); the parts as they are asked for.
     The session's lock is held while the head is taken and while each part's events are read and made records,
     not while they are masked, compressed or sent."""
-    sealer = Sealer(redact_secrets, anonymize_paths)
     with s.lock:
         count = s.count
         head = session_head(s, agent)
         records = Records(s)
+    return _pieces(s, count, head, records, Sealer(redact_secrets, anonymize_paths))
+
+
+def _pieces(s: SessionIndex, count: int, head: dict, records: Records, sealer: Sealer) -> Iterator[bytes]:
     yield _page(b"", sealer)[0]  # nothing above the parts depends on the data
     for first in range(0, count, PART_EVENTS):
         stop = min(count, first + PART_EVENTS)
@@ -105,4 +109,3 @@ def share_pieces(s: SessionIndex, agent: str | None = None, redact_secrets: bool
         del rows
     head["paired"] = records.paired
     yield _page(_piece(sealer(head), ' id="agentview-data"'), sealer)[1]
-
