@@ -1,11 +1,14 @@
 /* agentview's shared file: a session's tree, perspectives, dialogs, messages and search, read from the data
-   this file carries (gzip + base64 in #agentview-data). Every view is a #fragment:
+   this file carries (gzip + base64: the head in #agentview-data, the events in parts, .agentview-part). The
+   first view inflates the head and only the parts its first screen shows; the rest follow, and the views that
+   need every event (a dialog, a message's causality, search) wait for them. Every view is a #fragment:
    #agent=ID, #dialog=ID,ID, #search=WORDS, #problems, or a message id. Nothing here asks the network. */
 (function () {
   "use strict";
 
   const KIND_LABEL = {H: "Heard", D: "Did", R: "Result", S: "Said", Y: "System", N: "Noted"};
   const CHUNK = 100; // entries rendered at a time, more as the reader scrolls
+  const FIRST = 30; // entries of the first screen: more than a screen holds, few parts to inflate
   const SEARCH_SHOWN = 200;
   const md = window.markdownit("commonmark", {html: false, linkify: false, typographer: false})
     .enable(["table", "strikethrough"]).disable(["image"]);
@@ -20,11 +23,15 @@
     return linkOpen(tokens, i, options, env, self);
   };
 
-  let D = null; // the data
-  let byId = new Map(); // message id -> position
+  let D = null; // the head (session, agents, problems, paired), and D.events filled a part at a time
+  let parts = []; // {first, count, node, loaded: a promise once asked for}
+  let everything = null; // a promise of every part, and of byId
+  let byId = new Map(); // message id -> position (made once every part is in)
   let resultsOf = new Map(); // call position -> result positions
+  let callOf = new Map(); // result position -> the call position it answers
   let haystack = null; // lower-cased searchable text per position, made on the first search
   let observer = null;
+  let generation = 0; // the view being shown: a view that waited for parts draws only if it is still the one
 
   const view = document.getElementById("view");
   const esc = (text) => String(text).replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
@@ -33,23 +40,72 @@
   const frag = (key, value) => "#" + key + "=" + encodeURIComponent(value);
   const msgHref = (id) => "#" + encodeURIComponent(id);
 
-  async function load() {
-    const text = document.getElementById("agentview-data").textContent.trim();
-    const binary = atob(text);
-    const bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    return JSON.parse(await new Response(stream).text());
+  function inflate(node) {
+    const text = node.textContent.trim();
+    let bytes;
+    if (Uint8Array.fromBase64) bytes = Uint8Array.fromBase64(text);
+    else {
+      const binary = atob(text);
+      bytes = new Uint8Array(binary.length);
+      for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    }
+    return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).json();
   }
 
-  function index() {
-    D.events.forEach((e, p) => {
-      if (!byId.has(e.i)) byId.set(e.i, p);
-      if (e.pc !== undefined) {
-        if (!resultsOf.has(e.pc)) resultsOf.set(e.pc, []);
-        resultsOf.get(e.pc).push(p);
-      }
-    });
+  async function load() {
+    const head = await inflate(document.getElementById("agentview-data"));
+    parts = [...document.querySelectorAll("script.agentview-part")].map((node) =>
+      ({first: Number(node.dataset.first), count: Number(node.dataset.count), node, loaded: null}));
+    const last = parts[parts.length - 1];
+    head.events = new Array(last ? last.first + last.count : 0);
+    for (let n = 0; n < head.paired.length; n += 2) {
+      const [result, call] = [head.paired[n], head.paired[n + 1]];
+      callOf.set(result, call);
+      if (!resultsOf.has(call)) resultsOf.set(call, []);
+      resultsOf.get(call).push(result);
+    }
+    return head;
+  }
+
+  function part(n) {
+    const it = parts[n];
+    if (!it.loaded) {
+      it.loaded = inflate(it.node).then((rows) => {
+        for (let i = 0; i < rows.length; i++) D.events[it.first + i] = rows[i];
+        it.node.remove(); // its text is no longer needed
+      });
+    }
+    return it.loaded;
+  }
+
+  function partAt(p) {
+    let low = 0, high = parts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (parts[middle].first <= p) low = middle; else high = middle - 1;
+    }
+    return low;
+  }
+
+  // The parts holding these entries and the results of their calls
+  function need(positions) {
+    const wanted = new Set();
+    for (const p of positions) {
+      wanted.add(partAt(p));
+      for (const r of resultsOf.get(p) || []) wanted.add(partAt(r));
+    }
+    return Promise.all([...wanted].map(part));
+  }
+
+  // Every part, one after another (the page stays responsive between them), then the map of message ids
+  function allEvents() {
+    if (!everything) {
+      everything = (async () => {
+        for (let n = 0; n < parts.length; n++) await part(n);
+        D.events.forEach((e, p) => { if (!byId.has(e.i)) byId.set(e.i, p); });
+      })();
+    }
+    return everything;
   }
 
   // --- pieces ---------------------------------------------------------------------------------------
@@ -108,8 +164,7 @@
     const e = D.events[p];
     const parts = [];
     if (e.sb !== undefined) {
-      const original = byId.get(e.sb);
-      const from = original !== undefined ? agentLink(D.events[original].a) : "an unlogged message";
+      const from = e.sa !== undefined ? agentLink(e.sa) : "an unlogged message";
       parts.push(`<p class="delivery">delivered from ${from}: <a href="${msgHref(e.sb)}">${esc(e.sb)}</a>` +
         (e.mo ? ' <span class="badge warn">modified on its way</span>' : "") + "</p>");
     }
@@ -126,20 +181,29 @@
   }
 
   // Entries appear a chunk at a time as the reader scrolls: a transcript of any length opens at once.
-  function lazyList(container, positions, render, until) {
-    let shown = 0;
+  // `needs(positions)`: a promise of what a chunk's entries need (parts not inflated yet), if anything.
+  async function lazyList(container, positions, render, until, needs) {
+    const mine = generation;
+    let shown = 0, busy = false;
     const sentinel = document.createElement("div");
     sentinel.className = "sentinel";
-    const more = (upTo) => {
-      const end = Math.min(positions.length, Math.max(shown + CHUNK, upTo || 0));
+    const near = () => sentinel.isConnected && sentinel.getBoundingClientRect().top < innerHeight + 800;
+    const more = async (upTo) => {
+      if (busy) return;
+      busy = true;
+      const end = Math.min(positions.length, Math.max(shown + (shown ? CHUNK : FIRST), upTo || 0));
+      if (needs) await needs(positions.slice(shown, end));
+      if (mine !== generation) return; // another view was opened meanwhile
       const html = [];
       for (; shown < end; shown++) html.push(render(positions[shown]));
       sentinel.insertAdjacentHTML("beforebegin", html.join(""));
+      busy = false;
       if (shown >= positions.length) { sentinel.remove(); if (observer) observer.disconnect(); }
+      else if (near()) more();
     };
     container.appendChild(sentinel);
-    more(until === undefined ? 0 : until + 1);
-    if (shown < positions.length) {
+    await more(until === undefined ? 0 : until + 1);
+    if (shown < positions.length && mine === generation) {
       observer = new IntersectionObserver((seen) => { if (seen.some((s) => s.isIntersecting)) more(); }, {rootMargin: "800px"});
       observer.observe(sentinel);
     }
@@ -179,8 +243,8 @@
       (roots.length ? "" : "<p>No agents.</p>");
   }
 
-  function perspective(agent, target) {
-    const positions = agent.entries.filter((p) => D.events[p].pc === undefined);
+  async function perspective(agent, target) {
+    const positions = agent.entries.filter((p) => !callOf.has(p));
     const creator = agent.created_by ? ` · created by <a href="${msgHref(agent.created_by)}">${esc(agent.created_by)}</a>` : "";
     const parent = agent.parent !== null && agent.parent !== undefined ? ` · under ${agentLink(agent.parent)}` : "";
     view.innerHTML = heading(agent.name + "’s perspective", `${agent.model ? esc(agent.model) + " · " : ""}${agent.entries.length} entries` +
@@ -188,13 +252,13 @@
     const list = document.getElementById("entries");
     let until;
     if (target !== undefined) {
-      const shownAt = D.events[target].pc !== undefined ? D.events[target].pc : target;
+      const shownAt = callOf.has(target) ? callOf.get(target) : target;
       until = positions.indexOf(shownAt);
       if (until < 0) until = undefined;
     }
-    if (!positions.length) list.innerHTML = '<p class="empty">This agent has no entries.</p>';
-    else lazyList(list, positions, entry, until);
     markTree(agent.id);
+    if (!positions.length) list.innerHTML = '<p class="empty">This agent has no entries.</p>';
+    else await lazyList(list, positions, entry, until, need);
   }
 
   function causalityPanel(p) {
@@ -220,11 +284,15 @@
       (referrers.length ? `<p>Led to: ${list(referrers)}</p>` : "") + "</section>";
   }
 
-  function message(id) {
+  async function message(id) {
+    const mine = generation;
+    await allEvents();
+    if (mine !== generation) return;
     const p = byId.get(id);
     if (p === undefined) { view.innerHTML = heading("Not in this session", esc(id)); return; }
     const agent = agentOf(D.events[p].a);
-    perspective(agent, p);
+    await perspective(agent, p);
+    if (mine !== generation) return;
     view.querySelector("h1").insertAdjacentHTML("afterend", causalityPanel(p));
     const target = document.getElementById("m-" + id);
     if (target) {
@@ -234,7 +302,10 @@
     }
   }
 
-  function dialog(ids) {
+  async function dialog(ids) {
+    const mine = generation;
+    await allEvents();
+    if (mine !== generation) return;
     const chosen = ids.map(agentById).filter(Boolean);
     const selected = new Set(chosen.map((a) => a.ordinal));
     const items = new Map(); // the dialog's rule: each distinct message (its substance) once
@@ -283,8 +354,11 @@
     return text;
   }
 
-  function search(query) {
+  async function search(query) {
     document.getElementById("search-input").value = query;
+    const mine = generation;
+    await allEvents();
+    if (mine !== generation) return;
     const needle = query.trim().toLowerCase();
     if (!haystack) haystack = D.events.map((e) => searchText(e).toLowerCase());
     const hits = [];
@@ -314,6 +388,7 @@
   }
 
   function route() {
+    generation++;
     if (observer) { observer.disconnect(); observer = null; }
     const hash = decodeURIComponent(location.hash.slice(1));
     const [key, ...rest] = hash.split("=");
@@ -335,9 +410,10 @@
     root.dataset.theme = dark ? "light" : "dark";
   }
 
-  load().then((data) => {
+  document.querySelector(".bar").after(document.getElementById("masking-note")); // made last, shown first
+  load().then(async (data) => {
+    performance.mark("agentview:head"); // marks for benchmarks/share_file.py
     D = data;
-    index();
     document.title = (D.session.title || D.session.name) + " · agentview";
     document.getElementById("shared-title").textContent = D.session.title || D.session.name;
     tree();
@@ -348,8 +424,13 @@
       location.hash = frag("search", document.getElementById("search-input").value);
     });
     document.getElementById("theme-button").addEventListener("click", theme);
-    route();
+    await route();
+    performance.mark("agentview:first-view", {detail: {inflated: parts.filter((it) => it.loaded).length, parts: parts.length}});
     document.body.dataset.ready = "1";
+    await new Promise((painted) => requestAnimationFrame(() => setTimeout(painted))); // the first view is drawn first
+    await allEvents(); // then the rest, for the views that need every event
+    performance.mark("agentview:every-event");
+    document.body.dataset.everyEvent = "1";
     console.info(`agentview: ${D.events.length} events of ${D.agents.length} agents shown`);
   }).catch((error) => {
     console.error(`agentview: the shared file could not be opened: ${error.message}`);

@@ -16,6 +16,7 @@ PAGE_KINDS = {
     "timeline": "/s/claude_code:-home-dev-src-parser:5b1e8c2a-audit/timeline",
     "failures": "/s/claude_code:-home-dev-src-parser:5b1e8c2a-audit/failures",
     "compare": "/compare?a=example1_jack_and_jill&b=example2_inner_monologue",
+    "usage": "/usage?days=all",
     "error": "/s/no_such_session",
 }
 

@@ -186,7 +186,7 @@ def _opened(target: str, folder: str | None, library=None, read=None):
 
 
 def share(args: argparse.Namespace) -> int:
-    from viewer.share.page import read_session, share_html
+    from viewer.share.page import read_session, share_pieces
 
     session = _opened(args.session, args.dir, read=read_session)
     if session is None:
@@ -195,17 +195,21 @@ def share(args: argparse.Namespace) -> int:
         print(f"agentview: no agent {args.agent!r} in this session (agents: {', '.join(session.agent_order)})",
               file=sys.stderr)
         return 2
-    page = share_html(session, args.agent, redact_secrets=not args.no_redact, anonymize_paths=args.anonymize_paths)
+    pieces = share_pieces(session, args.agent, redact_secrets=not args.no_redact,
+                          anonymize_paths=args.anonymize_paths)
     if args.output == "-":
-        sys.stdout.buffer.write(page)
+        for piece in pieces:
+            sys.stdout.buffer.write(piece)
         sys.stdout.flush()
         return 0
     output = args.output or f"{session.id}.html"
     partial = output + ".partial"
     with open(partial, "wb") as out:
-        out.write(page)
+        for piece in pieces:
+            out.write(piece)
+        size = out.tell()
     os.replace(partial, output)
-    print(f"agentview: wrote {output} ({len(page):,} bytes)", file=sys.stderr)
+    print(f"agentview: wrote {output} ({size:,} bytes)", file=sys.stderr)
     return 0
 
 

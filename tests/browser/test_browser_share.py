@@ -10,10 +10,11 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import SAMPLES, sample, write_events
-from events import created, say, user
+from events import calls, created, result, say, tool_call, user
 from test_share import CLAUDE_FOLDER, CODEX_ROLLOUT, otlp_file
 from viewer import cli
 from viewer.reads.session_viewer import load_index
+from viewer.share import page as share_page
 from viewer.web.app import create_app
 
 pytestmark = pytest.mark.browser
@@ -66,7 +67,7 @@ def everything_rendered(page) -> None:
     for _ in range(100):
         if page.locator(".sentinel").count() == 0:
             return
-        page.locator(".sentinel").scroll_into_view_if_needed()
+        page.evaluate("document.querySelector('.sentinel')?.scrollIntoView()")  # it may go as more are drawn
         page.wait_for_timeout(20)
     raise AssertionError("the list never finished rendering")
 
@@ -170,3 +171,31 @@ def test_download_as_html_from_the_agent_page_opens_on_that_perspective(live_ser
     open_shared(page, saved)
     expect(page.locator("main h1")).to_have_text("Jill’s perspective")
     assert requests == [saved.as_uri()]
+
+
+def test_a_file_in_many_parts_draws_its_first_screen_from_a_few_and_shows_every_event(offline, tmp_path, monkeypatch):
+    """A lead's calls whose results, and deliveries whose originals, are in other parts than they are."""
+    events = [created("c1", "lead", name="Lead"), created("c2", "scout", name="Scout", cause="c1")]
+    for n in range(100):
+        text = "the zanzibar clue is here" if n == 99 else f"note {n} about nothing much"
+        events += [calls(f"d{n:03d}", "lead", tool_call(f"t{n}", "look", query=f"q{n}")), say(f"s{n:03d}", "scout", text),
+                   user(f"h{n:03d}", "lead", text, substance=f"s{n:03d}"), result(f"r{n:03d}", "lead", f"t{n}", f"found {n}", "look")]
+    monkeypatch.setattr(share_page, "PART_EVENTS", 7)
+    path = shared(tmp_path, write_events(tmp_path / "parts.jsonl", events))
+    page = offline
+    open_shared(page, path, "#agent=lead")
+    drawn = page.evaluate("performance.getEntriesByName('agentview:first-view')[0].detail")
+    assert drawn["parts"] == 58 and 0 < drawn["inflated"] < 58, drawn
+    expect(page.locator("header.bar + p.masking-note")).to_contain_text("masked in this file")  # made last, shown first
+    everything_rendered(page)
+    entries = page.locator("#entries .entry")
+    expect(entries).to_have_count(200)  # its calls (each with its result) and what it heard
+    expect(page.locator("#entries details.call .result")).to_have_count(100)
+    assert page.locator("#entries .badge", has_text="no result").count() == 0
+    expect(page.locator("#entries .delivery", has_text="delivered from Scout")).to_have_count(100)
+    open_shared(page, path, "#h099")
+    expect(page.locator("#m-h099")).to_be_in_viewport()
+    expect(page.locator(".causality")).to_contain_text("Represents s099")
+    open_shared(page, path, "#search=zanzibar")
+    expect(page.locator("#hits li")).to_have_count(2)
+

@@ -38,17 +38,44 @@ def test_lanes_nest_and_a_bar_opens_its_entry(server, page):
     expect(page.locator('[id="a2"]')).to_contain_text("make")
 
 
+# Every element that scrolls sideways (its content wider than it, and overflow-x letting it scroll).
+SIDEWAYS = """() => [...document.querySelectorAll('*')].filter(e => e.scrollWidth > e.clientWidth + 1
+    && ['auto', 'scroll'].includes(getComputedStyle(e).overflowX)).map(e => e.className || e.tagName)"""
+
+# Each lane label's box, and whether what is drawn at its middle is the label (not a bar scrolled over it).
+LABELS = """box => [...box.querySelectorAll('.lane[data-agent] .lane-label')].map(l => {
+    const r = l.getBoundingClientRect(), hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    return {left: r.left, right: r.right, shown: l.contains(hit)}; })"""
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_on_a_phone_the_lanes_scroll_and_the_labels_stay(server, page, scheme):
     open_on_a_phone(page, server.url + "/s/run/timeline", scheme)
     box = page.locator(".timeline")
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     assert box.evaluate("b => b.scrollWidth > b.clientWidth"), "the lanes scroll inside their box"
+    assert page.evaluate(SIDEWAYS) == ["timeline"], "nothing but the lanes' own box scrolls sideways"
+    page.evaluate("window.scrollTo(200, 0)")
+    assert page.evaluate("window.scrollX") == 0, "the page itself does not move sideways"
+    left = box.evaluate("b => b.getBoundingClientRect().left")
+    before = box.evaluate(LABELS)
+    assert len(before) == 2 and all(label["shown"] for label in before)
+    for scrolled in ("300", "b.scrollWidth"):  # part way, then as far as it goes
+        box.evaluate(f"b => b.scrollLeft = {scrolled}")
+        assert box.evaluate("b => b.scrollLeft") > 0
+        labels = box.evaluate(LABELS)
+        for label, was in zip(labels, before):
+            assert abs(label["left"] - was["left"]) < 1 and label["left"] >= left - 1, "each label stays in place"
+            assert label["right"] <= 360 and label["shown"], "in view, above the bars that scroll under it"
     label = page.locator(".lane[data-agent='lead'] .lane-label")
-    before = label.bounding_box()["x"]
-    box.evaluate("b => b.scrollLeft = 300")
-    assert abs(label.bounding_box()["x"] - before) < 1, "the label stays where it was"
     background = label.evaluate("l => getComputedStyle(l).backgroundColor")
     assert background.startswith("rgb("), "opaque: the lanes scroll under it unseen"
     brightness = sum(int(part) for part in background[4:-1].split(","))
     assert brightness > 600 if scheme == "light" else brightness < 150, background
+
+def test_a_deleted_session_s_timeline_says_so_and_keeps_its_chart(server, timed_session, page):  # noqa: F811
+    page.goto(server.url + "/s/run/timeline")
+    expect(page.locator(".timeline .lane[data-agent]")).to_have_count(2)
+    timed_session.unlink()
+    expect(page.locator("#av-gone")).to_contain_text("gone", timeout=15000)
+    expect(page.locator(".timeline .lane[data-agent]")).to_have_count(2)  # what it showed stays readable

@@ -8,13 +8,16 @@ import json
 
 import pytest
 
-from conftest import SAMPLES, wait_for
+from claude_lines import Transcript
+from conftest import SAMPLES, wait_for, write_events
+from events import created, say
 from viewer.reads import dialogs, queries
 from viewer import formats
 from viewer.export import otlp
 from viewer.files import tailer
 from viewer.files.file_source import FileSource
 from viewer.formats import ai_agent
+from viewer.index import usage
 from viewer.library.library import Library
 from viewer.library.reading import read_so_far, reader_for
 from viewer.core.redact import masking
@@ -332,3 +335,57 @@ def test_a_served_json_file_of_requests_shows_appended_spans_reading_only_them(t
         assert reads and min(reads) >= read_before - tailer.FINGERPRINT_BYTES
     finally:
         watcher.stop()
+
+
+def _usage_through_exports(s, tmp_path, times: int, strip_flag: bool = False):
+    """The session exported and read back `times` times (each read's export the next one's input); strip_flag:
+    the exports written as before the resource said `agentview.normalized`."""
+    for n in range(times):
+        with masking(False):
+            text = otlp.otlp_json(s)
+        requests = [json.loads(line) for line in text.splitlines()]
+        for request in requests:
+            for rs in request["resourceSpans"]:
+                attributes = rs["resource"]["attributes"]
+                assert [a["value"] for a in attributes if a["key"] == "agentview.normalized"] == [
+                    {"boolValue": s.format.adds_keys}]
+                if strip_flag:
+                    rs["resource"]["attributes"] = [a for a in attributes if a["key"] != "agentview.normalized"]
+        path = tmp_path / f"exported{n}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in requests), encoding="utf-8")
+        s = load_index(path)
+        assert s.format is formats.OTLP_JSON and not s.problems
+    return usage.for_session(s)
+
+
+def _claude_session(tmp_path):
+    main = Transcript("5e551e55-0000-4000-8000-000000000001", "mn")
+    main.user("Count the tokens")
+    main.response("msg_1", [{"type": "text", "text": "Counted."}], model="claude-sonnet-4-5-20250929",
+                  usage={"input_tokens": 1000, "output_tokens": 500, "cache_read_input_tokens": 7})
+    return load_index(main.write(tmp_path / "claude" / "session.jsonl"))
+
+
+def test_a_normalized_session_s_usage_survives_exports_of_exports(tmp_path):
+    s = _claude_session(tmp_path)
+    before = usage.for_session(s)
+    assert before["input_tokens"] == 1000 and before["output_tokens"] == 500
+    assert _usage_through_exports(s, tmp_path, 2) == before  # the second export is of an OTLP session
+
+
+def test_native_lines_usage_stays_uncounted_through_an_export(tmp_path):
+    """A native line's `usage` key is the writer's, not a normalizer's: counted neither before nor after."""
+    s = load_index(write_events(tmp_path / "native.jsonl", [
+        created("c1", "a1"), {**say("m1", "a1", "hi"), "usage": {"input_tokens": 5, "output_tokens": 5}}]))
+    before = usage.for_session(s)
+    assert not before.get("input_tokens")
+    assert _usage_through_exports(s, tmp_path, 1) == before
+
+
+def test_an_export_written_before_the_flag_is_read_by_the_format_it_names(tmp_path):
+    """Such a file names its format only: every one but native lines was made by a normalizer (see _normalized)."""
+    s = _claude_session(tmp_path)
+    assert _usage_through_exports(s, tmp_path, 1, strip_flag=True) == usage.for_session(s)
+    native = load_index(write_events(tmp_path / "native.jsonl", [
+        created("c1", "a1"), {**say("m1", "a1", "hi"), "usage": {"input_tokens": 5, "output_tokens": 5}}]))
+    assert _usage_through_exports(native, tmp_path, 1, strip_flag=True) == usage.for_session(native)

@@ -34,12 +34,3 @@ def test_the_example_reads_as_the_doc_says(tmp_path):
     for kind in ("agent_created", "transcript_entry", "piece_of_text", "cause", "substance"):
         assert f"`{kind}`" in text
 
-
-def test_every_normalized_format_s_events_keep_their_usage_through_an_otlp_export():
-    """An exported event of a format a normalizer made says so (`raw`), which its usage is counted by: the OTLP
-    reader's list of such formats names every one the registry declares."""
-    from viewer import formats
-    from viewer.formats.otlp_json import NORMALIZED_FORMATS
-
-    declared = {f.name for f in vars(formats).values() if isinstance(f, formats.Format) and f.reads_records}
-    assert declared - {formats.OTLP_JSON.name} == set(NORMALIZED_FORMATS)

@@ -12,6 +12,7 @@ import pytest
 
 from aio import write_demo
 from conftest import write_events
+from events import created, say, user
 from viewer.reads.alignment import align
 from viewer.reads.asof import snapshot
 from viewer.reads.compare import Run, compare, normalised
@@ -198,3 +199,34 @@ def test_past_the_most_differences_the_alignment_says_it_is_approximate():
     aligned = align(a, b, most=50)
     assert aligned.exact is False and aligned.runs == [aligned.runs[0]] and not aligned.runs[0].equal
     assert align(list(range(900)), list(range(450)) + [-1] + list(range(450, 900)), most=50).exact
+
+
+def test_each_agent_s_time_and_the_run_s_are_from_first_entry_to_last(tmp_path):
+    def at(seconds):
+        return f"2026-02-01T10:00:{seconds:02d}Z"
+
+    def run(name, last, agent_id=None):
+        return Run(load_index(write_events(tmp_path / f"{name}.jsonl", [
+            {**created("c0", "lead", name="Lead"), "timestamp": at(0)},
+            {**user("u1", "lead", "go"), "timestamp": at(1)},
+            {**created("c1", "helper", cause="u1", name="Helper"), "timestamp": at(2)},
+            {**say("h1", "helper", "alone"), "timestamp": at(5)},
+            {**say("a1", "lead", "done"), "timestamp": at(last)},
+            {**say("x1", "quiet", "no time")}])), agent_id)
+
+    data = compare(run("a", 20), run("b", 50))
+    seconds = {p["a"]["name"]: (p["metrics"]["a"]["seconds"], p["metrics"]["b"]["seconds"]) for p in data["pairs"]}
+    assert seconds == {"Lead": (19.0, 49.0), "Helper": (0.0, 0.0), "quiet": (None, None)}
+    # the run: from its first entry (in file order) to its last, which has no time here
+    assert (data["totals"]["a"]["seconds"], data["totals"]["b"]["seconds"]) == (None, None)
+    led = compare(run("a", 20, "lead"), run("b", 50, "lead"))["totals"]  # the lead's subtree: all timed
+    assert (led["a"]["seconds"], led["b"]["seconds"]) == (19.0, 49.0)
+
+
+def test_times_with_and_without_a_zone_subtract_as_logged(tmp_path):
+    """A log mixing "Z" times with times without a zone (taken as UTC) still has a length (core/times.py)."""
+    path = write_events(tmp_path / "mixed.jsonl", [
+        created("c0", "lead", name="Lead"), {**user("u1", "lead", "go"), "timestamp": "2026-02-01T10:00:00"},
+        {**say("a1", "lead", "done"), "timestamp": "2026-02-01T10:00:30.5Z"}])
+    data = compare(Run(load_index(path)), Run(load_index(path)))
+    assert data["pairs"][0]["metrics"]["a"]["seconds"] == 30.5 == data["totals"]["a"]["seconds"]

@@ -10,6 +10,7 @@ import pytest
 
 from conftest import write_events
 from events import calls, created, entry, result, say, tool_call, user
+from viewer.library.library import Library
 from viewer.reads.session_viewer import load_index
 from viewer.reads.timeline import LANES, TIME, WIDTH, timeline
 
@@ -120,3 +121,40 @@ def test_lanes_come_a_page_at_a_time_and_the_longest_calls_from_all(tmp_path):
     rest = timeline(load_index(path), first_lane=LANES)
     assert [lane["name"] for lane in rest["lanes"]] == [f"W{n}" for n in range(LANES - 1, LANES + 5)]
     assert first["longest"][0]["agent_name"] == f"W{LANES + 4}" == rest["longest"][0]["agent_name"]
+
+
+def test_a_grown_session_s_timeline_is_drawn_again_as_a_fresh_reading_draws_it(session):
+    """The bars are kept per reading: asked again unchanged, the kept ones answer; once the file grew (a result
+    ending a call drawn open, a longer call, a new agent), nothing stale is left in the lanes or the longest list."""
+    library = Library(session.parent)
+    library.scan()
+    s = library.get("run")
+    write_events(session, [timed(calls("a5", "lead", tool_call("b2", "bash", command="make test")), 42)], mode="a")
+    library.refresh(str(session))
+    before = timeline(s)
+    kept = s.timeline_drawn
+    assert timeline(s) == before and s.timeline_drawn is kept  # nothing new: nothing built again
+    write_events(session, [timed(created("c9", "late", cause="a5", name="Latecomer"), 43),
+                           timed(calls("l1", "late", tool_call("z1", "sleep")), 44),
+                           timed(result("l2", "late", "z1", "ok", name="sleep"), 70),
+                           timed(result("r3", "lead", "b2", "ok", name="bash"), 90)], mode="a")
+    library.refresh(str(session))
+    fresh = load_index(session)
+    for args in ((), (T0 + 41, T0 + 60), (T0, T0 + 90, 50, 1, 1)):
+        assert timeline(s, *args) == timeline(fresh, *args), args
+    grown = timeline(s)
+    assert grown["longest"][0]["name"] == "bash" and grown["longest"][0]["length"] == 48.0  # ended by its result
+    assert [lane["name"] for lane in grown["lanes"]] == ["Lead", "Worker", "Latecomer"]
+
+
+def test_times_logged_as_epoch_numbers_place_the_bars_too(tmp_path):
+    """A log writing its times as milliseconds since the epoch is drawn on time, as ISO times are (core/times.py)."""
+    ms = int(T0 * 1000)
+    path = write_events(tmp_path / "ms.jsonl", [
+        {**created("c0", "lead", name="Lead"), "timestamp": ms}, {**user("u1", "lead", "go"), "timestamp": ms},
+        {**calls("a1", "lead", tool_call("t1", "search", q="x")), "timestamp": ms + 2000},
+        {**result("r1", "lead", "t1", "found"), "timestamp": ms + 10_000},
+        {**say("a2", "lead", "done"), "timestamp": ms + 12_000}])
+    data = timeline(load_index(path))
+    assert data["axis"] == TIME and (data["first"], data["last"]) == (T0, T0 + 12)
+    assert [(call["name"], call["length"]) for call in data["longest"]][0] == ("search", 8.0)

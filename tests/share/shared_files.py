@@ -8,15 +8,24 @@ import re
 
 import orjson
 
-DATA = re.compile(rb'<script id="agentview-data" type="application/gzip\+base64">([A-Za-z0-9+/=]*)</script>')
+HEAD = re.compile(rb'<script type="application/gzip\+base64" id="agentview-data">([A-Za-z0-9+/=]*)</script>')
+PART = re.compile(rb'<script type="application/gzip\+base64" class="agentview-part" data-first="(\d+)" data-count="(\d+)">'
+                  rb'([A-Za-z0-9+/=]*)</script>')
 
 
 def carried(page: bytes) -> tuple[dict, bytes]:
-    """The data object a shared file carries, and its JSON bytes as inflated."""
-    found = DATA.search(page)
+    """The data a shared file carries (its head, with the events of its parts in order as "events"), and the JSON
+    bytes of its pieces as inflated (the head's, then each part's)."""
+    found = HEAD.search(page)
     assert found, "no data in the file"
-    raw = gzip.decompress(base64.b64decode(found.group(1)))
-    return orjson.loads(raw), raw
+    raw = [gzip.decompress(base64.b64decode(found.group(1)))]
+    data = orjson.loads(raw[0]) | {"events": []}
+    for first, count, encoded in PART.findall(page):
+        raw.append(gzip.decompress(base64.b64decode(encoded)))
+        rows = orjson.loads(raw[-1])
+        assert int(first) == len(data["events"]) and int(count) == len(rows)
+        data["events"] += rows
+    return data, b"\n".join(raw)
 
 
 def strings_of(value) -> list[str]:

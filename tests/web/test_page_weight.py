@@ -1,4 +1,7 @@
-"""What a page costs to load: its stylesheets and scripts, compressed as a server would send them."""
+"""A guard on what a page costs to load: its stylesheets and scripts, compressed as a server would send them.
+
+Only a guard: it fails when some page's CSS and JS together cross the budget, and says nothing of how fast a
+page loads or draws (benchmarks/ and docs/performance.md measure that)."""
 
 import gzip
 

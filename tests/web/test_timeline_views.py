@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import urllib.error
 import urllib.request
+
+import pytest
 
 from conftest import serve, wait_for, write_events
 from test_timeline import session as timed_session  # noqa: F401  (a fixture)
@@ -49,3 +52,42 @@ def test_the_twin_the_page_the_live_fragment_and_a_bar_s_link(timed_session):  #
         ranged = json.loads(get(f"{server.url}/api/sessions/run/timeline?start={data['first'] + 11}"
                                 f"&end={data['first'] + 20}")[1])
         assert ranged["start"] == data["first"] + 11 and ranged["url"].startswith("/s/run/timeline?start=")
+
+
+POLLS = {"tree": "/s/example1_jack_and_jill/poll/tree?after=0-2",
+         "agent": "/s/example1_jack_and_jill/poll/agent?agent=agent_root&after=0-2",
+         "dialog": "/s/example1_jack_and_jill/poll/dialog?agents=agent_jack,agent_jill&after=0-2",
+         "timeline": "/s/example1_jack_and_jill/poll/timeline?after=0-2"}
+
+
+def _gone(library, path):
+    path.unlink()
+    library.refresh(str(path))
+
+
+def _moved(library, path):
+    os.rename(path, path.with_name("renamed.jsonl"))
+    library.move(str(path), str(path.with_name("renamed.jsonl")))
+
+
+def _reset(library, path):
+    path.write_text(path.read_text().splitlines()[0] + "\n")  # shorter: read again from the start
+    library.refresh(str(path))
+
+
+@pytest.mark.parametrize("change, expected", [
+    (_gone, (286, None, "none", True)),  # polling stops; the banner comes out of band, the chart stays
+    (_moved, (200, "true", None, False)),  # the reload redirects to the new name
+    (_reset, (200, "true", None, False)),  # the reload draws the file as it is now
+])
+def test_the_timeline_poll_ends_as_every_live_fragment_does(session_dir, app, client, change, expected):
+    change(app.extensions["agentview"].library, session_dir / "example1_jack_and_jill.jsonl")
+    answers = {}
+    for name, url in POLLS.items():
+        response = client.get(url)
+        answers[name] = (response.status_code, response.headers.get("HX-Refresh"),
+                         response.headers.get("HX-Reswap"), b'id="av-gone"' in response.data)
+    assert answers == dict.fromkeys(POLLS, expected)
+    if change is _moved:
+        page = client.get("/s/example1_jack_and_jill/timeline")
+        assert page.status_code == 302 and page.headers["Location"].endswith("/s/renamed/timeline")

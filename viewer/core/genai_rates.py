@@ -13,6 +13,8 @@ from typing import NamedTuple
 
 from genai_prices import Usage, data_snapshot, types
 
+from . import times
+
 SOURCE = f"genai-prices {version('genai-prices')}"
 # Its database is a big module (a quarter of a second and some 20 MB of objects to build): built once, when this
 # module is imported with the others, not in the middle of the first read that prices a response.
@@ -39,14 +41,8 @@ class Rates(NamedTuple):
 
 def _when(timestamp: object) -> datetime:
     """A response's time (ISO 8601; a time without a zone is UTC), else now: the prices in force then."""
-    if isinstance(timestamp, str):
-        try:
-            moment = datetime.fromisoformat(timestamp)
-        except ValueError:
-            moment = None
-        if moment is not None:
-            return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-    return datetime.now(UTC)
+    at = times.seconds(timestamp)
+    return datetime.now(UTC) if at is None else datetime.fromtimestamp(at, UTC)
 
 
 def _probe(price: types.ModelPrice, tokens: int) -> Rates | None:

@@ -14,6 +14,7 @@ from .genai_rates import SOURCE, Catalog, Rates
 ENV = "AGENTVIEW_PRICES"  # a user's price file, read over genai-prices
 PRICE_KEYS = ("input", "output", "cache_write", "cache_read")  # a user's file: USD per million tokens
 _DATED = re.compile(r"-(?:\d{8}|\d{4}-\d{2}-\d{2}|latest)$")  # a dated release of a model a user's file names
+_SQUASH = re.compile(r"[^a-z0-9]")  # what two spellings of one model differ by
 _CLOUD = re.compile(r"^(?:[a-z]{2}\.)?anthropic\.|-v\d+(?::\d+)?$")  # Bedrock's ids around the model's own
 
 
@@ -55,6 +56,17 @@ class Prices:
                                    + usage.get("cache_read_input_tokens", 0)
                                    + usage.get("cache_creation_input_tokens", 0))
         return None if rates is None else rates.cost(usage, hour_writes)
+
+    def listed_name(self, model: str) -> str:
+        """The name a model's usage is summed under across logs: genai-prices' id when the log's name is only
+        another spelling of it ("anthropic/claude-sonnet-4.5", "claude-opus-4-1-20250805"), else the log's own name
+        (a "gpt-5-codex" priced as GPT-5 stays itself)."""
+        found = self._of(model)
+        info = found[1] if found else None
+        if info is None:
+            return model
+        own = _DATED.sub("", _CLOUD.sub("", model.strip().lower()).rpartition("/")[2])
+        return info.id if _SQUASH.sub("", own) == _SQUASH.sub("", info.id.lower()) else model
 
     def window(self, model: object) -> int | None:
         """The model's context window in tokens (None: not known)."""

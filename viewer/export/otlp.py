@@ -447,8 +447,12 @@ def span_json(span: Span) -> dict:
 
 
 def resource_attributes(s: SessionIndex) -> dict[str, Any]:
+    """The session's resource; `agentview.normalized`: its events carry the keys only the viewer's normalizers add
+    (the reader marks them so again, and counts their usage as the session's own reading did)."""
     return {"service.name": "agentview", "agentview.session.id": _shown(s.id), "agentview.session.name": _shown(s.name),
-            "agentview.session.path": _shown(s.relpath), "agentview.format": _shown(getattr(s.format, "name", s.format))}
+            "agentview.session.path": _shown(s.relpath),
+            "agentview.format": _shown(getattr(s.format, "name", s.format)),
+            "agentview.normalized": bool(getattr(s.format, "adds_keys", False))}
 
 
 def requests(s: SessionIndex, base_time: datetime = BASE_TIME, per_request: int = SPANS_PER_REQUEST) -> Iterator[dict]:

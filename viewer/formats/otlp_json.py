@@ -19,8 +19,17 @@ from .base import Normalizer, as_dict, tool_call
 
 AGENT_KINDS = ("invoke_agent", "create_agent")
 CHAT_KINDS = ("chat", "text_completion", "generate_content")
-# formats whose events the viewer's own normalizers made: their entries carry a `raw` key (None once exported)
-NORMALIZED_FORMATS = ("claude-code", "codex", "gemini", "copilot", "opencode", "weakincentives", "ai-agent")
+
+
+def _normalized(resource: dict) -> bool:
+    """Whether a normalizer made an own export's events (`agentview.normalized`, the exporter's word): they are given
+    back the `raw` key (None) such events carry, by which their usage is counted. An export written before that
+    attribute names only its format: every format but the seed's native lines marked its events so (as `adds_keys`
+    in the registry says), so such a file is read as normalized unless it names "native"."""
+    flag = resource.get("agentview.normalized")
+    if isinstance(flag, bool):
+        return flag
+    return resource.get("agentview.format") != "native"
 
 
 def looks_like(record: dict) -> bool:
@@ -178,7 +187,7 @@ class OtlpNormalizer(Normalizer):
             if not isinstance(event, dict) or not isinstance(event.get("message_id"), str):
                 self.problems.append(("bad_otlp", f"line {span.line}: span {span.id}: agentview.event is not an event"))
                 continue
-            if span.resource.get("agentview.format") in NORMALIZED_FORMATS:
+            if _normalized(span.resource):
                 event.setdefault("raw", None)
             event["line"] = span.line
             if not self.title and isinstance(span.resource.get("agentview.session.name"), str):

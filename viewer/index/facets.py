@@ -12,24 +12,18 @@ from __future__ import annotations
 import math
 from array import array
 from bisect import bisect_left
-from datetime import datetime, timezone
 
-from viewer.core import failures, model
+from viewer.core import failures, model, times
 from viewer.core.kept import array_from, array_state
 from viewer.core.incremental import Incremental
 from viewer.search import index as search_index
 
 
 def seconds_of(value) -> float:
-    """An event's `timestamp` (ISO 8601, as every format with times writes it) in seconds since the epoch; NaN
-    when it has none or not one that reads as a time (a time without a zone is taken as UTC)."""
-    if not isinstance(value, str):
-        return math.nan
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        return math.nan
-    return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
+    """An event's `timestamp` in seconds since the epoch (core/times.py); NaN when it has none that reads as a time
+    (the times are kept in an array of floats)."""
+    moment = times.seconds(value)
+    return math.nan if moment is None else moment
 
 
 def _add_to(lists: dict, key: str, position: int) -> None:

@@ -53,7 +53,8 @@ class SessionIndex(Sleeps):
             "references", "caused", "problems", "first_time", "last_time")
     ARRAYS = ("line_numbers", "usage_positions", "growth_positions", "grown_positions")
     MADE = frozenset({"id", "path", "relpath", "name", "host", "lock", "serial", "seen_at", "format", "_adds_keys",
-                      "_parser", "usage_totals", "dialog_orders", "normalizer", "search", "facets", "events", "members",
+                      "_parser", "usage_totals", "dialog_orders", "timeline_drawn", "normalizer", "search", "facets",
+                      "events", "members",
                       "tree", "agents", "spawned", "tree_changes", "_dangling", "_awaiting_cause", "_links", "_agent",
                       "_agent_created", "_linked", "calls", "call_positions", "result_positions",
                       "tool_names", "_file_calls", "_file_result"})
@@ -109,6 +110,7 @@ class SessionIndex(Sleeps):
         self.growth_positions, self.grown_positions = array("q"), array("q")
         self.usage_totals: dict = {}  # agent id (None: the session) -> usage.Totals, extended per request
         self.dialog_orders: dict = {}  # chosen agents -> the dialog's order, extended as events arrive (dialogs.dialog)
+        self.timeline_drawn = None  # the timeline's bars at one cursor, built on its first request (reads/timeline.py)
         self.search = search_index.SearchIndex(self)  # full-text postings: caught up after ingest and before each query
         self.facets = facets.Facets(self)  # per-agent tool, delivery and event lists: caught up like the search
         self.format_summary: dict | None = None  # what a format says about the whole session (snapshot totals)
@@ -167,7 +169,7 @@ class SessionIndex(Sleeps):
             other.problems = list(self.problems)
             other._bind(self.tree.copy(other.events, other.by_id, other.line_numbers, other.problems, SharedLists),
                         self.calls.copy(other.problems, SharedLists))
-            other.usage_totals, other.dialog_orders = {}, {}
+            other.usage_totals, other.dialog_orders, other.timeline_drawn = {}, {}, None
             other.search, other.facets = search_index.SearchIndex(other), facets.Facets(other)
             other._parser = LineParser(other.format, other._line_problem, other._became_legacy)
         return other

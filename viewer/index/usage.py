@@ -1,10 +1,12 @@
 """Token usage where a format records it: per message, per agent, per session (each response once); what it cost
-(the log's own cost where it states one, else pricing.py's at the response's own time) and how full the context
-got."""
+(the log's own cost where it states one, else pricing.py's at the response's own time), how full the context got,
+and a session's usage per hour and model (the usage page sums those across sessions)."""
 
 from __future__ import annotations
 
-from viewer.core import pricing
+import time
+
+from viewer.core import pricing, times
 
 KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
@@ -53,7 +55,7 @@ def _logged_cost(event: dict) -> float | None:
 class Totals:
     """Running sums over a growing list of positions: each request adds only what arrived since the last."""
 
-    def __init__(self) -> None:
+    def __init__(self, hourly: bool = False) -> None:
         self.sums = {k: 0 for k in KEYS}
         self.models: dict[str, int] = {}
         self.responses = 0
@@ -64,6 +66,9 @@ class Totals:
         self.priced_by: str | None = None
         self.logged_cost = 0.0
         self.peak: dict | None = None  # context_fill of the response whose context was fullest
+        # A session's responses per UTC hour ("2025-09-03T00"; None: logged without a time) and model: HOUR_FIELDS
+        # each. Hours, not days: the usage page groups them into days of the viewer's own time zone.
+        self.hours: dict[str | None, dict[str, list]] | None = {} if hourly else None
 
     def add(self, s, positions) -> "Totals":
         prices = s.host.prices
@@ -83,10 +88,11 @@ class Totals:
 
     def _priced(self, event: dict, usage: dict, prices: pricing.Prices) -> None:
         logged = _logged_cost(event)
+        model = event.get("model") if isinstance(event.get("model"), str) else ""
         if logged is not None:
             self.logged_cost += logged
+            cost = logged
         else:  # priced at the response's own time and input (a model's price may change, or depend on both)
-            model = event.get("model") if isinstance(event.get("model"), str) else ""
             cost = prices.cost(model, usage, _hour_writes(event["usage"], usage), event.get("timestamp"))
             spent = self.by_model.setdefault(model, {"usd": 0.0, "priced": 0, "unpriced": 0})
             if cost is not None:
@@ -94,6 +100,17 @@ class Totals:
                 spent["priced"] += 1
             elif any(usage.values()):
                 spent["unpriced"] += 1
+        if self.hours is not None:
+            row = self.hours.setdefault(hour_of(event.get("timestamp")), {}).get(model)
+            if row is None:
+                row = self.hours[hour_of(event.get("timestamp"))][model] = [0] * len(HOUR_FIELDS)
+            for i, k in enumerate(KEYS):
+                row[i] += usage.get(k, 0)
+            row[4] += 1
+            if cost is not None:
+                row[5] += cost
+            elif any(usage.values()):
+                row[6] += 1
         fill = context_fill(event, prices, usage)
         if fill and (self.peak is None or _fuller(fill, self.peak)):
             self.peak = fill
@@ -125,6 +142,21 @@ class Totals:
                 "cost_usd": cost, "unpriced_models": unpriced, "peak_context": self.peak}
 
 
+# What an hour of one model's responses holds: the token KEYS, then the responses, their USD and those unpriced.
+HOUR_FIELDS = KEYS + ("responses", "cost_usd", "unpriced")
+
+
+def hour_of(stamp: object) -> str | None:
+    """The UTC hour of a logged time ("2025-09-03T00"), None when it has none (times.seconds reads it)."""
+    at = times.seconds(stamp)
+    if at is None:
+        return None
+    try:
+        return time.strftime("%Y-%m-%dT%H", time.gmtime(at))
+    except (OverflowError, OSError, ValueError):  # a time no calendar holds
+        return None
+
+
 def _fuller(fill: dict, than: dict) -> bool:
     """Whether a response's context was fuller than another's: by share of its window, by tokens without one."""
     if fill["percent"] is not None or than["percent"] is not None:
@@ -137,25 +169,33 @@ def total(s, positions) -> dict:
     return Totals().add(s, positions).as_dict()
 
 
-def _kept(s, key: str | None, positions) -> dict:
+def _kept(s, key: str | None, positions) -> "Totals":
     """The totals of a list that only grows, kept on the session (cleared when a message grows in place)."""
     with s.lock:
         totals = s.usage_totals.get(key)
         if totals is None:
-            totals = s.usage_totals[key] = Totals()
+            totals = s.usage_totals[key] = Totals(hourly=key is None)
         end = len(positions)
         totals.add(s, positions[totals.read:end])
         totals.read = end
-        return totals.as_dict()
+        return totals
 
 
 # Only events naming a model or usage add anything: the index lists those at ingest.
 def for_agent(s, agent_id: str) -> dict:
-    return _kept(s, agent_id, s.agents[agent_id].usage_entries)
+    with s.lock:
+        return _kept(s, agent_id, s.agents[agent_id].usage_entries).as_dict()
 
 
 def for_session(s) -> dict:
-    asleep = s.asleep  # a sleeping session's totals, summed before it slept: woken if priced at other prices
+    with s.lock:
+        return session_totals(s).as_dict()
+
+
+def session_totals(s) -> "Totals":
+    """The session's Totals (its hours too; callers hold the session's lock while they read them): a sleeping
+    session's as summed before it slept, unless priced at other prices (then it wakes and sums again)."""
+    asleep = s.asleep
     if asleep is not None and asleep["usage"].get("priced_by") == s.host.prices.key:
-        return Totals.from_state(asleep["usage"]).as_dict()
+        return Totals.from_state(asleep["usage"])
     return _kept(s, None, s.usage_positions)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 import time
-from datetime import UTC, datetime
 
 from mcp.server.mcpserver.exceptions import ToolError
 
+from viewer.core import times
 from viewer.index import usage as usages
 from viewer.reads import costs, queries
 from viewer.web.render import session_rows
@@ -35,12 +35,11 @@ def since_time(text: str | None, now: float | None = None) -> float | None:
         return float(text)
     except ValueError:
         pass
-    try:
-        moment = datetime.fromisoformat(text.strip())
-    except ValueError:
+    at = times.seconds(text.strip())
+    if at is None:
         raise ToolError(f"changed_since takes a time ago (30m, 2h, 3d, 1w), an ISO 8601 date or time "
-                        f"(2026-11-27T10:00Z) or seconds since 1970, not {text!r}.") from None
-    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+                        f"(2026-11-27T10:00Z) or seconds since 1970, not {text!r}.")
+    return at
 
 
 def _plain(name: str) -> str:

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Hashable
 
-from viewer.core import failures, model
+from viewer.core import failures, model, times
 from viewer.index import usage
 from viewer.index.session_index import SessionIndex
 
@@ -132,6 +131,7 @@ def _read(run: Run) -> _Side:
         wanted = sorted((p, i) for i, agent_id in enumerate(order) for p in s.agents[agent_id].entries)
         tokens: list[list[Hashable]] = [[] for _ in order]
         counts = [[0, 0] for _ in order]  # tool calls, failures
+        logged: list[list] = [[] for _ in order]  # the time of its first entry, then of its latest one
         senders: dict[str, str | None] = {}  # a delivered message's id -> its sender's name (many share one)
         for start in range(0, len(wanted), WALK):
             chunk = wanted[start:start + WALK]
@@ -139,13 +139,16 @@ def _read(run: Run) -> _Side:
                 tokens[i].append(_token(s, event, senders))
                 counts[i][0] += len(model.tool_calls_of(event))
                 counts[i][1] += _failed(s, event)
+                logged[i][1:] = [event.get("timestamp")]
         agents = {agent_id: _Agent(_agent_ref(s, agent_id), _agent_key(s, agent_id), list(s.agents[agent_id].children),
                                    list(s.agents[agent_id].entries), tokens[i],
-                                   _agent_metrics(s, agent_id, *counts[i]))
+                                   _agent_metrics(s, agent_id, *counts[i], _seconds(logged[i])))
                   for i, agent_id in enumerate(order)}
         summary = {"session_id": s.id, "title": s.title or s.name, "path": s.relpath, "agent_id": run.agent_id,
                    "as_of": getattr(s, "as_of", None), "events": s.count}
-        return _Side(list(run.roots), order, agents, summary, _run_metrics(s, order, agents))
+        # the run's first entry and its last (in file order) are the first and last walked
+        ends = [logged[wanted[0][1]][0], logged[wanted[-1][1]][-1]] if wanted else []
+        return _Side(list(run.roots), order, agents, summary, _run_metrics(order, agents, _seconds(ends)))
 
 
 # --- agents ---------------------------------------------------------------------------------------------------
@@ -274,35 +277,25 @@ def _first_divergence(pairs: list[dict]) -> dict | None:
 
 # --- sums -----------------------------------------------------------------------------------------------------
 
-def _seconds(s: SessionIndex, positions) -> float | None:
-    stamps = [_time(s.events.small(p).get("timestamp")) for p in (positions[0], positions[-1])] if positions else []
-    if len(stamps) == 2 and None not in stamps:
-        return max(0.0, (stamps[1] - stamps[0]).total_seconds())
+def _seconds(logged: list) -> float | None:
+    """From the first logged time of a list to its last (None unless both read as times)."""
+    ends = [times.seconds(logged[0]), times.seconds(logged[-1])] if logged else []
+    if len(ends) == 2 and None not in ends:
+        return max(0.0, ends[1] - ends[0])
     return None
 
 
-def _time(value) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-
-
-def _agent_metrics(s: SessionIndex, agent_id: str, tool_calls: int, failures: int) -> dict:
+def _agent_metrics(s: SessionIndex, agent_id: str, tool_calls: int, failures: int, seconds: float | None) -> dict:
     agent = s.agents[agent_id]
     used = usage.for_agent(s, agent_id)
     return {"entries": len(agent.entries), "tool_calls": tool_calls, "failures": failures,
             "agents_spawned": len(agent.children), "input_tokens": used["input_tokens"],
-            "output_tokens": used["output_tokens"], "cost_usd": used["cost_usd"], "seconds": _seconds(s, agent.entries)}
+            "output_tokens": used["output_tokens"], "cost_usd": used["cost_usd"], "seconds": seconds}
 
 
-def _run_metrics(s: SessionIndex, order: list[str], agents: dict[str, _Agent]) -> dict:
+def _run_metrics(order: list[str], agents: dict[str, _Agent], seconds: float | None) -> dict:
     sums = {name: sum(agents[agent_id].metrics[name] for agent_id in order)
             for name in METRICS if name not in ("cost_usd", "seconds")}
     costs = [agents[agent_id].metrics["cost_usd"] for agent_id in order
              if agents[agent_id].metrics["cost_usd"] is not None]
-    ends = [p for agent_id in order for p in agents[agent_id].positions[:1] + agents[agent_id].positions[-1:]]
-    return {**sums, "agents": len(order), "cost_usd": sum(costs) if costs else None,
-            "seconds": _seconds(s, [min(ends), max(ends)]) if ends else None}
+    return {**sums, "agents": len(order), "cost_usd": sum(costs) if costs else None, "seconds": seconds}

@@ -9,6 +9,7 @@ count), so a lane holds at most `width` bars however long the session.
 from __future__ import annotations
 
 import math
+from itertools import islice
 
 from viewer.core import model
 from viewer.index import facets
@@ -61,33 +62,57 @@ def _bars(s: SessionIndex, agent_id: str, values: list[float], failed: set[int],
     return bars
 
 
+class Drawn:
+    """What every timeline of a session at one reading shares, kept on the session (`timeline_drawn`) under its
+    cursor: the axis, the lanes' order, each agent's bars over the whole session, every call's bar longest first,
+    and the whole session's longest calls. A session that grew is drawn again whole: a new result or a new time
+    moves bars already drawn (their ends, the axis), so nothing of the old one is kept."""
+
+    __slots__ = ("cursor", "axis", "values", "first", "last", "order", "bars", "by_length", "longest")
+
+    def __init__(self, s: SessionIndex) -> None:
+        kept = facets.caught_up(s)
+        self.cursor = s.cursor
+        self.axis, self.values = _values(s, kept.times)
+        self.first = min(self.values) if self.values else 0.0
+        self.last = max(self.values) if self.values else 0.0
+        self.order = queries.tree_order(s)
+        failed = set(kept.failed)
+        calls: dict[str, list] = {}
+        for (owner, call_id), filed in s.calls.call_positions.items():
+            calls.setdefault(owner, []).append((call_id, filed))
+        self.bars = {agent_id: _bars(s, agent_id, self.values, failed, kept.typed.get(agent_id, ()),
+                                     calls.get(agent_id, ())) for agent_id in s.agents}
+        every = [(bar, agent_id) for agent_id, bars in self.bars.items() for bar in bars if bar[0] != WAIT]
+        every.sort(key=lambda item: item[0][2] - item[0][1], reverse=True)
+        self.by_length = every
+        self.longest = [_call(s, bar, agent_id, self.axis) for bar, agent_id in every[:LONGEST]]
+
+
+def drawn(s: SessionIndex) -> Drawn:
+    """The session's Drawn, built once per reading (callers hold the lock)."""
+    kept = s.timeline_drawn
+    if kept is None or kept.cursor != s.cursor:
+        kept = s.timeline_drawn = Drawn(s)
+    return kept
+
+
 def timeline(s: SessionIndex, start: float | None = None, end: float | None = None, width: int = WIDTH,
              first_lane: int = 0, lanes_shown: int = LANES) -> dict:
     """The lanes `first_lane` .. + `lanes_shown` (in tree order) of the range [start, end] (the whole session by
     default), merged to `width` units; the longest calls of every lane."""
     with s.lock:
-        kept = facets.caught_up(s)
-        axis, values = _values(s, kept.times)
-        failed = set(kept.failed)
-        calls: dict[str, list] = {}
-        for (owner, call_id), filed in s.calls.call_positions.items():
-            calls.setdefault(owner, []).append((call_id, filed))
-        order = queries.tree_order(s)
+        kept = drawn(s)
+        axis, values = kept.axis, kept.values
+        order = kept.order
         first_lane = min(max(first_lane, 0), max(len(order) - 1, 0))
-        shown = range(first_lane, first_lane + lanes_shown)
-        lanes, every = [], []
-        first = min(values) if values else 0.0
-        last = max(values) if values else 0.0
+        lanes, first, last = [], kept.first, kept.last
         low = first if start is None else max(first, start)
         high = last if end is None else min(last, end)
         span = max(high - low, 1e-9)
-        for i, (agent_id, depth, _) in enumerate(order):
+        for agent_id, depth, _ in order[first_lane:first_lane + lanes_shown]:
             agent = s.agents[agent_id]
-            bars = [bar for bar in _bars(s, agent_id, values, failed, kept.typed.get(agent_id, ()),
-                                         calls.get(agent_id, ())) if bar[2] >= low and bar[1] <= high]
-            every += [(bar, agent_id) for bar in bars if bar[0] != WAIT]
-            if i not in shown:
-                continue
+            bars = [bar for bar in kept.bars[agent_id] if bar[2] >= low and bar[1] <= high]
             spawned_at = s.by_id.get(agent.cause) if agent.cause else None
             lanes.append({
                 "agent_id": agent_id, "name": agent.display_name, "depth": depth, "ordinal": agent.ordinal,
@@ -97,9 +122,13 @@ def timeline(s: SessionIndex, start: float | None = None, end: float | None = No
                 and low <= values[spawned_at] <= high else None,
                 "bars": _merged(bars, low, span, width),
             })
-        every.sort(key=lambda item: item[0][2] - item[0][1], reverse=True)
+        if low <= first and high >= last:
+            longest = kept.longest
+        else:  # the longest calls overlapping the range: the first found, longest first
+            within = (item for item in kept.by_length if item[0][2] >= low and item[0][1] <= high)
+            longest = [_call(s, bar, agent_id, axis) for bar, agent_id in islice(within, LONGEST)]
         return {"axis": axis, "first": first, "last": last, "start": low, "end": high, "width": width,
-                "first_lane": first_lane, "lanes_total": len(order), "lanes": lanes, "longest": [_call(s, bar, agent_id, axis) for bar, agent_id in every[:LONGEST]],
+                "first_lane": first_lane, "lanes_total": len(order), "lanes": lanes, "longest": list(longest),
                 "ticks": _ticks(low, high, width), "events": s.count}
 
 

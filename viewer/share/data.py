@@ -1,8 +1,6 @@
-"""What a shared file holds: one session's agents, events and problems as compact plain data.
-
-Built in one walk over the session's events (O(events)), from the same reads the pages use: perspective
-kinds, paired calls and results, spawned agents, deliveries, causes. Masking and path anonymizing apply to
-the serialized bytes (`sealed`), so no field can slip past them.
+"""What a shared file holds: a head (the session, its agents and problems) and the events' records, as compact
+plain data, from the same reads the pages use. Masking and path anonymizing apply to the serialized bytes of
+each piece (`Sealer`), so no field can slip past them.
 """
 
 from __future__ import annotations
@@ -16,14 +14,13 @@ from viewer.core import redact
 from viewer.index.session_index import SessionIndex
 from viewer.reads import costs, queries
 
-from .events import records
-
-VERSION = 1
+VERSION = 2
 
 
-def session_data(s: SessionIndex, opening_agent: str | None = None) -> dict:
-    """The file's data object: the session, its agents (in order of appearance), every event by position."""
-    with s.lock, s.host.gc.batch():  # what it builds is plain data: no cycles for the collector to look for
+def session_head(s: SessionIndex, opening_agent: str | None = None) -> dict:
+    """The file's head: the session, its agents (in order of appearance) and problems (the events go in parts, and
+    the pairs of results and calls are added once the parts are made). Under the session's lock."""
+    with s.host.gc.batch():  # what it builds is plain data: no cycles for the collector to look for
         agents = queries.agents(s)
         cost = costs.tree_costs(s)
         order = {a: depth for a, depth, _ in queries.tree_order(s)}
@@ -42,7 +39,6 @@ def session_data(s: SessionIndex, opening_agent: str | None = None) -> dict:
                 "created_by": (summary["created_by"] or {}).get("message_id"),
                 "flags": summary["flags"], "implicit": summary["implicit"],
             })
-        events = records(s, s.events.walk(0, s.count))  # read back in runs, not one event at a time
         problems = [p.as_dict() for p in s.problems]
         session_cost = costs.session_cost(s)["cost_usd"]
         return {
@@ -53,7 +49,6 @@ def session_data(s: SessionIndex, opening_agent: str | None = None) -> dict:
                         "shared_at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                         "opening_agent": opening_agent},
             "agents": rows,
-            "events": events,
             "problems": problems,
         }
 
@@ -64,9 +59,10 @@ _HOMES = re.compile(rb"(/home/|/Users/|[A-Za-z]:\\\\Users\\\\|-home-|-Users-)([A
 _KEEP = {b"shared", b"Shared", b"Public", b"runner", b"user"}
 
 
-def anonymized_paths(data: bytes) -> bytes:
-    """Every home folder's user name replaced, the same name by the same stand-in (user1, user2, ...)."""
-    names: dict[bytes, bytes] = {}
+def anonymized_paths(data: bytes, names: dict[bytes, bytes] | None = None) -> bytes:
+    """Every home folder's user name replaced, the same name by the same stand-in (user1, user2, ...); `names`: the
+    stand-ins given so far (several pieces of one file share them)."""
+    names = {} if names is None else names
 
     def replace(match: re.Match) -> bytes:
         name = match.group(2)
@@ -79,14 +75,23 @@ def anonymized_paths(data: bytes) -> bytes:
     return _HOMES.sub(replace, data)
 
 
-def sealed(data: dict, redact_secrets: bool = True, anonymize_paths: bool = False) -> tuple[bytes, int]:
-    """The data object as the JSON bytes a file carries, and how many values were masked in it."""
-    raw = orjson.dumps(data)
-    if anonymize_paths:
-        raw = anonymized_paths(raw)
-    if not redact_secrets:
-        return raw, 0
-    masked = redact.mask_json(raw)
-    if masked is raw:  # nothing to mask (the same bytes object): no count over megabytes
-        return raw, 0
-    return masked, masked.count(redact.MASK.encode()) - raw.count(redact.MASK.encode())
+class Sealer:
+    """Each piece of a file's data as the JSON bytes it carries (paths anonymized, one stand-in per name across
+    the pieces; secrets masked), counting the values masked in all of them."""
+
+    def __init__(self, redact_secrets: bool = True, anonymize_paths: bool = False) -> None:
+        self.redact_secrets = redact_secrets
+        self.names: dict[bytes, bytes] | None = {} if anonymize_paths else None
+        self.masked = 0
+
+    def __call__(self, value) -> bytes:
+        raw = orjson.dumps(value)
+        if self.names is not None:
+            raw = anonymized_paths(raw, self.names)
+        if not self.redact_secrets:
+            return raw
+        masked = redact.mask_json(raw)
+        if masked is raw:  # nothing to mask (the same bytes object): no count over megabytes
+            return raw
+        self.masked += masked.count(redact.MASK.encode()) - raw.count(redact.MASK.encode())
+        return masked

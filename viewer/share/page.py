@@ -1,15 +1,17 @@
 """The shared file itself: one HTML page carrying its styles, its scripts and the session's data.
 
-The data travels gzip-compressed and base64-encoded inside the page and is inflated by the browser's
-DecompressionStream; the page's Content-Security-Policy allows its own two scripts (by hash) and nothing
-from anywhere, so it opens from file:// with the network off and can make no request even if a log's
-text tried to.
+The data travels gzip-compressed and base64-encoded inside the page, in pieces the browser's DecompressionStream
+inflates one at a time: the events in parts of PART_EVENTS (so the first screen needs only a few), then the head.
+The page is made a piece at a time (`share_pieces`): the server streams it, reading the session a part at a time
+under its lock. The page's Content-Security-Policy allows its own two scripts (by hash) and nothing from anywhere,
+so it opens from file:// with the network off and can make no request even if a log's text tried to.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+from collections.abc import Iterator
 
 from isal import isal_zlib
 from jinja2 import Environment, FileSystemLoader, select_autoescape
@@ -21,12 +23,15 @@ from viewer.index.session_index import SessionIndex
 from viewer.reads.session_viewer import load_index
 from viewer.web.resources import resource_dir
 
-from .data import sealed, session_data
+from .data import Sealer, session_head
+from .events import Records
 
 SCRIPTS = ("markdown-it-14.1.0.min.js", "share.js")
 STYLES = ("share.css",)
 # ISA-L's level 1 (of 0..3): a quarter of zlib level 1's time, for a file a twentieth smaller (a sixth of the log)
 GZIP_LEVEL = 1
+PART_EVENTS = 2000  # events a part: a first screen inflates a few parts, not the whole session
+_PARTS = "\x00parts\x00"  # where the parts go in the template's page
 
 
 def _environment() -> Environment:
@@ -53,17 +58,54 @@ def read_session(path: str) -> SessionIndex:
     return load_index(path, Host(Tuning(one_off=True)))
 
 
-def share_html(s: SessionIndex, agent: str | None = None, redact_secrets: bool = True,
-               anonymize_paths: bool = False) -> bytes:
-    """The whole file for a session, opening on `agent`'s perspective when given."""
-    raw, masked = sealed(session_data(s, agent), redact_secrets, anonymize_paths)
+class ShareError(Exception):
+    """The session changed under the file being made (it was read again from its start)."""
+
+
+def _piece(sealed: bytes, attributes: str) -> bytes:
+    encoded = base64.b64encode(compressed(sealed))  # base64's letters need no escaping
+    return b'<script type="application/gzip+base64"' + attributes.encode() + b">" + encoded + b"</script>\n"
+
+
+def _page(head: bytes, sealer: Sealer) -> tuple[bytes, bytes]:
+    """The page before the parts and after them."""
     scripts = [_static(name).replace("</script", "<\\/script") for name in SCRIPTS]
     page = _environment().get_template("share.html").render(
         styles="\n".join(_static(name) for name in STYLES),
         scripts=scripts,
         script_hashes=" ".join(_hash(script) for script in scripts),
-        data=Markup(base64.b64encode(compressed(raw)).decode("ascii")),  # base64's letters need no escaping
-        masked=masked,
-        redacted=redact_secrets,
+        parts=Markup(_PARTS),
+        head=Markup(head.decode("ascii")),
+        masked=sealer.masked,
+        redacted=sealer.redact_secrets,
     )
-    return page.encode("utf-8")
+    top, bottom = page.split(_PARTS)
+    return top.encode("utf-8"), bottom.encode("utf-8")
+
+
+def share_pieces(s: SessionIndex, agent: str | None = None, redact_secrets: bool = True,
+                 anonymize_paths: bool = False) -> Iterator[bytes]:
+    """The file for a session, opening on `agent`'s perspective when given, a piece at a time (joined: the file).
+
+    The head is taken now (a fault in it is raised here, before anything is sent); the parts as they are asked for.
+    The session's lock is held while the head is taken and while each part's events are read and made records,
+    not while they are masked, compressed or sent."""
+    with s.lock:
+        count = s.count
+        head = session_head(s, agent)
+        records = Records(s)
+    return _pieces(s, count, head, records, Sealer(redact_secrets, anonymize_paths))
+
+
+def _pieces(s: SessionIndex, count: int, head: dict, records: Records, sealer: Sealer) -> Iterator[bytes]:
+    yield _page(b"", sealer)[0]  # nothing above the parts depends on the data
+    for first in range(0, count, PART_EVENTS):
+        stop = min(count, first + PART_EVENTS)
+        with s.lock, s.host.gc.batch():
+            if s.count < stop:
+                raise ShareError(f"the session {s.id!r} was read again from its start while it was being shared")
+            rows = records.run(first, s.events.walk(first, stop))
+        yield _piece(sealer(rows), f' class="agentview-part" data-first="{first}" data-count="{stop - first}"')
+        del rows
+    head["paired"] = records.paired
+    yield _page(_piece(sealer(head), ' id="agentview-data"'), sealer)[1]

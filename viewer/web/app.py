@@ -45,6 +45,7 @@ from . import (
     text_filters,
     timeline_views,
     tree_outline,
+    usage_views,
 )
 from .endpoints import LIVE_ENDPOINTS
 from .errors import register_error_pages
@@ -106,7 +107,7 @@ def create_app(
     app.wsgi_app = _served_first(app.wsgi_app, runtime.foreground)
 
     for blueprint in (pages.bp, api.bp, search_views.bp, compare_views.bp, pictures.bp, timeline_views.bp, exports.bp,
-                      hooks.bp, images.bp, mcp_http.bp):
+                      hooks.bp, images.bp, usage_views.bp, mcp_http.bp):
         app.register_blueprint(blueprint)
     register_error_pages(app)
     app.jinja_env.filters["pretty_json"] = lambda value: jsonio.text(value, indent=True)

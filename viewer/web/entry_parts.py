@@ -7,12 +7,11 @@ Each function writes exactly what the template wrote (the same bytes), printing 
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from flask import g
 from jinja2.filters import do_urlencode
 from markupsafe import Markup, escape
 
+from viewer.core import times
 from viewer.core.redact import ACTIVE, shown
 from viewer.reads.costs import usd
 
@@ -270,18 +269,6 @@ _RAW_ARGUMENTS = ('<span class="badge warn" title="the arguments are not valid J
                   '</span>')
 
 
-def _seconds(stamp) -> float | None:
-    """A logged time as seconds since the epoch: an ISO string or a number (seconds, or milliseconds)."""
-    if isinstance(stamp, (int, float)) and not isinstance(stamp, bool):
-        return stamp / 1000 if stamp > 1e11 else float(stamp)
-    if isinstance(stamp, str) and stamp:
-        try:
-            return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-        except ValueError:
-            return None
-    return None
-
-
 def duration(seconds: float) -> str:
     """A call's duration as people say it: 850 ms, 5.9 s, 2 min 5 s."""
     if seconds < 1:
@@ -315,7 +302,7 @@ def _status(item, call) -> str:
     failed = _failure(call) is not None
     state = ('<span class="call-status status-error">error</span>' if failed else
              '<span class="call-status status-done" title="a result came back">done</span>')
-    start, end = _seconds(item["event"].get("timestamp")), _seconds(results[0]["event"].get("timestamp"))
+    start, end = times.seconds(item["event"].get("timestamp")), times.seconds(results[0]["event"].get("timestamp"))
     if start is not None and end is not None and end >= start:
         state += f' <span class="call-duration" title="from the call to its result">{duration(end - start)}</span>'
     return state

@@ -6,7 +6,7 @@ from flask import Blueprint, Response, abort, request
 
 from viewer.core.redact import ACTIVE
 from viewer.export import text as exports
-from viewer.share.page import share_html
+from viewer.share.page import share_pieces
 
 from .args import agent_list_arg, flag_arg
 from .lookup import agent_or_404, session_or_404, with_facets
@@ -28,12 +28,13 @@ def export(session_id, fmt):
 
 @bp.get("/s/<session_id>/share.html")
 def share(session_id):
-    """The file `agentview share` writes, masked as this page is (?agent=: it opens on that perspective)."""
+    """The file `agentview share` writes, masked as this page is (?agent=: it opens on that perspective), sent as it
+    is made: a part of the session's events at a time."""
     s = session_or_404(session_id)
     agent = request.args.get("agent") or None
     if agent is not None:
         agent_or_404(s, agent)
-    page = share_html(s, agent, redact_secrets=ACTIVE.get())
+    pieces = share_pieces(s, agent, redact_secrets=ACTIVE.get())
     name = "".join(c if c.isalnum() or c in "._-" else "_" for c in s.id)[:120] or "session"
-    return Response(page, content_type="text/html; charset=utf-8",
+    return Response(pieces, content_type="text/html; charset=utf-8",
                     headers={"Content-Disposition": f'attachment; filename="{name}.html"'})

@@ -13,41 +13,15 @@ from viewer.reads import costs, dialogs, failures, queries
 from viewer.reads.filters import EntryFilter
 
 from . import resource_views, shapes
-from .args import agent_list_arg, cursor_arg, flag_arg, int_arg
-from .lookup import agent_or_404, locate, session_or_404
+from .args import agent_list_arg, flag_arg, int_arg
+from .lookup import agent_or_404, session_or_404
+from .polling import answered_on, poll_session
 from .render import agent_urls, folder_problems, page_or_twin, path_urls, session_row, session_rows
 from .resource_views import agent_poll_url, dialog_poll_url, mark_rewound
 from .state import library, state, watched_library
 
 bp = Blueprint("pages", __name__)
-
-
-class PollEnds(Exception):
-    """A poll answered before any fragment is built; carries the response."""
-
-    def __init__(self, response: Response):
-        self.response = response
-
-
-def _poll_session(session_id: str):
-    """The session and the position a poll asks after; raises PollEnds when the answer is already known.
-
-    Gone: 286 (htmx stops polling) with a banner. Cursor from before the file was replaced:
-    HX-Refresh reloads the page. Nothing new: 204, the cheap common case; a page showing the session's
-    problem count says how many it shows (?problems=N), and a problem found without an event (a line
-    skipped) is news too.
-    """
-    s, moved_to = locate(session_id)
-    if moved_to is not None:  # renamed: the page reload redirects
-        raise PollEnds(Response(status=200, headers={"HX-Refresh": "true"}))
-    if s is None:
-        raise PollEnds(Response(render_template("_gone.html", session_id=session_id), status=286))
-    after = s.position_after(cursor_arg())
-    if after is None:
-        raise PollEnds(Response(status=200, headers={"HX-Refresh": "true"}))
-    if after == s.count and ("problems" not in request.args or int_arg("problems") == len(s.problems)):
-        raise PollEnds(Response(status=204))  # events only grow, so a later read under the lock still has these
-    return s, after
+answered_on(bp)
 
 
 def _rewound_since(s, after: int) -> bool:
@@ -59,11 +33,6 @@ def _rewound_since(s, after: int) -> bool:
 def _poll_cursor(s, stop: int) -> tuple[str, bool]:
     """The next poll's cursor, and whether it should come at once (this answer stopped at its window)."""
     return s.cursor_at(stop), stop < s.count
-
-
-@bp.errorhandler(PollEnds)
-def poll_ends(stop: PollEnds):
-    return stop.response
 
 
 # --- sessions --------------------------------------------------------------------------------
@@ -141,7 +110,7 @@ resource_views.route(bp, resource_views.PAGE_RULES)
 
 @bp.get("/s/<session_id>/poll/tree")
 def poll_tree(session_id):
-    s, after = _poll_session(session_id)
+    s, after = poll_session(session_id)
     with s.lock:
         if flag_arg("empty"):  # the page said "no readable events": it has none of the parts to grow, so it reloads
             return Response(status=200, headers={"HX-Refresh": "true"})
@@ -161,7 +130,7 @@ def poll_tree(session_id):
 
 @bp.get("/s/<session_id>/poll/agent")
 def poll_agent(session_id):
-    s, after = _poll_session(session_id)
+    s, after = poll_session(session_id)
     agent_id = request.args.get("agent", "")
     if agent_id not in s.agents:
         return Response(status=204)
@@ -205,7 +174,7 @@ def _nothing_new_for(s, agent_ids: list[str], after: int) -> bool:
 
 @bp.get("/s/<session_id>/poll/dialog")
 def poll_dialog(session_id):
-    s, after = _poll_session(session_id)
+    s, after = poll_session(session_id)
     with s.lock:
         chosen = [a for a in agent_list_arg() if a in s.agents]
         updates = dialogs.dialog_updates(s, chosen, after)

@@ -7,12 +7,11 @@ differs. A twin's URL is under /api/; its body is the data, the session id and t
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timezone
 from urllib.parse import quote
 
 from flask import Response, current_app, g, render_template, request, url_for
 
-from viewer.core import jsonio
+from viewer.core import jsonio, times
 from viewer.core.redact import shown_json
 
 from .shape_check import built
@@ -71,20 +70,9 @@ def session_row(s, url_of: Callable[[str], str] | None = None) -> dict:
             "files": [m["rel"] for m in s.members.values()] if s.members else None,
             "hides": sorted(s.format.hides),
             "title": s.title,
-            "started_at": epoch_of(s.first_time),
-            "active_at": epoch_of(s.last_time),
+            "started_at": times.seconds(s.first_time),
+            "active_at": times.seconds(s.last_time),
         }
-
-
-def epoch_of(stamp: str | None) -> float | None:
-    """An ISO time as logged ("2025-09-03T00:52:31.217Z"; no zone read as UTC) in seconds, None when unreadable."""
-    if not stamp:
-        return None
-    try:
-        moment = datetime.fromisoformat(stamp)
-    except ValueError:
-        return None
-    return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
 
 
 def folder_problems(library) -> list[dict]:

@@ -493,6 +493,100 @@ class Timeline(TypedDict):
     url: str
 
 
+class UsageSums(TypedDict):
+    input_tokens: int
+    output_tokens: int
+    cache_creation_input_tokens: int
+    cache_read_input_tokens: int
+    tokens: int
+    responses: int
+    cost_usd: float
+    unpriced_responses: int
+    sessions: int
+
+
+# The days shown ("from", "to", ISO dates of the viewer's time zone), how bars group them (day, week, month), the
+# span asked for (null: from/to or all), and the first and last day with usage.
+UsageWindow = TypedDict("UsageWindow", {"from": str, "to": str, "bucket": str, "days": int | None,
+                                        "data_from": str | None, "data_to": str | None, "time_zone": str})
+
+
+class UsageFilters(TypedDict):
+    project: str | None
+    model: str | None
+    cli: str | None
+
+
+class UsageSeries(TypedDict):
+    name: str
+    value: float
+
+
+UsageBar = TypedDict("UsageBar", {"from": str, "to": str, "total": UsageSums, "value": float,
+                                  "series": list[UsageSeries]})
+
+
+class UsageRow(UsageSums):
+    name: str
+
+
+class UsageBreakdowns(TypedDict):
+    model: list[UsageRow]
+    project: list[UsageRow]
+    cli: list[UsageRow]
+
+
+class UsageSession(UsageSums):
+    id: str
+    project: str
+    cli: str
+    title: str | None
+    name: str
+    path: str
+    url: str
+    started_at: float | None
+    active_at: float | None
+
+
+class UsageBusiest(TypedDict):
+    day: str
+    value: float
+
+
+class UsageDays(TypedDict):
+    active: int
+    busiest: UsageBusiest | None
+    per_active_day: float
+    cache_read_share: float | None
+
+
+class UsageCounted(TypedDict):
+    sessions: int
+    unread: int
+    without_usage: int
+    undated: int
+
+
+class Usage(TypedDict):
+    """GET /api/usage (the usage page's data)"""
+
+    window: UsageWindow
+    filters: UsageFilters
+    split: str
+    metric: str
+    total: UsageSums
+    series: list[str]
+    bars: list[UsageBar]
+    peak: float
+    days: UsageDays
+    breakdowns: UsageBreakdowns
+    sessions: list[UsageSession]
+    sessions_behind: int
+    counted: UsageCounted
+    version: int
+    url: str
+
+
 class Error(TypedDict):
     """Any /api/ URL that fails: 4xx or 500."""
 
@@ -521,4 +615,5 @@ ANSWERS: dict[str, type] = {
     "/api/sessions/<id>/trace/<message_id>": Trace,
     "/api/sessions/<id>/timeline": Timeline,
     "/api/compare": Compare,
+    "/api/usage": Usage,
 }

@@ -5,19 +5,21 @@ from __future__ import annotations
 
 import math
 
-from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 from markupsafe import Markup, escape
 
 from viewer.reads import timeline as timelines
 
 from . import shapes
-from .args import cursor_arg, int_arg
-from .lookup import locate, session_or_404, with_facets
+from .args import int_arg
+from .lookup import session_or_404, with_facets
+from .polling import answered_on, poll_session
 from .render import page_or_twin, session_row
 from .search_views import target
 from .shape_check import built
 
 bp = Blueprint("timeline", __name__)
+answered_on(bp)
 BAR_ROWS = {"model": (3, 6), "tool": (11, 6), "wait": (8, 4)}  # each kind's y and height in its 20 px lane
 
 
@@ -111,14 +113,7 @@ def timeline(session_id):
 @bp.get("/s/<session_id>/poll/timeline")
 def poll(session_id):
     """The chart again once the session has grown past ?after= (204 until then: what any empty poll costs)."""
-    s = locate(session_id).session
-    if s is None:
-        return Response(status=286)  # gone: htmx stops polling; a reload shows why
-    after = s.position_after(cursor_arg())
-    if after is None:
-        return Response(status=200, headers={"HX-Refresh": "true"})
-    if after == s.count:
-        return Response(status=204)
+    s, _ = poll_session(session_id)  # gone, moved, read again or nothing new: answered as every poll is
     data = built(shapes.Timeline, {"id": s.id, **_data(s), "url": url_for("timeline.timeline", session_id=s.id)})
     range_args = _range_args()
     return render_template("_timeline_chart.html", timeline=data, session=session_row(s), zoom=_zoom(s, data),
