@@ -280,8 +280,8 @@ def duration(seconds: float) -> str:
 
 def _turn(item) -> str:
     """How long the model took to answer, where the log has both times: from its input to this response."""
-    start = _seconds(item.get("answered_at"))
-    end = _seconds(item["event"].get("timestamp")) if start is not None else None
+    start = times.seconds(item.get("answered_at"))
+    end = times.seconds(item["event"].get("timestamp")) if start is not None else None
     if end is None or end < start:
         return ""
     return f' <span class="turn-duration" title="from the input it answered to this response">turn {duration(end - start)}</span>'

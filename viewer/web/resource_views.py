@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from flask import current_app, request, url_for
 
-from viewer.core import model
+from viewer.core import model, times
 from viewer.index import failed
 from viewer.reads import causality, costs, dialogs, pictures, queries
 from viewer.reads.filters import KINDS, EntryFilter
@@ -20,7 +20,7 @@ from . import shapes, tree_outline
 from .args import flag_arg, int_arg
 from .data import agent_window, dialog_data, message_data, session_data
 from .lookup import agent_or_404, chosen_agents, message_or_404, session_or_404, with_facets
-from .render import answer, epoch_of, session_row, wants_json
+from .render import answer, session_row, wants_json
 from .shape_check import built
 from .state import library, state
 
@@ -134,7 +134,7 @@ def message(session_id, message_id):
             data, data=data, session=session_row(s), position=position, source=s, item=_entry(s, position, data),
             line=s.line_numbers[position], as_written=_line_text(s, position),
             names=queries.agent_names(s), parent=causality.parent_of(s, position),
-            at=epoch_of(stamp) if isinstance(stamp := s.events[position].get("timestamp"), str) else None,
+            at=times.seconds(s.events[position].get("timestamp")),
             snippets={e["message_id"]: _snippet(e) for e in data["flow"] + data["references"]},
         )
     return answer(data, "message.html", page)
