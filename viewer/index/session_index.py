@@ -114,6 +114,8 @@ class SessionIndex:
         self.first_time: str | None = None
         self.last_time: str | None = None
         self.normalizer: Normalizer | None = self.format.normalizer() if self.format.reads_records else None
+        if self.normalizer is not None:
+            self.normalizer.shapes = self.host.shapes  # what it keeps packed, packed with its app's shapes
         self.new_parser()
 
     def _bind(self, tree: AgentTree, calls: ToolCalls) -> None:
