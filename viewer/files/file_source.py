@@ -59,7 +59,7 @@ class FileSource:
         self.check: tuple[int, int, int] | None = None  # (start, end, CRC-32) of bytes it must still hold
         self.users = 0
         self.changed = False
-        self.recent = False  # read since the last eviction walk (see _enter_pool)
+        self.recent = False  # read since the last eviction walk (see OpenFiles.enter)
         if identity is not None:
             self.identity = tuple(identity)
             return

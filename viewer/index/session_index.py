@@ -391,7 +391,7 @@ class SessionIndex:
     @property
     def asleep(self) -> dict | None:
         """What a sleeping session answers without waking (and how to wake it), else None."""
-        return sleeping.asleep(self)
+        return self.__dict__.get("_asleep")
 
     def sleep(self, wake, lost, summary: dict | None = None) -> None:
         """Drop the index, keeping what the list shows (see sleeping.sleep)."""
