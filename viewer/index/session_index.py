@@ -26,7 +26,7 @@ from viewer.formats.base import Normalizer
 from viewer.formats.native import LineParser
 from viewer.search import index as search_index
 
-from . import facets, records, sleeping
+from . import facets, failed, records, sleeping
 from .agent_tree import AgentTree
 from .session_ids import session_name, shown
 from .shared_lists import SharedLists
@@ -414,17 +414,22 @@ class SessionIndex:
         """Whether its search index and facets hold every event (asleep: as they did when it slept)."""
         return sleeping.indexed_whole(self)
 
+    # The sessions list reads these often, and without waking a sleeping session.
     @property
     def agent_count(self) -> int:
-        return sleeping.listed(self, "agents")
+        asleep = self.__dict__.get("_asleep")
+        return len(self.agents) if asleep is None else asleep["agents"]
 
     @property
     def failure_count(self) -> int:
-        return sleeping.listed(self, "failures")
+        """Its failures (index/failed.py), as far as its facets are built."""
+        asleep = self.__dict__.get("_asleep")
+        return failed.total(self, caught_up=False) if asleep is None else asleep["failures"]
 
     @property
     def problem_count(self) -> int:
-        return sleeping.listed(self, "problems")
+        asleep = self.__dict__.get("_asleep")
+        return len(self.problems) if asleep is None else asleep["problems"]
 
     # --- reading helpers (callers hold the lock) ----------------------------------------
 

@@ -70,17 +70,6 @@ def indexed_whole(s) -> bool:
     return s.search.indexed >= s.count and s.facets.indexed >= s.count
 
 
-def listed(s, name: str) -> int:
-    """One of LISTED's counts ("agents", "problems", "failures"), read without waking a sleeping session (the
-    sessions list reads them often; failures as far as its facets are built: index/failed.py)."""
-    found = asleep(s)
-    if found is not None:
-        return found[name]
-    if name == "failures":
-        return failed.total(s, caught_up=False)
-    return len(s.agents if name == "agents" else s.problems)
-
-
 def sleep(s, wake_with, lost, given: dict | None = None) -> None:
     """Drop the index, keeping what the list shows; `wake_with(s)` gives the index back (a SessionIndex equal to
     this one when it went to sleep) or None, then `lost(s)` is told (outside the lock) and its files are read
