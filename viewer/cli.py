@@ -96,7 +96,7 @@ MAX_CONNECTIONS = 10_000
 
 def connection_limit() -> int:
     """How many connections are open at once: those the descriptors left over from held session files
-    allow (file_source.FileSource keeps to half the limit), at most MAX_CONNECTIONS: 1,984 under a limit of
+    allow (core/open_files.py keeps session files to a quarter of the limit), at most MAX_CONNECTIONS: 1,984 under a limit of
     4,096 descriptors, 10,000 under this process's usual limit, 64 under macOS's default of 256.
 
     Idle or slow clients hold a connection but no request thread, so many of them must not shut out

@@ -85,17 +85,16 @@ def test_a_gzip_file_keeps_its_lines_bytes(tmp_path):
     assert [s.events.kept_as(p) for p in range(2)] == ["bytes", "bytes"] and s.events[1]["content"] == "zipped"
 
 
-def test_with_one_descriptor_for_all_files_lines_stay_in_their_files_and_read_back(tmp_path, monkeypatch):
-    monkeypatch.setattr(FileSource, "cap", 1)
+def test_with_one_descriptor_for_all_files_lines_stay_in_their_files_and_read_back(tmp_path):
     for name in ("s", "t", "u"):
         write_events(tmp_path / f"{name}.jsonl", [created("m1", "a"), say("m2", "a", f"said in {name}")])
-    library = _library(tmp_path)
+    library = _library(tmp_path, Tuning(open_files=1))
     for _ in range(2):  # each read closes another file's descriptor and reopens its own
         for name in ("s", "t", "u"):
             s = library.get(name)
             assert [s.events.kept_as(p) for p in range(2)] == ["file", "file"]
             assert s.events.load(1)["content"] == f"said in {name}"
-    assert FileSource.held() <= 1
+    assert library.host.files.held() == 1
 
 
 def test_a_file_replaced_under_the_index_still_reads_what_was_indexed_until_read_again(tmp_path):

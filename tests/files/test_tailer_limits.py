@@ -216,11 +216,10 @@ def test_the_check_costs_one_small_read_and_an_idle_poll_none(tmp_path, monkeypa
     assert all(length <= tailer.FINGERPRINT_BYTES for _, length in checks)
 
 
-def test_an_evicted_file_reopened_is_checked_to_be_the_one_indexed(tmp_path, monkeypatch):
-    monkeypatch.setattr(file_source.FileSource, "cap", 1)
+def test_an_evicted_file_reopened_is_checked_to_be_the_one_indexed(tmp_path):
     path = write_events(tmp_path / "s.jsonl", [created("m1", "a"), say("m2", "a", "first version")])
     write_events(tmp_path / "t.jsonl", [created("n1", "b")])
-    library = Library(tmp_path)
+    library = Library(tmp_path, host=Host(Tuning(open_files=1)))
     library.scan()  # t was read after s: s's descriptor is closed
     s = library.get("s")
     assert s.events.load(1)["content"] == "first version"  # reopened: still the same file
@@ -233,11 +232,10 @@ def test_an_evicted_file_reopened_is_checked_to_be_the_one_indexed(tmp_path, mon
     assert s.events.load(1)["content"] == "second version!"
 
 
-def test_an_evicted_file_rewritten_in_place_is_not_read_at_its_old_offsets(tmp_path, monkeypatch):
-    monkeypatch.setattr(file_source.FileSource, "cap", 1)
+def test_an_evicted_file_rewritten_in_place_is_not_read_at_its_old_offsets(tmp_path):
     path = write_events(tmp_path / "s.jsonl", [created("m1", "a"), say("m2", "a", "first version")])
     write_events(tmp_path / "t.jsonl", [created("n1", "b")])
-    library = Library(tmp_path)
+    library = Library(tmp_path, host=Host(Tuning(open_files=1)))
     library.scan()
     s = library.get("s")
     data = path.read_bytes()
@@ -247,16 +245,16 @@ def test_an_evicted_file_rewritten_in_place_is_not_read_at_its_old_offsets(tmp_p
 
 
 @pytest.mark.parametrize("cap", [1, 3])
-def test_descriptors_never_exceed_the_pool_cap(tmp_path, monkeypatch, cap):
-    monkeypatch.setattr(file_source.FileSource, "cap", cap)
+def test_descriptors_never_exceed_the_pool_cap(tmp_path, cap):
     for i in range(30):
         write_events(tmp_path / f"s{i}.jsonl", [created(f"m{i}", "a"), say(f"n{i}", "a", f"said {i}")])
-    library = Library(tmp_path)
+    host = Host(Tuning(open_files=cap))
+    library = Library(tmp_path, host=host)
     library.scan()
-    assert file_source.FileSource.held() <= cap
+    assert 0 < host.files.held() <= cap
     for i in range(30):
         assert library.get(f"s{i}").events.load(1)["content"] == f"said {i}"
-        assert file_source.FileSource.held() <= cap
+        assert 0 < host.files.held() <= cap
 
 
 def test_serve_takes_its_caps_from_flags(tmp_path):

@@ -94,3 +94,19 @@ def test_a_search_follows_a_session_as_it_grows(servers, tmp_path):
             assert "[m2]" not in found  # the page after the cursor
 
     run(check())
+
+
+def test_the_mcp_thread_ends_when_its_app_is_closed(tmp_path):
+    import threading
+
+    from viewer.web.app import close_app, create_app
+
+    session(tmp_path)
+    app = create_app(tmp_path, watch=False)
+    answer = app.test_client().post("/mcp", data=LIST_TOOLS, headers=MCP_HEADERS)
+    assert answer.status_code == 200 and "perspective" in answer.get_data(as_text=True)
+    bridges = [t for t in threading.enumerate() if t.name == "agentview-mcp"]
+    assert len(bridges) == 1 and bridges[0].is_alive()
+    close_app(app)
+    assert not bridges[0].is_alive()
+    assert app.test_client().post("/mcp", data=LIST_TOOLS, headers=MCP_HEADERS).status_code == 503

@@ -21,9 +21,11 @@ import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # tests/: claude_lines
 
 import viewer  # noqa: E402
 
+OPEN_FILES = {"one": 7, "two": 5}  # each app's cap on open session files, set through its Tuning
 BIG = 20_000  # events: enough for the search words to be built in worker processes, and the index frozen
 
 
@@ -83,6 +85,34 @@ def interpreter() -> dict:
             "warning filters": repr(warnings.filters), "modules": module_state()}
 
 
+def open_files(app) -> dict:
+    """The session files an app's pool holds open, and its cap (each app has its own: core/open_files.py)."""
+    from viewer.web.state import KEY
+
+    pool = app.extensions[KEY].runtime.host.files
+    with pool.lock:
+        held = [found() for found in pool.open.values()]
+    return {"pool": id(pool), "cap": pool.cap, "paths": sorted(s.path for s in held if s is not None)}
+
+
+def packed_shapes(app) -> dict:
+    """The shapes an app's Claude Code entries were packed with (each app has its own table: core/packed.py)."""
+    from viewer.web.state import KEY
+
+    shapes = app.extensions[KEY].runtime.host.shapes
+    return {"table": id(shapes), "keys": sorted(key for keys in shapes.known().values() for key in keys)}
+
+
+def write_claude_session(path: Path) -> None:
+    from claude_lines import Transcript
+
+    transcript = Transcript("c1a0de00-0000-4000-8000-000000000001")
+    transcript.user("Which files changed?")
+    transcript.response("msg_1", [{"type": "text", "text": "Two of them."}],
+                        usage={"input_tokens": 12, "output_tokens": 3, "cache_read_input_tokens": 7})
+    transcript.write(path)
+
+
 def write_session(path: Path, events: int) -> None:
     lines = [json.dumps({"message_id": "m0", "event_type": "agent_created", "agent_id": "a"})]
     lines += [json.dumps({"message_id": f"m{i}", "event_type": "transcript_entry", "agent_id": "a", "role": "user",
@@ -100,6 +130,7 @@ def until(condition, timeout: float = 120.0):
 
 
 def main(folder: Path) -> None:
+    from viewer.core.tuning import Tuning
     from viewer.web.app import close_app, create_app
     from viewer.web.channel import counted_server
     from viewer.web.state import KEY
@@ -111,7 +142,10 @@ def main(folder: Path) -> None:
     for name, events in (("one", BIG), ("two", 3)):
         (folder / name).mkdir()
         write_session(folder / name / f"{name}.jsonl", events)
-        app = create_app(folder / name, watch=True, cache_dir=str(folder / f"{name}-cache"))
+        if name == "two":
+            write_claude_session(folder / name / "claude.jsonl")
+        app = create_app(folder / name, watch=True, cache_dir=str(folder / f"{name}-cache"),
+                         tuning=Tuning(open_files=OPEN_FILES[name]))
         server = counted_server(app, app.extensions[KEY].runtime.foreground, host="127.0.0.1", port=0, threads=2)
         thread = threading.Thread(target=server.run, name=f"serving {name}", daemon=True)  # a failed run ends
         thread.start()
@@ -133,6 +167,10 @@ def main(folder: Path) -> None:
     library = apps[0].extensions[KEY].library
     until(lambda: library.get("one").search.complete)
     during = interpreter()
+    during["open files"] = [open_files(app) for app in apps]
+    two = apps[1].extensions[KEY].library
+    until(lambda: any(s.format.name == "claude-code" and s.count for s in two.listing()))
+    during["shapes"] = [packed_shapes(app) for app in apps]
     for app, server, thread in zip(apps, servers, threads):
         server.task_dispatcher.shutdown()
         server.close()

@@ -1,5 +1,6 @@
 """What the layers below the web share within one running app: its tuning, the requests under way (foreground),
-the collector's pauses (gcpause) and the prices costs are shown at.
+the collector's pauses (gcpause), its pool of open session files (open_files), the shapes its values are packed
+with (packed) and the prices costs are shown at.
 
 The app's runtime (library.runtime) makes one and hands it down through constructors; code that runs alone (an
 export, a test of one session) makes its own. Nothing of it lives in a module.
@@ -12,6 +13,8 @@ import os
 from . import pricing
 from .foreground import Foreground
 from .gcpause import GcPause
+from .open_files import OpenFiles
+from .packed import Shapes
 from .tuning import Tuning
 
 
@@ -20,6 +23,8 @@ class Host:
         self.tuning = tuning or Tuning()
         self.foreground = Foreground()
         self.gc = GcPause(collects=not self.tuning.one_off)
+        self.files = OpenFiles(self.tuning.open_files)  # what its FileSources keep open: this app's alone
+        self.shapes = Shapes()  # the shapes of the values its formats keep packed (StoredEntry)
         self._prices = prices
 
     @property

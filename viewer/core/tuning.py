@@ -44,6 +44,8 @@ class Tuning:
     walk_read: int = knob(256 * 1024, "bytes read at once by a walk over a session's events")
     one_off: bool = knob(False, "a read that walks every event again and exits (agentview share): events stay "
                                 "parsed after ingest, and what it made is frozen uncollected")
+    open_files: int | None = knob(None, "session files held open at once, the least recently read closed first (None: "
+                                        "a quarter of the descriptor limit, at most 256)")
     cores: int | None = knob(None, "cores the search worker processes may use (None: those this process may run on)")
 
 

@@ -143,10 +143,10 @@ class EventList:
         return items, array_state(self._offsets[start:stop]), array_state(self._lengths[start:stop])
 
     def extend(self, part: tuple, stored=None) -> None:
-        """Append a `part` (`stored`: the type of the stored entries it holds, made again by its `from_state`)."""
+        """Append a `part` (`stored`: what makes again the stored entries it holds from their state)."""
         items, offsets, lengths = part
         if stored is not None:
-            items = [item if type(item) in _PLAIN_SLOTS else stored.from_state(item) for item in items]
+            items = [item if type(item) in _PLAIN_SLOTS else stored(item) for item in items]
         self._items += items
         self._offsets += array_from(offsets)
         self._lengths += array_from(lengths)

@@ -1,5 +1,5 @@
-"""A session file read at offsets (FileSource), from a bounded pool of open descriptors: the index keeps where a
-line is, not its bytes, and request threads read while the tailer appends."""
+"""A session file read at offsets (FileSource), from its app's bounded pool of open descriptors (core/open_files.py):
+the index keeps where a line is, not its bytes, and request threads read while the tailer appends."""
 
 from __future__ import annotations
 
@@ -7,17 +7,10 @@ import os
 import threading
 import weakref
 import zlib
-from collections import OrderedDict
 
-from viewer.core import lockorder
+from viewer.core.open_files import OpenFiles
 
 from .safe_open import open_regular
-
-try:
-    import resource
-except ImportError:  # not POSIX: no descriptor limit to read
-    resource = None
-
 
 SMALL_READ = 64 * 1024  # FileSource reads up to this size hold the pool's lock instead of marking the source in use
 
@@ -33,19 +26,6 @@ def _read_at(fd: int, offset: int, length: int) -> bytes:
         return os.read(fd, length)
 
 
-def _pool_cap() -> int:
-    """How many session files stay open at once: a quarter of the soft descriptor limit, at most 256.
-
-    A quarter leaves the rest to connections, the watcher and logs (256 of macOS's default 256 would
-    leave none); 256 keeps every descriptor well below 1024, where `select()` stops working, and is
-    more files than a person reads at once: the others are opened again by path (about 10 µs) when read.
-    """
-    if resource is None:
-        return 256
-    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    return 256 if soft == resource.RLIM_INFINITY else max(4, min(soft // 4, 256))
-
-
 class FileChanged(OSError):
     """The file at a source's path is no longer the one indexed (another inode, shorter, other bytes)."""
 
@@ -53,8 +33,8 @@ class FileChanged(OSError):
 class FileSource:
     """A session file read at offsets, so the index keeps where a line is, not its bytes.
 
-    Descriptors are a bounded pool: at most `FileSource.cap` sources are open at once, the least
-    recently read closed first, so any number of session files costs a bounded number of descriptors.
+    Descriptors are a bounded pool (`pool`, its app's: core/open_files.py): at most `pool.cap` sources are open
+    at once, the least recently read closed first.
     A closed source is opened again by path when read, and used only if it is still the file that was
     indexed: the same device and inode, at least `size` bytes, and the bytes its tailer fingerprinted
     (`check`) unchanged. Otherwise it raises `FileChanged` (the event list shows a "changed on disk"
@@ -64,21 +44,22 @@ class FileSource:
     appends; a source being read is never closed under its reader.
     """
 
-    __slots__ = ("path", "inside", "identity", "size", "check", "fd", "users", "changed", "recent", "__weakref__")
-    cap = _pool_cap()
-    _open: OrderedDict[int, weakref.ref] = OrderedDict()  # id -> open source, least recently read first
-    _lock = lockorder.ordered(threading.RLock(), lockorder.FILES, "open files")  # reentrant: a source collected while this thread holds it closes itself under it
+    __slots__ = ("path", "inside", "identity", "size", "check", "fd", "users", "changed", "recent", "pool",
+                 "__weakref__")
 
-    def __init__(self, path: str, inside: str | None = None, identity: tuple[int, int] | None = None) -> None:
+    def __init__(self, path: str, inside: str | None = None, identity: tuple[int, int] | None = None,
+                 pool: OpenFiles | None = None) -> None:
         """`identity`: the file is known (from a cache) to be that one, and is not opened now: it opens when first
-        read, with the checks of any reopening (a restart of thousands of kept sessions opens none of their files)."""
+        read, with the checks of any reopening (a restart of thousands of kept sessions opens none of their files).
+        `pool`: its app's open files (Host.files); None: a pool of its own (a file read alone)."""
         self.fd = -1
+        self.pool = pool if pool is not None else OpenFiles()
         self.path, self.inside = path, inside
         self.size = 0  # bytes of it indexed: a file reopened shorter is not this one
         self.check: tuple[int, int, int] | None = None  # (start, end, CRC-32) of bytes it must still hold
         self.users = 0
         self.changed = False
-        self.recent = False  # read since the last eviction walk (see _enter_pool)
+        self.recent = False  # read since the last eviction walk (see OpenFiles.enter)
         if identity is not None:
             self.identity = tuple(identity)
             return
@@ -89,32 +70,27 @@ class FileSource:
             os.close(fd)
             raise
         self.identity = (st.st_dev, st.st_ino)
-        with FileSource._lock:
+        with self.pool.lock:
             self.fd = fd
-            self._enter_pool()
-
-    @classmethod
-    def held(cls) -> int:
-        """How many sources are open now."""
-        return len(cls._open)
+            self.pool.enter(self, weakref.ref(self))
 
     def read(self, offset: int, length: int) -> bytes:
         if length <= SMALL_READ and _PREAD is not None:  # an event's line: read under the pool's lock
-            with FileSource._lock:  # (about 1 µs): it cannot be closed meanwhile, nothing to count
+            with self.pool.lock:  # (about 1 µs): it cannot be closed meanwhile, nothing to count
                 return _PREAD(self._opened(), length, offset)
-        with FileSource._lock:  # a big read: the lock is not held while it runs, the source is marked in use
+        with self.pool.lock:  # a big read: the lock is not held while it runs, the source is marked in use
             fd = self._opened()
             self.users += 1
         try:
             return _read_at(fd, offset, length)
         finally:
-            with FileSource._lock:
+            with self.pool.lock:
                 self.users -= 1
 
     def ends(self, length: int) -> tuple[os.stat_result, bytes, bytes]:
         """Its file's stat and its first and last `length` bytes (the last empty when it is no longer than that),
         read on its descriptor: what tells, at a restart, that it is still the file a cache entry describes."""
-        with FileSource._lock:
+        with self.pool.lock:
             fd = self._opened()
             st = os.fstat(fd)
             first = _read_at(fd, 0, min(length, st.st_size))
@@ -123,9 +99,9 @@ class FileSource:
 
     def retire(self) -> None:
         """Never read this source again: its file was rewritten; what was indexed from it is gone."""
-        with FileSource._lock:
+        with self.pool.lock:
             self.changed = True
-            self._close()
+            self.close_descriptor()
 
     def _opened(self) -> int:
         """Its descriptor, opened again if it was closed (under the pool's lock)."""
@@ -152,36 +128,16 @@ class FileSource:
             self.changed = True
             raise FileChanged(f"{self.path} changed on disk since it was read")
         self.fd = fd
-        self._enter_pool()
+        self.pool.enter(self, weakref.ref(self))
 
-    def _enter_pool(self) -> None:
-        """Open now: sources not read lately are closed to stay within the cap (the clock algorithm, an
-        approximate least-recently-used order: a read only sets `recent`; eviction walks the pool oldest
-        first, giving a source read since the last walk a second chance at the end)."""
-        pool = FileSource._open
-        pool[id(self)] = weakref.ref(self)
-        if len(pool) <= FileSource.cap:  # room to spare: no walk (nor a copy of the pool's keys to walk)
-            return
-        for key in list(pool) * 2:  # two walks: the first may only clear `recent`
-            if len(pool) <= FileSource.cap:
-                return
-            ref = pool.get(key)
-            source = ref() if ref is not None else None
-            if source is None or source is self or source.users:
-                continue
-            if source.recent:
-                source.recent = False
-                pool.move_to_end(key)
-            else:
-                source._close()
-
-    def _close(self) -> None:
+    def close_descriptor(self) -> None:
+        """Close its descriptor (under its pool's lock): opened again by path when next read."""
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
-            FileSource._open.pop(id(self), None)
+            self.pool.leave(self)
 
     def __del__(self) -> None:
         if self.fd >= 0:
-            with FileSource._lock:  # never closed twice: an eviction walk may hold it at this moment
-                self._close()
+            with self.pool.lock:  # never closed twice: an eviction walk may hold it at this moment
+                self.close_descriptor()

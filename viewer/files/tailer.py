@@ -15,6 +15,7 @@ from itertools import accumulate
 
 import orjson
 
+from viewer.core.open_files import OpenFiles
 from viewer.core.tuning import Limits, Tuning
 
 from .file_source import FileChanged, FileSource
@@ -199,8 +200,10 @@ class FileTailer:
     """
 
     def __init__(self, path: str | os.PathLike, limit: int | None = None, inside: str | None = None,
-                 limits: Limits | None = None, incomplete_after: float = Tuning.incomplete_after):
+                 limits: Limits | None = None, incomplete_after: float = Tuning.incomplete_after,
+                 files: OpenFiles | None = None):
         self._path = os.fspath(path)
+        self.files = files if files is not None else OpenFiles()  # where its sources are held open: its app's
         self.limit = limit  # at most about this many bytes per read (None: all there is)
         self.inside = inside
         self.limits = limits or Limits()
@@ -256,7 +259,7 @@ class FileTailer:
         with the checks of any read (bytes before the position rewritten, shorter, another inode: read again
         from the start, `restarted`). False, and nothing changed, when the file at `path` is not that file.
         `source`: the file opened already (by the caller's checks), not opened again."""
-        source = FileSource(self._path, self.inside) if source is None else source
+        source = FileSource(self._path, self.inside, pool=self.files) if source is None else source
         position = state["position"]
         if source.identity != tuple(state["identity"] or ()) or (position and not state["fingerprint"]):
             source.retire()
@@ -364,7 +367,7 @@ class FileTailer:
 
     def _start_over(self, result: TailResult) -> None:
         """Read the file at `path` from its start; a file read before is `restarted`."""
-        fresh = FileSource(self._path, self.inside)
+        fresh = FileSource(self._path, self.inside, pool=self.files)
         if self._source is not None:
             self._source.retire()  # events still pointing into it show "changed on disk", never other bytes
             self._lines = LineCutter(self.limits.max_line_bytes, offsets=True)

@@ -14,6 +14,7 @@ import orjson
 
 from viewer.core import failures, jsonio, model
 from viewer.core.model import Event
+from viewer.core.open_files import OpenFiles
 from viewer.files.tailer import FileTailer, Limits, Line, TailResult
 from viewer.files.whole_file import WholeFileReader, read_document
 
@@ -45,9 +46,11 @@ class SnapshotReader(WholeFileReader):
     be appended to meaningfully (a second one after it is not a line): it stays a document, read whole.
     """
 
-    def __init__(self, path, inside: str | None = None, limits: Limits | None = None, limit: int | None = None):
+    def __init__(self, path, inside: str | None = None, limits: Limits | None = None, limit: int | None = None,
+                 files: OpenFiles | None = None):
         super().__init__(path, inside, limits)
         self.limit = limit
+        self.files = files  # its app's open files, for the tailer it may become
         self.tail: FileTailer | None = None  # set once the file is found to be OTLP/JSON requests, one a line
 
     def read(self, limit: int | None = None) -> TailResult:
@@ -63,7 +66,7 @@ class SnapshotReader(WholeFileReader):
         result.restarted = result.restarted or rewritten
         with f:
             if _starts_with_a_request_line(f, self.limits.max_line_bytes):
-                self.tail = FileTailer(self.path, self.limit, inside=self.inside, limits=self.limits)
+                self.tail = FileTailer(self.path, self.limit, inside=self.inside, limits=self.limits, files=self.files)
                 tailed = self.tail.read(limit)
                 tailed.restarted = tailed.restarted or result.restarted  # read whole before: from line 1 again
                 return tailed

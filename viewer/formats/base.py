@@ -9,6 +9,7 @@ import orjson
 
 from viewer.core import jsonio, model
 from viewer.core.model import Event
+from viewer.core.packed import Shapes
 from viewer.files.safe_open import RefusedFile, open_regular_file
 
 # --- files the viewer may not or cannot read: listed with a problem, never read ---
@@ -90,6 +91,9 @@ class Normalizer:
     summary: dict | None = None  # what the format says about the whole session (snapshot totals)
     title: str | None = None  # the format's own name for the session
     project: str | None = None  # the folder it worked in, where its file does not tell (a database of many)
+    # What it keeps packed (core/packed.py) is packed with these: its session's app's (Host.shapes), handed over by the
+    # session; a format that packs makes a table of its own meanwhile (a normalizer used alone).
+    shapes: Shapes | None = None
 
     def __init__(self) -> None:
         # (kind, detail) of files of the session it did not read (sidecars): the index takes them as problems
@@ -141,7 +145,8 @@ class Normalizer:
 
     settled = False  # see `settle`: a settled normalizer reads no more records
     # The class of what `keep` stores, when the persistent cache may keep it: it has `state()` (plain data) and
-    # `from_state(state)`; None: sessions of this format are not kept
+    # `from_state(state, shapes)` (the shapes it was packed with, learnt from the entry); None: sessions of this
+    # format are not kept
     stored_type: type | None = None
 
     def settle(self) -> Normalizer | None:

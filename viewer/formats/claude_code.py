@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from viewer.core import failures, model
 from viewer.core.model import RESPONSE_PART, SPAWN_LINK, Event
+from viewer.core.packed import Shapes
 
 from .base import Normalizer, SpawnLinks, agent_created, as_dict, content_text
 from .claude_code_branches import Branches
@@ -63,6 +64,7 @@ class ClaudeNormalizer(Normalizer):
 
     def __init__(self) -> None:
         super().__init__()
+        self.shapes = Shapes()  # its session's app's, once the session hands them over
         self.created: set[str] = set()
         self.uuid_agent: dict[str, str] = {}  # line uuid -> its sidechain (inline sidechains follow parentUuid)
         self.named: dict[str, str] = {}  # agentId of an inline sidechain -> its agent (one begun unnamed keeps its id)
@@ -140,7 +142,7 @@ class ClaudeNormalizer(Normalizer):
         how, spans = source
         if not spans or any(s is None or s[0] != spans[0][0] for s in spans):
             return None
-        item = StoredEntry(event, spans[0][0], b"".join(s[1] for s in spans), how, self.inside)
+        item = StoredEntry(event, spans[0][0], b"".join(s[1] for s in spans), how, self.inside, self.shapes)
         entry = self.emitted.get(event["agent_id"])
         if entry is not None and entry[1] is event:
             self.emitted[event["agent_id"]] = (entry[0], item)

@@ -13,10 +13,10 @@ import orjson
 
 from viewer.core import failures, images, jsonio
 from viewer.core.model import Event
+from viewer.core.packed import Shapes
 from viewer.files.safe_open import open_regular_file
 
 from .base import as_dict, content_text, tool_call
-from .packed import pack, unpack
 
 ENVELOPE = {"type", "uuid", "parentUuid", "logicalParentUuid", "isSidechain", "sessionId", "timestamp", "cwd",
             "version", "gitBranch", "agentId", "userType", "slug"}
@@ -210,31 +210,33 @@ class StoredEntry:
     of objects (a folder of 5,000 Claude Code sessions holds a million of them), packed about 200, and reading it
     back costs a few µs, paid only by pages and sums that read it."""
 
-    __slots__ = ("_small", "path", "inside", "spans", "how")
+    __slots__ = ("_small", "path", "inside", "spans", "how", "shapes")
 
-    def __init__(self, event: Event, path: str, spans: bytes, how, inside: str | None = None) -> None:
+    def __init__(self, event: Event, path: str, spans: bytes, how, inside: str | None, shapes: Shapes) -> None:
         self.path, self.spans, self.how = path, spans, how
         self.inside = inside  # the folder its file must still lie in when read again (None: anywhere)
+        self.shapes = shapes  # its small fields are packed with these (its app's: Host.shapes)
         self._small = self._strip(event)
 
-    @staticmethod
-    def _strip(event: Event) -> bytes:
-        return pack({key: (_OUT if key in STORED_KEYS else value) for key, value in event.items()})
+    def _strip(self, event: Event) -> bytes:
+        return self.shapes.pack({key: (_OUT if key in STORED_KEYS else value) for key, value in event.items()})
 
     def state(self) -> tuple:
-        """All it holds, as plain data (kept by the persistent cache, beside packed.shapes(); see `from_state`)."""
+        """All it holds, as plain data (kept by the persistent cache, beside its shapes; see `from_state`)."""
         return self._small, self.path, self.spans, self.how, self.inside
 
     @classmethod
-    def from_state(cls, state: tuple) -> StoredEntry:
+    def from_state(cls, state: tuple, shapes: Shapes) -> StoredEntry:
+        """The entry `state` gave, its small fields packed with `shapes` (which learnt those kept beside it)."""
         entry = cls.__new__(cls)
         entry._small, entry.path, entry.spans, entry.how, entry.inside = state
+        entry.shapes = shapes
         return entry
 
     @property
     def skeleton(self) -> dict:
         """The event without its stored keys (each None): a new dict on every call."""
-        return unpack(self._small)
+        return self.shapes.unpack(self._small)
 
     @property
     def message_id(self) -> str:

@@ -6,15 +6,13 @@ has a lock that both take, so a reader never sees half of an event's effects.
 
 from __future__ import annotations
 
-import heapq
 import threading
-import zlib
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 from viewer import formats
-from viewer.core import jsonio, lockorder, model
+from viewer.core import lockorder, model
 from viewer.core.gcpause import FREEZE_AFTER
 from viewer.core.host import Host
 from viewer.core.cursor import Cursor
@@ -25,20 +23,19 @@ from viewer.files.eventlist import EventList
 from viewer.files.file_source import FileSource
 from viewer.files.tailer import Line
 from viewer.formats.base import Normalizer
-from viewer.formats.native import LineParser, intern_values
+from viewer.formats.native import LineParser
 from viewer.search import index as search_index
 
-from . import facets
+from . import facets, failed, records, sleeping
 from .agent_tree import AgentTree
 from .session_ids import session_name, shown
 from .shared_lists import SharedLists
 from .tool_calls import ToolCalls
-from .sleeping import Sleeps
 
 LOCK_SLICE = 256  # lines indexed per hold of the session's lock (a couple of milliseconds): also how often ingest gives way to requests
 
 
-class SessionIndex(Sleeps):
+class SessionIndex:
     """Everything known about one session file, updated event by event.
 
     Built in one step: `fmt` is the format of its files (its normalizer, when it has one, makes the events of
@@ -53,7 +50,7 @@ class SessionIndex(Sleeps):
             "references", "caused", "problems", "first_time", "last_time")
     ARRAYS = ("line_numbers", "usage_positions", "growth_positions", "grown_positions")
     MADE = frozenset({"id", "path", "relpath", "name", "host", "lock", "serial", "seen_at", "format", "_adds_keys",
-                      "_parser", "usage_totals", "dialog_orders", "timeline_drawn", "normalizer", "search", "facets",
+                      "parser", "usage_totals", "dialog_orders", "timeline_drawn", "normalizer", "search", "facets",
                       "events", "members",
                       "tree", "agents", "spawned", "tree_changes", "_dangling", "_awaiting_cause", "_links", "_agent",
                       "_agent_created", "_linked", "calls", "call_positions", "result_positions",
@@ -75,7 +72,7 @@ class SessionIndex(Sleeps):
         self.serial = object()
         self.seen_at = float("-inf")  # when a page last asked for it (Library.get): one left alone may sleep (sleeping)
         self._set_format(fmt, format_reason)
-        self._clear()
+        self.empty()
 
     def _set_format(self, fmt: formats.Format, reason: str) -> None:
         self.format = fmt
@@ -92,7 +89,7 @@ class SessionIndex(Sleeps):
         """Whether its events are made by a format's normalizer from records (not native lines as written)."""
         return self.format.reads_records
 
-    def _clear(self) -> None:
+    def empty(self) -> None:
         self.__dict__.pop("_asleep", None)  # emptied: nothing to wake
         self.events = EventList(self.host.tuning)  # native lines as where they are in the file, read when asked for (see eventlist)
         self.line_numbers = array("q")  # per position: its line in the file (compact: 8 bytes each)
@@ -119,7 +116,9 @@ class SessionIndex(Sleeps):
         self.first_time: str | None = None
         self.last_time: str | None = None
         self.normalizer: Normalizer | None = self.format.normalizer() if self.format.reads_records else None
-        self._new_parser()
+        if self.normalizer is not None:
+            self.normalizer.shapes = self.host.shapes  # what it keeps packed, packed with its app's shapes
+        self.new_parser()
 
     def _bind(self, tree: AgentTree, calls: ToolCalls) -> None:
         """Hold its parts; their containers and the methods `add` calls are bound here once (no hop per event)."""
@@ -137,8 +136,8 @@ class SessionIndex(Sleeps):
         """Agents with no parent (yet), in order of first appearance."""
         return self.tree.roots
 
-    def _new_parser(self) -> None:
-        self._parser = LineParser(self.format, self._line_problem, self._became_legacy)
+    def new_parser(self) -> None:
+        self.parser = LineParser(self.format, self._line_problem, self._became_legacy)
 
     def _became_legacy(self) -> None:
         """The parser read the first legacy message line: the file is legacy (its lines made native as read)."""
@@ -171,7 +170,7 @@ class SessionIndex(Sleeps):
                         self.calls.copy(other.problems, SharedLists))
             other.usage_totals, other.dialog_orders, other.timeline_drawn = {}, {}, None
             other.search, other.facets = search_index.SearchIndex(other), facets.Facets(other)
-            other._parser = LineParser(other.format, other._line_problem, other._became_legacy)
+            other.parser = LineParser(other.format, other._line_problem, other._became_legacy)
         return other
 
     def state(self):
@@ -204,7 +203,7 @@ class SessionIndex(Sleeps):
         """The file was truncated or replaced: forget everything, bump the epoch."""
         with self.lock:
             frozen = self.count >= FREEZE_AFTER
-            self._clear()
+            self.empty()
             self.epoch += 1
         if frozen:
             self.host.gc.forgotten()
@@ -227,7 +226,7 @@ class SessionIndex(Sleeps):
     def _ingest(self, lines: list[Line], source: FileSource | None) -> int:
         with self.lock:
             events = self.events
-            parse, add, keep_at, keep_raw, note_line = (self._parser.parse, self.add, events.keep_at,
+            parse, add, keep_at, keep_raw, note_line = (self.parser.parse, self.add, events.keep_at,
                                                         events.keep_raw, events.note_line)
             first = position = len(events)  # add appends exactly one event
             for line in lines:
@@ -273,78 +272,8 @@ class SessionIndex(Sleeps):
             self._problem(kind, None, detail)
 
     def ingest_records(self, batches: list[tuple[dict, Iterable[Line]]]) -> int:
-        """Index the lines of a record format (several files of one session merged by time).
-
-        The lines of a member may be an iterator read as it goes: records are parsed one at a time, so a
-        big group is never in memory whole (unless the format must reorder a member's records first).
-        """
-        added = 0
-        normalizer = self.normalizer
-        with self.lock, self.host.gc.batch() as counter:
-            streams = [normalizer.order(self._records(member, lines)) for member, lines in batches]
-            merged = heapq.merge(*streams, key=lambda item: item[0]) if len(streams) > 1 else (streams or [[]])[0]
-            # after a record too deep, each event is checked: a normalizer may make its events later (a response
-            # is emitted when the next record or the flush shows it complete)
-            deep_line = None
-            for _, number, member, record, source, too_deep in merged:
-                deep_line = number if too_deep else deep_line
-                for event in normalizer.feed(record, number, member, source):
-                    added += self._add_normalized(event, number, deep_line)
-            for event in normalizer.flush():
-                added += self._add_normalized(event, event.get("line") or 0, deep_line)
-            self.format_summary = normalizer.summary
-            self.title = normalizer.title
-            unread = normalizer.problems  # files of the session it did not read (sidecars)
-            while unread:
-                kind, detail = unread.pop(0)
-                self._problem(kind, None, detail)
-            counter["added"] = added
-        return added
-
-    def _records(self, member: dict, lines: Iterable[Line]) -> Iterator[tuple]:
-        """(time, line number, member, record, source, too deep) for each record of a member's lines, in file
-        order; source = (path, offset, length, CRC-32) of the line when it can be read again, else None (also
-        when the record was read with care: orjson would read it differently); too deep: it nests deeper
-        than jsonio.MAX_DEPTH (the events made of it are cut there)."""
-        time_of, parse_record = self.normalizer.time_of, self._parser.parse  # a record parser (its `records`)
-        path = member.get("path")
-        last = ""
-        for line in lines:
-            parsed = parse_record(line)
-            if parsed is None:
-                continue
-            record, read_with_care, too_deep = parsed
-            stamp = time_of(record)
-            last = (stamp if isinstance(stamp, str) else None) or last
-            addressable = path and line.offset >= 0 and not read_with_care
-            source = (path, line.offset, len(line.data), zlib.crc32(line.data)) if addressable else None
-            yield last, line.number, member, record, source, too_deep
-
-    def _cut_normalized(self, event: Event, line_number: int) -> None:
-        """An event made of a record that nests too deep, cut where it is (its normalizer may still change it);
-        a message that grew by such a record (response_part) is cut instead."""
-        shown = self.normalizer.item_of(event) if event["event_type"] == model.RESPONSE_PART else event
-        if type(shown) is dict and jsonio.deeper_than(shown):
-            jsonio.cut(shown, in_place=True)
-            self._parser.too_deep(line_number, shown.get("message_id"))
-
-    def _add_normalized(self, event: Event, line_number: int, deep_line: int | None = None) -> int:
-        """Index a normalized event; `deep_line`: the line of a record too deep read before it (it is checked)."""
-        intern_values(event)
-        normalizer = self.normalizer
-        stored = normalizer.keep(event)  # the event without its content, read again when read (None: the event)
-        if event["message_id"] in self.by_id:  # a record seen twice (e.g. a resumed session copies lines)
-            return 0
-        if deep_line is not None:
-            self._cut_normalized(event, deep_line)
-        if event["event_type"] == model.RESPONSE_PART:
-            grown, item = self.by_id.get(event.get("grows")), normalizer.item_of(event)
-            if grown is not None and item is not None:
-                self.events.keep_raw(grown, item)  # it grew: what is stored for it now, its cached copy dropped
-        self.add(event, line_number)
-        if stored is not None:
-            self.events.keep_raw(len(self.events) - 1, stored)
-        return 1
+        """Index the lines of a record format (several files of one session merged by time; see index/records.py)."""
+        return records.ingest(self, batches)
 
     def add(self, event: Event, line_number: int, facts: tuple | None = None) -> None:
         """Index one more event, read on line `line_number` (its facts: model.checked_facts, None: found here).
@@ -454,6 +383,55 @@ class SessionIndex(Sleeps):
                     positions.insert(i, grown)
         self.usage_totals.clear()  # its usage may have changed: summed again on the next request
         self.calls.grew(grown_event["agent_id"], model.tool_calls_of(grown_event), grown)
+
+    # --- asleep: its index dropped while a cache entry holds it (index/sleeping.py operates on it) ---------------
+
+    def __getattr__(self, name: str):
+        # Called only for an attribute the instance does not have: a sleeping session's dropped index
+        return sleeping.woken(self, name)
+
+    @property
+    def asleep(self) -> dict | None:
+        """What a sleeping session answers without waking (and how to wake it), else None."""
+        return self.__dict__.get("_asleep")
+
+    def sleep(self, wake, lost, summary: dict | None = None) -> None:
+        """Drop the index, keeping what the list shows (see sleeping.sleep)."""
+        sleeping.sleep(self, wake, lost, summary)
+
+    def wake(self, seen: bool = True) -> None:
+        """Take the index back (see sleeping.wake); nothing when awake."""
+        sleeping.wake(self, seen)
+
+    def sleepy(self, now: float, after: float) -> bool:
+        """Whether nothing has looked at it for `after` seconds and it holds more than its summary."""
+        return sleeping.sleepy(self, now, after)
+
+    def summary(self) -> dict:
+        """What the sessions list reads of it: the same asleep or awake (callers hold the lock)."""
+        return sleeping.summary(self)
+
+    @property
+    def indexed_whole(self) -> bool:
+        """Whether its search index and facets hold every event (asleep: as they did when it slept)."""
+        return sleeping.indexed_whole(self)
+
+    # The sessions list reads these often, and without waking a sleeping session.
+    @property
+    def agent_count(self) -> int:
+        asleep = self.__dict__.get("_asleep")
+        return len(self.agents) if asleep is None else asleep["agents"]
+
+    @property
+    def failure_count(self) -> int:
+        """Its failures (index/failed.py), as far as its facets are built."""
+        asleep = self.__dict__.get("_asleep")
+        return failed.total(self, caught_up=False) if asleep is None else asleep["failures"]
+
+    @property
+    def problem_count(self) -> int:
+        asleep = self.__dict__.get("_asleep")
+        return len(self.problems) if asleep is None else asleep["problems"]
 
     # --- reading helpers (callers hold the lock) ----------------------------------------
 

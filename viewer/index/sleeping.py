@@ -2,7 +2,8 @@
 
 A kept session nobody looked at for a while keeps only what the sessions list shows and its settled normalizer,
 so memory does not grow with what nobody looks at. Reading any dropped attribute wakes it from its entry, under
-its lock (`__getattr__`); if the entry is gone, the session starts empty under a new epoch and is read again.
+its lock (SessionIndex.__getattr__ calls `woken`); if the entry is gone, the session starts empty under a new
+epoch and is read again. These functions operate on the session, whose own attributes are dropped and taken back.
 """
 
 from __future__ import annotations
@@ -19,121 +20,107 @@ SUMMARY = ("epoch", "updated_at", "title", "format_summary", "internal", "first_
 LISTED = ("count", "agents", "problems", "failures", "usage", "complete")  # what a sleeping session answers without waking
 
 
-class Sleeps:
-    """The sleeping and waking of SessionIndex (a mixin: see the module)."""
+def asleep(s) -> dict | None:
+    """What a sleeping session answers without waking (LISTED, and how to wake it), else None."""
+    return s.__dict__.get("_asleep")
 
-    @property
-    def asleep(self) -> dict | None:
-        """What a sleeping session answers without waking (LISTED, and how to wake it), else None."""
-        return self.__dict__.get("_asleep")
 
-    def __getattr__(self, name: str):
-        # Called only for an attribute the instance does not have: a sleeping session's dropped index
-        asleep = self.__dict__.get("_asleep")
-        if asleep is None or name.startswith("__"):
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        if name != "search" or not self._search_alone():
-            self.wake()
-        return getattr(self, name)
+def woken(s, name: str):
+    """Attribute `name` the session does not have: a sleeping session's dropped index, taken back for it."""
+    if s.__dict__.get("_asleep") is None or name.startswith("__"):
+        raise AttributeError(f"{type(s).__name__!r} object has no attribute {name!r}")
+    if name != "search" or not _search_alone(s):
+        wake(s)
+    return getattr(s, name)
 
-    def _search_alone(self) -> bool:
-        """Take back a sleeping session's search index alone: a search of thousands of sessions reads their postings
-        and wakes only the sessions with hits. Whether it could (else it wakes whole)."""
-        with self.lock:
-            asleep = self.__dict__.get("_asleep")
-            if asleep is None or "search" in self.__dict__:
-                return True
-            search = asleep["wake"](self, search_only=True)
-            if search is None:
-                return False
-            self.__dict__["search"] = search
-            self.seen_at = time.monotonic()
+
+def _search_alone(s) -> bool:
+    """Take back a sleeping session's search index alone: a search of thousands of sessions reads their postings
+    and wakes only the sessions with hits. Whether it could (else it wakes whole)."""
+    with s.lock:
+        found = s.__dict__.get("_asleep")
+        if found is None or "search" in s.__dict__:
             return True
+        search = found["wake"](s, search_only=True)
+        if search is None:
+            return False
+        s.__dict__["search"] = search
+        s.seen_at = time.monotonic()
+        return True
 
-    def summary(self) -> dict:
-        """What the sessions list reads of it: the same asleep or awake (callers hold the lock)."""
-        asleep = self.asleep
-        if asleep is not None:
-            return {**{k: asleep[k] for k in LISTED}, **{name: getattr(self, name) for name in SUMMARY}}
-        usage.for_session(self)  # summed and kept in usage_totals
-        totals = self.usage_totals[None]
-        return {"count": self.count, "agents": len(self.agents), "problems": len(self.problems),
-                "failures": failed.total(self, caught_up=False), "usage": totals.state(), "complete": self.indexed_whole,
-                **{name: getattr(self, name) for name in SUMMARY}}
 
-    @property
-    def indexed_whole(self) -> bool:
-        """Whether its search index and facets hold every event (a session kept as soon as it was read sleeps
-        before they are built: background work wakes it to build them)."""
-        asleep = self.asleep
-        if asleep is not None:
-            return asleep["complete"]
-        return self.search.indexed >= self.count and self.facets.indexed >= self.count
+def summary(s) -> dict:
+    """What the sessions list reads of it: the same asleep or awake (callers hold the lock)."""
+    found = asleep(s)
+    if found is not None:
+        return {**{k: found[k] for k in LISTED}, **{name: getattr(s, name) for name in SUMMARY}}
+    usage.for_session(s)  # summed and kept in usage_totals
+    totals = s.usage_totals[None]
+    return {"count": s.count, "agents": len(s.agents), "problems": len(s.problems),
+            "failures": failed.total(s, caught_up=False), "usage": totals.state(), "complete": indexed_whole(s),
+            **{name: getattr(s, name) for name in SUMMARY}}
 
-    @property
-    def agent_count(self) -> int:
-        asleep = self.asleep
-        return asleep["agents"] if asleep is not None else len(self.agents)
 
-    @property
-    def failure_count(self) -> int:
-        """Its failures (index/failed.py), as far as its facets are built: the sessions list reads it often."""
-        asleep = self.asleep
-        return asleep["failures"] if asleep is not None else failed.total(self, caught_up=False)
+def indexed_whole(s) -> bool:
+    """Whether its search index and facets hold every event (a session kept as soon as it was read sleeps before
+    they are built: background work wakes it to build them)."""
+    found = asleep(s)
+    if found is not None:
+        return found["complete"]
+    return s.search.indexed >= s.count and s.facets.indexed >= s.count
 
-    @property
-    def problem_count(self) -> int:
-        asleep = self.asleep
-        return asleep["problems"] if asleep is not None else len(self.problems)
 
-    def sleep(self, wake, lost, summary: dict | None = None) -> None:
-        """Drop the index, keeping what the list shows; `wake(self)` gives the index back (a SessionIndex equal to
-        this one when it went to sleep) or None, then `lost(self)` is told (outside the lock) and its files are read
-        again. `summary` (from a cache entry): what it shows, for a session that was never awake in this run."""
-        with self.lock:
-            if self.asleep is not None:  # asleep with its search index: drop that
-                self.__dict__.pop("search", None)
-                return
-            if summary is None:
-                summary = self.summary()
-            else:
-                for name in SUMMARY:
-                    setattr(self, name, summary[name])
-            self.__dict__["_asleep"] = {**{k: summary[k] for k in LISTED}, "wake": wake, "lost": lost}
-            # `_asleep` first: a reader without the lock that misses an attribute from now on wakes it (after this)
-            for name in [n for n in self.__dict__ if n not in KEPT_ASLEEP]:
-                del self.__dict__[name]
+def sleep(s, wake_with, lost, given: dict | None = None) -> None:
+    """Drop the index, keeping what the list shows; `wake_with(s)` gives the index back (a SessionIndex equal to
+    this one when it went to sleep) or None, then `lost(s)` is told (outside the lock) and its files are read
+    again. `given` (a summary from a cache entry): what it shows, for a session that was never awake in this run."""
+    with s.lock:
+        if asleep(s) is not None:  # asleep with its search index: drop that
+            s.__dict__.pop("search", None)
+            return
+        if given is None:
+            given = summary(s)
+        else:
+            for name in SUMMARY:
+                setattr(s, name, given[name])
+        s.__dict__["_asleep"] = {**{k: given[k] for k in LISTED}, "wake": wake_with, "lost": lost}
+        # `_asleep` first: a reader without the lock that misses an attribute from now on wakes it (after this)
+        for name in [n for n in s.__dict__ if n not in KEPT_ASLEEP]:
+            del s.__dict__[name]
 
-    def wake(self, seen: bool = True) -> None:
-        """Take the index back from where it was kept (see the module); nothing when awake. `seen`: someone reads
-        it (else background work, which puts it back to sleep when done): it stays awake SLEEP_AFTER_S at least."""
-        with self.lock:
-            asleep = self.__dict__.get("_asleep")
-            if asleep is None:
-                return
-            restored = asleep["wake"](self)
-            if restored is not None and restored.count == asleep["count"]:
-                self._take(restored)
-                lost = None
-            else:
-                self._clear()  # empty under a later epoch: an open page reloads, and fills as the files are read
-                self.epoch += 1
-                lost = asleep["lost"]
-            if seen:
-                self.seen_at = time.monotonic()
-        if lost is not None:
-            lost(self)
 
-    def _take(self, restored) -> None:
-        """Become awake with `restored`'s index (caller holds the lock)."""
-        self.__dict__.update({k: v for k, v in restored.__dict__.items() if k not in KEPT_ASLEEP})
-        restored.__dict__.clear()  # its parser's methods refer to it: freed now, not at the next collection
-        for built in (self.search, self.facets):  # they read their session through a weak reference
-            built.belong_to(self)
-        self._new_parser()
-        del self.__dict__["_asleep"]
+def wake(s, seen: bool = True) -> None:
+    """Take the index back from where it was kept (see the module); nothing when awake. `seen`: someone reads it
+    (else background work, which puts it back to sleep when done): it stays awake SLEEP_AFTER_S at least."""
+    with s.lock:
+        found = s.__dict__.get("_asleep")
+        if found is None:
+            return
+        restored = found["wake"](s)
+        if restored is not None and restored.count == found["count"]:
+            _take(s, restored)
+            lost = None
+        else:
+            s.empty()  # empty under a later epoch: an open page reloads, and fills as the files are read
+            s.epoch += 1
+            lost = found["lost"]
+        if seen:
+            s.seen_at = time.monotonic()
+    if lost is not None:
+        lost(s)
 
-    def sleepy(self, now: float, after: float) -> bool:
-        """Whether nothing has looked at it for `after` seconds (Library.get, a wake and a search mark it seen), and
-        it holds more than its summary."""
-        return now - self.seen_at >= after and (self.asleep is None or "search" in self.__dict__)
+
+def _take(s, restored) -> None:
+    """Become awake with `restored`'s index (caller holds the lock)."""
+    s.__dict__.update({k: v for k, v in restored.__dict__.items() if k not in KEPT_ASLEEP})
+    restored.__dict__.clear()  # its parser's methods refer to it: freed now, not at the next collection
+    for built in (s.search, s.facets):  # they read their session through a weak reference
+        built.belong_to(s)
+    s.new_parser()
+    del s.__dict__["_asleep"]
+
+
+def sleepy(s, now: float, after: float) -> bool:
+    """Whether nothing has looked at it for `after` seconds (Library.get, a wake and a search mark it seen), and it
+    holds more than its summary."""
+    return now - s.seen_at >= after and (asleep(s) is None or "search" in s.__dict__)

@@ -209,7 +209,8 @@ class Library:
 
     def reader(self, path: str, limit: int | None = None) -> FileTailer | GzipReader:
         """The reader of a session file of this folder, within the app's limits (reading.reader_for)."""
-        return reader_for(path, limit, inside=self.inside, limits=self.host.tuning.limits, tuning=self.host.tuning)
+        return reader_for(path, limit, inside=self.inside, limits=self.host.tuning.limits, tuning=self.host.tuning,
+                          files=self.host.files)
 
     def _session_of(self, path: str, fmt: formats.Format = formats.NATIVE, reason: str = "") -> SessionIndex:
         """A new, empty index of the session file at `path`, of the format its content shows."""

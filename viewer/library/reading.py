@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+from viewer.core.open_files import OpenFiles
 from viewer.core.tuning import Limits, Tuning
 from viewer.files.tailer import FileTailer, Line
 from viewer.files.whole_file import GzipReader
@@ -13,18 +14,20 @@ from viewer.formats.detect import GZIP_SUFFIX
 
 
 def reader_for(path: str, limit: int | None = None, inside: str | None = None,
-               limits: Limits | None = None, tuning: Tuning | None = None) -> FileTailer | GzipReader:
+               limits: Limits | None = None, tuning: Tuning | None = None,
+               files: OpenFiles | None = None) -> FileTailer | GzipReader:
     """The reader of a session file, within `limits`; a plain file (or a `.json` one of OTLP/JSON requests) is
     tailed `limit` bytes at a time at most, its open last line reported after `tuning.incomplete_after`.
 
     `inside`: the real path of the folder the file opened must lie in (None: anywhere); the reader
-    raises RefusedFile or PermissionError for a file that may not or cannot be read."""
+    raises RefusedFile or PermissionError for a file that may not or cannot be read. `files`: the app's open files
+    (Host.files) its tailer keeps its file in; None: a pool of its own."""
     if ai_agent.is_snapshot_name(path):
-        return ai_agent.SnapshotReader(path, inside=inside, limits=limits, limit=limit)
+        return ai_agent.SnapshotReader(path, inside=inside, limits=limits, limit=limit, files=files)
     if path.endswith(GZIP_SUFFIX):
         return GzipReader(path, inside=inside, limits=limits)
     return FileTailer(path, limit, inside=inside, limits=limits,
-                      incomplete_after=(tuning or Tuning).incomplete_after)
+                      incomplete_after=(tuning or Tuning).incomplete_after, files=files)
 
 
 def read_some(reader, batch: int = Tuning.group_batch_bytes):

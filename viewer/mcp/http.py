@@ -14,7 +14,7 @@ import threading
 
 from flask import Blueprint, Response, abort, current_app, request
 
-from viewer.web import security
+from viewer.web import security, state
 
 bp = Blueprint("mcp", __name__)
 KEY = "agentview_mcp"  # app.extensions[KEY]: the app's Bridge, made on the first request
@@ -39,18 +39,30 @@ class Bridge:
                                    transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
         self.manager = server.session_manager
         self.loop = asyncio.new_event_loop()
+        self._stop: asyncio.Event | None = None  # set by `close`: the session manager stops, then the thread ends
         started = threading.Event()
-        threading.Thread(target=self._run, args=(started,), name="agentview-mcp", daemon=True).start()
+        self.thread = threading.Thread(target=self._run, args=(started,), name="agentview-mcp", daemon=True)
+        self.thread.start()
         if not started.wait(30):
             raise RuntimeError("the MCP session manager did not start")
 
     def _run(self, started: threading.Event) -> None:
         async def serve():
+            self._stop = asyncio.Event()
             async with self.manager.run():
                 started.set()
-                await asyncio.Event().wait()  # until the process ends (a daemon thread)
+                await self._stop.wait()  # until the app's runtime closes (see `close`)
 
-        self.loop.run_until_complete(serve())
+        try:
+            self.loop.run_until_complete(serve())
+        finally:
+            self.loop.close()
+
+    def close(self) -> None:
+        """Stop the session manager and end its thread (the app's runtime closes)."""
+        if self.thread.is_alive() and self._stop is not None:
+            self.loop.call_soon_threadsafe(self._stop.set)
+        self.thread.join(30)
 
     def answer(self, scope: dict, body: bytes) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
         # Handed over from an empty context: the call must not inherit this request's Flask context (its tools
@@ -81,12 +93,16 @@ class Bridge:
 
 def _bridge() -> Bridge:
     app = current_app._get_current_object()
+    runtime = app.extensions[state.KEY].runtime
     bridge = app.extensions.get(KEY)
-    if bridge is None:
+    if bridge is None and not runtime.closed:
         with _making:
             bridge = app.extensions.get(KEY)
-            if bridge is None:
+            if bridge is None and not runtime.closed:
                 bridge = app.extensions[KEY] = Bridge(app)
+                runtime.on_close(bridge.close)  # its thread ends with the app's
+    if runtime.closed:
+        abort(503, "This viewer is shutting down.")
     return bridge
 
 

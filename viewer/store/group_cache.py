@@ -12,6 +12,7 @@ import logging
 import os
 import zlib
 
+from viewer.core.open_files import OpenFiles
 from viewer.files.file_source import FileChanged, FileSource
 from viewer.files.tailer import FileTailer
 from viewer.index.session_index import SessionIndex
@@ -53,12 +54,12 @@ def stat_unchanged(path: str, was: dict) -> bool:
         tuple(was["identity"]), was["size"], was["mtime"], was.get("ctime"))
 
 
-def same_files(files: dict, inside: str | None) -> bool:
+def same_files(files: dict, inside: str | None, pool: OpenFiles) -> bool:
     """Whether every file of a kept group still holds what it held when kept (opened as every read is: never one
-    outside DIR)."""
+    outside DIR; in `pool`, its app's open files)."""
     for path, was in files.items():
         try:
-            source = FileSource(path, inside)
+            source = FileSource(path, inside, pool=pool)
         except OSError:
             return False
         try:
@@ -106,7 +107,7 @@ def save(store: CacheStore, session: SessionIndex, tailers: dict, inside: str | 
             return None
         state = tailer.state()
         try:  # on the source its tailer reads: the file is not opened again
-            facts = _facts(tailer.source if tailer.source is not None else FileSource(path, inside))
+            facts = _facts(tailer.source if tailer.source is not None else FileSource(path, inside, pool=session.host.files))
         except FileChanged:
             return None  # replaced or rewritten since it was read: it is read again first
         if tuple(state["identity"] or ()) != facts["identity"] or state["position"] != facts["size"]:
@@ -130,7 +131,7 @@ def restore(store: CacheStore, session: SessionIndex, tailers: dict, inside: str
     something reads it), its `tailers` set to go on from the end of each file: (the entry's key, what its files
     were, its sidecars). None on any miss (then some tailers may have been moved: the caller makes new ones)."""
     try:  # each file opened once: for its facts, then kept open by its tailer (FileTailer.resume)
-        sources = {path: FileSource(path, inside) for path in session.members}
+        sources = {path: FileSource(path, inside, pool=session.host.files) for path in session.members}
         now = {path: _facts(source) for path, source in sources.items()}
     except OSError:
         return None
@@ -169,7 +170,7 @@ def restore_listed(store: CacheStore, session: SessionIndex, tailers: dict, insi
         return None
     for path, was in files.items():
         tailer = tailers.get(path)
-        source = FileSource(path, inside, identity=was["identity"])  # not opened: see FileSource
+        source = FileSource(path, inside, identity=was["identity"], pool=session.host.files)  # not opened: see FileSource
         if not isinstance(tailer, FileTailer) or not tailer.resume(was["tailer"], source):
             return None
     _sleep(session, asleep, functools.partial(wake, store, key, files, checked=False, inside=inside), lost)
@@ -210,7 +211,7 @@ def wake(store: CacheStore, key: str, files: dict, session: SessionIndex, search
     entry; None when the entry is gone or is not the one it slept with (evicted, or written again by another server
     after its files changed), or, for a session whose files were not `checked` yet (restored by their stat alone:
     `restore_listed`), when they no longer hold what they held."""
-    if not checked and not same_files(files, inside):
+    if not checked and not same_files(files, inside, session.host.files):
         return None
     kept = store.sections(key)
     if kept is None:

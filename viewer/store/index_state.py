@@ -7,13 +7,13 @@ attribute its part does not declare is not kept (`cacheable`) rather than losing
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 from viewer import formats
 from viewer.core.host import Host
 from viewer.core.kept import Items
 from viewer.core.tuning import Tuning
-from viewer.formats import packed
 from viewer.index import sleeping
 from viewer.index.agent_tree import AgentTree
 from viewer.index.session_index import SessionIndex
@@ -127,7 +127,7 @@ def sections(s: SessionIndex, tuning: Tuning | None = None) -> Iterator[tuple]:
     # Next the search index: a sleeping session reads it alone when it is searched (see `search_of`)
     yield from _sections_of(tuning, "search", s.search.state())
     if s.normalizer is not None:  # the shapes its entries are packed in
-        yield "shapes", packed.shapes()
+        yield "shapes", s.host.shapes.known()
     for part in _PARTS:
         yield from _sections_of(tuning, part, _part_of(s, part).state())
     events = s.events
@@ -204,6 +204,7 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
     s = SessionIndex(session_id, path, relpath, fmt, "", host=host)
     search, owners = s.search, _owners()
     stored = fmt.normalizer.stored_type if fmt.reads_records else None
+    made = None if stored is None else functools.partial(stored.from_state, shapes=s.host.shapes)
     head = None
     for name, value in kept:
         if name == "head":
@@ -217,10 +218,10 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
             if s.normalizer is None:
                 return None
         elif name == "shapes":
-            if not packed.learn(value):
+            if not s.host.shapes.learn(value):
                 return None
         elif name == "events":  # in parts, in order
-            s.events.extend(value, stored if s.normalizer is not None else None)
+            s.events.extend(value, made if s.normalizer is not None else None)
         elif name == "end":
             whole = value == s.count == head["count"] and (s.normalizer is None) == (not fmt.reads_records)
             return s if whole else None
