@@ -25,6 +25,7 @@ from viewer.formats.base import refusal
 from viewer.formats.detect import GZIP_SUFFIX
 from viewer.index.session_ids import session_id_for, session_name, shown
 from viewer.index.session_index import SessionIndex
+from viewer.search.folder_words import FolderWords
 from viewer.store import folder_cache
 from viewer.store.session_cache import SessionCache
 
@@ -63,6 +64,9 @@ class Library:
         self.folder_problem = self.folders.folder_problem
         self.forget_gone_folders = self.folders.forget_gone_folders
         self.cache = cache  # sessions kept between runs (None: every start reads every file)
+        self._folder_words: FolderWords | None = None  # which sessions hold a word (see folder_words)
+        self._words_kept = False  # whether the folder's entry the first scan read holds them (the last run's)
+        self._words_lock = lockorder.ordered(threading.Lock(), lockorder.CACHE, "folder words read")
         self.sessions: dict[str, SessionIndex] = {}
         self.aliases: dict[str, str] = {}  # id of a renamed session -> its id now
         self._tailers: dict[str, FileTailer | GzipReader] = {}  # readers of the files of one session each
@@ -89,6 +93,7 @@ class Library:
         first = folder is None and self.cache is not None and not self._scanned
         if first:
             self.cache.read_listed(self._folder_key)
+            self._words_kept = self.cache.listed is not None
         # A restart taking thousands of sessions from the cache makes their objects in about a second, all to be
         # kept: the cyclic collector would walk them again and again meanwhile (40% of that second)
         listing = first and self.cache.listed is not None
@@ -476,11 +481,24 @@ class Library:
     def _folder_key(self) -> str:
         return folder_cache.key_of(self.real_root, self.follow_symlinks)
 
+    @property
+    def folder_words(self) -> FolderWords:
+        """Which sessions hold a word: a rare word's search looks at those. After a restart, the last run's, read
+        from the folder's entry when first asked for (a restart nobody searches holds none of it)."""
+        words = self._folder_words
+        if words is None:
+            with self._words_lock:
+                if self._folder_words is None:
+                    kept = self.cache.folder_words(self._folder_key) if self._words_kept else None
+                    self._folder_words = kept or FolderWords()
+                words = self._folder_words
+        return words
+
     def keep_folder(self) -> bool:
         """Write what a restart needs to list the kept groups at once (folder_cache), when they changed."""
         if self.cache is None:
             return False
-        return self.cache.save_folder(self._folder_key, self.groups.all())
+        return self.cache.save_folder(self._folder_key, self.groups.all(), self.folder_words)
 
     def sleep_quiet(self) -> bool:
         """Put to sleep the kept sessions nobody has looked at for a while (SessionCache.sleep_quiet)."""

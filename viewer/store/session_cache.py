@@ -304,9 +304,14 @@ class SessionCache:
     def done_listing(self) -> None:
         self.listed = None
 
-    def save_folder(self, key: str, groups) -> bool:
-        """Write the folder's entry from the groups kept as they are now, if a group was kept or forgotten since it
-        was last written and that was Tuning.save_gap_s ago or more; whether it wrote."""
+    def folder_words(self, key: str):
+        """The folder's words its entry holds (folder_cache.load_words), or None."""
+        return folder_cache.load_words(self.store, key)
+
+    def save_folder(self, key: str, groups, words=None) -> bool:
+        """Write the folder's entry from the groups kept as they are now, and its `words` (FolderWords), if a group
+        was kept or forgotten since it was last written and that was Tuning.save_gap_s ago or more; whether it
+        wrote."""
         changes, at = self._folder_saved
         now = time.monotonic()
         if changes == self._kept_changes or now - at < self.host.tuning.save_gap_s:
@@ -324,7 +329,7 @@ class SessionCache:
                 if row is not None:  # yielded outside its lock: the section it goes in is written meanwhile
                     yield row
         try:
-            folder_cache.save(self.store, key, rows())
+            folder_cache.save(self.store, key, rows(), words)
         except (OSError, ValueError) as error:  # no room: a restart reads the groups' entries one by one
             log.warning("could not keep the folder's list in the cache: %s", error)
             return False

@@ -116,7 +116,8 @@ def _results() -> dict:
     q, session_id = _args()
     limit = min(int_arg("limit", 50, minimum=1), MAX_LIMIT)
     data = search.search(library().listing(), q, session_id, search_cursor_arg("from"), limit,
-                         count_budget=current_app.config["SEARCH_COUNT_BUDGET"], counts=state().runtime.counts)
+                         count_budget=current_app.config["SEARCH_COUNT_BUDGET"], counts=state().runtime.counts,
+                         folder_words=library().folder_words)
     place(data["hits"], data["cursor"])
     data["cursor"] = state().runtime.cursor_names.name(data["cursor"])
     data["next_url"] = (url_for(request.endpoint, q=q, session=session_id, limit=request.args.get("limit"),
