@@ -366,6 +366,16 @@ def format_cursor(cursors: dict[str, str]) -> str:
     return ",".join(f"{sid}={c}" for sid, c in cursors.items())
 
 
+def cursor_of(text: str, session_id: str) -> str | None:
+    """One session's cursor in a `format_cursor` text (found without parsing them all: one a session of thousands)."""
+    at = -1
+    while (at := text.find(f"{session_id}=", at + 1)) != -1:
+        if at == 0 or text[at - 1] == ",":
+            end = text.find(",", at)
+            return text[at + len(session_id) + 1:end if end != -1 else len(text)]
+    return None
+
+
 def parse_cursor(text: str | None) -> dict[str, str]:
     out = {}
     for part in (text or "").split(","):

@@ -46,7 +46,6 @@ def target(s, position: int, page_size: int) -> dict:
 def place(hits: list[dict], cursors: str) -> None:
     """Each hit's target and url. `cursors` (the answer's) says which reading of each session the hits
     came from: a session replaced or gone since then links its hits to their message pages."""
-    seen = search.parse_cursor(cursors)
     page_size = current_app.config["AGENT_PAGE_SIZE"]
     for session_id, same_session in groupby(hits, key=lambda h: h["session"]):
         s = library().get(session_id)
@@ -55,7 +54,7 @@ def place(hits: list[dict], cursors: str) -> None:
                 hit["target"] = {"page": "message", "message_id": hit["message_id"]}
             continue
         with s.lock:
-            current = s.position_after(seen.get(session_id)) is not None  # same reading: positions still hold
+            current = s.position_after(search.cursor_of(cursors, session_id)) is not None  # same reading: positions hold
             for hit in same_session:
                 hit["target"] = (target(s, hit["position"], page_size) if current
                                  else {"page": "message", "message_id": hit["message_id"]})
