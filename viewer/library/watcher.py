@@ -9,10 +9,12 @@ import threading
 import time
 
 from watchdog.events import (
+    DirAttribEvent,
     DirCreatedEvent,
     DirDeletedEvent,
     DirModifiedEvent,
     DirMovedEvent,
+    FileAttribEvent,
     FileClosedEvent,
     FileCreatedEvent,
     FileDeletedEvent,
@@ -43,8 +45,9 @@ HOT_FILES = 64  # at most this many files looked at so: the latest written
 # What the observer asks the kernel to tell: changes, not a file opened or closed unwritten. Every read of a session
 # file (the viewer's own first of all: thousands of files opened at a start) would be two events more for watchdog's
 # threads to take apart in Python, holding the GIL while the folder is read and the pages wait.
-HEARD = [FileCreatedEvent, FileModifiedEvent, FileDeletedEvent, FileMovedEvent, FileClosedEvent,
-         DirCreatedEvent, DirModifiedEvent, DirDeletedEvent, DirMovedEvent]
+# A file's or folder's mode changed (chmod) is heard too: one that could not be read is read once it can be.
+HEARD = [FileCreatedEvent, FileModifiedEvent, FileDeletedEvent, FileMovedEvent, FileClosedEvent, FileAttribEvent,
+         DirCreatedEvent, DirModifiedEvent, DirDeletedEvent, DirMovedEvent, DirAttribEvent]
 
 
 class _MarkDirty(FileSystemEventHandler):
