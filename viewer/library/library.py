@@ -64,9 +64,7 @@ class Library:
         self.folder_problem = self.folders.folder_problem
         self.forget_gone_folders = self.folders.forget_gone_folders
         self.cache = cache  # sessions kept between runs (None: every start reads every file)
-        self._folder_words: FolderWords | None = None  # which sessions hold a word (see folder_words)
-        self._words_kept = False  # whether the folder's entry the first scan read holds them (the last run's)
-        self._words_lock = lockorder.ordered(threading.Lock(), lockorder.CACHE, "folder words read")
+        self._folder_words = FolderWords()  # which sessions hold a word, without a cache (see folder_words)
         self.sessions: dict[str, SessionIndex] = {}
         self.aliases: dict[str, str] = {}  # id of a renamed session -> its id now
         self._tailers: dict[str, FileTailer | GzipReader] = {}  # readers of the files of one session each
@@ -93,7 +91,6 @@ class Library:
         first = folder is None and self.cache is not None and not self._scanned
         if first:
             self.cache.read_listed(self._folder_key)
-            self._words_kept = self.cache.listed is not None
         # A restart taking thousands of sessions from the cache makes their objects in about a second, all to be
         # kept: the cyclic collector would walk them again and again meanwhile (40% of that second)
         listing = first and self.cache.listed is not None
@@ -483,16 +480,9 @@ class Library:
 
     @property
     def folder_words(self) -> FolderWords:
-        """Which sessions hold a word: a rare word's search looks at those. After a restart, the last run's, read
-        from the folder's entry when first asked for (a restart nobody searches holds none of it)."""
-        words = self._folder_words
-        if words is None:
-            with self._words_lock:
-                if self._folder_words is None:
-                    kept = self.cache.folder_words(self._folder_key) if self._words_kept else None
-                    self._folder_words = kept or FolderWords()
-                words = self._folder_words
-        return words
+        """Which sessions hold a word: a rare word's search looks at those (after a restart, the last run's, read
+        when first asked for: SessionCache.folder_words)."""
+        return self._folder_words if self.cache is None else self.cache.folder_words(self._folder_key)
 
     def keep_folder(self) -> bool:
         """Write what a restart needs to list the kept groups at once (folder_cache), when they changed."""
