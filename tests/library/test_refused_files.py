@@ -310,6 +310,6 @@ def test_an_unreadable_file_is_listed_with_permission_denied_until_it_can_be_rea
         assert problem_kinds(server, "closed") == ["permission_denied"]
         assert "permission denied" in get(f"{server.url}/s/closed/problems")
         assert "CLOSED-CONTENT" not in get(f"{server.url}/api/sessions/closed")
-        secret.chmod(0o644)  # readable now: read like any other
-        server.wait_for_session("closed", 1)
+        secret.chmod(0o644)  # readable now: read like any other, as soon as the mode changed (not at the next walk)
+        server.wait_for_session("closed", 1, timeout=3)
         assert problem_kinds(server, "closed") == [] and "CLOSED-CONTENT" in get(f"{server.url}/s/closed/agents/a")

@@ -292,3 +292,10 @@ def test_the_total_counts_every_hit_from_the_postings_and_says_when_it_is_a_lowe
     library.scan()
     assert total("agent:zed ping") == {"count": 6, "exact": True, "at_most": None}  # q's 6 "ping"s
     assert "total" not in search.search(sessions, "ping")  # only asked for by the page
+
+
+def test_one_sessions_cursor_is_found_in_a_cursor_of_many_as_parsing_them_all_finds_it():
+    cursors = search.format_cursor({"xa": "1-2", "a": "3-4", "p:a": "5-6", "a:b": "7-8", "b": "9-10"})
+    for session_id in ("a", "xa", "p:a", "a:b", "b", "missing", "x"):
+        assert search.cursor_of(cursors, session_id) == search.parse_cursor(cursors).get(session_id), session_id
+    assert search.cursor_of("", "a") is None

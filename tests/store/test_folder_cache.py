@@ -79,7 +79,7 @@ def test_bytes_that_changed_under_an_unchanged_stat_are_found_before_anything_re
     main = str(_main_file(project))
     key, files, *_ = listed.group(main)
     _as_if_rewritten(store, key, main)  # the group's entry ...
-    rows = [list(row) for batch in store.sections(_folder_key(project)) for row in batch]
+    rows = [list(row) for batch in store.sections(_folder_key(project)) if type(batch) is list for row in batch]
     for row in rows:  # ... and its row in the folder's entry, alike
         if row[0] == main:
             row[3][main]["print"] ^= 1

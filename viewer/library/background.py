@@ -33,6 +33,7 @@ def index_step(library, budget: int = 128, words=None) -> bool:
                 continue
             if not done:  # the facets too while they stand where the search index does: one read of the events
                 session.search.catch_up(budget, along=session.facets)
+            _tell_words(library, session)
             _forget_cached(session)
             _pack_if_settled(session)
             _keep_if_whole(library, session)
@@ -94,6 +95,12 @@ def _pack_if_settled(session) -> None:
     if normalizer is not None and normalizer.settled and session.search.complete:
         with session.lock:
             session.search.pack()
+
+
+def _tell_words(library, session) -> None:
+    """The folder's words learn the words its search index has found since (FolderWords.take)."""
+    with session.lock:
+        library.folder_words.take(session)
 
 
 def _forget_cached(session) -> None:

@@ -277,6 +277,7 @@ class Groups:
                 pass
             session.facets.catch_up_in_slices()
         with session.lock:
+            self._library.folder_words.take(session)
             session.search.pack()  # when complete; else once it is (background.index_step)
         self.keep(session)
         return True

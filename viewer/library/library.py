@@ -25,6 +25,7 @@ from viewer.formats.base import refusal
 from viewer.formats.detect import GZIP_SUFFIX
 from viewer.index.session_ids import session_id_for, session_name, shown
 from viewer.index.session_index import SessionIndex
+from viewer.search.folder_words import FolderWords
 from viewer.store import folder_cache
 from viewer.store.session_cache import SessionCache
 
@@ -63,6 +64,7 @@ class Library:
         self.folder_problem = self.folders.folder_problem
         self.forget_gone_folders = self.folders.forget_gone_folders
         self.cache = cache  # sessions kept between runs (None: every start reads every file)
+        self._folder_words = FolderWords()  # which sessions hold a word, without a cache (see folder_words)
         self.sessions: dict[str, SessionIndex] = {}
         self.aliases: dict[str, str] = {}  # id of a renamed session -> its id now
         self._tailers: dict[str, FileTailer | GzipReader] = {}  # readers of the files of one session each
@@ -477,11 +479,17 @@ class Library:
     def _folder_key(self) -> str:
         return folder_cache.key_of(self.real_root, self.follow_symlinks)
 
+    @property
+    def folder_words(self) -> FolderWords:
+        """Which sessions hold a word: a rare word's search looks at those (after a restart, the last run's, read
+        when first asked for: SessionCache.folder_words)."""
+        return self._folder_words if self.cache is None else self.cache.folder_words(self._folder_key)
+
     def keep_folder(self) -> bool:
         """Write what a restart needs to list the kept groups at once (folder_cache), when they changed."""
         if self.cache is None:
             return False
-        return self.cache.save_folder(self._folder_key, self.groups.all())
+        return self.cache.save_folder(self._folder_key, self.groups.all(), self.folder_words)
 
     def sleep_quiet(self) -> bool:
         """Put to sleep the kept sessions nobody has looked at for a while (SessionCache.sleep_quiet)."""

@@ -65,6 +65,11 @@ class Runtime:
         self._kept.append(kept)
         return kept
 
+    def when_idle(self, *actions) -> None:
+        """Call each of `actions` on the ingest thread once it has nothing else to do (nothing when not watching)."""
+        if self.watcher is not None:
+            self.watcher.when_idle(*actions)
+
     def on_close(self, action) -> None:
         """Call `action()` when this closes (after everything else is stopped)."""
         self._on_close.append(action)

@@ -7,12 +7,15 @@ import logging
 import os
 import threading
 import time
+from collections import deque
 
 from watchdog.events import (
+    DirAttribEvent,
     DirCreatedEvent,
     DirDeletedEvent,
     DirModifiedEvent,
     DirMovedEvent,
+    FileAttribEvent,
     FileClosedEvent,
     FileCreatedEvent,
     FileDeletedEvent,
@@ -43,8 +46,9 @@ HOT_FILES = 64  # at most this many files looked at so: the latest written
 # What the observer asks the kernel to tell: changes, not a file opened or closed unwritten. Every read of a session
 # file (the viewer's own first of all: thousands of files opened at a start) would be two events more for watchdog's
 # threads to take apart in Python, holding the GIL while the folder is read and the pages wait.
-HEARD = [FileCreatedEvent, FileModifiedEvent, FileDeletedEvent, FileMovedEvent, FileClosedEvent,
-         DirCreatedEvent, DirModifiedEvent, DirDeletedEvent, DirMovedEvent]
+# A file's or folder's mode changed (chmod) is heard too: one that could not be read is read once it can be.
+HEARD = [FileCreatedEvent, FileModifiedEvent, FileDeletedEvent, FileMovedEvent, FileClosedEvent, FileAttribEvent,
+         DirCreatedEvent, DirModifiedEvent, DirDeletedEvent, DirMovedEvent, DirAttribEvent]
 
 
 class _MarkDirty(FileSystemEventHandler):
@@ -97,6 +101,7 @@ class Watcher:
         self._next_look = 0.0  # monotonic time of the next health look
         self._last_walk = time.monotonic()  # ... and of the last walk of the whole folder
         self._hot: dict[str, float] = {}  # file -> when a change to it was last told (monotonic), oldest first
+        self._when_idle: deque = deque()  # what to do, one at a time, once no file and no index waits (when_idle)
         self._next_hot = 0.0  # monotonic time of the next look at them
         self._dirty: dict[str, bool] = {}  # path -> is a folder
         self._moves: list[tuple[str, str, bool]] = []  # (source, destination, is a folder), in order
@@ -302,10 +307,20 @@ class Watcher:
         for path in self.library.take_unfinished():
             self.mark(path)
 
+    def when_idle(self, *actions) -> None:
+        """Call each of `actions` on the ingest thread, one a step, once nothing else is left to do."""
+        self._when_idle.extend(actions)
+
     def _index_step(self) -> bool:
-        """One step of background work (search indexing, then the cache); False when none is left."""
+        """One step of background work (search indexing, then the cache, then what waits for idle time); False when
+        none is left."""
         try:
-            return background.step(self.library, self.words)
+            if background.step(self.library, self.words):
+                return True
+            if self._when_idle:
+                self._when_idle.popleft()()
+                return True
+            return False
         except Exception:
             log.exception("background work failed")
             return False

@@ -40,7 +40,7 @@ def search_sessions(viewer: Viewer, query: str, session_id: str | None = None, c
         scope = viewer.session(session_id).id
     library = viewer.library
     data = search.search(library.listing(), query, scope, resume, limit,
-                         count_budget=viewer.app.config["SEARCH_COUNT_BUDGET"])
+                         count_budget=viewer.app.config["SEARCH_COUNT_BUDGET"], folder_words=library.folder_words)
     place(data["hits"], data["cursor"])
     total = data["total"]
     counted = (f"{total['count']:,}{'+' if not total.get('exact', True) else ''}"

@@ -46,6 +46,10 @@ class Tally:
         """A session not visited (visits ran out): the count is a lower bound, and no upper bound is known."""
         self.complete, self.most = False, None
 
+    def add_nothing(self) -> None:
+        """A session visited that has no candidate (known without looking at its lists)."""
+        self.visits -= 1
+
     def add(self, s, required: tuple, key: tuple) -> None:
         """Count one session's candidates (callers hold its lock). `key` says what the requirements are
         (search.requirements_key), for how far this session's count got to be kept."""

@@ -270,18 +270,19 @@ class Postings(dict):
 
 
 class _Postings(Postings):
-    """Postings that file each new word in the vocabulary."""
+    """Postings that file each new word in the vocabulary, and note it for the folder's words (FolderWords)."""
 
-    __slots__ = ("vocabulary",)
+    __slots__ = ("vocabulary", "noted")
 
-    def __init__(self, vocabulary: dict[str, list[str]]) -> None:
+    def __init__(self, vocabulary: dict[str, list[str]], noted: list[str] | None = None) -> None:
         super().__init__()
-        self.vocabulary = vocabulary
+        self.vocabulary, self.noted = vocabulary, [] if noted is None else noted
 
     def __missing__(self, key: str) -> array:
         positions = self[key] = array("i")
         if key[0] != "\x01":
             self.vocabulary.setdefault(key[:2], []).append(key)
+            self.noted.append(key)
         return positions
 
 
@@ -295,7 +296,11 @@ class SearchIndex(Incremental):
 
     def __init__(self, session=None) -> None:
         self.vocabulary: dict[str, list[str]] = {}  # the word tokens by their first two characters
-        self._postings: dict[str, array] = _Postings(self.vocabulary)
+        # The word tokens first posted since the events before `noted_from` were indexed: what the folder's words
+        # (search.folder_words) have not been told of this session yet
+        self.noted: list[str] = []
+        self.noted_from = 0
+        self._postings: dict[str, array] = _Postings(self.vocabulary, self.noted)
         super().__init__(session)  # events 0 .. indexed-1 are in the postings
         # The role and kind field tokens are not posted per event: an event is in one class (its role and
         # kind tokens, a handful of classes per session), and a token's positions are its class's,
@@ -306,7 +311,8 @@ class SearchIndex(Incremental):
 
     # What it holds: each kept by `state`, or made again from what is (the vocabulary, the classes by token) or
     # when asked for (merged lists), or the session it reads
-    HOLDS = frozenset({"vocabulary", "_postings", "indexed", "_session", "_class_of", "_classes_with", "_merged"})
+    HOLDS = frozenset({"vocabulary", "_postings", "indexed", "_session", "_class_of", "_classes_with", "_merged",
+                       "noted", "noted_from"})
 
     def state(self):
         """(name, plain value) of what it keeps (see the persistent cache: store.index_state); the postings of a
@@ -335,6 +341,9 @@ class SearchIndex(Incremental):
                 postings[token].frombytes(kept[1])  # files the word in the vocabulary too
         else:
             raise ValueError(f"a search index keeps no {name!r}")
+        # what it took back is what it was built from: noted as of its events indexed (FolderWords.take)
+        self.noted.clear()
+        self.noted_from = self.indexed
 
     @property
     def postings(self) -> dict[str, array]:
@@ -381,9 +390,11 @@ class SearchIndex(Incremental):
     def _unpacked(self) -> dict[str, array]:
         """The postings to extend: packed ones (a session that grew after all) made a dict of arrays again."""
         if self.packed:
-            packed, self._postings = self._postings, _Postings(self.vocabulary)
+            packed, self._postings = self._postings, _Postings(self.vocabulary, self.noted)
+            noted = len(self.noted)
             for token, positions in packed.items():
                 self._postings[token].fromlist(positions.tolist())  # packed positions may be 2 bytes each
+            del self.noted[noted:]  # posted before: not new words
         return self._postings
 
     def take_run(self, s, start: int, stop: int, run: tuple[dict, dict, list, list]) -> None:
@@ -446,6 +457,12 @@ class SearchIndex(Incremental):
                 merged.extend(fresh)
             self._merged[key] = (merged, self.indexed)
         return merged
+
+    def words(self) -> list[str]:
+        """Every word token it holds (not the field tokens)."""
+        if self.packed:
+            return self._postings.prefixed("")
+        return [word for words in self.vocabulary.values() for word in words]
 
     def prefixed(self, prefix: str) -> list[str]:
         """Word tokens starting with `prefix`."""

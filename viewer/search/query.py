@@ -17,6 +17,7 @@ from viewer.core.positions import intersection_chunks, union
 from viewer.core.redact import shown
 
 from .count import COUNT_SESSIONS, Tally
+from .folder_words import FolderWords
 from .index import AGENT, KIND, ROLE, TOOL, SearchIndex, searchable_text, tokens
 
 QUALIFIERS = ("agent", "role", "tool", "session")
@@ -253,16 +254,20 @@ def in_scope(sessions: list, query: Query, session_id: str | None) -> list:
 
 def search(sessions: list, text: str, session_id: str | None = None, resume: str | None = None,
            limit: int = 50, count_budget: int | None = None, count_sessions: int = COUNT_SESSIONS,
-           counts: BoundedMap | None = None) -> dict:
+           counts: BoundedMap | None = None, folder_words: FolderWords | None = None) -> dict:
     """A page of hits in (session, file order), from `resume` ("<session>=<position>", as `next` gave).
 
     With `count_budget`, "total" says how many hits the query has in all (search_count.Tally), counted on the
     position lists the page's search intersects, session by session (at most `count_sessions` of them), before
     and after the page too; how far counts got is kept in `counts` (the app's) for the next page.
+    With `folder_words` (the library's), a session it knows whole and that holds not every word of the query is
+    passed over: the answer is the same, without looking into it.
     """
     query = parse(text)
     marker = pattern(query)
     scope = in_scope(sessions, query, session_id)
+    words = list(dict.fromkeys(query.words + [w for phrase in query.phrases for w in phrase]))
+    holding = folder_words.holding(words) if folder_words is not None and words else None
     hits: list[dict] = []
     cursors: dict[str, str] = {}
     following = None
@@ -278,9 +283,18 @@ def search(sessions: list, text: str, session_id: str | None = None, resume: str
             if tally is not None:
                 tally.skip()
             continue
+        lacking = holding.lacks(s) if holding is not None else None
+        if lacking is not None:  # no hit, searched whole, nothing counted: what searching it would have said
+            if paged:
+                cursors[s.id] = lacking
+            if tally is not None:
+                tally.add_nothing()
+            continue
         with s.lock:
             required = requirements(s, query)
             upto = _searched_upto(s, partial)  # searched and counted as far as its index is built
+            if folder_words is not None:
+                folder_words.take(s)
             if paged:
                 start = resume_at if s.id == resume_id else 0
                 found, more = matches(s, query, start, limit - len(hits), required=required)
@@ -350,6 +364,16 @@ def unclosed_quote(text: str) -> str | None:
 def format_cursor(cursors: dict[str, str]) -> str:
     """`<session>=<epoch>-<count>` joined by commas ('=' and ',' never occur in a session id)."""
     return ",".join(f"{sid}={c}" for sid, c in cursors.items())
+
+
+def cursor_of(text: str, session_id: str) -> str | None:
+    """One session's cursor in a `format_cursor` text (found without parsing them all: one a session of thousands)."""
+    at = -1
+    while (at := text.find(f"{session_id}=", at + 1)) != -1:
+        if at == 0 or text[at - 1] == ",":
+            end = text.find(",", at)
+            return text[at + len(session_id) + 1:end if end != -1 else len(text)]
+    return None
 
 
 def parse_cursor(text: str | None) -> dict[str, str]:

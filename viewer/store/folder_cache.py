@@ -2,7 +2,8 @@
 
 It holds each kept group's entry key, files, sidecars, summary and settled normalizer, so a restart `lstat`s the
 files instead of opening them; their bytes are checked before a wake and by background work soon after. Anything
-that does not match is read as without it.
+that does not match is read as without it. After them come the folder's words (search.folder_words), so that a
+restart's first search of a rare word reads the postings of the sessions holding it, not those of every session.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import logging
 
 from viewer import formats
+from viewer.search.folder_words import FolderWords
 
 from .cache_store import CacheStore, CorruptEntry
 from .group_cache import stat_unchanged
@@ -17,6 +19,7 @@ from .group_cache import stat_unchanged
 log = logging.getLogger(__name__)
 
 ROWS = 250  # groups per section: each encodes in a few milliseconds
+WORDS = 5000  # words (or sessions) per section of the folder's words
 _JOINED = frozenset({"rel", "path", "inside"})  # what Groups.join adds to what a format's member_of told
 _BY_NAME = {fmt.name: fmt for fmt in formats.LINE_FORMATS if fmt.member_of is not None}
 
@@ -64,8 +67,9 @@ def row(session, key: str, files: dict, sidecars: dict) -> tuple:
             session.normalizer.state())
 
 
-def save(store: CacheStore, key: str, rows) -> int:
-    """Write the folder's entry from its groups' rows (an iterator: each taken when its section is written)."""
+def save(store: CacheStore, key: str, rows, words: FolderWords | None = None) -> int:
+    """Write the folder's entry from its groups' rows (an iterator: each taken when its section is written) and
+    its `words` (sections of their own: tuples, where rows come in lists)."""
     def sections():
         batch = []
         for one in rows:
@@ -74,6 +78,8 @@ def save(store: CacheStore, key: str, rows) -> int:
                 yield batch
                 batch = []
         yield batch
+        if words is not None:
+            yield from words.state(WORDS)
 
     return store.put(key, sections())
 
@@ -84,11 +90,26 @@ def load(store: CacheStore, key: str) -> Listed | None:
     if kept is None:
         return None
     try:
-        rows = [one for batch in kept for one in batch]
-        return Listed(rows)
+        return Listed([one for section in kept if type(section) is list for one in section])
     except (CorruptEntry, TypeError, ValueError, KeyError, AttributeError) as error:
         log.info("the folder's cache entry is not used: %s", error)
         store.drop(key)
+        return None
+    finally:
+        kept.close()
+
+
+def load_words(store: CacheStore, key: str) -> FolderWords | None:
+    """The folder's words its entry holds, or None (none kept, or an entry not as made: read as without them). Read
+    when a search first needs them, not with the rows: a restart holds them only once someone searches."""
+    kept = store.sections(key)
+    if kept is None:
+        return None
+    try:
+        words = [section for section in kept if type(section) is not list]
+        return FolderWords.from_state(words) if words else None
+    except (CorruptEntry, TypeError, ValueError, KeyError, IndexError, OverflowError) as error:
+        log.info("the folder's words in its cache entry are not used: %s", error)
         return None
     finally:
         kept.close()

@@ -10,13 +10,16 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import threading
 import time
 import zlib
 
+from viewer.core import lockorder
 from viewer.core.host import Host
 from viewer.files.safe_open import open_regular
 from viewer.files.tailer import FileTailer
 from viewer.index.session_index import SessionIndex
+from viewer.search.folder_words import FolderWords
 
 from . import code_version, folder_cache, group_cache, index_state
 from .cache_store import CacheStore, CorruptEntry
@@ -92,6 +95,9 @@ class SessionCache:
         # a group's main path -> its entry's (key, files, sidecars): group_cache
         self._entries: dict[str, tuple[str, dict, dict]] = {}
         self.listed: folder_cache.Listed | None = None  # the folder's entry, while a restart's first scan reads it
+        self._folder_words: FolderWords | None = None  # which sessions hold a word (see folder_words)
+        self._words_kept = False  # whether the folder's entry the first scan read may hold them (the last run's)
+        self._words_lock = lockorder.ordered(threading.Lock(), lockorder.CACHE, "folder words read")
         # (session, inside, its asleep state) restored by their files' stat alone: their bytes are checked soon after
         self._unchecked: list[tuple] = []
         self._kept_changes = 0  # groups kept or forgotten: the folder's entry is written again when this moved
@@ -300,13 +306,27 @@ class SessionCache:
     def read_listed(self, key: str) -> None:
         """Read the folder's entry for a restart's first scan (`listed`; `done_listing` when it is over)."""
         self.listed = folder_cache.load(self.store, key)
+        self._words_kept = self.listed is not None
 
     def done_listing(self) -> None:
         self.listed = None
 
-    def save_folder(self, key: str, groups) -> bool:
-        """Write the folder's entry from the groups kept as they are now, if a group was kept or forgotten since it
-        was last written and that was Tuning.save_gap_s ago or more; whether it wrote."""
+    def folder_words(self, key: str) -> FolderWords:
+        """The folder's words (search.folder_words): at first, those its entry holds (folder_cache.load_words), read
+        when first asked for, so that a restart nobody searches holds none of them."""
+        words = self._folder_words
+        if words is None:
+            with self._words_lock:
+                if self._folder_words is None:
+                    kept = folder_cache.load_words(self.store, key) if self._words_kept else None
+                    self._folder_words = kept or FolderWords()
+                words = self._folder_words
+        return words
+
+    def save_folder(self, key: str, groups, words=None) -> bool:
+        """Write the folder's entry from the groups kept as they are now, and its `words` (FolderWords), if a group
+        was kept or forgotten since it was last written and that was Tuning.save_gap_s ago or more; whether it
+        wrote."""
         changes, at = self._folder_saved
         now = time.monotonic()
         if changes == self._kept_changes or now - at < self.host.tuning.save_gap_s:
@@ -324,7 +344,7 @@ class SessionCache:
                 if row is not None:  # yielded outside its lock: the section it goes in is written meanwhile
                     yield row
         try:
-            folder_cache.save(self.store, key, rows())
+            folder_cache.save(self.store, key, rows(), words)
         except (OSError, ValueError) as error:  # no room: a restart reads the groups' entries one by one
             log.warning("could not keep the folder's list in the cache: %s", error)
             return False

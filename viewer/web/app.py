@@ -79,6 +79,12 @@ def close_app(app: Flask) -> None:
     view.runtime.close()
 
 
+def _compiling_templates(env) -> list:
+    """Each page's template compiled in turn once the ingest thread is idle: a person's first page does not wait
+    for its templates to compile (a few hundred ms for them all, in a step each)."""
+    return [functools.partial(env.get_template, name) for name in env.list_templates() if name.endswith(".html")]
+
+
 def create_app(
     root: str | os.PathLike, watch: bool = True, polling: bool = False, *, follow_symlinks: bool = False,
     redact: bool = True, token: str | None = None, allowed_hosts: frozenset[str] | None = security.LOOPBACK_NAMES,
@@ -125,6 +131,7 @@ def create_app(
                                  agent_colour=colours.agent_colour, indent_class=colours.indent_class,
                                  prices_note=lambda: costs.prices_note(runtime.host.prices))
     app.url_defaults(asof.inject_at)  # links on a page frozen at event N stay at N
+    runtime.when_idle(*_compiling_templates(app.jinja_env))
 
     @app.after_request
     def secure_and_log(response):

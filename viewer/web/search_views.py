@@ -46,7 +46,6 @@ def target(s, position: int, page_size: int) -> dict:
 def place(hits: list[dict], cursors: str) -> None:
     """Each hit's target and url. `cursors` (the answer's) says which reading of each session the hits
     came from: a session replaced or gone since then links its hits to their message pages."""
-    seen = search.parse_cursor(cursors)
     page_size = current_app.config["AGENT_PAGE_SIZE"]
     for session_id, same_session in groupby(hits, key=lambda h: h["session"]):
         s = library().get(session_id)
@@ -55,7 +54,7 @@ def place(hits: list[dict], cursors: str) -> None:
                 hit["target"] = {"page": "message", "message_id": hit["message_id"]}
             continue
         with s.lock:
-            current = s.position_after(seen.get(session_id)) is not None  # same reading: positions still hold
+            current = s.position_after(search.cursor_of(cursors, session_id)) is not None  # same reading: positions hold
             for hit in same_session:
                 hit["target"] = (target(s, hit["position"], page_size) if current
                                  else {"page": "message", "message_id": hit["message_id"]})
@@ -116,7 +115,8 @@ def _results() -> dict:
     q, session_id = _args()
     limit = min(int_arg("limit", 50, minimum=1), MAX_LIMIT)
     data = search.search(library().listing(), q, session_id, search_cursor_arg("from"), limit,
-                         count_budget=current_app.config["SEARCH_COUNT_BUDGET"], counts=state().runtime.counts)
+                         count_budget=current_app.config["SEARCH_COUNT_BUDGET"], counts=state().runtime.counts,
+                         folder_words=library().folder_words)
     place(data["hits"], data["cursor"])
     data["cursor"] = state().runtime.cursor_names.name(data["cursor"])
     data["next_url"] = (url_for(request.endpoint, q=q, session=session_id, limit=request.args.get("limit"),

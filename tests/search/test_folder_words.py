@@ -1,0 +1,147 @@
+"""The folder's words (search.folder_words): a search that passes over the sessions not holding its words answers
+exactly what a search looking into every session answers, on a folder of many Claude Code sessions and of native
+sessions growing between searches; a rare word's search over sleeping sessions reads the postings of the
+session holding it alone."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+
+import pytest
+
+from conftest import REPO
+from events import created, say, user
+from test_group_cache import run
+from viewer.library import background
+from viewer.library.library import Library
+from viewer.search import query as search
+from viewer.store import folder_cache
+from viewer.store.session_cache import SessionCache
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from claude_projects import generate  # noqa: E402
+
+QUERIES = ["def", "return", '"return import"', "quer*", "role:assistant def", "tool:bash", "agent:main def",
+           "nothingmatchesthis", "def nothingmatchesthis", "is:error def", "session:warehouse def"]
+
+
+def searched(library: Library, q: str, **kwargs) -> dict:
+    """What a search answers with the folder's words, checked against the same search looking into every session
+    (run second: the first took in the events a query takes in, so both see the same ones)."""
+    sessions = library.listing()
+    fast = search.search(sessions, q, count_budget=50_000, folder_words=library.folder_words, **kwargs)
+    slow = search.search(sessions, q, count_budget=50_000, **kwargs)
+    assert search.parse_cursor(fast.pop("cursor")) == search.parse_cursor(slow.pop("cursor")), q
+    assert fast == slow, q
+    return slow
+
+
+def every_page(library: Library, q: str, limit: int) -> list:
+    hits, resume = [], None
+    while True:
+        page = searched(library, q, limit=limit, resume=resume)
+        hits += [(h["session"], h["position"]) for h in page["hits"]]
+        if not page["next"]:
+            return hits
+        resume = page["next"]
+
+
+def rare_words(library: Library, most: int = 25) -> list[str]:
+    """Words held by one or two sessions (what the folder's words are for), picked alike in every run."""
+    words = library.folder_words.words
+    rare = sorted(w for w, numbers in words.items() if len(numbers) <= 2 and not w.isdigit())
+    return random.Random(7).sample(rare, min(most, len(rare)))
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    home = tmp_path_factory.mktemp("folder-words")
+    return generate(home, sessions=40, projects=4)
+
+
+def test_searches_passing_over_sessions_answer_what_searching_every_session_answers(folder):
+    library = Library(folder["projects_folder"])
+    library.scan()
+    while background.step(library):
+        pass
+    rare = rare_words(library)
+    assert len(rare) == 25
+    for q in [*QUERIES, folder["rare_word"], *rare, " ".join(rare[:2])]:
+        searched(library, q)
+        every_page(library, q, limit=7)
+    found = searched(library, folder["rare_word"])
+    assert [h["session"].endswith(folder["newest"]) for h in found["hits"]] == [True]
+
+
+def postings_read(library: Library) -> list[str]:
+    return [s.id for s in library.listing() if "search" in s.__dict__]
+
+
+def test_a_rare_words_search_of_sleeping_sessions_reads_the_postings_of_the_one_holding_it(folder, tmp_path):
+    cache = tmp_path / "cache"
+    library = run(folder["projects_folder"], cache)  # read, kept, asleep: the folder's words kept beside them
+    sessions = library.listing()
+    assert len(sessions) == 40 and all(s.asleep is not None for s in sessions)
+    found = searched(library, folder["rare_word"])["hits"]
+    assert len(found) == 1
+    restarted = run(folder["projects_folder"], cache, settle=False)
+    assert postings_read(restarted) == []
+    fast = search.search(restarted.listing(), folder["rare_word"], folder_words=restarted.folder_words)
+    assert [(h["session"], h["position"]) for h in fast["hits"]] == [(h["session"], h["position"]) for h in found]
+    assert postings_read(restarted) == [found[0]["session"]]
+
+
+def test_without_the_kept_words_a_restart_learns_them_from_its_first_search(folder, tmp_path):
+    cache = tmp_path / "cache"
+    found = searched(run(folder["projects_folder"], cache), folder["rare_word"])["hits"]
+    # a restart without the folder's entry: every session taken asleep from its own entry, no words kept
+    SessionCache(str(cache)).store.drop(folder_cache.key_of(folder["projects_folder"], False))
+    library = run(folder["projects_folder"], cache, settle=False)
+    assert searched(library, folder["rare_word"])["hits"] == found  # it learns every session's words
+    for s in library.listing():
+        if s.asleep is not None:  # (the one with the hit woke to show it)
+            s.sleep(None, None)  # their search postings dropped again
+    fast = search.search(library.listing(), folder["rare_word"], folder_words=library.folder_words)
+    assert [h["position"] for h in fast["hits"]] == [h["position"] for h in found]
+    assert postings_read(library) == [h["session"] for h in found]
+
+
+def native_line(event: dict) -> str:
+    return json.dumps(event) + "\n"
+
+
+def test_sessions_growing_between_searches_are_searched_as_searching_every_session_would(folder, tmp_path):
+    root = tmp_path / "logs"
+    root.mkdir()
+    paths = [root / f"native-{i}.jsonl" for i in range(4)]
+    for i, path in enumerate(paths):
+        path.write_text(native_line(created(f"c{i}", "main")) + native_line(user(f"u{i}", "main", "begin here")))
+    library = Library(str(root))
+    library.scan()
+    while background.step(library):
+        pass
+    rng = random.Random(3)
+    words = [f"zyzzyva{n}" for n in range(12)]
+    written = 0
+    for round_ in range(30):
+        path = rng.choice(paths)
+        many = 5000 if round_ == 10 else rng.randint(1, 40)  # once far behind: searched as far as it is indexed
+        with path.open("a") as f:
+            for _ in range(many):
+                written += 1
+                said = " ".join(rng.choice(words) if rng.random() < 0.02 else "plain" for _ in range(8))
+                f.write(native_line(say(f"m{written}", "main", said)))
+        library.refresh(str(path))
+        for _ in range(rng.randint(0, 3)):  # the background catches up a little, or not at all
+            background.step(library)
+        # the hits, totals and cursors (what the next poll reads from) of both
+        for q in rng.sample(words, 4) + ["plain", f'"plain {words[0]}"']:
+            searched(library, q)
+    while background.step(library):
+        pass
+    for q in words:
+        every_page(library, q, limit=50)
+    assert any(searched(library, q)["hits"] for q in words)

@@ -1,0 +1,140 @@
+"""Which sessions of a folder hold a word: word -> the sorted numbers of the sessions whose search index posts it.
+
+A search of a rare word over thousands of sessions looks only at the sessions holding it, and at those whose words
+it has not been told of yet. A session's words are told (`take`) when its search index has caught up; only the
+words first posted since it was last told are filed, so N new events cost what their new words cost. Lists only
+grow: a session read again under a new epoch may leave words it no longer holds (it is looked at for nothing,
+never missed). A session is passed over only when every word of every event it has was filed (`Holding.lacks`).
+"""
+
+from __future__ import annotations
+
+import threading
+from array import array
+from bisect import bisect_left
+
+from viewer.core import lockorder
+from viewer.core.cursor import Cursor
+from viewer.core.positions import intersection
+
+
+class FolderWords:
+    def __init__(self) -> None:
+        self.words: dict[str, array] = {}  # word -> ascending numbers of the sessions holding it
+        self.numbers: dict[str, int] = {}  # session id -> its number here
+        self.ids: list[str] = []  # number -> session id
+        # session id -> (epoch, events whose words are all filed, its files' time then, the filing that last added
+        # some of its words, the cursor of a reader of those events)
+        self.told: dict[str, tuple] = {}
+        self.filings = 0  # filings that added words so far
+        # the ingest thread and requests file words: a list is bisected and inserted into under it
+        self.lock = lockorder.ordered(threading.Lock(), lockorder.CACHE, "folder words")
+
+    def take(self, s) -> None:
+        """File the words of session `s` not filed yet (callers hold its lock; its search index is in memory)."""
+        index = s.search
+        epoch, indexed, updated = s.epoch, index.indexed, s.updated_at
+        told = self.told.get(s.id)
+        if told is not None and told[:3] == (epoch, indexed, updated) and not index.noted:
+            return
+        if told is not None and told[0] == epoch and index.noted_from <= told[1]:
+            new = index.noted  # the words of the events before noted_from are filed already
+        else:
+            new = index.words()
+        with self.lock:
+            filing = told[3] if told is not None else 0
+            if new:
+                self.filings += 1
+                filing = self.filings
+                self._file(self._number(s.id), new)
+            self.told[s.id] = (epoch, indexed, updated, filing, str(Cursor(epoch, indexed)))
+        index.noted.clear()
+        index.noted_from = indexed
+
+    def holding(self, words: list[str]) -> Holding:
+        """The sessions holding every one of `words` (and maybe some that held them once), as filed now."""
+        with self.lock:
+            lists = [self.words.get(word, _NONE) for word in words]
+            return Holding({self.ids[number] for number in intersection(lists)}, self.filings, self.told)
+
+    def state(self, size: int):
+        """What it holds as plain data, in sections of at most `size` items (kept by the persistent cache: see
+        store.words_cache). What sessions were told is taken first: the words, which only grow, taken after it,
+        hold at least what it says."""
+        with self.lock:
+            told = [(sid, told[:3]) for sid, told in self.told.items()]
+            ids, words = list(self.ids), list(self.words)
+        yield "ids", ids
+        for at in range(0, len(told), size):
+            yield "told", dict(told[at:at + size])
+        for at in range(0, len(words), size):
+            with self.lock:
+                yield "words", {word: self.words[word].tobytes() for word in words[at:at + size]}
+
+    @classmethod
+    def from_state(cls, sections) -> FolderWords:
+        """Made again from the sections `state` gave; ValueError (or another error of a value not as made) when
+        they do not add up."""
+        made = cls()
+        for name, value in sections:
+            if name == "ids":
+                made.ids = list(value)
+                made.numbers = {sid: number for number, sid in enumerate(made.ids)}
+            elif name == "told":
+                for sid, (epoch, indexed, updated) in value.items():
+                    made.told[sid] = (epoch, indexed, updated, 0, str(Cursor(epoch, indexed)))
+            elif name == "words":
+                for word, kept in value.items():
+                    numbers = made.words[word] = array("i")
+                    numbers.frombytes(kept)
+                    if not numbers or not 0 <= numbers[0] <= numbers[-1] < len(made.ids):
+                        raise ValueError(f"the sessions of {word!r} are not among those numbered")
+            else:
+                raise ValueError(f"folder words keep no {name!r}")
+        if len(made.numbers) != len(made.ids):
+            raise ValueError("sessions numbered twice")
+        return made
+
+    def _number(self, session_id: str) -> int:
+        number = self.numbers.get(session_id)
+        if number is None:
+            number = self.numbers[session_id] = len(self.ids)
+            self.ids.append(session_id)
+        return number
+
+    def _file(self, number: int, new: list[str]) -> None:
+        words = self.words
+        for word in new:
+            numbers = words.get(word)
+            if numbers is None:
+                words[word] = array("i", (number,))
+            elif numbers[-1] < number:  # the newest session: most words of a folder read in order
+                numbers.append(number)
+            else:
+                at = bisect_left(numbers, number)
+                if numbers[at] != number:
+                    numbers.insert(at, number)
+
+
+class Holding:
+    """The sessions holding a query's words, as filed at one moment (FolderWords.holding)."""
+
+    def __init__(self, ids: set[str], filings: int, told: dict) -> None:
+        self.ids, self.filings, self.told = ids, filings, told
+
+    def lacks(self, s) -> str | None:
+        """When `s` surely holds not every word (every word of every event it has was filed, none since the moment
+        these sessions were found), the cursor of a reader of all its events (searched whole, no hit); else None.
+
+        Needs no lock: what it says holds of the events the cursor names, even if the session changed meanwhile (a
+        poll reads from there). Reads only what a sleeping session keeps."""
+        if s.id in self.ids:
+            return None
+        told = self.told.get(s.id)
+        if (told is None or told[3] > self.filings or told[1] != s.count or told[0] != s.epoch
+                or told[2] != s.updated_at):
+            return None
+        return told[4]
+
+
+_NONE = array("i")
