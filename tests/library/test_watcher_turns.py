@@ -4,6 +4,7 @@ A real `agentview serve` process on real files.
 """
 
 import json
+import statistics
 import os
 import time
 import urllib.request
@@ -11,7 +12,7 @@ import urllib.request
 from conftest import serve, wait_for, write_events
 from events import cut_chain, make_chain
 from viewer.library.library import Library
-from viewer.library.watcher import Watcher
+from viewer.library.watcher import RESCAN_EVERY, Watcher
 
 LINE = ('{"message_id": "a%07d", "event_type": "transcript_entry", "agent_id": "agent_a", "role": "assistant", '
         '"content": "' + "lorem ipsum dolor sit amet " * 9 + '"}\n')
@@ -86,6 +87,15 @@ def check_walked_instead(folder):
         assert "watcher_restarted" in kinds
         append_b(folder, 2)  # still live: the folder is walked on a timer
         wait_for(lambda: events_of(server, "b") == 2, timeout=30)  # the next walk, on a loaded machine too
+        # The walk found b written lately: it is looked at as often as a file the observer told of, so its next
+        # lines show long before the next walk (RESCAN_EVERY), not at it.
+        waited = []
+        for n in range(3, 8):
+            written = time.monotonic()
+            append_b(folder, n)
+            wait_for(lambda: events_of(server, "b") == n, timeout=30)
+            waited.append(time.monotonic() - written)
+        assert statistics.median(waited) < RESCAN_EVERY * 0.6, waited
         with urllib.request.urlopen(f"{server.url}/", timeout=10) as response:
             page = response.read().decode()
         assert "folder watcher" in page

@@ -255,10 +255,18 @@ class Watcher:
         return min(HEALTH_EVERY, max(0.0, self._next_hot - time.monotonic()))
 
     def _walk_again(self) -> None:
-        """Read every file again (idle ones cost a stat), find new ones, and forget the ones gone."""
+        """Read every file again (idle ones cost a stat), find new ones, and forget the ones gone. Without an
+        observer, the files written lately become hot, as the observer's telling would make them: their next lines
+        show within HOT_EVERY seconds, not at the next walk."""
+        lately = time.time() - HOT_FOR
         for path in self.library.paths_below(self.library.root):
-            if not os.path.lexists(path):
+            try:
+                written = os.lstat(path).st_mtime
+            except OSError:
                 self.mark(path)  # its refresh forgets it
+                continue
+            if self._rescanning and written >= lately:
+                self._written(path)
         self.library.forget_gone_folders()
         self.library.scan()
         self._requeue_unfinished()
