@@ -217,3 +217,21 @@ def test_a_session_pages_agent_tree_is_a_drawer_on_a_phone(live_server, page, sc
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     page.goto(url + "#av-tree")  # "Skip to the agents" opens the drawer
     expect(rail).to_be_visible()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_session_whose_path_is_one_long_word_keeps_the_list_within_a_phone(tmp_path, page, scheme):
+    """A Codex rollout's path (dated folders, then one long file name) ends in "…" in its card at 360 px."""
+    from conftest import serve, write_events
+    from events import created, say
+
+    deep = tmp_path / "codex" / "2026" / "03" / "01" / ("rollout-2026-03-01T09-15-00-" + "0199a1b2-3c4d-7e5f-8a9b" * 3)
+    write_events(deep.with_suffix(".jsonl"), [created("m1", "main"), say("m2", "main", "done")])
+    with serve(tmp_path) as server:
+        open_on_a_phone(page, server.url + "/", scheme)
+        path = page.locator(".session-path")
+        expect(path).to_have_count(1)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        box = path.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 360
+        assert path.evaluate("p => p.scrollWidth > p.clientWidth"), "the path is cut, not wrapped or overflowing"
