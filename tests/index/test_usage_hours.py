@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import calendar
+import time
+
 import pytest
 
 from viewer.core import pricing
@@ -21,7 +24,9 @@ from viewer.index.usage import hour_of
     ("2025-13-03T01:30:00+02:00", None), (1e300, None),
 ])
 def test_the_hour_of_a_logged_time(stamp, hour):
-    assert hour_of(stamp) == hour
+    """`hour` as people write a UTC hour; hour_of gives it in hours since the epoch."""
+    expected = None if hour is None else calendar.timegm(time.strptime(hour, "%Y-%m-%dT%H")) // 3600
+    assert hour_of(stamp) == expected
 
 
 @pytest.mark.parametrize("logged, listed", [

@@ -4,8 +4,6 @@ and a session's usage per hour and model (the usage page sums those across sessi
 
 from __future__ import annotations
 
-import time
-
 from viewer.core import pricing, times
 
 KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
@@ -66,9 +64,9 @@ class Totals:
         self.priced_by: str | None = None
         self.logged_cost = 0.0
         self.peak: dict | None = None  # context_fill of the response whose context was fullest
-        # A session's responses per UTC hour ("2025-09-03T00"; None: logged without a time) and model: HOUR_FIELDS
-        # each. Hours, not days: the usage page groups them into days of the viewer's own time zone.
-        self.hours: dict[str | None, dict[str, list]] | None = {} if hourly else None
+        # A session's responses per hour (hours since the epoch; None: logged without a time) and model:
+        # HOUR_FIELDS each. Hours, not days: the usage page groups them into days of the viewer's own time zone.
+        self.hours: dict[int | None, dict[str, list]] | None = {} if hourly else None
 
     def add(self, s, positions) -> "Totals":
         prices = s.host.prices
@@ -101,9 +99,10 @@ class Totals:
             elif any(usage.values()):
                 spent["unpriced"] += 1
         if self.hours is not None:
-            row = self.hours.setdefault(hour_of(event.get("timestamp")), {}).get(model)
+            models = self.hours.setdefault(hour_of(event.get("timestamp")), {})
+            row = models.get(model)
             if row is None:
-                row = self.hours[hour_of(event.get("timestamp"))][model] = [0] * len(HOUR_FIELDS)
+                row = models[model] = [0] * len(HOUR_FIELDS)
             for i, k in enumerate(KEYS):
                 row[i] += usage.get(k, 0)
             row[4] += 1
@@ -146,15 +145,16 @@ class Totals:
 HOUR_FIELDS = KEYS + ("responses", "cost_usd", "unpriced")
 
 
-def hour_of(stamp: object) -> str | None:
-    """The UTC hour of a logged time ("2025-09-03T00"), None when it has none (times.seconds reads it)."""
+CALENDAR = (-62135596800, 253402300799)  # the seconds of years 1 to 9999: the times a date can hold
+
+
+def hour_of(stamp: object) -> int | None:
+    """The hour of a logged time, in hours since the epoch (times.seconds reads it); None when it has none, or
+    one no calendar holds."""
     at = times.seconds(stamp)
-    if at is None:
+    if at is None or not CALENDAR[0] <= at <= CALENDAR[1]:
         return None
-    try:
-        return time.strftime("%Y-%m-%dT%H", time.gmtime(at))
-    except (OverflowError, OSError, ValueError):  # a time no calendar holds
-        return None
+    return int(at // 3600)
 
 
 def _fuller(fill: dict, than: dict) -> bool:

@@ -5,7 +5,6 @@ own dates (the last 30 days that have usage, not the 30 before today)."""
 
 from __future__ import annotations
 
-import calendar
 import time
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -60,21 +59,12 @@ class Ask:
         return ask
 
 
-def _local_day(hour: str, zone: dict) -> date | None:
-    """The viewer's local day of a UTC hour ("2025-09-03T00"); `zone` remembers hours already placed."""
-    day = zone.get(hour)
-    if day is None:
-        try:
-            epoch = calendar.timegm((int(hour[:4]), int(hour[5:7]), int(hour[8:10]), int(hour[11:13]), 0, 0))
-            day = zone[hour] = date.fromtimestamp(epoch)
-        except (ValueError, OverflowError, OSError):
-            return None
-    return day
-
-
-def _file_day(s) -> date | None:
-    """The day a session without logged times is placed on: its file's last change."""
-    return date.fromtimestamp(s.updated_at) if s.updated_at else None
+def _local_day(seconds: float | None) -> date | None:
+    """The viewer's local day of a moment (None: none, or one the platform cannot place)."""
+    try:
+        return None if seconds is None else date.fromtimestamp(seconds)
+    except (ValueError, OverflowError, OSError):
+        return None
 
 
 @dataclass
@@ -131,7 +121,7 @@ class _Hours:
     undated: bool
 
 
-def _collect(sessions, zone: dict, prices) -> tuple[list[_Hours], dict]:
+def _collect(sessions, prices) -> tuple[list[_Hours], dict]:
     """Each session's hours placed on local days, each model under the name `prices` lists it by; and what could
     not be counted (unread, no usage logged)."""
     found, counts = [], {"sessions": 0, "unread": 0, "without_usage": 0, "undated": 0}
@@ -145,7 +135,8 @@ def _collect(sessions, zone: dict, prices) -> tuple[list[_Hours], dict]:
             hours = usage.session_totals(s).hours or {}
             rows, undated = [], False
             for hour, models in hours.items():
-                day = _local_day(hour, zone) if hour is not None else _file_day(s)
+                # a session logged without times is placed on the day its file last changed
+                day = _local_day(hour * 3600 if hour is not None else s.updated_at)
                 undated = undated or hour is None
                 if day is not None:
                     for model, row in models.items():
@@ -206,8 +197,7 @@ def _ranked(groups: dict[str, Sums], metric: str) -> list[tuple[str, Sums]]:
 def report(sessions, ask: Ask, prices) -> dict:
     """The usage page's data: totals, bars split by `ask.split`, the breakdowns, and the sessions behind them
     (models named as `prices` lists them)."""
-    zone: dict = {}
-    found, counts = _collect(sessions, zone, prices)
+    found, counts = _collect(sessions, prices)
     every_day = sorted({day for item in found for day, _, _ in item.rows})
     start, end = _window(ask, every_day)
     bucket = _bucket(start, end)
