@@ -179,14 +179,18 @@ def _bar_of(day: date, bucket: str) -> date:
     return day
 
 
+def _next_bar(day: date, bucket: str) -> date:
+    """The first day of the bar after the one starting on `day`."""
+    if bucket == "month":
+        return (day.replace(day=28) + timedelta(days=4)).replace(day=1)
+    return day + timedelta(days=7 if bucket == "week" else 1)
+
+
 def _bars(start: date, end: date, bucket: str) -> list[date]:
     bars, day = [], _bar_of(start, bucket)
     while day <= end:
         bars.append(day)
-        if bucket == "month":
-            day = (day.replace(day=28) + timedelta(days=4)).replace(day=1)
-        else:
-            day += timedelta(days=7 if bucket == "week" else 1)
+        day = _next_bar(day, bucket)
     return bars
 
 
@@ -233,7 +237,7 @@ def report(sessions, ask: Ask, prices) -> dict:
             key = name if name in drawn[:SERIES] else "other"
             series[key] = series.get(key, 0) + sums.value(ask.metric)
             bar.merge(sums)
-        last = min(day + _span(bucket, day) - timedelta(days=1), end)
+        last = min(_next_bar(day, bucket) - timedelta(days=1), end)
         bars.append({"from": max(day, start).isoformat(), "to": last.isoformat(), "total": bar.as_dict(),
                      "value": bar.value(ask.metric),
                      "series": [{"name": n, "value": series[n]} for n in drawn if series.get(n)]})
@@ -269,10 +273,3 @@ def _days(per_day: dict[date, float], total: Sums) -> dict:
             "per_active_day": sum(per_day.values()) / len(per_day) if per_day else 0,
             "cache_read_share": total.cache_read_input_tokens / read if read else None}
 
-
-def _span(bucket: str, day: date) -> timedelta:
-    if bucket == "week":
-        return timedelta(days=7)
-    if bucket == "month":
-        return (day.replace(day=28) + timedelta(days=4)).replace(day=1) - day
-    return timedelta(days=1)
