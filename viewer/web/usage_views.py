@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from datetime import date
+from typing import NamedTuple
 
 from flask import Blueprint, Response, abort, render_template, request, url_for
 
@@ -22,6 +23,14 @@ from .shape_check import built
 from .state import library, state, watched_library
 
 bp = Blueprint("usage", __name__)
+
+
+class Named(NamedTuple):
+    title: str  # a heading or a column's
+    name: str  # within a sentence
+
+
+NAMES = {"model": Named("Model", "model"), "project": Named("Project", "project"), "cli": Named("Agent CLI", "agent CLI")}
 ARGS = ("days", "from", "to", "project", "model", "cli", "split", "metric")
 
 
@@ -81,7 +90,7 @@ def _context(data: dict) -> dict:
     top, ticks = scale(data["peak"])
     return dict(link=link, compact=compact, amount=lambda v: costs.usd(v) if data["metric"] == "cost" else compact(v),
                 dayname=dayname, chosen=[d for d in DIMENSIONS if data["filters"][d]],
-                dimensions=DIMENSIONS, metrics=METRICS, spans=SPANS, top=top, ticks=ticks,
+                dimensions=NAMES, metrics=METRICS, spans=SPANS, top=top, ticks=ticks,
                 labels=_labels(data["bars"], data["window"]["bucket"]),
                 json_url=url_for("usage.usage_json", **_asked()),
                 poll_url=url_for("usage.poll", v=data["version"], **_asked()))
