@@ -75,19 +75,14 @@ def duration(seconds: float | None) -> str:
 
 
 def icon(name: str, label: str | None = None) -> Markup:
-    """A Lucide icon of static/lucide-sprite.svg; decorative unless it has a `label`. Each is made once a request
-    (kept in flask.g): a page prints a score of them, each a url_for."""
-    made = g.setdefault("agentview_icons", {})
-    drawn = made.get((name, label))
-    if drawn is None:
-        sprite = made.get(None)
-        if sprite is None:
-            sprite = made[None] = url_for("static", filename="lucide-sprite.svg")
-        href = escape(sprite + "#" + name)
-        said = f' role="img" aria-label="{escape(label)}"' if label else ' aria-hidden="true"'
-        drawn = made[(name, label)] = Markup(f'<svg class="icon icon-{escape(name)}"{said} focusable="false">'
-                                             f'<use href="{href}"></use></svg>')
-    return drawn
+    """A Lucide icon of static/lucide-sprite.svg; decorative unless it has a `label`. The sprite's URL is made once
+    a request (kept in flask.g): a page prints a score of icons."""
+    sprite = g.get("agentview_sprite")
+    if sprite is None:
+        sprite = g.agentview_sprite = url_for("static", filename="lucide-sprite.svg")
+    said = f' role="img" aria-label="{escape(label)}"' if label else ' aria-hidden="true"'
+    return Markup(f'<svg class="icon icon-{escape(name)}"{said} focusable="false">'
+                  f'<use href="{escape(sprite + "#" + name)}"></use></svg>')
 
 
 def folder() -> dict:
