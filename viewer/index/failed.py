@@ -10,6 +10,8 @@ import weakref
 
 from viewer.core.positions import filed_at
 
+from .agent_tree import spawning_call
+
 
 CLOSE = 4096  # events the facets may be behind for a count to take them in first (some milliseconds), as search does
 _unanswered: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # session -> _kept's answer
@@ -47,12 +49,19 @@ def _kept(s) -> tuple:
     kept = _unanswered.get(s)
     if kept is not None and kept[0] == key:
         return kept
-    results, events, spawned = s.result_positions, s.events, s.spawned
+    results = s.result_positions
     found = sorted((position, call_id) for (agent_id, call_id) in s.call_positions if (agent_id, call_id) not in results
                    for position in filed_at(s.call_positions, (agent_id, call_id))
-                   if not spawned.get(events[position]["message_id"]))  # a spawning call's outcome is its agent
+                   if call_id not in _made_agents(s, position))  # a spawning call's outcome is its agent
     kept = _unanswered[s] = (key, found, frozenset(found))
     return kept
+
+
+def _made_agents(s, position: int) -> set:
+    """The ids of the calls of the entry at `position` that created a sub-agent (its other calls are owed results)."""
+    event = s.events[position]
+    made = s.spawned.get(event["message_id"], ())
+    return {call.id for call in (spawning_call(s, s.agents[a], event) for a in made if a in s.agents) if call}
 
 
 def _facets(s, caught_up: bool):
