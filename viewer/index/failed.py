@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 import weakref
 
+from viewer.core import model
 from viewer.core.positions import filed_at
 
 from .agent_tree import spawning_call
@@ -52,16 +53,20 @@ def _kept(s) -> tuple:
     results = s.result_positions
     found = sorted((position, call_id) for (agent_id, call_id) in s.call_positions if (agent_id, call_id) not in results
                    for position in filed_at(s.call_positions, (agent_id, call_id))
-                   if call_id not in _made_agents(s, position))  # a spawning call's outcome is its agent
+                   if not _made_an_agent(s, position, call_id))  # a spawning call's outcome is its agent
     kept = _unanswered[s] = (key, found, frozenset(found))
     return kept
 
 
-def _made_agents(s, position: int) -> set:
-    """The ids of the calls of the entry at `position` that created a sub-agent (its other calls are owed results)."""
+def _made_an_agent(s, position: int, call_id: str) -> bool:
+    """Whether the call `call_id` of the entry at `position` created a sub-agent (its other calls are owed results)."""
     event = s.events[position]
-    made = s.spawned.get(event["message_id"], ())
-    return {call.id for call in (spawning_call(s, s.agents[a], event) for a in made if a in s.agents) if call}
+    made = s.spawned.get(event["message_id"])
+    if not made:
+        return False
+    if len(model.tool_calls_of(event)) == 1:  # its one call made them (spawning_call's answer, read no further)
+        return True
+    return any(getattr(spawning_call(s, s.agents[a], event), "id", None) == call_id for a in made if a in s.agents)
 
 
 def _facets(s, caught_up: bool):
