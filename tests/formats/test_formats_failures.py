@@ -256,3 +256,16 @@ def test_a_session_kept_asleep_says_its_count_without_waking(tmp_path):
     assert summary["failures"] == 1
     s.sleep(lambda _: None, lambda _: None, summary)
     assert s.failure_count == 1 and s.asleep is not None
+
+
+def test_a_call_beside_one_that_made_an_agent_is_still_owed_its_result(tmp_path):
+    """A message making a sub-agent with one call and another call left unanswered: only the spawning call is
+    answered by its agent; the other is a failure once the session ended."""
+    path = write_events(tmp_path / "s" / "a.jsonl", [
+        created("m0", "root", name="root"), user("m1", "root", "go"),
+        calls("m2", "root", tool_call("c1", "task", name="kid"), tool_call("c2", "fetch", url="x")),
+        created("m3", "kid", cause="m2", name="kid"), say("m4", "kid", "done")])
+    old(path)
+    (s,) = scanned(tmp_path / "s").listing()
+    assert listed(s) == [("unanswered", "no result for the fetch call c2: the session ended without one")]
+    assert failed.rolled_up(s) == {"root": 1}

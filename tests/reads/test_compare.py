@@ -4,15 +4,17 @@ would change it (a prompt), with ids rewritten, agents added, or cut short; and 
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
+import time
 from pathlib import Path
 
 import pytest
 
 from aio import write_demo
 from conftest import write_events
-from events import created, say, user
+from events import calls, created, say, tool_call, user
 from viewer.reads.alignment import align
 from viewer.reads.asof import snapshot
 from viewer.reads.compare import Run, compare, normalised
@@ -230,3 +232,19 @@ def test_times_with_and_without_a_zone_subtract_as_logged(tmp_path):
         {**say("a1", "lead", "done"), "timestamp": "2026-02-01T10:00:30.5Z"}])
     data = compare(Run(load_index(path)), Run(load_index(path)))
     assert data["pairs"][0]["metrics"]["a"]["seconds"] == 30.5 == data["totals"]["a"]["seconds"]
+
+
+def test_a_call_left_unanswered_when_the_run_ended_counts_as_a_failure(tmp_path):
+    """As the tree and the Failures page count them (index/failed.py): a call no result answered once the session
+    ended is a failure of its agent; while the session may still go on, it is not."""
+    def run(name, ended):
+        path = write_events(tmp_path / f"{name}.jsonl", [
+            created("c0", "lead", name="Lead"), user("u1", "lead", "go"),
+            calls("a1", "lead", tool_call("t1", "fetch", url="x"))])
+        if ended:
+            os.utime(path, (time.time() - 7200, time.time() - 7200))
+        return Run(load_index(path))
+
+    data = compare(run("going", False), run("ended", True))
+    assert (data["pairs"][0]["metrics"]["a"]["failures"], data["pairs"][0]["metrics"]["b"]["failures"]) == (0, 1)
+    assert (data["totals"]["a"]["failures"], data["totals"]["b"]["failures"]) == (0, 1)

@@ -158,3 +158,17 @@ def test_times_logged_as_epoch_numbers_place_the_bars_too(tmp_path):
     data = timeline(load_index(path))
     assert data["axis"] == TIME and (data["first"], data["last"]) == (T0, T0 + 12)
     assert [(call["name"], call["length"]) for call in data["longest"]][0] == ("search", 8.0)
+
+
+def test_a_response_the_api_failed_is_a_failed_model_call(tmp_path):
+    """An error the model's API answered in place of a response (core/failures.py: api error) marks its bar red,
+    as a failed result marks its tool call's."""
+    path = write_events(tmp_path / "api.jsonl", [
+        timed(created("c0", "lead", name="Lead"), 0), timed(user("u1", "lead", "go"), 0),
+        timed({**say("a1", "lead", "API Error: 529 overloaded"), "failure": "api error"}, 30),
+        timed(user("u2", "lead", "again"), 31), timed(say("a2", "lead", "done"), 32)])
+    data = timeline(load_index(path))
+    bars = [(bar["x"], bar["failed"]) for bar in data["lanes"][0]["bars"] if bar["kind"] == "model"]
+    assert bars == [(0.0, 1), (units(31, 0, 32), 0)]
+    assert data["lanes"][0]["failures"] == 1
+    assert [(call["message_id"], call["failed"]) for call in data["longest"]] == [("a1", True), ("a2", False)]

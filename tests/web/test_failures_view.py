@@ -2,6 +2,7 @@
 and its call; a call left unanswered is marked on its agent page; log text escaped and masked."""
 
 import os
+import re
 import time
 
 from conftest import write_events
@@ -57,3 +58,18 @@ def test_a_call_left_unanswered_is_marked_once_the_session_ended(tmp_path):
     going = run_folder(tmp_path / "b", ended=False)
     assert going.get("/s/run/agents/root").get_data(as_text=True).count('class="call failed"') == 1
     assert going.get("/api/sessions/run/failures").json["total"] == 6  # it may still be answered
+
+
+def test_the_tree_s_live_poll_counts_an_agent_s_new_failures(tmp_path):
+    """A failure logged after the tree was drawn updates its agent's badge and its parents' (out of band); an agent
+    that had none gets one."""
+    client = run_folder(tmp_path, ended=False)
+
+    def badges(after: str) -> dict:
+        text = client.get(f"/s/run/poll/tree?after={after}").get_data(as_text=True)
+        found = re.findall(r'<span id="av-failures-(\d+)" hx-swap-oob="true">(.*?)</span>', text, re.S)
+        return {ordinal: re.sub(r"<[^>]*>", "", inner) for ordinal, inner in found}
+
+    assert badges("0-4") == {"0": "6 failed", "1": "5 failed"}  # drawn before any failure: root 0, kid 1
+    assert badges("0-15") == {"0": "6 failed"}  # only the root's failed fetch is new
+    assert badges("0-16") == {"0": "6 failed"}  # its call c3, not answered yet, is no failure

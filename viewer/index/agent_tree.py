@@ -13,6 +13,25 @@ from viewer.core.model import AgentNode, Event
 from viewer.core.problems import Problem
 
 
+def spawning_call(s, agent: AgentNode, event: Event) -> model.LoggedCall | None:
+    """Which tool call of the cause message created this agent (a message may hold several)."""
+    calls = model.tool_calls(event)
+    created = s.events[agent.created_position] if agent.created_position is not None else {}
+    wanted = created.get("spawn_call_id")  # set by format normalizers that know the exact call
+    if isinstance(wanted, str):
+        for call in calls:
+            if call.id == wanted:
+                return call
+    if len(calls) <= 1:
+        return calls[0] if calls else None
+    for call in calls:
+        if isinstance(call.arguments, dict) and agent.name and call.arguments.get("name") == agent.name:
+            return call
+    siblings = s.spawned.get(agent.cause, [])
+    i = siblings.index(agent.agent_id) if agent.agent_id in siblings else 0
+    return calls[min(i, len(calls) - 1)]
+
+
 def agent_state(a: AgentNode) -> tuple:
     return (a.agent_id, a.ordinal, a.first_position, a.name, a.language_model, a.created_position, a.cause,
             a.parent_id, array_state(a.entries), {k: array_state(v) for k, v in a.by_kind.items()},

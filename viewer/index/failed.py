@@ -8,7 +8,10 @@ from __future__ import annotations
 import time
 import weakref
 
+from viewer.core import model
 from viewer.core.positions import filed_at
+
+from .agent_tree import spawning_call
 
 
 CLOSE = 4096  # events the facets may be behind for a count to take them in first (some milliseconds), as search does
@@ -47,12 +50,23 @@ def _kept(s) -> tuple:
     kept = _unanswered.get(s)
     if kept is not None and kept[0] == key:
         return kept
-    results, events, spawned = s.result_positions, s.events, s.spawned
+    results = s.result_positions
     found = sorted((position, call_id) for (agent_id, call_id) in s.call_positions if (agent_id, call_id) not in results
                    for position in filed_at(s.call_positions, (agent_id, call_id))
-                   if not spawned.get(events[position]["message_id"]))  # a spawning call's outcome is its agent
+                   if not _made_an_agent(s, position, call_id))  # a spawning call's outcome is its agent
     kept = _unanswered[s] = (key, found, frozenset(found))
     return kept
+
+
+def _made_an_agent(s, position: int, call_id: str) -> bool:
+    """Whether the call `call_id` of the entry at `position` created a sub-agent (its other calls are owed results)."""
+    event = s.events[position]
+    made = s.spawned.get(event["message_id"])
+    if not made:
+        return False
+    if len(model.tool_calls_of(event)) == 1:  # its one call made them (spawning_call's answer, read no further)
+        return True
+    return any(getattr(spawning_call(s, s.agents[a], event), "id", None) == call_id for a in made if a in s.agents)
 
 
 def _facets(s, caught_up: bool):

@@ -10,7 +10,7 @@ from bisect import bisect_right
 
 from mcp.server.mcpserver.exceptions import ToolError
 
-from viewer.core import model
+from viewer.core import failures, model
 from viewer.reads import causality, dialogs, queries
 from viewer.web.data import message_data
 
@@ -20,8 +20,10 @@ from .text import MESSAGE_CHARS, Answer, clip, indented, more, one_line
 CHAIN_SHOWN = 50  # of a message's upstream chain and of what it caused: the nearest ones
 
 
-def _error(event: dict) -> str:
-    return " [error]" if event.get("is_error") is True else ""
+def _error(s, event: dict) -> str:
+    """An event's failure by the rule every page uses (core/failures.py), in brackets."""
+    kind = failures.kind_of(event, s.format.failure_texts)
+    return f" [{kind}]" if kind else ""
 
 
 def _failed(item: dict) -> str:
@@ -121,7 +123,7 @@ def _who(s, event: dict) -> str:
     agent = s.agents.get(event["agent_id"])
     kind = model.perspective_kind(event) if model.is_transcript_entry(event) else event.get("event_type")
     name = f" \"{one_line(agent.display_name, 60)}\"" if agent else ""
-    return f"[{event['message_id']}] {event['agent_id']}{name} {str(kind).upper()}{_error(event)}"
+    return f"[{event['message_id']}] {event['agent_id']}{name} {str(kind).upper()}{_error(s, event)}"
 
 
 def _brief(s, event: dict) -> str:

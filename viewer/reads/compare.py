@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Hashable
 
 from viewer.core import failures, model, times
-from viewer.index import usage
+from viewer.index import failed, usage
 from viewer.index.session_index import SessionIndex
 
 from . import queries
@@ -140,6 +140,10 @@ def _read(run: Run) -> _Side:
                 counts[i][0] += len(model.tool_calls_of(event))
                 counts[i][1] += _failed(s, event)
                 logged[i][1:] = [event.get("timestamp")]
+        lane = {agent_id: i for i, agent_id in enumerate(order)}
+        for position, _ in failed.unanswered(s):  # a call the session ended without answering failed too
+            if (i := lane.get(s.events[position]["agent_id"])) is not None:
+                counts[i][1] += 1
         agents = {agent_id: _Agent(_agent_ref(s, agent_id), _agent_key(s, agent_id), list(s.agents[agent_id].children),
                                    list(s.agents[agent_id].entries), tokens[i],
                                    _agent_metrics(s, agent_id, *counts[i], _seconds(logged[i])))

@@ -1,5 +1,5 @@
 """A session's failures as a list: each with its agent, the call it answers, what kind it is and its error text
-(the Failures view, its JSON twin, the MCP tool `session_failures` and the share file read this).
+(the Failures view, its JSON twin and the MCP tool `session_failures` read this).
 
 What counts is decided once (core/failures.py) and filed by the index (index/failed.py): a page reads only the
 window it shows.

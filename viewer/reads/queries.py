@@ -13,28 +13,10 @@ from viewer.core import failures, model
 from viewer.core.model import AgentNode, Event
 from viewer.core.positions import intersection, merge, union, window
 from viewer.index import facets, failed, usage
+from viewer.index.agent_tree import spawning_call
 from viewer.index.session_index import SessionIndex
 
 # --- agents and the tree -------------------------------------------------------------------
-
-def spawning_call(s: SessionIndex, agent: AgentNode, event: Event) -> model.LoggedCall | None:
-    """Which tool call of the cause message created this agent (a message may hold several)."""
-    calls = model.tool_calls(event)
-    created = s.events[agent.created_position] if agent.created_position is not None else {}
-    wanted = created.get("spawn_call_id")  # set by format normalizers that know the exact call
-    if isinstance(wanted, str):
-        for call in calls:
-            if call.id == wanted:
-                return call
-    if len(calls) <= 1:
-        return calls[0] if calls else None
-    for call in calls:
-        if isinstance(call.arguments, dict) and agent.name and call.arguments.get("name") == agent.name:
-            return call
-    siblings = s.spawned.get(agent.cause, [])
-    i = siblings.index(agent.agent_id) if agent.agent_id in siblings else 0
-    return calls[min(i, len(calls) - 1)]
-
 
 def created_by(s: SessionIndex, agent: AgentNode) -> dict | None:
     """The spawning tool call: its message, name and a summary of its arguments."""

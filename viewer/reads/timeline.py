@@ -49,8 +49,8 @@ def _bars(s: SessionIndex, agent_id: str, values: list[float], failed: set[int],
     bars, previous = [], None
     for p in agent.entries:
         if previous is not None:
-            if p in speaks:
-                bars.append((MODEL, values[previous], values[p], p, False, None))
+            if p in speaks:  # failed when the response is an error the API answered (core/failures.py)
+                bars.append((MODEL, values[previous], values[p], p, p in failed, None))
             elif p in typed:
                 bars.append((WAIT, values[previous], values[p], p, False, None))
         previous = p

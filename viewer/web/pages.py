@@ -118,11 +118,12 @@ def poll_tree(session_id):
         changed = costs.with_ancestors(s, updates["counts"])  # their responses, or their sub-agents', were priced
         drawn = updates["appeared"] + updates["moved"]
         rolled_up = costs.tree_costs(s) if changed or drawn else {}
-        failures_of = failed.rolled_up(s) if drawn else {}
+        failures_of = failed.rolled_up(s) if changed or drawn else {}
         for row in drawn + [r for row in drawn for r in row.get("subtree") or ()]:  # drawn with their cost, failures
             row["cost"], row["failures"] = rolled_up.get(row["agent_id"]), failures_of.get(row["agent_id"])
         context = dict(session=session_row(s), updates=updates, problems=len(s.problems),
                        costs=[(s.agents[a].ordinal, rolled_up[a]) for a in changed if a in rolled_up],
+                       failures=[(s.agents[a].ordinal, a, failures_of.get(a)) for a in changed],  # theirs may grow
                        poll=url_for("pages.poll_tree", session_id=s.id, after=s.cursor, problems=len(s.problems)))
     context["reading"] = library().progress_of(s.path)  # outside the session's lock, as above
     return render_template("_tree_poll.html", **context)
