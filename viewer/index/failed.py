@@ -96,9 +96,10 @@ def total(s, caught_up: bool = True) -> int:
     return len(held.failed) + len(unanswered(s))
 
 
-def rolled_up(s) -> dict[str, int]:
-    """agent id -> its failures and its sub-agents', at any depth (agents with none left out)."""
-    own = own_counts(s)
+def rolled_up(s, own: dict[str, int] | None = None) -> dict[str, int]:
+    """agent id -> its failures and its sub-agents', at any depth (agents with none left out); `own`: own_counts,
+    when the caller has them already."""
+    own = own_counts(s) if own is None else own
     counts = dict(own)
     agents = s.agents
     for agent_id in own:

@@ -79,6 +79,7 @@ def _agent_page(s, data: dict, positions, filters: EntryFilter, include_subagent
     agent_id = data["agent_id"]
     view = queries.perspective(s, agent_id, include_subagents, data["start"], size, filters, positions)
     mark_rewound(s, view["items"])
+    own = failed.own_counts(s)
     return dict(
         data=data, session=session_row(s), source=s, agent_id=agent_id, agent=data,
         lineage=data["lineage"], crumbs=pictures.breadcrumbs(s, agent_id), children=data["children"],
@@ -87,7 +88,7 @@ def _agent_page(s, data: dict, positions, filters: EntryFilter, include_subagent
         filters=filters, kinds=KINDS, tools=search.tool_choices(s),
         neighbours=[(a, s.agents[a].display_name) if a else None for a in queries.agent_neighbours(s, agent_id)],
         usage=data["usage"], subtree_cost=costs.subtree_cost(s, agent_id) if data["children"] else None,
-        failures=failed.rolled_up(s).get(agent_id), own_failures=failed.own_counts(s).get(agent_id),
+        failures=failed.rolled_up(s, own).get(agent_id), own_failures=own.get(agent_id),
         poll=agent_poll_url(s.id, agent_id, include_subagents, filters, s.cursor, paged=view["total"] > size),
     )
 
