@@ -261,9 +261,10 @@ class Watcher:
         lately = time.time() - HOT_FOR
         for path in self.library.paths_below(self.library.root):
             try:
-                written = os.lstat(path).st_mtime
+                written = os.stat(path).st_mtime  # the file's, where a symlink leads: the link's own never changes
             except OSError:
-                self.mark(path)  # its refresh forgets it
+                if not os.path.lexists(path):  # a symlink leading nowhere is kept (its refresh says why)
+                    self.mark(path)  # its refresh forgets it
                 continue
             if self._rescanning and written >= lately:
                 self._written(path)
