@@ -79,8 +79,41 @@ def test_a_folder_watchdog_cannot_watch_is_walked_instead_and_said_so(tmp_path):
         cut_chain(folder / "deep")
 
 
-def check_walked_instead(folder):
-    with serve(folder) as server:
+def test_a_session_file_a_symlink_leads_to_is_hot_when_the_file_was_written_not_the_link(tmp_path):
+    folder, outside = tmp_path / "sessions", tmp_path / "elsewhere"
+    target = write_events(outside / "b.jsonl", [{"message_id": "b1", "event_type": "transcript_entry",
+                                                 "agent_id": "agent_b", "role": "user", "content": "first"}])
+    folder.mkdir()
+    (folder / "b.jsonl").symlink_to(target)
+    long_ago = time.time() - 3600
+    os.utime(folder / "b.jsonl", (long_ago, long_ago), follow_symlinks=False)  # the link was made long ago
+    (folder / "deep").mkdir()
+    make_chain(folder / "deep", 1_000)
+    try:
+        check_walked_instead(folder, "--follow-symlinks")
+    finally:
+        cut_chain(folder / "deep")
+
+
+def test_of_more_files_written_lately_than_are_hot_the_latest_written_are(tmp_path):
+    from viewer.library.watcher import HOT_FILES
+
+    folder = tmp_path / "sessions"
+    for n in range(HOT_FILES + 16):  # written lately too, but before b; read after it (names in order)
+        write_events(folder / f"c{n:03d}.jsonl", [{"message_id": f"c{n}", "event_type": "agent_created",
+                                                   "agent_id": "agent_c"}])
+    write_events(folder / "b.jsonl", [{"message_id": "b1", "event_type": "transcript_entry", "agent_id": "agent_b",
+                                       "role": "user", "content": "first"}])
+    (folder / "deep").mkdir()
+    make_chain(folder / "deep", 1_000)
+    try:
+        check_walked_instead(folder)
+    finally:
+        cut_chain(folder / "deep")
+
+
+def check_walked_instead(folder, *flags):
+    with serve(folder, *flags) as server:
         server.wait_for_session("b", events=1, timeout=30)
         kinds = wait_for(lambda: {p["kind"] for p in library_problems(server)} >= {"watcher_failed"} and
                          {p["kind"] for p in library_problems(server)}, timeout=30)

@@ -5,6 +5,7 @@ it). Each app's runtime holds one on its Host; code that runs alone makes its ow
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import OrderedDict
 
 from . import lockorder
@@ -41,13 +42,13 @@ class OpenFiles:
         """How many files are open now."""
         return len(self.open)
 
-    def enter(self, source, ref) -> None:
-        """`source` is open now (`ref`: a weak reference to it): files not read lately are closed to stay within the
-        cap (the clock algorithm, an approximate least-recently-used order: a read only sets `recent`; eviction
-        walks the pool oldest first, giving a file read since the last walk a second chance at the end). Under
-        `lock`."""
+    def enter(self, source) -> None:
+        """`source` is open now (held by a weak reference: a file nobody holds closes itself): files not read lately
+        are closed to stay within the cap (the clock algorithm, an approximate least-recently-used order: a read only
+        sets `recent`; eviction walks the pool oldest first, giving a file read since the last walk a second chance at
+        the end). Under `lock`."""
         pool = self.open
-        pool[id(source)] = ref
+        pool[id(source)] = weakref.ref(source)
         if len(pool) <= self.cap:  # room to spare: no walk (nor a copy of the pool's keys to walk)
             return
         for key in list(pool) * 2:  # two walks: the first may only clear `recent`

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import threading
-import weakref
 import zlib
 
 from viewer.core.open_files import OpenFiles
@@ -72,7 +71,7 @@ class FileSource:
         self.identity = (st.st_dev, st.st_ino)
         with self.pool.lock:
             self.fd = fd
-            self.pool.enter(self, weakref.ref(self))
+            self.pool.enter(self)
 
     def read(self, offset: int, length: int) -> bytes:
         if length <= SMALL_READ and _PREAD is not None:  # an event's line: read under the pool's lock
@@ -128,7 +127,7 @@ class FileSource:
             self.changed = True
             raise FileChanged(f"{self.path} changed on disk since it was read")
         self.fd = fd
-        self.pool.enter(self, weakref.ref(self))
+        self.pool.enter(self)
 
     def close_descriptor(self) -> None:
         """Close its descriptor (under its pool's lock): opened again by path when next read."""

@@ -393,7 +393,7 @@ class SessionIndex:
     @property
     def asleep(self) -> dict | None:
         """What a sleeping session answers without waking (and how to wake it), else None."""
-        return self.__dict__.get("_asleep")
+        return sleeping.asleep(self)
 
     def sleep(self, wake, lost, summary: dict | None = None) -> None:
         """Drop the index, keeping what the list shows (see sleeping.sleep)."""

@@ -258,15 +258,18 @@ class Watcher:
         """Read every file again (idle ones cost a stat), find new ones, and forget the ones gone. Without an
         observer, the files written lately become hot, as the observer's telling would make them: their next lines
         show within HOT_EVERY seconds, not at the next walk."""
-        lately = time.time() - HOT_FOR
+        lately, recent = time.time() - HOT_FOR, []
         for path in self.library.paths_below(self.library.root):
             try:
-                written = os.lstat(path).st_mtime
+                written = os.stat(path).st_mtime  # the file's, where a symlink leads: the link's own never changes
             except OSError:
-                self.mark(path)  # its refresh forgets it
+                if not os.path.lexists(path):  # a symlink leading nowhere is kept (its refresh says why)
+                    self.mark(path)  # its refresh forgets it
                 continue
             if self._rescanning and written >= lately:
-                self._written(path)
+                recent.append((written, path))
+        for _, path in sorted(recent):  # the latest written last: the ones kept when more than HOT_FILES were
+            self._written(path)
         self.library.forget_gone_folders()
         self.library.scan()
         self._requeue_unfinished()

@@ -18,6 +18,12 @@ from viewer.index.session_index import SessionIndex
 
 # --- agents and the tree -------------------------------------------------------------------
 
+def spawning_index(s: SessionIndex, agent: AgentNode, event: Event) -> int:
+    """Where `spawning_call` is among its message's calls (0 when none is): what a page's call ids are made of."""
+    call = spawning_call(s, agent, event)
+    return model.tool_calls(event).index(call) if call else 0
+
+
 def created_by(s: SessionIndex, agent: AgentNode) -> dict | None:
     """The spawning tool call: its message, name and a summary of its arguments."""
     if agent.cause is None:
@@ -323,9 +329,7 @@ def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool,
             holder_position = s.by_id[created.cause]  # a call already on the page spawned it
             holder = s.events[holder_position]
             if holder["agent_id"] in agent_ids and holder_position < after:
-                call = spawning_call(s, created, holder)
-                index = model.tool_calls(holder).index(call) if call else 0
-                spawned.append({"call_position": holder_position, "call_index": index,
+                spawned.append({"call_position": holder_position, "call_index": spawning_index(s, created, holder),
                                 "agent_id": created.agent_id, "name": created.display_name,
                                 **agent_facts(s, created)})
         items, results = [], []
@@ -356,23 +360,19 @@ def calls_to_redraw(s: SessionIndex, agent_ids: Iterable[str], after: int, stop:
     agent_ids = set(agent_ids)
     where = {(r["call_position"], r["call_index"]) for r in results}
     for agent_id in agent_ids:
-        for child_id in s.agents[agent_id].children:
-            child = s.agents[child_id]
+        for child in (s.agents[child_id] for child_id in s.agents[agent_id].children):
             holder_position = s.by_id.get(child.cause) if child.cause else None
             if (not child.entries or child.entries[-1] < after or holder_position is None
                     or holder_position >= after or child.created_position is None or child.created_position >= after):
-                continue
+                continue  # it wrote nothing since, or its call is not on the page yet (drawn with it, then)
             holder = s.events[holder_position]
-            if holder["agent_id"] not in agent_ids:
-                continue
-            call = spawning_call(s, child, holder)
-            where.add((holder_position, model.tool_calls(holder).index(call) if call else 0))
+            if holder["agent_id"] in agent_ids:
+                where.add((holder_position, spawning_index(s, child, holder)))
     drawn = {}
     for position, index in sorted(where):
         made = model.tool_calls(s.events[position])
         if index < len(made):
-            drawn[(position, index)] = {"call_position": position, "call_index": index,
-                                        "event": s.events[position],
+            drawn[(position, index)] = {"call_position": position, "call_index": index, "event": s.events[position],
                                         "call": _call_item(s, position, index, made[index], stop)}
     return drawn
 

@@ -152,8 +152,7 @@ def poll_agent(session_id):
         updates["spawned"] = [a for a in updates["spawned"] if (a["call_position"], a["call_index"]) not in redrawn]
         cursor, more = _poll_cursor(s, updates["stop"])
         paged = flag_arg("paged")  # the page has pagers: their numbers follow (a poll without them counts nothing)
-        total = queries.perspective_total(s, queries.subtree(s, agent_id) if include_subagents else [agent_id],
-                                          filters) if paged else None
+        total = queries.perspective_total(s, shown, filters) if paged else None
         context = dict(session=session_row(s), source=s, agent_id=agent_id, include_subagents=include_subagents,
                        updates=updates, filters=filters, more=more, total=total,
                        agent=queries.agent_summary(s, s.agents[agent_id]),
