@@ -98,3 +98,23 @@ def test_the_download_is_sent_a_part_at_a_time_without_holding_the_session(tmp_p
     answer.close()
     data, _ = carried(b"".join(sent))
     assert len(sent) == 1 + -(-session.count // 5) + 1 and len(data["events"]) == session.count
+
+
+def test_a_session_read_again_from_its_start_while_it_is_sent_is_an_error_not_a_file_of_two_readings(tmp_path,
+                                                                                                   monkeypatch):
+    monkeypatch.setattr(share_page, "PART_EVENTS", 5)
+    folder = tmp_path / "served"
+    folder.mkdir()
+    path = Path(shutil.copy(sample("research_team"), folder / "research_team.jsonl"))
+    library = served(folder).application.extensions[KEY].library
+    session = library.get("research_team")
+    lines = path.read_bytes().splitlines(keepends=True)
+    epoch, pieces = session.epoch, share_page.share_pieces(session)
+    next(pieces), next(pieces)  # the top and the first part
+    path.write_bytes(b"".join(lines[:3]))  # rewritten shorter, read again from its start ...
+    library.refresh(str(path))
+    path.write_bytes(b"".join(lines + lines[1:]))  # ... then longer than it was when the file was begun
+    library.refresh(str(path))
+    assert session.epoch > epoch and session.count > len(lines)
+    with pytest.raises(share_page.ShareError):
+        list(pieces)
