@@ -344,7 +344,8 @@ class SessionCache:
                 if row is not None:  # yielded outside its lock: the section it goes in is written meanwhile
                     yield row
         try:
-            folder_cache.save(self.store, key, rows(), words)
+            folder_cache.save(self.store, key, rows())
+            folder_cache.save_words(self.store, key, words)
         except (OSError, ValueError) as error:  # no room: a restart reads the groups' entries one by one
             log.warning("could not keep the folder's list in the cache: %s", error)
             return False
