@@ -10,6 +10,7 @@ so it opens from file:// with the network off and can make no request even if a 
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 from collections.abc import Iterator
 
@@ -34,6 +35,7 @@ PART_EVENTS = 2000  # events a part: a first screen inflates a few parts, not th
 _PARTS = "\x00parts\x00"  # where the parts go in the template's page
 
 
+@functools.cache  # its template compiled once (a page is rendered twice a file: above the parts, then below them)
 def _environment() -> Environment:
     return Environment(loader=FileSystemLoader(resource_dir("templates")), autoescape=select_autoescape(["html"]))
 
