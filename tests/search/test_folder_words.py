@@ -88,6 +88,8 @@ def test_a_rare_words_search_of_sleeping_sessions_reads_the_postings_of_the_one_
     found = searched(library, folder["rare_word"])["hits"]
     assert len(found) == 1
     restarted = run(folder["projects_folder"], cache, settle=False)
+    assert restarted.keep_folder() is False  # an idle restart's look at its folder's entry: nothing to write ...
+    assert restarted.cache._folder_words is None  # ... and the kept words not read for it (nobody searched)
     assert postings_read(restarted) == []
     fast = search.search(restarted.listing(), folder["rare_word"], folder_words=restarted.folder_words)
     assert [(h["session"], h["position"]) for h in fast["hits"]] == [(h["session"], h["position"]) for h in found]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import gzip
 import shutil
+import threading
 from pathlib import Path
 
 import orjson
@@ -78,6 +79,21 @@ def test_the_pages_download_is_the_file_share_writes(tmp_path, monkeypatch, kind
     assert client.get(f"/s/{session_id}/share.html?agent=nobody").status_code == 404
 
 
+def free_elsewhere(lock) -> bool:
+    """Whether another thread can take `lock` now (the session's is re-entrant: this thread always could)."""
+    taken = []
+
+    def take():
+        if lock.acquire(blocking=False):
+            taken.append(True)
+            lock.release()
+
+    other = threading.Thread(target=take)
+    other.start()
+    other.join()
+    return bool(taken)
+
+
 def test_the_download_is_sent_a_part_at_a_time_without_holding_the_session(tmp_path, monkeypatch):
     monkeypatch.setattr(share_page, "PART_EVENTS", 5)
     folder = tmp_path / "served"
@@ -92,9 +108,28 @@ def test_the_download_is_sent_a_part_at_a_time_without_holding_the_session(tmp_p
     assert b'<header class="bar">' in top and b"gzip+base64" not in top  # the page starts before any event is read
     sent = [top]
     for piece in pieces:
-        assert session.lock.acquire(blocking=False), "the session is held while its file is sent"
-        session.lock.release()
+        assert free_elsewhere(session.lock), "the session is held while its file is sent"
         sent.append(piece)
     answer.close()
     data, _ = carried(b"".join(sent))
     assert len(sent) == 1 + -(-session.count // 5) + 1 and len(data["events"]) == session.count
+
+
+def test_a_session_read_again_from_its_start_while_it_is_sent_is_an_error_not_a_file_of_two_readings(tmp_path,
+                                                                                                   monkeypatch):
+    monkeypatch.setattr(share_page, "PART_EVENTS", 5)
+    folder = tmp_path / "served"
+    folder.mkdir()
+    path = Path(shutil.copy(sample("research_team"), folder / "research_team.jsonl"))
+    library = served(folder).application.extensions[KEY].library
+    session = library.get("research_team")
+    lines = path.read_bytes().splitlines(keepends=True)
+    epoch, pieces = session.epoch, share_page.share_pieces(session)
+    next(pieces), next(pieces)  # the top and the first part
+    path.write_bytes(b"".join(lines[:3]))  # rewritten shorter, read again from its start ...
+    library.refresh(str(path))
+    path.write_bytes(b"".join(lines + lines[1:]))  # ... then longer than it was when the file was begun
+    library.refresh(str(path))
+    assert session.epoch > epoch and session.count > len(lines)
+    with pytest.raises(share_page.ShareError):
+        list(pieces)

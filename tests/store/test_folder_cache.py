@@ -185,3 +185,15 @@ def test_a_group_whose_files_are_gone_leaves_the_folders_entry(project, tmp_path
     listed = folder_cache.load(library.cache.store, _folder_key(project))
     assert len(listed) == 2 and listed.group(str(main)) is None
     assert str(main) not in library.cache._entries
+
+
+def test_the_folders_words_are_an_entry_of_their_own_so_a_restarts_listing_decodes_none_of_them(project, tmp_path):
+    """Rows and words each in their own entry: a restart's list reads no word, a restart's first search no row."""
+    library = run(project, tmp_path / "cache")
+    store, key = library.cache.store, _folder_key(project)
+    rows = list(store.sections(key))
+    assert rows and all(type(section) is list for section in rows)
+    assert sum(len(section) for section in rows) == 3
+    words = folder_cache.load_words(store, key)
+    assert words is not None and len(words.ids) == 3 and words.words
+    assert words.words == library.folder_words.words

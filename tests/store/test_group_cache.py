@@ -148,7 +148,7 @@ def test_a_corrupt_entry_is_ignored_and_its_group_read(project, tmp_path, at):
     it is found when the session wakes: it is then read from its files, under a new epoch."""
     run(project, tmp_path / "cache")
     entries = [p for p in (tmp_path / "cache").iterdir() if p.suffix == ".avc"]
-    assert len(entries) == 4  # one a group, and the folder's (folder_cache)
+    assert len(entries) == 5  # one a group, the folder's and its words' (folder_cache)
     for entry in entries:
         data = bytearray(entry.read_bytes())
         data[100 if at == "start" else len(data) // 2] ^= 0xFF
@@ -197,7 +197,8 @@ def test_a_server_keeps_the_groups_and_a_restart_serves_them(project, tmp_path):
 
     cache = tmp_path / "cache"
     with serve(project, "--cache-dir", str(cache)) as server:
-        wait_for(lambda: len([p for p in cache.iterdir() if p.suffix == ".avc"]) == 4, timeout=60)  # and the folder's
+        # the groups' entries and the folder's two
+        wait_for(lambda: len([p for p in cache.iterdir() if p.suffix == ".avc"]) == 5, timeout=60)
         first = everything(server)
     entries = [p for p in cache.iterdir() if p.suffix == ".avc"]
     for entry in entries:  # dated back: an entry the next start takes is touched (used last, evicted last)

@@ -489,7 +489,7 @@ class Library:
         """Write what a restart needs to list the kept groups at once (folder_cache), when they changed."""
         if self.cache is None:
             return False
-        return self.cache.save_folder(self._folder_key, self.groups.all(), self.folder_words)
+        return self.cache.save_folder(self._folder_key, self.groups.all())
 
     def sleep_quiet(self) -> bool:
         """Put to sleep the kept sessions nobody has looked at for a while (SessionCache.sleep_quiet)."""

@@ -59,7 +59,7 @@ class FolderWords:
 
     def state(self, size: int):
         """What it holds as plain data, in sections of at most `size` items (kept by the persistent cache: see
-        store.words_cache). What sessions were told is taken first: the words, which only grow, taken after it,
+        store.folder_cache). What sessions were told is taken first: the words, which only grow, taken after it,
         hold at least what it says."""
         with self.lock:
             told = [(sid, told[:3]) for sid, told in self.told.items()]

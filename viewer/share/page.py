@@ -10,6 +10,7 @@ so it opens from file:// with the network off and can make no request even if a 
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 from collections.abc import Iterator
 
@@ -34,6 +35,7 @@ PART_EVENTS = 2000  # events a part: a first screen inflates a few parts, not th
 _PARTS = "\x00parts\x00"  # where the parts go in the template's page
 
 
+@functools.cache  # its template compiled once (a page is rendered twice a file: above the parts, then below them)
 def _environment() -> Environment:
     return Environment(loader=FileSystemLoader(resource_dir("templates")), autoescape=select_autoescape(["html"]))
 
@@ -91,18 +93,18 @@ def share_pieces(s: SessionIndex, agent: str | None = None, redact_secrets: bool
     The session's lock is held while the head is taken and while each part's events are read and made records,
     not while they are masked, compressed or sent."""
     with s.lock:
-        count = s.count
+        epoch, count = s.epoch, s.count
         head = session_head(s, agent)
         records = Records(s)
-    return _pieces(s, count, head, records, Sealer(redact_secrets, anonymize_paths))
+    return _pieces(s, epoch, count, head, records, Sealer(redact_secrets, anonymize_paths))
 
 
-def _pieces(s: SessionIndex, count: int, head: dict, records: Records, sealer: Sealer) -> Iterator[bytes]:
+def _pieces(s: SessionIndex, epoch: int, count: int, head: dict, records: Records, sealer: Sealer) -> Iterator[bytes]:
     yield _page(b"", sealer)[0]  # nothing above the parts depends on the data
     for first in range(0, count, PART_EVENTS):
         stop = min(count, first + PART_EVENTS)
         with s.lock, s.host.gc.batch():
-            if s.count < stop:
+            if s.epoch != epoch:  # (it may have grown past where it was since: its count alone would not tell)
                 raise ShareError(f"the session {s.id!r} was read again from its start while it was being shared")
             rows = records.run(first, s.events.walk(first, stop))
         yield _piece(sealer(rows), f' class="agentview-part" data-first="{first}" data-count="{stop - first}"')

@@ -2,8 +2,9 @@
 
 It holds each kept group's entry key, files, sidecars, summary and settled normalizer, so a restart `lstat`s the
 files instead of opening them; their bytes are checked before a wake and by background work soon after. Anything
-that does not match is read as without it. After them come the folder's words (search.folder_words), so that a
-restart's first search of a rare word reads the postings of the sessions holding it, not those of every session.
+that does not match is read as without it. Beside it, in an entry of their own, the folder's words
+(search.folder_words), so that a restart's first search of a rare word reads the postings of the sessions holding
+it, not those of every session.
 """
 
 from __future__ import annotations
@@ -67,9 +68,8 @@ def row(session, key: str, files: dict, sidecars: dict) -> tuple:
             session.normalizer.state())
 
 
-def save(store: CacheStore, key: str, rows, words: FolderWords | None = None) -> int:
-    """Write the folder's entry from its groups' rows (an iterator: each taken when its section is written) and
-    its `words` (sections of their own: tuples, where rows come in lists)."""
+def save(store: CacheStore, key: str, rows) -> int:
+    """Write the folder's entry from its groups' rows (an iterator: each taken when its section is written)."""
     def sections():
         batch = []
         for one in rows:
@@ -78,10 +78,17 @@ def save(store: CacheStore, key: str, rows, words: FolderWords | None = None) ->
                 yield batch
                 batch = []
         yield batch
-        if words is not None:
-            yield from words.state(WORDS)
 
     return store.put(key, sections())
+
+
+def save_words(store: CacheStore, key: str, words: FolderWords) -> int:
+    """Write the folder's words, in an entry of their own beside the folder's: neither is decoded to read the other."""
+    return store.put(_words_key(key), words.state(WORDS))
+
+
+def _words_key(key: str) -> str:
+    return key + " words"
 
 
 def load(store: CacheStore, key: str) -> Listed | None:
@@ -90,7 +97,9 @@ def load(store: CacheStore, key: str) -> Listed | None:
     if kept is None:
         return None
     try:
-        return Listed([one for section in kept if type(section) is list for one in section])
+        listed = Listed([one for section in kept for one in section])
+        store.touch(_words_key(key))  # used with it (read when searched): evicted no sooner
+        return listed
     except (CorruptEntry, TypeError, ValueError, KeyError, AttributeError) as error:
         log.info("the folder's cache entry is not used: %s", error)
         store.drop(key)
@@ -100,16 +109,16 @@ def load(store: CacheStore, key: str) -> Listed | None:
 
 
 def load_words(store: CacheStore, key: str) -> FolderWords | None:
-    """The folder's words its entry holds, or None (none kept, or an entry not as made: read as without them). Read
-    when a search first needs them, not with the rows: a restart holds them only once someone searches."""
-    kept = store.sections(key)
+    """The folder's words kept beside its entry, or None (none kept, or an entry not as made: read as without them).
+    Read when a search first needs them, not with the rows: a restart holds them only once someone searches."""
+    kept = store.sections(_words_key(key))
     if kept is None:
         return None
     try:
-        words = [section for section in kept if type(section) is not list]
-        return FolderWords.from_state(words) if words else None
+        return FolderWords.from_state(kept)
     except (CorruptEntry, TypeError, ValueError, KeyError, IndexError, OverflowError) as error:
-        log.info("the folder's words in its cache entry are not used: %s", error)
+        log.info("the folder's words in the cache are not used: %s", error)
+        store.drop(_words_key(key))
         return None
     finally:
         kept.close()

@@ -323,15 +323,15 @@ class SessionCache:
                 words = self._folder_words
         return words
 
-    def save_folder(self, key: str, groups, words=None) -> bool:
-        """Write the folder's entry from the groups kept as they are now, and its `words` (FolderWords), if a group
-        was kept or forgotten since it was last written and that was Tuning.save_gap_s ago or more; whether it
-        wrote."""
+    def save_folder(self, key: str, groups) -> bool:
+        """Write the folder's entry from the groups kept as they are now, and its words, if a group was kept or
+        forgotten since it was last written and that was Tuning.save_gap_s ago or more; whether it wrote."""
         changes, at = self._folder_saved
         now = time.monotonic()
         if changes == self._kept_changes or now - at < self.host.tuning.save_gap_s:
             return False
         self._folder_saved = (self._kept_changes, now)
+        words = self.folder_words(key)  # the last run's read first, if not yet: the entry written keeps them
 
         def rows():
             for session in groups:
@@ -344,7 +344,8 @@ class SessionCache:
                 if row is not None:  # yielded outside its lock: the section it goes in is written meanwhile
                     yield row
         try:
-            folder_cache.save(self.store, key, rows(), words)
+            folder_cache.save(self.store, key, rows())
+            folder_cache.save_words(self.store, key, words)
         except (OSError, ValueError) as error:  # no room: a restart reads the groups' entries one by one
             log.warning("could not keep the folder's list in the cache: %s", error)
             return False
