@@ -88,9 +88,9 @@ tracemalloc.start()
 library = Library(sys.argv[1], host=Host(Tuning(settle_after=float(sys.argv[2]))))
 library.scan()
 for s in library.listing():  # as both are once background work is done (a small settled one is indexed as read)
-    while not s.search.catch_up(s.search.BATCH, along=s.facets):
+    while not s.search.catch_up(s.count, s.search.BATCH, along=s.facets):
         pass
-    s.facets.catch_up_in_slices()
+    s.facets.catch_up_in_slices(s.count)
 gc.collect()
 print(tracemalloc.get_traced_memory()[0], sum(s.normalizer.settled for s in library.listing()))
 """

@@ -32,7 +32,7 @@ def index_step(library, budget: int = 128, words=None) -> bool:
                 waiting = True
                 continue
             if not done:  # the facets too while they stand where the search index does: one read of the events
-                session.search.catch_up(budget, along=session.facets)
+                session.search.catch_up(session.count, budget, along=session.facets)
             _tell_words(library, session)
             _forget_cached(session)
             _pack_if_settled(session)
@@ -45,7 +45,7 @@ def index_step(library, budget: int = 128, words=None) -> bool:
     for at, session in enumerate(sessions if faceting and version != library.faceted_at else ()):
         if _behind(session, "facets"):
             library.indexing_from = (start + at) % len(sessions)
-            session.facets.catch_up(budget)
+            session.facets.catch_up(session.count, budget)
             _forget_cached(session)
             _keep_if_whole(library, session)
             return True

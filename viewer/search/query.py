@@ -130,7 +130,7 @@ def requirements(s, query: Query) -> tuple[list, set[str] | None]:
     if query.tools:
         lists.append(union([index.get(TOOL + t) for t in query.tools]))
     if query.failed:  # the facets' list, caught up as a query catches the search index up
-        s.facets.catch_up()
+        s.facets.catch_up(s.count)
         lists.append(s.facets.failed)
     agents = None
     if query.agents:

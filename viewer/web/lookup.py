@@ -55,7 +55,7 @@ def with_facets(session: SessionIndex) -> SessionIndex:
     """The session once its facets (tools, modified deliveries, other events per agent) hold every event read so
     far: the views that read them call it before taking the session's lock, so while a big file's facets are
     built this request waits for them, not every other request for the session (see catch_up_in_slices)."""
-    session.facets.catch_up_in_slices()
+    session.facets.catch_up_in_slices(session.count)
     return session
 
 
