@@ -12,8 +12,7 @@ from viewer.reads import queries
 from . import resource_views, shapes
 from .args import cursor_arg, int_arg
 from .lookup import session_or_404
-from .render import as_json, folder_problems, session_rows
-from .shape_check import built
+from .render import as_json, built, folder_problems, session_rows
 from .state import watched_library
 
 bp = Blueprint("api", __name__, url_prefix="/api")

@@ -15,9 +15,8 @@ from viewer.reads.compare import Run, compare
 from . import shapes
 from .args import whole_number
 from .lookup import agent_or_404, locate
-from .render import as_json, session_rows, wants_json
+from .render import as_json, built, session_rows, wants_json
 from .search_views import target
-from .shape_check import built
 from .state import library, state
 
 bp = Blueprint("compare", __name__)

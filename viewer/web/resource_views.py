@@ -20,8 +20,7 @@ from . import shapes, tree_outline
 from .args import flag_arg, int_arg
 from .data import agent_window, dialog_data, message_data, session_data
 from .lookup import agent_or_404, chosen_agents, message_or_404, session_or_404, with_facets
-from .render import answer, session_row, wants_json
-from .shape_check import built
+from .render import answer, built, session_row, wants_json
 from .state import library, state
 
 API_LIMIT = 1000  # entries or messages a JSON answer holds unless ?limit= says otherwise (a page: its page size)

@@ -12,8 +12,7 @@ from viewer.search import query as search
 
 from . import shapes
 from .args import int_arg, search_after_arg, search_cursor_arg
-from .render import as_json, session_row
-from .shape_check import built
+from .render import as_json, built, session_row
 from .state import library, state
 
 bp = Blueprint("search", __name__)

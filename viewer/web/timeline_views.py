@@ -14,9 +14,8 @@ from . import shapes
 from .args import int_arg
 from .lookup import session_or_404, with_facets
 from .polling import answered_on, poll_session
-from .render import page_or_twin, session_row
+from .render import built, page_or_twin, session_row
 from .search_views import target
-from .shape_check import built
 
 bp = Blueprint("timeline", __name__)
 answered_on(bp)
