@@ -9,7 +9,7 @@ from conftest import write_events
 from events import calls, created, result, say, system, tool_call, user
 from viewer.reads import queries
 from viewer.search import count as search_count, query as search, index as search_index
-from viewer.reads.filters import EntryFilter
+from viewer.reads.filters import EntryFilter, tool_choices
 from viewer.library.library import Library
 
 
@@ -228,7 +228,7 @@ def test_agent_neighbours_follow_the_tree_top_to_bottom(tmp_path):
 
 def test_tool_choices_are_every_tool_seen(tmp_path):
     s = library_of(tmp_path, cafe=CAFE).get("cafe")
-    assert search.tool_choices(s) == ["read_file", "task"]
+    assert tool_choices(s) == ["read_file", "task"]
     assert search_index.tool_names(SimpleNamespace(events=[say("q", "a", "x")]), 0) == set()
 
 

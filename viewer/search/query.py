@@ -398,8 +398,3 @@ def _split(resume: str | None) -> tuple[str | None, int]:
 def _describe(query: Query) -> dict:
     return {"words": query.words, "prefixes": query.prefixes, "phrases": [" ".join(p) for p in query.phrases],
             "agent": query.agents, "role": query.roles, "tool": query.tools, "session": query.sessions}
-
-
-def tool_choices(s) -> list[str]:
-    """Every tool name the session has called or answered, for the agent page's filter."""
-    return sorted(s.tool_names)  # kept at ingest: the page does not wait for the search index

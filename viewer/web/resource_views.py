@@ -12,8 +12,7 @@ from flask import current_app, request, url_for
 from viewer.core import model, times
 from viewer.index import failed
 from viewer.reads import causality, costs, dialogs, pictures, queries
-from viewer.reads.filters import KINDS, EntryFilter
-from viewer.search import query as search
+from viewer.reads.filters import KINDS, EntryFilter, tool_choices
 
 from ..formats import ai_agent
 from . import shapes, tree_outline
@@ -84,7 +83,7 @@ def _agent_page(s, data: dict, positions, filters: EntryFilter, include_subagent
         lineage=data["lineage"], crumbs=pictures.breadcrumbs(s, agent_id), children=data["children"],
         agent_tree=tree_outline.sidebar(s, s.id, agent_id, state().drawings),
         view=view, include_subagents=include_subagents, size=size, live=view["end"] == view["total"],
-        filters=filters, kinds=KINDS, tools=search.tool_choices(s),
+        filters=filters, kinds=KINDS, tools=tool_choices(s),
         neighbours=[(a, s.agents[a].display_name) if a else None for a in queries.agent_neighbours(s, agent_id)],
         usage=data["usage"], subtree_cost=costs.subtree_cost(s, agent_id) if data["children"] else None,
         failures=failed.rolled_up(s, own).get(agent_id), own_failures=own.get(agent_id),
