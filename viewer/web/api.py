@@ -10,8 +10,7 @@ from flask import Blueprint
 from viewer.reads import queries
 
 from . import resource_views, shapes
-from .args import cursor_arg, int_arg
-from .lookup import session_or_404
+from .asked import cursor_arg, int_arg, session_or_404
 from .render import as_json, built, folder_problems, session_rows
 from .state import watched_library
 

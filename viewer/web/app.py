@@ -28,7 +28,7 @@ from viewer.search import count as search_count
 
 from . import (
     api,
-    asof,
+    asked,
     colours,
     compare_views,
     entry_cache,
@@ -127,10 +127,10 @@ def create_app(
     shell.install(app)
     entry_parts.install(app.jinja_env)
     entry_cache.install(app)
-    app.jinja_env.globals.update(link_url=render.link_url, as_of=asof.requested, as_of_banner=asof.banner,
+    app.jinja_env.globals.update(link_url=render.link_url, as_of=asked.requested, as_of_banner=asked.banner,
                                  agent_colour=colours.agent_colour, indent_class=colours.indent_class,
                                  prices_note=lambda: costs.prices_note(runtime.host.prices))
-    app.url_defaults(asof.inject_at)  # links on a page frozen at event N stay at N
+    app.url_defaults(asked.inject_at)  # links on a page frozen at event N stay at N
     runtime.when_idle(*_compiling_templates(app.jinja_env))
 
     @app.after_request

@@ -20,7 +20,7 @@ from markupsafe import Markup
 from viewer.core import lockorder
 from viewer.core.redact import ACTIVE
 
-from . import asof, colours
+from . import asked, colours
 from .state import library
 
 MARSHAL_VERSION = 2  # the same bytes for the same values, however many references each has (see above)
@@ -123,7 +123,7 @@ PAGE_INPUTS: tuple[Input, ...] = (
     Input("out of band", "a grown entry replaces the one on the page", lambda p: bool(p.oob)),
     Input("top agent", "sub-agents' entries are indented below it", lambda p: p.top),
     Input("masking", "secrets masked or revealed (the reveal cookie)", lambda p: ACTIVE.get()),
-    Input("as of", "?at=N: every link keeps it", lambda p: asof.requested()),
+    Input("as of", "?at=N: every link keeps it", lambda p: asked.requested()),
     Input("root path", "every link starts with the app's root path", lambda p: request.script_root),
 )
 

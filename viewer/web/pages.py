@@ -13,8 +13,7 @@ from viewer.reads import costs, dialogs, failures, queries
 from viewer.reads.filters import EntryFilter
 
 from . import resource_views, shapes
-from .args import agent_list_arg, flag_arg, int_arg
-from .lookup import agent_or_404, session_or_404
+from .asked import agent_list_arg, agent_or_404, flag_arg, int_arg, session_or_404
 from .polling import answered_on, poll_session
 from .render import agent_urls, folder_problems, page_or_twin, path_urls, session_row, session_rows
 from .resource_views import agent_poll_url, dialog_poll_url, mark_rewound

@@ -16,9 +16,8 @@ from viewer.reads.filters import KINDS, EntryFilter, tool_choices
 
 from ..formats import ai_agent
 from . import shapes, tree_outline
-from .args import flag_arg, int_arg
+from .asked import agent_or_404, chosen_agents, flag_arg, int_arg, message_or_404, session_or_404, with_facets
 from .data import agent_window, dialog_data, message_data, session_data
-from .lookup import agent_or_404, chosen_agents, message_or_404, session_or_404, with_facets
 from .render import answer, built, session_row, wants_json
 from .state import library, state
 

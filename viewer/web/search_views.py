@@ -11,7 +11,7 @@ from viewer.core import model
 from viewer.search import query as search
 
 from . import shapes
-from .args import int_arg, search_after_arg, search_cursor_arg
+from .asked import int_arg, search_after_arg, search_cursor_arg
 from .render import as_json, built, session_row
 from .state import library, state
 
