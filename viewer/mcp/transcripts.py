@@ -1,6 +1,6 @@
 """The tools that read entries: an agent's perspective, the dialog of some agents, one message with its causality.
 
-Each is the page's read (queries.perspective, dialogs.dialog, web.data.message_data) in a window of at most 200,
+Each is the page's read (queries.perspective, dialogs.dialog, web.resource_views.message_data) in a window of at most 200,
 worded as compact text: one entry a line or a few, its message id first (what `message` takes).
 """
 
@@ -12,7 +12,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from viewer.core import failures, model
 from viewer.reads import causality, dialogs, queries
-from viewer.web.data import message_data
+from viewer.web.resource_views import message_data
 
 from .context import MAX_LIMIT, Viewer, page
 from .text import MESSAGE_CHARS, Answer, clip, indented, more, one_line

@@ -98,7 +98,6 @@ def agent_list_arg() -> list[str]:
 
 # --- ?at=N: the session as of its N-th event -------------------------------------------------------
 
-
 def requested() -> int | None:
     """The ?at= of this request: a whole number of events, or None (also when it is not a number).
 
@@ -157,7 +156,6 @@ def inject_at(endpoint: str, values: dict) -> None:
 
 
 # --- what the URL names ----------------------------------------------------------------------------
-
 
 class Located(NamedTuple):
     """A session id looked up: the session, or the id it was renamed to, or neither (gone)."""
