@@ -18,7 +18,7 @@ from viewer.reads.costs import usd
 from . import edits
 from . import text as text_html
 from . import text_filters
-from .colours import agent_colour, indent_class
+from .shell import agent_colour, indent_class
 from .render import link_url, message_urls
 from .security import printed
 
