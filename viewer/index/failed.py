@@ -72,7 +72,8 @@ def _made_an_agent(s, position: int, call_id: str) -> bool:
 def _facets(s, caught_up: bool):
     """The session's facets, caught up (`caught_up`, or when they are CLOSE behind), else as far as they are built."""
     held, count = s.facets, s.count
-    if caught_up or count - held.indexed <= CLOSE:
+    behind = count - held.indexed
+    if behind > 0 and (caught_up or behind <= CLOSE):
         held.catch_up(count)
     return held
 
