@@ -27,13 +27,13 @@ def _error(s, event: dict) -> str:
 
 
 def _failed(item: dict) -> str:
-    """An entry's failure as the pages show it (queries._entry's `failure`: core/failures.py), in brackets."""
+    """An entry's failure as the pages show it (queries.entry's `failure`: core/failures.py), in brackets."""
     failure = item.get("failure")
     return f" [{failure['kind']}]" if failure else ""
 
 
 def entry_lines(item: dict, with_agent: bool) -> str:
-    """A perspective's entry (queries._entry's shape) as text: its kind, id and text, its calls with their results
+    """A perspective's entry (queries.entry's shape) as text: its kind, id and text, its calls with their results
     and the agents they created."""
     who = f"{item['agent_id']} " if with_agent else ""
     kind, delivery = item["kind"], item["delivery"]
