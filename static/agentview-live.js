@@ -178,6 +178,13 @@
     d.shouldSwap = false;
   });
 
+  // A call's state as a live poll redraws it (entry_parts.call_redrawn) says whether the call failed: its box
+  // follows, so a result that arrives as an error turns the call red as a page drawn now would show it.
+  function markCall(state) {
+    const call = state.closest(".call");
+    if (call) call.classList.toggle("failed", state.querySelector(".badge.failed") !== null);
+  }
+
   document.addEventListener("DOMContentLoaded", () => {
     setView(storedView(), false);
     revealRawToggles(document);
@@ -186,6 +193,7 @@
     watchTranscripts();
   });
   document.addEventListener("htmx:load", (event) => {
+    if (event.detail.elt.matches(".call-state")) markCall(event.detail.elt);
     revealRawToggles(event.detail.elt.parentNode || document);
     if (storedView() === "focused") applyView(event.detail.elt, "focused");
   });

@@ -1,6 +1,8 @@
 """Live pages say what changed, in a real Chromium: counts, sub-agents and the slider's range follow the
 log; new entries below the fold bring a "N new below" pill; "follow" keeps the newest in view."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -155,4 +157,27 @@ def test_a_calls_state_and_its_sub_agents_facts_follow_the_log_without_redrawing
         expect(line.locator(".call-duration")).to_have_text("5.0 s")
         expect(writer.locator(".agent-outcome")).to_contain_text("Writer finished the report")
         expect(page.locator(".call .result")).to_have_count(1)
+        assert page.evaluate("window.drawn === document.getElementById('m-call') && window.drawn.isConnected")
+
+
+def test_a_call_whose_result_arrives_as_an_error_turns_red_in_place(tmp_path, page):
+    folder = tmp_path / "sessions"
+    events = [created("c0", "root", name="Root"), at(calls("m-call", "root", tool_call("t1", "make", target="all")), 0),
+              at(calls("m-ok", "root", tool_call("t2", "search", q="log")), 1)]
+    path = write_events(folder / "calls.jsonl", events)
+    with serve(folder) as server:
+        server.wait_for_session("calls", events=len(events))
+        page.goto(f"{server.url}/s/calls/agents/root")
+        make = page.locator(".call", has=page.locator(".tool", has_text="make"))
+        search = page.locator(".call", has=page.locator(".tool", has_text="search"))
+        expect(make.locator(".call-status")).to_have_text("no result")
+        assert "failed" not in make.get_attribute("class")
+        page.evaluate("window.drawn = document.getElementById('m-call')")
+        write_events(path, [at(result("r1", "root", "t1", "Error: make failed with exit code 2", name="make"), 4),
+                            at(result("r2", "root", "t2", "found no errors", name="search"), 5)], mode="a")
+        expect(make.locator(".call-status")).to_have_text("error")
+        expect(make).to_have_class(re.compile(r"\bfailed\b"))  # its red box, as a page drawn now has it
+        assert make.evaluate("e => getComputedStyle(e).borderLeftStyle") == "solid"
+        expect(search.locator(".call-status")).to_have_text("done")
+        assert "failed" not in search.get_attribute("class")
         assert page.evaluate("window.drawn === document.getElementById('m-call') && window.drawn.isConnected")
