@@ -181,3 +181,37 @@ def test_a_call_whose_result_arrives_as_an_error_turns_red_in_place(tmp_path, pa
         expect(search.locator(".call-status")).to_have_text("done")
         assert "failed" not in search.get_attribute("class")
         assert page.evaluate("window.drawn === document.getElementById('m-call') && window.drawn.isConnected")
+
+
+def test_an_agent_pages_rail_counts_every_agents_entries_as_they_are_logged(tmp_path, page):
+    folder = tmp_path / "sessions"
+    events = [created("c0", "root", name="Root"), calls("m-call", "root", tool_call("t1", "task", name="Writer")),
+              created("c1", "writer", cause="m-call", name="Writer"), say("w1", "writer", "a first draft")]
+    path = write_events(folder / "team.jsonl", events)
+    with serve(folder) as server:
+        server.wait_for_session("team", events=len(events))
+        page.set_viewport_size({"width": 1440, "height": 900})
+        errors = []  # htmx says so when a fragment's target is not on the page
+        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+        page.goto(f"{server.url}/s/team/agents/writer")
+        rail = page.get_by_role("navigation", name="Agents", exact=True)
+
+        def count(agent):
+            return rail.locator(f"li:has(> a.agent-name[href$='/agents/{agent}']) > .rail-count")
+
+        expect(count("root")).to_have_text("1")
+        expect(count("writer")).to_have_text("1")
+        write_events(path, [say("r1", "root", "waiting"), say("r2", "root", "still waiting")], mode="a")
+        expect(count("root")).to_have_text("3")  # another agent wrote: only the rail says so
+        write_events(path, [say("w2", "writer", "a second draft")], mode="a")
+        expect(count("writer")).to_have_text("2")
+        expect(page.locator("#av-agent-entries")).to_have_text("2")
+        write_events(path, [calls("m-call2", "root", tool_call("t2", "task", name="Critic")),
+                            created("c2", "critic", cause="m-call2", name="Critic"), say("k1", "critic", "hm")],
+                     mode="a")
+        expect(count("critic")).to_have_text("1")  # an agent that appeared: the rail drawn again with it
+        expect(count("root")).to_have_text("4")
+        expect(rail.locator("a[aria-current=page]")).to_have_text("Writer")
+        write_events(path, [say("k2", "critic", "hmm")], mode="a")
+        expect(count("critic")).to_have_text("2")
+        assert errors == []
