@@ -105,6 +105,10 @@
     const first = stops(openDrawer())[0];
     if (first) first.focus();
   });
+  window.addEventListener("resize", () => {  // widened past a phone's width, the drawer is the rail again
+    const button = document.querySelector(".drawer-button[aria-expanded=true]");
+    if (button && !button.getClientRects().length) setOpen(button, false);
+  });
 
   document.addEventListener("click", (event) => {
     const opener = event.target.closest(OPENERS);

@@ -268,6 +268,11 @@ def test_an_open_drawer_keeps_focus_as_a_modal_dialog_does(live_server, page, pa
         expect(opener).to_be_focused()
         opener.click()
     assert page.url == live_server.url + path  # the tap beside it did nothing else
+    page.set_viewport_size({"width": 1440, "height": 800})  # widened while open: the rail again, not a dialog
+    expect(page.get_by_role("dialog")).to_have_count(0)
+    expect(page.locator("#av-rail")).to_be_visible()
+    page.set_viewport_size({"width": 360, "height": 800})
+    expect(page.locator("#av-rail")).to_be_hidden()
 
 
 @pytest.mark.parametrize("width", [360, 1440])
