@@ -215,3 +215,22 @@ def test_an_agent_pages_rail_counts_every_agents_entries_as_they_are_logged(tmp_
         write_events(path, [say("k2", "critic", "hmm")], mode="a")
         expect(count("critic")).to_have_text("2")
         assert errors == []
+
+
+def test_an_agent_pages_rail_drawn_again_in_an_open_drawer_keeps_the_readers_place(tmp_path, page):
+    folder = tmp_path / "sessions"
+    events = [created("c0", "root", name="Root"), calls("m-call", "root", tool_call("t1", "task", name="Writer")),
+              created("c1", "writer", cause="m-call", name="Writer"), say("w1", "writer", "a first draft")]
+    path = write_events(folder / "team.jsonl", events)
+    with serve(folder) as server:
+        server.wait_for_session("team", events=len(events))
+        page.set_viewport_size({"width": 360, "height": 800})
+        page.goto(f"{server.url}/s/team/agents/writer")
+        page.get_by_role("button", name="Agents of this session").click()
+        drawer = page.get_by_role("dialog", name="Agents of this session")
+        root = drawer.get_by_role("link", name="Root", exact=True)
+        root.focus()
+        write_events(path, [calls("m-call2", "root", tool_call("t2", "task", name="Critic")),
+                            created("c2", "critic", cause="m-call2", name="Critic")], mode="a")
+        expect(drawer.get_by_role("link", name="Critic")).to_be_visible()  # drawn again, with the new agent
+        expect(root).to_be_focused()
