@@ -153,7 +153,10 @@ class Groups:
                 self._lost.discard(session)
                 self.start_over(session)
             if not self._kept(session):
-                self._read_files(session)
+                # no cyclic collection while it is read, indexed, kept and put to sleep (a small session in one go): its
+                # objects hold no cycles, and a folder of thousands would be walked by the collector at each
+                with self._library.host.gc.batch():
+                    self._read_files(session)
         except formats.NOT_READABLE as error:
             path = refused_path(error, None)
             if path not in session.members:
