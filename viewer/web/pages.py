@@ -12,7 +12,7 @@ from viewer.index import failed
 from viewer.reads import costs, dialogs, failures, live_updates, queries
 from viewer.reads.filters import EntryFilter
 
-from . import resource_views, shapes
+from . import resource_views, shapes, tree_outline
 from .asked import agent_list_arg, agent_or_404, flag_arg, int_arg, session_or_404
 from .polling import answered_on, poll_session
 from .render import agent_urls, folder_problems, page_or_twin, path_urls, session_row, session_rows
@@ -140,10 +140,11 @@ def poll_agent(session_id):
         if _rewound_since(s, after):  # the page folds what the rewind left behind when it is drawn again
             return Response(status=200, headers={"HX-Refresh": "true"})
         shown = queries.subtree(s, agent_id) if include_subagents else [agent_id]
+        changed = live_updates.count_updates(s, after)  # the rail's counts
         if _nothing_new_for(s, shown + s.agents[agent_id].children, after):  # its calls show their agents' facts
-            # Other agents wrote: the page moves its cursor on, and nothing of it is built or read again.
+            # Other agents wrote: the page moves its cursor on and its rail counts them; nothing else is built.
             poll = agent_poll_url(s.id, agent_id, include_subagents, filters, s.cursor, flag_arg("paged"))
-            return render_template("_poller_only.html", poll=poll)
+            return render_template("_poller_only.html", poll=poll, changed=changed)
         updates = live_updates.perspective_updates(s, agent_id, include_subagents, after, filters)
         mark_rewound(s, updates["items"] + (updates.get("grown") or []))
         redrawn = live_updates.calls_to_redraw(s, shown, after, updates["stop"], updates["results"])
@@ -156,8 +157,17 @@ def poll_agent(session_id):
                        updates=updates, filters=filters, more=more, total=total,
                        agent=queries.agent_summary(s, s.agents[agent_id]),
                        children=[queries.agent_summary(s, s.agents[c]) for c in s.agents[agent_id].children],
+                       changed=changed, agent_tree=_rail_redrawn(s, agent_id, after),
                        poll=agent_poll_url(s.id, agent_id, include_subagents, filters, cursor, paged))
     return render_template("_agent_poll.html", **context)
+
+
+def _rail_redrawn(s, agent_id: str, after: int):
+    """An agent page's rail drawn anew when an agent appeared or moved in the tree since `after` (else None: its
+    counts follow). The caller holds the lock."""
+    if bisect_left(s.tree_changes, (after, "")) == len(s.tree_changes):
+        return None
+    return tree_outline.sidebar(s, s.id, agent_id, state().drawings)
 
 
 def _nothing_new_for(s, agent_ids: list[str], after: int) -> bool:
