@@ -1,7 +1,9 @@
-"""The frame every page is drawn in: its fixed links (static files, the sessions list, icons) are made once per
-path the app is served under, and still follow that path and the page's ?at=N as url_for does."""
+"""The templates' url_for keeps the URLs it made (the frame's static files and icons, a page's links), and still
+writes what url_for writes: under the path the app is served at, with the page's ?at=N."""
 
 import re
+
+from flask import url_for
 
 from viewer.web.app import create_app
 
@@ -10,18 +12,20 @@ def frame_links(html: str) -> list[str]:
     return re.findall(r'(?:href|src)="([^"]*(?:/static/|/usage)[^"]*)"', html)
 
 
-def test_a_second_page_builds_none_of_the_frames_fixed_urls(session_dir):
+def test_a_page_drawn_again_builds_none_of_its_urls(session_dir):
     app = create_app(session_dir, watch=False)
     built = []
     app.url_defaults(lambda endpoint, values: built.append(endpoint))  # called by every URL url_for builds
     client = app.test_client()
-    assert client.get("/s/research_team").status_code == 200
-    assert built.count("static") >= 9 and "usage.usage" in built  # the first page makes them
+    first = client.get("/s/research_team").get_data(as_text=True)
+    assert built.count("static") >= 9 and "usage.usage" in built and "pages.problems" in built
     built.clear()
-    page = client.get("/s/research_team").get_data(as_text=True)
-    assert "static" not in built and "usage.usage" not in built and "pages.index" not in built
-    assert "pages.session" in built  # a link to a session is made for each page
-    assert 'href="/static/agentview.css"' in page and 'href="/static/lucide-sprite.svg#layers"' in page
+    again = client.get("/s/research_team").get_data(as_text=True)
+    assert again == first and not {"static", "usage.usage", "pages.index", "pages.problems"} & set(built)
+    frozen = client.get("/s/research_team?at=5").get_data(as_text=True)
+    assert "hooks.audit" in built and "static" not in built  # a frozen page's links are its own, not the frame's
+    assert 'action="/search?at=5"' in frozen and 'action="/search"' in first
+    assert set(frame_links(first)) <= set(frame_links(frozen)) and "at=" not in "".join(frame_links(frozen))
 
 
 def test_the_frames_links_follow_the_path_the_app_is_served_under(session_dir):
@@ -34,10 +38,16 @@ def test_the_frames_links_follow_the_path_the_app_is_served_under(session_dir):
         assert f'class="brand" href="{root}/"' in page
 
 
-def test_a_page_frozen_at_an_event_keeps_its_frames_fixed_links_without_it(session_dir):
-    client = create_app(session_dir, watch=False).test_client()
-    live = client.get("/s/research_team").get_data(as_text=True)
-    frozen = client.get("/s/research_team?at=5").get_data(as_text=True)
-    assert set(frame_links(live)) <= set(frame_links(frozen))
-    assert not [link for link in frame_links(frozen) if "at=" in link]
-    assert 'action="/search?at=5"' in frozen  # links that carry ?at=N still do
+def test_the_kept_url_for_writes_what_url_for_writes(tmp_path):
+    app = create_app(tmp_path, watch=False)
+    kept = app.jinja_env.globals["url_for"]
+    asked = [("pages.agent", {"session_id": "s", "agent_id": "a/b", "sub": value}) for value in (True, 1, 1.0, "1")]
+    asked += [("pages.index", {"filter": ["x", "y"]}), ("pages.message", {"session_id": "s", "message_id": "m",
+                                                                          "_anchor": "a b"}),
+              ("pages.session", {"session_id": "s", "_external": True}), ("static", {"filename": "agentview.css"})]
+    for path in ("/s/s", "/s/s?at=3", "/s/s?at=x"):
+        for base in ("http://localhost/", "http://other:8080/av/"):
+            for _ in range(2):  # made, then kept
+                with app.test_request_context(path, base_url=base):
+                    for endpoint, values in asked:
+                        assert kept(endpoint, **values) == url_for(endpoint, **values), (path, base, endpoint, values)

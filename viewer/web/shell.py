@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 
 from markupsafe import Markup, escape
 
-from . import fixed_urls
+from . import kept_urls
 from .security import printed
 from .state import state
 
@@ -102,6 +102,6 @@ def folder() -> dict:
 
 
 def install(app) -> None:
-    url_for = fixed_urls.install(app)
+    url_for = kept_urls.install(app)
     app.jinja_env.filters.update(named=named, when=when, duration=duration)
     app.jinja_env.globals.update(icon=icons(url_for), session_title=session_title, folder=folder)
