@@ -51,3 +51,12 @@ def test_the_kept_url_for_writes_what_url_for_writes(tmp_path):
                 with app.test_request_context(path, base_url=base):
                     for endpoint, values in asked:
                         assert kept(endpoint, **values) == url_for(endpoint, **values), (path, base, endpoint, values)
+
+
+def test_every_template_has_every_global_of_the_app_in_one_dict(session_dir):
+    app = create_app(session_dir, watch=False)
+    assert app.test_client().get("/s/research_team").status_code == 200  # templates loaded by a page, others later
+    env = app.jinja_env
+    for name in env.list_templates():
+        template = env.get_template(name)
+        assert type(template.globals) is dict and env.globals.items() <= template.globals.items(), name
