@@ -29,7 +29,8 @@ class KeptUrls:
             return self._build(endpoint, **values)
         if endpoint[:1] == "." or "_external" in values or "_scheme" in values:  # names the blueprint or the host
             return self._build(endpoint, **values)
-        at = None if endpoint in NO_AT_ENDPOINTS else asked.args.get("at")
+        args = asked.args  # not args.get: a key it lacks raises (and catches) an HTTP error, at a cost
+        at = args["at"] if "at" in args and endpoint not in NO_AT_ENDPOINTS else None
         # By type too: sub=True and sub=1 are equal keys but write different URLs.
         key = (asked.root_path, at, endpoint, *values.items(), *map(type, values.values()))
         try:
