@@ -1,5 +1,6 @@
-"""The templates' url_for keeps the URLs it made (the frame's static files and icons, a page's links), and still
-writes what url_for writes: under the path the app is served at, with the page's ?at=N."""
+"""The templates' url_for caches the URLs it made (the frame's static files and icons, a page's links), and still
+writes what url_for writes: under the path the app is served at, with the page's ?at=N. Each template's globals
+are one dict."""
 
 import re
 
@@ -38,19 +39,19 @@ def test_the_frames_links_follow_the_path_the_app_is_served_under(session_dir):
         assert f'class="brand" href="{root}/"' in page
 
 
-def test_the_kept_url_for_writes_what_url_for_writes(tmp_path):
+def test_the_cached_url_for_writes_what_url_for_writes(tmp_path):
     app = create_app(tmp_path, watch=False)
-    kept = app.jinja_env.globals["url_for"]
+    cached = app.jinja_env.globals["url_for"]
     asked = [("pages.agent", {"session_id": "s", "agent_id": "a/b", "sub": value}) for value in (True, 1, 1.0, "1")]
     asked += [("pages.index", {"filter": ["x", "y"]}), ("pages.message", {"session_id": "s", "message_id": "m",
                                                                           "_anchor": "a b"}),
               ("pages.session", {"session_id": "s", "_external": True}), ("static", {"filename": "agentview.css"})]
     for path in ("/s/s", "/s/s?at=3", "/s/s?at=x"):
         for base in ("http://localhost/", "http://other:8080/av/"):
-            for _ in range(2):  # made, then kept
+            for _ in range(2):  # made, then cached
                 with app.test_request_context(path, base_url=base):
                     for endpoint, values in asked:
-                        assert kept(endpoint, **values) == url_for(endpoint, **values), (path, base, endpoint, values)
+                        assert cached(endpoint, **values) == url_for(endpoint, **values), (path, base, endpoint, values)
 
 
 def test_every_template_has_every_global_of_the_app_in_one_dict(session_dir):

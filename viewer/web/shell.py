@@ -14,11 +14,11 @@ from datetime import datetime, timezone
 
 from markupsafe import Markup, escape
 
-from . import kept_urls
+from . import url_cache
 from .security import printed
 from .state import state
 
-ICONS_KEPT = 256  # icons drawn and kept at most (the templates name a few dozen)
+ICONS_CACHED = 256  # icons drawn and cached at most (the templates name a few dozen)
 TITLE_CHARS = 90  # a heading or a list row shows this much of a long first prompt used as a title
 
 
@@ -78,7 +78,7 @@ def duration(seconds: float | None) -> str:
 
 def icons(url_for: Callable[..., str]) -> Callable[..., Markup]:
     """icon(name, label=None): a Lucide icon of static/lucide-sprite.svg; decorative unless it has a `label`.
-    Each is made once for the sprite's URL and kept: every page prints a score of them, from a few names."""
+    Each is drawn once for the sprite's URL and cached: every page prints a score of them, from a few names."""
     made: dict[tuple, Markup] = {}
 
     def icon(name: str, label: str | None = None) -> Markup:
@@ -86,7 +86,7 @@ def icons(url_for: Callable[..., str]) -> Callable[..., Markup]:
         key = (sprite, name, label)
         drawn = made.get(key)
         if drawn is None:
-            if len(made) >= ICONS_KEPT:
+            if len(made) >= ICONS_CACHED:
                 made.clear()
             said = f' role="img" aria-label="{escape(label)}"' if label else ' aria-hidden="true"'
             drawn = made[key] = Markup(f'<svg class="icon icon-{escape(name)}"{said} focusable="false">'
@@ -102,6 +102,6 @@ def folder() -> dict:
 
 
 def install(app) -> None:
-    url_for = kept_urls.install(app)
+    url_for = url_cache.install(app)
     app.jinja_env.filters.update(named=named, when=when, duration=duration)
     app.jinja_env.globals.update(icon=icons(url_for), session_title=session_title, folder=folder)

@@ -1,6 +1,7 @@
-"""The templates' url_for, keeping the URLs it made: a URL depends on nothing of the request but the path the app
-is served under and the page's ?at=N (asof.inject_at; never for NO_AT_ENDPOINTS), and pages print the same links again and again (the
-frame's static files and icons on every page, a live page's links on each of its reloads), at a url_for each.
+"""The templates' url_for, caching the URLs it made. A URL depends on nothing of the request but the path the app
+is served under and the page's ?at=N (asof.inject_at; never for NO_AT_ENDPOINTS), and pages print the same links
+again and again (the frame's static files and icons on every page, a live page's links on each reload), at a
+url_for each.
 """
 
 from __future__ import annotations
@@ -11,16 +12,16 @@ from flask import request
 
 from .endpoints import NO_AT_ENDPOINTS
 
-KEPT = 4096  # URLs kept at most, forgotten all at once past that
+CACHED = 4096  # URLs cached at most, all dropped at once past that
 
 
-class KeptUrls:
-    """url_for(endpoint, **values) as `build` (the app's url_for) makes it, kept by the path the app is served under,
-    the request's ?at= and the arguments."""
+class CachedUrls:
+    """url_for(endpoint, **values) as `build` (the app's url_for) makes it, cached by the path the app is served
+    under, the request's ?at= and the arguments."""
 
     def __init__(self, build: Callable[..., str]):
         self._build = build
-        self._kept: dict[tuple, str] = {}
+        self._cached: dict[tuple, str] = {}
 
     def __call__(self, endpoint: str, **values) -> str:
         try:
@@ -34,19 +35,19 @@ class KeptUrls:
         # By type too: sub=True and sub=1 are equal keys but write different URLs.
         key = (asked.root_path, at, endpoint, *values.items(), *map(type, values.values()))
         try:
-            return self._kept[key]
+            return self._cached[key]
         except KeyError:
             pass
         except TypeError:  # a value that is not hashable (a list of values for one argument)
             return self._build(endpoint, **values)
         url = self._build(endpoint, **values)
-        if len(self._kept) >= KEPT:
-            self._kept.clear()
-        self._kept[key] = url
+        if len(self._cached) >= CACHED:
+            self._cached.clear()
+        self._cached[key] = url
         return url
 
 
-def install(app) -> KeptUrls:
-    """Make the templates' url_for keep what it makes; returns it, for the frame's other helpers."""
-    url_for = app.jinja_env.globals["url_for"] = KeptUrls(app.url_for)
+def install(app) -> CachedUrls:
+    """Make the templates' url_for cache what it makes; returns it, for the frame's other helpers."""
+    url_for = app.jinja_env.globals["url_for"] = CachedUrls(app.url_for)
     return url_for
