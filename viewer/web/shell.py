@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timezone
 
+from flask import request
 from markupsafe import Markup, escape
 
 from . import url_cache
@@ -78,16 +79,16 @@ def duration(seconds: float | None) -> str:
 
 def icons(url_for: Callable[..., str]) -> Callable[..., Markup]:
     """icon(name, label=None): a Lucide icon of static/lucide-sprite.svg; decorative unless it has a `label`.
-    Each is drawn once for the sprite's URL and cached: every page prints a score of them, from a few names."""
+    Each is drawn once for the path the app is served under and cached: every page prints a score of them."""
     made: dict[tuple, Markup] = {}
 
     def icon(name: str, label: str | None = None) -> Markup:
-        sprite = url_for("static", filename="lucide-sprite.svg")
-        key = (sprite, name, label)
+        key = (request.root_path, name, label)  # the sprite's URL depends on nothing else of the request
         drawn = made.get(key)
         if drawn is None:
             if len(made) >= ICONS_CACHED:
                 made.clear()
+            sprite = url_for("static", filename="lucide-sprite.svg")
             said = f' role="img" aria-label="{escape(label)}"' if label else ' aria-hidden="true"'
             drawn = made[key] = Markup(f'<svg class="icon icon-{escape(name)}"{said} focusable="false">'
                                        f'<use href="{escape(sprite + "#" + name)}"></use></svg>')
