@@ -57,7 +57,7 @@ queries.perspective(big, "main")  # the first page of the main agent's transcrip
 figures["first_page_s"] = round(time.perf_counter() - start, 3)
 start = time.perf_counter()
 for s in library.sessions.values():
-    s.search.catch_up()
+    s.search.catch_up(s.count)
 figures["search_catch_up_s"] = round(time.perf_counter() - start, 2)
 gc.collect()
 figures["rss_after_search_mb"] = round(rss_mb(), 1)

@@ -32,8 +32,8 @@ def main() -> None:
     args = parser.parse_args()
     app = create_app(args.folder, watch=False)
     for session in app.extensions["agentview"].library.listing():
-        session.facets.catch_up()
-        session.search.catch_up()
+        session.facets.catch_up(session.count)
+        session.search.catch_up(session.count)
     client = app.test_client()
     counts = app.extensions["agentview"].runtime.counts
     for url in args.urls:

@@ -125,8 +125,8 @@ def agentview(folder: str, session_id: str, facts: dict, runs: int) -> dict:
     # their own, and counted in the peak memory.
     index_start, index_cpu = time.perf_counter(), cpu_seconds()
     for session in app.extensions["agentview"].library.listing():
-        session.facets.catch_up()
-        session.search.catch_up()
+        session.facets.catch_up(session.count)
+        session.search.catch_up(session.count)
     index_seconds, index_cpu = time.perf_counter() - index_start, cpu_seconds() - index_cpu
     peak = rss_peak()  # read now: the pages below must not count as ingest memory
     client = app.test_client()

@@ -34,7 +34,7 @@ def fresh(sessions) -> None:
 
 def build(sessions) -> None:
     for s in sessions:
-        s.search.catch_up()
+        s.search.catch_up(s.count)
 
 
 def main(folder: str, profile: bool = False) -> None:

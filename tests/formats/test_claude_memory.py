@@ -69,7 +69,7 @@ def test_a_page_search_and_usage_read_the_content_from_the_file(project):
     piece = " ".join(event["content"].split("\n")[1].split()[1:6])  # words of a file line, after its number
     page = app.test_client().get(f"/s/{s.id}/messages/{event['message_id']}")
     assert page.status_code == 200 and piece in page.get_data(as_text=True)
-    s.search.catch_up()
+    s.search.catch_up(s.count)
     found, _ = search.matches(s, search.parse(f'"{piece}"'), budget=10_000)
     assert p in found
     totals = usage.for_session(s)

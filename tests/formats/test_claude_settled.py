@@ -88,9 +88,9 @@ tracemalloc.start()
 library = Library(sys.argv[1], host=Host(Tuning(settle_after=float(sys.argv[2]))))
 library.scan()
 for s in library.listing():  # as both are once background work is done (a small settled one is indexed as read)
-    while not s.search.catch_up(s.search.BATCH, along=s.facets):
+    while not s.search.catch_up(s.count, s.search.BATCH, along=s.facets):
         pass
-    s.facets.catch_up_in_slices()
+    s.facets.catch_up_in_slices(s.count)
 gc.collect()
 print(tracemalloc.get_traced_memory()[0], sum(s.normalizer.settled for s in library.listing()))
 """
@@ -209,7 +209,7 @@ def test_an_old_session_is_indexed_as_it_settles_from_the_events_read_not_its_li
     for s in library.listing():
         assert not s.events._cache  # nothing left in hand
         search, facets = SearchIndex(s), Facets(s)
-        while not search.catch_up(search.BATCH, along=facets):  # every entry read back from its file
+        while not search.catch_up(s.count, search.BATCH, along=facets):  # every entry read back from its file
             pass
         search.pack()
         assert list(s.search.state()) == list(search.state())

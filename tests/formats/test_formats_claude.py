@@ -6,7 +6,7 @@ import pytest
 
 from conftest import write_events
 from events import copy_samples, scanned
-from viewer.reads import dialogs, queries
+from viewer.reads import dialogs, live_updates, queries
 from viewer.index import usage
 
 PROJECT = "-home-dev-src-parser"
@@ -169,7 +169,7 @@ def test_a_response_whose_lines_arrive_in_two_reads_stays_one_message(tmp_path):
     assert s.problems == [] and s.call_position_for_result(s.by_id["r"]) == s.by_id["a1"]
     view = queries.perspective(s, "main")
     assert [i["kind"] for i in view["items"]] == ["heard", "did", "system"]  # the progress record: after it
-    updates = queries.perspective_updates(s, "main", False, s.by_id["a1"] + 1)
+    updates = live_updates.perspective_updates(s, "main", False, s.by_id["a1"] + 1)
     assert [g["message_id"] for g in updates["grown"]] == ["a1"]
 
 

@@ -251,7 +251,7 @@ def test_a_session_kept_asleep_says_its_count_without_waking(tmp_path):
               result("m2", "root", "c1", "Error: denied", name="read")]
     write_events(tmp_path / "s" / "a.jsonl", events)
     (s,) = scanned(tmp_path / "s").listing()
-    s.facets.catch_up()  # as background work does before it keeps a session whole
+    s.facets.catch_up(s.count)  # as background work does before it keeps a session whole
     summary = s.summary()
     assert summary["failures"] == 1
     s.sleep(lambda _: None, lambda _: None, summary)

@@ -125,14 +125,27 @@ def test_a_view_that_needs_the_facets_waits_for_them_without_holding_the_session
     free_between_slices = []
     original = Incremental.catch_up
 
-    def watched(self, budget=None):
+    def watched(self, count, budget=None):
         probe = threading.Thread(target=lambda: free_between_slices.append(
             s.lock.acquire(blocking=False) and (s.lock.release() or True)))
         probe.start()
         probe.join()
-        return original(self, budget)
+        return original(self, count, budget)
 
     monkeypatch.setattr(Incremental, "catch_up", watched)
-    s.facets.catch_up_in_slices(size=500)
+    s.facets.catch_up_in_slices(s.count, size=500)
     assert s.facets.indexed == s.count == 2001
     assert len(free_between_slices) == 5 and all(free_between_slices)
+
+
+def test_a_catch_up_with_a_count_read_before_the_file_was_read_again_takes_nothing_in(tmp_path):
+    """The caller reads the session's count; if the session is emptied (its file read again from the start) before
+    the catch-up takes its lock, the facets it held are dropped and walk to no event the session no longer has."""
+    write_events(tmp_path / "s.jsonl", [created("c0", "a0")] + [say(f"m{i}", "a0", f"w{i}") for i in range(20)])
+    library = Library(tmp_path)
+    library.scan()
+    s = library.get("s")
+    held, count = s.facets, s.count
+    s.restart()
+    assert held.catch_up(count) is True and held.indexed == 0
+    assert s.facets is not held and s.facets.catch_up(s.count) and s.facets.indexed == s.count == 0

@@ -75,7 +75,7 @@ def test_a_kind_filter_reads_the_positions_kept_per_kind(tmp_path):
             expected = walked(s, agent_id, filters)
             assert view["total"] == len(expected), (agent_id, kinds)
             assert [i["position"] for i in view["items"]] == [
-                p for p in expected if queries._shown_alone(s, queries._entry(s, p), filters)]
+                p for p in expected if queries.shown_alone(s, queries.entry(s, p), filters)]
     window = queries.perspective(s, "a", start=1, limit=1, filters=EntryFilter(("said", "heard")))
     assert [i["position"] for i in window["items"]] == [walked(s, "a", EntryFilter(("said", "heard")))[1]]
 

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import sample, write_events
 from events import calls, created, ids, piece, result, run_with_timeout, say, system, tool_call, user
-from viewer.reads import causality, dialogs, queries
+from viewer.reads import causality, dialogs, live_updates, queries
 from viewer.index.session_index import SessionIndex
 from viewer.library.library import Library
 from viewer.reads.session_viewer import load_index
@@ -186,7 +186,7 @@ def test_agent_created_after_the_agents_first_entries_reparents_it(tmp_path):
     assert tree_shape(queries.tree(s)) == [("root", [("late", [])])]
     assert summary(s, "late")["implicit"] is False
     # a live page that had seen the first four events learns the agent moved
-    updates = queries.tree_updates(s, 4)
+    updates = live_updates.tree_updates(s, 4)
     assert updates["appeared"] == []
     assert [n["agent_id"] for n in updates["moved"]] == ["late"]
     assert updates["moved"][0]["parent_id"] == "root"
@@ -608,13 +608,13 @@ def live_events():
 
 def test_tree_updates_list_exactly_the_agents_that_appeared(tmp_path):
     s = load(tmp_path, live_events())
-    updates = queries.tree_updates(s, 5)
+    updates = live_updates.tree_updates(s, 5)
     assert [a["agent_id"] for a in updates["appeared"]] == ["other", "kid2", "solo"]
     assert [a["parent_id"] for a in updates["appeared"]] == ["root", "root", None]
     assert updates["moved"] == []
     assert updates["counts"] == {"root": 5, "other": 2, "kid": 2, "solo": 1}
-    assert queries.tree_updates(s, s.count) == {"appeared": [], "moved": [], "counts": {}, "ordinals": {}}
-    assert [a["agent_id"] for a in queries.tree_updates(s, 0)["appeared"]] == ["root", "kid", "other", "kid2", "solo"]
+    assert live_updates.tree_updates(s, s.count) == {"appeared": [], "moved": [], "counts": {}, "ordinals": {}}
+    assert [a["agent_id"] for a in live_updates.tree_updates(s, 0)["appeared"]] == ["root", "kid", "other", "kid2", "solo"]
 
 
 def test_tree_updates_report_a_late_resolved_parent_as_moved(tmp_path):
@@ -624,14 +624,14 @@ def test_tree_updates_report_a_late_resolved_parent_as_moved(tmp_path):
         user("m3", "root", "go"),
         calls("m4", "root", tool_call("c1")),
     ])
-    updates = queries.tree_updates(s, 3)
+    updates = live_updates.tree_updates(s, 3)
     assert updates["appeared"] == []
     assert [(n["agent_id"], n["parent_id"], n["flags"]) for n in updates["moved"]] == [("kid", "root", [])]
 
 
 def test_perspective_updates_return_only_entries_after_the_position(tmp_path):
     s = load(tmp_path, live_events())
-    updates = queries.perspective_updates(s, "root", False, 5)
+    updates = live_updates.perspective_updates(s, "root", False, 5)
     assert [i["message_id"] for i in updates["items"]] == ["m07"]
     assert [r["message_id"] for r in updates["items"][0]["calls"][0]["results"]] == ["m09"]
     assert [(r["call_position"], r["call_index"], r["item"]["message_id"]) for r in updates["results"]] == [
@@ -642,9 +642,9 @@ def test_perspective_updates_return_only_entries_after_the_position(tmp_path):
 
 def test_perspective_updates_with_subagents(tmp_path):
     s = load(tmp_path, live_events())
-    updates = queries.perspective_updates(s, "root", True, 5)
+    updates = live_updates.perspective_updates(s, "root", True, 5)
     assert [i["message_id"] for i in updates["items"]] == ["m07", "m10", "m11", "m12"]
-    assert queries.perspective_updates(s, "root", True, s.count) == {"items": [], "results": [], "spawned": [], "stop": s.count}
+    assert live_updates.perspective_updates(s, "root", True, s.count) == {"items": [], "results": [], "spawned": [], "stop": s.count}
 
 
 def test_calls_to_redraw_are_those_whose_result_came_or_whose_agents_wrote_since(tmp_path):
@@ -652,12 +652,12 @@ def test_calls_to_redraw_are_those_whose_result_came_or_whose_agents_wrote_since
                         created("m2", "kid", cause="m1", name="Kid"), say("m3", "kid", "one"),
                         calls("m4", "root", tool_call("c3", "grep")),
                         say("m5", "kid", "two"), result("m6", "root", "c3", "found", name="grep")])
-    updates = queries.perspective_updates(s, "root", False, 4)
-    redrawn = queries.calls_to_redraw(s, ["root"], 4, updates["stop"], updates["results"])
+    updates = live_updates.perspective_updates(s, "root", False, 4)
+    redrawn = live_updates.calls_to_redraw(s, ["root"], 4, updates["stop"], updates["results"])
     assert sorted(redrawn) == [(0, 0), (3, 0)]  # Kid wrote (its call), c3's result came; c2 unchanged
     assert redrawn[(0, 0)]["call"]["spawned"][0]["entries"] == 2
     assert [r["message_id"] for r in redrawn[(3, 0)]["call"]["results"]] == ["m6"]
-    assert queries.calls_to_redraw(s, ["root"], s.count, s.count, []) == {}
+    assert live_updates.calls_to_redraw(s, ["root"], s.count, s.count, []) == {}
 
 
 def test_perspective_updates_spawned_follows_a_list_cause(tmp_path):
@@ -665,7 +665,7 @@ def test_perspective_updates_spawned_follows_a_list_cause(tmp_path):
     (call_item,) = queries.perspective(s, "root")["items"]
     assert call_item["calls"][0]["spawned"] == [{"agent_id": "kid", "name": "Kid", "ordinal": 1, "entries": 0,
                                                    "cost_usd": None}]
-    assert queries.perspective_updates(s, "root", False, 1)["spawned"] == [
+    assert live_updates.perspective_updates(s, "root", False, 1)["spawned"] == [
         {"call_position": 0, "call_index": 0, "agent_id": "kid", "name": "Kid", "entries": 0, "cost_usd": None}]
 
 
@@ -678,7 +678,7 @@ def test_perspective_updates_ignore_a_duplicate_agent_created(tmp_path):
     ])
     assert [p.kind for p in s.problems] == ["duplicate_agent_created"]
     assert [len(i["calls"][0]["spawned"]) for i in queries.perspective(s, "root")["items"] if i["calls"]] == [1]
-    assert queries.perspective_updates(s, "root", False, 3)["spawned"] == []
+    assert live_updates.perspective_updates(s, "root", False, 3)["spawned"] == []
 
 
 def test_dialog_updates_report_new_and_updated_groups(tmp_path):
@@ -699,7 +699,7 @@ def followed_perspective(s, agent_id, include, after, limit):
     items, results, spawned, polls = [], [], [], 0
     added = {}  # position -> item added by the chain
     while after < s.count:
-        upd = queries.perspective_updates(s, agent_id, include, after, limit=limit)
+        upd = live_updates.perspective_updates(s, agent_id, include, after, limit=limit)
         assert upd["stop"] > after and len(upd["items"]) + len(upd["results"]) <= limit
         polls += 1
         for item in upd["items"]:
@@ -743,7 +743,7 @@ def test_windowed_polls_followed_to_the_end_add_what_one_unbounded_update_adds(l
     for after in range(0, s.count + 1, 11):
         for agent_id in s.agent_order:
             for include in (False, True):
-                whole = queries.perspective_updates(s, agent_id, include, after, limit=UNBOUNDED)
+                whole = live_updates.perspective_updates(s, agent_id, include, after, limit=UNBOUNDED)
                 followed, n = followed_perspective(s, agent_id, include, after, limit)
                 polls += n
                 assert followed == whole, (after, agent_id, include)
@@ -759,11 +759,11 @@ def test_windowed_polls_followed_to_the_end_add_what_one_unbounded_update_adds(l
 def test_a_poll_renders_at_most_its_window_and_says_where_the_next_starts(tmp_path):
     path = write_events(tmp_path / "s.jsonl", [created("c0", "root")] + [say(f"m{i:04}", "root", f"line {i}") for i in range(450)])
     s = load_index(path)
-    first = queries.perspective_updates(s, "root", False, 0)
-    assert len(first["items"]) == queries.POLL_ENTRIES and first["stop"] == first["items"][-1]["position"] + 1
-    second = queries.perspective_updates(s, "root", False, first["stop"])
-    third = queries.perspective_updates(s, "root", False, second["stop"])
-    assert len(second["items"]) == queries.POLL_ENTRIES and len(third["items"]) == 50 and third["stop"] == s.count
+    first = live_updates.perspective_updates(s, "root", False, 0)
+    assert len(first["items"]) == live_updates.POLL_ENTRIES and first["stop"] == first["items"][-1]["position"] + 1
+    second = live_updates.perspective_updates(s, "root", False, first["stop"])
+    third = live_updates.perspective_updates(s, "root", False, second["stop"])
+    assert len(second["items"]) == live_updates.POLL_ENTRIES and len(third["items"]) == 50 and third["stop"] == s.count
 
 
 def prefix_index(tmp_path, events, n):
@@ -781,7 +781,7 @@ def test_live_helpers_agree_with_full_reads_at_every_position(tmp_path, name):
     for n in range(0, len(events) + 1, step):
         before = prefix_index(tmp_path, events, n)
         # tree: exactly the agents unknown at n appear
-        appeared = [a["agent_id"] for a in queries.tree_updates(full, n)["appeared"]]
+        appeared = [a["agent_id"] for a in live_updates.tree_updates(full, n)["appeared"]]
         assert appeared == [a for a in everyone if a not in before.agents], n
         # dialog: new groups are the ones a page at n did not have; updated ones are the ones that changed
         before_dialog = {i["key"]: i for i in dialogs.dialog(before, list(before.agents))["items"]}
@@ -793,7 +793,7 @@ def test_live_helpers_agree_with_full_reads_at_every_position(tmp_path, name):
             assert item == full_dialog[item["key"]]
         # perspective: new top-level items, and new results under calls already shown
         for agent_id in everyone:
-            upd = queries.perspective_updates(full, agent_id, True, n, limit=UNBOUNDED)
+            upd = live_updates.perspective_updates(full, agent_id, True, n, limit=UNBOUNDED)
             assert [i["position"] for i in upd["items"]] == [
                 i["position"] for i in full_persp[agent_id] if i["position"] >= n], (n, agent_id)
             expected_results = [
@@ -811,7 +811,7 @@ def test_updates_after_any_cursor_add_exactly_what_a_reload_shows():
             whole = queries.perspective(s, agent_id, include)
             creations = {a.created_position for a in s.agents.values() if a.created_position is not None}
             for after in sorted(set(range(0, s.count + 1, 17)) | creations):  # a cursor just before each creation too
-                updates = queries.perspective_updates(s, agent_id, include, after, limit=UNBOUNDED)
+                updates = live_updates.perspective_updates(s, agent_id, include, after, limit=UNBOUNDED)
                 assert [i["position"] for i in updates["items"]] == \
                     [i["position"] for i in whole["items"] if i["position"] >= after]
                 on_page = {i["position"]: i for i in whole["items"] if i["position"] < after}

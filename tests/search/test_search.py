@@ -7,9 +7,9 @@ from werkzeug.datastructures import MultiDict
 
 from conftest import write_events
 from events import calls, created, result, say, system, tool_call, user
-from viewer.reads import queries
+from viewer.reads import live_updates, queries
 from viewer.search import count as search_count, query as search, index as search_index
-from viewer.reads.filters import EntryFilter
+from viewer.reads.filters import EntryFilter, tool_choices
 from viewer.library.library import Library
 
 
@@ -210,9 +210,9 @@ def test_perspective_keeps_only_what_the_filters_pass(tmp_path, filters, expecte
 
 def test_filtered_live_updates_use_the_same_rule(tmp_path):
     s = library_of(tmp_path, cafe=CAFE).get("cafe")
-    updates = queries.perspective_updates(s, "agent_root", False, 0, EntryFilter(("received",)))
+    updates = live_updates.perspective_updates(s, "agent_root", False, 0, EntryFilter(("received",)))
     assert [i["message_id"] for i in updates["items"]] == ["m5"] and updates["results"] == []
-    updates = queries.perspective_updates(s, "agent_jack", False, 8, EntryFilter(tool="read_file"))
+    updates = live_updates.perspective_updates(s, "agent_jack", False, 8, EntryFilter(tool="read_file"))
     assert updates["items"] == [] and [r["item"]["message_id"] for r in updates["results"]] == ["m9"]
 
 
@@ -228,7 +228,7 @@ def test_agent_neighbours_follow_the_tree_top_to_bottom(tmp_path):
 
 def test_tool_choices_are_every_tool_seen(tmp_path):
     s = library_of(tmp_path, cafe=CAFE).get("cafe")
-    assert search.tool_choices(s) == ["read_file", "task"]
+    assert tool_choices(s) == ["read_file", "task"]
     assert search_index.tool_names(SimpleNamespace(events=[say("q", "a", "x")]), 0) == set()
 
 

@@ -2,6 +2,7 @@
 
 from conftest import wait_for, write_events
 from viewer.library import background
+from viewer.reads.filters import tool_choices
 from viewer.search import query as search
 from viewer.search.index import QUERY_BUDGET
 from viewer.library.library import Library
@@ -82,7 +83,7 @@ def test_the_tool_filter_choices_are_known_without_the_search_index(tmp_path):
     library = Library(tmp_path)
     library.scan()
     s = library.get("s")
-    assert search.tool_choices(s) == ["grep", "read_file"] and s.search.indexed == 0
+    assert tool_choices(s) == ["grep", "read_file"] and s.search.indexed == 0
     assert sorted(k[len(search.TOOL):] for k in s.search.postings if k.startswith(search.TOOL)) == ["grep", "read_file"]
 
 

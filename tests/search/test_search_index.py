@@ -98,7 +98,7 @@ def library_with(tmp_path, events) -> Library:
 def test_the_index_holds_each_events_tokens_and_facets(tmp_path, budget):
     s = library_with(tmp_path, varied_events(140)).get("s")
     assert s.count > 2 * search_index.SearchIndex.BATCH
-    while not s.search.catch_up(budget):
+    while not s.search.catch_up(s.count, budget):
         pass
     expected = expected_index(s)
     facets = {k: v for k, v in expected.items() if k[:3] in search_index.CLASS_FIELDS}

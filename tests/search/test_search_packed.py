@@ -73,7 +73,7 @@ def test_packed_postings_hold_a_fraction_of_the_memory(project):
     library = Library(root)
     library.scan()
     for s in library.listing():
-        s.search.catch_up()
+        s.search.catch_up(s.count)
 
     def held(build) -> int:
         gc.collect()
@@ -113,11 +113,11 @@ def test_a_packed_index_that_must_grow_is_unpacked_and_grows(tmp_path):
     path = write_events(tmp_path / "s.jsonl", lines[:40])
     library = scanned(tmp_path)
     s = library.get("s")
-    s.search.catch_up()
+    s.search.catch_up(s.count)
     assert s.search.pack() and s.search.packed
     write_events(path, lines[40:], mode="a")
     library.refresh(str(path))
-    s.search.catch_up()
+    s.search.catch_up(s.count)
     assert not s.search.packed
     fresh = scanned(tmp_path)
     for q in ("common", "word3", "word*", "role:user", "agent:a text"):

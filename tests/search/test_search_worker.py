@@ -164,7 +164,7 @@ def test_merging_a_run_looks_up_only_the_calls_not_in_it(tmp_path, monkeypatch):
     library = Library(tmp_path)
     library.scan()
     s = library.get("s")
-    s.search.catch_up(5)  # the worker's one run starts at event 5: t4's call is before it, t6's in it
+    s.search.catch_up(s.count, 5)  # the worker's one run starts at event 5: t4's call is before it, t6's in it
     looked_up = []
     monkeypatch.setattr(search_index, "called_tool_names",
                         lambda s, position, *rest: looked_up.append(position) or called_tool_names(s, position, *rest))

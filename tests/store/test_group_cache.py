@@ -56,7 +56,7 @@ def without_the_folders_entry(root, cache) -> None:
 def searched(library: Library, words=("warehouse", "def", "error")) -> dict:
     found = {}
     for s in library.listing():
-        s.search.catch_up()
+        s.search.catch_up(s.count)
         found[s.id] = [search.matches(s, search.parse(word), budget=100_000)[0] for word in words]
     return found
 

@@ -7,7 +7,7 @@ import pytest
 from flask import template_rendered
 
 from viewer.core.redact import masking
-from viewer.web import shape_check, shapes
+from viewer.web import render, shapes
 from viewer.web.render import as_json
 
 RESOURCES = [
@@ -40,9 +40,9 @@ def test_the_page_is_rendered_from_the_data_its_json_answers(app, client, resour
 def test_a_view_whose_data_strays_from_its_shape_fails_in_test_and_debug_runs(app, monkeypatch):
     fine = {"agents": [], "messages": [], "start": 0, "total": 0, "url": "/s/x/dialog"}
     with app.test_request_context("/"):
-        assert shape_check.built(shapes.Dialog, fine) is fine
+        assert render.built(shapes.Dialog, fine) is fine
         for strayed in ({**fine, "undeclared": 1}, {k: v for k, v in fine.items() if k != "total"}):
             with pytest.raises(AssertionError, match="Dialog"):
-                shape_check.built(shapes.Dialog, strayed)
-        monkeypatch.setenv(shape_check.CHECK_ENV, "0")  # a served run, not in debug: not checked
-        assert shape_check.built(shapes.Dialog, {**fine, "undeclared": 1})["undeclared"] == 1
+                render.built(shapes.Dialog, strayed)
+        monkeypatch.setenv(render.CHECK_ENV, "0")  # a served run, not in debug: not checked
+        assert render.built(shapes.Dialog, {**fine, "undeclared": 1})["undeclared"] == 1

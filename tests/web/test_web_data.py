@@ -1,4 +1,4 @@
-"""A page and its JSON twin show one data object (viewer/web/data.py): what the twin says, the page shows."""
+"""A page and its JSON twin show one data object (viewer/web/resource_views.py): what the twin says, the page shows."""
 
 from test_api import get_json
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-MAX_DIGITS = 15  # every number a query string carries has at most this many digits (see web.args)
+MAX_DIGITS = 15  # every number a query string carries has at most this many digits (see web.asked)
 PATTERN = re.compile(rf"[0-9]{{1,{MAX_DIGITS}}}-[0-9]{{1,{MAX_DIGITS}}}")
 
 

@@ -148,6 +148,6 @@ class Facets(Incremental):
 
 def caught_up(s) -> Facets:
     """The session's facets with every event ingested so far in them (the caller holds the lock)."""
-    s.facets.catch_up()
+    s.facets.catch_up(s.count)
     return s.facets
 

@@ -71,9 +71,10 @@ def _made_an_agent(s, position: int, call_id: str) -> bool:
 
 def _facets(s, caught_up: bool):
     """The session's facets, caught up (`caught_up`, or when they are CLOSE behind), else as far as they are built."""
-    held = s.facets
-    if caught_up or s.count - held.indexed <= CLOSE:
-        held.catch_up()
+    held, count = s.facets, s.count
+    behind = count - held.indexed
+    if behind > 0 and (caught_up or behind <= CLOSE):
+        held.catch_up(count)
     return held
 
 

@@ -108,6 +108,10 @@ class SessionIndex:
         self.usage_totals: dict = {}  # agent id (None: the session) -> usage.Totals, extended per request
         self.dialog_orders: dict = {}  # chosen agents -> the dialog's order, extended as events arrive (dialogs.dialog)
         self.timeline_drawn = None  # the timeline's bars at one cursor, built on its first request (reads/timeline.py)
+        for part in ("search", "facets"):  # a catch-up under way (a count read before this) takes nothing in
+            dropped = self.__dict__.get(part)
+            if dropped is not None:
+                dropped.drop()
         self.search = search_index.SearchIndex(self)  # full-text postings: caught up after ingest and before each query
         self.facets = facets.Facets(self)  # per-agent tool, delivery and event lists: caught up like the search
         self.format_summary: dict | None = None  # what a format says about the whole session (snapshot totals)

@@ -176,8 +176,9 @@ def _kept(s, key: str | None, positions) -> "Totals":
         if totals is None:
             totals = s.usage_totals[key] = Totals(hourly=key is None)
         end = len(positions)
-        totals.add(s, positions[totals.read:end])
-        totals.read = end
+        if end > totals.read or totals.priced_by is None:  # else nothing arrived since it was summed and priced
+            totals.add(s, positions[totals.read:end])
+            totals.read = end
         return totals
 
 

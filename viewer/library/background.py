@@ -13,7 +13,7 @@ def index_step(library, budget: int = 128, words=None) -> bool:
 
     Every search index is completed before the facets are caught up on their own: a search is what a person asks
     for first, while the facets serve filters, the hooks audit and the chart, which catch them up themselves when
-    asked (web.lookup.with_facets). A session's facets go along with its search index from the same read of its
+    asked (web.asked.with_facets). A session's facets go along with its search index from the same read of its
     events while both stand at the same place (reading is most of the cost for entries read back from files).
     `words` (a search_worker.WordWorker) builds the words of big native sessions in other processes: while they
     build a session's next run, the facets catch up meanwhile if a core is left for it (else the search first)."""
@@ -32,7 +32,7 @@ def index_step(library, budget: int = 128, words=None) -> bool:
                 waiting = True
                 continue
             if not done:  # the facets too while they stand where the search index does: one read of the events
-                session.search.catch_up(budget, along=session.facets)
+                session.search.catch_up(session.count, budget, along=session.facets)
             _tell_words(library, session)
             _forget_cached(session)
             _pack_if_settled(session)
@@ -45,7 +45,7 @@ def index_step(library, budget: int = 128, words=None) -> bool:
     for at, session in enumerate(sessions if faceting and version != library.faceted_at else ()):
         if _behind(session, "facets"):
             library.indexing_from = (start + at) % len(sessions)
-            session.facets.catch_up(budget)
+            session.facets.catch_up(session.count, budget)
             _forget_cached(session)
             _keep_if_whole(library, session)
             return True

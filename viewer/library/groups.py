@@ -288,9 +288,9 @@ class Groups:
         if session.count < search_worker.MIN_BEHIND:
             # Its search index and facets are built in this thread anyway: now, while its files are fresh, so that
             # it is kept once, whole, not kept, woken, indexed and kept again (each of thousands of small sessions)
-            while not session.search.catch_up(session.search.BATCH, along=session.facets):
+            while not session.search.catch_up(session.count, session.search.BATCH, along=session.facets):
                 pass
-            session.facets.catch_up_in_slices()
+            session.facets.catch_up_in_slices(session.count)
         with session.lock:
             self._library.folder_words.take(session)
             session.search.pack()  # when complete; else once it is (background.index_step)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from mcp.server.mcpserver.exceptions import ToolError
 
 from viewer.search import query as search
-from viewer.web.args import whole_number
+from viewer.web.asked import whole_number
 from viewer.web.search_views import place
 
 from .context import Viewer, page

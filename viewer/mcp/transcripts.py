@@ -1,6 +1,6 @@
 """The tools that read entries: an agent's perspective, the dialog of some agents, one message with its causality.
 
-Each is the page's read (queries.perspective, dialogs.dialog, web.data.message_data) in a window of at most 200,
+Each is the page's read (queries.perspective, dialogs.dialog, web.resource_views.message_data) in a window of at most 200,
 worded as compact text: one entry a line or a few, its message id first (what `message` takes).
 """
 
@@ -12,7 +12,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from viewer.core import failures, model
 from viewer.reads import causality, dialogs, queries
-from viewer.web.data import message_data
+from viewer.web.resource_views import message_data
 
 from .context import MAX_LIMIT, Viewer, page
 from .text import MESSAGE_CHARS, Answer, clip, indented, more, one_line
@@ -27,13 +27,13 @@ def _error(s, event: dict) -> str:
 
 
 def _failed(item: dict) -> str:
-    """An entry's failure as the pages show it (queries._entry's `failure`: core/failures.py), in brackets."""
+    """An entry's failure as the pages show it (queries.entry's `failure`: core/failures.py), in brackets."""
     failure = item.get("failure")
     return f" [{failure['kind']}]" if failure else ""
 
 
 def entry_lines(item: dict, with_agent: bool) -> str:
-    """A perspective's entry (queries._entry's shape) as text: its kind, id and text, its calls with their results
+    """A perspective's entry (queries.entry's shape) as text: its kind, id and text, its calls with their results
     and the agents they created."""
     who = f"{item['agent_id']} " if with_agent else ""
     kind, delivery = item["kind"], item["delivery"]

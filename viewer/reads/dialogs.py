@@ -11,7 +11,7 @@ from viewer.core import model
 from viewer.core.positions import window
 from viewer.index.session_index import SessionIndex
 
-from .queries import POLL_ENTRIES
+from .live_updates import POLL_ENTRIES
 
 
 def _group_members(s: SessionIndex, key: str, selected: set[str]) -> list[int]:

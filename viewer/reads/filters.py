@@ -12,6 +12,11 @@ KINDS = {model.HEARD: "heard", model.DID: "did", model.SAID: "said", model.RECEI
          model.SYSTEM: "system", model.NOTED: "other"}
 
 
+def tool_choices(s) -> list[str]:
+    """Every tool name the session has called or answered: the tools the filter offers."""
+    return sorted(s.tool_names)  # kept at ingest: the page does not wait for the search index
+
+
 def is_on(value: str | None) -> bool:
     """Whether a query-string flag's value turns it on (`?sub=1`, `?modified=yes`...)."""
     return value in ("1", "true", "yes", "on")

@@ -1,4 +1,5 @@
-"""Pure reads over a SessionIndex: tree, transcript, perspective (causality: causality.py, the dialog: dialogs.py).
+"""Pure reads over a SessionIndex: tree, transcript, perspective (what a live poll reads after its cursor:
+live_updates.py; causality: causality.py; the dialog: dialogs.py).
 
 Every function returns plain, JSON-able data, so the pages, the JSON API and the Python API share one
 implementation of each rule. Each takes the session's lock itself; none rescans the whole session.
@@ -11,7 +12,7 @@ from typing import Any, Iterable
 
 from viewer.core import failures, model
 from viewer.core.model import AgentNode, Event
-from viewer.core.positions import intersection, merge, union, window
+from viewer.core.positions import intersection, merge, union
 from viewer.index import facets, failed, usage
 from viewer.index.agent_tree import spawning_call
 from viewer.index.session_index import SessionIndex
@@ -187,7 +188,7 @@ def agent_facts(s: SessionIndex, agent: AgentNode) -> dict:
     return {"entries": len(agent.entries), "cost_usd": usage.for_agent(s, agent.agent_id)["cost_usd"]}
 
 
-def _call_item(s: SessionIndex, position: int, index: int, call: model.LoggedCall, horizon: int | None = None) -> dict:
+def call_item(s: SessionIndex, position: int, index: int, call: model.LoggedCall, horizon: int | None = None) -> dict:
     message_id = s.events[position]["message_id"]
     spawned = []
     for agent_id in s.spawned.get(message_id, ()):
@@ -205,16 +206,17 @@ def _call_item(s: SessionIndex, position: int, index: int, call: model.LoggedCal
         "arguments": call.arguments_raw,
         "pretty_arguments": call.pretty_arguments,
         "arguments_valid": call.arguments_valid,
-        "results": [_entry(s, p) for p in results],
+        "results": [entry(s, p) for p in results],
         "spawned": spawned,
         **({"failure": {"kind": failures.UNANSWERED, "error": "no result: the session ended without one"}}
            if unanswered else {}),
     }
 
 
-def _entry(s: SessionIndex, position: int, horizon: int | None = None) -> dict:
-    """An entry as a page shows it; with a horizon, only the results and spawned agents logged before it (a live
-    poll that stops at its window leaves the later ones to the next poll, which adds them under the call)."""
+def entry(s: SessionIndex, position: int, horizon: int | None = None) -> dict:
+    """An event as an entry of a transcript shows it (a message's page draws it so, a result with its own); with a
+    horizon, only the results and spawned agents logged before it (a live poll that stops at its window leaves the
+    later ones to the next poll, which adds them under the call)."""
     event = s.events[position]
     agent = s.agents.get(event["agent_id"])
     item: dict[str, Any] = {
@@ -233,7 +235,7 @@ def _entry(s: SessionIndex, position: int, horizon: int | None = None) -> dict:
         "paired_call": None,
     }
     if item["kind"] == model.DID:
-        item["calls"] = [_call_item(s, position, i, c, horizon) for i, c in enumerate(model.tool_calls(event))]
+        item["calls"] = [call_item(s, position, i, c, horizon) for i, c in enumerate(model.tool_calls(event))]
     if item["kind"] == model.RECEIVED:
         call_position = s.call_position_for_result(position)
         if call_position is not None:
@@ -246,11 +248,6 @@ def _entry(s: SessionIndex, position: int, horizon: int | None = None) -> dict:
     if failed:  # shown red, with its first line, wherever the entry is drawn (under its call too)
         item["failure"] = {"kind": failed, "error": failures.first_line(item["content"])}
     return item
-
-
-def entry(s: SessionIndex, position: int) -> dict:
-    """One event as an entry of a transcript shows it (a message's page draws it so), a result with its own."""
-    return _entry(s, position)
 
 
 def _input_time(s: SessionIndex, agent: AgentNode, position: int):
@@ -273,7 +270,7 @@ def _heard_by(s: SessionIndex, message_id: str) -> list[dict]:
     return out
 
 
-def _shown_alone(s: SessionIndex, item: dict, filters) -> bool:
+def shown_alone(s: SessionIndex, item: dict, filters) -> bool:
     """A tool result shows under its call, unless a filter hides that call."""
     return item["paired_call"] is None or bool(
         filters and not filters.passes(s, s.call_position_for_result(item["position"])))
@@ -294,87 +291,10 @@ def perspective(s: SessionIndex, agent_id: str, include_subagents: bool = False,
         end = total if limit is None else min(total, start + limit)
         items = []
         for p in positions[start:end]:
-            item = _entry(s, p)
-            if _shown_alone(s, item, filters):
+            item = entry(s, p)
+            if shown_alone(s, item, filters):
                 items.append(item)
         return {"items": items, "start": start, "end": end, "total": total, "agents": agent_ids}
-
-
-# A live poll renders at most this many new entries; the rest waits for the next poll, which the page
-# asks for at once (a poll answer stays small and prompt however far behind the page is).
-POLL_ENTRIES = 200
-
-
-def perspective_updates(s: SessionIndex, agent_id: str, include_subagents: bool, after: int,
-                        filters=None, limit: int = POLL_ENTRIES) -> dict:
-    """What a perspective page showing events before `after` needs to add, up to `limit` new entries.
-
-    Reads only the agents' new entries, the agents created since, and the messages that grew since
-    (kept at ingest): a poll of one agent costs what is new for it, not all that is new.
-    `stop` is the position the page has then seen up to (the next poll's cursor).
-    """
-    with s.lock:
-        agent_ids = set(subtree(s, agent_id) if include_subagents else [agent_id])
-        positions, stop = window([s.agents[a].entries for a in agent_ids], after, limit, s.count)
-        grown = {}
-        growth = s.growth_positions  # kept at ingest: a poll never waits for the facets to catch up
-        for i in range(bisect_left(growth, after), bisect_left(growth, stop)):
-            target = s.grown_positions[i]  # a message that grew in place: redraw it
-            if target < after and s.events[target]["agent_id"] in agent_ids:
-                grown[target] = _entry(s, target, stop)
-        spawned = []
-        for created in sorted((a for a in s.agents.values() if a.created_position is not None
-                               and after <= a.created_position < stop and a.cause in s.by_id),
-                              key=lambda a: a.created_position):
-            holder_position = s.by_id[created.cause]  # a call already on the page spawned it
-            holder = s.events[holder_position]
-            if holder["agent_id"] in agent_ids and holder_position < after:
-                spawned.append({"call_position": holder_position, "call_index": spawning_index(s, created, holder),
-                                "agent_id": created.agent_id, "name": created.display_name,
-                                **agent_facts(s, created)})
-        items, results = [], []
-        for p in positions:
-            if filters and not filters.passes(s, p):
-                continue
-            item = _entry(s, p, stop)
-            if _shown_alone(s, item, filters):
-                items.append(item)
-                continue
-            call_position = s.by_id[item["paired_call"]]
-            if call_position < after:  # the call is already on the page: add the result under it
-                calls = model.tool_calls(s.events[call_position])
-                call_id = s.events[p].get("tool_call_id")
-                index = next((i for i, c in enumerate(calls) if c.id == call_id), 0)
-                results.append({"call_position": call_position, "call_index": index, "item": item})
-            # else the call is new too and renders its results itself
-        updates = {"items": items, "results": results, "spawned": spawned, "stop": stop}
-        if grown:  # only formats whose messages grow in place (Claude Code) ever have these
-            updates["grown"] = list(grown.values())
-        return updates
-
-
-def calls_to_redraw(s: SessionIndex, agent_ids: Iterable[str], after: int, stop: int, results: list[dict]) -> dict:
-    """The calls a perspective page of `agent_ids` drawn before `after` shows whose line changed by `stop`: a result
-    came (`results`, perspective_updates': its status and duration) or an agent it created wrote since (its entries
-    and cost). (position, index) -> the call as drawn then. The caller holds the lock."""
-    agent_ids = set(agent_ids)
-    where = {(r["call_position"], r["call_index"]) for r in results}
-    for agent_id in agent_ids:
-        for child in (s.agents[child_id] for child_id in s.agents[agent_id].children):
-            holder_position = s.by_id.get(child.cause) if child.cause else None
-            if (not child.entries or child.entries[-1] < after or holder_position is None
-                    or holder_position >= after or child.created_position is None or child.created_position >= after):
-                continue  # it wrote nothing since, or its call is not on the page yet (drawn with it, then)
-            holder = s.events[holder_position]
-            if holder["agent_id"] in agent_ids:
-                where.add((holder_position, spawning_index(s, child, holder)))
-    drawn = {}
-    for position, index in sorted(where):
-        made = model.tool_calls(s.events[position])
-        if index < len(made):
-            drawn[(position, index)] = {"call_position": position, "call_index": index, "event": s.events[position],
-                                        "call": _call_item(s, position, index, made[index], stop)}
-    return drawn
 
 
 def perspective_total(s: SessionIndex, agent_ids: list[str], filters=None) -> int:
@@ -438,45 +358,6 @@ def problems(s: SessionIndex) -> dict:
     for problem in listed:
         counts[problem["kind"]] = counts.get(problem["kind"], 0) + 1
     return {"problems": listed, "counts": dict(sorted(counts.items()))}
-
-
-# --- raw events and live cursors ---------------------------------------------------------------
-
-def events_after(s: SessionIndex, after: int, limit: int = 1000) -> tuple[list[Event], int]:
-    with s.lock:
-        end = min(s.count, after + limit)
-        return s.events[after:end], end
-
-
-def _with_subtree(rows: list[dict]) -> dict:
-    return {**rows[0], "subtree": rows[1:]}
-
-
-def tree_updates(s: SessionIndex, after: int) -> dict:
-    """Agents that appeared or moved in the tree, and entry counts that changed, since `after`.
-
-    Costs one look per agent at its last entry, however many events arrived: no event is read."""
-    with s.lock:
-        start = bisect_left(s.tree_changes, (after, ""))
-        changed = list(dict.fromkeys(agent_id for _, agent_id in s.tree_changes[start:]))
-        appeared = [a for a in changed if s.agents[a].first_position >= after]
-        moved = [a for a in changed if s.agents[a].first_position < after]
-        return {
-            # rows as tree_rows makes them: an appeared agent alone (its children that appeared too come in
-            # turn), a moved one with the rows of its subtree under "subtree"
-            "appeared": [{**agent_summary(s, s.agents[a]), "depth": 0, "closes": 1} for a in appeared],
-            "moved": [_with_subtree(tree_rows(s, [a])) for a in moved],
-            **count_updates(s, after),
-        }
-
-
-def count_updates(s: SessionIndex, after: int) -> dict:
-    """The entry counts that changed since `after` ("counts": agent id -> entries), with each agent's ordinal
-    ("ordinals"): what a rail's counts follow. One look per agent at its last entry."""
-    with s.lock:
-        touched = [a for a, agent in s.agents.items() if agent.entries and agent.entries[-1] >= after]
-        return {"counts": {a: len(s.agents[a].entries) for a in touched},
-                "ordinals": {a: s.agents[a].ordinal for a in touched}}
 
 
 # --- the tree in reading order (keyboard [ and ]) ------------------------------------------------

@@ -357,7 +357,7 @@ class SearchIndex(Incremental):
         are all of the same events."""
         s = self._session() if self._session is not None else None
         if s is not None and s.count - self.indexed <= QUERY_BUDGET:
-            self.catch_up()
+            self.catch_up(s.count)
 
     @property
     def complete(self) -> bool:

@@ -130,7 +130,7 @@ def requirements(s, query: Query) -> tuple[list, set[str] | None]:
     if query.tools:
         lists.append(union([index.get(TOOL + t) for t in query.tools]))
     if query.failed:  # the facets' list, caught up as a query catches the search index up
-        s.facets.catch_up()
+        s.facets.catch_up(s.count)
         lists.append(s.facets.failed)
     agents = None
     if query.agents:
@@ -398,8 +398,3 @@ def _split(resume: str | None) -> tuple[str | None, int]:
 def _describe(query: Query) -> dict:
     return {"words": query.words, "prefixes": query.prefixes, "phrases": [" ".join(p) for p in query.phrases],
             "agent": query.agents, "role": query.roles, "tool": query.tools, "session": query.sessions}
-
-
-def tool_choices(s) -> list[str]:
-    """Every tool name the session has called or answered, for the agent page's filter."""
-    return sorted(s.tool_names)  # kept at ingest: the page does not wait for the search index

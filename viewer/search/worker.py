@@ -241,7 +241,7 @@ class WordWorker:
         if run.built is None:  # this run in-process, a slice at a time (the next ones may come from the worker)
             self.left += 1
             while search.indexed < run.stop:
-                search.catch_up(min(search.BATCH, run.stop - search.indexed))
+                search.catch_up(s.count, min(search.BATCH, run.stop - search.indexed))
             return True
         with s.lock:
             if s.search is search and search.indexed == run.start and s.count >= run.stop:

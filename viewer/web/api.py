@@ -7,13 +7,11 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from viewer.reads import queries
+from viewer.reads import live_updates
 
 from . import resource_views, shapes
-from .args import cursor_arg, int_arg
-from .lookup import session_or_404
-from .render import as_json, folder_problems, session_rows
-from .shape_check import built
+from .asked import cursor_arg, int_arg, session_or_404
+from .render import as_json, built, folder_problems, session_rows
 from .state import watched_library
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -37,5 +35,5 @@ def events(session_id):
     with s.lock:
         after = s.position_after(cursor_arg())
         reset = after is None  # the file was replaced since that cursor: start again
-        batch, end = queries.events_after(s, 0 if reset else after, limit)
+        batch, end = live_updates.events_after(s, 0 if reset else after, limit)
         return as_json(built(shapes.Events, {"events": batch, "cursor": s.cursor_at(end), "reset": reset}))

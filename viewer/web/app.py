@@ -28,8 +28,7 @@ from viewer.search import count as search_count
 
 from . import (
     api,
-    asof,
-    colours,
+    asked,
     compare_views,
     entry_cache,
     entry_parts,
@@ -122,17 +121,15 @@ def create_app(
     app.jinja_env.filters["isotime"] = lambda t: datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
     app.jinja_env.filters["word_diff"] = provenance.word_diff
     app.jinja_env.filters["size"] = size_text
-    app.jinja_env.filters["colour_class"] = colours.colour_class
     app.jinja_env.filters["usd"] = costs.usd
     app.jinja_env.filters["context_fill"] = lambda event: usage.context_fill(event, runtime.host.prices)
     text_filters.install(app.jinja_env)
     shell.install(app)
     entry_parts.install(app.jinja_env)
     entry_cache.install(app)
-    app.jinja_env.globals.update(link_url=render.link_url, as_of=asof.requested, as_of_banner=asof.banner,
-                                 agent_colour=colours.agent_colour, indent_class=colours.indent_class,
+    app.jinja_env.globals.update(link_url=render.link_url, as_of=asked.requested, as_of_banner=asked.banner,
                                  prices_note=lambda: costs.prices_note(runtime.host.prices))
-    app.url_defaults(asof.inject_at)  # links on a page frozen at event N stay at N
+    app.url_defaults(asked.inject_at)  # links on a page frozen at event N stay at N
     runtime.when_idle(*_compiling_templates(app.jinja_env))
 
     @app.after_request

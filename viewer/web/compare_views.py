@@ -13,11 +13,9 @@ from viewer.reads.asof import snapshot
 from viewer.reads.compare import Run, compare
 
 from . import shapes
-from .args import whole_number
-from .lookup import agent_or_404, locate
-from .render import as_json, session_rows, wants_json
+from .asked import agent_or_404, locate, whole_number
+from .render import as_json, built, session_rows, wants_json
 from .search_views import target
-from .shape_check import built
 from .state import library, state
 
 bp = Blueprint("compare", __name__)

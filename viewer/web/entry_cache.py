@@ -20,7 +20,7 @@ from markupsafe import Markup
 from viewer.core import lockorder
 from viewer.core.redact import ACTIVE
 
-from . import asof, colours
+from . import asked, shell
 from .state import library
 
 MARSHAL_VERSION = 2  # the same bytes for the same values, however many references each has (see above)
@@ -123,7 +123,7 @@ PAGE_INPUTS: tuple[Input, ...] = (
     Input("out of band", "a grown entry replaces the one on the page", lambda p: bool(p.oob)),
     Input("top agent", "sub-agents' entries are indented below it", lambda p: p.top),
     Input("masking", "secrets masked or revealed (the reveal cookie)", lambda p: ACTIVE.get()),
-    Input("as of", "?at=N: every link keeps it", lambda p: asof.requested()),
+    Input("as of", "?at=N: every link keeps it", lambda p: asked.requested()),
     Input("root path", "every link starts with the app's root path", lambda p: request.script_root),
 )
 
@@ -137,7 +137,7 @@ def render(cache: EntryCache | None, macro, session: dict, s, items, show_agent:
            oob: bool = False, top: str | None = None) -> Markup:
     """`{% for item in items %}{{ entry(session, item, show_agent, oob=oob, top=top) }}{% endfor %}`, each
     entry taken from the cache when it holds it."""
-    indent = (lambda item: colours.indent_class(session["id"], item["agent_id"], top)) if show_agent else None
+    indent = (lambda item: shell.indent_class(session["id"], item["agent_id"], top)) if show_agent else None
     return _rendered(cache, lambda: (macro, page_key(Page(session, s, show_agent, oob, top))), items,
                      lambda item: macro(session, item, show_agent, oob=oob, top=top), indent)
 

@@ -18,7 +18,7 @@ from viewer.reads.costs import usd
 from . import edits
 from . import text as text_html
 from . import text_filters
-from .colours import agent_colour, indent_class
+from .shell import agent_colour, indent_class
 from .render import link_url, message_urls
 from .security import printed
 
@@ -370,7 +370,7 @@ def _spawned_list(session, item, call, where: str, oob: bool = False) -> str:
 
 
 def call_redrawn(session, c) -> Markup:
-    """A call already on a page, as a live poll redraws it (queries.calls_to_redraw): its state, its agents."""
+    """A call already on a page, as a live poll redraws it (live_updates.calls_to_redraw): its state, its agents."""
     item, call = {"event": c["event"]}, c["call"]
     where = f'{put(c["call_position"])}-{put(c["call_index"])}'
     return Markup(_call_state(item, call, where, oob=True) + _spawned_list(session, item, call, where, oob=True))

@@ -8,8 +8,7 @@ from viewer.core.redact import ACTIVE
 from viewer.export import text as exports
 from viewer.share.page import share_pieces
 
-from .args import agent_list_arg, flag_arg
-from .lookup import agent_or_404, session_or_404, with_facets
+from .asked import agent_list_arg, agent_or_404, flag_arg, session_or_404, with_facets
 
 bp = Blueprint("exports", __name__)
 

@@ -7,8 +7,7 @@ from flask import Blueprint, request
 from viewer.reads import provenance
 
 from . import shapes
-from .args import int_arg
-from .lookup import agent_or_404, session_or_404, with_facets
+from .asked import agent_or_404, int_arg, session_or_404, with_facets
 from .render import page_or_twin
 
 bp = Blueprint("hooks", __name__)

@@ -6,7 +6,7 @@ from flask import Blueprint, Response, abort
 
 from viewer.core import images
 
-from .lookup import message_or_404, session_or_404
+from .asked import message_or_404, session_or_404
 
 bp = Blueprint("images", __name__)
 

@@ -9,12 +9,11 @@ from bisect import bisect_left
 from flask import Blueprint, Response, render_template, request, url_for
 
 from viewer.index import failed
-from viewer.reads import costs, dialogs, failures, queries
+from viewer.reads import costs, dialogs, failures, live_updates, queries
 from viewer.reads.filters import EntryFilter
 
 from . import resource_views, shapes, tree_outline
-from .args import agent_list_arg, flag_arg, int_arg
-from .lookup import agent_or_404, session_or_404
+from .asked import agent_list_arg, agent_or_404, flag_arg, int_arg, session_or_404
 from .polling import answered_on, poll_session
 from .render import agent_urls, folder_problems, page_or_twin, path_urls, session_row, session_rows
 from .resource_views import agent_poll_url, dialog_poll_url, mark_rewound
@@ -114,7 +113,7 @@ def poll_tree(session_id):
     with s.lock:
         if flag_arg("empty"):  # the page said "no readable events": it has none of the parts to grow, so it reloads
             return Response(status=200, headers={"HX-Refresh": "true"})
-        updates = queries.tree_updates(s, after)
+        updates = live_updates.tree_updates(s, after)
         changed = costs.with_ancestors(s, updates["counts"])  # their responses, or their sub-agents', were priced
         drawn = updates["appeared"] + updates["moved"]
         rolled_up = costs.tree_costs(s) if changed or drawn else {}
@@ -141,14 +140,14 @@ def poll_agent(session_id):
         if _rewound_since(s, after):  # the page folds what the rewind left behind when it is drawn again
             return Response(status=200, headers={"HX-Refresh": "true"})
         shown = queries.subtree(s, agent_id) if include_subagents else [agent_id]
-        changed = queries.count_updates(s, after)  # the rail's counts
+        changed = live_updates.count_updates(s, after)  # the rail's counts
         if _nothing_new_for(s, shown + s.agents[agent_id].children, after):  # its calls show their agents' facts
             # Other agents wrote: the page moves its cursor on and its rail counts them; nothing else is built.
             poll = agent_poll_url(s.id, agent_id, include_subagents, filters, s.cursor, flag_arg("paged"))
             return render_template("_poller_only.html", poll=poll, changed=changed)
-        updates = queries.perspective_updates(s, agent_id, include_subagents, after, filters)
+        updates = live_updates.perspective_updates(s, agent_id, include_subagents, after, filters)
         mark_rewound(s, updates["items"] + (updates.get("grown") or []))
-        redrawn = queries.calls_to_redraw(s, shown, after, updates["stop"], updates["results"])
+        redrawn = live_updates.calls_to_redraw(s, shown, after, updates["stop"], updates["results"])
         updates["calls"] = list(redrawn.values())  # their agents drawn anew: none is added to them beside
         updates["spawned"] = [a for a in updates["spawned"] if (a["call_position"], a["call_index"]) not in redrawn]
         cursor, more = _poll_cursor(s, updates["stop"])

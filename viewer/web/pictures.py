@@ -9,10 +9,8 @@ from flask import Blueprint, request, url_for
 from viewer.reads import pictures, queries
 
 from . import shapes
-from .args import int_arg
-from .lookup import agent_or_404, chosen_agents, message_or_404, session_or_404, with_facets
-from .render import as_json, page_or_twin
-from .shape_check import built
+from .asked import agent_or_404, chosen_agents, int_arg, message_or_404, session_or_404, with_facets
+from .render import as_json, built, page_or_twin
 
 bp = Blueprint("pictures", __name__)
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, render_template, request
 
-from .args import cursor_arg, int_arg
-from .lookup import locate
+from .asked import cursor_arg, int_arg, locate
 
 
 class PollEnds(Exception):

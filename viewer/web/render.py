@@ -6,6 +6,7 @@ differs. A twin's URL is under /api/; its body is the data, the session id and t
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from urllib.parse import quote
 
@@ -14,7 +15,17 @@ from flask import Response, current_app, g, render_template, request, url_for
 from viewer.core import jsonio, times
 from viewer.core.redact import shown_json
 
-from .shape_check import built
+from . import shape_check
+
+CHECK_ENV = "AGENTVIEW_CHECK_SHAPES"  # set (to anything but 0) to check every answer built, as tests do
+
+
+def built(shape, data: dict) -> dict:
+    """`data`, a view's answer, checked against its declared `shape` (shapes.py, by shape_check's rule) in debug and
+    test runs; a served answer is not checked (nor shape_check reached)."""
+    if current_app.debug or os.environ.get(CHECK_ENV, "0") != "0":
+        shape_check.conforms(shape, data, shape.__name__)
+    return data
 
 
 def as_json(data: dict, status: int = 200) -> Response:

@@ -1,8 +1,9 @@
 """A session, an agent, a dialog and a message: each one view that builds one data object and answers it, at the
 end, as its page or as JSON (its URL under /api/), as Datasette's views do. pages.py and api.py route here.
 
-The object's shape is declared in shapes.py (checked in debug and test runs); what only a page shows (costs,
-pictures, poll URLs) is gathered after it, under the same lock; the page renders outside it.
+The object is built once, under the session's lock, by the *_data functions (the MCP server reads with them too);
+its shape is declared in shapes.py (checked in debug and test runs) and documented in docs/api.md. What only a page
+shows (costs, pictures, poll URLs) is gathered after it, under the same lock; the page renders outside it.
 """
 
 from __future__ import annotations
@@ -10,22 +11,69 @@ from __future__ import annotations
 from flask import current_app, request, url_for
 
 from viewer.core import model, times
-from viewer.index import failed
-from viewer.reads import causality, costs, dialogs, pictures, queries
-from viewer.reads.filters import KINDS, EntryFilter
-from viewer.search import query as search
+from viewer.index import failed, usage
+from viewer.reads import causality, costs, dialogs, pictures, provenance, queries
+from viewer.reads.filters import KINDS, EntryFilter, tool_choices
 
 from ..formats import ai_agent
 from . import shapes, tree_outline
-from .args import flag_arg, int_arg
-from .data import agent_window, dialog_data, message_data, session_data
-from .lookup import agent_or_404, chosen_agents, message_or_404, session_or_404, with_facets
-from .render import answer, session_row, wants_json
-from .shape_check import built
+from .asked import agent_or_404, chosen_agents, flag_arg, int_arg, message_or_404, session_or_404, with_facets
+from .render import agent_urls, answer, built, session_row, wants_json
 from .state import library, state
 
 API_LIMIT = 1000  # entries or messages a JSON answer holds unless ?limit= says otherwise (a page: its page size)
 
+
+# --- the data objects (callers hold the session's lock) -------------------------------------------
+
+def session_data(s) -> dict:
+    """shapes.Session: the session's row (its failures counted with every event read so far), its cursor, its
+    agents (with their pages' URLs), problems and usage."""
+    agents, url_of = queries.agents(s), agent_urls(s.id)
+    for agent in agents:
+        agent["url"] = url_of(agent["agent_id"])
+    return {**session_row(s), "failures": failed.total(s), "cursor": s.cursor, "agents": agents,
+            "problems": [p.as_dict() for p in s.problems],
+            "usage": usage.for_session(s), "format_summary": s.format_summary}
+
+
+def agent_data(s, agent_id: str) -> dict:
+    """What an agent's page says of the agent above its transcript (shapes.Agent less the transcript window):
+    its summary, the agents it descends from, its sub-agents and its token usage."""
+    agent = s.agents[agent_id]
+    return {**queries.agent_summary(s, agent), "lineage": queries.lineage(s, agent_id),
+            "children": [queries.agent_summary(s, s.agents[c]) for c in agent.children],
+            "usage": usage.for_agent(s, agent_id)}
+
+
+def agent_window(s, agent_id: str, positions, start: int, limit: int, url_args: dict) -> dict:
+    """shapes.Agent: agent_data, and the events at `positions` (its entries, as its page chose them) from `start`;
+    `url_args` (filters, sub-agents) make its page's URL and the next window's."""
+    window = positions[start:start + limit]
+    end = start + len(window)
+    return {**agent_data(s, agent_id), "transcript": [s.events[p] for p in window], "start": start,
+            "total": len(positions), "url": url_for("pages.agent", session_id=s.id, agent_id=agent_id, **url_args),
+            "next": url_for("api.agent", session_id=s.id, agent_id=agent_id, start=end, limit=limit, **url_args)
+            if end < len(positions) else None}
+
+
+def dialog_data(s, chosen: list[str], view: dict) -> dict:
+    """shapes.Dialog: the dialog's window (dialogs.dialog), each message its event and who said it to whom."""
+    messages = [{**item["event"], "speaker": item["speaker"], "recipients": item["recipients"],
+                 "modified": item["modified"]} for item in view["items"]]
+    return {"agents": chosen, "messages": messages, "start": view["start"], "total": view["total"],
+            "url": url_for("pages.dialog", session_id=s.id, agents=",".join(chosen))}
+
+
+def message_data(s, message_id: str, position: int) -> dict:
+    """shapes.Message: the event, its causality chain, what represents it, where it came from, its page's URL."""
+    return {"event": s.events[position], "flow": causality.causality_chain(s, message_id),
+            "references": causality.references(s, message_id),
+            "provenance": provenance.message_provenance(s, message_id),
+            "url": url_for("pages.message", session_id=s.id, message_id=message_id)}
+
+
+# --- the views ----------------------------------------------------------------------------------------
 
 def session(session_id):
     s = session_or_404(session_id)
@@ -85,7 +133,7 @@ def _agent_page(s, data: dict, positions, filters: EntryFilter, include_subagent
         lineage=data["lineage"], crumbs=pictures.breadcrumbs(s, agent_id), children=data["children"],
         agent_tree=tree_outline.sidebar(s, s.id, agent_id, state().drawings),
         view=view, include_subagents=include_subagents, size=size, live=view["end"] == view["total"],
-        filters=filters, kinds=KINDS, tools=search.tool_choices(s),
+        filters=filters, kinds=KINDS, tools=tool_choices(s),
         neighbours=[(a, s.agents[a].display_name) if a else None for a in queries.agent_neighbours(s, agent_id)],
         usage=data["usage"], subtree_cost=costs.subtree_cost(s, agent_id) if data["children"] else None,
         failures=failed.rolled_up(s, own).get(agent_id), own_failures=own.get(agent_id),

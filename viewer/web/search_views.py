@@ -11,9 +11,8 @@ from viewer.core import model
 from viewer.search import query as search
 
 from . import shapes
-from .args import int_arg, search_after_arg, search_cursor_arg
-from .render import as_json, session_row
-from .shape_check import built
+from .asked import int_arg, search_after_arg, search_cursor_arg
+from .render import as_json, built, session_row
 from .state import library, state
 
 bp = Blueprint("search", __name__)

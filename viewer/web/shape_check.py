@@ -1,17 +1,12 @@
 """Whether a built answer has its declared shape (shapes.py): every key the shape requires, none it does not
-declare (unless open), and so on inside. The views check what they build in debug and test runs
-(`built`); tests/web/test_web_shapes.py checks real answers with the same rule."""
+declare (unless open), and so on inside. The views check what they build by it in debug and test runs
+(render.built); tests/web/test_web_shapes.py checks real answers with the same rule."""
 
 from __future__ import annotations
 
-import os
 import typing
 
-from flask import current_app
-
 from . import shapes
-
-CHECK_ENV = "AGENTVIEW_CHECK_SHAPES"  # set (to anything but 0) to check every answer built, as tests do
 
 
 def nested_shape(hint):
@@ -44,14 +39,3 @@ def conforms(shape, value, where: str) -> None:
         items = value[key] if isinstance(value[key], list) else [value[key]]
         for i, item in enumerate(items):
             conforms(inner, item, f"{where}.{key}[{i}]")
-
-
-def checking() -> bool:
-    return current_app.debug or os.environ.get(CHECK_ENV, "0") != "0"
-
-
-def built(shape, data: dict) -> dict:
-    """`data`, a view's answer, checked against its declared `shape` in debug and test runs."""
-    if checking():
-        conforms(shape, data, shape.__name__)
-    return data

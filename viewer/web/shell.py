@@ -1,8 +1,12 @@
-"""What every page's frame prints: a session's name as people say it, times and durations, icons, the folder.
+"""What every page's frame prints: a session's name as people say it, times and durations, icons, the folder, and
+each agent's colour.
 
 A session is named by its title (the format's own: a Claude Code custom or AI title, a summary, the first prompt)
 and by its file's name only when it has none. A time is a <time> holding the exact moment; static/agentview-time.js
 rewrites its text in the reader's time zone ("today 12:52", "3 min ago"), this gives the text without scripts.
+An agent has one colour, the same on every page: chosen by its ordinal (its order of appearance in the session), as a
+CSS class `agent-cN` whose custom property --agent the stylesheets use (no inline styles: CSP); in a transcript that
+interleaves sub-agents, each entry is indented by its agent's depth below the page's.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from markupsafe import Markup, escape
 
 from . import url_cache
 from .security import printed
-from .state import state
+from .state import library, state
 
 ICONS_CACHED = 256  # icons drawn and cached at most (the templates name a few dozen)
 TITLE_CHARS = 90  # a heading or a list row shows this much of a long first prompt used as a title
@@ -102,7 +106,38 @@ def folder() -> dict:
     return {"name": os.path.basename(root.rstrip(os.sep)) or root, "path": root}
 
 
+PALETTE_SIZE = 10  # --agent-0 ... --agent-9 in static/agentview.css
+
+
+def colour_class(ordinal: int | None) -> str:
+    """The class of the agent with this ordinal ("" when it is not known)."""
+    return "" if ordinal is None else f"agent-c{ordinal % PALETTE_SIZE}"
+
+
+def agent_colour(session_id: str, agent_id: str) -> str:
+    """The class of an agent named by its session and id, for templates that have only the ids."""
+    s = library().get(session_id)
+    agent = s.agents.get(agent_id) if s is not None else None
+    return colour_class(agent.ordinal if agent is not None else None)
+
+
+MAX_INDENT = 6  # depth-1 ... depth-6 in static/agentview.css; deeper agents indent as far as the sixth
+
+
+def indent_class(session_id: str, agent_id: str, top: str | None) -> str:
+    """`depth-N`: how many levels below `top` (the page's agent) `agent_id` sits ("" at the top or unknown)."""
+    s = library().get(session_id)
+    if s is None or top is None:
+        return ""
+    depth, current = 0, s.agents.get(agent_id)
+    while current is not None and current.agent_id != top and depth <= len(s.agents):
+        depth += 1
+        current = s.agents.get(current.parent_id) if current.parent_id is not None else None
+    return f"depth-{min(depth, MAX_INDENT)}" if current is not None and depth else ""
+
+
 def install(app) -> None:
     url_for = url_cache.install(app)
-    app.jinja_env.filters.update(named=named, when=when, duration=duration)
-    app.jinja_env.globals.update(icon=icons(url_for), session_title=session_title, folder=folder)
+    app.jinja_env.filters.update(named=named, when=when, duration=duration, colour_class=colour_class)
+    app.jinja_env.globals.update(icon=icons(url_for), session_title=session_title, folder=folder,
+                                 agent_colour=agent_colour, indent_class=indent_class)

@@ -11,12 +11,10 @@ from markupsafe import Markup, escape
 from viewer.reads import timeline as timelines
 
 from . import shapes
-from .args import int_arg
-from .lookup import session_or_404, with_facets
+from .asked import int_arg, session_or_404, with_facets
 from .polling import answered_on, poll_session
-from .render import page_or_twin, session_row
+from .render import built, page_or_twin, session_row
 from .search_views import target
-from .shape_check import built
 
 bp = Blueprint("timeline", __name__)
 answered_on(bp)

@@ -15,7 +15,7 @@ from viewer.core.redact import ACTIVE
 from viewer.index.session_index import SessionIndex
 from viewer.reads import queries
 
-from .colours import colour_class
+from .shell import colour_class
 from .render import SLOT, agent_urls
 from .security import printed
 

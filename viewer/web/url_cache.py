@@ -1,5 +1,5 @@
 """The templates' url_for, caching the URLs it made. A URL depends on nothing of the request but the path the app
-is served under and the page's ?at=N (asof.inject_at; never for NO_AT_ENDPOINTS), and pages print the same links
+is served under and the page's ?at=N (asked.inject_at; never for NO_AT_ENDPOINTS), and pages print the same links
 again and again (the frame's static files and icons on every page, a live page's links on each reload), at a
 url_for each.
 """

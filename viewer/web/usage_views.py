@@ -18,8 +18,7 @@ from viewer.reads import costs
 from viewer.reads.usage_report import DIMENSIONS, METRICS, SPANS, Ask, BadRequest, report
 
 from . import shapes
-from .render import as_json, session_rows, wants_json
-from .shape_check import built
+from .render import as_json, built, session_rows, wants_json
 from .state import library, state, watched_library
 
 bp = Blueprint("usage", __name__)
