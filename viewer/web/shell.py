@@ -1,12 +1,10 @@
 """What every page's frame prints: a session's name as people say it, times and durations, icons, the folder, and
 each agent's colour.
 
-A session is named by its title (the format's own: a Claude Code custom or AI title, a summary, the first prompt)
-and by its file's name only when it has none. A time is a <time> holding the exact moment; static/agentview-time.js
-rewrites its text in the reader's time zone ("today 12:52", "3 min ago"), this gives the text without scripts.
-An agent has one colour, the same on every page: chosen by its ordinal (its order of appearance in the session), as a
-CSS class `agent-cN` whose custom property --agent the stylesheets use (no inline styles: CSP); in a transcript that
-interleaves sub-agents, each entry is indented by its agent's depth below the page's.
+A session is named by its title (a custom or AI title, a summary, the first prompt), its file's name only when it
+has none. A time is a <time> holding the exact moment, which static/agentview-time.js rewrites in the reader's zone.
+An agent has one colour on every page, chosen by its order of appearance, as a CSS class `agent-cN` (no inline
+styles: CSP); an interleaved transcript indents each entry by its agent's depth below the page's.
 """
 
 from __future__ import annotations
