@@ -326,12 +326,32 @@ def _rejections(store) -> int:
     return REJECTED_STATUS
 
 
+def command(commands, func, help: str, unmasked: str | None = None) -> argparse.ArgumentParser:
+    """The parser of a command named as the function that runs it, with the --no-redact every command that prints,
+    serves or sends log content takes (`unmasked`: what it then does with secrets; they are masked unless asked)."""
+    p = commands.add_parser(func.__name__, help=help)
+    p.set_defaults(func=func)
+    if unmasked is not None:
+        p.add_argument("--no-redact", action="store_true",
+                       help=f"{unmasked} secrets (API keys, tokens, auth headers) instead of masking them")
+    return p
+
+
+def sessions_named(p: argparse.ArgumentParser, *names: str) -> None:
+    """Sessions given as files or, with --dir, by their ids in that folder (one rule: `_opened`)."""
+    for name in names:
+        run = f"run {name.upper()}: " if len(names) > 1 else ""
+        p.add_argument(name, help=f"{run}a session file, or with --dir a session id (as in the viewer's URLs; an "
+                                  "id starting with - goes after --)")
+    p.add_argument("--dir", help="the folder the session ids are in")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from viewer.core.tuning import Limits
 
     parser = argparse.ArgumentParser(prog="agentview", description="A live web viewer for multi-agent session logs.")
     commands = parser.add_subparsers(dest="command", required=True)
-    p = commands.add_parser("serve", help="watch a folder of *.jsonl sessions and serve the viewer")
+    p = command(commands, serve, help="watch a folder of *.jsonl sessions and serve the viewer", unmasked="show")
     p.add_argument("dir", nargs="?", help="folder to watch (recursively)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
     p.add_argument("--port", type=int, default=8000, help="port (0 picks a free one; default 8000)")
@@ -347,8 +367,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also answer requests whose Host header is NAME (repeatable)")
     p.add_argument("--follow-symlinks", action="store_true",
                    help="read files that symlinks lead to outside DIR (default: list them, never read)")
-    p.add_argument("--no-redact", action="store_true",
-                   help="show secrets (API keys, tokens, auth headers) instead of masking them")
     p.add_argument("--max-line-bytes", type=int, default=Limits.max_line_bytes, metavar="N",
                    help="skip (and report) any line longer than N bytes (default 64 MiB)")
     p.add_argument("--max-file-bytes", type=int, default=Limits.max_file_bytes, metavar="N",
@@ -361,13 +379,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--prices", metavar="FILE",
                    help="a JSON price file whose models win over genai-prices' (its shape: docs/design.md, Prices; "
                         "default: $AGENTVIEW_PRICES, else genai-prices alone)")
-    p.set_defaults(func=serve)
-    p = commands.add_parser("demo", help="write a scripted multi-agent session into DIR, live, over about a minute")
+    p = command(commands, demo, help="write a scripted multi-agent session into DIR, live, over about a minute")
     p.add_argument("dir", help="folder to write the session into (created if missing)")
     p.add_argument("--speed", type=float, default=1.0, help="play faster (2 = twice as fast; default 1)")
-    p.set_defaults(func=demo)
-    p = commands.add_parser("export", help="print a session as markdown, a text trace, GraphViz DOT, JSON or "
-                                           "OTLP/JSON spans (one ExportTraceServiceRequest a line)")
+    p = command(commands, export, help="print a session as markdown, a text trace, GraphViz DOT, JSON or "
+                                       "OTLP/JSON spans (one ExportTraceServiceRequest a line)", unmasked="print")
     p.add_argument("session_file", help="a session file (.jsonl and the others read), or a file of many sessions "
                                         "(OpenCode's opencode.db) with --session")
     p.add_argument("--format", required=True, choices=["markdown", "trace", "dot", "json", "otlp"])
@@ -375,41 +391,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--agent", help="one agent's perspective (markdown), or only its events (trace, dot)")
     p.add_argument("--agents", help="comma-separated agents: their dialog (markdown), or only their events")
     p.add_argument("--sub", action="store_true", help="with --agent: include its sub-agents' entries")
-    p.add_argument("--no-redact", action="store_true", help="print secrets instead of masking them")
-    p.set_defaults(func=export)
-    p = commands.add_parser("share", help="write a session as one self-contained HTML file that opens offline in "
-                                          "any browser (secrets masked)")
-    p.add_argument("session", help="a session file, or with --dir a session id (as in the viewer's URLs; an id "
-                                   "starting with - goes after --)")
-    p.add_argument("--dir", help="the folder the session id is in")
+    p = command(commands, share, help="write a session as one self-contained HTML file that opens offline in "
+                                      "any browser (secrets masked)", unmasked="keep")
+    sessions_named(p, "session")
     p.add_argument("-o", "--output", help="the file to write (default: SESSION-ID.html here; - for standard output)")
     p.add_argument("--agent", help="open the file on this agent's perspective")
-    p.add_argument("--no-redact", action="store_true", help="keep secrets instead of masking them")
     p.add_argument("--anonymize-paths", action="store_true",
                    help="replace user names in home folder paths (/home/NAME, /Users/NAME) with user1, user2, ...")
-    p.set_defaults(func=share)
-    p = commands.add_parser("diff", help="compare two runs: agents matched by name and place, transcripts aligned, "
-                                         "the first divergence first (exit 0: they agree, 1: they differ)")
-    p.add_argument("a", help="run A: a session file, or with --dir a session id")
-    p.add_argument("b", help="run B: a session file, or with --dir a session id")
-    p.add_argument("--dir", help="the folder the session ids are in")
+    p = command(commands, diff, help="compare two runs: agents matched by name and place, transcripts aligned, "
+                                     "the first divergence first (exit 0: they agree, 1: they differ)",
+                unmasked="print")
+    sessions_named(p, "a", "b")
     p.add_argument("--agent-a", help="compare from this agent of A (its subtree) ...")
     p.add_argument("--agent-b", help="... with this agent of B (its subtree)")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON (the /api/compare answer)")
-    p.add_argument("--no-redact", action="store_true", help="print secrets instead of masking them")
-    p.set_defaults(func=diff)
-    p = commands.add_parser("mcp", help="serve the sessions below DIR to an agent over MCP (stdio): read-only tools "
-                                        "to list, search and read them (docs/mcp.md)")
+    p = command(commands, mcp, help="serve the sessions below DIR to an agent over MCP (stdio): read-only tools "
+                                    "to list, search and read them (docs/mcp.md)", unmasked="show")
     p.add_argument("dir", help="folder of sessions to read (recursively), e.g. ~/.claude/projects")
     p.add_argument("--url", help="the address of a running `agentview serve` of the same folder: links in answers "
                                  "start with it (default: paths only)")
     p.add_argument("--polling", action="store_true", help="poll the folder instead of using OS file events")
     p.add_argument("--follow-symlinks", action="store_true", help="read files that symlinks lead to outside DIR")
-    p.add_argument("--no-redact", action="store_true", help="show secrets instead of masking them")
     p.add_argument("--cache-dir", metavar="DIR", help="where read sessions are kept between runs (as serve's)")
     p.add_argument("--no-cache", action="store_true", help="read every file from its start on every start")
-    p.set_defaults(func=mcp)
-    p = commands.add_parser("push", help="send sessions to an OpenTelemetry trace store (OTLP/HTTP protobuf)")
+    p = command(commands, push, help="send sessions to an OpenTelemetry trace store (OTLP/HTTP protobuf)",
+                unmasked="send")
     p.add_argument("target", help="a folder of sessions, or one session file")
     p.add_argument("--endpoint", required=True,
                    help="the store's OTLP/HTTP traces URL, e.g. http://localhost:4318/v1/traces")
@@ -420,8 +426,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=10.0, help="seconds a request may take, retries included")
     p.add_argument("--compression", choices=["auto", "gzip", "none"], default="auto",
                    help="gzip each request; auto (the default): gzip unless the store is on loopback")
-    p.add_argument("--no-redact", action="store_true", help="send secrets instead of masking them")
-    p.set_defaults(func=push)
     return parser
 
 
