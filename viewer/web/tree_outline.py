@@ -1,19 +1,23 @@
-"""The compact agent tree beside an agent's transcript: names and ordinals only, written as HTML here.
+"""The compact agent tree beside an agent's transcript: each agent's name, entries, status, cost and failures.
 
-Every agent page carries it, so it is leaner than queries.tree_rows and kept per session version; the current
-agent is marked as the page is served. Every printed value goes through security.printed (masked).
+Every agent page carries it, so it is written as HTML here (the badges by the session tree's macros), leaner than
+queries.tree_rows and kept per session version; the current agent is marked as the page is served. Every printed
+value goes through security.printed (masked).
 """
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
+from flask import current_app
 from markupsafe import Markup, escape
 
 from viewer.core.bounded_map import BoundedMap
 from viewer.core.redact import ACTIVE
+from viewer.index import failed
 from viewer.index.session_index import SessionIndex
-from viewer.reads import queries
+from viewer.reads import costs, queries
 
 from .colours import colour_class
 from .render import SLOT, agent_urls
@@ -21,14 +25,54 @@ from .security import printed
 
 KEPT = 64  # trees kept (a session, its links' ?at=N and masking each make one): most recently served first
 MARK = ' aria-current="page"'
+_sums: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # session -> its Sums, found again when it changed
+
+
+@dataclass(frozen=True)
+class Sums:
+    """Each agent's cost and failures, its sub-agents' with them, as a session's trees show them at one version."""
+
+    version: tuple  # `version`'s answer when summed
+    costs: dict[str, dict]  # costs.tree_costs
+    failures: dict[str, int]  # failed.rolled_up: its and its sub-agents'
+    own_failures: dict[str, int]  # failed.own_counts
+
+
+def version(s: SessionIndex) -> tuple:
+    """What a tree's sums depend on: the session's events, and whether it has ended (its unanswered calls count)."""
+    return s.epoch, s.count, failed.finished(s)
+
+
+def sums(s: SessionIndex) -> Sums:
+    """The session's Sums, kept until it changes: the session page, its poll, every agent page and their polls
+    read the same ones. The caller holds the lock."""
+    now = version(s)
+    kept = _sums.get(s)
+    if kept is None or kept.version != now:
+        own = failed.own_counts(s)
+        kept = _sums[s] = Sums(now, costs.tree_costs(s), failed.rolled_up(s, own), own)
+    return kept
+
+
+def changed_sums(s: SessionIndex, touched) -> tuple[list[str], dict]:
+    """The agents whose sums may have changed since the `touched` agents logged entries (they and every agent
+    above them), and their costs and failures as a rail's poll swaps them in (_tree_counts.html). The caller holds
+    the lock."""
+    changed = costs.with_ancestors(s, touched)
+    if not changed:
+        return changed, {"costs": [], "failures": []}
+    now, agents = sums(s), s.agents
+    return changed, {"costs": [(agents[a].ordinal, now.costs[a]) for a in changed if a in now.costs],
+                     "failures": [(agents[a].ordinal, a, now.failures.get(a)) for a in changed]}
 
 
 def outline(s: SessionIndex) -> list[dict]:
-    """Every agent in reading order, parents first, with its `depth` and `closes` (queries.tree_order). The
-    caller holds the session's lock."""
-    agents = s.agents
+    """Every agent in reading order, parents first, with its `depth` and `closes` (queries.tree_order), its flags,
+    cost and failures. The caller holds the session's lock."""
+    agents, now = s.agents, sums(s)
     return [{"agent_id": agent_id, "name": agents[agent_id].display_name, "ordinal": agents[agent_id].ordinal,
-             "entries": len(agents[agent_id].entries), "depth": depth, "closes": closes}
+             "entries": len(agents[agent_id].entries), "flags": agents[agent_id].flags,
+             "cost": now.costs.get(agent_id), "failures": now.failures.get(agent_id), "depth": depth, "closes": closes}
             for agent_id, depth, closes in queries.tree_order(s)]
 
 
@@ -36,7 +80,7 @@ def outline(s: SessionIndex) -> list[dict]:
 class Drawn:
     """A session's side tree as drawn at one version, with where each agent's link takes the current mark."""
 
-    version: tuple[int, int]  # the session's (epoch, count) when drawn: what events change
+    version: tuple  # `version`'s answer when drawn
     html: str
     marks: dict[str, int]  # agent id -> the offset in `html` of its link's mark
 
@@ -53,25 +97,26 @@ def sidebar(s: SessionIndex, session_id: str, current: str, kept: BoundedMap) ->
     # The links' URLs (session id, ?at=N), the masking and the session object decide the HTML; its version
     # says whether it is still the session's.
     key = (s.serial, url_of(SLOT), ACTIVE.get())
-    version = (s.epoch, s.count)
+    now = version(s)
     drawn = kept.get(key)
-    if drawn is None or drawn.version != version:
-        drawn = draw(s, url_of, version)
+    if drawn is None or drawn.version != now:
+        drawn = draw(s, session_id, url_of, now)
         kept.put(key, drawn)
     at = drawn.marks.get(current)
     return Markup(drawn.html if at is None else drawn.html[:at] + MARK + drawn.html[at:])
 
 
-def draw(s: SessionIndex, url_of, version: tuple[int, int]) -> Drawn:
+def draw(s: SessionIndex, session_id: str, url_of, drawn_at: tuple) -> Drawn:
     """The side tree's HTML with no agent marked, and where each agent's mark goes."""
     parts, marks, length = ['<ul class="agent-tree">'], {}, len('<ul class="agent-tree">')
+    badges, session = current_app.jinja_env.get_template("_macros.html").module.rail_badges, {"id": session_id}
     for row in outline(s):
         href = escape(printed(url_of(row["agent_id"])))
         head = f'<li class="{colour_class(row["ordinal"])}"><a class="agent-name" href="{href}"'
         tail = (f'>{escape(printed(row["name"]))}</a> <span class="rail-count" id="av-count-{row["ordinal"]}" '
-                f'title="entries">{row["entries"]}</span><ul>' + "</ul></li>" * row["closes"])
+                f'title="entries">{row["entries"]}</span> {badges(session, row)}<ul>' + "</ul></li>" * row["closes"])
         marks[row["agent_id"]] = length + len(head)
         parts += (head, tail)
         length += len(head) + len(tail)
     parts.append("</ul>")
-    return Drawn(version, "".join(parts), marks)
+    return Drawn(drawn_at, "".join(parts), marks)
