@@ -144,7 +144,7 @@ def poll_agent(session_id):
         if _nothing_new_for(s, shown + s.agents[agent_id].children, after):  # its calls show their agents' facts
             # Other agents wrote: the page moves its cursor on and its rail counts them; nothing else is built.
             poll = agent_poll_url(s.id, agent_id, include_subagents, filters, s.cursor, flag_arg("paged"))
-            return render_template("_poller_only.html", poll=poll, changed=changed, session=session_row(s),
+            return render_template("_poller_only.html", poll=poll, changed=changed, session={"id": s.id},  # its links
                                    agent_id=agent_id, **sums, **header)
         updates = queries.perspective_updates(s, agent_id, include_subagents, after, filters)
         mark_rewound(s, updates["items"] + (updates.get("grown") or []))

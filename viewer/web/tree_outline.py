@@ -25,6 +25,7 @@ from .security import printed
 
 KEPT = 64  # trees kept (a session, its links' ?at=N and masking each make one): most recently served first
 MARK = ' aria-current="page"'
+BLANK = "\x00"  # the ordinal in the badges of an agent with none to show, replaced by each one's
 _sums: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # session -> its Sums, found again when it changed
 
 
@@ -33,7 +34,7 @@ class Sums:
     """Each agent's cost and failures, its sub-agents' with them, as a session's trees show them at one version."""
 
     version: tuple  # `version`'s answer when summed
-    costs: dict[str, dict]  # costs.tree_costs
+    costs: dict[str, dict]  # costs.tree_costs of the agents that have one to show (a response priced or not)
     failures: dict[str, int]  # failed.rolled_up: its and its sub-agents'
     own_failures: dict[str, int]  # failed.own_counts
 
@@ -50,7 +51,9 @@ def sums(s: SessionIndex) -> Sums:
     kept = _sums.get(s)
     if kept is None or kept.version != now:
         own = failed.own_counts(s)
-        kept = _sums[s] = Sums(now, costs.tree_costs(s), failed.rolled_up(s, own), own)
+        shown = {a: c for a, c in costs.tree_costs(s).items()  # a subtree's cost holds its agent's own
+                 if c["subtree"]["cost_usd"] is not None or c["subtree"]["unpriced_models"]}
+        kept = _sums[s] = Sums(now, shown, failed.rolled_up(s, own), own)
     return kept
 
 
@@ -110,11 +113,15 @@ def draw(s: SessionIndex, session_id: str, url_of, drawn_at: tuple) -> Drawn:
     """The side tree's HTML with no agent marked, and where each agent's mark goes."""
     parts, marks, length = ['<ul class="agent-tree">'], {}, len('<ul class="agent-tree">')
     badges, session = current_app.jinja_env.get_template("_macros.html").module.rail_badges, {"id": session_id}
+    # Most agents have no status, cost or failure to show: their badges differ by the ordinal alone, printed once.
+    blank = str(badges(session, {"ordinal": BLANK, "agent_id": "", "flags": (), "cost": None, "failures": None}))
     for row in outline(s):
         href = escape(printed(url_of(row["agent_id"])))
+        shown = (badges(session, row) if row["flags"] or row["cost"] or row["failures"]
+                 else blank.replace(BLANK, str(row["ordinal"])))
         head = f'<li class="{colour_class(row["ordinal"])}"><a class="agent-name" href="{href}"'
         tail = (f'>{escape(printed(row["name"]))}</a> <span class="rail-count" id="av-count-{row["ordinal"]}" '
-                f'title="entries">{row["entries"]}</span> {badges(session, row)}<ul>' + "</ul></li>" * row["closes"])
+                f'title="entries">{row["entries"]}</span> {shown}<ul>' + "</ul></li>" * row["closes"])
         marks[row["agent_id"]] = length + len(head)
         parts += (head, tail)
         length += len(head) + len(tail)
