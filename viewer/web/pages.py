@@ -117,9 +117,9 @@ def poll_tree(session_id):
         _, sums = tree_outline.changed_sums(s, updates["counts"])  # their responses, or their sub-agents', were priced
         drawn = updates["appeared"] + updates["moved"]
         if drawn:
-            kept = tree_outline.sums(s)
+            summed = tree_outline.sums(s)
             for row in drawn + [r for row in drawn for r in row.get("subtree") or ()]:  # with their cost, failures
-                row["cost"], row["failures"] = kept.costs.get(row["agent_id"]), kept.failures.get(row["agent_id"])
+                row["cost"], row["failures"] = summed.costs.get(row["agent_id"]), summed.failures.get(row["agent_id"])
         context = dict(session=session_row(s), updates=updates, problems=len(s.problems), **sums,
                        poll=url_for("pages.poll_tree", session_id=s.id, after=s.cursor, problems=len(s.problems)))
     context["reading"] = library().progress_of(s.path)  # outside the session's lock, as above
@@ -165,8 +165,8 @@ def poll_agent(session_id):
 
 def _failures_header(s, agent_id: str) -> dict:
     """What an agent page's header says of its failures (_agent_failures.html). The caller holds the lock."""
-    kept = tree_outline.sums(s)
-    return {"agent_failures": kept.failures.get(agent_id), "own_failures": kept.own_failures.get(agent_id)}
+    summed = tree_outline.sums(s)
+    return {"agent_failures": summed.failures.get(agent_id), "own_failures": summed.own_failures.get(agent_id)}
 
 
 def _rail_redrawn(s, agent_id: str, after: int):

@@ -1,7 +1,7 @@
 """The compact agent tree beside an agent's transcript: each agent's name, entries, status, cost and failures.
 
 Every agent page carries it, so it is written as HTML here (the badges by the session tree's macros), leaner than
-queries.tree_rows and kept per session version; the current agent is marked as the page is served. Every printed
+queries.tree_rows and cached per session version; the current agent is marked as the page is served. Every printed
 value goes through security.printed (masked).
 """
 
@@ -26,7 +26,7 @@ from .security import printed
 KEPT = 64  # trees kept (a session, its links' ?at=N and masking each make one): most recently served first
 MARK = ' aria-current="page"'
 BLANK = "\x00"  # the ordinal in the badges of an agent with none to show, replaced by each one's
-_sums: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # session -> its Sums, found again when it changed
+_sums: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # session -> its Sums, summed again when it changed
 
 
 @dataclass(frozen=True)
@@ -45,16 +45,16 @@ def version(s: SessionIndex) -> tuple:
 
 
 def sums(s: SessionIndex) -> Sums:
-    """The session's Sums, kept until it changes: the session page, its poll, every agent page and their polls
+    """The session's Sums, cached until it changes: the session page, its poll, every agent page and their polls
     read the same ones. The caller holds the lock."""
     now = version(s)
-    kept = _sums.get(s)
-    if kept is None or kept.version != now:
+    cached = _sums.get(s)
+    if cached is None or cached.version != now:
         own = failed.own_counts(s)
         shown = {a: c for a, c in costs.tree_costs(s).items()  # a subtree's cost holds its agent's own
                  if c["subtree"]["cost_usd"] is not None or c["subtree"]["unpriced_models"]}
-        kept = _sums[s] = Sums(now, shown, failed.rolled_up(s, own), own)
-    return kept
+        cached = _sums[s] = Sums(now, shown, failed.rolled_up(s, own), own)
+    return cached
 
 
 def changed_sums(s: SessionIndex, touched) -> tuple[list[str], dict]:
