@@ -53,3 +53,32 @@ def test_costs_on_the_tree_the_agent_page_and_the_sessions_list(tmp_path, page):
         expect(page.locator("#av-cost .peak-context")).to_contain_text("peak context 10 of 40 tokens")
         expect(page.locator(".entry .context meter.context-fill")).to_have_count(1)
         expect(page.locator(".entry .context")).to_contain_text("25% context")
+
+
+def test_an_agent_pages_rail_shows_each_agents_cost_live(tmp_path, page):
+    folder = tmp_path / "logs"
+    write_session(folder)
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"prices_as_of": "2026-11-01", "models": {
+        "mystery-model-1": {"input": 50_000, "output": 50_000, "cache_write": 0, "cache_read": 0}}}))
+    with serve(folder, "--prices", str(prices)) as server:
+        server.wait_for_session(SID, events=12)
+        page.set_viewport_size({"width": 1440, "height": 900})
+        page.goto(f"{server.url}/s/{SID}/agents/agent-cd34")
+        rail = page.get_by_role("navigation", name="Agents", exact=True)
+
+        def cost(agent):
+            return rail.locator(f"li:has(> a.agent-name[href$='/agents/{agent}']) > .node-cost")
+
+        expect(cost("main")).to_have_text("$0.1005 · $1.21 with sub-agents")  # as the session page's tree says
+        expect(cost("agent-ab12")).to_have_text("$0.1050 · $1.10 with sub-agents")
+        expect(cost("agent-cd34")).to_have_text("$1.00")
+        more = Transcript(SESSION, "hq")  # its parent answers: this page's transcript has nothing new
+        more.n = 40
+        more.response("msg_h2", [{"type": "text", "text": "One more look."}], model="claude-haiku-4-5",
+                      usage=tokens(1_234_000, 0))
+        with (folder / "-home-dev-app" / SESSION / "subagents" / "agent-ab12.jsonl").open("a") as f:
+            f.write(more.text())
+        expect(cost("agent-ab12")).to_have_text("$1.34 · $2.34 with sub-agents")
+        expect(cost("main")).to_have_text("$0.1005 · $2.44 with sub-agents")
+        expect(cost("agent-cd34")).to_have_text("$1.00")

@@ -71,3 +71,39 @@ def test_a_failed_call_the_tree_the_list_and_the_failures_page(tmp_path, page):
             assert page.evaluate("document.documentElement.scrollWidth") <= 360, path
             text = page.locator(".failure-line .failure-text").first
             assert text.evaluate("e => getComputedStyle(e.parentNode).color") == DARK_RED, path
+
+
+def test_a_failure_appears_live_in_an_agent_pages_rail_and_header(tmp_path, page):
+    folder = tmp_path / "logs"
+    path = write_events(folder / "team.jsonl", [
+        created("m0", "root", name="root"), calls("m1", "root", tool_call("c1", "task", name="builder")),
+        created("m2", "builder", cause="m1", name="builder"), calls("m3", "builder", tool_call("c2", "task")),
+        created("m4", "helper", cause="m3", name="helper"), say("m5", "helper", "on it")])
+    with serve(folder) as server:
+        server.wait_for_session("team", events=6)
+        page.set_viewport_size({"width": 1440, "height": 900})
+        page.goto(f"{server.url}/s/team/agents/root")
+        rail = page.get_by_role("navigation", name="Agents", exact=True)
+
+        def failed(agent):
+            return rail.locator(f"li:has(> a.agent-name[href$='/agents/{agent}']) > span > a.node-failures")
+
+        header = page.locator("#av-agent-failures")
+        expect(rail.locator("a.agent-name")).to_have_count(3)
+        expect(rail.locator(".node-failures")).to_have_count(0)
+        expect(header).to_have_count(0)
+        # A sub-agent's sub-agent fails: nothing on the page but the rail and the header's rolled-up count.
+        write_events(path, [calls("m6", "helper", tool_call("c3", "make", target="all")),
+                            result("m7", "helper", "c3", "Error: make failed with exit code 2", name="make")], mode="a")
+        expect(failed("helper")).to_have_text("1 failed")
+        expect(failed("builder")).to_have_text("1 failed")
+        expect(failed("root")).to_have_text("1 failed")
+        expect(header).to_have_text("0 failed (1 with its sub-agents)")
+        expect(failed("root")).to_have_attribute("href", "/s/team/failures?agent=root")
+        # Its own call fails: drawn in the transcript, and counted in the rail and the header.
+        write_events(path, [calls("m8", "root", tool_call("c4", "deploy")),
+                            result("m9", "root", "c4", "Error: deploys are frozen", name="deploy")], mode="a")
+        expect(page.locator(".call.failed")).to_have_count(1)
+        expect(failed("root")).to_have_text("2 failed")
+        expect(header).to_have_text("1 failed (2 with its sub-agents)")
+        expect(failed("helper")).to_have_text("1 failed")

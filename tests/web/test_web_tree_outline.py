@@ -63,3 +63,33 @@ def test_the_side_tree_is_kept_per_session_version_and_marks_the_agent_of_each_p
     assert side_tree("/s/team/agents/ann")[1] == (f"Ann {key}", "page")
     client.delete_cookie("agentview_reveal")
     assert side_tree("/s/team/agents/ann")[1] == (masked, "page")
+
+
+
+def badges(row) -> dict:
+    """An agent's status, cost and failures as its row prints them: each span's text and links."""
+    def name(e):
+        return "status" if "progress" in e.attrs.get("class", "").split() else e.attrs.get("id", "").rsplit("-", 1)[0]
+
+    return {name(e): (" ".join(e.text.split()), [a.attrs["href"] for a in e.find_all("a")])
+            for e in row.children if e.tag == "span" and name(e) in ("status", "av-cost", "av-failures")}
+
+
+def test_the_side_tree_shows_each_agents_status_cost_and_failures_as_the_session_tree_does(tmp_path):
+    from events import copy_samples
+
+    folder = copy_samples("ai_agent", tmp_path / "ai")  # costs per operation, failed calls, agents in progress
+    app = create_app(folder, watch=False)
+    client, library = app.test_client(), app.extensions["agentview"].library
+    library.scan()
+    shown = []
+    for s in library.listing():
+        session = parse(client.get(f"/s/{s.id}").data)
+        tree = {li.attrs["data-agent"]: badges(li.children[0]) for li in session.by_id("av-tree").find_all("li")}
+        for agent_id in tree:
+            rail = parse(client.get(f"/s/{s.id}/agents/{agent_id}").data).by_id("av-agent-tree")
+            assert {li.children[0].attrs["href"].rsplit("/", 1)[1]: badges(li) for li in rail.find_all("li")} == tree
+        shown += tree.values()
+    assert any(row.get("status") == ("in progress", []) for row in shown)
+    assert any(row["av-cost"][0].startswith("$") for row in shown)
+    assert any(row["av-failures"][0].endswith("failed") for row in shown)

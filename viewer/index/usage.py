@@ -188,6 +188,15 @@ def for_agent(s, agent_id: str) -> dict:
         return _kept(s, agent_id, s.agents[agent_id].usage_entries).as_dict()
 
 
+def cost_of_agent(s, agent_id: str) -> dict:
+    """for_agent's {"cost_usd", "unpriced_models"} alone: a tree sums them for every agent."""
+    positions = s.agents[agent_id].usage_entries
+    if not positions:  # no response of its own recorded usage
+        return {"cost_usd": None, "unpriced_models": []}
+    cost, unpriced = _kept(s, agent_id, positions).cost()
+    return {"cost_usd": cost, "unpriced_models": unpriced}
+
+
 def for_session(s) -> dict:
     with s.lock:
         return session_totals(s).as_dict()

@@ -26,12 +26,13 @@ def tree_costs(s) -> dict[str, dict]:
         order = queries.tree_order(s)
         out: dict[str, dict] = {}
         for agent_id, _, _ in order:
-            own = _cost_of(usage.for_agent(s, agent_id))
+            own = usage.cost_of_agent(s, agent_id)
             out[agent_id] = {"own": own, "subtree": own}
         for agent_id, depth, _ in reversed(order):  # a child's subtree is whole before its parent adds it
             for child in s.agents[agent_id].children:
-                if child in out:
-                    out[agent_id]["subtree"] = _plus(out[agent_id]["subtree"], out[child]["subtree"])
+                below = out[child]["subtree"] if child in out else None
+                if below is not None and (below["cost_usd"] is not None or below["unpriced_models"]):
+                    out[agent_id]["subtree"] = _plus(out[agent_id]["subtree"], below)
         return out
 
 

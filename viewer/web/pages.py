@@ -8,7 +8,6 @@ from bisect import bisect_left
 
 from flask import Blueprint, Response, render_template, request, url_for
 
-from viewer.index import failed
 from viewer.reads import costs, dialogs, failures, live_updates, queries
 from viewer.reads.filters import EntryFilter
 
@@ -114,15 +113,13 @@ def poll_tree(session_id):
         if flag_arg("empty"):  # the page said "no readable events": it has none of the parts to grow, so it reloads
             return Response(status=200, headers={"HX-Refresh": "true"})
         updates = live_updates.tree_updates(s, after)
-        changed = costs.with_ancestors(s, updates["counts"])  # their responses, or their sub-agents', were priced
+        _, sums = tree_outline.changed_sums(s, updates["counts"])  # their responses, or their sub-agents', were priced
         drawn = updates["appeared"] + updates["moved"]
-        rolled_up = costs.tree_costs(s) if changed or drawn else {}
-        failures_of = failed.rolled_up(s) if changed or drawn else {}
-        for row in drawn + [r for row in drawn for r in row.get("subtree") or ()]:  # drawn with their cost, failures
-            row["cost"], row["failures"] = rolled_up.get(row["agent_id"]), failures_of.get(row["agent_id"])
-        context = dict(session=session_row(s), updates=updates, problems=len(s.problems),
-                       costs=[(s.agents[a].ordinal, rolled_up[a]) for a in changed if a in rolled_up],
-                       failures=[(s.agents[a].ordinal, a, failures_of.get(a)) for a in changed],  # theirs may grow
+        if drawn:
+            summed = tree_outline.sums(s)
+            for row in drawn + [r for row in drawn for r in row.get("subtree") or ()]:  # with their cost, failures
+                row["cost"], row["failures"] = summed.costs.get(row["agent_id"]), summed.failures.get(row["agent_id"])
+        context = dict(session=session_row(s), updates=updates, problems=len(s.problems), **sums,
                        poll=url_for("pages.poll_tree", session_id=s.id, after=s.cursor, problems=len(s.problems)))
     context["reading"] = library().progress_of(s.path)  # outside the session's lock, as above
     return render_template("_tree_poll.html", **context)
@@ -141,10 +138,13 @@ def poll_agent(session_id):
             return Response(status=200, headers={"HX-Refresh": "true"})
         shown = queries.subtree(s, agent_id) if include_subagents else [agent_id]
         changed = live_updates.count_updates(s, after)  # the rail's counts
+        summed, sums = tree_outline.changed_sums(s, changed["counts"])  # the rail's costs and failures
+        header = _failures_header(s, agent_id) if agent_id in summed else {}  # its sub-agents' count in its header
         if _nothing_new_for(s, shown + s.agents[agent_id].children, after):  # its calls show their agents' facts
             # Other agents wrote: the page moves its cursor on and its rail counts them; nothing else is built.
             poll = agent_poll_url(s.id, agent_id, include_subagents, filters, s.cursor, flag_arg("paged"))
-            return render_template("_poller_only.html", poll=poll, changed=changed)
+            return render_template("_poller_only.html", poll=poll, changed=changed, session={"id": s.id},  # its links
+                                   agent_id=agent_id, **sums, **header)
         updates = live_updates.perspective_updates(s, agent_id, include_subagents, after, filters)
         mark_rewound(s, updates["items"] + (updates.get("grown") or []))
         redrawn = live_updates.calls_to_redraw(s, shown, after, updates["stop"], updates["results"])
@@ -157,9 +157,15 @@ def poll_agent(session_id):
                        updates=updates, filters=filters, more=more, total=total,
                        agent=queries.agent_summary(s, s.agents[agent_id]),
                        children=[queries.agent_summary(s, s.agents[c]) for c in s.agents[agent_id].children],
-                       changed=changed, agent_tree=_rail_redrawn(s, agent_id, after),
+                       changed=changed, agent_tree=_rail_redrawn(s, agent_id, after), **sums, **header,
                        poll=agent_poll_url(s.id, agent_id, include_subagents, filters, cursor, paged))
     return render_template("_agent_poll.html", **context)
+
+
+def _failures_header(s, agent_id: str) -> dict:
+    """What an agent page's header says of its failures (_agent_failures.html). The caller holds the lock."""
+    summed = tree_outline.sums(s)
+    return {"agent_failures": summed.failures.get(agent_id), "own_failures": summed.own_failures.get(agent_id)}
 
 
 def _rail_redrawn(s, agent_id: str, after: int):

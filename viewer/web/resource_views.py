@@ -87,8 +87,8 @@ def session(session_id):
 
 def _session_page(s, data: dict) -> dict:
     summaries = {agent["agent_id"]: agent for agent in data["agents"]}  # with their URLs: made once, in the data
-    rolled_up, failures = costs.tree_costs(s), failed.rolled_up(s)
-    tree = [{**row, "cost": rolled_up.get(row["agent_id"]), "failures": failures.get(row["agent_id"])}
+    summed = tree_outline.sums(s)
+    tree = [{**row, "cost": summed.costs.get(row["agent_id"]), "failures": summed.failures.get(row["agent_id"])}
             for row in queries.tree_rows(s, summaries=summaries)]
     return dict(data=data, session=session_row(s), tree=tree, agents=data["agents"], problems=len(data["problems"]),
                 failures=data["failures"],
@@ -127,7 +127,7 @@ def _agent_page(s, data: dict, positions, filters: EntryFilter, include_subagent
     agent_id = data["agent_id"]
     view = queries.perspective(s, agent_id, include_subagents, data["start"], size, filters, positions)
     mark_rewound(s, view["items"])
-    own = failed.own_counts(s)
+    summed = tree_outline.sums(s)
     return dict(
         data=data, session=session_row(s), source=s, agent_id=agent_id, agent=data,
         lineage=data["lineage"], crumbs=pictures.breadcrumbs(s, agent_id), children=data["children"],
@@ -136,7 +136,7 @@ def _agent_page(s, data: dict, positions, filters: EntryFilter, include_subagent
         filters=filters, kinds=KINDS, tools=tool_choices(s),
         neighbours=[(a, s.agents[a].display_name) if a else None for a in queries.agent_neighbours(s, agent_id)],
         usage=data["usage"], subtree_cost=costs.subtree_cost(s, agent_id) if data["children"] else None,
-        failures=failed.rolled_up(s, own).get(agent_id), own_failures=own.get(agent_id),
+        agent_failures=summed.failures.get(agent_id), own_failures=summed.own_failures.get(agent_id),
         poll=agent_poll_url(s.id, agent_id, include_subagents, filters, s.cursor, paged=view["total"] > size),
     )
 

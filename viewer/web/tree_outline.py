@@ -1,19 +1,23 @@
-"""The compact agent tree beside an agent's transcript: names and ordinals only, written as HTML here.
+"""The compact agent tree beside an agent's transcript: each agent's name, entries, status, cost and failures.
 
-Every agent page carries it, so it is leaner than queries.tree_rows and kept per session version; the current
-agent is marked as the page is served. Every printed value goes through security.printed (masked).
+Every agent page carries it, so it is written as HTML here (the badges by the session tree's macros), leaner than
+queries.tree_rows and cached per session version; the current agent is marked as the page is served. Every printed
+value goes through security.printed (masked).
 """
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
+from flask import current_app
 from markupsafe import Markup, escape
 
 from viewer.core.bounded_map import BoundedMap
 from viewer.core.redact import ACTIVE
+from viewer.index import failed
 from viewer.index.session_index import SessionIndex
-from viewer.reads import queries
+from viewer.reads import costs, queries
 
 from .shell import colour_class
 from .render import SLOT, agent_urls
@@ -21,14 +25,57 @@ from .security import printed
 
 KEPT = 64  # trees kept (a session, its links' ?at=N and masking each make one): most recently served first
 MARK = ' aria-current="page"'
+BLANK = "\x00"  # the ordinal in the badges of an agent with none to show, replaced by each one's
+_sums: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # session -> its Sums, summed again when it changed
+
+
+@dataclass(frozen=True)
+class Sums:
+    """Each agent's cost and failures, its sub-agents' with them, as a session's trees show them at one version."""
+
+    version: tuple  # `version`'s answer when summed
+    costs: dict[str, dict]  # costs.tree_costs of the agents that have one to show (a response priced or not)
+    failures: dict[str, int]  # failed.rolled_up: its and its sub-agents'
+    own_failures: dict[str, int]  # failed.own_counts
+
+
+def version(s: SessionIndex) -> tuple:
+    """What a tree's sums depend on: the session's events, and whether it has ended (its unanswered calls count)."""
+    return s.epoch, s.count, failed.finished(s)
+
+
+def sums(s: SessionIndex) -> Sums:
+    """The session's Sums, cached until it changes: the session page, its poll, every agent page and their polls
+    read the same ones. The caller holds the lock."""
+    now = version(s)
+    cached = _sums.get(s)
+    if cached is None or cached.version != now:
+        own = failed.own_counts(s)
+        shown = {a: c for a, c in costs.tree_costs(s).items()  # a subtree's cost holds its agent's own
+                 if c["subtree"]["cost_usd"] is not None or c["subtree"]["unpriced_models"]}
+        cached = _sums[s] = Sums(now, shown, failed.rolled_up(s, own), own)
+    return cached
+
+
+def changed_sums(s: SessionIndex, touched) -> tuple[list[str], dict]:
+    """The agents whose sums may have changed since the `touched` agents logged entries (they and every agent
+    above them), and their costs and failures as a rail's poll swaps them in (_tree_counts.html). The caller holds
+    the lock."""
+    changed = costs.with_ancestors(s, touched)
+    if not changed:
+        return changed, {"costs": [], "failures": []}
+    now, agents = sums(s), s.agents
+    return changed, {"costs": [(agents[a].ordinal, now.costs[a]) for a in changed if a in now.costs],
+                     "failures": [(agents[a].ordinal, a, now.failures.get(a)) for a in changed]}
 
 
 def outline(s: SessionIndex) -> list[dict]:
-    """Every agent in reading order, parents first, with its `depth` and `closes` (queries.tree_order). The
-    caller holds the session's lock."""
-    agents = s.agents
+    """Every agent in reading order, parents first, with its `depth` and `closes` (queries.tree_order), its flags,
+    cost and failures. The caller holds the session's lock."""
+    agents, now = s.agents, sums(s)
     return [{"agent_id": agent_id, "name": agents[agent_id].display_name, "ordinal": agents[agent_id].ordinal,
-             "entries": len(agents[agent_id].entries), "depth": depth, "closes": closes}
+             "entries": len(agents[agent_id].entries), "flags": agents[agent_id].flags,
+             "cost": now.costs.get(agent_id), "failures": now.failures.get(agent_id), "depth": depth, "closes": closes}
             for agent_id, depth, closes in queries.tree_order(s)]
 
 
@@ -36,7 +83,7 @@ def outline(s: SessionIndex) -> list[dict]:
 class Drawn:
     """A session's side tree as drawn at one version, with where each agent's link takes the current mark."""
 
-    version: tuple[int, int]  # the session's (epoch, count) when drawn: what events change
+    version: tuple  # `version`'s answer when drawn
     html: str
     marks: dict[str, int]  # agent id -> the offset in `html` of its link's mark
 
@@ -53,25 +100,30 @@ def sidebar(s: SessionIndex, session_id: str, current: str, kept: BoundedMap) ->
     # The links' URLs (session id, ?at=N), the masking and the session object decide the HTML; its version
     # says whether it is still the session's.
     key = (s.serial, url_of(SLOT), ACTIVE.get())
-    version = (s.epoch, s.count)
+    now = version(s)
     drawn = kept.get(key)
-    if drawn is None or drawn.version != version:
-        drawn = draw(s, url_of, version)
+    if drawn is None or drawn.version != now:
+        drawn = draw(s, session_id, url_of, now)
         kept.put(key, drawn)
     at = drawn.marks.get(current)
     return Markup(drawn.html if at is None else drawn.html[:at] + MARK + drawn.html[at:])
 
 
-def draw(s: SessionIndex, url_of, version: tuple[int, int]) -> Drawn:
+def draw(s: SessionIndex, session_id: str, url_of, drawn_at: tuple) -> Drawn:
     """The side tree's HTML with no agent marked, and where each agent's mark goes."""
     parts, marks, length = ['<ul class="agent-tree">'], {}, len('<ul class="agent-tree">')
+    badges, session = current_app.jinja_env.get_template("_macros.html").module.rail_badges, {"id": session_id}
+    # Most agents have no status, cost or failure to show: their badges differ by the ordinal alone, printed once.
+    blank = str(badges(session, {"ordinal": BLANK, "agent_id": "", "flags": (), "cost": None, "failures": None}))
     for row in outline(s):
         href = escape(printed(url_of(row["agent_id"])))
+        shown = (badges(session, row) if row["flags"] or row["cost"] or row["failures"]
+                 else blank.replace(BLANK, str(row["ordinal"])))
         head = f'<li class="{colour_class(row["ordinal"])}"><a class="agent-name" href="{href}"'
         tail = (f'>{escape(printed(row["name"]))}</a> <span class="rail-count" id="av-count-{row["ordinal"]}" '
-                f'title="entries">{row["entries"]}</span><ul>' + "</ul></li>" * row["closes"])
+                f'title="entries">{row["entries"]}</span> {shown}<ul>' + "</ul></li>" * row["closes"])
         marks[row["agent_id"]] = length + len(head)
         parts += (head, tail)
         length += len(head) + len(tail)
     parts.append("</ul>")
-    return Drawn(version, "".join(parts), marks)
+    return Drawn(drawn_at, "".join(parts), marks)
