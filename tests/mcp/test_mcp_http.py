@@ -103,9 +103,10 @@ def test_the_mcp_thread_ends_when_its_app_is_closed(tmp_path):
 
     session(tmp_path)
     app = create_app(tmp_path, watch=False)
+    before = set(threading.enumerate())  # other tests' apps, still open, may have bridges of their own
     answer = app.test_client().post("/mcp", data=LIST_TOOLS, headers=MCP_HEADERS)
     assert answer.status_code == 200 and "perspective" in answer.get_data(as_text=True)
-    bridges = [t for t in threading.enumerate() if t.name == "agentview-mcp"]
+    bridges = [t for t in threading.enumerate() if t.name == "agentview-mcp" and t not in before]
     assert len(bridges) == 1 and bridges[0].is_alive()
     close_app(app)
     assert not bridges[0].is_alive()
