@@ -178,6 +178,29 @@
     d.shouldSwap = false;
   });
 
+  // An agent page's rail drawn again by its poll (an agent appeared) keeps the reader's place: focus stays on the
+  // same agent's link (the rail may be an open drawer, which holds focus).
+  let railFocus = null;
+  document.addEventListener("htmx:oobBeforeSwap", (event) => {
+    const target = event.detail.target;
+    if (target && target.id === "av-agent-tree" && target.contains(document.activeElement)) {
+      railFocus = document.activeElement.getAttribute("href");
+    }
+  });
+
+  function refocusRail(rail) {
+    const link = railFocus && Array.from(rail.querySelectorAll("a[href]")).find((a) => a.getAttribute("href") === railFocus);
+    railFocus = null;
+    if (link) link.focus();
+  }
+
+  // A call's state as a live poll redraws it (entry_parts.call_redrawn) says whether the call failed: its box
+  // follows, so a result that arrives as an error turns the call red as a page drawn now would show it.
+  function markCall(state) {
+    const call = state.closest(".call");
+    if (call) call.classList.toggle("failed", state.querySelector(".badge.failed") !== null);
+  }
+
   document.addEventListener("DOMContentLoaded", () => {
     setView(storedView(), false);
     revealRawToggles(document);
@@ -186,6 +209,8 @@
     watchTranscripts();
   });
   document.addEventListener("htmx:load", (event) => {
+    if (event.detail.elt.matches(".call-state")) markCall(event.detail.elt);
+    if (event.detail.elt.id === "av-agent-tree") refocusRail(event.detail.elt);
     revealRawToggles(event.detail.elt.parentNode || document);
     if (storedView() === "focused") applyView(event.detail.elt, "focused");
   });

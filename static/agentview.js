@@ -31,11 +31,13 @@
 
   function panelOf(button) { return document.getElementById(button.getAttribute("aria-controls")); }
 
-  function setOpen(button, open) {
+  // `focusFirst`: false when the caller places focus itself (a key that moves in the drawer's tree).
+  function setOpen(button, open, focusFirst = true) {
     const panel = panelOf(button);
     button.setAttribute("aria-expanded", String(open));
     panel.classList.toggle("open", open);
-    if (!open) return;
+    if (button.matches(".drawer-button")) modal(panel, open && button.getClientRects().length > 0);
+    if (!open || !focusFirst) return;
     const first = FIRST.map((s) => panel.querySelector(s)).find(Boolean);
     if (first) first.focus();
   }
@@ -48,8 +50,20 @@
     });
   }
 
-  // An open drawer covers the page: a click beside it only closes it (it must not follow a link it hid), and
-  // focus stays in the drawer until then; tabbing out of it closes it too.
+  // An open drawer covers the page as a modal dialog does (the WAI-ARIA dialog pattern): a click beside it only
+  // closes it (it must not follow a link it hid); Tab and Shift-Tab cycle inside it, and focus sent elsewhere (by a
+  // script, a screen reader) comes back. Not a <dialog>: on a wide screen the same element is the rail beside the
+  // content, so it is a dialog only while it is open as a drawer.
+  function modal(panel, on) {
+    if (on) {
+      panel.setAttribute("role", "dialog");
+      panel.setAttribute("aria-modal", "true");
+    } else {
+      panel.removeAttribute("role");
+      panel.removeAttribute("aria-modal");
+    }
+  }
+
   function openDrawer() {
     const button = document.querySelector(".drawer-button[aria-expanded=true]");
     return button && button.getClientRects().length ? panelOf(button) : null;  // the button shows: it is a drawer
@@ -67,7 +81,34 @@
     event.stopPropagation();
     closeMenu(true);
   }, true);
-  document.addEventListener("focusin", (event) => { if (beside(event)) closeMenu(false); });
+  const FOCUSABLE = "a[href], button:not([disabled]), input:not([disabled]):not([type=hidden]), select:not([disabled]), " +
+    "textarea:not([disabled]), summary, [tabindex]:not([tabindex='-1'])";
+
+  function stops(panel) {  // what Tab reaches in it, in order (a closed <details> hides its content: no box)
+    return Array.from(panel.querySelectorAll(FOCUSABLE)).filter((el) => el.getClientRects().length > 0);
+  }
+
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Tab" || event.defaultPrevented || document.querySelector("dialog[open]")) return;
+    const drawer = openDrawer();
+    const list = drawer ? stops(drawer) : [];
+    if (!list.length) return;
+    const [first, last] = [list[0], list[list.length - 1]];
+    const here = document.activeElement;
+    if (!drawer.contains(here) || here === (event.shiftKey ? first : last) || here === drawer) {
+      event.preventDefault();
+      (event.shiftKey ? last : first).focus();
+    }
+  });
+  document.addEventListener("focusin", (event) => {
+    if (!beside(event) || document.querySelector("dialog[open]")) return;  // the keys' help may cover the drawer
+    const first = stops(openDrawer())[0];
+    if (first) first.focus();
+  });
+  window.addEventListener("resize", () => {  // widened past a phone's width, the drawer is the rail again
+    const button = document.querySelector(".drawer-button[aria-expanded=true]");
+    if (button && !button.getClientRects().length) setOpen(button, false);
+  });
 
   document.addEventListener("click", (event) => {
     const opener = event.target.closest(OPENERS);
@@ -142,11 +183,23 @@
   // --- Keyboard: Ctrl-K and / search, j/k move, o/Enter open, [ ] agents, g s sessions, ? help (_keys.html). ---
   const ITEMS = "#av-entries > .entry, #av-dialog > .dialog-item, #av-hits > .search-hit, #av-tree li.node, " +
     "#av-sessions tr.session-row";
+  const AGENTS = "#av-tree li.node, ul.agent-tree li";  // a rail's agents (the session page's tree, an agent page's)
   let pending = "";  // the first key of a two-key shortcut (g s)
   let focused = null;
 
+  // An open drawer is modal: the keys move between its agents. A phone's closed drawer holding the session's tree
+  // (its only list) is opened by a key that moves, so that j/k and [ ] reach the agents at any width.
   function items() {
-    return Array.from(document.querySelectorAll(ITEMS)).filter((el) => el.getClientRects().length > 0);
+    const drawer = openDrawer();
+    const found = drawer ? drawer.querySelectorAll(AGENTS) : document.querySelectorAll(ITEMS);
+    return Array.from(found).filter((el) => el.getClientRects().length > 0);
+  }
+
+  function showTree() {
+    const opener = document.querySelector(".drawer-button[aria-expanded=false]");
+    if (!opener || !opener.getClientRects().length || !panelOf(opener).querySelector("#av-tree li.node")) return false;
+    setOpen(opener, true, false);
+    return true;
   }
 
   function current(el) {
@@ -154,7 +207,7 @@
     focused = el;
     if (!el) return;
     el.classList.add("kb-current");
-    if (el.matches("li.node")) {
+    if (el.matches(AGENTS)) {
       el.querySelector("a.agent-name").focus();
     } else {
       if (!el.hasAttribute("tabindex")) el.tabIndex = -1;
@@ -164,9 +217,10 @@
   }
 
   function move(step) {
-    const list = items();
+    let list = items();
+    if (!list.length && showTree()) list = items();
     if (!list.length) return;
-    const here = document.activeElement && document.activeElement.closest(ITEMS);
+    const here = document.activeElement && document.activeElement.closest(`${ITEMS}, ${AGENTS}`);
     const from = list.indexOf(here || focused);
     const next = from < 0 ? (step > 0 ? 0 : list.length - 1) : Math.min(list.length - 1, Math.max(0, from + step));
     current(list[next]);
@@ -196,7 +250,7 @@
 
   function focusSearch(event) {
     const box = document.getElementById("av-search-q");
-    if (box) { event.preventDefault(); box.focus(); box.select(); }
+    if (box) { event.preventDefault(); closeMenu(false); box.focus(); box.select(); }  // an open drawer covers it
   }
 
   document.addEventListener("keydown", (event) => {
@@ -205,13 +259,13 @@
       return;
     }
     if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
+    if (document.querySelector("dialog[open]")) return;  // the help dialog handles its own keys (Esc: itself only)
     if (event.key === "Escape") closeMenu(true);
     const typing = event.target.closest("input, textarea, select, [contenteditable]");
     if (typing) {
       if (event.key === "Escape" && event.target.id === "av-search-q") event.target.blur();
       return;
     }
-    if (document.querySelector("dialog[open]")) return;  // the help dialog handles its own keys
     const key = event.key;
     const previous = pending;
     pending = key === "g" ? "g" : "";

@@ -1,6 +1,8 @@
 """Live pages say what changed, in a real Chromium: counts, sub-agents and the slider's range follow the
 log; new entries below the fold bring a "N new below" pill; "follow" keeps the newest in view."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -156,3 +158,79 @@ def test_a_calls_state_and_its_sub_agents_facts_follow_the_log_without_redrawing
         expect(writer.locator(".agent-outcome")).to_contain_text("Writer finished the report")
         expect(page.locator(".call .result")).to_have_count(1)
         assert page.evaluate("window.drawn === document.getElementById('m-call') && window.drawn.isConnected")
+
+
+def test_a_call_whose_result_arrives_as_an_error_turns_red_in_place(tmp_path, page):
+    folder = tmp_path / "sessions"
+    events = [created("c0", "root", name="Root"), at(calls("m-call", "root", tool_call("t1", "make", target="all")), 0),
+              at(calls("m-ok", "root", tool_call("t2", "search", q="log")), 1)]
+    path = write_events(folder / "calls.jsonl", events)
+    with serve(folder) as server:
+        server.wait_for_session("calls", events=len(events))
+        page.goto(f"{server.url}/s/calls/agents/root")
+        make = page.locator(".call", has=page.locator(".tool", has_text="make"))
+        search = page.locator(".call", has=page.locator(".tool", has_text="search"))
+        expect(make.locator(".call-status")).to_have_text("no result")
+        assert "failed" not in make.get_attribute("class")
+        page.evaluate("window.drawn = document.getElementById('m-call')")
+        write_events(path, [at(result("r1", "root", "t1", "Error: make failed with exit code 2", name="make"), 4),
+                            at(result("r2", "root", "t2", "found no errors", name="search"), 5)], mode="a")
+        expect(make.locator(".call-status")).to_have_text("error")
+        expect(make).to_have_class(re.compile(r"\bfailed\b"))  # its red box, as a page drawn now has it
+        assert make.evaluate("e => getComputedStyle(e).borderLeftStyle") == "solid"
+        expect(search.locator(".call-status")).to_have_text("done")
+        assert "failed" not in search.get_attribute("class")
+        assert page.evaluate("window.drawn === document.getElementById('m-call') && window.drawn.isConnected")
+
+
+def test_an_agent_pages_rail_counts_every_agents_entries_as_they_are_logged(tmp_path, page):
+    folder = tmp_path / "sessions"
+    events = [created("c0", "root", name="Root"), calls("m-call", "root", tool_call("t1", "task", name="Writer")),
+              created("c1", "writer", cause="m-call", name="Writer"), say("w1", "writer", "a first draft")]
+    path = write_events(folder / "team.jsonl", events)
+    with serve(folder) as server:
+        server.wait_for_session("team", events=len(events))
+        page.set_viewport_size({"width": 1440, "height": 900})
+        errors = []  # htmx says so when a fragment's target is not on the page
+        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+        page.goto(f"{server.url}/s/team/agents/writer")
+        rail = page.get_by_role("navigation", name="Agents", exact=True)
+
+        def count(agent):
+            return rail.locator(f"li:has(> a.agent-name[href$='/agents/{agent}']) > .rail-count")
+
+        expect(count("root")).to_have_text("1")
+        expect(count("writer")).to_have_text("1")
+        write_events(path, [say("r1", "root", "waiting"), say("r2", "root", "still waiting")], mode="a")
+        expect(count("root")).to_have_text("3")  # another agent wrote: only the rail says so
+        write_events(path, [say("w2", "writer", "a second draft")], mode="a")
+        expect(count("writer")).to_have_text("2")
+        expect(page.locator("#av-agent-entries")).to_have_text("2")
+        write_events(path, [calls("m-call2", "root", tool_call("t2", "task", name="Critic")),
+                            created("c2", "critic", cause="m-call2", name="Critic"), say("k1", "critic", "hm")],
+                     mode="a")
+        expect(count("critic")).to_have_text("1")  # an agent that appeared: the rail drawn again with it
+        expect(count("root")).to_have_text("4")
+        expect(rail.locator("a[aria-current=page]")).to_have_text("Writer")
+        write_events(path, [say("k2", "critic", "hmm")], mode="a")
+        expect(count("critic")).to_have_text("2")
+        assert errors == []
+
+
+def test_an_agent_pages_rail_drawn_again_in_an_open_drawer_keeps_the_readers_place(tmp_path, page):
+    folder = tmp_path / "sessions"
+    events = [created("c0", "root", name="Root"), calls("m-call", "root", tool_call("t1", "task", name="Writer")),
+              created("c1", "writer", cause="m-call", name="Writer"), say("w1", "writer", "a first draft")]
+    path = write_events(folder / "team.jsonl", events)
+    with serve(folder) as server:
+        server.wait_for_session("team", events=len(events))
+        page.set_viewport_size({"width": 360, "height": 800})
+        page.goto(f"{server.url}/s/team/agents/writer")
+        page.get_by_role("button", name="Agents of this session").click()
+        drawer = page.get_by_role("dialog", name="Agents of this session")
+        root = drawer.get_by_role("link", name="Root", exact=True)
+        root.focus()
+        write_events(path, [calls("m-call2", "root", tool_call("t2", "task", name="Critic")),
+                            created("c2", "critic", cause="m-call2", name="Critic")], mode="a")
+        expect(drawer.get_by_role("link", name="Critic")).to_be_visible()  # drawn again, with the new agent
+        expect(root).to_be_focused()

@@ -183,13 +183,13 @@ def test_the_sessions_are_one_click_away_in_the_rail_newest_first_and_filterable
 def test_a_session_pages_agent_tree_is_a_drawer_on_a_phone(live_server, page, scheme):
     url = f"{live_server.url}/s/research_team"
     open_on_a_phone(page, url, scheme)
-    rail = page.get_by_role("region", name="Who created whom")
+    rail = page.locator("#av-rail")
     opener = page.locator("header.top").get_by_role("button", name="Agents of this session")
     expect(rail).to_be_hidden()  # not stacked under the content: folded away until asked for
     expect(opener).to_be_visible()
     opener.click()
     expect(opener).to_have_attribute("aria-expanded", "true")
-    expect(rail).to_be_in_viewport()
+    expect(page.get_by_role("dialog", name="Who created whom")).to_be_in_viewport()  # open, it is a modal dialog
     expect(rail.locator("a.agent-name").first).to_be_focused()
     box = rail.bounding_box()
     assert box["x"] == 0 and box["y"] == 0 and box["width"] < 360  # over the page, at its left edge
@@ -207,10 +207,6 @@ def test_a_session_pages_agent_tree_is_a_drawer_on_a_phone(live_server, page, sc
     expect(rail).to_be_hidden()
     expect(opener).to_be_focused()
     assert page.locator("#av-picker input:checked").count() == 0 and page.url == url
-    opener.click()
-    rail.get_by_role("button", name="Close the agents").focus()
-    page.keyboard.press("Shift+Tab")  # focus leaving the drawer closes it
-    expect(rail).to_be_hidden()
     opener.click()
     rail.get_by_role("link", name="Critic").click()
     expect(page).to_have_url(f"{url}/agents/agent_critic")
@@ -235,3 +231,75 @@ def test_a_session_whose_path_is_one_long_word_keeps_the_list_within_a_phone(tmp
         box = path.bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= 360
         assert path.evaluate("p => p.scrollWidth > p.clientWidth"), "the path is cut, not wrapped or overflowing"
+
+
+def focused_in(page, selector: str) -> bool:
+    return page.evaluate(f"document.activeElement.closest({selector!r}) !== null")
+
+
+@pytest.mark.parametrize("path", ["/s/research_team", "/s/research_team/agents/agent_writer"])
+def test_an_open_drawer_keeps_focus_as_a_modal_dialog_does(live_server, page, path):
+    """Tab and Shift-Tab cycle inside the open drawer; Esc, its close button and a tap beside it close it, and
+    focus goes back to the header's button."""
+    open_on_a_phone(page, live_server.url + path, "light")
+    opener = page.locator("header.top").get_by_role("button", name="Agents of this session")
+    opener.click()
+    drawer = page.get_by_role("dialog", name=re.compile("Who created whom|Agents of this session"))
+    expect(drawer).to_have_attribute("aria-modal", "true")
+    stops = drawer.evaluate("""d => Array.from(d.querySelectorAll('a[href], button, summary'))
+        .filter((e) => e.getClientRects().length > 0).length""")
+    for _ in range(stops + 2):  # once round and beyond: never out of it
+        page.keyboard.press("Tab")
+        assert focused_in(page, "#av-rail"), page.evaluate("document.activeElement.outerHTML.slice(0, 120)")
+    drawer.get_by_role("button", name="Close the agents").focus()
+    for _ in range(stops + 2):
+        page.keyboard.press("Shift+Tab")
+        assert focused_in(page, "#av-rail"), page.evaluate("document.activeElement.outerHTML.slice(0, 120)")
+    expect(drawer).to_be_visible()
+    page.locator("a.brand").evaluate("a => a.focus()")  # focus sent outside (a script, a screen reader) comes back
+    assert focused_in(page, "#av-rail")
+    for close in (lambda: page.keyboard.press("Escape"),
+                  lambda: drawer.get_by_role("button", name="Close the agents").click(),
+                  lambda: page.mouse.click(350, 700)):
+        expect(drawer).to_be_visible()
+        close()
+        expect(page.locator("#av-rail")).to_be_hidden()
+        expect(page.get_by_role("dialog")).to_have_count(0)  # closed, it is the page's rail again
+        expect(opener).to_be_focused()
+        opener.click()
+    assert page.url == live_server.url + path  # the tap beside it did nothing else
+    page.set_viewport_size({"width": 1440, "height": 800})  # widened while open: the rail again, not a dialog
+    expect(page.get_by_role("dialog")).to_have_count(0)
+    expect(page.locator("#av-rail")).to_be_visible()
+    page.set_viewport_size({"width": 360, "height": 800})
+    expect(page.locator("#av-rail")).to_be_hidden()
+
+
+@pytest.mark.parametrize("width", [360, 1440])
+def test_the_keys_move_between_agents_at_any_width(live_server, page, width):
+    """On a phone the session's tree is in a closed drawer: ] and j open it at the first agent, then move on."""
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto(f"{live_server.url}/s/research_team")
+    names = page.locator("#av-tree a.agent-name")
+    page.keyboard.press("]")
+    expect(names.nth(0)).to_be_focused()
+    page.keyboard.press("]")
+    expect(names.nth(1)).to_be_focused()
+    page.keyboard.press("[")
+    expect(names.nth(0)).to_be_focused()
+    page.keyboard.press("j")
+    page.keyboard.press("j")
+    expect(names.nth(2)).to_be_focused()
+    expect(names.nth(2)).to_be_in_viewport()
+    page.keyboard.press("o")
+    expect(page).to_have_url(f"{live_server.url}/s/research_team/agents/agent_researcher")
+    page.wait_for_load_state("load")  # a key pressed before the new page's handlers exist is lost
+    page.keyboard.press("]")  # an agent page: to the next agent's page
+    expect(page).to_have_url(f"{live_server.url}/s/research_team/agents/agent_researcher_scout")
+    page.wait_for_load_state("load")
+    page.keyboard.press("j")
+    first = page.locator("#av-entries > .entry").first
+    expect(first).to_have_class(re.compile("kb-current"))
+    expect(first).to_be_in_viewport()
+    page.keyboard.press("j")
+    expect(page.locator("#av-entries > .entry").nth(1)).to_be_focused()

@@ -108,3 +108,38 @@ def test_a_one_off_read_freezes_its_big_batch_without_collecting_it():
             batch["added"] = FREEZE_AFTER
         assert gc.get_freeze_count() > 0 and (gone() is None) == collects
         pause.close()
+
+
+def test_an_old_claude_code_session_is_read_indexed_and_kept_without_a_cyclic_collection(tmp_path):
+    """A first read of a folder of old sessions reads, indexes, keeps and puts each to sleep in one go: the collector
+    does not walk the growing heap meanwhile (only where sessions meet)."""
+    import os
+    import time
+
+    from claude_lines import Transcript
+    from viewer.store.session_cache import SessionCache
+
+    folder = tmp_path / "projects" / "-home-dev-app"
+    folder.mkdir(parents=True)
+    for n in range(20):
+        t = Transcript(f"0000{n:04d}-1111-2222-3333-444455556666")
+        for turn in range(40):
+            t.user(f"question {turn} about parsing")
+            t.response(f"msg_{n}_{turn}", [{"type": "text", "text": f"answer {turn} " * 30}])
+        (folder / f"{t.session}.jsonl").write_text("".join(json.dumps(line) + "\n" for line in t.lines))
+    old = time.time() - 7200
+    for path in folder.iterdir():
+        os.utime(path, (old, old))
+    started = []
+    callback = lambda phase, info: phase == "start" and started.append(info["generation"])  # noqa: E731
+    threshold = gc.get_threshold()
+    library = Library(tmp_path / "projects", cache=SessionCache(str(tmp_path / "cache")))
+    gc.set_threshold(50)  # a collection every 50 objects made: many in each session while the collector is on
+    gc.callbacks.append(callback)
+    try:
+        library.scan()
+    finally:
+        gc.callbacks.remove(callback)
+        gc.set_threshold(*threshold)
+    assert len(library.listing()) == 20 and all(s.asleep and s.asleep["complete"] for s in library.listing())
+    assert len(started) <= 3 * 20, len(started)  # without the pause: some 180

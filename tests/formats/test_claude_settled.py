@@ -187,3 +187,30 @@ def test_a_session_left_alone_settles_in_the_background_and_reads_on_when_resume
         assert pages(library) == pages(scanned(tmp_path))
     finally:
         watcher.stop()
+
+
+def test_an_old_session_is_indexed_as_it_settles_from_the_events_read_not_its_lines_read_again(project, monkeypatch):
+    """A first read of a session left alone builds its search index and facets from the events it just made,
+    still in hand: no entry is read back from its file, and they are those that reading every entry back builds."""
+    from viewer.formats.claude_code_content import StoredEntry
+    from viewer.index.facets import Facets
+    from viewer.search.index import SearchIndex
+
+    age(project)
+    read_back = []
+    real_many, real_one = StoredEntry.load_many.__func__, StoredEntry.load
+    monkeypatch.setattr(StoredEntry, "load_many",
+                        classmethod(lambda cls, entries: read_back.extend(entries) or real_many(cls, entries)))
+    monkeypatch.setattr(StoredEntry, "load", lambda self: read_back.append(self) or real_one(self))
+    library = scanned(project)
+    assert settled(library) == [True] * 4 and all(s.indexed_whole for s in library.listing())
+    assert not read_back
+    monkeypatch.undo()
+    for s in library.listing():
+        assert not s.events._cache  # nothing left in hand
+        search, facets = SearchIndex(s), Facets(s)
+        while not search.catch_up(search.BATCH, along=facets):  # every entry read back from its file
+            pass
+        search.pack()
+        assert list(s.search.state()) == list(search.state())
+        assert list(s.facets.state()) == list(facets.state())

@@ -231,3 +231,21 @@ def test_an_entry_holding_no_sections_is_a_miss_not_a_failure(project, tmp_path)
     again = run(project, tmp_path / "cache", settle=False)
     assert again.cache.restored == 0
     assert pages(again) == pages(scanned(project))
+
+
+def test_a_first_start_on_an_empty_cache_opens_no_group_file_only_to_find_it_is_not_kept(project, tmp_path,
+                                                                                          monkeypatch):
+    """With nothing kept yet, looking a group up would open each of its files for nothing: it is read at once. A
+    restart, or a group this run kept already, is looked up as before."""
+    from viewer.store import group_cache
+
+    looked_up = []
+    real = group_cache.restore
+    monkeypatch.setattr(group_cache, "restore", lambda store, session, *rest: looked_up.append(session.path)
+                        or real(store, session, *rest))
+    first = run(project, tmp_path / "cache")
+    assert not looked_up and all(s.asleep and s.asleep["complete"] for s in first.listing())
+    without_the_folders_entry(project, tmp_path / "cache")
+    again = run(project, tmp_path / "cache", settle=False)
+    assert len(looked_up) == 3 and again.cache.restored == 3
+    assert searched(again) == searched(first)

@@ -369,7 +369,7 @@ def test_polls_answer_a_problem_found_without_an_event(tmp_path):
     assert parse(get(client, dialog).data).by_id("av-dialog-messages").text == "1 message"
 
 
-def test_an_agent_poll_while_only_other_agents_write_moves_its_cursor_and_nothing_else(tmp_path):
+def test_an_agent_poll_while_only_other_agents_write_moves_its_cursor_and_counts_them_in_its_rail(tmp_path):
     from events import created, say, user
     from viewer.web.app import create_app
 
@@ -383,18 +383,26 @@ def test_an_agent_poll_while_only_other_agents_write_moves_its_cursor_and_nothin
         library.refresh(str(path))
         return parse(get(client, f"/s/s/poll/agent?agent=a1&after=0-{count}{query}").data)
 
-    def only_the_poller(doc):
-        return [e.attrs.get("id") for e in doc.children if e.tag] == ["av-poller"]
+    def only_the_poller(doc):  # and the rail's counts of the agents that wrote
+        return [e.attrs.get("id") for e in doc.children if e.tag and e.attrs.get("id") not in counts(doc)] == ["av-poller"]
+
+    def counts(doc):
+        return {e.attrs["id"]: e.text for e in doc.children if e.tag and e.attrs.get("id", "").startswith("av-count-")}
 
     count = 3
     doc = append_and_poll([say(f"o{i}", "a2", f"other {i}") for i in range(5)])
     assert only_the_poller(doc) and "after=0-8" in doc.by_id("av-poller").attrs["hx-get"]
+    assert counts(doc) == {"av-count-1": "5"}  # Two's entries, in the rail
     count = 8
     doc = append_and_poll([say("m2", "a1", "second")])  # its own entry: drawn, with its count
     assert not only_the_poller(doc) and doc.by_id("m2") and doc.by_id("av-agent-entries").text == "2"
     count = 9
     doc = append_and_poll([created("c3", "a3", cause="m2", name="Three")])  # a sub-agent: its header lists it
     assert not only_the_poller(doc) and "Three" in doc.by_id("av-agent-children").text
+    rail = doc.by_id("av-agent-tree")  # and the rail, drawn again with it, this page's agent marked
+    assert rail.attrs["hx-swap-oob"] == "true"
+    assert [(a.text, a.attrs.get("aria-current")) for a in rail.find_all("a")] == [
+        ("One", "page"), ("Three", None), ("Two", None)]
     count = 10
     doc = append_and_poll([user("m3", "a1", "hidden by the filter")], "&kind=said")  # filtered out, still counted
     assert not only_the_poller(doc) and doc.by_id("av-agent-entries").text == "3"

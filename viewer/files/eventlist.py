@@ -124,10 +124,14 @@ class EventList:
             return None
         return data if len(data) == length else None
 
-    def keep_raw(self, position: int, item) -> None:
-        """The event at `position` is `item` parsed (bytes) or loaded (an object with `load()`): keep that, not the dict."""
+    def keep_raw(self, position: int, item, loaded: dict | None = None) -> None:
+        """The event at `position` is `item` parsed (bytes) or loaded (an object with `load()`): keep that, not the dict.
+        `loaded`: what `item` loads, in hand (the dict it was made of): cached as if read, so that a walk right after
+        the read (a new session's search index, usage and facets) reads no line again."""
         self._uncache(position)
         self._items[position] = item
+        if loaded is not None:
+            self._cache_read(position, item, loaded)
 
     def materialize(self, position: int) -> dict:
         """The event at `position` as a dict kept in place: for the rare change made to a logged event."""
@@ -187,6 +191,9 @@ class EventList:
     def small(self, position: int) -> dict:
         """The event without reading its big fields when its loader keeps the small ones (`skeleton`: its
         content, thinking, tool calls and raw records left out); else the event. For sums over many events."""
+        cached = self._cache.get(position)
+        if cached is not None:
+            return cached
         skeleton = getattr(self._items[position], "skeleton", None)
         return skeleton if skeleton is not None else self._get(position)
 
@@ -210,19 +217,24 @@ class EventList:
         return item.load()
 
     def walk(self, start: int, stop: int) -> list[dict]:
-        """The events start .. stop-1, as `load` reads them (not cached): for walks over many (the search index,
-        the facets), reading runs of lines together (parse_lines)."""
-        items = self._items
+        """The events start .. stop-1, as `load` reads them (without caching them): for walks over many (the search
+        index, the facets), reading runs of lines together (parse_lines); those cached are not read again."""
+        items, cache = self._items, self._cache
         if set(map(type, items[start:stop])) == {dict}:  # all kept parsed (Tuning.one_off): nothing to read
             return items[start:stop]
         events: list[dict] = []
         position = start
         while position < stop:
             item = items[position]
+            cached = cache.get(position) if cache else None
+            if cached is not None:  # an event just read, still in hand (keep_raw), or read by a page
+                events.append(cached)
+                position += 1
+                continue
             load_many = getattr(type(item), "load_many", None)
             if load_many is not None:  # a run of a format's loaders: each file opened once for the run
                 last = position + 1
-                while last < stop and type(items[last]) is type(item):
+                while last < stop and type(items[last]) is type(item) and last not in cache:
                     last += 1
                 events += load_many(items[position:last])
                 position = last
@@ -255,7 +267,11 @@ class EventList:
         if event is not None:
             cache.move_to_end(position)
             return event
-        event = cache[position] = self.load(position)
+        return self._cache_read(position, item, self.load(position))
+
+    def _cache_read(self, position: int, item, event: dict) -> dict:
+        cache = self._cache
+        cache[position] = event
         self._cached_bytes += self._size(position, item)
         while len(cache) > CACHE_SIZE or (self._cached_bytes > self._tuning.event_cache_bytes and len(cache) > 1):
             self._uncache(next(iter(cache)))  # the least recently read

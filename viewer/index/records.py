@@ -13,10 +13,12 @@ from viewer.files.tailer import Line
 from viewer.formats.native import intern_values
 
 
-def ingest(s, batches: list[tuple[dict, Iterable[Line]]]) -> int:
+def ingest(s, batches: list[tuple[dict, Iterable[Line]]], in_hand: bool = False) -> int:
     """Index the lines of a record format into session `s` (see SessionIndex.ingest_records); how many events
     were added. The lines of a member may be an iterator read as it goes: records are parsed one at a time, so a
-    big group is never in memory whole (unless the format must reorder a member's records first)."""
+    big group is never in memory whole (unless the format must reorder a member's records first). `in_hand`: the
+    events stored as loaders stay cached as read (as far as the session's event cache holds), for a caller that
+    walks them next (a session indexed as soon as it is read)."""
     added = 0
     normalizer = s.normalizer
     with s.lock, s.host.gc.batch() as counter:
@@ -28,9 +30,9 @@ def ingest(s, batches: list[tuple[dict, Iterable[Line]]]) -> int:
         for _, number, member, record, source, too_deep in merged:
             deep_line = number if too_deep else deep_line
             for event in normalizer.feed(record, number, member, source):
-                added += add_normalized(s, event, number, deep_line)
+                added += add_normalized(s, event, number, deep_line, in_hand)
         for event in normalizer.flush():
-            added += add_normalized(s, event, event.get("line") or 0, deep_line)
+            added += add_normalized(s, event, event.get("line") or 0, deep_line, in_hand)
         s.format_summary = normalizer.summary
         s.title = normalizer.title
         unread = normalizer.problems  # files of the session it did not read (sidecars)
@@ -70,8 +72,9 @@ def _cut(s, event: Event, line_number: int) -> None:
         s.parser.too_deep(line_number, shown.get("message_id"))
 
 
-def add_normalized(s, event: Event, line_number: int, deep_line: int | None = None) -> int:
-    """Index a normalized event; `deep_line`: the line of a record too deep read before it (it is checked)."""
+def add_normalized(s, event: Event, line_number: int, deep_line: int | None = None, in_hand: bool = False) -> int:
+    """Index a normalized event; `deep_line`: the line of a record too deep read before it (it is checked);
+    `in_hand`: keep the event cached as read when it is stored as a loader (see `ingest`)."""
     intern_values(event)
     normalizer = s.normalizer
     stored = normalizer.keep(event)  # the event without its content, read again when read (None: the event)
@@ -84,6 +87,6 @@ def add_normalized(s, event: Event, line_number: int, deep_line: int | None = No
         if grown is not None and item is not None:
             s.events.keep_raw(grown, item)  # it grew: what is stored for it now, its cached copy dropped
     s.add(event, line_number)
-    if stored is not None:
-        s.events.keep_raw(len(s.events) - 1, stored)
+    if stored is not None:  # a cut event is not what its loader reads: never in hand
+        s.events.keep_raw(len(s.events) - 1, stored, event if in_hand and deep_line is None else None)
     return 1

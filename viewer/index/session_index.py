@@ -271,9 +271,9 @@ class SessionIndex:
         with self.lock:
             self._problem(kind, None, detail)
 
-    def ingest_records(self, batches: list[tuple[dict, Iterable[Line]]]) -> int:
+    def ingest_records(self, batches: list[tuple[dict, Iterable[Line]]], in_hand: bool = False) -> int:
         """Index the lines of a record format (several files of one session merged by time; see index/records.py)."""
-        return records.ingest(self, batches)
+        return records.ingest(self, batches, in_hand)
 
     def add(self, event: Event, line_number: int, facts: tuple | None = None) -> None:
         """Index one more event, read on line `line_number` (its facts: model.checked_facts, None: found here).

@@ -153,7 +153,10 @@ class Groups:
                 self._lost.discard(session)
                 self.start_over(session)
             if not self._kept(session):
-                self._read_files(session)
+                # no cyclic collection while it is read, indexed, kept and put to sleep (a small session in one go): its
+                # objects hold no cycles, and a folder of thousands would be walked by the collector at each
+                with self._library.host.gc.batch():
+                    self._read_files(session)
         except formats.NOT_READABLE as error:
             path = refused_path(error, None)
             if path not in session.members:
@@ -211,11 +214,13 @@ class Groups:
         problems = [problem for r in results for problem in r.problems]
         withdrawn = [problem for r in results for problem in r.withdrawn]
         resumed = any(r.lines for r in results) and session.normalizer is not None and session.normalizer.settled
+        in_hand = False  # its events cached as read, for its search index built as it settles (see `settle`)
         if not resumed and not any(r.restarted for r in results):
             batches = [(session.members[p], lines_from(reader, r, replaced, problems, batch))
                        for p, reader, r in zip(paths, readers, results) if r.lines]
             if batches:
-                session.ingest_records(batches)
+                in_hand = self._settles_once_read(session, results)
+                session.ingest_records(batches, in_hand)
                 self._pass_notes(session)
         if resumed or replaced or any(r.restarted for r in results):
             self._read_again(session, files=True, appended=resumed and not replaced)
@@ -234,6 +239,16 @@ class Groups:
         elif problems or withdrawn:  # an idle file's open last line judged: its count on `/` changes
             library.changed()
         self.settle(session)
+        if in_hand and session.asleep is None:  # not indexed as it settled: read back when it is (few, and big)
+            with session.lock:
+                session.events.forget_cached()
+
+    def _settles_once_read(self, session: SessionIndex, results: list) -> bool:
+        """Whether a group about to be read was left alone long enough to settle right after (see `settle`), its
+        search index built then from the events still in hand: a first read of a folder of old sessions."""
+        normalizer, stamps = session.normalizer, [r.modified_at for r in results if r.modified_at is not None]
+        return (normalizer is not None and not normalizer.settled and bool(stamps) and session.count == 0
+                and time.time() - max(stamps) >= self._library.host.tuning.settle_after)
 
     def _read_again(self, session: SessionIndex, files: bool = False, appended: bool = False) -> None:
         """Forget what was read of a multi-file session and read all its files from their start (`files`: already

@@ -461,15 +461,22 @@ def tree_updates(s: SessionIndex, after: int) -> dict:
         changed = list(dict.fromkeys(agent_id for _, agent_id in s.tree_changes[start:]))
         appeared = [a for a in changed if s.agents[a].first_position >= after]
         moved = [a for a in changed if s.agents[a].first_position < after]
-        touched = [a for a, agent in s.agents.items() if agent.entries and agent.entries[-1] >= after]
         return {
             # rows as tree_rows makes them: an appeared agent alone (its children that appeared too come in
             # turn), a moved one with the rows of its subtree under "subtree"
             "appeared": [{**agent_summary(s, s.agents[a]), "depth": 0, "closes": 1} for a in appeared],
             "moved": [_with_subtree(tree_rows(s, [a])) for a in moved],
-            "counts": {a: len(s.agents[a].entries) for a in touched},
-            "ordinals": {a: s.agents[a].ordinal for a in touched},
+            **count_updates(s, after),
         }
+
+
+def count_updates(s: SessionIndex, after: int) -> dict:
+    """The entry counts that changed since `after` ("counts": agent id -> entries), with each agent's ordinal
+    ("ordinals"): what a rail's counts follow. One look per agent at its last entry."""
+    with s.lock:
+        touched = [a for a, agent in s.agents.items() if agent.entries and agent.entries[-1] >= after]
+        return {"counts": {a: len(s.agents[a].entries) for a in touched},
+                "ordinals": {a: s.agents[a].ordinal for a in touched}}
 
 
 # --- the tree in reading order (keyboard [ and ]) ------------------------------------------------

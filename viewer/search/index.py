@@ -421,8 +421,11 @@ class SearchIndex(Incremental):
         for token, positions in called.items():
             before = posted.get(token)
             posted[token] = array("i", sorted(chain(before, positions)) if before else positions)
-        for token, positions in posted.items():  # each run's positions come after every one posted before
-            postings[token].extend(positions)
+        if postings:
+            for token, positions in posted.items():  # each run's positions come after every one posted before
+                postings[token].extend(positions)
+        else:  # the first run (a small session's only one): its arrays are taken as they are, its words noted at once
+            self._first_run(posted)
         # An agent's first event holds its id's words (unless an agent_created named it first), in their place.
         for agent_id in agents:
             agent = s.agents.get(agent_id)
@@ -436,6 +439,20 @@ class SearchIndex(Incremental):
                 if at == len(positions) or positions[at] != position:
                     positions.insert(at, position)
         self.indexed = stop
+
+    def _first_run(self, posted: dict[str, array]) -> None:
+        """Post the first run into the empty postings as extending them would: the same arrays, and each word filed
+        in the vocabulary and noted in the order posted (see _Postings), without a call per token."""
+        postings, vocabulary = self._postings, self.vocabulary
+        dict.update(postings, posted)
+        words = [token for token in posted if token[0] != "\x01"]
+        self.noted.extend(words)
+        for word in words:
+            found = vocabulary.get(word[:2])
+            if found is None:
+                vocabulary[word[:2]] = [word]
+            else:
+                found.append(word)
 
     def get(self, key: str) -> array:
         if key[:3] in CLASS_FIELDS:

@@ -41,6 +41,7 @@ class CacheStore:
         self._key = self._secret()
         self._total: int | None = None  # bytes of the entries, counted at the first put and kept up to date
         self._puts = 0
+        self._empty: bool | None = None  # held no entry when first asked (see `was_empty`)
 
     def _secret(self) -> bytes:
         path = os.path.join(self.folder, KEY_FILE)
@@ -115,6 +116,14 @@ class CacheStore:
                 yield value
             if f.read(1):
                 raise CorruptEntry("bytes after the last section")
+
+    def was_empty(self) -> bool:
+        """Whether it held no entry when first asked (looked at once, stopping at the first entry found): then every
+        entry is one this process put since, unless another server shares the folder (its entries may go unseen)."""
+        if self._empty is None:
+            with os.scandir(self.folder) as found:
+                self._empty = not any(e.name.endswith(SUFFIX) and not e.name.startswith(".") for e in found)
+        return self._empty
 
     # --- writing -----------------------------------------------------------------------------------------
 

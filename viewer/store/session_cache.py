@@ -142,7 +142,8 @@ class SessionCache:
             if entry is not None:
                 self._unchecked.append((session, inside, session.asleep))
                 self.restored_listed += 1
-        if entry is None:
+        # A first start (the cache empty) opens no files of a group this run has not kept, only to find nothing
+        if entry is None and (session.path in self._saved_at or not self.store.was_empty()):
             entry = group_cache.restore(self.store, session, tailers, inside, lost)
             self._kept_changes += entry is not None  # the folder's entry lacked it: written again
         if entry is None:

@@ -36,6 +36,7 @@ from . import (
     exports,
     hooks,
     images,
+    jinja_env,
     pages,
     pictures,
     render,
@@ -111,6 +112,7 @@ def create_app(
     What it runs is stopped by `close_app(app)`, else when the interpreter exits.
     """
     app = Flask(__name__, template_folder=resource_dir("templates"), static_folder=resource_dir("static"))
+    app.jinja_environment = jinja_env.FlatGlobalsEnvironment  # before the app's jinja_env is first made
     app.config["AGENT_PAGE_SIZE"] = 200
     app.config["DIALOG_PAGE_SIZE"] = 200
     app.config["SEARCH_COUNT_BUDGET"] = search_count.COUNT_BUDGET  # looks a search page's total makes at most

@@ -12,7 +12,7 @@ from viewer.index import failed
 from viewer.reads import costs, dialogs, failures, queries
 from viewer.reads.filters import EntryFilter
 
-from . import resource_views, shapes
+from . import resource_views, shapes, tree_outline
 from .args import agent_list_arg, flag_arg, int_arg
 from .lookup import agent_or_404, session_or_404
 from .polling import answered_on, poll_session
@@ -141,10 +141,11 @@ def poll_agent(session_id):
         if _rewound_since(s, after):  # the page folds what the rewind left behind when it is drawn again
             return Response(status=200, headers={"HX-Refresh": "true"})
         shown = queries.subtree(s, agent_id) if include_subagents else [agent_id]
+        changed = queries.count_updates(s, after)  # the rail's counts
         if _nothing_new_for(s, shown + s.agents[agent_id].children, after):  # its calls show their agents' facts
-            # Other agents wrote: the page moves its cursor on, and nothing of it is built or read again.
+            # Other agents wrote: the page moves its cursor on and its rail counts them; nothing else is built.
             poll = agent_poll_url(s.id, agent_id, include_subagents, filters, s.cursor, flag_arg("paged"))
-            return render_template("_poller_only.html", poll=poll)
+            return render_template("_poller_only.html", poll=poll, changed=changed)
         updates = queries.perspective_updates(s, agent_id, include_subagents, after, filters)
         mark_rewound(s, updates["items"] + (updates.get("grown") or []))
         redrawn = queries.calls_to_redraw(s, shown, after, updates["stop"], updates["results"])
@@ -157,8 +158,17 @@ def poll_agent(session_id):
                        updates=updates, filters=filters, more=more, total=total,
                        agent=queries.agent_summary(s, s.agents[agent_id]),
                        children=[queries.agent_summary(s, s.agents[c]) for c in s.agents[agent_id].children],
+                       changed=changed, agent_tree=_rail_redrawn(s, agent_id, after),
                        poll=agent_poll_url(s.id, agent_id, include_subagents, filters, cursor, paged))
     return render_template("_agent_poll.html", **context)
+
+
+def _rail_redrawn(s, agent_id: str, after: int):
+    """An agent page's rail drawn anew when an agent appeared or moved in the tree since `after` (else None: its
+    counts follow). The caller holds the lock."""
+    if bisect_left(s.tree_changes, (after, "")) == len(s.tree_changes):
+        return None
+    return tree_outline.sidebar(s, s.id, agent_id, state().drawings)
 
 
 def _nothing_new_for(s, agent_ids: list[str], after: int) -> bool:

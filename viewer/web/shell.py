@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 
-from flask import g, url_for
+from flask import request
 from markupsafe import Markup, escape
 
+from . import url_cache
 from .security import printed
 from .state import state
 
+ICONS_CACHED = 256  # icons drawn and cached at most (the templates name a few dozen)
 TITLE_CHARS = 90  # a heading or a list row shows this much of a long first prompt used as a title
 
 
@@ -74,15 +77,23 @@ def duration(seconds: float | None) -> str:
     return f"{hours // 24} days"
 
 
-def icon(name: str, label: str | None = None) -> Markup:
-    """A Lucide icon of static/lucide-sprite.svg; decorative unless it has a `label`. The sprite's URL is made once
-    a request (kept in flask.g): a page prints a score of icons."""
-    sprite = g.get("agentview_sprite")
-    if sprite is None:
-        sprite = g.agentview_sprite = url_for("static", filename="lucide-sprite.svg")
-    said = f' role="img" aria-label="{escape(label)}"' if label else ' aria-hidden="true"'
-    return Markup(f'<svg class="icon icon-{escape(name)}"{said} focusable="false">'
-                  f'<use href="{escape(sprite + "#" + name)}"></use></svg>')
+def icons(url_for: Callable[..., str]) -> Callable[..., Markup]:
+    """icon(name, label=None): a Lucide icon of static/lucide-sprite.svg; decorative unless it has a `label`.
+    Each is drawn once for the path the app is served under and cached: every page prints a score of them."""
+    made: dict[tuple, Markup] = {}
+
+    def icon(name: str, label: str | None = None) -> Markup:
+        key = (request.root_path, name, label)  # the sprite's URL depends on nothing else of the request
+        drawn = made.get(key)
+        if drawn is None:
+            if len(made) >= ICONS_CACHED:
+                made.clear()
+            sprite = url_for("static", filename="lucide-sprite.svg")
+            said = f' role="img" aria-label="{escape(label)}"' if label else ' aria-hidden="true"'
+            drawn = made[key] = Markup(f'<svg class="icon icon-{escape(name)}"{said} focusable="false">'
+                                       f'<use href="{escape(sprite + "#" + name)}"></use></svg>')
+        return drawn
+    return icon
 
 
 def folder() -> dict:
@@ -92,5 +103,6 @@ def folder() -> dict:
 
 
 def install(app) -> None:
+    url_for = url_cache.install(app)
     app.jinja_env.filters.update(named=named, when=when, duration=duration)
-    app.jinja_env.globals.update(icon=icon, session_title=session_title, folder=folder)
+    app.jinja_env.globals.update(icon=icons(url_for), session_title=session_title, folder=folder)

@@ -68,8 +68,8 @@ def draw(s: SessionIndex, url_of, version: tuple[int, int]) -> Drawn:
     for row in outline(s):
         href = escape(printed(url_of(row["agent_id"])))
         head = f'<li class="{colour_class(row["ordinal"])}"><a class="agent-name" href="{href}"'
-        tail = (f'>{escape(printed(row["name"]))}</a> <span class="rail-count" title="entries">{row["entries"]}</span>'
-                '<ul>' + "</ul></li>" * row["closes"])
+        tail = (f'>{escape(printed(row["name"]))}</a> <span class="rail-count" id="av-count-{row["ordinal"]}" '
+                f'title="entries">{row["entries"]}</span><ul>' + "</ul></li>" * row["closes"])
         marks[row["agent_id"]] = length + len(head)
         parts += (head, tail)
         length += len(head) + len(tail)
