@@ -165,7 +165,7 @@ def test_a_server_with_a_thousand_short_folders_starts_and_stays_live(tmp_path, 
         server.wait_for_session("a", 2)
 
 
-@pytest.mark.parametrize("root", ["/tmp/x", "/", "/tmp/x/"])
+@pytest.mark.parametrize("root", ["/tmp/x", "/", "/tmp/x/", "/home/u/.claude/projects"])
 def test_a_path_below_the_folder_is_named_as_os_path_relpath_names_it(root):
     """Folders.relpath takes a quick way for the usual path (a million calls on a big folder): the same answer."""
     import os
@@ -177,6 +177,27 @@ def test_a_path_below_the_folder_is_named_as_os_path_relpath_names_it(root):
     for path in ["/tmp/x", "/tmp/x/a.jsonl", "/tmp/x/a/b/c.jsonl", "/tmp/x/.hidden/a.jsonl", "/tmp/xy/a.jsonl",
                  "/tmp/x/a/", "/tmp", "/tmp/x/\udcff.jsonl", "/tmp/x/a/../b.jsonl", "/tmp/x/a/./b.jsonl"]:
         assert folders.relpath(path) == Path(os.path.relpath(path, folders.root)).as_posix(), (root, path)
+    below = os.path.join(folders.root, "")
+    for path in [f"{below}a/.b/c.jsonl", f"{below}.a/..b/c.jsonl", f"{below}a/./b.jsonl", f"{below}a/../b.jsonl",
+                 f"{below}a//b.jsonl", f"{below}a/.", f"{below}a/.."]:
+        assert folders.relpath(path) == Path(os.path.relpath(path, folders.root)).as_posix(), (root, path)
+
+
+def test_a_folder_below_a_dot_folder_names_its_files_the_quick_way(monkeypatch):
+    """~/.claude/projects: the dot-folder above DIR leaves its files named without os.path.relpath (five calls a
+    file on a restart of thousands)."""
+    import os
+
+    from viewer.library.folders import Folders
+
+    folders = Folders("/home/u/.claude/projects")
+    slow = []
+    relpath = os.path.relpath
+    monkeypatch.setattr(os.path, "relpath", lambda *args: slow.append(args) or relpath(*args))
+    assert folders.relpath("/home/u/.claude/projects/-home-u-src/1f2e.jsonl") == "-home-u-src/1f2e.jsonl"
+    assert folders.relpath("/home/u/.claude/projects/-home-u-src/1f2e/subagents/agent-a1.jsonl") == (
+        "-home-u-src/1f2e/subagents/agent-a1.jsonl")
+    assert slow == []
 
 
 def test_a_folder_too_deep_made_while_serving_keeps_live_updates_within_two_seconds(tmp_path, chains):

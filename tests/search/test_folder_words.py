@@ -96,6 +96,29 @@ def test_a_rare_words_search_of_sleeping_sessions_reads_the_postings_of_the_one_
     assert postings_read(restarted) == [found[0]["session"]]
 
 
+def test_a_search_while_a_restart_lists_its_sessions_leaves_the_kept_words_as_they_were(folder, tmp_path):
+    """A restart lists each session as it finds its files and takes it from the cache afterwards: a search
+    meanwhile finds them all empty, and must not tell the folder's words so, or each would then read its postings."""
+    cache = tmp_path / "cache"
+    found = searched(run(folder["projects_folder"], cache), folder["rare_word"])["hits"]
+    restarted = Library(folder["projects_folder"], cache=SessionCache(str(cache)))
+    walk, meanwhile = restarted.folders.session_files, []
+
+    def walk_then_search(below):
+        yield from walk(below)  # every file found, every session listed, none taken from the cache yet
+        sessions = restarted.listing()
+        meanwhile.append((len(sessions), sum(s.count for s in sessions)))
+        search.search(sessions, folder["rare_word"], folder_words=restarted.folder_words)
+
+    restarted.folders.session_files = walk_then_search
+    restarted.scan()
+    assert meanwhile == [(40, 0)]
+    assert all(s.asleep is not None for s in restarted.listing())
+    again = search.search(restarted.listing(), folder["rare_word"], folder_words=restarted.folder_words)
+    assert [(h["session"], h["position"]) for h in again["hits"]] == [(h["session"], h["position"]) for h in found]
+    assert postings_read(restarted) == [found[0]["session"]]
+
+
 def test_without_the_kept_words_a_restart_learns_them_from_its_first_search(folder, tmp_path):
     cache = tmp_path / "cache"
     found = searched(run(folder["projects_folder"], cache), folder["rare_word"])["hits"]

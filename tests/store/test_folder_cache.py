@@ -197,3 +197,29 @@ def test_the_folders_words_are_an_entry_of_their_own_so_a_restarts_listing_decod
     words = folder_cache.load_words(store, key)
     assert words is not None and len(words.ids) == 3 and words.words
     assert words.words == library.folder_words.words
+
+
+def test_a_restart_lists_and_searches_without_loading_the_price_database(project, tmp_path):
+    """genai-prices' database (a quarter of a second, 20 MB) is loaded when a response is first priced: a first read
+    prices every response, a restart whose sums all come from the cache lists and searches the same without it."""
+    import json
+    import subprocess
+
+    from conftest import REPO
+
+    def served(cache_dir) -> list:
+        code = ("import json, sys\nfrom viewer.web.app import create_app\n"
+                f"app = create_app({str(project)!r}, watch=False, cache_dir={str(cache_dir)!r})\n"
+                "client = app.test_client()\n"
+                "listed = client.get('/api/sessions').get_json()['sessions']\n"
+                "found = client.get('/api/search?q=warehouse').get_json()['results']\n"
+                "print(json.dumps([listed, found, 'genai_prices' in sys.modules]))")
+        done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120,
+                              check=False, env={**os.environ, "PYTHONPATH": str(REPO)})
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout.splitlines()[-1])
+
+    run(project, tmp_path / "cache")
+    listed, found, priced = served(tmp_path / "empty")  # read from the files: its responses priced
+    assert priced and len(listed) == 3 and found
+    assert served(tmp_path / "cache") == [listed, found, False]

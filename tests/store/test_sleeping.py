@@ -266,6 +266,8 @@ from viewer.store.session_cache import SessionCache
 # genai-prices' database): grown here first, so that no growth of the process's own table is counted as the sessions'
 warm = [sys.intern(f"warm-{n}") for n in range(1 << 18)]
 del warm
+from viewer.core import pricing
+pricing.load().window("claude-sonnet-4-5")  # genai-prices' database, loaded when a first response is priced: not theirs
 gc.collect()
 tracemalloc.start()
 library = Library(sys.argv[1], cache=SessionCache(sys.argv[2]) if sys.argv[2] else None)

@@ -23,3 +23,44 @@ def test_the_pages_templates_are_compiled_while_the_server_is_idle(tmp_path):
         assert client.get("/api/sessions").get_json()["sessions"]  # the session was read meanwhile
     finally:
         close_app(app)
+
+
+def test_a_restart_loads_the_templates_an_earlier_run_compiled_and_refuses_what_it_did_not_write(tmp_path):
+    folder, cache = tmp_path / "logs", tmp_path / "cache"
+    folder.mkdir()
+    (folder / "s.jsonl").write_bytes(dumps(created("c", "main")) + b"\n" + dumps(say("m", "main", "hello")) + b"\n")
+    app = create_app(folder, watch=True, cache_dir=str(cache))
+    try:
+        wanted = {name for name in app.jinja_env.list_templates() if name.endswith(".html")}
+        wait_for(lambda: compiled(app) >= wanted, timeout=60)
+        first = app.test_client().get("/s/s").get_data()
+    finally:
+        close_app(app)
+
+    def restarted():
+        again = create_app(folder, watch=False, cache_dir=str(cache))
+        made, compile_source = [], again.jinja_env.compile
+
+        def counted(source, name=None, *args, **kwargs):
+            made.append(name)
+            return compile_source(source, name, *args, **kwargs)
+
+        again.jinja_env.compile = counted
+        return again, made
+
+    app, made = restarted()
+    try:
+        assert app.test_client().get("/s/s").get_data() == first
+        assert made == []  # session.html and all it includes loaded as the first run compiled them
+    finally:
+        close_app(app)
+    for entry in cache.rglob("*.avc"):  # another hand wrote them: nothing of theirs is run
+        data = bytearray(entry.read_bytes())
+        data[-1] ^= 0xFF
+        entry.write_bytes(bytes(data))
+    app, made = restarted()
+    try:
+        assert app.test_client().get("/s/s").get_data() == first
+        assert "session.html" in made
+    finally:
+        close_app(app)

@@ -5,20 +5,28 @@ linear within a tier), so a response costs what genai-prices says it costs, at t
 
 from __future__ import annotations
 
+import functools
 from bisect import bisect_left
 from datetime import UTC, datetime
 from decimal import Decimal
 from importlib.metadata import version
-from typing import NamedTuple
-
-from genai_prices import Usage, data_snapshot, types
+from typing import TYPE_CHECKING, NamedTuple
 
 from . import times
 
+if TYPE_CHECKING:
+    from genai_prices import types
+
 SOURCE = f"genai-prices {version('genai-prices')}"
-# Its database is a big module (a quarter of a second and some 20 MB of objects to build): built once, when this
-# module is imported with the others, not in the middle of the first read that prices a response.
-_SNAPSHOT = data_snapshot.get_snapshot()
+
+
+@functools.cache
+def _genai_prices():
+    """genai-prices' module of types and its database (a quarter of a second and some 20 MB of objects to build),
+    imported when the first response is priced: a restart that takes every sum from the cache never needs them."""
+    from genai_prices import Usage, data_snapshot, types
+
+    return Usage, types, data_snapshot.get_snapshot()
 
 
 class Rates(NamedTuple):
@@ -47,12 +55,14 @@ def _when(timestamp: object) -> datetime:
 
 def _probe(price: types.ModelPrice, tokens: int) -> Rates | None:
     """The rates of `price` for responses whose input is in the tier of `tokens` input tokens."""
+    usage = _genai_prices()[0]
+
     def cost(**counts: int) -> Decimal:
-        return price.calc_price(Usage(input_tokens=tokens, **counts))["total_price"]
+        return price.calc_price(usage(input_tokens=tokens, **counts))["total_price"]
 
     try:
         base, write = cost(), cost(cache_write_tokens=1)
-        per_input = price.calc_price(Usage(input_tokens=tokens + 1))["total_price"] - base
+        per_input = price.calc_price(usage(input_tokens=tokens + 1))["total_price"] - base
         return Rates(float(base - tokens * per_input), float(per_input), float(cost(output_tokens=1) - base),
                      float(cost(cache_read_tokens=1) - base), float(write - base),
                      float(cost(cache_write_tokens=1, cache_write_1h_tokens=1) - write))
@@ -64,29 +74,30 @@ class Catalog:
     """genai-prices' models, each resolved once per name a log gives it, and their rates once per period and tier."""
 
     def __init__(self) -> None:
-        self._snapshot = _SNAPSHOT
         self._tiers: dict[int, tuple[types.ModelPrice, list[int], dict[int, Rates | None]]] = {}
 
     def model(self, name: str) -> types.ModelInfo | None:
         """The model a log's name means: with a provider before a slash ("anthropic/claude-sonnet-4-5", OpenCode's
         and the seed's ids) in that provider's list first; else the provider genai-prices matches the name to; else
         the provider whose own id it is (Bedrock's "us.anthropic.…-v1:0"). None: no provider names it."""
+        snapshot = _genai_prices()[2]
         ref = name.strip().lower()
         provider, _, rest = ref.partition("/")
         tries = [(rest, provider), (rest, None)] if rest else []
         for model_ref, provider_id in [*tries, (ref, None)]:
             try:
-                return self._snapshot.find_provider_model(model_ref, None, provider_id, None)[1]
+                return snapshot.find_provider_model(model_ref, None, provider_id, None)[1]
             except LookupError:
                 continue
-        return next((m for p in self._snapshot.providers if (m := p.find_model(ref)) is not None), None)
+        return next((m for p in snapshot.providers if (m := p.find_model(ref)) is not None), None)
 
     def rates(self, model: types.ModelInfo, timestamp: object, input_tokens: int) -> Rates | None:
         """The rates of `model` for a response at `timestamp` that read `input_tokens` (cached ones included)."""
-        price = model.prices if isinstance(model.prices, types.ModelPrice) else model.get_prices(_when(timestamp))
+        kinds = _genai_prices()[1]
+        price = model.prices if isinstance(model.prices, kinds.ModelPrice) else model.get_prices(_when(timestamp))
         known = self._tiers.get(id(price))
         if known is None:  # the tiers' thresholds of every price of this period (the price kept: its id stays its)
-            starts = sorted({tier.start for value in price.__dict__.values() if isinstance(value, types.TieredPrices)
+            starts = sorted({tier.start for value in price.__dict__.values() if isinstance(value, kinds.TieredPrices)
                              for tier in value.tiers})
             known = self._tiers[id(price)] = (price, starts, {})
         _, starts, by_tier = known

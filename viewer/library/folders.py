@@ -111,8 +111,11 @@ class Folders:
         ids escape its bytes; `shown` makes it printable)."""
         if path == self.root:
             return "."
-        if path.startswith(self._root_slash) and os.sep == "/" and "/." not in path:  # the usual case, 10x faster
-            return path[len(self._root_slash):].rstrip("/") or "."
+        if path.startswith(self._root_slash) and os.sep == "/":  # the usual case, 10x faster
+            below = path[len(self._root_slash):].rstrip("/")
+            # no "." or ".." to resolve, no "//" to fold (a dot-folder, as ~/.claude is, needs neither)
+            if "//" not in below and "/./" not in f"/{below}/" and "/../" not in f"/{below}/":
+                return below or "."
         return Path(os.path.relpath(path, self.root)).as_posix()
 
     def session_files(self, folder: str | None) -> Iterator[str]:

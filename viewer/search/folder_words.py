@@ -35,6 +35,10 @@ class FolderWords:
         index = s.search
         epoch, indexed, updated = s.epoch, index.indexed, s.updated_at
         told = self.told.get(s.id)
+        if indexed == 0 and told is not None:
+            # Nothing to file, and what was told stands: a restart lists its sessions before it takes them from the
+            # cache, and a search meanwhile must not make each of them read its postings again once taken
+            return
         if told is not None and told[:3] == (epoch, indexed, updated) and not index.noted:
             return
         if told is not None and told[0] == epoch and index.noted_from <= told[1]:

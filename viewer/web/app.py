@@ -80,8 +80,8 @@ def close_app(app: Flask) -> None:
 
 
 def _compiling_templates(env) -> list:
-    """Each page's template compiled in turn once the ingest thread is idle: a person's first page does not wait
-    for its templates to compile (a few hundred ms for them all, in a step each)."""
+    """Each page's template compiled (or loaded as an earlier run compiled it) in turn once the ingest thread is
+    idle: a person's first page does not wait for its templates (a few hundred ms for them all, in a step each)."""
     return [functools.partial(env.get_template, name) for name in env.list_templates() if name.endswith(".html")]
 
 
@@ -130,6 +130,8 @@ def create_app(
     app.jinja_env.globals.update(link_url=render.link_url, as_of=asked.requested, as_of_banner=asked.banner,
                                  prices_note=lambda: costs.prices_note(runtime.host.prices))
     app.url_defaults(asked.inject_at)  # links on a page frozen at event N stay at N
+    if runtime.library.cache is not None:  # a restart loads the templates an earlier run compiled
+        app.jinja_env.bytecode_cache = jinja_env.KeptTemplates(runtime.library.cache.store)
     runtime.when_idle(*_compiling_templates(app.jinja_env))
 
     @app.after_request
