@@ -52,6 +52,7 @@ from .errors import register_error_pages
 from .resources import resource_dir
 from .state import KEY, AgentView
 
+log = logging.getLogger("agentview")
 access_log = logging.getLogger("agentview.access")
 
 
@@ -131,7 +132,10 @@ def create_app(
                                  prices_note=lambda: costs.prices_note(runtime.host.prices))
     app.url_defaults(asked.inject_at)  # links on a page frozen at event N stay at N
     if runtime.library.cache is not None:  # a restart loads the templates an earlier run compiled
-        app.jinja_env.bytecode_cache = jinja_env.KeptTemplates(runtime.library.cache.store)
+        try:
+            app.jinja_env.bytecode_cache = jinja_env.KeptTemplates(runtime.library.cache.folder)
+        except OSError as error:  # then compiled at every start, as without a cache
+            log.warning("not keeping compiled templates: %s", error)
     runtime.when_idle(*_compiling_templates(app.jinja_env))
 
     @app.after_request

@@ -9,6 +9,7 @@ template loads (as Jinja asks), so the dict taken when a template loads holds th
 from __future__ import annotations
 
 import functools
+import os
 import threading
 
 import jinja2
@@ -16,7 +17,9 @@ from flask.templating import Environment
 from jinja2.bccache import Bucket, BytecodeCache
 
 from viewer.store import code_version
-from viewer.store.cache_store import CorruptEntry
+from viewer.store.cache_store import CacheStore, CorruptEntry
+
+FOLDER = "templates"  # below the sessions' cache folder
 
 
 class FlatGlobalsEnvironment(Environment):
@@ -32,26 +35,23 @@ def _compiled_by() -> str:
 
 
 class KeptTemplates(BytecodeCache):
-    """Jinja's bytecode cache over the app's cache store: each compiled template an entry, signed and versioned
-    as every entry is (code executed from disk must be code this server wrote)."""
+    """Jinja's bytecode cache over a cache store of its own (a folder beside the sessions' entries): each compiled
+    template an entry, signed as every entry is (code run from disk must be code this server wrote) and versioned by
+    what compiled it (an entry of other code is refused and dropped)."""
 
-    def __init__(self, store) -> None:
-        self.store = store
+    def __init__(self, sessions_folder: str) -> None:
+        self.store = CacheStore(os.path.join(sessions_folder, FOLDER), _compiled_by())
         self._lock = threading.Lock()  # pages compile on request threads, the idle ones on the ingest thread
 
-    def _key(self, bucket: Bucket) -> str:
-        return f"template {_compiled_by()} {bucket.key}"
-
     def load_bytecode(self, bucket: Bucket) -> None:
-        key = self._key(bucket)
         try:
-            kept = next(self.store.sections(key) or iter(()), None)
+            kept = next(self.store.sections(bucket.key) or iter(()), None)
         except CorruptEntry:  # not as this server wrote it: compiled again, and written anew
-            self.store.drop(key)
+            self.store.drop(bucket.key)
             return
         if isinstance(kept, bytes):
             bucket.bytecode_from_string(kept)  # refused (left empty) when its source's checksum differs
 
     def dump_bytecode(self, bucket: Bucket) -> None:
         with self._lock:
-            self.store.put(self._key(bucket), iter([bucket.bytecode_to_string()]))
+            self.store.put(bucket.key, iter([bucket.bytecode_to_string()]))
