@@ -13,6 +13,7 @@ import zlib
 
 MAX_SHAPES = 65536  # a dict of a shape past this many is kept as itself (marshal keeps its keys)
 MAX_KEYS = 1_000_000  # nor past this many keys' characters in all: a table is bounded in memory as in count
+_CONTAINERS = frozenset((dict, list, tuple))  # what `_flat` flattens
 
 
 def _shape_id(keys: tuple) -> int | None:
@@ -75,9 +76,10 @@ class Shapes:
             shape = self._shape(tuple(value))
             if shape is None:
                 return {key: self._flat(item) for key, item in value.items()}
-            return (shape, *map(self._flat, value.values()))
+            flat = self._flat  # called for containers only: most values are strings and numbers, kept as they are
+            return (shape, *[flat(item) if type(item) in _CONTAINERS else item for item in value.values()])
         if kind is list or kind is tuple:  # a tuple is kept as the list JSON would make of it
-            return [self._flat(item) for item in value]
+            return [self._flat(item) if type(item) in _CONTAINERS else item for item in value]
         return value
 
     def _whole(self, value):

@@ -39,8 +39,9 @@ class Branches:
         uuid = record.get("uuid")
         if not isinstance(uuid, str):
             return None
-        lines = self.order.setdefault(agent, [])
-        talk = self.talk.setdefault(agent, bytearray())
+        lines, talk = self.order.get(agent), self.talk.get(agent)
+        if lines is None:  # not setdefault: that would make an empty list and bytearray for every line
+            lines, talk = self.order[agent], self.talk[agent] = [], bytearray()
         parent, forked, prompt = record.get("parentUuid"), None, typed_prompt(record)
         if isinstance(parent, str) and lines and lines[-1] != parent and prompt:
             at = self.where.get(parent)

@@ -219,7 +219,11 @@ class StoredEntry:
         self._small = self._strip(event)
 
     def _strip(self, event: Event) -> bytes:
-        return self.shapes.pack({key: (_OUT if key in STORED_KEYS else value) for key, value in event.items()})
+        small = event.copy()  # a copy in C, then the few stored keys blanked: the keys keep their order
+        for key in STORED_KEYS:
+            if key in small:
+                small[key] = _OUT
+        return self.shapes.pack(small)
 
     def state(self) -> tuple:
         """All it holds, as plain data (kept by the persistent cache, beside its shapes; see `from_state`)."""
