@@ -6,7 +6,8 @@ The one module blueprints use to find the app's data, so none of them imports th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import weakref
+from dataclasses import dataclass, field
 
 from flask import current_app
 
@@ -25,6 +26,7 @@ class AgentView:
     runtime: Runtime
     snapshots: BoundedMap  # sessions as of event N (reads.asof)
     drawings: BoundedMap  # agent trees drawn for the agent pages (tree_outline)
+    sums: weakref.WeakKeyDictionary = field(default_factory=weakref.WeakKeyDictionary)  # session -> tree_outline.Sums
 
     @property
     def library(self) -> Library:

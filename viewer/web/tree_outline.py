@@ -7,7 +7,6 @@ value goes through security.printed (masked).
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 
 from flask import current_app
@@ -22,11 +21,11 @@ from viewer.reads import costs, queries
 from .shell import colour_class
 from .render import SLOT, agent_urls
 from .security import printed
+from .state import state
 
 KEPT = 64  # trees kept (a session, its links' ?at=N and masking each make one): most recently served first
 MARK = ' aria-current="page"'
 BLANK = "\x00"  # the ordinal in the badges of an agent with none to show, replaced by each one's
-_sums: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # session -> its Sums, summed again when it changed
 
 
 @dataclass(frozen=True)
@@ -47,13 +46,13 @@ def version(s: SessionIndex) -> tuple:
 def sums(s: SessionIndex) -> Sums:
     """The session's Sums, cached until it changes: the session page, its poll, every agent page and their polls
     read the same ones. The caller holds the lock."""
-    now = version(s)
-    cached = _sums.get(s)
+    now, kept = version(s), state().sums
+    cached = kept.get(s)
     if cached is None or cached.version != now:
         own = failed.own_counts(s)
         shown = {a: c for a, c in costs.tree_costs(s).items()  # a subtree's cost holds its agent's own
                  if c["subtree"]["cost_usd"] is not None or c["subtree"]["unpriced_models"]}
-        cached = _sums[s] = Sums(now, shown, failed.rolled_up(s, own), own)
+        cached = kept[s] = Sums(now, shown, failed.rolled_up(s, own), own)
     return cached
 
 
