@@ -183,11 +183,16 @@ def test_a_call_whose_result_arrives_as_an_error_turns_red_in_place(tmp_path, pa
         assert page.evaluate("window.drawn === document.getElementById('m-call') && window.drawn.isConnected")
 
 
-def test_an_agent_pages_rail_counts_every_agents_entries_as_they_are_logged(tmp_path, page):
+def _writer_and_root(tmp_path):
+    """A session of a root agent and the writer it made, who has said one thing: (folder, file, events)."""
     folder = tmp_path / "sessions"
     events = [created("c0", "root", name="Root"), calls("m-call", "root", tool_call("t1", "task", name="Writer")),
               created("c1", "writer", cause="m-call", name="Writer"), say("w1", "writer", "a first draft")]
-    path = write_events(folder / "team.jsonl", events)
+    return folder, write_events(folder / "team.jsonl", events), events
+
+
+def test_an_agent_pages_rail_counts_every_agents_entries_as_they_are_logged(tmp_path, page):
+    folder, path, events = _writer_and_root(tmp_path)
     with serve(folder) as server:
         server.wait_for_session("team", events=len(events))
         page.set_viewport_size({"width": 1440, "height": 900})
@@ -218,10 +223,7 @@ def test_an_agent_pages_rail_counts_every_agents_entries_as_they_are_logged(tmp_
 
 
 def test_an_agent_pages_rail_drawn_again_in_an_open_drawer_keeps_the_readers_place(tmp_path, page):
-    folder = tmp_path / "sessions"
-    events = [created("c0", "root", name="Root"), calls("m-call", "root", tool_call("t1", "task", name="Writer")),
-              created("c1", "writer", cause="m-call", name="Writer"), say("w1", "writer", "a first draft")]
-    path = write_events(folder / "team.jsonl", events)
+    folder, path, events = _writer_and_root(tmp_path)
     with serve(folder) as server:
         server.wait_for_session("team", events=len(events))
         page.set_viewport_size({"width": 360, "height": 800})
