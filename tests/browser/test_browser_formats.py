@@ -138,6 +138,7 @@ def test_a_claude_code_session_written_to_shows_its_new_entry_without_a_reload(t
         os.utime(path, (when, when))
     path = folder / "claude_code" / "-home-dev-src-parser" / "9c04d7b3-docs.jsonl"
     with serve(folder) as server:
+        server.wait_for_session("claude_code:-home-dev-src-parser:9c04d7b3-docs", events=8)  # opened once read
         page.goto(f"{server.url}/s/claude_code:-home-dev-src-parser:9c04d7b3-docs/agents/main")
         page.evaluate("window.__notReloaded = true")
         page.locator("#av-poller").wait_for(state="attached")
