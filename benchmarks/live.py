@@ -192,13 +192,17 @@ def measure(folder: Path, session_id: str, events: int, agent_id: str, samples: 
     server = Server(folder)
     try:
         ready = wait_until_read(server, session_id, events, timeout)
-        # The search index and the facets are built after ingest (in the background); a first search, and
-        # a first hook audit, wait for the rest of them. Measured here, so the latency and pollers below see
-        # a server at rest, not one indexing.
-        searched = get_json(server.connection(), f"/api/search?q=cache&session={session_id}")
+        # The search index and the facets are built after ingest (in the background); a search meanwhile
+        # answers at once as far as the index is built (`partial`). Asked until it searched every event, so the
+        # latency and pollers below see a server at rest, not one indexing.
+        deadline = time.perf_counter() + timeout
+        while (searched := get_json(server.connection(), f"/api/search?q=cache&session={session_id}"))["partial"]:
+            if time.perf_counter() > deadline:
+                raise RuntimeError(f"the session was not searched whole within {timeout:.0f} s")
+            time.sleep(0.05)
         search_ready = time.perf_counter() - server.started
         if not searched["results"]:
-            raise RuntimeError("the first search found nothing")
+            raise RuntimeError("a search of the whole session found nothing")
         get_json(server.connection(), f"/api/sessions/{session_id}/hooks")  # and the facets (built with it)
         memory = server.memory()
         latency = live_latency(server, folder / f"{session_id}.jsonl", session_id, samples, agent_id)

@@ -157,7 +157,18 @@
     });
   });
 
-  document.addEventListener("DOMContentLoaded", () => { reveal(document); revealTarget(); });
+  // A page asked of a session still being read (a 503 with Retry-After): ask again until it is there, then open it.
+  function reloadWhenReady() {
+    const waiting = document.querySelector("[data-reload-when-ready]");
+    if (!waiting) return;
+    const every = 1000 * Math.max(1, Number(waiting.dataset.reloadWhenReady) || 1);
+    const ask = () => fetch(window.location.href, { method: "HEAD", cache: "no-store" })
+      .then((answer) => { if (answer.status === 503) setTimeout(ask, every); else window.location.reload(); })
+      .catch(() => setTimeout(ask, every));
+    setTimeout(ask, every);
+  }
+
+  document.addEventListener("DOMContentLoaded", () => { reveal(document); revealTarget(); reloadWhenReady(); });
   window.addEventListener("hashchange", revealTarget);
   // New fragments arrive through htmx: show their controls too.
   document.addEventListener("htmx:load", (event) => reveal(event.detail.elt.parentNode || document));

@@ -97,6 +97,11 @@
     return Promise.all([...wanted].map(part));
   }
 
+  function damaged(error) {
+    console.error(`agentview: part of the shared file could not be read: ${error.message}`);
+    return `<p class="error damaged" role="alert">Part of this file could not be read: entries are missing from here on. The file may be damaged; ask for it again.</p>`;
+  }
+
   // Every part, one after another (the page stays responsive between them), then the map of message ids
   function allEvents() {
     if (!everything) {
@@ -192,7 +197,16 @@
       if (busy) return;
       busy = true;
       const end = Math.min(positions.length, Math.max(shown + (shown ? CHUNK : FIRST), upTo || 0));
-      if (needs) await needs(positions.slice(shown, end));
+      if (needs) {
+        try {
+          await needs(positions.slice(shown, end));
+        } catch (error) { // a damaged part: say so where the list stops, keep what it drew
+          if (mine !== generation) return;
+          if (observer) observer.disconnect();
+          sentinel.outerHTML = damaged(error);
+          return;
+        }
+      }
       if (mine !== generation) return; // another view was opened meanwhile
       const html = [];
       for (; shown < end; shown++) html.push(render(positions[shown]));
@@ -428,7 +442,12 @@
     performance.mark("agentview:first-view", {detail: {inflated: parts.filter((it) => it.loaded).length, parts: parts.length}});
     document.body.dataset.ready = "1";
     await new Promise((painted) => requestAnimationFrame(() => setTimeout(painted))); // the first view is drawn first
-    await allEvents(); // then the rest, for the views that need every event
+    try {
+      await allEvents(); // then the rest, for the views that need every event
+    } catch (error) { // a damaged part: the views drawn stay, search and dialogs say they may miss entries
+      document.querySelector(".layout").insertAdjacentHTML("beforebegin", damaged(error).replace("from here on", "from searches and dialogs"));
+      return;
+    }
     performance.mark("agentview:every-event");
     document.body.dataset.everyEvent = "1";
     console.info(`agentview: ${D.events.length} events of ${D.agents.length} agents shown`);

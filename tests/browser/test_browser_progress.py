@@ -62,3 +62,33 @@ def test_a_search_while_the_index_is_built_answers_at_once_and_the_rest_of_its_h
     while background.index_step(library, budget=2048):  # the background work, while the page polls
         pass
     expect(page.locator("#av-hits li")).to_have_count(len(range(7, n, 1000)), timeout=15_000)
+
+
+def test_an_agent_page_opened_before_its_part_of_the_file_is_read_waits_then_opens(served_folder, page):
+    """A link to an agent opened in the first seconds after a start (its session listed, its file read on): the
+    page says it is still reading and opens the agent once read, where it was a 404 with nothing to poll."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    folder, library, url = served_folder
+    path = write_events(folder / "big.jsonl", [created("c0", "root", name="Root")] +
+                        [say(f"m{i}", "root", "filler " + "x" * 200) for i in range(3000)] +
+                        [created("c1", "late", name="Late"), say("last", "late", "made it")])
+    library.slices_per_read = 1
+    library.refresh(str(path))  # the first 64 KB only: agent `late` and message `last` are further on
+    for asked in ("/api/sessions/big/agents/late", "/api/sessions/big/messages/last"):
+        with pytest.raises(urllib.error.HTTPError) as answer:
+            urllib.request.urlopen(url + asked, timeout=5)
+        assert answer.value.code == 503 and answer.value.headers["Retry-After"] == "1"
+        assert "still being read" in json.load(answer.value)["detail"]
+    page.goto(url + "/s/big/agents/late")
+    expect(page.locator("h1")).to_have_text("Still reading this session")
+    expect(page.locator("[data-reload-when-ready]")).to_contain_text("has no agent 'late' yet")
+    expect(page.get_by_role("link", name="The session so far")).to_have_attribute("href", "/s/big")
+    while library.take_unfinished():  # the rest of the file, while the page waits
+        library.refresh(str(path))
+    expect(page.locator("main")).to_contain_text("made it", timeout=10_000)  # the agent's page, opened by itself
+    with pytest.raises(urllib.error.HTTPError) as answer:  # read whole: what it does not hold is a 404 again
+        urllib.request.urlopen(url + "/api/sessions/big/agents/nobody", timeout=5)
+    assert answer.value.code == 404

@@ -199,3 +199,28 @@ def test_a_file_in_many_parts_draws_its_first_screen_from_a_few_and_shows_every_
     open_shared(page, path, "#search=zanzibar")
     expect(page.locator("#hits li")).to_have_count(2)
 
+
+
+def test_a_damaged_part_is_said_where_the_list_stops_and_what_was_drawn_stays(offline, tmp_path, monkeypatch):
+    """A file whose later part does not inflate (a damaged copy): the entries before it are shown, then an error
+    that says so; nothing fails silently and the first screen is not replaced by an error."""
+    events = [created("c1", "lead", name="Lead")] + [say(f"s{n:03d}", "lead", f"note {n}") for n in range(200)]
+    monkeypatch.setattr(share_page, "PART_EVENTS", 20)
+    path = shared(tmp_path, write_events(tmp_path / "parts.jsonl", events))
+    html = path.read_text()
+    tail = html.index('data-first="180"')  # the last part: its gzip cut short
+    start = html.index(">", tail) + 1
+    end = html.index("</script>", start)
+    path.write_text(html[:start] + html[start:end][: (end - start) // 2] + html[end:])
+    page = offline
+    open_shared(page, path, "#agent=lead")
+    alert = page.locator("p.error[role=alert]").first
+    expect(alert).to_contain_text("Part of this file could not be read", timeout=10_000)
+    expect(page.locator("#entries .entry").first).to_contain_text("note 0")
+    everything_rendered(page)
+    expect(page.locator("#entries p.error[role=alert]")).to_contain_text("entries are missing from here on")
+    drawn = page.locator("#entries .entry").count()  # the chunks before the one needing the damaged part
+    assert 30 <= drawn < 180
+    expect(page.locator("#entries .entry").last).to_contain_text(f"note {drawn - 1}")
+    expect(page.locator("p.error[role=alert]")).to_have_count(2)  # and once every part was tried: searches say so
+    expect(page.locator("p.error[role=alert]").first).to_contain_text("missing from searches and dialogs")

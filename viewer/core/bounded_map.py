@@ -1,5 +1,6 @@
-"""A bounded map for what an app keeps between requests (counts, snapshots, drawn trees): the least recently used
-goes first, past `most` entries or past `most_weight` in all (each entry weighs `weigh(key)`). Safe across threads.
+"""Bounded maps for what an app keeps between requests. BoundedMap (counts, snapshots, drawn trees): the least
+recently used goes first, past `most` entries or past `most_weight` in all (each entry weighs `weigh(key)`).
+ClearedPast (URLs, icons: read many times a page): all dropped at once past `most`. Both safe across threads.
 """
 
 from __future__ import annotations
@@ -51,3 +52,18 @@ class BoundedMap:
 
     def __len__(self) -> int:
         return len(self._items)
+
+
+class ClearedPast(dict):
+    """A dict of values cheap to make again, read many times a page: no lock and no order kept (a dict's own
+    operations are atomic), where BoundedMap's would cost more than they save; all dropped at once past `most`."""
+
+    def __init__(self, most: int) -> None:
+        super().__init__()
+        self.most = most
+
+    def put(self, key, value):
+        if len(self) >= self.most:
+            self.clear()
+        self[key] = value
+        return value

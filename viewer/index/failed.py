@@ -10,11 +10,11 @@ import weakref
 
 from viewer.core import model
 from viewer.core.positions import filed_at
+from viewer.search.index import QUERY_BUDGET
 
 from .agent_tree import spawning_call
 
 
-CLOSE = 4096  # events the facets may be behind for a count to take them in first (some milliseconds), as search does
 _unanswered: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # session -> _kept's answer
 
 
@@ -70,10 +70,11 @@ def _made_an_agent(s, position: int, call_id: str) -> bool:
 
 
 def _facets(s, caught_up: bool):
-    """The session's facets, caught up (`caught_up`, or when they are CLOSE behind), else as far as they are built."""
+    """The session's facets, caught up (`caught_up`, or when they are behind by no more than a search takes in
+    first: some milliseconds), else as far as they are built."""
     held, count = s.facets, s.count
     behind = count - held.indexed
-    if behind > 0 and (caught_up or behind <= CLOSE):
+    if behind > 0 and (caught_up or behind <= QUERY_BUDGET):
         held.catch_up(count)
     return held
 

@@ -9,6 +9,7 @@ import re
 from typing import NamedTuple
 
 from flask import abort, g, has_request_context, redirect, request, url_for
+from werkzeug.exceptions import HTTPException, NotFound, ServiceUnavailable
 
 from viewer.core import cursor
 from viewer.index.session_index import SessionIndex
@@ -184,15 +185,35 @@ def session_or_404(session_id: str) -> SessionIndex:
 
 def agent_or_404(session: SessionIndex, agent_id: str) -> str:
     if agent_id not in session.agents:
-        abort(404, f"Session {session.name!r} has no agent {agent_id!r}.")
+        raise NotFoundYet(session, f"Session {session.name!r} has no agent {agent_id!r}")
     return agent_id
 
 
 def message_or_404(session: SessionIndex, message_id: str) -> int:
     position = session.by_id.get(message_id)
     if position is None:
-        abort(404, f"Session {session.name!r} has no message {message_id!r}.")
+        raise NotFoundYet(session, f"Session {session.name!r} has no message {message_id!r}")
     return position
+
+
+READ_AGAIN_AFTER = 1  # seconds: Retry-After of an answer about a session still being read
+
+
+class NotFoundYet(NotFound):
+    """What a session does not hold: a 404, or while its files are still being read (a link opened in the first
+    seconds after a start, a big file read on) a 503 with Retry-After, whose page waits and then opens it. Raised
+    under the session's lock, decided by the error handler (`answered`), outside it: the library's lock comes first."""
+
+    def __init__(self, session: SessionIndex, missing: str):
+        super().__init__(f"{missing}.")
+        self.path, self.missing, self.session_id = session.path, missing, session.id
+
+    def answered(self) -> HTTPException:
+        if library().progress_of(self.path) is None:
+            return self
+        waiting = ServiceUnavailable(f"{self.missing} yet: its files are still being read.", retry_after=READ_AGAIN_AFTER)
+        waiting.session_id = self.session_id  # the page links to what is read so far
+        return waiting
 
 
 def with_facets(session: SessionIndex) -> SessionIndex:

@@ -17,6 +17,8 @@ from datetime import datetime, timezone
 from flask import request
 from markupsafe import Markup, escape
 
+from viewer.core.bounded_map import ClearedPast
+
 from . import url_cache
 from .security import printed
 from .state import library, state
@@ -82,18 +84,16 @@ def duration(seconds: float | None) -> str:
 def icons(url_for: Callable[..., str]) -> Callable[..., Markup]:
     """icon(name, label=None): a Lucide icon of static/lucide-sprite.svg; decorative unless it has a `label`.
     Each is drawn once for the path the app is served under and cached: every page prints a score of them."""
-    made: dict[tuple, Markup] = {}
+    made = ClearedPast(ICONS_CACHED)
 
     def icon(name: str, label: str | None = None) -> Markup:
         key = (request.root_path, name, label)  # the sprite's URL depends on nothing else of the request
         drawn = made.get(key)
         if drawn is None:
-            if len(made) >= ICONS_CACHED:
-                made.clear()
             sprite = url_for("static", filename="lucide-sprite.svg")
             said = f' role="img" aria-label="{escape(label)}"' if label else ' aria-hidden="true"'
-            drawn = made[key] = Markup(f'<svg class="icon icon-{escape(name)}"{said} focusable="false">'
-                                       f'<use href="{escape(sprite + "#" + name)}"></use></svg>')
+            drawn = made.put(key, Markup(f'<svg class="icon icon-{escape(name)}"{said} focusable="false">'
+                                         f'<use href="{escape(sprite + "#" + name)}"></use></svg>'))
         return drawn
     return icon
 

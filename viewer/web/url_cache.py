@@ -10,6 +10,8 @@ from collections.abc import Callable
 
 from flask import request
 
+from viewer.core.bounded_map import ClearedPast
+
 from .endpoints import NO_AT_ENDPOINTS
 
 CACHED = 4096  # URLs cached at most, all dropped at once past that
@@ -21,7 +23,7 @@ class CachedUrls:
 
     def __init__(self, build: Callable[..., str]):
         self._build = build
-        self._cached: dict[tuple, str] = {}
+        self._cached: ClearedPast = ClearedPast(CACHED)
 
     def __call__(self, endpoint: str, **values) -> str:
         try:
@@ -40,11 +42,7 @@ class CachedUrls:
             pass
         except TypeError:  # a value that is not hashable (a list of values for one argument)
             return self._build(endpoint, **values)
-        url = self._build(endpoint, **values)
-        if len(self._cached) >= CACHED:
-            self._cached.clear()
-        self._cached[key] = url
-        return url
+        return self._cached.put(key, self._build(endpoint, **values))
 
 
 def install(app) -> CachedUrls:
