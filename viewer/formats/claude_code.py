@@ -140,9 +140,16 @@ class ClaudeNormalizer(Normalizer):
         if source is None:
             return None
         how, spans = source
-        if not spans or any(s is None or s[0] != spans[0][0] for s in spans):
+        first = spans[0] if spans else None
+        if first is None:
             return None
-        item = StoredEntry(event, spans[0][0], b"".join(s[1] for s in spans), how, self.inside, self.shapes)
+        if len(spans) == 1:  # most entries are one line: no walk over their spans
+            packed = first[1]
+        elif any(s is None or s[0] != first[0] for s in spans):
+            return None
+        else:
+            packed = b"".join(s[1] for s in spans)
+        item = StoredEntry(event, first[0], packed, how, self.inside, self.shapes)
         entry = self.emitted.get(event["agent_id"])
         if entry is not None and entry[1] is event:
             self.emitted[event["agent_id"]] = (entry[0], item)
