@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from viewer.core import failures, model
-from viewer.core.model import RESPONSE_PART, SPAWN_LINK, Event
+from viewer.core.model import RESPONSE_PART, SPAWN_LINK, TRANSCRIPT_ENTRY, Event
 from viewer.core.packed import Shapes
 
 from .base import Normalizer, SpawnLinks, agent_created, as_dict, content_text
@@ -94,11 +94,11 @@ class ClaudeNormalizer(Normalizer):
 
     def feed(self, record: dict, line: int, member: dict, source: tuple | None = None) -> list[Event]:
         """The events a record makes; `source` = (path, byte offset, length, CRC-32) of its line, if addressable."""
-        self._at = (source[0], SPAN.pack(*source[1:])) if source is not None else None
+        self._at = (source[0], SPAN.pack(source[1], source[2], source[3])) if source is not None else None
         self.inside = member.get("inside")
         out = self._feed(record, line, member)
         for event in out:
-            if event["event_type"] == model.TRANSCRIPT_ENTRY and "record" not in event.get("markers", ()):
+            if event["event_type"] == TRANSCRIPT_ENTRY and "record" not in event.get("markers", ()):
                 self.last_entry[event["agent_id"]] = event["message_id"]
         return out
 
