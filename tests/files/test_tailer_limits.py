@@ -84,6 +84,37 @@ def test_a_huge_line_without_newline_costs_one_chunk_not_its_size(tmp_path):
     assert peak < 3 * tailer.READ_CHUNK + 1 * MB  # a chunk read and its slice, the line's first MB; never the line
 
 
+
+def test_a_small_file_is_read_in_one_read_of_its_size_and_one_growing_meanwhile_is_read_on(tmp_path, monkeypatch):
+    """A cold read of thousands of small files: each costs one read of its size (not a READ_CHUNK buffer, and no
+    second read to find its end); bytes a writer appends while it is read are read on."""
+    path = tmp_path / "s.jsonl"
+    lines = [json.dumps({"n": i, "text": "x" * 300}).encode() for i in range(30)]
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    size = path.stat().st_size
+    reads, real = [], os.pread
+    monkeypatch.setattr(file_source, "_PREAD", lambda fd, length, offset: reads.append((offset, length)) or real(fd, length, offset))
+    result = FileTailer(path).read()
+    assert [line.data for line in result.lines] == lines
+    assert reads == [(0, size + 1)]
+
+    grown = tmp_path / "grown.jsonl"
+    grown.write_bytes(b"\n".join(lines) + b"\n")
+    more = [json.dumps({"n": i}).encode() for i in range(30, 40)]
+
+    def appended_while_read(fd, length, offset):  # a writer appends right after the reader looked at the file
+        if not reads:
+            with open(grown, "ab") as f:
+                f.write(b"\n".join(more) + b"\n")
+        reads.append((offset, length))
+        return real(fd, length, offset)
+
+    reads.clear()
+    monkeypatch.setattr(file_source, "_PREAD", appended_while_read)
+    result = FileTailer(grown).read()
+    assert [line.data for line in result.lines] == lines + more
+    assert reads[0] == (0, size + 1) and reads[1][1] == tailer.READ_CHUNK
+
 def test_blank_lines_are_counted_not_kept(tmp_path):
     path = tmp_path / "s.jsonl"
     path.write_bytes(b'\n\n{"a": 1}\n\n\n{"b": 2}\n\n')

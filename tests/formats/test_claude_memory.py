@@ -193,3 +193,22 @@ def test_a_walk_over_entries_whose_file_is_gone_gives_their_placeholders(tmp_pat
     assert [e["message_id"] for e in walked] == [s.events.load(p)["message_id"] for p in range(s.count)]
     gone = [e for e in walked if e["agent_id"] == "agent-ab12" and e["event_type"] == "transcript_entry"]
     assert gone and all("changed since it was read" in e["content"] for e in gone)
+
+
+def test_a_sub_agents_meta_file_is_read_holding_about_its_size_not_the_limit(tmp_path):
+    """A folder holds a `.meta.json` for every sub-agent: each is read whole, without a buffer of the megabyte
+    a sidecar may hold at most."""
+    import tracemalloc
+
+    from viewer.formats.claude_code_layout import read_meta
+
+    meta = tmp_path / "agent-a1.meta.json"
+    meta.write_text(json.dumps({"agentType": "Explore", "description": "find the tests", "toolUseId": "toolu_1"}))
+    tracemalloc.start()
+    try:
+        read, problem = read_meta(str(meta), str(tmp_path))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert (read, problem) == ({"agentType": "Explore", "description": "find the tests", "toolUseId": "toolu_1"}, None)
+    assert peak < 64 * 1024, peak

@@ -51,6 +51,8 @@ class OpenFiles:
         pool[id(source)] = weakref.ref(source)
         if len(pool) <= self.cap:  # room to spare: no walk (nor a copy of the pool's keys to walk)
             return
+        if self._closed_oldest(source):  # the usual case once full: the walk's first step, without copying the pool
+            return
         for key in list(pool) * 2:  # two walks: the first may only clear `recent`
             if len(pool) <= self.cap:
                 return
@@ -63,6 +65,17 @@ class OpenFiles:
                 pool.move_to_end(key)
             else:
                 other.close_descriptor()
+
+    def _closed_oldest(self, source) -> bool:
+        """Close the oldest file if the walk would close it first (not read lately, not in use), without copying
+        the pool's keys (a cold read of thousands of files enters each into a full pool); False if not."""
+        pool = self.open
+        key = next(iter(pool))
+        other = pool[key]()
+        if other is None or other is source or other.users or other.recent:
+            return False
+        other.close_descriptor()
+        return len(pool) <= self.cap
 
     def leave(self, source) -> None:
         """`source` closed its descriptor (under `lock`)."""

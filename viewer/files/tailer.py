@@ -318,7 +318,7 @@ class FileTailer:
         self._mtime_ns, self._checked_ns = st.st_mtime_ns, now
         result.source = self._source
         before = self._lines.position
-        self._remember(self._read_lines(limit, window, result))
+        self._remember(self._read_lines(limit, window, result, st.st_size))
         lines = self._lines
         if lines.position != before:  # the open line (if any) is new or grew: judged again
             if self._reported is not None:
@@ -377,16 +377,28 @@ class FileTailer:
             result.restarted = True
         self._source = fresh
 
-    def _read_lines(self, limit: int | None, window: bytes, result: TailResult) -> bytes:
-        """Feed what was appended to the line cutter; the last FINGERPRINT_BYTES bytes read (with `window`)."""
+    def _read_lines(self, limit: int | None, window: bytes, result: TailResult, size: int) -> bytes:
+        """Feed what was appended to the line cutter; the last FINGERPRINT_BYTES bytes read (with `window`).
+
+        `size`: the file's size when it was looked at. A read asks for one byte more than is left of that, not a
+        whole READ_CHUNK (a buffer of that size for each of thousands of small files), and one that comes back short
+        reached the file's end: no read more to find it. A file that grew meanwhile is read on in whole chunks."""
         lines, source, got = self._lines, self._source, 0
-        while chunk := source.read(lines.position, READ_CHUNK if limit is None else min(READ_CHUNK, limit - got)):
+        while True:
+            want = READ_CHUNK if limit is None else min(READ_CHUNK, limit - got)
+            if 0 <= size - lines.position < want:
+                want = size - lines.position + 1
+            chunk = source.read(lines.position, want)
+            if not chunk:
+                break
             lines.feed(chunk, result.lines, result.problems)
             window = chunk[-FINGERPRINT_BYTES:] if len(chunk) >= FINGERPRINT_BYTES else (
                 window + chunk)[-FINGERPRINT_BYTES:]
             got += len(chunk)
             if limit is not None and got >= limit:
                 result.more = True
+                break
+            if len(chunk) < want:  # the end of the file as it is now
                 break
         return window
 

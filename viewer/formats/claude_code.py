@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from viewer.core import failures, model
-from viewer.core.model import RESPONSE_PART, SPAWN_LINK, Event
+from viewer.core.model import RESPONSE_PART, SPAWN_LINK, TRANSCRIPT_ENTRY, Event
 from viewer.core.packed import Shapes
 
 from .base import Normalizer, SpawnLinks, agent_created, as_dict, content_text
@@ -94,11 +94,11 @@ class ClaudeNormalizer(Normalizer):
 
     def feed(self, record: dict, line: int, member: dict, source: tuple | None = None) -> list[Event]:
         """The events a record makes; `source` = (path, byte offset, length, CRC-32) of its line, if addressable."""
-        self._at = (source[0], SPAN.pack(*source[1:])) if source is not None else None
+        self._at = (source[0], SPAN.pack(source[1], source[2], source[3])) if source is not None else None
         self.inside = member.get("inside")
         out = self._feed(record, line, member)
         for event in out:
-            if event["event_type"] == model.TRANSCRIPT_ENTRY and "record" not in event.get("markers", ()):
+            if event["event_type"] == TRANSCRIPT_ENTRY and "record" not in event.get("markers", ()):
                 self.last_entry[event["agent_id"]] = event["message_id"]
         return out
 
@@ -140,9 +140,16 @@ class ClaudeNormalizer(Normalizer):
         if source is None:
             return None
         how, spans = source
-        if not spans or any(s is None or s[0] != spans[0][0] for s in spans):
+        first = spans[0] if spans else None
+        if first is None:
             return None
-        item = StoredEntry(event, spans[0][0], b"".join(s[1] for s in spans), how, self.inside, self.shapes)
+        if len(spans) == 1:  # most entries are one line: no walk over their spans
+            packed = first[1]
+        elif any(s is None or s[0] != first[0] for s in spans):
+            return None
+        else:
+            packed = b"".join(s[1] for s in spans)
+        item = StoredEntry(event, first[0], packed, how, self.inside, self.shapes)
         entry = self.emitted.get(event["agent_id"])
         if entry is not None and entry[1] is event:
             self.emitted[event["agent_id"]] = (entry[0], item)

@@ -42,8 +42,10 @@ class Branches:
         lines, talk = self.order.get(agent), self.talk.get(agent)
         if lines is None:  # not setdefault: that would make an empty list and bytearray for every line
             lines, talk = self.order[agent], self.talk[agent] = [], bytearray()
-        parent, forked, prompt = record.get("parentUuid"), None, typed_prompt(record)
-        if isinstance(parent, str) and lines and lines[-1] != parent and prompt:
+        kind = record.get("type")
+        prompt = kind == "user" and typed_prompt(record)  # most lines are the assistant's: no call for them
+        parent, forked = record.get("parentUuid"), None
+        if prompt and isinstance(parent, str) and lines and lines[-1] != parent:
             at = self.where.get(parent)
             replaced = next((kind for kind in talk[at + 1:] if kind), OTHER) if at is not None else OTHER
             if replaced == PROMPT and at < len(lines) and lines[at] == parent:
@@ -53,7 +55,7 @@ class Branches:
                 forked = parent
         self.where[uuid] = len(lines)
         lines.append(uuid)
-        talk.append(PROMPT if prompt else TALK if record.get("type") in CONVERSATION else OTHER)
+        talk.append(PROMPT if prompt else TALK if kind in CONVERSATION else OTHER)
         return forked
 
     def fork_of(self, raw) -> str | None:

@@ -249,7 +249,10 @@ class StoredEntry:
     @property
     def size(self) -> int:
         """Bytes of its lines: about what its loaded event holds (EventList bounds its cache by this)."""
-        return sum(span[1] for span in SPAN.iter_unpack(self.spans))
+        spans = self.spans
+        if len(spans) == SPAN.size:  # one line, as most entries are
+            return SPAN.unpack(spans)[1]
+        return sum(span[1] for span in SPAN.iter_unpack(spans))
 
     def grow(self, event: Event, span: bytes) -> None:
         """The message took in one more line (`event` is it whole, grown)."""

@@ -90,8 +90,8 @@ def read_meta(path: str | None, inside: str | None) -> tuple[dict, tuple[str, st
         return {}, None
     name = os.path.basename(path)
     try:
-        with open_regular_file(path, inside) as f:
-            data = f.read(META_LIMIT + 1)
+        with open_regular_file(path, inside) as f:  # as much as it holds, not a buffer of META_LIMIT for each
+            data = f.read(min(os.fstat(f.fileno()).st_size, META_LIMIT) + 1)
     except NOT_READABLE as error:
         kind, detail = refusal(error)
         return {}, (kind, f"{name}: {detail}; the sub-agent's description is not shown")
