@@ -50,17 +50,19 @@ def word_postings(texts: list[str], start: int) -> dict[str, array]:
     """The postings of consecutive texts at positions start, start+1, ...: token -> the ascending positions of
     the texts holding it (`tokens` of each, each token once per text).
 
-    Tokenizing is most of what indexing costs (some 10 µs a text of 100 words), so the texts are tokenized
-    together: one translation and split of them all, each text's words made a set and posted as bytes (cheaper
-    than as str: 9 against 15 µs a text), and only each distinct word decoded. A text said again in the batch (a
-    message delivered to several agents, each delivery with its original's content: a third of the texts of a
-    multi-agent log) is tokenized once, and posted once with all its positions."""
+    Tokenizing is most of what indexing costs, so it runs in C over all the texts at once: one translation and
+    split of them all, each text's words made a set, and each set's words appended to their positions through
+    C calls only (no Python code per word: a dict of every word's empty positions is made first). A text said
+    again in the batch (a message delivered to several agents, each delivery with its original's content: a
+    third of the texts of a multi-agent log) is tokenized once, and posted once with all its positions."""
     stop = start + len(texts)
-    repeated = len(set(texts)) < len(texts)
-    if not repeated:
-        postings = Postings()
-        post(postings, _word_sets(texts), start)
-        return {word.decode(): positions for word, positions in postings.items()}
+    if len(set(texts)) == len(texts):
+        word_sets = _word_sets(texts)
+        words = _words_of(word_sets)
+        postings = dict(zip(words, map(array, repeat("i", len(words)))))
+        deque(map(array.append, map(postings.__getitem__, chain.from_iterable(word_sets)), _each_position(
+            range(start, stop), word_sets)), 0)
+        return postings
     positions_of: dict[str, list[int]] = {}  # each text said -> its positions
     for position, text in zip(range(start, stop), texts):
         positions = positions_of.get(text)
@@ -69,25 +71,38 @@ def word_postings(texts: list[str], start: int) -> dict[str, array]:
         else:
             positions.append(position)
     word_sets = _word_sets(list(positions_of))
-    lists: dict[bytes, list[int]] = defaultdict(list)
-    groups = chain.from_iterable(map(repeat, positions_of.values(), map(len, word_sets)))
-    deque(map(list.extend, map(lists.__getitem__, chain.from_iterable(word_sets)), groups), 0)
+    words = _words_of(word_sets)
+    lists = dict(zip(words, map(list, repeat((), len(words)))))
+    deque(map(list.extend, map(lists.__getitem__, chain.from_iterable(word_sets)), _each_position(
+        positions_of.values(), word_sets)), 0)
     # a word's groups come in the order their texts were first said: sorted, its positions ascend again
-    return {word.decode(): array("i", sorted(positions)) for word, positions in lists.items()}
+    return dict(zip(lists, map(array, repeat("i"), map(sorted, lists.values()))))
 
 
-def _word_sets(texts: list[str]) -> list[set[bytes]]:
-    """The set of each text's tokens, as UTF-8 bytes."""
-    # A text that is not ASCII is tokenized by the regex and stands as its tokens: translating
-    # those (lowercase word characters and spaces, in UTF-8) changes nothing.
+def _words_of(word_sets: list[set[str]]) -> set[str]:
+    """Every word of the sets once."""
+    return set().union(*word_sets)
+
+
+def _each_position(positions, word_sets: list[set[str]]):
+    """Each text's position (or positions) once for each of its words, in the order of the sets' words."""
+    return chain.from_iterable(map(repeat, positions, map(len, word_sets)))
+
+
+def _word_sets(texts: list[str]) -> list[set[str]]:
+    """The set of each text's tokens."""
     joined = _SEPARATOR.join(texts)
-    if not joined.isascii():
-        joined = _SEPARATOR.join([text if text.isascii() else " ".join(tokens(text)) for text in texts])
-    if joined.count(_SEPARATOR) == len(texts) - 1:
-        parts = joined.encode().translate(_ASCII_WORDS).split(_SEPARATOR.encode())
-    else:  # a text holds the separator itself
-        parts = [" ".join(tokens(text)).encode() for text in texts]
-    return list(map(set, map(bytes.split, parts)))
+    if joined.isascii():
+        parts = joined.encode().translate(_ASCII_WORDS).decode().split(_SEPARATOR)
+        if len(parts) == len(texts):  # else a text holds the separator itself
+            return list(map(set, map(str.split, parts)))
+    return [set(_ascii_words(text) if text.isascii() and _SEPARATOR not in text else tokens(text))
+            for text in texts]
+
+
+def _ascii_words(text: str) -> list[str]:
+    """`tokens` of an ASCII text."""
+    return text.encode().translate(_ASCII_WORDS).decode().split()
 
 
 def searchable_text(event: Event) -> str:
@@ -118,15 +133,6 @@ def index_text(event: Event) -> str:
             and not touches_tools(event)):
         return content
     return searchable_text(event)
-
-
-def post(postings: dict, keys_of_events: list, start: int) -> None:
-    """Append start, start+1 ... to the postings of the keys of each event (each key once per event); `postings`
-    makes the positions of a key it does not hold yet (Postings)."""
-    keys = chain.from_iterable(keys_of_events)
-    counts = map(len, keys_of_events)
-    positions = chain.from_iterable(map(repeat, range(start, start + len(keys_of_events)), counts))
-    deque(map(array.append, map(postings.__getitem__, keys), positions), 0)
 
 
 def _call_parts(call: dict) -> tuple[str, str]:
@@ -259,18 +265,9 @@ def class_keys(event_type: str, role: str | None, perspective: str) -> tuple[str
     return tuple(keys)
 
 
-class Postings(dict):
-    """token -> positions; looking up a new token makes its (empty) positions."""
-
-    __slots__ = ()
-
-    def __missing__(self, key: str) -> array:
-        positions = self[key] = array("i")
-        return positions
-
-
-class _Postings(Postings):
-    """Postings that file each new word in the vocabulary, and note it for the folder's words (FolderWords)."""
+class _Postings(dict):
+    """token -> positions; looking up a new token makes its (empty) positions, files a new word in the vocabulary and
+    notes it for the folder's words (FolderWords)."""
 
     __slots__ = ("vocabulary", "noted")
 
