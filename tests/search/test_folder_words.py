@@ -74,6 +74,18 @@ def test_searches_passing_over_sessions_answer_what_searching_every_session_answ
         every_page(library, q, limit=7)
     found = searched(library, folder["rare_word"])
     assert [h["session"].endswith(folder["newest"]) for h in found["hits"]] == [True]
+    assert_filed_as_held(library)
+
+
+def assert_filed_as_held(library: Library) -> None:
+    """Each word's list is the ascending numbers of the sessions whose index holds it, each once."""
+    numbers = library.folder_words.numbers
+    held: dict[str, list[int]] = {}
+    for s in library.listing():
+        for word in s.search.words():
+            held.setdefault(word, []).append(numbers[s.id])
+    filed = {word: list(kept) for word, kept in library.folder_words.words.items()}
+    assert filed == {word: sorted(found) for word, found in held.items()}
 
 
 def postings_read(library: Library) -> list[str]:
@@ -170,3 +182,4 @@ def test_sessions_growing_between_searches_are_searched_as_searching_every_sessi
     for q in words:
         every_page(library, q, limit=50)
     assert any(searched(library, q)["hits"] for q in words)
+    assert_filed_as_held(library)

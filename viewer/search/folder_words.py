@@ -12,6 +12,8 @@ from __future__ import annotations
 import threading
 from array import array
 from bisect import bisect_left
+from collections import deque
+from itertools import repeat
 
 from viewer.core import lockorder
 from viewer.core.cursor import Cursor
@@ -50,7 +52,9 @@ class FolderWords:
             if new:
                 self.filings += 1
                 filing = self.filings
-                self._file(self._number(s.id), new)
+                numbered = len(self.ids)
+                number = self._number(s.id)
+                self._file(number, new, newest=number == numbered)
             self.told[s.id] = (epoch, indexed, updated, filing, str(Cursor(epoch, indexed)))
         index.noted.clear()
         index.noted_from = indexed
@@ -106,8 +110,15 @@ class FolderWords:
             self.ids.append(session_id)
         return number
 
-    def _file(self, number: int, new: list[str]) -> None:
+    def _file(self, number: int, new: list[str], newest: bool) -> None:
+        """File `number` under each word of `new`; `newest`: it was numbered just now, above every number filed."""
         words = self.words
+        if newest:  # appended to every list (a first read of a folder files each session so): C calls only
+            new = set(new)
+            unfiled = new.difference(words)
+            words.update(zip(unfiled, map(array, repeat("i", len(unfiled)))))
+            deque(map(array.append, map(words.__getitem__, new), repeat(number)), 0)
+            return
         for word in new:
             numbers = words.get(word)
             if numbers is None:
