@@ -266,21 +266,42 @@ def class_keys(event_type: str, role: str | None, perspective: str) -> tuple[str
 
 
 class _Postings(dict):
-    """token -> positions; looking up a new token makes its (empty) positions, files a new word in the vocabulary and
-    notes it for the folder's words (FolderWords)."""
+    """token -> positions; looking up a new token makes its (empty) positions, notes a new word for the folder's
+    words (FolderWords) and files it in the vocabulary once that is made.
 
-    __slots__ = ("vocabulary", "noted")
+    The vocabulary (the word tokens by their first two characters, what a prefix looks up) is made when a prefix is
+    first looked up: most sessions are read whole and packed before any prefix is."""
 
-    def __init__(self, vocabulary: dict[str, list[str]], noted: list[str] | None = None) -> None:
+    __slots__ = ("_vocabulary", "noted")
+
+    def __init__(self, noted: list[str] | None = None) -> None:
         super().__init__()
-        self.vocabulary, self.noted = vocabulary, [] if noted is None else noted
+        self._vocabulary: dict[str, list[str]] | None = None
+        self.noted = [] if noted is None else noted
 
     def __missing__(self, key: str) -> array:
         positions = self[key] = array("i")
         if key[0] != "\x01":
-            self.vocabulary.setdefault(key[:2], []).append(key)
+            if self._vocabulary is not None:
+                self._vocabulary.setdefault(key[:2], []).append(key)
             self.noted.append(key)
         return positions
+
+    def take_first(self, posted: dict[str, array]) -> None:
+        """Take the postings of a first run into these empty ones as looking each token up would: the same arrays,
+        each word noted, without a call per token."""
+        dict.update(self, posted)
+        self.noted.extend([token for token in posted if token[0] != "\x01"])
+        self._vocabulary = None  # made again when a prefix is looked up, with these words
+
+    @property
+    def vocabulary(self) -> dict[str, list[str]]:
+        if self._vocabulary is None:
+            self._vocabulary = {}
+            for token in self:
+                if token[0] != "\x01":
+                    self._vocabulary.setdefault(token[:2], []).append(token)
+        return self._vocabulary
 
 
 class SearchIndex(Incremental):
@@ -292,12 +313,11 @@ class SearchIndex(Incremental):
     """
 
     def __init__(self, session=None) -> None:
-        self.vocabulary: dict[str, list[str]] = {}  # the word tokens by their first two characters
         # The word tokens first posted since the events before `noted_from` were indexed: what the folder's words
         # (search.folder_words) have not been told of this session yet
         self.noted: list[str] = []
         self.noted_from = 0
-        self._postings: dict[str, array] = _Postings(self.vocabulary, self.noted)
+        self._postings: _Postings | PackedPostings = _Postings(self.noted)
         super().__init__(session)  # events 0 .. indexed-1 are in the postings
         # The role and kind field tokens are not posted per event: an event is in one class (its role and
         # kind tokens, a handful of classes per session), and a token's positions are its class's,
@@ -306,9 +326,9 @@ class SearchIndex(Incremental):
         self._classes_with: dict[str, list[array]] = {}  # role or kind token -> the positions of its classes
         self._merged: dict[str, tuple[array, int]] = {}  # role or kind token -> its positions, up to `indexed`
 
-    # What it holds: each kept by `state`, or made again from what is (the vocabulary, the classes by token) or
+    # What it holds: each kept by `state`, or made again from what is (the classes by token) or
     # when asked for (merged lists), or the session it reads
-    HOLDS = frozenset({"vocabulary", "_postings", "indexed", "_session", "_class_of", "_classes_with", "_merged",
+    HOLDS = frozenset({"_postings", "indexed", "_session", "_class_of", "_classes_with", "_merged",
                        "noted", "noted_from"})
 
     def state(self):
@@ -335,7 +355,7 @@ class SearchIndex(Incremental):
         elif name == "postings":
             postings = self._postings
             for token, kept in value.items():
-                postings[token].frombytes(kept[1])  # files the word in the vocabulary too
+                postings[token].frombytes(kept[1])
         else:
             raise ValueError(f"a search index keeps no {name!r}")
         # what it took back is what it was built from: noted as of its events indexed (FolderWords.take)
@@ -377,17 +397,22 @@ class SearchIndex(Incremental):
         if self.packed or not self.complete:
             return False
         self._postings = PackedPostings.packed(self._postings, self.indexed)
-        self.vocabulary.clear()
         return True
+
+    @property
+    def vocabulary(self) -> dict[str, list[str]]:
+        """The word tokens of an unpacked index by their first two characters (a packed one looks prefixes up by
+        bisection)."""
+        return {} if self.packed else self._postings.vocabulary
 
     @property
     def packed(self) -> bool:
         return isinstance(self._postings, PackedPostings)
 
-    def _unpacked(self) -> dict[str, array]:
+    def _unpacked(self) -> _Postings:
         """The postings to extend: packed ones (a session that grew after all) made a dict of arrays again."""
         if self.packed:
-            packed, self._postings = self._postings, _Postings(self.vocabulary, self.noted)
+            packed, self._postings = self._postings, _Postings(self.noted)
             noted = len(self.noted)
             for token, positions in packed.items():
                 self._postings[token].fromlist(positions.tolist())  # packed positions may be 2 bytes each
@@ -422,7 +447,7 @@ class SearchIndex(Incremental):
             for token, positions in posted.items():  # each run's positions come after every one posted before
                 postings[token].extend(positions)
         else:  # the first run (a small session's only one): its arrays are taken as they are, its words noted at once
-            self._first_run(posted)
+            postings.take_first(posted)
         # An agent's first event holds its id's words (unless an agent_created named it first), in their place.
         for agent_id in agents:
             agent = s.agents.get(agent_id)
@@ -436,20 +461,6 @@ class SearchIndex(Incremental):
                 if at == len(positions) or positions[at] != position:
                     positions.insert(at, position)
         self.indexed = stop
-
-    def _first_run(self, posted: dict[str, array]) -> None:
-        """Post the first run into the empty postings as extending them would: the same arrays, and each word filed
-        in the vocabulary and noted in the order posted (see _Postings), without a call per token."""
-        postings, vocabulary = self._postings, self.vocabulary
-        dict.update(postings, posted)
-        words = [token for token in posted if token[0] != "\x01"]
-        self.noted.extend(words)
-        for word in words:
-            found = vocabulary.get(word[:2])
-            if found is None:
-                vocabulary[word[:2]] = [word]
-            else:
-                found.append(word)
 
     def get(self, key: str) -> array:
         if key[:3] in CLASS_FIELDS:
