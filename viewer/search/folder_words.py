@@ -43,8 +43,8 @@ class FolderWords:
             return
         if told is not None and told[:3] == (epoch, indexed, updated) and not index.noted:
             return
-        if told is not None and told[0] == epoch and index.noted_from <= told[1]:
-            new = index.noted  # the words of the events before noted_from are filed already
+        if index.noted_from == 0 or (told is not None and told[0] == epoch and index.noted_from <= told[1]):
+            new = index.noted  # every word since its first event, or the words of the events before are filed already
         else:
             new = index.words()
         with self.lock:

@@ -92,17 +92,13 @@ def _each_position(positions, word_sets: list[set[str]]):
 def _word_sets(texts: list[str]) -> list[set[str]]:
     """The set of each text's tokens."""
     joined = _SEPARATOR.join(texts)
-    if joined.isascii():
-        parts = joined.encode().translate(_ASCII_WORDS).decode().split(_SEPARATOR)
-        if len(parts) == len(texts):  # else a text holds the separator itself
-            return list(map(set, map(str.split, parts)))
-    return [set(_ascii_words(text) if text.isascii() and _SEPARATOR not in text else tokens(text))
-            for text in texts]
-
-
-def _ascii_words(text: str) -> list[str]:
-    """`tokens` of an ASCII text."""
-    return text.encode().translate(_ASCII_WORDS).decode().split()
+    if not joined.isascii():  # the ASCII texts together as below, the others by the regex
+        sets = _word_sets([text if text.isascii() else "" for text in texts])
+        return [words if text.isascii() else set(tokens(text)) for words, text in zip(sets, texts)]
+    parts = joined.encode().translate(_ASCII_WORDS).decode().split(_SEPARATOR)
+    if len(parts) == len(texts):
+        return list(map(set, map(str.split, parts)))
+    return [set(tokens(text)) for text in texts]  # a text holds the separator itself
 
 
 def searchable_text(event: Event) -> str:
@@ -487,7 +483,7 @@ class SearchIndex(Incremental):
         """Every word token it holds (not the field tokens)."""
         if self.packed:
             return self._postings.prefixed("")
-        return [word for words in self.vocabulary.values() for word in words]
+        return [token for token in self._postings if token[0] != "\x01"]
 
     def prefixed(self, prefix: str) -> list[str]:
         """Word tokens starting with `prefix`."""
