@@ -19,6 +19,7 @@ TEXTS = [
 @pytest.mark.parametrize("texts", [
     TEXTS,
     [t for t in TEXTS if t.isascii() and "\x01" not in t],  # all ASCII: one translation for them all
+    [t for t in TEXTS if t.isascii()],  # one holds the separator of texts
     [t for t in TEXTS if not t.isascii()],
     ["only one"], [],
     # texts said again (deliveries): tokenized once, posted with all their positions, interleaved with others
