@@ -292,12 +292,14 @@ class _Postings(dict):
 
     @property
     def vocabulary(self) -> dict[str, list[str]]:
-        if self._vocabulary is None:
-            self._vocabulary = {}
+        vocabulary = self._vocabulary
+        if vocabulary is None:  # made whole before it is kept: a reader never sees part of it
+            vocabulary = {}
             for token in self:
                 if token[0] != "\x01":
-                    self._vocabulary.setdefault(token[:2], []).append(token)
-        return self._vocabulary
+                    vocabulary.setdefault(token[:2], []).append(token)
+            self._vocabulary = vocabulary
+        return vocabulary
 
 
 class SearchIndex(Incremental):
