@@ -17,6 +17,7 @@ from test_group_cache import run
 from viewer.library import background
 from viewer.library.library import Library
 from viewer.search import query as search
+from viewer.search.folder_words import FolderWords
 from viewer.store import folder_cache
 from viewer.store.session_cache import SessionCache
 
@@ -74,6 +75,18 @@ def test_searches_passing_over_sessions_answer_what_searching_every_session_answ
         every_page(library, q, limit=7)
     found = searched(library, folder["rare_word"])
     assert [h["session"].endswith(folder["newest"]) for h in found["hits"]] == [True]
+    assert_filed_as_held(library)
+
+
+def assert_filed_as_held(library: Library) -> None:
+    """Each word's list is the ascending numbers of the sessions whose index holds it, each once."""
+    numbers = library.folder_words.numbers
+    held: dict[str, list[int]] = {}
+    for s in library.listing():
+        for word in s.search.words():
+            held.setdefault(word, []).append(numbers[s.id])
+    filed = {word: list(kept) for word, kept in library.folder_words.words.items()}
+    assert filed == {word: sorted(found) for word, found in held.items()}
 
 
 def postings_read(library: Library) -> list[str]:
@@ -170,3 +183,36 @@ def test_sessions_growing_between_searches_are_searched_as_searching_every_sessi
     for q in words:
         every_page(library, q, limit=50)
     assert any(searched(library, q)["hits"] for q in words)
+    assert_filed_as_held(library)
+
+
+def test_a_session_gone_from_the_folder_is_forgotten_and_its_words_leave_the_lists_kept(tmp_path):
+    root = tmp_path / "logs"
+    root.mkdir()
+    for name, said in [("a", "shared aardvark"), ("b", "shared bittern"), ("c", "shared cassowary")]:
+        (root / f"{name}.jsonl").write_text(native_line(created("c0", "main")) + native_line(say("m1", "main", said)))
+    library = Library(str(root))
+    library.scan()
+    while background.step(library):
+        pass
+    words = library.folder_words
+    assert words.holding(["bittern"]).ids == {"b"}
+    (root / "b.jsonl").unlink()
+    library.refresh(str(root / "b.jsonl"))  # what the watcher does when a file goes
+    assert [s.id for s in library.listing()] == ["a", "c"]
+    assert "b" not in words.numbers and "b" not in words.told
+    assert words.holding(["bittern"]).ids == set() and words.holding(["shared"]).ids == {"a", "c"}
+    kept = FolderWords.from_state(list(words.state(2)))  # as the cache keeps them: its number is in no list
+    assert "bittern" not in words.words and "bittern" not in kept.words
+    assert {w: list(n) for w, n in kept.words.items()} == {w: list(n) for w, n in words.words.items()}
+    assert kept.holding(["shared"]).ids == {"a", "c"} and kept.numbers == words.numbers
+    # a new file under its name: a session of its own, holding only its own words
+    (root / "b.jsonl").write_text(native_line(created("c0", "main")) + native_line(say("m1", "main", "shared dodo")))
+    library.refresh(str(root / "b.jsonl"))
+    while background.step(library):
+        pass
+    assert words.holding(["dodo"]).ids == {"b"} and words.holding(["bittern"]).ids == set()
+    assert words.holding(["shared"]).ids == {"a", "b", "c"}
+    assert_filed_as_held(library)
+    for q in ["shared", "bittern", "dodo", "aardvark"]:
+        searched(library, q)

@@ -19,6 +19,7 @@ TEXTS = [
 @pytest.mark.parametrize("texts", [
     TEXTS,
     [t for t in TEXTS if t.isascii() and "\x01" not in t],  # all ASCII: one translation for them all
+    [t for t in TEXTS if t.isascii()],  # one holds the separator of texts
     [t for t in TEXTS if not t.isascii()],
     ["only one"], [],
     # texts said again (deliveries): tokenized once, posted with all their positions, interleaved with others
@@ -124,3 +125,16 @@ def test_a_facets_positions_grow_with_the_session(tmp_path):
     expected = expected_index(s)
     assert {key: list(s.search.get(key)) for key in before} == {key: expected[key] for key in before}
     assert len(expected[user]) == 30 and len(expected[noted]) > len(before[noted])
+
+
+def test_prefixes_find_the_words_of_events_indexed_after_a_prefix_was_first_looked_up(tmp_path):
+    library = library_with(tmp_path, [user("u1", "main", "Caffeine first"), say("s1", "main", "décaféiné")])
+    s = library.get("s")
+    assert sorted(s.search.prefixed("caf")) == ["caffeine"] and s.search.prefixed("déc") == ["décaféiné"]
+    write_events(tmp_path / "s.jsonl", [say("s2", "main", "CAFÉ au lait, cafeteria"), user("u2", "main", "Décor")],
+                 mode="a")
+    library.scan()
+    assert sorted(s.search.prefixed("caf")) == ["cafeteria", "caffeine", "café"]
+    assert sorted(s.search.prefixed("dé")) == ["décaféiné", "décor"]
+    assert sorted(s.search.words()) == sorted(["au", "cafeteria", "caffeine", "café", "décaféiné", "décor", "first",
+                                               "lait", "main"])

@@ -86,7 +86,7 @@ def test_packed_postings_hold_a_fraction_of_the_memory(project):
             tracemalloc.stop()
 
     def as_built(postings):  # what a session's index holds while it grows: a dict of arrays, and its vocabulary
-        built = _Postings({})
+        built = _Postings()
         for token, positions in postings.items():
             built[token].extend(positions)
         return built

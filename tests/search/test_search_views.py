@@ -224,6 +224,19 @@ def test_search_snippets_are_escaped(session_dir, app, client):
     assert api(client, "/api/search?q=needle")["results"][0]["snippet"] == evil
 
 
+def test_a_secret_is_in_no_search_answer_whichever_word_finds_it(session_dir, app, client):
+    secrets = ["zq9secretvaluexx", "abcdefghijklmnopqrstuvwxyz123456"]
+    said = f"use Authorization: Bearer {secrets[0]} and key sk-{secrets[1]} needle"
+    write_events(session_dir / "keys.jsonl", [say("m1", "a", said)])
+    app.extensions["agentview"].library.scan()
+    for q in ["needle", "authorization", '"key sk"', "bearer", "zq9*", secrets[0], secrets[1]]:
+        (hit,) = api(client, f"/api/search?q={q}&session=keys")["results"]  # (the hits of the secret's own words too)
+        assert "[masked]" in hit["snippet"] and not any(secret in json.dumps(hit) for secret in secrets), q
+        if not any(secret in q for secret in secrets):  # (a page shows its query)
+            page = get(client, f"/search?q={q}").data.decode()
+            assert "[masked]" in page and not any(secret in page for secret in secrets), q
+
+
 # --- the agent page's filters ------------------------------------------------------------------------
 
 def article_ids(doc):

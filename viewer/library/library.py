@@ -382,6 +382,7 @@ class Library:
                 else:
                     if self.sessions.get(session.id) is session:  # not a main file listed unread under its id
                         del self.sessions[session.id]
+                        self.folder_words.forget(session.id)
                     if self.cache is not None:  # what it kept of the group goes too (the folder's entry with it)
                         self.cache.forget(session.path)
                     self.version += 1
@@ -389,7 +390,8 @@ class Library:
             else:
                 regroup = None
             if session is not None:
-                self.sessions.pop(session.id, None)
+                if self.sessions.pop(session.id, None) is session:
+                    self.folder_words.forget(session.id)
                 if self.cache is not None:
                     self.cache.forget(path)
                 self.groups.name_at(path)  # a group named like this file may have its id back

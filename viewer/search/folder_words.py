@@ -5,6 +5,8 @@ it has not been told of yet. A session's words are told (`take`) when its search
 words first posted since it was last told are filed, so N new events cost what their new words cost. Lists only
 grow: a session read again under a new epoch may leave words it no longer holds (it is looked at for nothing,
 never missed). A session is passed over only when every word of every event it has was filed (`Holding.lacks`).
+A session gone from the folder is forgotten (`forget`): its number names nobody from then on, and leaves the
+lists when they are next kept (`state`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from __future__ import annotations
 import threading
 from array import array
 from bisect import bisect_left
+from collections import deque
+from itertools import repeat
 
 from viewer.core import lockorder
 from viewer.core.cursor import Cursor
@@ -27,6 +31,7 @@ class FolderWords:
         # some of its words, the cursor of a reader of those events)
         self.told: dict[str, tuple] = {}
         self.filings = 0  # filings that added words so far
+        self.forgotten: set[int] = set()  # numbers of sessions gone, still in some lists (see state)
         # the ingest thread and requests file words: a list is bisected and inserted into under it
         self.lock = lockorder.ordered(threading.Lock(), lockorder.CACHE, "folder words")
 
@@ -41,8 +46,8 @@ class FolderWords:
             return
         if told is not None and told[:3] == (epoch, indexed, updated) and not index.noted:
             return
-        if told is not None and told[0] == epoch and index.noted_from <= told[1]:
-            new = index.noted  # the words of the events before noted_from are filed already
+        if index.noted_from == 0 or (told is not None and told[0] == epoch and index.noted_from <= told[1]):
+            new = index.noted  # every word since its first event, or the words of the events before are filed already
         else:
             new = index.words()
         with self.lock:
@@ -50,30 +55,61 @@ class FolderWords:
             if new:
                 self.filings += 1
                 filing = self.filings
-                self._file(self._number(s.id), new)
+                numbered = len(self.ids)
+                number = self._number(s.id)
+                self._file(number, new, newest=number == numbered)
             self.told[s.id] = (epoch, indexed, updated, filing, str(Cursor(epoch, indexed)))
         index.noted.clear()
         index.noted_from = indexed
+
+    def forget(self, session_id: str) -> None:
+        """The session is gone: it is told of nothing, and a session listed under its id later has a number of its own
+        (its number is never given again)."""
+        with self.lock:
+            number = self.numbers.pop(session_id, None)
+            self.told.pop(session_id, None)
+            if number is not None:
+                self.ids[number] = None
+                self.forgotten.add(number)
 
     def holding(self, words: list[str]) -> Holding:
         """The sessions holding every one of `words` (and maybe some that held them once), as filed now."""
         with self.lock:
             lists = [self.words.get(word, _NONE) for word in words]
-            return Holding({self.ids[number] for number in intersection(lists)}, self.filings, self.told)
+            ids = {self.ids[number] for number in intersection(lists)}
+            ids.discard(None)
+            return Holding(ids, self.filings, self.told)
 
     def state(self, size: int):
         """What it holds as plain data, in sections of at most `size` items (kept by the persistent cache: see
         store.folder_cache). What sessions were told is taken first: the words, which only grow, taken after it,
-        hold at least what it says."""
+        hold at least what it says. The numbers of the sessions forgotten leave the lists on the way (a word no
+        session holds any more, with them)."""
         with self.lock:
             told = [(sid, told[:3]) for sid, told in self.told.items()]
             ids, words = list(self.ids), list(self.words)
+            gone, self.forgotten = sorted(self.forgotten), set()
         yield "ids", ids
         for at in range(0, len(told), size):
             yield "told", dict(told[at:at + size])
         for at in range(0, len(words), size):
             with self.lock:
-                yield "words", {word: self.words[word].tobytes() for word in words[at:at + size]}
+                if gone:
+                    self._drop(words[at:at + size], gone)
+                yield "words", {word: self.words[word].tobytes() for word in words[at:at + size] if word in self.words}
+
+    def _drop(self, words: list[str], numbers: list[int]) -> None:
+        """Take `numbers` out of the lists of `words` (under the lock); a word left with none goes."""
+        for word in words:
+            filed = self.words.get(word)
+            if filed is None or filed[-1] < numbers[0]:
+                continue
+            for number in numbers:
+                at = bisect_left(filed, number)
+                if at < len(filed) and filed[at] == number:
+                    del filed[at]
+            if not filed:
+                del self.words[word]
 
     @classmethod
     def from_state(cls, sections) -> FolderWords:
@@ -83,7 +119,7 @@ class FolderWords:
         for name, value in sections:
             if name == "ids":
                 made.ids = list(value)
-                made.numbers = {sid: number for number, sid in enumerate(made.ids)}
+                made.numbers = {sid: number for number, sid in enumerate(made.ids) if sid is not None}
             elif name == "told":
                 for sid, (epoch, indexed, updated) in value.items():
                     made.told[sid] = (epoch, indexed, updated, 0, str(Cursor(epoch, indexed)))
@@ -95,7 +131,7 @@ class FolderWords:
                         raise ValueError(f"the sessions of {word!r} are not among those numbered")
             else:
                 raise ValueError(f"folder words keep no {name!r}")
-        if len(made.numbers) != len(made.ids):
+        if len(made.numbers) != len(made.ids) - made.ids.count(None):
             raise ValueError("sessions numbered twice")
         return made
 
@@ -106,8 +142,15 @@ class FolderWords:
             self.ids.append(session_id)
         return number
 
-    def _file(self, number: int, new: list[str]) -> None:
+    def _file(self, number: int, new: list[str], newest: bool) -> None:
+        """File `number` under each word of `new`; `newest`: it was numbered just now, above every number filed."""
         words = self.words
+        if newest:  # appended to every list (a first read of a folder files each session so): C calls only
+            new = set(new)
+            unfiled = new.difference(words)
+            words.update(zip(unfiled, map(array, repeat("i", len(unfiled)))))
+            deque(map(array.append, map(words.__getitem__, new), repeat(number)), 0)
+            return
         for word in new:
             numbers = words.get(word)
             if numbers is None:

@@ -50,17 +50,19 @@ def word_postings(texts: list[str], start: int) -> dict[str, array]:
     """The postings of consecutive texts at positions start, start+1, ...: token -> the ascending positions of
     the texts holding it (`tokens` of each, each token once per text).
 
-    Tokenizing is most of what indexing costs (some 10 µs a text of 100 words), so the texts are tokenized
-    together: one translation and split of them all, each text's words made a set and posted as bytes (cheaper
-    than as str: 9 against 15 µs a text), and only each distinct word decoded. A text said again in the batch (a
-    message delivered to several agents, each delivery with its original's content: a third of the texts of a
-    multi-agent log) is tokenized once, and posted once with all its positions."""
+    Tokenizing is most of what indexing costs, so it runs in C over all the texts at once: one translation and
+    split of them all, each text's words made a set, and each set's words appended to their positions through
+    C calls only (no Python code per word: a dict of every word's empty positions is made first). A text said
+    again in the batch (a message delivered to several agents, each delivery with its original's content: a
+    third of the texts of a multi-agent log) is tokenized once, and posted once with all its positions."""
     stop = start + len(texts)
-    repeated = len(set(texts)) < len(texts)
-    if not repeated:
-        postings = Postings()
-        post(postings, _word_sets(texts), start)
-        return {word.decode(): positions for word, positions in postings.items()}
+    if len(set(texts)) == len(texts):
+        word_sets = _word_sets(texts)
+        words = _words_of(word_sets)
+        postings = dict(zip(words, map(array, repeat("i", len(words)))))
+        deque(map(array.append, map(postings.__getitem__, chain.from_iterable(word_sets)), _each_position(
+            range(start, stop), word_sets)), 0)
+        return postings
     positions_of: dict[str, list[int]] = {}  # each text said -> its positions
     for position, text in zip(range(start, stop), texts):
         positions = positions_of.get(text)
@@ -69,25 +71,34 @@ def word_postings(texts: list[str], start: int) -> dict[str, array]:
         else:
             positions.append(position)
     word_sets = _word_sets(list(positions_of))
-    lists: dict[bytes, list[int]] = defaultdict(list)
-    groups = chain.from_iterable(map(repeat, positions_of.values(), map(len, word_sets)))
-    deque(map(list.extend, map(lists.__getitem__, chain.from_iterable(word_sets)), groups), 0)
+    words = _words_of(word_sets)
+    lists = dict(zip(words, map(list, repeat((), len(words)))))
+    deque(map(list.extend, map(lists.__getitem__, chain.from_iterable(word_sets)), _each_position(
+        positions_of.values(), word_sets)), 0)
     # a word's groups come in the order their texts were first said: sorted, its positions ascend again
-    return {word.decode(): array("i", sorted(positions)) for word, positions in lists.items()}
+    return dict(zip(lists, map(array, repeat("i"), map(sorted, lists.values()))))
 
 
-def _word_sets(texts: list[str]) -> list[set[bytes]]:
-    """The set of each text's tokens, as UTF-8 bytes."""
-    # A text that is not ASCII is tokenized by the regex and stands as its tokens: translating
-    # those (lowercase word characters and spaces, in UTF-8) changes nothing.
+def _words_of(word_sets: list[set[str]]) -> set[str]:
+    """Every word of the sets once."""
+    return set().union(*word_sets)
+
+
+def _each_position(positions, word_sets: list[set[str]]):
+    """Each text's position (or positions) once for each of its words, in the order of the sets' words."""
+    return chain.from_iterable(map(repeat, positions, map(len, word_sets)))
+
+
+def _word_sets(texts: list[str]) -> list[set[str]]:
+    """The set of each text's tokens."""
     joined = _SEPARATOR.join(texts)
-    if not joined.isascii():
-        joined = _SEPARATOR.join([text if text.isascii() else " ".join(tokens(text)) for text in texts])
-    if joined.count(_SEPARATOR) == len(texts) - 1:
-        parts = joined.encode().translate(_ASCII_WORDS).split(_SEPARATOR.encode())
-    else:  # a text holds the separator itself
-        parts = [" ".join(tokens(text)).encode() for text in texts]
-    return list(map(set, map(bytes.split, parts)))
+    if not joined.isascii():  # the ASCII texts together as below, the others by the regex
+        sets = _word_sets([text if text.isascii() else "" for text in texts])
+        return [words if text.isascii() else set(tokens(text)) for words, text in zip(sets, texts)]
+    parts = joined.encode().translate(_ASCII_WORDS).decode().split(_SEPARATOR)
+    if len(parts) == len(texts):
+        return list(map(set, map(str.split, parts)))
+    return [set(tokens(text)) for text in texts]  # a text holds the separator itself
 
 
 def searchable_text(event: Event) -> str:
@@ -118,15 +129,6 @@ def index_text(event: Event) -> str:
             and not touches_tools(event)):
         return content
     return searchable_text(event)
-
-
-def post(postings: dict, keys_of_events: list, start: int) -> None:
-    """Append start, start+1 ... to the postings of the keys of each event (each key once per event); `postings`
-    makes the positions of a key it does not hold yet (Postings)."""
-    keys = chain.from_iterable(keys_of_events)
-    counts = map(len, keys_of_events)
-    positions = chain.from_iterable(map(repeat, range(start, start + len(keys_of_events)), counts))
-    deque(map(array.append, map(postings.__getitem__, keys), positions), 0)
 
 
 def _call_parts(call: dict) -> tuple[str, str]:
@@ -259,31 +261,45 @@ def class_keys(event_type: str, role: str | None, perspective: str) -> tuple[str
     return tuple(keys)
 
 
-class Postings(dict):
-    """token -> positions; looking up a new token makes its (empty) positions."""
+class _Postings(dict):
+    """token -> positions; looking up a new token makes its (empty) positions, notes a new word for the folder's
+    words (FolderWords) and files it in the vocabulary once that is made.
 
-    __slots__ = ()
+    The vocabulary (the word tokens by their first two characters, what a prefix looks up) is made when a prefix is
+    first looked up: most sessions are read whole and packed before any prefix is."""
 
-    def __missing__(self, key: str) -> array:
-        positions = self[key] = array("i")
-        return positions
+    __slots__ = ("_vocabulary", "noted")
 
-
-class _Postings(Postings):
-    """Postings that file each new word in the vocabulary, and note it for the folder's words (FolderWords)."""
-
-    __slots__ = ("vocabulary", "noted")
-
-    def __init__(self, vocabulary: dict[str, list[str]], noted: list[str] | None = None) -> None:
+    def __init__(self, noted: list[str] | None = None) -> None:
         super().__init__()
-        self.vocabulary, self.noted = vocabulary, [] if noted is None else noted
+        self._vocabulary: dict[str, list[str]] | None = None
+        self.noted = [] if noted is None else noted
 
     def __missing__(self, key: str) -> array:
         positions = self[key] = array("i")
         if key[0] != "\x01":
-            self.vocabulary.setdefault(key[:2], []).append(key)
+            if self._vocabulary is not None:
+                self._vocabulary.setdefault(key[:2], []).append(key)
             self.noted.append(key)
         return positions
+
+    def take_first(self, posted: dict[str, array]) -> None:
+        """Take the postings of a first run into these empty ones as looking each token up would: the same arrays,
+        each word noted, without a call per token."""
+        dict.update(self, posted)
+        self.noted.extend([token for token in posted if token[0] != "\x01"])
+        self._vocabulary = None  # made again when a prefix is looked up, with these words
+
+    @property
+    def vocabulary(self) -> dict[str, list[str]]:
+        vocabulary = self._vocabulary
+        if vocabulary is None:  # made whole before it is kept: a reader never sees part of it
+            vocabulary = {}
+            for token in self:
+                if token[0] != "\x01":
+                    vocabulary.setdefault(token[:2], []).append(token)
+            self._vocabulary = vocabulary
+        return vocabulary
 
 
 class SearchIndex(Incremental):
@@ -295,12 +311,11 @@ class SearchIndex(Incremental):
     """
 
     def __init__(self, session=None) -> None:
-        self.vocabulary: dict[str, list[str]] = {}  # the word tokens by their first two characters
         # The word tokens first posted since the events before `noted_from` were indexed: what the folder's words
         # (search.folder_words) have not been told of this session yet
         self.noted: list[str] = []
         self.noted_from = 0
-        self._postings: dict[str, array] = _Postings(self.vocabulary, self.noted)
+        self._postings: _Postings | PackedPostings = _Postings(self.noted)
         super().__init__(session)  # events 0 .. indexed-1 are in the postings
         # The role and kind field tokens are not posted per event: an event is in one class (its role and
         # kind tokens, a handful of classes per session), and a token's positions are its class's,
@@ -309,9 +324,9 @@ class SearchIndex(Incremental):
         self._classes_with: dict[str, list[array]] = {}  # role or kind token -> the positions of its classes
         self._merged: dict[str, tuple[array, int]] = {}  # role or kind token -> its positions, up to `indexed`
 
-    # What it holds: each kept by `state`, or made again from what is (the vocabulary, the classes by token) or
+    # What it holds: each kept by `state`, or made again from what is (the classes by token) or
     # when asked for (merged lists), or the session it reads
-    HOLDS = frozenset({"vocabulary", "_postings", "indexed", "_session", "_class_of", "_classes_with", "_merged",
+    HOLDS = frozenset({"_postings", "indexed", "_session", "_class_of", "_classes_with", "_merged",
                        "noted", "noted_from"})
 
     def state(self):
@@ -338,7 +353,7 @@ class SearchIndex(Incremental):
         elif name == "postings":
             postings = self._postings
             for token, kept in value.items():
-                postings[token].frombytes(kept[1])  # files the word in the vocabulary too
+                postings[token].frombytes(kept[1])
         else:
             raise ValueError(f"a search index keeps no {name!r}")
         # what it took back is what it was built from: noted as of its events indexed (FolderWords.take)
@@ -380,17 +395,22 @@ class SearchIndex(Incremental):
         if self.packed or not self.complete:
             return False
         self._postings = PackedPostings.packed(self._postings, self.indexed)
-        self.vocabulary.clear()
         return True
+
+    @property
+    def vocabulary(self) -> dict[str, list[str]]:
+        """The word tokens of an unpacked index by their first two characters (a packed one looks prefixes up by
+        bisection)."""
+        return {} if self.packed else self._postings.vocabulary
 
     @property
     def packed(self) -> bool:
         return isinstance(self._postings, PackedPostings)
 
-    def _unpacked(self) -> dict[str, array]:
+    def _unpacked(self) -> _Postings:
         """The postings to extend: packed ones (a session that grew after all) made a dict of arrays again."""
         if self.packed:
-            packed, self._postings = self._postings, _Postings(self.vocabulary, self.noted)
+            packed, self._postings = self._postings, _Postings(self.noted)
             noted = len(self.noted)
             for token, positions in packed.items():
                 self._postings[token].fromlist(positions.tolist())  # packed positions may be 2 bytes each
@@ -425,7 +445,7 @@ class SearchIndex(Incremental):
             for token, positions in posted.items():  # each run's positions come after every one posted before
                 postings[token].extend(positions)
         else:  # the first run (a small session's only one): its arrays are taken as they are, its words noted at once
-            self._first_run(posted)
+            postings.take_first(posted)
         # An agent's first event holds its id's words (unless an agent_created named it first), in their place.
         for agent_id in agents:
             agent = s.agents.get(agent_id)
@@ -439,20 +459,6 @@ class SearchIndex(Incremental):
                 if at == len(positions) or positions[at] != position:
                     positions.insert(at, position)
         self.indexed = stop
-
-    def _first_run(self, posted: dict[str, array]) -> None:
-        """Post the first run into the empty postings as extending them would: the same arrays, and each word filed
-        in the vocabulary and noted in the order posted (see _Postings), without a call per token."""
-        postings, vocabulary = self._postings, self.vocabulary
-        dict.update(postings, posted)
-        words = [token for token in posted if token[0] != "\x01"]
-        self.noted.extend(words)
-        for word in words:
-            found = vocabulary.get(word[:2])
-            if found is None:
-                vocabulary[word[:2]] = [word]
-            else:
-                found.append(word)
 
     def get(self, key: str) -> array:
         if key[:3] in CLASS_FIELDS:
@@ -479,7 +485,7 @@ class SearchIndex(Incremental):
         """Every word token it holds (not the field tokens)."""
         if self.packed:
             return self._postings.prefixed("")
-        return [word for words in self.vocabulary.values() for word in words]
+        return [token for token in self._postings if token[0] != "\x01"]
 
     def prefixed(self, prefix: str) -> list[str]:
         """Word tokens starting with `prefix`."""
