@@ -1,14 +1,11 @@
 """Which sessions of a folder hold a word: word -> the sorted numbers of the sessions whose search index posts it.
 
-A search of a rare word over thousands of sessions looks only at the sessions holding it, and at those whose words
-it has not been told of yet. A session's words are told (`take`) when its search index has caught up; only the
-words first posted since it was last told are filed, so N new events cost what their new words cost. Lists only
-grow: a session read again under a new epoch may leave words it no longer holds (it is looked at for nothing,
-never missed). A session is passed over only when every word of every event it has was filed (`Holding.lacks`).
-A session gone from the folder is forgotten (`forget`): its number names nobody from then on, and leaves the
-lists when they are next kept (`state`).
+A rare word's search looks only at the sessions holding it and at those not told yet. A session's words are told
+(`take`) once its index caught up, only those first posted since, so N new events cost what their new words cost.
+Lists only grow: a session read again under a new epoch may leave words it no longer holds (looked at for nothing,
+never missed). A session is passed over only when every word of its events was filed (`Holding.lacks`). A session
+gone from the folder (`forget`) names nobody from then on, and its number leaves the lists when next kept (`state`).
 """
-
 from __future__ import annotations
 
 import threading
