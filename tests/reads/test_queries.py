@@ -584,6 +584,36 @@ def test_library_restarts_a_truncated_file(tmp_path):
     assert session.position_after(f"{epoch + 1}-1") == 1
 
 
+def test_the_tree_read_in_order_follows_every_event_that_changes_it(tmp_path):
+    """An agent page reads its subtree and neighbours from the tree's order kept since the last read: an agent
+    added or moved by an appended event, or a file replaced by one of as many events, shows in the next read."""
+    folder = tmp_path / "sessions"
+    path = write_events(folder / "s.jsonl", family())
+    library = Library(folder)
+    library.scan()
+    s = library.get("s")
+    assert queries.subtree(s, "root") == ["root", "kid", "grandkid"]
+    assert queries.agent_neighbours(s, "grandkid") == ("kid", None)
+    write_events(path, [calls("m10", "root", tool_call("c2", name="Sister")), created("m11", "sister", cause="m10"),
+                        user("m12", "late", "I spoke before my creation was logged")], mode="a")
+    library.refresh(str(path))
+    assert queries.subtree(s, "root") == ["root", "kid", "grandkid", "sister"]
+    assert queries.agent_neighbours(s, "grandkid") == ("kid", "sister")
+    assert queries.agent_neighbours(s, "late") == ("sister", None)
+    write_events(path, [calls("m13", "kid", tool_call("k2", name="Late")), created("m14", "late", cause="m13")],
+                 mode="a")
+    library.refresh(str(path))  # "late" moves under "kid"
+    assert queries.subtree(s, "kid") == ["kid", "grandkid", "late"]
+    assert queries.tree_order(s) == [("root", 0, 0), ("kid", 1, 0), ("grandkid", 2, 1), ("late", 2, 2),
+                                     ("sister", 1, 2)]
+    epoch, count = s.epoch, s.count
+    write_events(path, [created(f"r{i:02d}", f"r{i:02d}") for i in range(count)])  # replaced: as many roots
+    library.refresh(str(path))
+    assert (s.epoch, s.count) == (epoch + 1, count)
+    assert queries.subtree(s, "r00") == ["r00"]
+    assert queries.agent_neighbours(s, "r03") == ("r02", "r04")
+
+
 # --- live updates ----------------------------------------------------------------------------------
 
 def live_events():

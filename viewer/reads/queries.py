@@ -7,7 +7,9 @@ implementation of each rule. Each takes the session's lock itself; none rescans 
 
 from __future__ import annotations
 
+import weakref
 from bisect import bisect_left
+from dataclasses import dataclass
 from typing import Any, Iterable
 
 from viewer.core import failures, model
@@ -73,7 +75,11 @@ def agent_names(s: SessionIndex) -> dict[str, str]:
 def subtree(s: SessionIndex, agent_id: str) -> list[str]:
     """The agent and all its descendants, parents before children."""
     with s.lock:
-        return [descendant for descendant, _, _ in tree_order(s, [agent_id])]
+        kept = _reading_order(s)
+        row = kept.rows.get(agent_id)
+        if row is None:  # no agent of the tree
+            return [descendant for descendant, _, _ in tree_order(s, [agent_id])]
+        return kept.ids[row:kept.ends[row]]
 
 
 def tree_node(s: SessionIndex, agent_id: str) -> dict:
@@ -107,6 +113,42 @@ def tree_rows(s: SessionIndex, agent_ids: Iterable[str] | None = None, summaries
 def tree_order(s: SessionIndex, agent_ids: Iterable[str] | None = None) -> list[tuple[str, int, int]]:
     """(agent id, depth, closes) of the tree (or the subtrees of `agent_ids`) in reading order, parents first:
     `closes` is how many of the nodes open at it end after it. The caller holds the lock; no recursion."""
+    return list(_reading_order(s).order) if agent_ids is None else _tree_order(s, agent_ids)
+
+
+@dataclass(frozen=True)
+class _ReadingOrder:
+    """The whole tree's tree_order as of one version of the session, with where each agent's subtree lies in it."""
+
+    version: tuple  # (epoch, count) when read: the tree changes only as events are read, or when read again
+    order: list[tuple[str, int, int]]  # tree_order(s)
+    ids: list[str]  # its agent ids
+    rows: dict[str, int]  # agent id -> its row
+    ends: list[int]  # per row: the row after its agent's subtree (a subtree is the rows from its agent to there)
+
+
+_orders: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # session -> its _ReadingOrder
+
+
+def _reading_order(s: SessionIndex) -> _ReadingOrder:
+    """The whole tree in reading order, read again only when the session has changed: an agent page asks for its
+    neighbours and its subtree's cost on every request. The caller holds the lock."""
+    version = (s.epoch, s.count)
+    kept = _orders.get(s)
+    if kept is not None and kept.version == version:
+        return kept
+    order = _tree_order(s, None)
+    ids = [agent_id for agent_id, _, _ in order]
+    ends, open_rows = [len(order)] * len(order), []  # rows whose subtree has not ended yet, deepest last
+    for row, (_, depth, _) in enumerate(order):
+        while open_rows and order[open_rows[-1]][1] >= depth:
+            ends[open_rows.pop()] = row
+        open_rows.append(row)
+    kept = _orders[s] = _ReadingOrder(version, order, ids, {agent_id: row for row, agent_id in enumerate(ids)}, ends)
+    return kept
+
+
+def _tree_order(s: SessionIndex, agent_ids: Iterable[str] | None) -> list[tuple[str, int, int]]:
     order = []
     stack = [(agent_id, 0) for agent_id in reversed(list(s.roots if agent_ids is None else agent_ids))]
     while stack:
@@ -365,6 +407,6 @@ def problems(s: SessionIndex) -> dict:
 def agent_neighbours(s: SessionIndex, agent_id: str) -> tuple[str | None, str | None]:
     """The agents before and after this one in the tree read top to bottom (parents first)."""
     with s.lock:
-        order = [agent for agent, _, _ in tree_order(s)]
-        i = order.index(agent_id)
+        kept = _reading_order(s)
+        order, i = kept.ids, kept.rows[agent_id]
         return (order[i - 1] if i else None), (order[i + 1] if i + 1 < len(order) else None)
