@@ -314,8 +314,21 @@ def _heard_by(s: SessionIndex, message_id: str) -> list[dict]:
 
 def shown_alone(s: SessionIndex, item: dict, filters) -> bool:
     """A tool result shows under its call, unless a filter hides that call."""
-    return item["paired_call"] is None or bool(
-        filters and not filters.passes(s, s.call_position_for_result(item["position"])))
+    return item["paired_call"] is None or not _shows_under(s, s.call_position_for_result(item["position"]), filters)
+
+
+def _shows_under(s: SessionIndex, call_position: int, filters) -> bool:
+    """Whether a tool result shows under its call, at `call_position`: unless a filter hides that call."""
+    return not filters or filters.passes(s, call_position)
+
+
+def _alone(s: SessionIndex, position: int, filters) -> bool:
+    """shown_alone of the entry at `position`, told before its entry is built (a result shown under its call is
+    built there, by call_item)."""
+    if model.perspective_kind(s.events[position]) != model.RECEIVED:
+        return True
+    call_position = s.call_position_for_result(position)
+    return call_position is None or not _shows_under(s, call_position, filters)
 
 
 def perspective(s: SessionIndex, agent_id: str, include_subagents: bool = False,
@@ -331,11 +344,7 @@ def perspective(s: SessionIndex, agent_id: str, include_subagents: bool = False,
         total = len(positions)
         start = max(0, min(start, total))
         end = total if limit is None else min(total, start + limit)
-        items = []
-        for p in positions[start:end]:
-            item = entry(s, p)
-            if shown_alone(s, item, filters):
-                items.append(item)
+        items = [entry(s, p) for p in positions[start:end] if _alone(s, p, filters)]
         return {"items": items, "start": start, "end": end, "total": total, "agents": agent_ids}
 
 
