@@ -255,15 +255,15 @@ def call_item(s: SessionIndex, position: int, index: int, call: model.LoggedCall
     }
 
 
-def entry(s: SessionIndex, position: int, horizon: int | None = None) -> dict:
+def entry(s: SessionIndex, position: int, horizon: int | None = None, read: dict | None = None) -> dict:
     """An event as an entry of a transcript shows it (a message's page draws it so, a result with its own); with a
     horizon, only the results and spawned agents logged before it (a live poll that stops at its window leaves the
-    later ones to the next poll, which adds them under the call)."""
-    event = s.events[position]
+    later ones to the next poll, which adds them under the call). `read`: _read's answer for a window holding it."""
+    event, kind = read[position] if read else _read(s, position)
     agent = s.agents.get(event["agent_id"])
     item: dict[str, Any] = {
         "position": position,
-        "kind": model.perspective_kind(event),
+        "kind": kind,
         "message_id": event["message_id"],
         "agent_id": event["agent_id"],
         "agent_name": agent.display_name if agent else event["agent_id"],
@@ -285,21 +285,29 @@ def entry(s: SessionIndex, position: int, horizon: int | None = None) -> dict:
     if item["kind"] == model.SAID:
         item["heard_by"] = _heard_by(s, event["message_id"])
     if item["kind"] in (model.SAID, model.DID) and agent is not None:
-        item["answered_at"] = _input_time(s, agent, position)
+        item["answered_at"] = _input_time(s, agent, position, read)
     failed = failures.kind_of(event, s.format.failure_texts)
     if failed:  # shown red, with its first line, wherever the entry is drawn (under its call too)
         item["failure"] = {"kind": failed, "error": failures.first_line(item["content"])}
     return item
 
 
-def _input_time(s: SessionIndex, agent: AgentNode, position: int):
+def _input_time(s: SessionIndex, agent: AgentNode, position: int, read: dict | None = None):
     """When the input a response answers was logged (its `timestamp`, as logged): its agent's entry just before it,
-    when that is what it heard, received or was told, not an earlier part of the same turn. None otherwise."""
+    when that is what it heard, received or was told, not an earlier part of the same turn. None otherwise.
+    `read`: _read's answer for a window, which mostly holds that entry."""
     i = bisect_left(agent.entries, position)
     if i == 0:
         return None
-    before = s.events[agent.entries[i - 1]]
-    return before.get("timestamp") if model.perspective_kind(before) in (model.HEARD, model.RECEIVED, model.SYSTEM) else None
+    before = agent.entries[i - 1]
+    event, kind = read[before] if read and before in read else _read(s, before)
+    return event.get("timestamp") if kind in (model.HEARD, model.RECEIVED, model.SYSTEM) else None
+
+
+def _read(s: SessionIndex, position: int) -> tuple[Event, str]:
+    """The event at `position` and its perspective kind."""
+    event = s.events[position]
+    return event, model.perspective_kind(event)
 
 
 def _heard_by(s: SessionIndex, message_id: str) -> list[dict]:
@@ -322,10 +330,10 @@ def _shows_under(s: SessionIndex, call_position: int, filters) -> bool:
     return not filters or filters.passes(s, call_position)
 
 
-def _alone(s: SessionIndex, position: int, filters) -> bool:
-    """shown_alone of the entry at `position`, told before its entry is built (a result shown under its call is
-    built there, by call_item)."""
-    if model.perspective_kind(s.events[position]) != model.RECEIVED:
+def _alone(s: SessionIndex, position: int, kind: str, filters) -> bool:
+    """shown_alone of the entry at `position`, of that `kind`, told before its entry is built (a result shown
+    under its call is built there, by call_item)."""
+    if kind != model.RECEIVED:
         return True
     call_position = s.call_position_for_result(position)
     return call_position is None or not _shows_under(s, call_position, filters)
@@ -344,7 +352,8 @@ def perspective(s: SessionIndex, agent_id: str, include_subagents: bool = False,
         total = len(positions)
         start = max(0, min(start, total))
         end = total if limit is None else min(total, start + limit)
-        items = [entry(s, p) for p in positions[start:end] if _alone(s, p, filters)]
+        read = {p: _read(s, p) for p in positions[start:end]}  # each read once, also as the input of the next
+        items = [entry(s, p, read=read) for p, (_, kind) in read.items() if _alone(s, p, kind, filters)]
         return {"items": items, "start": start, "end": end, "total": total, "agents": agent_ids}
 
 
