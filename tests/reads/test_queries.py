@@ -382,6 +382,25 @@ def test_invalid_json_arguments_are_kept_raw_in_call_items(tmp_path):
     assert call["pretty_arguments"] == '{"query": "x", "max'
 
 
+def test_a_responses_turn_starts_at_its_input_read_in_its_window_or_before_it(tmp_path):
+    at = "2026-01-01T00:00:0{}Z".format
+    s = load(tmp_path, [
+        created("m1", "a"), system("m2", "a", "You are A") | {"timestamp": at(0)},
+        user("m3", "a", "go") | {"timestamp": at(1)}, say("m4", "a", "ok") | {"timestamp": at(4)},
+        say("m5", "a", "and more") | {"timestamp": at(5)},  # a later part of the same turn: no input of its own
+        calls("m6", "a", tool_call("c1", "search")) | {"timestamp": at(6)},
+        result("m7", "a", "c1", "found") | {"timestamp": at(7)}, say("m8", "a", "done") | {"timestamp": at(9)},
+    ])
+    whole = queries.perspective(s, "a")
+    assert [(i["message_id"], i.get("answered_at")) for i in whole["items"]] == [
+        ("m2", None), ("m3", None), ("m4", at(1)), ("m5", None), ("m6", None), ("m8", at(7))]
+    for start in range(1, 7):  # each window, its first entry's input before it
+        window = queries.perspective(s, "a", start=start, limit=2)
+        assert [(i["message_id"], i.get("answered_at")) for i in window["items"]] == [
+            item for item in [(i["message_id"], i.get("answered_at")) for i in whole["items"]]
+            if item[0] in {s.events[p]["message_id"] for p in s.agents["a"].entries[start:start + 2]}]
+
+
 def test_said_items_list_who_heard_them(tmp_path):
     s = load(tmp_path, unordered_ids())
     (said,) = [i for i in queries.perspective(s, "jack")["items"] if i["kind"] == "said"]
