@@ -227,7 +227,7 @@ def _before(position: int | None, horizon: int | None) -> bool:
 
 def agent_facts(s: SessionIndex, agent: AgentNode) -> dict:
     """What a call shows of an agent it created, beside its name: its entries and cost so far."""
-    return {"entries": len(agent.entries), "cost_usd": usage.for_agent(s, agent.agent_id)["cost_usd"]}
+    return {"entries": len(agent.entries), "cost_usd": usage.cost_of_agent(s, agent.agent_id)["cost_usd"]}
 
 
 def call_item(s: SessionIndex, position: int, index: int, call: model.LoggedCall, horizon: int | None = None) -> dict:
