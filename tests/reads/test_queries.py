@@ -401,6 +401,14 @@ def test_a_responses_turn_starts_at_its_input_read_in_its_window_or_before_it(tm
             if item[0] in {s.events[p]["message_id"] for p in s.agents["a"].entries[start:start + 2]}]
 
 
+def test_a_call_at_the_end_of_a_window_shows_its_result_logged_after_the_window(tmp_path):
+    s = load(tmp_path, [created("m1", "a"), user("m2", "a", "go"), calls("m3", "a", tool_call("c1", "search")),
+                        result("m4", "a", "c1", "found"), say("m5", "a", "done")])
+    window = queries.perspective(s, "a", start=0, limit=2)
+    assert [item["message_id"] for item in window["items"]] == ["m2", "m3"]
+    assert [(r["message_id"], r["kind"]) for r in window["items"][1]["calls"][0]["results"]] == [("m4", "received")]
+
+
 def test_said_items_list_who_heard_them(tmp_path):
     s = load(tmp_path, unordered_ids())
     (said,) = [i for i in queries.perspective(s, "jack")["items"] if i["kind"] == "said"]

@@ -230,7 +230,8 @@ def agent_facts(s: SessionIndex, agent: AgentNode) -> dict:
     return {"entries": len(agent.entries), "cost_usd": usage.cost_of_agent(s, agent.agent_id)["cost_usd"]}
 
 
-def call_item(s: SessionIndex, position: int, index: int, call: model.LoggedCall, horizon: int | None = None) -> dict:
+def call_item(s: SessionIndex, position: int, index: int, call: model.LoggedCall, horizon: int | None = None,
+              read: dict | None = None) -> dict:
     message_id = s.events[position]["message_id"]
     spawned = []
     for agent_id in s.spawned.get(message_id, ()):
@@ -248,7 +249,7 @@ def call_item(s: SessionIndex, position: int, index: int, call: model.LoggedCall
         "arguments": call.arguments_raw,
         "pretty_arguments": call.pretty_arguments,
         "arguments_valid": call.arguments_valid,
-        "results": [entry(s, p) for p in results],
+        "results": [entry(s, p, read=read) for p in results],
         "spawned": spawned,
         **({"failure": {"kind": failures.UNANSWERED, "error": "no result: the session ended without one"}}
            if unanswered else {}),
@@ -258,8 +259,8 @@ def call_item(s: SessionIndex, position: int, index: int, call: model.LoggedCall
 def entry(s: SessionIndex, position: int, horizon: int | None = None, read: dict | None = None) -> dict:
     """An event as an entry of a transcript shows it (a message's page draws it so, a result with its own); with a
     horizon, only the results and spawned agents logged before it (a live poll that stops at its window leaves the
-    later ones to the next poll, which adds them under the call). `read`: _read's answer for a window holding it."""
-    event, kind = read[position] if read else _read(s, position)
+    later ones to the next poll, which adds them under the call). `read`: _read's answers for a window."""
+    event, kind = _read(s, position, read)
     agent = s.agents.get(event["agent_id"])
     item: dict[str, Any] = {
         "position": position,
@@ -277,7 +278,7 @@ def entry(s: SessionIndex, position: int, horizon: int | None = None, read: dict
         "paired_call": None,
     }
     if item["kind"] == model.DID:
-        item["calls"] = [call_item(s, position, i, c, horizon) for i, c in enumerate(model.tool_calls(event))]
+        item["calls"] = [call_item(s, position, i, c, horizon, read) for i, c in enumerate(model.tool_calls(event))]
     if item["kind"] == model.RECEIVED:
         call_position = s.call_position_for_result(position)
         if call_position is not None:
@@ -300,12 +301,14 @@ def _input_time(s: SessionIndex, agent: AgentNode, position: int, read: dict | N
     if i == 0:
         return None
     before = agent.entries[i - 1]
-    event, kind = read[before] if read and before in read else _read(s, before)
+    event, kind = _read(s, before, read)
     return event.get("timestamp") if kind in (model.HEARD, model.RECEIVED, model.SYSTEM) else None
 
 
-def _read(s: SessionIndex, position: int) -> tuple[Event, str]:
-    """The event at `position` and its perspective kind."""
+def _read(s: SessionIndex, position: int, read: dict | None = None) -> tuple[Event, str]:
+    """The event at `position` and its perspective kind (`read`: those of a window already read, by position)."""
+    if read and position in read:
+        return read[position]
     event = s.events[position]
     return event, model.perspective_kind(event)
 
