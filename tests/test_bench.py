@@ -197,6 +197,18 @@ def test_page_times_times_each_url_cold_or_not(tmp_path):
         assert all(" wall p50 " in line and " CPU p50 " in line and line.endswith(" · 200") for line in lines)
 
 
+def test_page_ab_alternates_checkouts_and_compares_the_last_with_the_first(tmp_path):
+    generate(tmp_path / "s.jsonl", 2_000, agents=24)
+    result = subprocess.run([sys.executable, str(REPO / "benchmarks" / "page_ab.py"), str(tmp_path), str(REPO),
+                             str(REPO), "--urls", "/s/s/agents/a1", "/", "--batches", "2"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    head, *rows = result.stdout.splitlines()
+    assert head.startswith("2 batches of 10 requests, load ")
+    assert [row.split(": ")[0] for row in rows] == ["/s/s/agents/a1", "/"]
+    assert all(row.count(f" {REPO.name} ") == 2 and "(last vs first: min " in row for row in rows)
+
+
 def test_the_claude_folder_targets_are_measured_on_a_small_folder(tmp_path):
     """The Claude Code folder's goals, on a tiny folder: a real server started twice, the second on the cache."""
     out = tmp_path / "results.json"

@@ -9,7 +9,7 @@ from importlib.metadata import version
 import pytest
 
 from claude_lines import Transcript
-from viewer.reads import costs
+from viewer.reads import costs, queries
 from viewer.core import pricing
 from viewer.index import usage
 
@@ -182,3 +182,13 @@ def test_an_agents_subtree_cost_is_its_entry_of_the_whole_trees_roll_up(session)
     assert any(entry["subtree"]["cost_usd"] for entry in rolled_up.values())  # something is priced
     for agent_id in session.agents:
         assert costs.subtree_cost(session, agent_id) == rolled_up[agent_id], agent_id
+
+
+def test_a_call_shows_each_agent_it_created_with_that_agents_own_cost(session):
+    _, session = session
+    shown = {spawned["agent_id"]: spawned["cost_usd"] for agent_id in session.agents
+             for item in queries.perspective(session, agent_id)["items"] for call in item["calls"]
+             for spawned in call["spawned"]}
+    assert shown == {agent_id: usage.for_agent(session, agent_id)["cost_usd"]
+                     for agent_id, agent in session.agents.items() if agent.parent_id is not None}
+    assert None in shown.values() and any(shown.values())  # one on a model without a price, one priced

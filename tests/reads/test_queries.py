@@ -382,6 +382,33 @@ def test_invalid_json_arguments_are_kept_raw_in_call_items(tmp_path):
     assert call["pretty_arguments"] == '{"query": "x", "max'
 
 
+def test_a_responses_turn_starts_at_its_input_read_in_its_window_or_before_it(tmp_path):
+    at = "2026-01-01T00:00:0{}Z".format
+    s = load(tmp_path, [
+        created("m1", "a"), system("m2", "a", "You are A") | {"timestamp": at(0)},
+        user("m3", "a", "go") | {"timestamp": at(1)}, say("m4", "a", "ok") | {"timestamp": at(4)},
+        say("m5", "a", "and more") | {"timestamp": at(5)},  # a later part of the same turn: no input of its own
+        calls("m6", "a", tool_call("c1", "search")) | {"timestamp": at(6)},
+        result("m7", "a", "c1", "found") | {"timestamp": at(7)}, say("m8", "a", "done") | {"timestamp": at(9)},
+    ])
+    whole = queries.perspective(s, "a")
+    assert [(i["message_id"], i.get("answered_at")) for i in whole["items"]] == [
+        ("m2", None), ("m3", None), ("m4", at(1)), ("m5", None), ("m6", None), ("m8", at(7))]
+    for start in range(1, 7):  # each window, its first entry's input before it
+        window = queries.perspective(s, "a", start=start, limit=2)
+        assert [(i["message_id"], i.get("answered_at")) for i in window["items"]] == [
+            item for item in [(i["message_id"], i.get("answered_at")) for i in whole["items"]]
+            if item[0] in {s.events[p]["message_id"] for p in s.agents["a"].entries[start:start + 2]}]
+
+
+def test_a_call_at_the_end_of_a_window_shows_its_result_logged_after_the_window(tmp_path):
+    s = load(tmp_path, [created("m1", "a"), user("m2", "a", "go"), calls("m3", "a", tool_call("c1", "search")),
+                        result("m4", "a", "c1", "found"), say("m5", "a", "done")])
+    window = queries.perspective(s, "a", start=0, limit=2)
+    assert [item["message_id"] for item in window["items"]] == ["m2", "m3"]
+    assert [(r["message_id"], r["kind"]) for r in window["items"][1]["calls"][0]["results"]] == [("m4", "received")]
+
+
 def test_said_items_list_who_heard_them(tmp_path):
     s = load(tmp_path, unordered_ids())
     (said,) = [i for i in queries.perspective(s, "jack")["items"] if i["kind"] == "said"]
@@ -582,6 +609,36 @@ def test_library_restarts_a_truncated_file(tmp_path):
     assert queries.agent_names(session) == {"fresh": "fresh"}
     assert session.position_after(f"{epoch}-3") is None
     assert session.position_after(f"{epoch + 1}-1") == 1
+
+
+def test_the_tree_read_in_order_follows_every_event_that_changes_it(tmp_path):
+    """An agent page reads its subtree and neighbours from the tree's order kept since the last read: an agent
+    added or moved by an appended event, or a file replaced by one of as many events, shows in the next read."""
+    folder = tmp_path / "sessions"
+    path = write_events(folder / "s.jsonl", family())
+    library = Library(folder)
+    library.scan()
+    s = library.get("s")
+    assert queries.subtree(s, "root") == ["root", "kid", "grandkid"]
+    assert queries.agent_neighbours(s, "grandkid") == ("kid", None)
+    write_events(path, [calls("m10", "root", tool_call("c2", name="Sister")), created("m11", "sister", cause="m10"),
+                        user("m12", "late", "I spoke before my creation was logged")], mode="a")
+    library.refresh(str(path))
+    assert queries.subtree(s, "root") == ["root", "kid", "grandkid", "sister"]
+    assert queries.agent_neighbours(s, "grandkid") == ("kid", "sister")
+    assert queries.agent_neighbours(s, "late") == ("sister", None)
+    write_events(path, [calls("m13", "kid", tool_call("k2", name="Late")), created("m14", "late", cause="m13")],
+                 mode="a")
+    library.refresh(str(path))  # "late" moves under "kid"
+    assert queries.subtree(s, "kid") == ["kid", "grandkid", "late"]
+    assert queries.tree_order(s) == [("root", 0, 0), ("kid", 1, 0), ("grandkid", 2, 1), ("late", 2, 2),
+                                     ("sister", 1, 2)]
+    epoch, count = s.epoch, s.count
+    write_events(path, [created(f"r{i:02d}", f"r{i:02d}") for i in range(count)])  # replaced: as many roots
+    library.refresh(str(path))
+    assert (s.epoch, s.count) == (epoch + 1, count)
+    assert queries.subtree(s, "r00") == ["r00"]
+    assert queries.agent_neighbours(s, "r03") == ("r02", "r04")
 
 
 # --- live updates ----------------------------------------------------------------------------------

@@ -46,3 +46,19 @@ def test_a_view_whose_data_strays_from_its_shape_fails_in_test_and_debug_runs(ap
                 render.built(shapes.Dialog, strayed)
         monkeypatch.setenv(render.CHECK_ENV, "0")  # a served run, not in debug: not checked
         assert render.built(shapes.Dialog, {**fine, "undeclared": 1})["undeclared"] == 1
+
+
+def test_the_links_a_view_makes_follow_the_moment_and_the_path_it_is_served_under(client):
+    """A view's links are made once and kept (web/url_cache.py), by what they depend on: each answer, live, as of
+    an event or under another path, links its own, whichever came first."""
+    session = "/api/sessions/example1_jack_and_jill"
+    for _ in range(2):
+        for at, root in ((None, ""), (6, ""), (None, "/av"), (6, "/av"), (9, "")):
+            asked = {"base_url": f"http://localhost{root}/", "query_string": {"at": at, "limit": 1}}
+            moment = "" if at is None else f"?at={at}"
+            whole = client.get(session, **asked).get_json()
+            assert whole["url"] == f"{root}/s/example1_jack_and_jill{moment}"
+            assert [a["url"] for a in whole["agents"]] == [
+                f"{root}/s/example1_jack_and_jill/agents/{a['agent_id']}{moment}" for a in whole["agents"]]
+            window = client.get(session + "/agents/agent_jack", **asked).get_json()
+            assert window["url"] == f"{root}/s/example1_jack_and_jill/agents/agent_jack{moment}"

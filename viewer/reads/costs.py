@@ -39,11 +39,18 @@ def tree_costs(s) -> dict[str, dict]:
 def subtree_cost(s, agent_id: str) -> dict:
     """One agent's entry of tree_costs ({"own", "subtree"}) from its subtree's agents only: an agent page asks
     for its own, which should not cost a walk of the whole tree."""
-    own = _cost_of(usage.for_agent(s, agent_id))
-    total = own
-    for member in queries.subtree(s, agent_id)[1:]:
-        total = _plus(total, _cost_of(usage.for_agent(s, member)))
-    return {"own": own, "subtree": total}
+    with s.lock:
+        own = usage.cost_of_agent(s, agent_id)
+        members = queries.subtree(s, agent_id)[1:]
+        if not members:
+            return {"own": own, "subtree": own}
+        cost, unpriced = own["cost_usd"], set(own["unpriced_models"])
+        for member in members:  # _plus's sum, added up in the same order, with one set of models
+            theirs = usage.cost_of_agent(s, member)
+            if theirs["cost_usd"] is not None:
+                cost = theirs["cost_usd"] if cost is None else cost + theirs["cost_usd"]
+            unpriced.update(theirs["unpriced_models"])
+        return {"own": own, "subtree": {"cost_usd": cost, "unpriced_models": sorted(unpriced)}}
 
 
 def with_ancestors(s, agent_ids) -> list[str]:

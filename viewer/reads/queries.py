@@ -7,7 +7,9 @@ implementation of each rule. Each takes the session's lock itself; none rescans 
 
 from __future__ import annotations
 
+import weakref
 from bisect import bisect_left
+from dataclasses import dataclass
 from typing import Any, Iterable
 
 from viewer.core import failures, model
@@ -73,7 +75,11 @@ def agent_names(s: SessionIndex) -> dict[str, str]:
 def subtree(s: SessionIndex, agent_id: str) -> list[str]:
     """The agent and all its descendants, parents before children."""
     with s.lock:
-        return [descendant for descendant, _, _ in tree_order(s, [agent_id])]
+        kept = _reading_order(s)
+        row = kept.rows.get(agent_id)
+        if row is None:  # no agent of the tree
+            return [descendant for descendant, _, _ in tree_order(s, [agent_id])]
+        return kept.ids[row:kept.ends[row]]
 
 
 def tree_node(s: SessionIndex, agent_id: str) -> dict:
@@ -107,6 +113,42 @@ def tree_rows(s: SessionIndex, agent_ids: Iterable[str] | None = None, summaries
 def tree_order(s: SessionIndex, agent_ids: Iterable[str] | None = None) -> list[tuple[str, int, int]]:
     """(agent id, depth, closes) of the tree (or the subtrees of `agent_ids`) in reading order, parents first:
     `closes` is how many of the nodes open at it end after it. The caller holds the lock; no recursion."""
+    return list(_reading_order(s).order) if agent_ids is None else _tree_order(s, agent_ids)
+
+
+@dataclass(frozen=True)
+class _ReadingOrder:
+    """The whole tree's tree_order as of one version of the session, with where each agent's subtree lies in it."""
+
+    version: tuple  # (epoch, count) when read: the tree changes only as events are read, or when read again
+    order: list[tuple[str, int, int]]  # tree_order(s)
+    ids: list[str]  # its agent ids
+    rows: dict[str, int]  # agent id -> its row
+    ends: list[int]  # per row: the row after its agent's subtree (a subtree is the rows from its agent to there)
+
+
+_orders: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # session -> its _ReadingOrder
+
+
+def _reading_order(s: SessionIndex) -> _ReadingOrder:
+    """The whole tree in reading order, read again only when the session has changed: an agent page asks for its
+    neighbours and its subtree's cost on every request. The caller holds the lock."""
+    version = (s.epoch, s.count)
+    kept = _orders.get(s)
+    if kept is not None and kept.version == version:
+        return kept
+    order = _tree_order(s, None)
+    ids = [agent_id for agent_id, _, _ in order]
+    ends, open_rows = [len(order)] * len(order), []  # rows whose subtree has not ended yet, deepest last
+    for row, (_, depth, _) in enumerate(order):
+        while open_rows and order[open_rows[-1]][1] >= depth:
+            ends[open_rows.pop()] = row
+        open_rows.append(row)
+    kept = _orders[s] = _ReadingOrder(version, order, ids, {agent_id: row for row, agent_id in enumerate(ids)}, ends)
+    return kept
+
+
+def _tree_order(s: SessionIndex, agent_ids: Iterable[str] | None) -> list[tuple[str, int, int]]:
     order = []
     stack = [(agent_id, 0) for agent_id in reversed(list(s.roots if agent_ids is None else agent_ids))]
     while stack:
@@ -185,10 +227,11 @@ def _before(position: int | None, horizon: int | None) -> bool:
 
 def agent_facts(s: SessionIndex, agent: AgentNode) -> dict:
     """What a call shows of an agent it created, beside its name: its entries and cost so far."""
-    return {"entries": len(agent.entries), "cost_usd": usage.for_agent(s, agent.agent_id)["cost_usd"]}
+    return {"entries": len(agent.entries), "cost_usd": usage.cost_of_agent(s, agent.agent_id)["cost_usd"]}
 
 
-def call_item(s: SessionIndex, position: int, index: int, call: model.LoggedCall, horizon: int | None = None) -> dict:
+def call_item(s: SessionIndex, position: int, index: int, call: model.LoggedCall, horizon: int | None = None,
+              read: dict | None = None) -> dict:
     message_id = s.events[position]["message_id"]
     spawned = []
     for agent_id in s.spawned.get(message_id, ()):
@@ -206,22 +249,22 @@ def call_item(s: SessionIndex, position: int, index: int, call: model.LoggedCall
         "arguments": call.arguments_raw,
         "pretty_arguments": call.pretty_arguments,
         "arguments_valid": call.arguments_valid,
-        "results": [entry(s, p) for p in results],
+        "results": [entry(s, p, read=read) for p in results],
         "spawned": spawned,
         **({"failure": {"kind": failures.UNANSWERED, "error": "no result: the session ended without one"}}
            if unanswered else {}),
     }
 
 
-def entry(s: SessionIndex, position: int, horizon: int | None = None) -> dict:
+def entry(s: SessionIndex, position: int, horizon: int | None = None, read: dict | None = None) -> dict:
     """An event as an entry of a transcript shows it (a message's page draws it so, a result with its own); with a
     horizon, only the results and spawned agents logged before it (a live poll that stops at its window leaves the
-    later ones to the next poll, which adds them under the call)."""
-    event = s.events[position]
+    later ones to the next poll, which adds them under the call). `read`: _read's answers for a window."""
+    event, kind = _read(s, position, read)
     agent = s.agents.get(event["agent_id"])
     item: dict[str, Any] = {
         "position": position,
-        "kind": model.perspective_kind(event),
+        "kind": kind,
         "message_id": event["message_id"],
         "agent_id": event["agent_id"],
         "agent_name": agent.display_name if agent else event["agent_id"],
@@ -235,7 +278,7 @@ def entry(s: SessionIndex, position: int, horizon: int | None = None) -> dict:
         "paired_call": None,
     }
     if item["kind"] == model.DID:
-        item["calls"] = [call_item(s, position, i, c, horizon) for i, c in enumerate(model.tool_calls(event))]
+        item["calls"] = [call_item(s, position, i, c, horizon, read) for i, c in enumerate(model.tool_calls(event))]
     if item["kind"] == model.RECEIVED:
         call_position = s.call_position_for_result(position)
         if call_position is not None:
@@ -243,21 +286,31 @@ def entry(s: SessionIndex, position: int, horizon: int | None = None) -> dict:
     if item["kind"] == model.SAID:
         item["heard_by"] = _heard_by(s, event["message_id"])
     if item["kind"] in (model.SAID, model.DID) and agent is not None:
-        item["answered_at"] = _input_time(s, agent, position)
+        item["answered_at"] = _input_time(s, agent, position, read)
     failed = failures.kind_of(event, s.format.failure_texts)
     if failed:  # shown red, with its first line, wherever the entry is drawn (under its call too)
         item["failure"] = {"kind": failed, "error": failures.first_line(item["content"])}
     return item
 
 
-def _input_time(s: SessionIndex, agent: AgentNode, position: int):
+def _input_time(s: SessionIndex, agent: AgentNode, position: int, read: dict | None = None):
     """When the input a response answers was logged (its `timestamp`, as logged): its agent's entry just before it,
-    when that is what it heard, received or was told, not an earlier part of the same turn. None otherwise."""
+    when that is what it heard, received or was told, not an earlier part of the same turn. None otherwise.
+    `read`: _read's answer for a window, which mostly holds that entry."""
     i = bisect_left(agent.entries, position)
     if i == 0:
         return None
-    before = s.events[agent.entries[i - 1]]
-    return before.get("timestamp") if model.perspective_kind(before) in (model.HEARD, model.RECEIVED, model.SYSTEM) else None
+    before = agent.entries[i - 1]
+    event, kind = _read(s, before, read)
+    return event.get("timestamp") if kind in (model.HEARD, model.RECEIVED, model.SYSTEM) else None
+
+
+def _read(s: SessionIndex, position: int, read: dict | None = None) -> tuple[Event, str]:
+    """The event at `position` and its perspective kind (`read`: those of a window already read, by position)."""
+    if read and position in read:
+        return read[position]
+    event = s.events[position]
+    return event, model.perspective_kind(event)
 
 
 def _heard_by(s: SessionIndex, message_id: str) -> list[dict]:
@@ -272,8 +325,21 @@ def _heard_by(s: SessionIndex, message_id: str) -> list[dict]:
 
 def shown_alone(s: SessionIndex, item: dict, filters) -> bool:
     """A tool result shows under its call, unless a filter hides that call."""
-    return item["paired_call"] is None or bool(
-        filters and not filters.passes(s, s.call_position_for_result(item["position"])))
+    return item["paired_call"] is None or not _shows_under(s, s.call_position_for_result(item["position"]), filters)
+
+
+def _shows_under(s: SessionIndex, call_position: int, filters) -> bool:
+    """Whether a tool result shows under its call, at `call_position`: unless a filter hides that call."""
+    return not filters or filters.passes(s, call_position)
+
+
+def _alone(s: SessionIndex, position: int, kind: str, filters) -> bool:
+    """shown_alone of the entry at `position`, of that `kind`, told before its entry is built (a result shown
+    under its call is built there, by call_item)."""
+    if kind != model.RECEIVED:
+        return True
+    call_position = s.call_position_for_result(position)
+    return call_position is None or not _shows_under(s, call_position, filters)
 
 
 def perspective(s: SessionIndex, agent_id: str, include_subagents: bool = False,
@@ -289,11 +355,8 @@ def perspective(s: SessionIndex, agent_id: str, include_subagents: bool = False,
         total = len(positions)
         start = max(0, min(start, total))
         end = total if limit is None else min(total, start + limit)
-        items = []
-        for p in positions[start:end]:
-            item = entry(s, p)
-            if shown_alone(s, item, filters):
-                items.append(item)
+        read = {p: _read(s, p) for p in positions[start:end]}  # each read once, also as the input of the next
+        items = [entry(s, p, read=read) for p, (_, kind) in read.items() if _alone(s, p, kind, filters)]
         return {"items": items, "start": start, "end": end, "total": total, "agents": agent_ids}
 
 
@@ -365,6 +428,6 @@ def problems(s: SessionIndex) -> dict:
 def agent_neighbours(s: SessionIndex, agent_id: str) -> tuple[str | None, str | None]:
     """The agents before and after this one in the tree read top to bottom (parents first)."""
     with s.lock:
-        order = [agent for agent, _, _ in tree_order(s)]
-        i = order.index(agent_id)
+        kept = _reading_order(s)
+        order, i = kept.ids, kept.rows[agent_id]
         return (order[i - 1] if i else None), (order[i + 1] if i + 1 < len(order) else None)

@@ -10,12 +10,13 @@ import os
 from collections.abc import Callable
 from urllib.parse import quote
 
-from flask import Response, current_app, g, render_template, request, url_for
+from flask import Response, current_app, g, render_template, request
 
 from viewer.core import jsonio, times
 from viewer.core.redact import shown_json
 
 from . import shape_check
+from .url_cache import url_for
 
 CHECK_ENV = "AGENTVIEW_CHECK_SHAPES"  # set (to anything but 0) to check every answer built, as tests do
 

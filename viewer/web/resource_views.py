@@ -8,7 +8,7 @@ shows (costs, pictures, poll URLs) is gathered after it, under the same lock; th
 
 from __future__ import annotations
 
-from flask import current_app, request, url_for
+from flask import current_app, request
 
 from viewer.core import model, times
 from viewer.index import failed, usage
@@ -20,6 +20,7 @@ from . import shapes, tree_outline
 from .asked import agent_or_404, chosen_agents, flag_arg, int_arg, message_or_404, session_or_404, with_facets
 from .render import agent_urls, answer, built, session_row, wants_json
 from .state import library, state
+from .url_cache import url_for
 
 API_LIMIT = 1000  # entries or messages a JSON answer holds unless ?limit= says otherwise (a page: its page size)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from flask import request
+from flask import current_app, request
 
 from viewer.core.bounded_map import ClearedPast
 
@@ -49,3 +49,9 @@ def install(app) -> CachedUrls:
     """Make the templates' url_for cache what it makes; returns it, for the frame's other helpers."""
     url_for = app.jinja_env.globals["url_for"] = CachedUrls(app.url_for)
     return url_for
+
+
+def url_for(endpoint: str, **values) -> str:
+    """flask.url_for through the templates' cache (once `install`ed): the views' data objects carry the same
+    links on every request too (a page's URL, its session's, the one url_for of render.urls_of)."""
+    return current_app.jinja_env.globals["url_for"](endpoint, **values)
