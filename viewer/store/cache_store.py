@@ -9,12 +9,12 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
+import itertools
 import logging
 import marshal
 import os
 import secrets
 import struct
-import tempfile
 from collections.abc import Iterator
 
 log = logging.getLogger(__name__)
@@ -28,6 +28,8 @@ DEFAULT_MAX_BYTES = 4 * 1024**3
 
 
 RECOUNT_EVERY = 500  # puts between two counts of the folder's bytes (each put adds its own meanwhile)
+WRITE_BYTES = 1024 * 1024  # sections encoded before they are written: a small entry in one write, a big one in parts
+_IOV_MAX = 512  # buffers given to one os.writev at most (the system's limit is 1,024 or more)
 
 
 class CacheStore:
@@ -42,6 +44,8 @@ class CacheStore:
         self._total: int | None = None  # bytes of the entries, counted at the first put and kept up to date
         self._puts = 0
         self._empty: bool | None = None  # held no entry when first asked (see `was_empty`)
+        self._signer = hashlib.blake2b(key=self._key, digest_size=32)  # keyed once; copied for each MAC
+        self._writing = itertools.count()  # numbers the temporary files of this process's writes
 
     def _secret(self) -> bytes:
         path = os.path.join(self.folder, KEY_FILE)
@@ -62,11 +66,11 @@ class CacheStore:
     def _path(self, key: str) -> str:
         return os.path.join(self.folder, hashlib.blake2b(key.encode(), digest_size=16).hexdigest() + SUFFIX)
 
-    def _mac(self, key: str, number: int, data: bytes) -> bytes:
-        signer = hashlib.blake2b(key=self._key, digest_size=32)
-        signer.update(self.version + b"\0" + key.encode() + b"\0" + number.to_bytes(8, "little"))
-        signer.update(data)
-        return signer.digest()
+    def _entry_signer(self, key: str):
+        """The MAC of `key`'s entry as far as its sections' own bytes (a copy of it signs each: `_mac`)."""
+        signer = self._signer.copy()
+        signer.update(self.version + b"\0" + key.encode() + b"\0")
+        return signer
 
     # --- reading -----------------------------------------------------------------------------------------
 
@@ -99,6 +103,7 @@ class CacheStore:
         return self._decode(f, key, count)
 
     def _decode(self, f, key: str, count: int) -> Iterator[object]:
+        entry_signer = self._entry_signer(key)
         with f:
             for number in range(count):
                 head = f.read(_SECTION.size)
@@ -106,7 +111,7 @@ class CacheStore:
                     raise CorruptEntry("truncated")
                 length, mac = _SECTION.unpack(head)
                 data = f.read(length)
-                if len(data) != length or not hmac.compare_digest(mac, self._mac(key, number, data)):
+                if len(data) != length or not hmac.compare_digest(mac, _mac(entry_signer, number, data)):
                     raise CorruptEntry("a section does not match its MAC (truncated, corrupt or tampered)")
                 try:
                     value = marshal.loads(data)
@@ -133,24 +138,18 @@ class CacheStore:
         self._puts += 1
         if self._total is None or self._puts % RECOUNT_EVERY == 0:  # another server may share the folder
             self._total = self.total_bytes()
+        path = self._path(key)
         try:
-            replaced = os.stat(self._path(key)).st_size
+            replaced = os.stat(path).st_size
         except OSError:
             replaced = 0
-        fd, temporary = tempfile.mkstemp(dir=self.folder, prefix=".writing-", suffix=".tmp")
+        fd, temporary = self._create()
         try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(MAGIC + _HEADER.pack(len(self.version), 0) + self.version)
-                count = 0
-                for section in sections:
-                    data = marshal.dumps(section)
-                    f.write(_SECTION.pack(len(data), self._mac(key, count, data)))
-                    f.write(data)
-                    count += 1
-                f.seek(len(MAGIC))
-                f.write(_HEADER.pack(len(self.version), count))
-                size = f.seek(0, os.SEEK_END)
-            os.replace(temporary, self._path(key))
+            try:
+                size = self._write(fd, key, sections)
+            finally:
+                os.close(fd)
+            os.replace(temporary, path)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
@@ -158,6 +157,36 @@ class CacheStore:
         self._total += size - replaced
         if self._total > self.max_bytes:  # a walk over every entry only then: thousands of puts stay cheap
             self._evict()
+        return size
+
+    def _create(self) -> tuple[int, str]:
+        """A new temporary file in the folder, readable by its user only: (its descriptor, its path). Named by this
+        process and a count (O_EXCL: one left by a process that had the same id is never written into)."""
+        while True:
+            path = os.path.join(self.folder, f".writing-{os.getpid()}-{next(self._writing)}.tmp")
+            try:
+                return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600), path
+            except FileExistsError:
+                continue
+
+    def _write(self, fd: int, key: str, sections: Iterator[object]) -> int:
+        """Encode and write the entry's sections into `fd`, WRITE_BYTES at a time (a small entry in one write, its
+        header counting its sections); its size."""
+        entry_signer, prefix = self._entry_signer(key), MAGIC + _HEADER.pack(len(self.version), 0)
+        buffers, buffered, count, size = [prefix, self.version], 0, 0, 0
+        for section in sections:
+            data = marshal.dumps(section)
+            buffers += (_SECTION.pack(len(data), _mac(entry_signer, count, data)), data)
+            buffered += len(data)
+            count += 1
+            if buffered >= WRITE_BYTES or len(buffers) >= _IOV_MAX:
+                size += _write_all(fd, buffers)
+                buffers, buffered = [], 0
+        if size == 0:  # nothing written yet: the header goes out with the count
+            buffers[0] = MAGIC + _HEADER.pack(len(self.version), count)
+            return _write_all(fd, buffers)
+        size += _write_all(fd, buffers)
+        os.pwrite(fd, _HEADER.pack(len(self.version), count), len(MAGIC))
         return size
 
     def touch(self, key: str) -> None:
@@ -190,6 +219,25 @@ class CacheStore:
     def total_bytes(self) -> int:
         with os.scandir(self.folder) as found:
             return sum(e.stat().st_size for e in found if e.name.endswith(SUFFIX))
+
+
+def _mac(entry_signer, number: int, data: bytes) -> bytes:
+    """The MAC of an entry's section `number` (`entry_signer`: CacheStore._entry_signer)."""
+    signer = entry_signer.copy()
+    signer.update(number.to_bytes(8, "little"))
+    signer.update(data)
+    return signer.digest()
+
+
+def _write_all(fd: int, buffers: list[bytes]) -> int:
+    """Write every byte of `buffers` (a short write goes on where it stopped); how many."""
+    total = sum(len(b) for b in buffers)
+    written = os.writev(fd, buffers) if buffers else 0
+    if written < total:
+        rest = memoryview(b"".join(buffers))[written:]
+        while rest:
+            rest = rest[os.write(fd, rest):]
+    return total
 
 
 class CorruptEntry(Exception):
