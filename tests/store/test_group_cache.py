@@ -14,6 +14,7 @@ import pytest
 
 from conftest import REPO, serve, wait_for
 from events import scanned
+from test_cache_store import kept_entries
 from test_claude_settled import age, pages
 from viewer.core.host import Host
 from viewer.core.tuning import Tuning
@@ -147,12 +148,12 @@ def test_a_corrupt_entry_is_ignored_and_its_group_read(project, tmp_path, at):
     """Near its start, the entry is not used at a restart; further on (past what a session restored asleep reads),
     it is found when the session wakes: it is then read from its files, under a new epoch."""
     run(project, tmp_path / "cache")
-    entries = [p for p in (tmp_path / "cache").iterdir() if p.suffix == ".avc"]
+    entries = kept_entries(tmp_path / "cache")
     assert len(entries) == 5  # one a group, the folder's and its words' (folder_cache)
-    for entry in entries:
-        data = bytearray(entry.read_bytes())
-        data[100 if at == "start" else len(data) // 2] ^= 0xFF
-        entry.write_bytes(bytes(data))
+    for path, start, end in entries:
+        data = bytearray(path.read_bytes())
+        data[start + 100 if at == "start" else (start + end) // 2] ^= 0xFF
+        path.write_bytes(bytes(data))
     again = run(project, tmp_path / "cache", settle=False)
     if at == "start":
         assert again.cache.restored == 0
@@ -163,6 +164,31 @@ def test_a_corrupt_entry_is_ignored_and_its_group_read(project, tmp_path, at):
             s.wake()
             assert s.count == 0 and s.epoch > epochs[s.id]  # an open page reloads
         read_what_is_due(again)
+    assert pages(again) == pages(scanned(project))
+
+
+def test_a_first_read_keeps_its_groups_in_one_pack_and_a_restart_takes_them_from_it(project, tmp_path):
+    first = run(project, tmp_path / "cache")
+    written = sorted(p.suffix for p in (tmp_path / "cache").iterdir() if p.name != "key")
+    assert written == [".avc", ".avc", ".avp"]  # the folder's entry and its words, and the three groups together
+    again = run(project, tmp_path / "cache", settle=False)
+    assert again.cache.restored == 3
+    assert pages(again) == pages(first)
+
+
+def test_a_group_tampered_in_its_pack_is_read_again_and_the_others_wake_from_it(project, tmp_path):
+    run(project, tmp_path / "cache")
+    path, start, end = sorted(span for span in kept_entries(tmp_path / "cache") if span[0].suffix == ".avp")[1]
+    data = bytearray(path.read_bytes())
+    data[(start + end) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    again = run(project, tmp_path / "cache", settle=False)
+    assert again.cache.restored == 3
+    counts = {s.id: s.count for s in again.listing()}
+    for s in again.listing():
+        s.wake()
+    assert sorted(s.count == counts[s.id] for s in again.listing()) == [False, True, True]  # one lost, read again
+    read_what_is_due(again)
     assert pages(again) == pages(scanned(project))
 
 
@@ -180,7 +206,7 @@ def test_a_group_still_being_written_is_not_kept(tmp_path):
     generate(root / PROJECT, 1 << 20, subagents=2, sessions=2)  # just written: not settled
     library = run(root, tmp_path / "cache")
     assert not any(s.normalizer.settled for s in library.listing())
-    assert not [p for p in (tmp_path / "cache").iterdir() if p.suffix == ".avc"]
+    assert not kept_entries(tmp_path / "cache")
 
 
 def test_a_server_keeps_the_groups_and_a_restart_serves_them(project, tmp_path):
@@ -198,9 +224,9 @@ def test_a_server_keeps_the_groups_and_a_restart_serves_them(project, tmp_path):
     cache = tmp_path / "cache"
     with serve(project, "--cache-dir", str(cache)) as server:
         # the groups' entries and the folder's two
-        wait_for(lambda: len([p for p in cache.iterdir() if p.suffix == ".avc"]) == 5, timeout=60)
+        wait_for(lambda: len(kept_entries(cache)) == 5, timeout=60)
         first = everything(server)
-    entries = [p for p in cache.iterdir() if p.suffix == ".avc"]
+    entries = {path for path, _, _ in kept_entries(cache)}
     for entry in entries:  # dated back: an entry the next start takes is touched (used last, evicted last)
         os.utime(entry, (1, 1))
     with serve(project, "--cache-dir", str(cache)) as server:

@@ -18,6 +18,7 @@ from playwright.sync_api import expect
 
 from conftest import REPO, serve, wait_for
 from events import scanned
+from test_cache_store import kept_entries
 from test_claude_settled import age, pages
 from test_group_cache import PROJECT, generate, read_what_is_due, run, searched, without_the_folders_entry
 from viewer.library import background
@@ -175,14 +176,13 @@ def test_a_session_whose_entry_went_while_it_slept_reads_its_files_again(project
     again = run(project, cache, settle=False)
     target = again.listing()[0]
     epoch = target.epoch
-    entries = [p for p in cache.iterdir() if p.suffix == ".avc"]
-    for entry in entries:
+    for path, _, end in kept_entries(cache):
         if how == "evicted":
-            entry.unlink()
+            path.unlink(missing_ok=True)
         else:  # another server's entry under the same key: not the one it slept with
-            data = bytearray(entry.read_bytes())
-            data[-3] ^= 0xFF
-            entry.write_bytes(bytes(data))
+            data = bytearray(path.read_bytes())
+            data[end - 3] ^= 0xFF
+            path.write_bytes(bytes(data))
     assert target.count and target.events is not None  # woken: found nothing to wake from
     assert target.count == 0 and target.epoch > epoch  # emptied under a new epoch: an open page reloads
     read_what_is_due(again)
@@ -206,7 +206,7 @@ def test_a_restarted_server_lists_sleeping_sessions_as_before_and_opens_them(pro
     server_cache = tmp_path / "server-cache"
     with serve(project, "--cache-dir", str(server_cache)) as server:
         # every session's entry, and the folder's two (folder_cache), written after them: 4 may also be 3 and those
-        wait_for(lambda: len([p for p in server_cache.iterdir() if p.suffix == ".avc"]) == 6, timeout=60)
+        wait_for(lambda: len(kept_entries(server_cache)) == 6, timeout=60)
         first = rows(server)
         session = sorted(first)[0]
         first_events = events(server, session)

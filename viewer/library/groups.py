@@ -62,6 +62,8 @@ class Groups:
                 for key in self._newest_first(deferred):
                     if key in self._groups:  # gone if its only file could not be read
                         self.read(self._groups[key])
+                if deferred and self._library.cache is not None:
+                    self._library.cache.flush()  # the groups just read and kept, written together
 
     def _newest_first(self, keys) -> list:
         """Groups by the last write of their files, newest first: the sessions worked in last are read (and so

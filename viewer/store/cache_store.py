@@ -2,6 +2,8 @@
 
 Entries are plain data encoded with `marshal`, never pickle, in sections each carrying a keyed BLAKE2b MAC; a
 truncated, corrupt, foreign-version or tampered entry reads as missing (the caller rebuilds), never raises.
+An entry is a file of its own, or one of many small ones written together in a pack (`put(pack=True)`): a first
+read of thousands of small sessions makes a file per megabyte of them, not one each.
 """
 
 from __future__ import annotations
@@ -9,12 +11,15 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
+import io
+import itertools
 import logging
 import marshal
 import os
 import secrets
 import struct
-import tempfile
+import threading
+import time
 from collections.abc import Iterator
 
 log = logging.getLogger(__name__)
@@ -23,11 +28,16 @@ MAGIC = b"agentview-cache\n"
 _HEADER = struct.Struct("<HI")  # length of the version text, number of sections
 _SECTION = struct.Struct("<Q32s")  # length of the section, its MAC
 SUFFIX = ".avc"
+PACK_SUFFIX = ".avp"  # a pack: its index (entry key -> where its sections are), then their sections
 KEY_FILE = "key"
 DEFAULT_MAX_BYTES = 4 * 1024**3
 
 
 RECOUNT_EVERY = 500  # puts between two counts of the folder's bytes (each put adds its own meanwhile)
+WRITE_BYTES = 1024 * 1024  # sections encoded before they are written: a small entry in one write, a big one in parts
+_IOV_MAX = 512  # buffers given to one os.writev at most (the system's limit is 1,024 or more)
+PACK_BYTES = 1024 * 1024  # entries held for a pack before it is written (`flush` writes it sooner)...
+PACK_ENTRY_BYTES = 256 * 1024  # ... each weighing less than this (a bigger one is a file of its own)
 
 
 class CacheStore:
@@ -42,6 +52,14 @@ class CacheStore:
         self._total: int | None = None  # bytes of the entries, counted at the first put and kept up to date
         self._puts = 0
         self._empty: bool | None = None  # held no entry when first asked (see `was_empty`)
+        self._signer = hashlib.blake2b(key=self._key, digest_size=32)  # keyed once; copied for each MAC
+        self._writing = itertools.count()  # numbers the temporary files of this process's writes
+        # Packs: the entries held for the next one, key -> (its sections' bytes, how many), and where each entry of
+        # the packs in the folder is, key -> (pack path, offset, sections), found when first needed (`_packed`)
+        self._pending: dict[str, tuple[bytes, int]] = {}
+        self._pending_bytes = 0
+        self._in_packs: dict[str, tuple[str, int, int]] | None = None
+        self._packs_lock = threading.Lock()  # the first look at the packs (any thread that reads or writes)
 
     def _secret(self) -> bytes:
         path = os.path.join(self.folder, KEY_FILE)
@@ -62,11 +80,11 @@ class CacheStore:
     def _path(self, key: str) -> str:
         return os.path.join(self.folder, hashlib.blake2b(key.encode(), digest_size=16).hexdigest() + SUFFIX)
 
-    def _mac(self, key: str, number: int, data: bytes) -> bytes:
-        signer = hashlib.blake2b(key=self._key, digest_size=32)
-        signer.update(self.version + b"\0" + key.encode() + b"\0" + number.to_bytes(8, "little"))
-        signer.update(data)
-        return signer.digest()
+    def _entry_signer(self, key: str):
+        """The MAC of `key`'s entry as far as its sections' own bytes (a copy of it signs each: `_mac`)."""
+        signer = self._signer.copy()
+        signer.update(self.version + b"\0" + key.encode() + b"\0")
+        return signer
 
     # --- reading -----------------------------------------------------------------------------------------
 
@@ -74,8 +92,28 @@ class CacheStore:
         """The entry's sections, decoded one at a time as iterated; None when there is no valid entry.
 
         A section that fails its check ends the iteration with `CorruptEntry`: the caller drops what it took.
+        An entry of its own is newer than a copy in a pack (putting one in a pack removes it).
         """
-        path = self._path(key)
+        held = self._pending.get(key)
+        if held is not None:  # in the pack not written yet
+            return self._decode(io.BytesIO(held[0]), held[1], key)
+        opened = self._opened(self._path(key))
+        if opened is not None:
+            return self._decode(*opened, key)
+        where = self._packed().get(key)
+        if where is None:
+            return None
+        path, offset, count = where
+        opened = self._opened(path)
+        if opened is None:
+            self._forget_pack(path)
+            return None
+        opened[0].seek(offset)
+        return self._decode(opened[0], count, key, whole=False)
+
+    def _opened(self, path: str, used: bool = True) -> tuple[object, int] | None:
+        """The file at `path` open after its header, and the count of sections its header gives, marked `used` now;
+        None when there is none, or it is not one of ours of this version (then it is removed: rewritten later)."""
         try:
             f = open(path, "rb")
         except OSError:
@@ -88,17 +126,18 @@ class CacheStore:
                 raise CorruptEntry("written by another version")
         except (CorruptEntry, struct.error) as error:
             f.close()
-            log.info("cache entry %s ignored: %s", path, error)
+            log.info("cache file %s ignored: %s", path, error)
             with contextlib.suppress(OSError):
                 os.unlink(path)  # rewritten once its file is read
             return None
-        try:
-            os.utime(path)  # recently used: evicted last
-        except OSError:
-            pass
-        return self._decode(f, key, count)
+        if used:
+            with contextlib.suppress(OSError):
+                os.utime(path)  # recently used: evicted last
+        return f, count
 
-    def _decode(self, f, key: str, count: int) -> Iterator[object]:
+    def _decode(self, f, count: int, key: str, whole: bool = True) -> Iterator[object]:
+        """The `count` sections at `f`'s position (`whole`: the last bytes of the file)."""
+        entry_signer = self._entry_signer(key)
         with f:
             for number in range(count):
                 head = f.read(_SECTION.size)
@@ -106,7 +145,7 @@ class CacheStore:
                     raise CorruptEntry("truncated")
                 length, mac = _SECTION.unpack(head)
                 data = f.read(length)
-                if len(data) != length or not hmac.compare_digest(mac, self._mac(key, number, data)):
+                if len(data) != length or not hmac.compare_digest(mac, _mac(entry_signer, number, data)):
                     raise CorruptEntry("a section does not match its MAC (truncated, corrupt or tampered)")
                 try:
                     value = marshal.loads(data)
@@ -114,7 +153,7 @@ class CacheStore:
                     raise CorruptEntry(f"undecodable: {error}") from None
                 del data
                 yield value
-            if f.read(1):
+            if whole and f.read(1):
                 raise CorruptEntry("bytes after the last section")
 
     def was_empty(self) -> bool:
@@ -122,50 +161,193 @@ class CacheStore:
         entry is one this process put since, unless another server shares the folder (its entries may go unseen)."""
         if self._empty is None:
             with os.scandir(self.folder) as found:
-                self._empty = not any(e.name.endswith(SUFFIX) and not e.name.startswith(".") for e in found)
+                self._empty = not any(_kept_file(e.name) for e in found)
         return self._empty
 
     # --- writing -----------------------------------------------------------------------------------------
 
-    def put(self, key: str, sections: Iterator[object]) -> int:
+    def put(self, key: str, sections: Iterator[object], pack: bool = False) -> int:
         """Write the entry (replacing any) from its sections, atomically: a reader sees the old entry or the
-        new one, never a part. Returns its size in bytes. Plain data only (marshal refuses other types)."""
+        new one, never a part. Returns its size in bytes. Plain data only (marshal refuses other types).
+
+        `pack`: an entry weighing less than PACK_ENTRY_BYTES is held for a pack instead (read from memory meanwhile),
+        written with the others held once they weigh PACK_BYTES, or by `flush`."""
         self._puts += 1
         if self._total is None or self._puts % RECOUNT_EVERY == 0:  # another server may share the folder
             self._total = self.total_bytes()
+        path = self._path(key)
         try:
-            replaced = os.stat(self._path(key)).st_size
+            replaced = os.stat(path).st_size
         except OSError:
             replaced = 0
-        fd, temporary = tempfile.mkstemp(dir=self.folder, prefix=".writing-", suffix=".tmp")
+        encoded, first, weight = _encoded(self._entry_signer(key), sections), [], 0
+        if pack:
+            for head, data in encoded:
+                first += (head, data)
+                weight += len(data)
+                if weight >= PACK_ENTRY_BYTES:
+                    break  # a big entry: a file of its own, the rest of it encoded as it is written
+            else:
+                return self._hold(key, path, replaced, b"".join(first), len(first) // 2)
+        fd, temporary = self._create()
         try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(MAGIC + _HEADER.pack(len(self.version), 0) + self.version)
-                count = 0
-                for section in sections:
-                    data = marshal.dumps(section)
-                    f.write(_SECTION.pack(len(data), self._mac(key, count, data)))
-                    f.write(data)
-                    count += 1
-                f.seek(len(MAGIC))
-                f.write(_HEADER.pack(len(self.version), count))
-                size = f.seek(0, os.SEEK_END)
-            os.replace(temporary, self._path(key))
+            try:
+                size = self._write(fd, first, encoded)
+            finally:
+                os.close(fd)
+            os.replace(temporary, path)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
             raise
+        self._pending.pop(key, None)  # an entry of its own is read before any copy in a pack (see `sections`)
         self._total += size - replaced
         if self._total > self.max_bytes:  # a walk over every entry only then: thousands of puts stay cheap
             self._evict()
         return size
 
-    def touch(self, key: str) -> None:
-        """Mark an entry used now (evicted last) without reading it."""
+    def _create(self) -> tuple[int, str]:
+        """A new temporary file in the folder, readable by its user only: (its descriptor, its path). Named by this
+        process and a count (O_EXCL: one left by a process that had the same id is never written into)."""
+        while True:
+            path = os.path.join(self.folder, f".writing-{os.getpid()}-{next(self._writing)}.tmp")
+            try:
+                return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600), path
+            except FileExistsError:
+                continue
+
+    def _write(self, fd: int, first: list[bytes], rest: Iterator[tuple[bytes, bytes]]) -> int:
+        """Write an entry into `fd`: the sections encoded `first`, then the `rest` as they are encoded, WRITE_BYTES
+        at a time (a small entry in one write, its header counting its sections); its size."""
+        buffers = [MAGIC + _HEADER.pack(len(self.version), 0), self.version, *first]
+        buffered, count, size = sum(len(b) for b in first), len(first) // 2, 0
+        for head, data in rest:
+            buffers += (head, data)
+            buffered += len(data)
+            count += 1
+            if buffered >= WRITE_BYTES or len(buffers) >= _IOV_MAX:
+                size += _write_all(fd, buffers)
+                buffers, buffered = [], 0
+        if size == 0:  # nothing written yet: the header goes out with the count
+            buffers[0] = MAGIC + _HEADER.pack(len(self.version), count)
+            return _write_all(fd, buffers)
+        size += _write_all(fd, buffers)
+        os.pwrite(fd, _HEADER.pack(len(self.version), count), len(MAGIC))
+        return size
+
+    # --- packs -------------------------------------------------------------------------------------------
+
+    def _hold(self, key: str, path: str, replaced: int, data: bytes, count: int) -> int:
+        """Hold an entry's encoded sections for the next pack; the entry of its own it replaces is removed (a copy
+        in an earlier pack is replaced by this one: later packs are read after)."""
+        if replaced:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+                self._total -= replaced
+        self._pending[key] = (data, count)
+        self._pending_bytes += len(data)
+        if self._pending_bytes >= PACK_BYTES:
+            self.flush()
+        return len(data)
+
+    def flush(self) -> None:
+        """Write the entries held (see `put`) in one pack: its index of where each entry's sections are, signed as
+        a section of its own, then their sections, each signed for its entry as in a file of its own. Without
+        room, they are let go (read as missing) with a warning."""
+        held = list(self._pending.items())
+        if not held:
+            return
+        index, offset = {}, 0
+        for key, (data, count) in held:
+            index[key] = (offset, count)
+            offset += len(data)
+        name = f"{time.time_ns():020d}-{os.getpid()}-{next(self._writing)}{PACK_SUFFIX}"
+        listed = marshal.dumps(index)
+        head = (MAGIC + _HEADER.pack(len(self.version), 1) + self.version
+                + _SECTION.pack(len(listed), _mac(self._entry_signer(_pack_key(name)), 0, listed)) + listed)
+        path, packed = os.path.join(self.folder, name), self._packed()
+        fd, temporary = self._create()
+        try:
+            try:
+                size = _write_all(fd, [head, *(data for _, (data, _) in held)])
+            finally:
+                os.close(fd)
+            os.replace(temporary, path)
+        except OSError as error:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            log.warning("could not write %d entries to the cache: %s", len(held), error)
+            size, path = 0, None
+        for key, (data, count) in held:
+            if self._pending.get(key, (None,))[0] is data:  # not put again meanwhile
+                if path is not None:
+                    packed[key] = (path, len(head) + index[key][0], count)  # before it leaves `_pending`: always found
+                del self._pending[key]
+        self._pending_bytes = sum(len(data) for data, _ in list(self._pending.values()))
+        if self._total is not None:
+            self._total += size
+            if self._total > self.max_bytes:
+                self._evict()
+
+    def _packed(self) -> dict[str, tuple[str, int, int]]:
+        """Where each entry in a pack is: key -> (pack, offset, sections); read from the folder's packs when first
+        needed, oldest first (an entry in a later pack replaces its copy in an earlier one), then kept up to date."""
+        if self._in_packs is None:
+            with self._packs_lock:
+                if self._in_packs is None:
+                    with os.scandir(self.folder) as found:
+                        names = sorted(e.name for e in found if e.name.endswith(PACK_SUFFIX) and e.name[0] != ".")
+                    packed = {}
+                    for name in names:
+                        packed.update(self._pack_index(os.path.join(self.folder, name)))
+                    self._in_packs = packed
+        return self._in_packs
+
+    def _pack_index(self, path: str) -> dict[str, tuple[str, int, int]]:
+        """The entries of the pack at `path` (none when it fails its checks: then it is removed)."""
+        opened = self._opened(path, used=False)
+        if opened is None:
+            return {}
+        f, count = opened
+        with f:
+            try:
+                length, mac = _SECTION.unpack(f.read(_SECTION.size))
+                listed = f.read(length)
+                if count != 1 or len(listed) != length or not hmac.compare_digest(
+                        mac, _mac(self._entry_signer(_pack_key(os.path.basename(path))), 0, listed)):
+                    raise CorruptEntry("its index does not match its MAC (truncated, corrupt or tampered)")
+                base = f.tell()
+                return {key: (path, base + offset, entries) for key, (offset, entries) in marshal.loads(listed).items()}
+            except (CorruptEntry, struct.error, EOFError, ValueError, TypeError, AttributeError) as error:
+                log.info("cache pack %s ignored: %s", path, error)
         with contextlib.suppress(OSError):
+            os.unlink(path)
+        return {}
+
+    def _forget_pack(self, path: str) -> None:
+        """A pack gone (evicted, or foreign): none of its entries is looked for in it again."""
+        packed = self._in_packs
+        if packed is not None:
+            for key, where in list(packed.items()):
+                if where[0] == path:
+                    packed.pop(key, None)
+
+    def touch(self, key: str) -> None:
+        """Mark an entry used now (evicted last) without reading it: its file, else its pack."""
+        try:
             os.utime(self._path(key))
+        except FileNotFoundError:
+            where = self._packed().get(key)
+            if where is not None:
+                with contextlib.suppress(OSError):
+                    os.utime(where[0])
+        except OSError:
+            pass
 
     def drop(self, key: str) -> None:
+        """Remove an entry: its file, or its place in a pack (the pack's other entries stay)."""
+        self._pending.pop(key, None)
+        self._packed().pop(key, None)
         with contextlib.suppress(OSError):
             os.unlink(self._path(key))
 
@@ -174,7 +356,7 @@ class CacheStore:
         entries = []
         with os.scandir(self.folder) as found:
             for entry in found:
-                if entry.name.endswith(SUFFIX) and not entry.name.startswith("."):
+                if _kept_file(entry.name):
                     with contextlib.suppress(OSError):
                         st = entry.stat()
                         entries.append((st.st_mtime_ns, st.st_size, entry.path))
@@ -185,11 +367,53 @@ class CacheStore:
             with contextlib.suppress(OSError):
                 os.unlink(path)
                 total -= size
+                if path.endswith(PACK_SUFFIX):
+                    self._forget_pack(path)
         self._total = total
 
     def total_bytes(self) -> int:
         with os.scandir(self.folder) as found:
-            return sum(e.stat().st_size for e in found if e.name.endswith(SUFFIX))
+            return sum(e.stat().st_size for e in found if _kept_file(e.name))
+
+
+def _kept_file(name: str) -> bool:
+    """Whether a name in the folder is an entry's or a pack's (not its key, not a file being written)."""
+    return name.endswith((SUFFIX, PACK_SUFFIX)) and not name.startswith(".")
+
+
+def _pack_key(name: str) -> str:
+    """What a pack's index is signed for: the pack's name (an index copied into another pack does not match)."""
+    return "pack " + name
+
+
+def _encoded(entry_signer, sections: Iterator[object]) -> Iterator[tuple[bytes, bytes]]:
+    """(head, bytes) of each section of an entry, in order: its length and MAC, then its marshal encoding."""
+    for number, section in enumerate(sections):
+        data = marshal.dumps(section)
+        yield _SECTION.pack(len(data), _mac(entry_signer, number, data)), data
+
+
+def _mac(entry_signer, number: int, data: bytes) -> bytes:
+    """The MAC of an entry's section `number` (`entry_signer`: CacheStore._entry_signer)."""
+    signer = entry_signer.copy()
+    signer.update(number.to_bytes(8, "little"))
+    signer.update(data)
+    return signer.digest()
+
+
+def _write_all(fd: int, buffers: list[bytes]) -> int:
+    """Write every byte of `buffers`, _IOV_MAX of them a call (a short write goes on where it stopped); how many."""
+    total = 0
+    for at in range(0, len(buffers), _IOV_MAX):
+        some = buffers[at:at + _IOV_MAX]
+        size = sum(len(b) for b in some)
+        written = os.writev(fd, some)
+        if written < size:
+            rest = memoryview(b"".join(some))[written:]
+            while rest:
+                rest = rest[os.write(fd, rest):]
+        total += size
+    return total
 
 
 class CorruptEntry(Exception):

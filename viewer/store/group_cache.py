@@ -95,9 +95,11 @@ def _key(facts: dict[str, dict]) -> str:
     return "group " + hashlib.blake2b(repr(identities).encode(), digest_size=16).hexdigest()
 
 
-def save(store: CacheStore, session: SessionIndex, tailers: dict, inside: str | None) -> tuple[str, dict, dict] | None:
+def save(store: CacheStore, session: SessionIndex, tailers: dict, inside: str | None,
+         pack: bool = False) -> tuple[str, dict, dict] | None:
     """Keep a settled group read to the end of every file: (its key, what its files were, its sidecars), what a
-    session put to sleep wakes from (see `wake`); None (nothing written) when it is not one."""
+    session put to sleep wakes from (see `wake`); None (nothing written) when it is not one. `pack`: a small one
+    goes in a pack (CacheStore.put)."""
     if not index_state.cacheable(session):
         return None
     files = {}
@@ -121,7 +123,7 @@ def save(store: CacheStore, session: SessionIndex, tailers: dict, inside: str | 
         yield from index_state.sections(session)
 
     key = _key(files)
-    store.put(key, sections())
+    store.put(key, sections(), pack=pack)
     return key, files, sidecars
 
 

@@ -222,6 +222,7 @@ class SessionCache:
 
         The sessions due are found in one pass and saved one a call, each looked at again when its turn comes:
         a folder of thousands is walked once for all of them, not once a save."""
+        self.flush()
         now = time.monotonic()
         if not self._due:
             self._due = self._all_due(files_now(), now)
@@ -287,12 +288,15 @@ class SessionCache:
 
     @_collector_paused
     def save_group(self, session: SessionIndex, tailers: dict, inside: str | None) -> bool:
-        """Keep a group of files read to their ends, once its normalizer has settled (see group_cache)."""
+        """Keep a group of files read to their ends, once its normalizer has settled (see group_cache). Its first
+        keeping this run goes in a pack (`flush` writes it): a first read of thousands of small sessions makes a file
+        per megabyte of them. Later ones are files of their own, so that a session kept again and again leaves no copies."""
         marker = _marker(session)
+        first = session.path not in self._saved_at
         self._saved_at[session.path] = time.monotonic()
         self._entries.pop(session.path, None)
         try:
-            entry = group_cache.save(self.store, session, tailers, inside)
+            entry = group_cache.save(self.store, session, tailers, inside, pack=first)
         except (OSError, ValueError) as error:  # no room, a file gone: not kept, nothing else changes
             log.warning("could not keep %s in the cache: %s", session.relpath, error)
             return False
@@ -301,6 +305,11 @@ class SessionCache:
         if entry is not None:
             self._entries[session.path] = entry
         return entry is not None
+
+    def flush(self) -> None:
+        """Write the sessions held for a pack (see save_group): once a scan has read its groups, and before any
+        background save. Until then they are read from memory."""
+        self.store.flush()
 
     # --- the folder's entry (folder_cache) --------------------------------------------------------------------
 
@@ -331,6 +340,7 @@ class SessionCache:
         now = time.monotonic()
         if changes == self._kept_changes or now - at < self.host.tuning.save_gap_s:
             return False
+        self.flush()  # the groups it lists are in the folder before it is
         self._folder_saved = (self._kept_changes, now)
         words = self.folder_words(key)  # the last run's read first, if not yet: the entry written keeps them
 

@@ -1,0 +1,161 @@
+"""The cache's entries on disk: a put writes an entry in few system calls (thousands of sessions are kept in a
+first read) and it reads back whole, however its sections were grouped into writes; small entries go in packs,
+each entry of a pack authenticated on its own."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from viewer.store import cache_store, code_version
+
+
+def kept_entries(folder: Path, version: str | None = None) -> list[tuple[Path, int, int]]:
+    """(file, first byte, end) of every entry kept in a cache folder: a file of its own whole, and each entry of a
+    pack (up to the next one, or the pack's end)."""
+    found = [(p, 0, p.stat().st_size) for p in sorted(folder.iterdir()) if p.suffix == cache_store.SUFFIX]
+    store = cache_store.CacheStore(str(folder), version or code_version.version())
+    starts: dict[str, list[int]] = {}
+    for path, offset, _ in store._packed().values():
+        starts.setdefault(path, []).append(offset)
+    for path, offsets in sorted(starts.items()):
+        ends = sorted(offsets)[1:] + [os.path.getsize(path)]
+        found += [(Path(path), start, end) for start, end in zip(sorted(offsets), ends)]
+    return found
+
+
+def writes() -> int:
+    """Write system calls this process has made so far (the kernel counts them: /proc/self/io)."""
+    with open("/proc/self/io") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("syscw:"))
+
+
+def test_a_small_entry_goes_to_disk_in_one_write(tmp_path):
+    store = cache_store.CacheStore(str(tmp_path / "c"), "v")
+    sections = [("head", {"count": 3}), ("search", {"word": b"\0" * 40}), ("end", 3)]
+    before = writes()
+    store.put("k", iter(sections))
+    assert writes() - before == 1
+    assert list(store.sections("k")) == sections
+    assert sorted(os.listdir(tmp_path / "c")) == sorted(["key", os.path.basename(store._path("k"))])
+
+
+def test_an_entry_of_many_sections_is_written_in_parts_and_reads_back_whole(tmp_path):
+    store = cache_store.CacheStore(str(tmp_path / "c"), "v")
+    sections = [("events", [os.urandom(1000) for _ in range(100)]) for _ in range(40)]  # 4 MB in 40 sections
+    before = writes()
+    size = store.put("k", iter(sections))
+    parts = size // 2**20 + 1  # a megabyte at a time
+    assert writes() - before <= parts + 1  # each part, and the header's count written once all are
+    assert list(store.sections("k")) == sections
+    assert size == os.path.getsize(store._path("k"))
+
+
+
+def entries_of(store: cache_store.CacheStore, *keys: str) -> dict[str, list | None]:
+    """What each key reads as: its sections, None when missing, "corrupt" when they fail their check."""
+    found = {}
+    for key in keys:
+        kept = store.sections(key)
+        try:
+            found[key] = None if kept is None else list(kept)
+        except cache_store.CorruptEntry:
+            found[key] = "corrupt"
+    return found
+
+
+def packed(folder: Path, *keys: str) -> cache_store.CacheStore:
+    """A store at `folder` with an entry of three sections for each key, put in one pack."""
+    store = cache_store.CacheStore(str(folder), "v")
+    for key in keys:
+        store.put(key, iter(sections_of(key)), pack=True)
+    store.flush()
+    return store
+
+
+def sections_of(key: str) -> list:
+    return [("head", key), ("data", key.encode() * 300), ("end", 1)]
+
+
+def test_small_entries_go_in_one_pack_read_from_memory_until_it_is_written(tmp_path):
+    folder = tmp_path / "c"
+    store = cache_store.CacheStore(str(folder), "v")
+    for key in ("a", "b", "c"):
+        store.put(key, iter(sections_of(key)), pack=True)
+    assert os.listdir(folder) == ["key"]  # held, not written yet...
+    assert entries_of(store, "a", "b", "c") == {k: sections_of(k) for k in "abc"}  # ... and read meanwhile
+    store.flush()
+    assert [p.suffix for p in folder.iterdir() if p.name != "key"] == [cache_store.PACK_SUFFIX]
+    for reader in (store, cache_store.CacheStore(str(folder), "v")):  # this run's, and a restart's
+        assert entries_of(reader, "a", "b", "c", "d") == {**{k: sections_of(k) for k in "abc"}, "d": None}
+
+
+def test_an_entry_put_again_reads_as_put_last_in_a_pack_or_on_its_own(tmp_path):
+    folder = tmp_path / "c"
+    store = packed(folder, "a", "b")
+    store.put("a", iter([("alone", 1)]))
+    assert entries_of(store, "a")["a"] == entries_of(cache_store.CacheStore(str(folder), "v"), "a")["a"] == [
+        ("alone", 1)]
+    store.put("a", iter([("packed again", 2)]), pack=True)
+    store.flush()
+    assert len(list(folder.glob("*" + cache_store.SUFFIX))) == 0  # the one of its own went
+    again = cache_store.CacheStore(str(folder), "v")
+    assert entries_of(again, "a", "b") == entries_of(store, "a", "b") == {"a": [("packed again", 2)],
+                                                                        "b": sections_of("b")}
+
+
+def test_a_tampered_entry_of_a_pack_reads_as_corrupt_and_loses_nothing_else(tmp_path):
+    folder = tmp_path / "c"
+    offset = packed(folder, "a", "b", "c")._packed()["b"][1]
+    (path, start, end), = [span for span in kept_entries(folder, "v") if span[1] == offset]
+    data = bytearray(path.read_bytes())
+    data[(start + end) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+    store = cache_store.CacheStore(str(folder), "v")
+    assert entries_of(store, "a", "b", "c") == {"a": sections_of("a"), "b": "corrupt", "c": sections_of("c")}
+    store.drop("b")  # as a reader does with a corrupt entry: the pack's others stay
+    assert entries_of(store, "a", "b", "c") == {"a": sections_of("a"), "b": None, "c": sections_of("c")}
+    assert entries_of(cache_store.CacheStore(str(folder), "v"), "a", "c") == {k: sections_of(k) for k in "ac"}
+
+
+def test_a_truncated_pack_keeps_the_entries_before_the_cut(tmp_path):
+    folder = tmp_path / "c"
+    packed(folder, "a", "b", "c")
+    spans = sorted(kept_entries(folder, "v"), key=lambda span: span[1])
+    path, start, end = spans[-1]
+    path.write_bytes(path.read_bytes()[: (start + end) // 2])
+    store = cache_store.CacheStore(str(folder), "v")
+    read = entries_of(store, "a", "b", "c")
+    assert sorted(map(str, read.values())).count("corrupt") == 1
+    assert [k for k, v in read.items() if v == "corrupt"] == [
+        k for k, where in store._packed().items() if where[1] == start]
+    assert all(v == sections_of(k) for k, v in read.items() if v != "corrupt")
+
+
+def test_a_pack_whose_index_was_tampered_reads_as_missing_and_nothing_else(tmp_path):
+    folder = tmp_path / "c"
+    store = packed(folder, "a", "b")
+    store.put("alone", iter(sections_of("alone")))
+    pack, = folder.glob("*" + cache_store.PACK_SUFFIX)
+    data = bytearray(pack.read_bytes())
+    data[len(cache_store.MAGIC) + 40] ^= 0x01  # in its index's section (after the header and the version, "v")
+    pack.write_bytes(bytes(data))
+    again = cache_store.CacheStore(str(folder), "v")
+    assert entries_of(again, "a", "b", "alone") == {"a": None, "b": None, "alone": sections_of("alone")}
+    assert not pack.exists()  # removed: its sessions are kept again once read
+
+
+def test_a_pack_is_evicted_whole_when_the_cache_outgrows_its_size(tmp_path):
+    folder = tmp_path / "c"
+    store = cache_store.CacheStore(str(folder), "v", max_bytes=5000)
+    store.put("first", iter(sections_of("first")), pack=True)
+    store.put("second", iter(sections_of("second")), pack=True)
+    store.flush()
+    pack, = folder.glob("*" + cache_store.PACK_SUFFIX)
+    os.utime(pack, ns=(10**9, 10**9))  # used long ago
+    for key in ("third", "fourth"):
+        store.put(key, iter(sections_of(key)), pack=True)
+    store.flush()
+    assert not pack.exists() and store.total_bytes() <= 5000
+    assert entries_of(store, "first", "second", "third", "fourth") == {
+        "first": None, "second": None, "third": sections_of("third"), "fourth": sections_of("fourth")}
