@@ -82,6 +82,8 @@ class Runtime:
         self.closed = True
         if self.watcher is not None:
             self.watcher.stop()
+        if self.library.cache is not None:  # sessions a first read held for a pack: else read again at the next start
+            self.library.cache.flush()
         for kept in self._kept:
             kept.clear()
         self._restore_switch_interval()
