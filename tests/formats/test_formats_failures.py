@@ -15,7 +15,7 @@ from opencode_db import write_sample
 
 from viewer.index import failed
 from viewer.library.library import Library
-from viewer.reads import failures
+from viewer.reads import failures, queries
 from viewer.search import query as search
 
 SUCCESS_WITH_ERROR = "grep found 3 errors in app.log; the error rate is normal"  # a success that says "error"
@@ -30,6 +30,9 @@ def listed(s) -> list[tuple[str, str]]:
     entries = [f["message_id"] for f in found["failures"] if f["kind"] != "unanswered"]
     hits = search.search([s], "is:error", s.id, limit=1000)["hits"]
     assert [h["message_id"] for h in hits] == entries
+    shown = [queries.entry(s, s.by_id[f["message_id"]])["failure"]["kind"] for f in found["failures"]
+             if f["kind"] != "unanswered"]  # as a perspective (and the MCP tools) label each entry
+    assert shown == [kind for kind, _ in pairs if kind != "unanswered"]
     return pairs
 
 

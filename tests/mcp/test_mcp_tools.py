@@ -108,7 +108,7 @@ def test_every_tool_on_a_claude_code_folder(servers, tmp_path):
 
             main = await text(client, "perspective", session_id=SID, agent_id="main", sub_agents=True)
             assert "  -> Bash({\"command\":\"make test\"})\n     <- [mn-0003] [tool error] make: *** [test] Error 2" in main
-            assert "     created agent agent-ab12 \"Scan\"\n     <- [mn-0031] [tool error] Agent crashed" in main
+            assert "     created agent agent-ab12 \"Scan\"\n     <- [mn-0031] [sub-agent failed] Agent crashed" in main
             assert "[hp-0012] agent-ab12 DID:\n  -> Read({\"file_path\":\"src/parser.py\"})" in main
 
             talk = await text(client, "dialog", session_id=SID, agent_ids=["main", "agent-ab12"])

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from events import scanned
+from test_cache_store import kept_entries
 from test_claude_settled import pages
 from test_group_cache import PROJECT, _main_file, project, read_what_is_due, run  # noqa: F401 (a fixture)
 from viewer.core.tuning import Tuning
@@ -105,7 +106,8 @@ def test_the_background_marks_each_entry_a_restart_took_as_used(project, tmp_pat
     """The folder's entry is read, not the groups': the check after a restart touches theirs (else the cache's LRU
     would evict first what every restart uses)."""
     run(project, tmp_path / "cache")
-    entries = [p for p in (tmp_path / "cache").iterdir() if p.suffix == ".avc"]
+    entries = {path for path, _, _ in kept_entries(tmp_path / "cache")}  # files of their own and packs
+    assert entries
     for entry in entries:
         os.utime(entry, (1, 1))
     again = run(project, tmp_path / "cache", settle=False)

@@ -12,6 +12,7 @@ import pytest
 from claude_lines import Transcript
 from conftest import SAMPLES, serve, wait_for
 from dom import parse
+from test_cache_store import kept_entries
 
 from viewer.web.app import create_app
 
@@ -220,9 +221,10 @@ def test_a_restart_takes_each_sessions_hours_from_the_cache(tmp_path):
         return {k: data[k] for k in ("window", "total", "bars", "breakdowns", "sessions")}
 
     with serve(folder, "--cache-dir", str(cache)) as server:
-        wait_for(lambda: len([p for p in cache.iterdir() if p.suffix == ".avc"]) >= 3, timeout=60)
+        wait_for(lambda: len(kept_entries(cache)) >= 3, timeout=60)
         first = usage(server)
-    entries = [p for p in cache.iterdir() if p.suffix == ".avc"]
+    entries = {path for path, _, _ in kept_entries(cache)}  # files of their own and packs
+    assert entries
     for entry in entries:  # dated back: an entry the next start takes is touched
         os.utime(entry, (1, 1))
     with serve(folder, "--cache-dir", str(cache)) as server:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 import weakref
 
-from viewer.core import model
+from viewer.core import failures, model
 from viewer.core.positions import filed_at
 from viewer.search.index import QUERY_BUDGET
 
@@ -67,6 +67,30 @@ def _made_an_agent(s, position: int, call_id: str) -> bool:
     if len(model.tool_calls_of(event)) == 1:  # its one call made them (spawning_call's answer, read no further)
         return True
     return any(getattr(spawning_call(s, s.agents[a], event), "id", None) == call_id for a in made if a in s.agents)
+
+
+def kind_at(s, position: int) -> str | None:
+    """What failed in the entry at `position` (core/failures.py's rule), a failed result of a call that created a
+    sub-agent being that sub-agent's failure: the one label the pages, the Failures view and the MCP tools give it."""
+    event = s.events[position]
+    kind = failures.kind_of(event, s.format.failure_texts)
+    if kind in (failures.TOOL_ERROR, failures.ERROR) and model.is_tool_result(event):
+        call_position = s.call_position_for_result(position)
+        if call_position is not None and _spawned_by(s, s.events[call_position], event.get("tool_call_id")):
+            return failures.SUBAGENT_FAILED
+    return kind
+
+
+def _spawned_by(s, holder: dict, call_id) -> bool:
+    """Whether the call `call_id` of the entry `holder` created a sub-agent (one whose spawning call is not known
+    counts for every call of its entry)."""
+    for agent_id in s.spawned.get(holder["message_id"], ()):
+        agent = s.agents.get(agent_id)
+        if agent is not None:
+            call = spawning_call(s, agent, holder)
+            if call is None or call.id == call_id:
+                return True
+    return False
 
 
 def _facets(s, caught_up: bool):

@@ -11,6 +11,7 @@ from bisect import bisect_right
 from mcp.server.mcpserver.exceptions import ToolError
 
 from viewer.core import failures, model
+from viewer.index import failed
 from viewer.reads import causality, dialogs, queries
 from viewer.web.resource_views import message_data
 
@@ -22,7 +23,8 @@ CHAIN_SHOWN = 50  # of a message's upstream chain and of what it caused: the nea
 
 def _error(s, event: dict) -> str:
     """An event's failure by the rule every page uses (core/failures.py), in brackets."""
-    kind = failures.kind_of(event, s.format.failure_texts)
+    position = s.by_id.get(event["message_id"])
+    kind = failed.kind_at(s, position) if position is not None else failures.kind_of(event, s.format.failure_texts)
     return f" [{kind}]" if kind else ""
 
 

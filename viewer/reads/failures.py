@@ -54,11 +54,8 @@ def item(s, position: int, call_id: str | None = None) -> dict:
         kind, call_message = failures.UNANSWERED, event["message_id"]
     else:
         text = model.content_of(event)
-        kind = failures.kind_of(event, s.format.failure_texts) or failures.ERROR
+        kind = failed.kind_at(s, position) or failures.ERROR
         call_message, call_id, tool = _call_of(s, position, event)
-        if kind in (failures.TOOL_ERROR, failures.ERROR) and call_message is not None and _spawned_by(
-                s, call_message, call_id):
-            kind = failures.SUBAGENT_FAILED
     return {"message_id": event["message_id"], "agent_id": agent_id,
             "agent_name": agent.display_name if agent else agent_id, "kind": kind, "tool": tool,
             "call_message_id": call_message, "call_id": call_id, "error": failures.first_line(text),
@@ -81,13 +78,3 @@ def _call_of(s, position: int, event: dict) -> tuple[str | None, str | None, str
     holder = s.events[call_position]
     tool = next((c.name for c in model.tool_calls(holder) if c.id == call_id), event.get("name"))
     return holder["message_id"], call_id, tool
-
-
-def _spawned_by(s, message_id: str, call_id: str | None) -> bool:
-    """Whether the call `call_id` of message `message_id` created a sub-agent (its failure is the sub-agent's)."""
-    for agent_id in s.spawned.get(message_id, ()):
-        made = queries.created_by(s, s.agents[agent_id])
-        if made and made.get("call_id") in (call_id, None):
-            return True
-    return False
-

@@ -287,9 +287,9 @@ def entry(s: SessionIndex, position: int, horizon: int | None = None, read: dict
         item["heard_by"] = _heard_by(s, event["message_id"])
     if item["kind"] in (model.SAID, model.DID) and agent is not None:
         item["answered_at"] = _input_time(s, agent, position, read)
-    failed = failures.kind_of(event, s.format.failure_texts)
-    if failed:  # shown red, with its first line, wherever the entry is drawn (under its call too)
-        item["failure"] = {"kind": failed, "error": failures.first_line(item["content"])}
+    failure = failed.kind_at(s, position)
+    if failure:  # shown red, with its first line, wherever the entry is drawn (under its call too)
+        item["failure"] = {"kind": failure, "error": failures.first_line(item["content"])}
     return item
 
 
