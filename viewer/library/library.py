@@ -98,8 +98,8 @@ class Library:
         listing = first and self.cache.listed is not None
         gc = self.host.gc
         try:
-            with gc.batch() if listing else contextlib.nullcontext({}) as made, self.groups.read_after():
-                with gc.batch() if walking and not listing else contextlib.nullcontext({}) as walked:
+            with gc.batch(kept=True) if listing else contextlib.nullcontext({}) as made, self.groups.read_after():
+                with gc.batch(kept=True) if walking and not listing else contextlib.nullcontext({}) as walked:
                     for path in self.folders.session_files(folder):
                         try:
                             self.refresh(path)
