@@ -7,8 +7,9 @@ them, in the shapes Claude Code 2.1.x writes (benchmarks/generate_claude.py: one
 response, tool results with `toolUseResult`, Task spawns answered by sub-agent files with their meta files,
 file-history snapshots, titles). Sizes are skewed as real ones are: most sessions a few tens of kB, a few near
 1 MB; one in four spawns one to three sub-agents. Sessions follow one another in time with gaps of minutes to
-hours; each file's mtime is its last line's time. The newest session's last answer holds RARE_WORD, a word
-no other session has. OUT_HOME/manifest.json says what was written (the newest session, the rare word, counts).
+hours, shorter where that would run past the present (20,000 sessions would reach 2032, never settle and never be
+kept): every one ends two hours before the folder is written at the latest. Each file's mtime is its last line's
+time. The newest session's last answer holds RARE_WORD, a word no other session has. OUT_HOME/manifest.json says what was written (the newest session, the rare word, counts).
 2,000 sessions: about 97k lines (66k events once read) and 200 MB.
 """
 
@@ -28,6 +29,10 @@ from generate_claude import WORDS, Clock, Writer  # noqa: E402
 
 RARE_WORD = "quetzalcoatlus"
 START = dt.datetime(2025, 9, 1, 8, 0, tzinfo=dt.timezone.utc)
+GAP_MS = (60_000, 6 * 3_600_000)  # the next session starts minutes to hours after the last one ended
+# The newest session ends this long before the folder is written at the latest: every session is one a person left
+# (settled: Tuning.settle_after), none written in the future, however many there are
+LEFT_FOR = dt.timedelta(hours=2)
 PROJECT_NAMES = ("warehouse", "billing", "auth-service", "dashboard", "mobile-app", "infra", "docs-site",
                  "data-pipeline", "search", "notifications", "payments", "cli", "sdk-python", "sdk-go",
                  "analytics", "scheduler", "gateway", "design-system", "ml-serving", "website")
@@ -60,8 +65,14 @@ def project_folder(home: Path, name: str) -> tuple[Path, str]:
     return home / ".claude" / "projects" / encoded, cwd
 
 
-def generate(home: str | Path, sessions: int = 2000, projects: int = 20, seed: int = 1) -> dict:
+def generate(home: str | Path, sessions: int = 2000, projects: int = 20, seed: int = 1,
+             until: dt.datetime | None = None) -> dict:
+    """Writes the folder (see the module); every session ends by `until` (LEFT_FOR before now by default): the gaps
+    between sessions shrink when minutes to hours each would run past it (thousands of sessions)."""
     home = Path(home)
+    until = until or dt.datetime.now(dt.timezone.utc) - LEFT_FOR
+    room_ms = int((until - START).total_seconds() * 1000)
+    spent_ms = 0  # in sessions so far (their lines' times), gaps left out
     writer, clock = SmallReads(seed), DateClock()
     rng = random.Random(seed + 1)
     folders = [project_folder(home, PROJECT_NAMES[i % len(PROJECT_NAMES)] + (f"-{i // 20}" if i >= 20 else ""))
@@ -71,9 +82,15 @@ def generate(home: str | Path, sessions: int = 2000, projects: int = 20, seed: i
         root, writer.cwd = folders[rng.randrange(projects)]
         budget = int(7_800 * 100 ** (rng.random() ** 2.2))  # 8 kB to 780 kB, most under 40 kB
         subagents = rng.randint(1, 3) if rng.random() < 0.25 else 0
-        clock.ms += rng.randint(60_000, 6 * 3_600_000)  # the next session starts minutes to hours later
+        left = sessions - i
+        # the time left for the gaps left (each session to come taking twice the time they took so far): none
+        # longer than it, a gap in the middle of what they would have if they were even
+        spare = room_ms - clock.ms - left * (spent_ms // i if i else 0) * 2
+        clock.ms += rng.randint(GAP_MS[0], max(GAP_MS[0] + 1, min(GAP_MS[1], 2 * spare // left, spare)))
         last = i == sessions - 1
+        began = clock.ms
         total += writer.session(root, budget, subagents, clock, f" {RARE_WORD}" if last else "")
+        spent_ms += clock.ms - began
         subagent_files += subagents
         stamp = clock.at().timestamp()
         for path in [root / f"{writer.last_session}.jsonl", *(root / writer.last_session).rglob("*")]:

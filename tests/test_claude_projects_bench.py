@@ -1,6 +1,7 @@
 """The `~/.claude/projects` generator and the side-by-side runner (benchmarks/claude_projects.py,
 versus_agentsview.py) on a small folder, so that they cannot rot."""
 
+import datetime as dt
 import json
 import os
 import subprocess
@@ -40,3 +41,17 @@ def test_the_runner_measures_agentview_and_says_when_agentsview_is_skipped(tmp_p
     assert ours["cold"]["listed_s"] <= ours["cold"]["found_s"] and ours["cold"]["cpu_s"] > 0
     assert ours["cold"]["peak_rss_mb"] > 20 and ours["restart"]["found_s"] > 0
     assert ours["cold"]["page"]["first_ms"] > 0 and ours["cold"]["rare_answer_kb"] < 10
+
+
+def test_every_generated_session_ends_before_the_folder_is_written_however_many_there_are(tmp_path):
+    """Sessions follow one another minutes to hours apart: many of them would run into the future (20,000 reach
+    2032), never settle, and be neither kept nor put to sleep. The gaps shrink to end them all in time."""
+    from claude_projects import START
+
+    until = START + dt.timedelta(days=2)  # 40 sessions hours apart take a week
+    made = generate(tmp_path, sessions=40, projects=4, until=until)
+    files = list((tmp_path / ".claude" / "projects").rglob("*.jsonl"))
+    assert len(files) == 40 + made["subagent_files"]
+    assert max(p.stat().st_mtime for p in files) <= until.timestamp()
+    times = [t for p in files for line in p.open() if isinstance(t := json.loads(line).get("timestamp"), str)]
+    assert max(times) <= until.strftime("%Y-%m-%dT%H:%M:%S.999Z")

@@ -24,13 +24,16 @@ class GcPause:
         self._lock = threading.Lock()
         self._depth = 0  # batches under way, in every thread
         self._added = 0  # events added by the batches of this pause (each says how many as it ends)
+        self._garbage = False  # a batch of this pause may have left garbage: collected before the freeze
         self._was_enabled = True
         self.froze = False  # objects were moved to the permanent generation (undone by close)
 
     @contextmanager
-    def batch(self):
+    def batch(self, kept: bool = False):
         """Cyclic GC off for the duration (nested and overlapping uses too); the caller says how much it added
-        with `added`. When the last batch under way ends, what they all added decides whether to freeze."""
+        with `added`. When the last batch under way ends, what they all added decides whether to freeze.
+        `kept`: what the batch makes is all kept (a first scan's sessions): no young collection walks it for
+        garbage before it is frozen (a walk of everything made, 1.7 s at 20,000 sessions, finding nothing)."""
         with self._lock:
             if self._depth == 0:
                 self._was_enabled = gc.isenabled()
@@ -43,13 +46,15 @@ class GcPause:
             with self._lock:
                 self._depth -= 1
                 self._added += counter["added"]
+                self._garbage = self._garbage or not kept
                 if self._depth == 0:
                     if self._added >= FREEZE_AFTER:
-                        if self.collects:
+                        if self.collects and self._garbage:
                             gc.collect(1)  # the young garbage of this batch (and of other threads) is collected first
                         gc.freeze()
                         self.froze = True
                     self._added = 0
+                    self._garbage = False
                     if self._was_enabled:
                         gc.enable()
 

@@ -88,23 +88,28 @@ class Library:
     def scan(self, folder: str | None = None) -> None:
         """Read every session file below a folder (idempotent: known files are tailed). The first scan of DIR takes
         what the cache listed of it (folder_cache)."""
-        first = folder is None and self.cache is not None and not self._scanned
+        walking = folder is None and not self._scanned  # the first walk of DIR
+        first = walking and self.cache is not None
         if first:
             self.cache.read_listed(self._folder_key)
         # A restart taking thousands of sessions from the cache makes their objects in about a second, all to be
-        # kept: the cyclic collector would walk them again and again meanwhile (40% of that second)
+        # kept: the cyclic collector would walk them again and again meanwhile (40% of that second). A first walk
+        # without them makes an empty session for each group it finds, to be kept as well (half of its CPU).
         listing = first and self.cache.listed is not None
+        gc = self.host.gc
         try:
-            with self.host.gc.batch() if listing else contextlib.nullcontext({}) as made, self.groups.read_after():
-                for path in self.folders.session_files(folder):
-                    try:
-                        self.refresh(path)
-                    except Exception:  # one unreadable file must not hide the others
-                        log.exception("could not read %s", path)
-                made["added"] = len(self._by_path)
+            with gc.batch(kept=True) if listing else contextlib.nullcontext({}) as made, self.groups.read_after():
+                with gc.batch(kept=True) if walking and not listing else contextlib.nullcontext({}) as walked:
+                    for path in self.folders.session_files(folder):
+                        try:
+                            self.refresh(path)
+                        except Exception:  # one unreadable file must not hide the others
+                            log.exception("could not read %s", path)
+                    made["added"] = walked["added"] = len(self._by_path)
         finally:
-            if first:
+            if walking:
                 self._scanned = True
+            if first:
                 self.cache.done_listing()
 
     def refresh(self, path: str) -> None:

@@ -13,7 +13,6 @@ import re
 
 import nh3
 import orjson
-from markdown_it import MarkdownIt
 from pygments import highlight as pygments_highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
@@ -180,10 +179,17 @@ def _demote_headings(state) -> None:
             token.tag = f"h{min(6, int(token.tag[1]) + HEADING_SHIFT)}"
 
 
-_MARKDOWN = (MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False,
-                                       "highlight": _fence})
-             .enable(["table", "strikethrough"]))
-_MARKDOWN.core.ruler.push("demote_headings", _demote_headings)
+@functools.cache
+def _markdown():
+    """The Markdown renderer, made (and markdown-it imported) when a page first renders Markdown: a server that
+    lists and searches sessions needs none of it (a sixth of what serving imports)."""
+    from markdown_it import MarkdownIt
+
+    made = (MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False, "highlight": _fence})
+            .enable(["table", "strikethrough"]))
+    made.core.ruler.push("demote_headings", _demote_headings)
+    return made
+
 
 _ALLOWED_TAGS = {
     "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "em", "del", "s", "code", "pre", "span",
@@ -213,7 +219,7 @@ def markdown_html(text: str, remask: bool = False) -> str | None:
     plain = strip_ansi(text)
     if not looks_like_markdown(plain):
         return None
-    rendered = sanitized(_MARKDOWN.render(plain))
+    rendered = sanitized(_markdown().render(plain))
     return mask(rendered) if remask else rendered
 
 
