@@ -258,3 +258,21 @@ def test_folder_start_measures_restarts_alone_on_a_cache_left_before(tmp_path):
     # each taken from the cache: the folder's entry read (its words' touched), each session's touched by the check
     # after it (folder_cache)
     assert len(kept) == 8 and all(entry.stat().st_mtime > 1 for entry in entries)
+
+
+def test_cold_read_counts_every_event_of_a_folder_and_its_cpu(tmp_path):
+    """`cold_read.py FOLDER`: a whole read of a Claude Code folder in one process, its events and CPU per event."""
+    from generate_claude import generate
+
+    folder = tmp_path / "logs"
+    generate(folder / "-home-dev-p", 1 << 18, subagents=1, sessions=3)
+    result = subprocess.run([sys.executable, str(REPO / "benchmarks" / "cold_read.py"), str(folder)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    from viewer.library.library import Library
+
+    library = Library(folder)
+    library.scan()
+    events = sum(s.count for s in library.listing())  # what a server lists once it read the folder
+    counted = int(result.stdout.split(" events;")[0].rsplit(" ", 1)[-1].replace(",", ""))
+    assert counted == events > 0 and "µs an event" in result.stdout

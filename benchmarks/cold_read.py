@@ -1,0 +1,47 @@
+"""The CPU of a folder's cold read in one process, without a server's requests beside it: a Runtime with no watcher
+and an empty cache reads every file, then background steps run until none is left (search indexes, facets, the
+cache written). CPU by process_time, so another busy process on the machine barely moves it.
+
+    .venv/bin/python benchmarks/cold_read.py FOLDER [--repo CHECKOUT]     # CHECKOUT: another version to time
+
+Alternate checkouts (`--repo`) in one loop to compare them; under `py-spy record -- ...` it shows where that CPU goes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder")
+    parser.add_argument("--repo", default=str(Path(__file__).resolve().parent.parent), help="the checkout to time")
+    args = parser.parse_args()
+    sys.path.insert(0, args.repo)
+    from viewer.library import background
+    from viewer.library.runtime import Runtime
+
+    with tempfile.TemporaryDirectory(prefix="cold-read-") as cache:
+        cpu, wall = time.process_time(), time.perf_counter()
+        runtime = Runtime(args.folder, watch=False, cache_dir=cache)
+        scanned = time.process_time()
+        library, steps = runtime.library, 0
+        while True:
+            library.looked_at = float("-inf")  # idle at once: the background work runs now, not seconds later
+            if not background.step(library):
+                break
+            steps += 1
+        done, took = time.process_time(), time.perf_counter() - wall
+        events = sum(s.count for s in library.listing())
+        runtime.close()
+    print(f"{args.repo}: {events:,} events; scan {scanned - cpu:.2f} s CPU, background {done - scanned:.2f} s "
+          f"({steps} steps), total {done - cpu:.2f} s CPU ({(done - cpu) / max(events, 1) * 1e6:.0f} µs an event), "
+          f"wall {took:.2f} s")
+
+
+if __name__ == "__main__":
+    main()
