@@ -437,12 +437,8 @@ class Library:
         """The files read part way so far: {path relative to the root: {"read": bytes, "size": bytes}}."""
         with self.lock:
             reading = list(self._reading.items())
-        found = {}
-        for path, tailer in reading:
-            done = read_so_far(path, tailer)
-            if done is not None:
-                found[self.relpath(path)] = done
-        return found
+        read = ((path, read_so_far(path, tailer)) for path, tailer in reading)
+        return {self.relpath(path): done for path, done in read if done is not None}
 
     def progress_of(self, path: str) -> dict | None:
         """How far one file is read ({"read", "size"}), None when it is not being read: a session's page asks for
@@ -494,12 +490,9 @@ class Library:
 
     def keep_folder(self) -> bool:
         """Write what a restart needs to list the kept groups at once (folder_cache), when they changed."""
-        if self.cache is None:
-            return False
-        return self.cache.save_folder(self._folder_key, self.groups.all())
+        return self.cache is not None and self.cache.save_folder(self._folder_key, self.groups.all())
 
     def sleep_quiet(self) -> bool:
         """Put to sleep the kept sessions nobody has looked at for a while (SessionCache.sleep_quiet)."""
-        if self.cache is None:
-            return False
-        return self.cache.sleep_quiet(self.groups.all(), self.groups.lost, time.monotonic()) > 0
+        return (self.cache is not None
+                and self.cache.sleep_quiet(self.groups.all(), self.groups.lost, time.monotonic()) > 0)
