@@ -4,6 +4,7 @@ dialogs (the same items as the server's), search, message links, a phone's width
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -62,9 +63,11 @@ def open_shared(page, path: Path, fragment: str = "") -> None:
     page.wait_for_selector("body[data-ready]")
 
 
-def everything_rendered(page) -> None:
-    """Scroll until the lazily rendered list has no more to add."""
-    for _ in range(100):
+def everything_rendered(page, timeout: float = 30) -> None:
+    """Scroll until the lazily rendered list has no more to add (a loaded machine draws slowly: waited for, up to
+    `timeout` seconds, not a fixed number of scrolls)."""
+    until = time.monotonic() + timeout
+    while time.monotonic() < until:
         if page.locator(".sentinel").count() == 0:
             return
         page.evaluate("document.querySelector('.sentinel')?.scrollIntoView()")  # it may go as more are drawn

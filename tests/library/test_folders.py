@@ -200,9 +200,14 @@ def test_a_folder_below_a_dot_folder_names_its_files_the_quick_way(monkeypatch):
     assert slow == []
 
 
-def test_a_folder_too_deep_made_while_serving_keeps_live_updates_within_two_seconds(tmp_path, chains):
+STALL = 5.0  # s: longer than a live update takes on a loaded machine, shorter than the watcher's restarts (9 s)
+
+
+def test_a_folder_too_deep_made_while_serving_keeps_live_updates_flowing(tmp_path, chains):
     """watchdog's walk of a new folder 1,100 deep fails and its threads die: the watcher starts another and, in
-    the end, walks the folder itself. All the while, lines appended to a session show up within 2 s."""
+    the end, walks the folder itself. All the while, lines appended to a session show up: none waits for the
+    restarts (a stall would last as long as they do, about 9 s; a live update takes well under 1 s at rest, its
+    latency is measured by benchmarks/live.py, not here)."""
     write_events(tmp_path / "a.jsonl", [user("m0", "main", "hello")])
     with serve(tmp_path) as server:
         server.wait_for_session("a", 1)
@@ -212,10 +217,10 @@ def test_a_folder_too_deep_made_while_serving_keeps_live_updates_within_two_seco
         while maker.is_alive() or time.monotonic() < until:
             written = time.monotonic()
             write_events(tmp_path / "a.jsonl", [user(f"m{len(shown_after) + 1}", "main", "later")], mode="a")
-            server.wait_for_session("a", len(shown_after) + 2, timeout=2.0)
+            server.wait_for_session("a", len(shown_after) + 2, timeout=STALL)
             shown_after.append(time.monotonic() - written)
         maker.join()
         print(f"appended lines shown after at most {max(shown_after):.2f} s (of {len(shown_after)})")
-        assert max(shown_after) < 2.0
+        assert max(shown_after) < STALL
         kinds = [p["kind"] for p in wait_for(lambda: _sessions(server)["problems"])]
         assert [k for k in kinds if k not in ("watcher_restarted", "watcher_failed")] == ["too_deep_folder"]
