@@ -214,6 +214,9 @@
       busy = false;
       if (shown >= positions.length) { sentinel.remove(); if (observer) observer.disconnect(); }
       else if (near()) more();
+      // Observed afresh (its first report is the sentinel's state now): scrolled out by this chunk and back in
+      // before the observer looked again, it reported no change and the list stopped.
+      else if (observer) { observer.unobserve(sentinel); observer.observe(sentinel); }
     };
     container.appendChild(sentinel);
     await more(until === undefined ? 0 : until + 1);
