@@ -13,10 +13,14 @@ def _cost_of(totals: dict) -> dict:
     return {"cost_usd": totals["cost_usd"], "unpriced_models": totals["unpriced_models"]}
 
 
-def _plus(a: dict, b: dict) -> dict:
-    costs = [c for c in (a["cost_usd"], b["cost_usd"]) if c is not None]
-    return {"cost_usd": sum(costs) if costs else None,
-            "unpriced_models": sorted(set(a["unpriced_models"]) | set(b["unpriced_models"]))}
+def _sum(costs) -> dict:
+    """Costs ({"cost_usd", "unpriced_models"}) added up in their order: None when none was priced."""
+    total, unpriced = None, set()
+    for cost in costs:
+        if cost["cost_usd"] is not None:
+            total = cost["cost_usd"] if total is None else total + cost["cost_usd"]
+        unpriced.update(cost["unpriced_models"])
+    return {"cost_usd": total, "unpriced_models": sorted(unpriced)}
 
 
 def tree_costs(s) -> dict[str, dict]:
@@ -32,7 +36,7 @@ def tree_costs(s) -> dict[str, dict]:
             for child in s.agents[agent_id].children:
                 below = out[child]["subtree"] if child in out else None
                 if below is not None and (below["cost_usd"] is not None or below["unpriced_models"]):
-                    out[agent_id]["subtree"] = _plus(out[agent_id]["subtree"], below)
+                    out[agent_id]["subtree"] = _sum((out[agent_id]["subtree"], below))
         return out
 
 
@@ -42,15 +46,8 @@ def subtree_cost(s, agent_id: str) -> dict:
     with s.lock:
         own = usage.cost_of_agent(s, agent_id)
         members = queries.subtree(s, agent_id)[1:]
-        if not members:
-            return {"own": own, "subtree": own}
-        cost, unpriced = own["cost_usd"], set(own["unpriced_models"])
-        for member in members:  # _plus's sum, added up in the same order, with one set of models
-            theirs = usage.cost_of_agent(s, member)
-            if theirs["cost_usd"] is not None:
-                cost = theirs["cost_usd"] if cost is None else cost + theirs["cost_usd"]
-            unpriced.update(theirs["unpriced_models"])
-        return {"own": own, "subtree": {"cost_usd": cost, "unpriced_models": sorted(unpriced)}}
+        subtree = _sum([own, *(usage.cost_of_agent(s, member) for member in members)]) if members else own
+        return {"own": own, "subtree": subtree}
 
 
 def with_ancestors(s, agent_ids) -> list[str]:
