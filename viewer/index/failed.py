@@ -76,21 +76,9 @@ def kind_at(s, position: int) -> str | None:
     kind = failures.kind_of(event, s.format.failure_texts)
     if kind in (failures.TOOL_ERROR, failures.ERROR) and model.is_tool_result(event):
         call_position = s.call_position_for_result(position)
-        if call_position is not None and _spawned_by(s, s.events[call_position], event.get("tool_call_id")):
+        if call_position is not None and _made_an_agent(s, call_position, event.get("tool_call_id")):
             return failures.SUBAGENT_FAILED
     return kind
-
-
-def _spawned_by(s, holder: dict, call_id) -> bool:
-    """Whether the call `call_id` of the entry `holder` created a sub-agent (one whose spawning call is not known
-    counts for every call of its entry)."""
-    for agent_id in s.spawned.get(holder["message_id"], ()):
-        agent = s.agents.get(agent_id)
-        if agent is not None:
-            call = spawning_call(s, agent, holder)
-            if call is None or call.id == call_id:
-                return True
-    return False
 
 
 def _facets(s, caught_up: bool):
