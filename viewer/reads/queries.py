@@ -325,21 +325,16 @@ def _heard_by(s: SessionIndex, message_id: str) -> list[dict]:
 
 def shown_alone(s: SessionIndex, item: dict, filters) -> bool:
     """A tool result shows under its call, unless a filter hides that call."""
-    return item["paired_call"] is None or not _shows_under(s, s.call_position_for_result(item["position"]), filters)
-
-
-def _shows_under(s: SessionIndex, call_position: int, filters) -> bool:
-    """Whether a tool result shows under its call, at `call_position`: unless a filter hides that call."""
-    return not filters or filters.passes(s, call_position)
+    return _alone(s, item["position"], item["kind"], filters)
 
 
 def _alone(s: SessionIndex, position: int, kind: str, filters) -> bool:
-    """shown_alone of the entry at `position`, of that `kind`, told before its entry is built (a result shown
+    """shown_alone of the entry at `position`, of that `kind`: told before its entry is built (a result shown
     under its call is built there, by call_item)."""
     if kind != model.RECEIVED:
         return True
     call_position = s.call_position_for_result(position)
-    return call_position is None or not _shows_under(s, call_position, filters)
+    return call_position is None or bool(filters and not filters.passes(s, call_position))
 
 
 def perspective(s: SessionIndex, agent_id: str, include_subagents: bool = False,
