@@ -96,16 +96,18 @@ class Library:
         # kept: the cyclic collector would walk them again and again meanwhile (40% of that second). A first walk
         # without them makes an empty session for each group it finds, to be kept as well (half of its CPU).
         listing = first and self.cache.listed is not None
-        gc = self.host.gc
+        # A restart's pause spans the groups read after the walk too; a cold walk's pause ends before them (each
+        # group read then pauses the collector itself: Groups.read)
+        restored = self.host.gc.batch(kept=True) if listing else contextlib.nullcontext({})
+        walked = self.host.gc.batch(kept=True) if walking and not listing else contextlib.nullcontext({})
         try:
-            with gc.batch(kept=True) if listing else contextlib.nullcontext({}) as made, self.groups.read_after():
-                with gc.batch(kept=True) if walking and not listing else contextlib.nullcontext({}) as walked:
-                    for path in self.folders.session_files(folder):
-                        try:
-                            self.refresh(path)
-                        except Exception:  # one unreadable file must not hide the others
-                            log.exception("could not read %s", path)
-                    made["added"] = walked["added"] = len(self._by_path)
+            with restored as made, self.groups.read_after(), walked as made_walking:
+                for path in self.folders.session_files(folder):
+                    try:
+                        self.refresh(path)
+                    except Exception:  # one unreadable file must not hide the others
+                        log.exception("could not read %s", path)
+                made["added"] = made_walking["added"] = len(self._by_path)
         finally:
             if walking:
                 self._scanned = True
