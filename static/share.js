@@ -97,9 +97,10 @@
     return Promise.all([...wanted].map(part));
   }
 
-  function damaged(error) {
+  // `missing`: where entries are missing (from here on, in a list; from searches and dialogs, above the views)
+  function damaged(error, missing) {
     console.error(`agentview: part of the shared file could not be read: ${error.message}`);
-    return `<p class="error damaged" role="alert">Part of this file could not be read: entries are missing from here on. The file may be damaged; ask for it again.</p>`;
+    return `<p class="error damaged" role="alert">Part of this file could not be read: entries are missing ${missing}. The file may be damaged; ask for it again.</p>`;
   }
 
   // Every part, one after another (the page stays responsive between them), then the map of message ids
@@ -203,7 +204,7 @@
         } catch (error) { // a damaged part: say so where the list stops, keep what it drew
           if (mine !== generation) return;
           if (observer) observer.disconnect();
-          sentinel.outerHTML = damaged(error);
+          sentinel.outerHTML = damaged(error, "from here on");
           return;
         }
       }
@@ -448,7 +449,7 @@
     try {
       await allEvents(); // then the rest, for the views that need every event
     } catch (error) { // a damaged part: the views drawn stay, search and dialogs say they may miss entries
-      document.querySelector(".layout").insertAdjacentHTML("beforebegin", damaged(error).replace("from here on", "from searches and dialogs"));
+      document.querySelector(".layout").insertAdjacentHTML("beforebegin", damaged(error, "from searches and dialogs"));
       return;
     }
     performance.mark("agentview:every-event");
