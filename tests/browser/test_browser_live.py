@@ -236,3 +236,34 @@ def test_an_agent_pages_rail_drawn_again_in_an_open_drawer_keeps_the_readers_pla
                             created("c2", "critic", cause="m-call2", name="Critic")], mode="a")
         expect(drawer.get_by_role("link", name="Critic")).to_be_visible()  # drawn again, with the new agent
         expect(root).to_be_focused()
+
+
+def test_a_sub_agents_status_turns_from_running_to_done_on_the_rail_and_the_tree_without_a_reload(tmp_path, page):
+    from claude_lines import Transcript
+    from test_agent_status import SESSION, SID, write_team
+
+    folder = tmp_path / "logs"
+    main, _ = write_team(folder)  # Claude Code: its Task call's result comes when the sub-agent ends
+    with serve(folder) as server:
+        server.wait_for_session(SID, events=6)
+        page.set_viewport_size({"width": 1440, "height": 900})
+        page.goto(f"{server.url}/s/{SID}/agents/agent-ab12")
+        rail = page.get_by_role("navigation", name="Agents", exact=True)
+        on_rail = rail.locator("li:has(> a.agent-name[href$='/agents/agent-ab12']) > .agent-status")
+        expect(on_rail).to_have_text("running")
+        expect(on_rail).to_have_attribute("title", "its creating call has no result yet")
+        expect(rail.locator(".agent-status")).to_have_count(1)  # the main agent has none
+        tree_page = page.context.new_page()
+        tree_page.goto(f"{server.url}/s/{SID}")
+        in_tree = tree_page.locator('li.node[data-agent="agent-ab12"] > .node-row > .agent-status')
+        expect(in_tree).to_have_text("running")
+        answer = Transcript(SESSION, "an")
+        answer.n = 30
+        answer.user([{"type": "tool_result", "tool_use_id": "toolu_A", "content": "parse() and lex()"}])
+        with main.open("a") as f:
+            f.write(answer.text())
+        expect(on_rail).to_have_text("done")
+        expect(on_rail).to_have_class(re.compile(r"\bstatus-done\b"))
+        expect(in_tree).to_have_text("done")
+        assert on_rail.evaluate("e => getComputedStyle(e).color") != rail.locator(".rail-count").first.evaluate(
+            "e => getComputedStyle(e).color")  # coloured by its status, not muted like the counts

@@ -55,6 +55,10 @@ class Format:
     # (prefix, failure kind) of the tool results that failed, for a format whose events are read as written and so
     # carry no `failure` or `is_error` a normalizer set (core/failures.py)
     failure_texts: tuple = field(default=(), compare=False, repr=False)
+    # Whether a call that created a sub-agent gets its result when that agent ends (Claude Code's Task): until then
+    # the agent is running (reads/queries.py: agent_status). Codex answers spawn_agent at once; seed-000 never
+    # answers `task`.
+    spawns_answered_at_end: bool = False
 
     @property
     def reads_records(self) -> bool:
@@ -71,14 +75,15 @@ LEGACY = Format("legacy", "legacy event stream", looks_like=legacy.looks_like, f
 NO_HOOKS = frozenset({"hooks"})
 CLAUDE_CODE = Format("claude-code", "Claude Code", hides=NO_HOOKS, looks_like=claude_code.looks_like,
                      normalizer=claude_code.ClaudeNormalizer, member_of=claude_code_layout.member_of,
-                     sidecar_of=claude_code_layout.sidecar_of, sidecar_for=claude_code_layout.sidecar_for)
+                     sidecar_of=claude_code_layout.sidecar_of, sidecar_for=claude_code_layout.sidecar_for,
+                     spawns_answered_at_end=True)
 CODEX = Format("codex", "Codex CLI", hides=NO_HOOKS, looks_like=codex.looks_like, normalizer=codex.CodexNormalizer,
                member_of=codex.member_of)
 # Gemini CLI chats: a main chat and its sub-agents' chats; an older chat is one `.json` document (detect.classify).
 GEMINI = Format("gemini", "Gemini CLI", hides=NO_HOOKS, looks_like=gemini.looks_like,
-                normalizer=gemini.GeminiNormalizer, member_of=gemini.member_of)
+                normalizer=gemini.GeminiNormalizer, member_of=gemini.member_of, spawns_answered_at_end=True)
 COPILOT = Format("copilot", "GitHub Copilot CLI", hides=NO_HOOKS, looks_like=copilot.looks_like,
-                 normalizer=copilot.CopilotNormalizer, member_of=copilot.member_of)
+                 normalizer=copilot.CopilotNormalizer, member_of=copilot.member_of, spawns_answered_at_end=True)
 WEAKINCENTIVES = Format("weakincentives", "weakincentives", hides=NO_HOOKS, looks_like=weakincentives.looks_like,
                         normalizer=weakincentives.WeakIncentivesNormalizer)
 # Snapshots are re-read whole when replaced (ai_agent.SnapshotReader, chosen by the file name), not tailed
@@ -92,7 +97,7 @@ OTLP_JSON = Format("otlp", "OpenTelemetry traces (OTLP/JSON)", looks_like=otlp_j
 # OpenCode's SQLite database (and its older JSON storage folder): each root session in it (its child sessions as
 # sub-agents) is a session.
 OPENCODE = Format("opencode", "OpenCode", hides=NO_HOOKS, normalizer=opencode.OpenCodeNormalizer,
-                  store=opencode_storage.open_any)
+                  store=opencode_storage.open_any, spawns_answered_at_end=True)
 UNRECOGNIZED = Format("unrecognized", "unrecognized")
 # A file the viewer will not or cannot read (a FIFO, a symlink out of the folder, permission denied): listed, never read.
 NOT_READ = Format("not-read", "not read")

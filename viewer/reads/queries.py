@@ -45,6 +45,58 @@ def created_by(s: SessionIndex, agent: AgentNode) -> dict | None:
     }
 
 
+# A sub-agent's status, read from the call that created it. Where a format answers a spawning call when its agent
+# ends (Format.spawns_answered_at_end: Claude Code's Task), a call with no result yet means the agent still runs, and
+# one the session ended without means it stopped. Other formats (seed-000 never answers `task`; Codex answers
+# spawn_agent at once) give their sub-agents none.
+RUNNING, DONE, FAILED, STOPPED = "running", "done", "failed", "stopped"
+# What each status says on hover: the rail shows the word alone.
+STATUS_MEANINGS = {RUNNING: "its creating call has no result yet", DONE: "its creating call has its result",
+                   FAILED: "its creating call's result is a failure",
+                   STOPPED: "the session ended before its result came"}
+
+
+def agent_status(s: SessionIndex, agent: AgentNode) -> tuple[str | None, int]:
+    """(the agent's status or None, where its creating call's result is: -1 when it has none). The caller holds
+    the lock."""
+    if agent.cause is None or not s.format.spawns_answered_at_end:
+        return None, -1
+    position = s.by_id.get(agent.cause)
+    call = spawning_call(s, agent, s.events[position]) if position is not None else None
+    if call is None or not call.id:
+        return None, -1
+    results = s.result_positions_for_call(position, call.id)
+    if not results:
+        return (STOPPED if failed.finished(s) else RUNNING), -1
+    return (FAILED if failed.kind_at(s, results[0]) is not None else DONE), results[0]
+
+
+def agent_statuses(s: SessionIndex) -> dict[str, str]:
+    """agent id -> its status, for the agents that have one. The caller holds the lock."""
+    if not s.format.spawns_answered_at_end:
+        return {}
+    shown = {}
+    for agent_id, agent in s.agents.items():
+        now, _ = agent_status(s, agent)
+        if now is not None:
+            shown[agent_id] = now
+    return shown
+
+
+def statuses_answered_since(s: SessionIndex, touched, after: int) -> list[tuple[int, str]]:
+    """(ordinal, status) of the sub-agents of the `touched` agents whose creating call got its result at or after
+    position `after`: what a live poll swaps in. The caller holds the lock."""
+    if not s.format.spawns_answered_at_end:
+        return []
+    agents, changed = s.agents, []
+    for parent in touched:
+        for child in agents[parent].children if parent in agents else ():
+            now, answered_at = agent_status(s, agents[child])
+            if now is not None and answered_at >= after:
+                changed.append((agents[child].ordinal, now))
+    return changed
+
+
 def agent_summary(s: SessionIndex, agent: AgentNode) -> dict:
     parent = s.agents.get(agent.parent_id) if agent.parent_id else None
     return {
@@ -56,6 +108,7 @@ def agent_summary(s: SessionIndex, agent: AgentNode) -> dict:
         "implicit": agent.implicit,
         "flags": list(agent.flags),
         "created_by": created_by(s, agent),
+        "status": agent_status(s, agent)[0],  # running, done, failed, stopped, or None
         "ordinal": agent.ordinal,
         "parent_ordinal": parent.ordinal if parent else None,
     }

@@ -23,7 +23,7 @@ from viewer.index import usage
 from viewer.library.runtime import Runtime
 from viewer.mcp import http as mcp_http
 from viewer.reads import asof as asof_reads
-from viewer.reads import costs, provenance
+from viewer.reads import costs, provenance, queries
 from viewer.search import count as search_count
 
 from . import (
@@ -129,7 +129,8 @@ def create_app(
     entry_parts.install(app.jinja_env)
     entry_cache.install(app)
     app.jinja_env.globals.update(link_url=render.link_url, as_of=asked.requested, as_of_banner=asked.banner,
-                                 prices_note=lambda: costs.prices_note(runtime.host.prices))
+                                 prices_note=lambda: costs.prices_note(runtime.host.prices),
+                                 status_meanings=queries.STATUS_MEANINGS)
     app.url_defaults(asked.inject_at)  # links on a page frozen at event N stay at N
     if runtime.library.cache is not None:  # a restart loads the templates an earlier run compiled
         try:

@@ -113,7 +113,7 @@ def poll_tree(session_id):
         if flag_arg("empty"):  # the page said "no readable events": it has none of the parts to grow, so it reloads
             return Response(status=200, headers={"HX-Refresh": "true"})
         updates = live_updates.tree_updates(s, after)
-        _, sums = tree_outline.changed_sums(s, updates["counts"])  # their responses, or their sub-agents', were priced
+        _, sums = tree_outline.changed_sums(s, updates["counts"], after)  # their responses, or their sub-agents', were priced
         drawn = updates["appeared"] + updates["moved"]
         if drawn:
             summed = tree_outline.sums(s)
@@ -138,7 +138,7 @@ def poll_agent(session_id):
             return Response(status=200, headers={"HX-Refresh": "true"})
         shown = queries.subtree(s, agent_id) if include_subagents else [agent_id]
         changed = live_updates.count_updates(s, after)  # the rail's counts
-        summed, sums = tree_outline.changed_sums(s, changed["counts"])  # the rail's costs and failures
+        summed, sums = tree_outline.changed_sums(s, changed["counts"], after)  # the rail's costs and failures
         header = _failures_header(s, agent_id) if agent_id in summed else {}  # its sub-agents' count in its header
         if _nothing_new_for(s, shown + s.agents[agent_id].children, after):  # its calls show their agents' facts
             # Other agents wrote: the page moves its cursor on and its rail counts them; nothing else is built.

@@ -66,6 +66,7 @@ class AgentRow(TypedDict):
     implicit: bool
     flags: list
     created_by: dict | None
+    status: str | None  # running, done, failed, stopped (reads/queries.py: agent_status), or None
     url: NotRequired[str]  # in the session's list of agents
 
 

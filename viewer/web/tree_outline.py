@@ -36,6 +36,7 @@ class Sums:
     costs: dict[str, dict]  # costs.tree_costs of the agents that have one to show (a response priced or not)
     failures: dict[str, int]  # failed.rolled_up: its and its sub-agents'
     own_failures: dict[str, int]  # failed.own_counts
+    statuses: dict[str, str]  # queries.agent_statuses: running, done, failed, stopped
 
 
 def version(s: SessionIndex) -> tuple:
@@ -52,20 +53,21 @@ def sums(s: SessionIndex) -> Sums:
         own = failed.own_counts(s)
         shown = {a: c for a, c in costs.tree_costs(s).items()  # a subtree's cost holds its agent's own
                  if c["subtree"]["cost_usd"] is not None or c["subtree"]["unpriced_models"]}
-        cached = kept[s] = Sums(now, shown, failed.rolled_up(s, own), own)
+        cached = kept[s] = Sums(now, shown, failed.rolled_up(s, own), own, queries.agent_statuses(s))
     return cached
 
 
-def changed_sums(s: SessionIndex, touched) -> tuple[list[str], dict]:
-    """The agents whose sums may have changed since the `touched` agents logged entries (they and every agent
-    above them), and their costs and failures as a rail's poll swaps them in (_tree_counts.html). The caller holds
-    the lock."""
+def changed_sums(s: SessionIndex, touched, after: int) -> tuple[list[str], dict]:
+    """The agents whose sums may have changed since the `touched` agents logged entries at or after `after` (they
+    and every agent above them), and their costs and failures as a rail's poll swaps them in (_tree_counts.html),
+    with the statuses of the sub-agents whose creating call was answered meanwhile. The caller holds the lock."""
     changed = costs.with_ancestors(s, touched)
     if not changed:
-        return changed, {"costs": [], "failures": []}
+        return changed, {"costs": [], "failures": [], "statuses": []}
     now, agents = sums(s), s.agents
     return changed, {"costs": [(agents[a].ordinal, now.costs[a]) for a in changed if a in now.costs],
-                     "failures": [(agents[a].ordinal, a, now.failures.get(a)) for a in changed]}
+                     "failures": [(agents[a].ordinal, a, now.failures.get(a)) for a in changed],
+                     "statuses": queries.statuses_answered_since(s, touched, after)}
 
 
 def outline(s: SessionIndex) -> list[dict]:
@@ -74,7 +76,8 @@ def outline(s: SessionIndex) -> list[dict]:
     agents, now = s.agents, sums(s)
     return [{"agent_id": agent_id, "name": agents[agent_id].display_name, "ordinal": agents[agent_id].ordinal,
              "entries": len(agents[agent_id].entries), "flags": agents[agent_id].flags,
-             "cost": now.costs.get(agent_id), "failures": now.failures.get(agent_id), "depth": depth, "closes": closes}
+             "cost": now.costs.get(agent_id), "failures": now.failures.get(agent_id),
+             "status": now.statuses.get(agent_id), "depth": depth, "closes": closes}
             for agent_id, depth, closes in queries.tree_order(s)]
 
 
@@ -113,10 +116,11 @@ def draw(s: SessionIndex, session_id: str, url_of, drawn_at: tuple) -> Drawn:
     parts, marks, length = ['<ul class="agent-tree">'], {}, len('<ul class="agent-tree">')
     badges, session = current_app.jinja_env.get_template("_macros.html").module.rail_badges, {"id": session_id}
     # Most agents have no status, cost or failure to show: their badges differ by the ordinal alone, printed once.
-    blank = str(badges(session, {"ordinal": BLANK, "agent_id": "", "flags": (), "cost": None, "failures": None}))
+    blank = str(badges(session, {"ordinal": BLANK, "agent_id": "", "flags": (), "cost": None, "failures": None,
+                                 "status": None}))
     for row in outline(s):
         href = escape(printed(url_of(row["agent_id"])))
-        shown = (badges(session, row) if row["flags"] or row["cost"] or row["failures"]
+        shown = (badges(session, row) if row["flags"] or row["cost"] or row["failures"] or row["status"]
                  else blank.replace(BLANK, str(row["ordinal"])))
         head = f'<li class="{colour_class(row["ordinal"])}"><a class="agent-name" href="{href}"'
         tail = (f'>{escape(printed(row["name"]))}</a> <span class="rail-count" id="av-count-{row["ordinal"]}" '

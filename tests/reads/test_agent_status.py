@@ -1,0 +1,111 @@
+"""A sub-agent's status (reads/queries.py: agent_status): running until the call that created it is answered, then done or
+failed; stopped when the session ended without an answer; none in a format that never answers such a call. The
+session's JSON, its tree and an agent page's rail all say the same."""
+
+import json
+import os
+import time
+
+from claude_lines import Transcript
+from conftest import write_events
+from dom import parse
+from events import calls, created, result, say, tool_call
+from viewer.web.app import create_app
+
+SESSION = "5e55a0b1-status"
+SID = f"-home-dev-app:{SESSION}"
+SPAWN = {"type": "tool_use", "id": "toolu_A", "name": "Task",
+         "input": {"description": "Scan", "subagent_type": "Explore", "prompt": "List the entry points"}}
+
+
+def write_team(folder, answer: dict | None = None, *, hours_ago: float = 0):
+    """main asks a sub-agent (agent-ab12) to scan; `answer`: the tool_result block answering its Task call."""
+    project = folder / "-home-dev-app"
+    main = Transcript(SESSION, "mn")
+    main.user("Audit the parser")
+    main.response("msg_1", [SPAWN])
+    main.n = 20  # after the sub-agent's lines
+    if answer is not None:
+        main.user([{"type": "tool_result", "tool_use_id": "toolu_A", **answer}])
+    paths = [main.write(project / f"{SESSION}.jsonl")]
+    sub = Transcript(SESSION, "sb")
+    sub.n = 10
+    sub.user("List the entry points", isSidechain=True, agentId="ab12")
+    sub.response("msg_2", [{"type": "text", "text": "parse() and lex()"}])
+    subagents = project / SESSION / "subagents"
+    paths.append(sub.write(subagents / "agent-ab12.jsonl"))
+    (subagents / "agent-ab12.meta.json").write_text(json.dumps({"agentType": "Explore", "description": "Scan",
+                                                               "toolUseId": "toolu_A"}))
+    if hours_ago:
+        then = time.time() - hours_ago * 3600
+        for path in [*paths, subagents / "agent-ab12.meta.json"]:
+            os.utime(path, (then, then))
+    return paths
+
+
+def statuses(client, sid=SID):
+    agents = client.get(f"/api/sessions/{sid}").get_json()["agents"]
+    return {a["agent_id"]: a["status"] for a in agents}
+
+
+def shown(client, url: str, where: str, sid=SID) -> dict[str, str]:
+    """agent id -> the status its row shows, in the element `where` of the page at `url`."""
+    ordinals = {a["ordinal"]: a["agent_id"] for a in client.get(f"/api/sessions/{sid}").get_json()["agents"]}
+    badges = [s for s in parse(client.get(url).data).by_id(where).find_all("span")
+              if "agent-status" in s.attrs.get("class", "")]
+    return {ordinals[int(s.attrs["id"].removeprefix("av-status-"))]: s.text for s in badges}
+
+
+def test_a_sub_agent_whose_call_has_no_result_yet_is_running(tmp_path):
+    write_team(tmp_path)
+    client = create_app(tmp_path, watch=False).test_client()
+    assert statuses(client) == {"main": None, "agent-ab12": "running"}
+    assert shown(client, f"/s/{SID}", "av-tree") == {"agent-ab12": "running"}
+    assert shown(client, f"/s/{SID}/agents/main", "av-agent-tree") == {"agent-ab12": "running"}
+
+
+def test_its_result_makes_it_done_and_an_error_result_failed(tmp_path):
+    write_team(tmp_path / "ok", {"content": "parse() and lex()"})
+    write_team(tmp_path / "bad", {"content": "Agent crashed: out of memory", "is_error": True})
+    ok = create_app(tmp_path / "ok", watch=False).test_client()
+    bad = create_app(tmp_path / "bad", watch=False).test_client()
+    assert statuses(ok) == {"main": None, "agent-ab12": "done"}
+    assert statuses(bad) == {"main": None, "agent-ab12": "failed"}
+    assert shown(bad, f"/s/{SID}/agents/agent-ab12", "av-agent-tree") == {"agent-ab12": "failed"}
+
+
+def test_a_session_that_ended_without_the_result_left_its_sub_agent_stopped(tmp_path):
+    write_team(tmp_path, hours_ago=2)  # longer ago than a session takes to settle
+    client = create_app(tmp_path, watch=False).test_client()
+    assert statuses(client) == {"main": None, "agent-ab12": "stopped"}
+    page = parse(client.get(f"/s/{SID}").data).by_id("av-tree")
+    badge = next(s for s in page.find_all("span") if "agent-status" in s.attrs.get("class", ""))
+    assert badge.attrs["title"] == "the session ended before its result came"
+
+
+def test_a_native_session_gives_no_status_even_with_a_result(tmp_path):
+    write_events(tmp_path / "team.jsonl", [
+        created("m0", "root"), calls("m1", "root", tool_call("t1", "task", name="Writer")),
+        created("m2", "writer", cause="m1", name="Writer"), say("m3", "writer", "a draft"),
+        result("m4", "root", "t1", "Writer finished")])
+    client = create_app(tmp_path, watch=False).test_client()
+    assert statuses(client, "team") == {"root": None, "writer": None}  # seed-000 never has to answer `task`
+    assert shown(client, "/s/team", "av-tree", "team") == {}
+
+
+def test_a_poll_swaps_in_the_status_of_a_sub_agent_whose_call_was_just_answered(tmp_path):
+    main, _ = write_team(tmp_path)
+    app = create_app(tmp_path, watch=False)
+    client = app.test_client()
+    cursor = client.get(f"/api/sessions/{SID}").get_json()["cursor"]
+    polled = client.get(f"/s/{SID}/poll/tree?after={cursor}")
+    assert b"av-status-" not in polled.data  # nothing answered since
+    answer = Transcript(SESSION, "an")
+    answer.n = 30
+    answer.user([{"type": "tool_result", "tool_use_id": "toolu_A", "content": "parse() and lex()"}])
+    with main.open("a") as f:
+        f.write(answer.text())
+    app.extensions["agentview"].library.scan()
+    for url in (f"/s/{SID}/poll/tree?after={cursor}", f"/s/{SID}/poll/agent?agent=agent-ab12&after={cursor}"):
+        swapped = [s for s in parse(client.get(url).data).find_all("span") if s.attrs.get("id", "").startswith("av-status-")]
+        assert [(s.text, s.attrs.get("hx-swap-oob")) for s in swapped] == [("done", "true")], url
