@@ -98,7 +98,7 @@ def test_a_failure_appears_live_in_an_agent_pages_rail_and_header(tmp_path, page
         expect(failed("helper")).to_have_text("1 failed")
         expect(failed("builder")).to_have_text("1 failed")
         expect(failed("root")).to_have_text("1 failed")
-        expect(header).to_have_text("0 failed (1 with its sub-agents)")
+        expect(header).to_have_text("1 failed in its sub-agents")
         expect(failed("root")).to_have_attribute("href", "/s/team/failures?agent=root")
         # Its own call fails: drawn in the transcript, and counted in the rail and the header.
         write_events(path, [calls("m8", "root", tool_call("c4", "deploy")),
