@@ -121,6 +121,9 @@ def test_the_header_stays_in_view_and_next_agent_says_what_it_follows(live_serve
     nav = page.get_by_role("navigation", name="Agents in tree order")
     expect(nav).to_contain_text("previous / next in the tree, read top to bottom")
     expect(nav.locator("a[rel=next]")).to_have_attribute("title", "next agent in the tree, read top to bottom ( ] )")
+    page.set_viewport_size({"width": 360, "height": 700})  # a phone: the links' titles say it, the first message comes sooner
+    expect(nav.locator(".hint")).to_be_hidden()
+    expect(nav.locator("a[rel=next]")).to_be_visible()
 
 
 def test_each_agent_has_one_colour_on_every_page(live_server, page):
