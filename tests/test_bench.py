@@ -276,3 +276,21 @@ def test_cold_read_counts_every_event_of_a_folder_and_its_cpu(tmp_path):
     events = sum(s.count for s in library.listing())  # what a server lists once it read the folder
     counted = int(result.stdout.split(" events;")[0].rsplit(" ", 1)[-1].replace(",", ""))
     assert counted == events > 0 and "µs an event" in result.stdout
+
+
+def test_cold_read_parts_gives_each_part_its_own_cpu_and_no_more_than_the_whole(tmp_path):
+    """`cold_read_parts.py FOLDER`: the same read, its CPU by part; a part called inside another (usage totals while
+    a session is kept) is counted once, so the parts never add up to more than the whole."""
+    from claude_projects import generate
+
+    folder = generate(tmp_path, sessions=12, projects=2)["projects_folder"]  # sessions of months ago: kept at once
+    result = subprocess.run([sys.executable, str(REPO / "benchmarks" / "cold_read_parts.py"), str(folder)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    head, *rows = result.stdout.strip().splitlines()
+    total = float(head.split("total ")[1].split(" s CPU")[0])  # cold_read's own line
+    spent = {row.split("%  ")[1]: float(row.split(" s ")[0]) for row in rows}
+    rest = spent.pop("the rest (the scan, imports, steps)")
+    assert all(spent[part] > 0 for part in ("parsing and normalizing lines", "search words and postings",
+                                            "packing postings", "usage totals", "saving sessions to the cache"))
+    assert min(spent.values()) >= 0 and rest >= 0 and sum(spent.values()) <= total

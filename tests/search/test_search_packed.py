@@ -5,6 +5,7 @@ it packed."""
 from __future__ import annotations
 
 import gc
+import random
 import sys
 import tracemalloc
 from array import array
@@ -163,3 +164,16 @@ def test_a_session_that_settles_after_its_index_is_complete_is_packed_then(tmp_p
         assert library.settle(s, now=s.updated_at + library.host.tuning.settle_after)
     assert all(s.search.packed for s in library.listing())
     assert hits(library) == before
+
+
+@pytest.mark.parametrize("count", [5_000, 70_000])
+def test_many_tokens_of_every_length_pack_to_their_own_positions(count):
+    """Each token's positions are cut from one run of them all: a token must get its own, whatever the lengths
+    before it (one position, a hundred), in 2-byte positions and in 4."""
+    rng = random.Random(count)
+    postings = {f"w{i:04d}{'x' * rng.randrange(3)}": array("i", sorted(rng.sample(range(count), rng.choice(
+        (1, 2, 100))))) for i in range(2_000)}
+    packed = PackedPostings.packed(postings, count)
+    assert packed.positions.itemsize == (2 if count < 65536 else 4)
+    assert {t: list(p) for t, p in packed.items()} == {t: list(p) for t, p in postings.items()}
+    assert all(list(packed.get(token)) == list(positions) for token, positions in postings.items())
