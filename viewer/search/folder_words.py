@@ -28,7 +28,7 @@ class FolderWords:
         # some of its words, the cursor of a reader of those events)
         self.told: dict[str, tuple] = {}
         self.filings = 0  # filings that added words so far
-        self.changes = 0  # changes of `told` so far: the sessions that may be passed over are kept until the next
+        self.changes = 0  # changes of `told` so far: what may be passed over is kept until the next one (Passable)
         self._passable: tuple | None = None  # (library version, changes, the sessions listed, Passable of them)
         self.forgotten: set[int] = set()  # numbers of sessions gone, still in some lists (see state)
         # the ingest thread and requests file words: a list is bisected and inserted into under it
