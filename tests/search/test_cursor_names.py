@@ -17,6 +17,11 @@ def test_a_short_cursor_is_itself_and_a_long_one_a_name_of_fixed_size():
         assert names.cursor(name) == cursor
     assert names.name(long_cursor(2000)) == names.name(long_cursor(2000))  # one name for one cursor
     assert names.name(long_cursor(2000)) != names.name(long_cursor(2000, count=8))
+    # named again right after: the same name, and kept again (the first cursor's entry was dropped meanwhile)
+    again = CursorNames(most=1)
+    first, second = long_cursor(2000), long_cursor(2000, count=8)
+    assert again.name(first) == again.name(first) != again.name(second) == again.name(second)
+    assert again.cursor(again.name(first)) == first and again.name(first) == names.name(first)
 
 
 def test_the_least_recently_used_names_go_first_past_the_characters_kept():

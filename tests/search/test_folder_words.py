@@ -32,28 +32,30 @@ QUERIES = ["def", "return", '"return import"', "quer*", "role:assistant def", "t
 def searched(library: Library, q: str, **kwargs) -> dict:
     """What a search answers with the folder's words, checked against the same search looking into every session
     (run second: the first took in the events a query takes in, so both see the same ones)."""
+    version = library.version  # as the search page reads it: what may be passed over is kept until it changes
     sessions = library.listing()
-    fast = search.search(sessions, q, count_budget=50_000, folder_words=library.folder_words, **kwargs)
+    fast = search.search(sessions, q, count_budget=50_000, folder_words=library.folder_words, version=version,
+                         **kwargs)
     slow = search.search(sessions, q, count_budget=50_000, **kwargs)
     assert search.parse_cursor(fast.pop("cursor")) == search.parse_cursor(slow.pop("cursor")), q
     assert fast == slow, q
     return slow
 
 
-def every_page(library: Library, q: str, limit: int) -> list:
+def every_page(library: Library, q: str, limit: int, **kwargs) -> list:
     hits, resume = [], None
     while True:
-        page = searched(library, q, limit=limit, resume=resume)
+        page = searched(library, q, limit=limit, resume=resume, **kwargs)
         hits += [(h["session"], h["position"]) for h in page["hits"]]
         if not page["next"]:
             return hits
         resume = page["next"]
 
 
-def rare_words(library: Library, most: int = 25) -> list[str]:
+def rare_words(library: Library, most: int = 25, held_by: range = range(1, 3)) -> list[str]:
     """Words held by one or two sessions (what the folder's words are for), picked alike in every run."""
     words = library.folder_words.words
-    rare = sorted(w for w, numbers in words.items() if len(numbers) <= 2 and not w.isdigit())
+    rare = sorted(w for w, numbers in words.items() if len(numbers) in held_by and not w.isdigit())
     return random.Random(7).sample(rare, min(most, len(rare)))
 
 
@@ -70,12 +72,37 @@ def test_searches_passing_over_sessions_answer_what_searching_every_session_answ
         pass
     rare = rare_words(library)
     assert len(rare) == 25
-    for q in [*QUERIES, folder["rare_word"], *rare, " ".join(rare[:2])]:
+    some = rare_words(library, 5, held_by=range(8, 20))  # pages of hits with sessions passed over between them
+    for q in [*QUERIES, folder["rare_word"], *rare, " ".join(rare[:2]), *some]:
         searched(library, q)
         every_page(library, q, limit=7)
+        # the count's visits run out among the sessions passed over, before, on and after the page
+        every_page(library, q, limit=3, count_sessions=4)
+        every_page(library, q, limit=1, count_sessions=1)
     found = searched(library, folder["rare_word"])
     assert [h["session"].endswith(folder["newest"]) for h in found["hits"]] == [True]
     assert_filed_as_held(library)
+
+
+def test_the_sessions_passed_over_are_kept_until_the_library_or_what_sessions_were_told_changes(tmp_path):
+    root = tmp_path / "logs"
+    root.mkdir()
+    for name in "abc":
+        (root / f"{name}.jsonl").write_text(native_line(created("c0", "main")) + native_line(say("m1", "main", name)))
+    library = Library(str(root))
+    library.scan()
+    words, sessions, version = library.folder_words, library.listing(), library.version
+    assert words.holding(["b"], sessions, version).passed_over() == [None, None, None]  # nothing told yet
+    while background.step(library):  # their words told: the same listing, the same version
+        pass
+    assert (library.listing(), library.version) == (sessions, version)
+    assert words.holding(["b"], sessions, version).passed_over() == ["a=0-2", None, "c=0-2"]
+    with (root / "c.jsonl").open("a") as f:
+        f.write(native_line(say("m2", "main", "b")))
+    library.refresh(str(root / "c.jsonl"))  # c changed: looked into until its new words are told
+    assert library.version != version
+    assert words.holding(["b"], sessions, library.version).passed_over() == ["a=0-2", None, None]
+    assert [h["session"] for h in searched(library, "b")["hits"]] == ["b", "c"]
 
 
 def assert_filed_as_held(library: Library) -> None:

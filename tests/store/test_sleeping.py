@@ -76,6 +76,18 @@ def test_a_sleeping_session_wakes_when_read_and_shows_what_it_showed_awake(proje
         assert s.search._session() is s and s.facets._session() is s
 
 
+def test_a_woken_session_takes_back_its_usage_totals_from_its_summary_instead_of_summing_them_again(project, cache):
+    again = run(project, cache, settle=False)
+    for s in again.listing():
+        with s.lock:
+            s.agents  # woken
+            kept = s.usage_totals[None]  # the summary's, before any page asked for them
+            assert kept.read == len(s.usage_positions) > 0 and kept.priced_by == s.host.prices.key
+            summed = usage.Totals(hourly=True).add(s, s.usage_positions)
+            assert (kept.as_dict(), kept.hours) == (summed.as_dict(), summed.hours)
+    assert listed(again) == listed(scanned(project))
+
+
 def test_background_work_leaves_sleeping_sessions_asleep(project, cache):
     again = run(project, cache, settle=False)
     while background.step(again):

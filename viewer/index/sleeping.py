@@ -99,6 +99,7 @@ def wake(s, seen: bool = True) -> None:
         restored = found["wake"](s)
         if restored is not None and restored.count == found["count"]:
             _take(s, restored)
+            usage.take_back(s, found["usage"])
             lost = None
         else:
             s.empty()  # empty under a later epoch: an open page reloads, and fills as the files are read

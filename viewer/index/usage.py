@@ -4,6 +4,8 @@ and a session's usage per hour and model (the usage page sums those across sessi
 
 from __future__ import annotations
 
+import copy
+
 from viewer.core import pricing, times
 
 KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
@@ -195,6 +197,14 @@ def cost_of_agent(s, agent_id: str) -> dict:
         return {"cost_usd": None, "unpriced_models": []}
     cost, unpriced = _kept(s, agent_id, positions).cost()
     return {"cost_usd": cost, "unpriced_models": unpriced}
+
+
+def take_back(s, kept: dict) -> None:
+    """A woken session's totals as summed before it slept (its summary's `kept`; callers hold its lock), so that the
+    page opening it does not read and price every response again: when they sum every response it holds, at the
+    prices in force."""
+    if kept.get("priced_by") == s.host.prices.key and kept.get("read") == len(s.usage_positions):
+        s.usage_totals.setdefault(None, Totals.from_state(copy.deepcopy(kept)))  # the summary's stays as it was
 
 
 def for_session(s) -> dict:

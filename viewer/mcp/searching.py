@@ -39,8 +39,10 @@ def search_sessions(viewer: Viewer, query: str, session_id: str | None = None, c
     if session_id:
         scope = viewer.session(session_id).id
     library = viewer.library
+    version = library.version  # read before it lists (see search.search)
     data = search.search(library.listing(), query, scope, resume, limit,
-                         count_budget=viewer.app.config["SEARCH_COUNT_BUDGET"], folder_words=library.folder_words)
+                         count_budget=viewer.app.config["SEARCH_COUNT_BUDGET"], folder_words=library.folder_words,
+                         version=version)
     place(data["hits"], data["cursor"])
     total = data["total"]
     counted = (f"{total['count']:,}{'+' if not total.get('exact', True) else ''}"

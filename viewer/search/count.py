@@ -46,9 +46,16 @@ class Tally:
         """A session not visited (visits ran out): the count is a lower bound, and no upper bound is known."""
         self.complete, self.most = False, None
 
-    def add_nothing(self) -> None:
-        """A session visited that has no candidate (known without looking at its lists)."""
-        self.visits -= 1
+    def add_nothing(self, sessions: int = 1) -> None:
+        """Sessions visited that have no candidate (known without looking at their lists)."""
+        self.visits -= sessions
+
+    def pass_over(self, sessions: int) -> None:
+        """Sessions without a candidate, visited if visits are left (as add_nothing), else skipped (as skip)."""
+        visited = min(sessions, max(self.visits, 0))
+        self.visits -= visited
+        if visited < sessions:
+            self.skip()
 
     def add(self, s, required: tuple, key: tuple) -> None:
         """Count one session's candidates (callers hold its lock). `key` says what the requirements are

@@ -25,13 +25,24 @@ def _weight(name: str) -> int:
 class CursorNames:
     def __init__(self, most: int = MOST, most_characters: int = MOST_CHARACTERS) -> None:
         self.kept = BoundedMap("search cursor names", most, weigh=_weight, most_weight=most_characters)
+        self._last: tuple[str, str] | None = None  # the last cursor named, and its name
+
+    def _named(self, cursor: str) -> str:
+        """Its name: the last one's when it is the last cursor named (compared, not digested: a page polled, or
+        searched again, names the same cursor of thousands of sessions again and again)."""
+        last = self._last
+        if last is not None and last[0] == cursor:
+            return last[1]
+        name = f"~{hashlib.blake2b(cursor.encode(), digest_size=10).hexdigest()}.{len(cursor)}"
+        self._last = (cursor, name)
+        return name
 
     def name(self, cursor: str) -> str:
         """What an answer carries for `cursor`: itself when short, else a name kept for it."""
         if len(cursor) <= INLINE:
             return cursor
-        name = f"~{hashlib.blake2b(cursor.encode(), digest_size=10).hexdigest()}.{len(cursor)}"
-        self.kept.put(name, cursor)
+        name = self._named(cursor)
+        self.kept.put(name, cursor)  # kept again, as the most recently used
         return name
 
     def cursor(self, given: str) -> str | None:

@@ -28,6 +28,8 @@ class FolderWords:
         # some of its words, the cursor of a reader of those events)
         self.told: dict[str, tuple] = {}
         self.filings = 0  # filings that added words so far
+        self.changes = 0  # changes of `told` so far: what may be passed over is kept until the next one (Passable)
+        self._passable: tuple | None = None  # (library version, changes, the sessions listed, Passable of them)
         self.forgotten: set[int] = set()  # numbers of sessions gone, still in some lists (see state)
         # the ingest thread and requests file words: a list is bisected and inserted into under it
         self.lock = lockorder.ordered(threading.Lock(), lockorder.CACHE, "folder words")
@@ -56,6 +58,7 @@ class FolderWords:
                 number = self._number(s.id)
                 self._file(number, new, newest=number == numbered)
             self.told[s.id] = (epoch, indexed, updated, filing, str(Cursor(epoch, indexed)))
+            self.changes += 1
         index.noted.clear()
         index.noted_from = indexed
 
@@ -65,17 +68,32 @@ class FolderWords:
         with self.lock:
             number = self.numbers.pop(session_id, None)
             self.told.pop(session_id, None)
+            self.changes += 1
             if number is not None:
                 self.ids[number] = None
                 self.forgotten.add(number)
 
-    def holding(self, words: list[str]) -> Holding:
-        """The sessions holding every one of `words` (and maybe some that held them once), as filed now."""
+    def holding(self, words: list[str], sessions: list | None = None, version: int | None = None) -> Holding:
+        """The sessions holding every one of `words` (and maybe some that held them once), as filed now; with
+        `sessions` (the library's listing at its `version`), which of those sessions it may pass over."""
         with self.lock:
             lists = [self.words.get(word, _NONE) for word in words]
             ids = {self.ids[number] for number in intersection(lists)}
             ids.discard(None)
-            return Holding(ids, self.filings, self.told)
+            passable = None if sessions is None else self._passable_of(sessions, version)
+            return Holding(ids, self.filings, self.told, passable)
+
+    def _passable_of(self, sessions: list, version: int | None) -> Passable:
+        """The Passable of `sessions` (under the lock): kept while neither the library (`version`, bumped on every
+        change of a session) nor what sessions were told changed, and the listing is the same objects in order."""
+        kept = self._passable
+        if (version is not None and kept is not None and kept[0] == version and kept[1] == self.changes
+                and kept[2] == sessions):
+            return kept[3]
+        made = Passable(sessions, self.told)
+        # the listing is kept with it (its sessions too, until the next change): object ids could be given again
+        self._passable = (version, self.changes, sessions, made) if version is not None else None
+        return made
 
     def state(self, size: int):
         """What it holds as plain data, in sections of at most `size` items (kept by the persistent cache: see
@@ -118,6 +136,7 @@ class FolderWords:
                 made.ids = list(value)
                 made.numbers = {sid: number for number, sid in enumerate(made.ids) if sid is not None}
             elif name == "told":
+                made.changes += 1
                 for sid, (epoch, indexed, updated) in value.items():
                     made.told[sid] = (epoch, indexed, updated, 0, str(Cursor(epoch, indexed)))
             elif name == "words":
@@ -160,11 +179,31 @@ class FolderWords:
                     numbers.insert(at, number)
 
 
+class Passable:
+    """Of a listing of sessions, in its order, each one's part of a search cursor (`id=cursor`) when every word of
+    its events is filed (told, and unchanged since), else None; `at`: session id -> its place in the listing."""
+
+    def __init__(self, sessions: list, told: dict) -> None:
+        self.pieces = [f"{s.id}={t[4]}" if (t := told.get(s.id)) is not None and t[:3] == (s.epoch, s.count,
+                       s.updated_at) else None for s in sessions]
+        self.at = {s.id: i for i, s in enumerate(sessions)}
+
+
 class Holding:
     """The sessions holding a query's words, as filed at one moment (FolderWords.holding)."""
 
-    def __init__(self, ids: set[str], filings: int, told: dict) -> None:
-        self.ids, self.filings, self.told = ids, filings, told
+    def __init__(self, ids: set[str], filings: int, told: dict, passable: Passable | None = None) -> None:
+        self.ids, self.filings, self.told, self.passable = ids, filings, told, passable
+
+    def passed_over(self) -> list:
+        """For each session of the listing `holding` was given, its cursor's part when it surely holds not every
+        word (known whole, unchanged, holding not all of them: searched whole, no hit), else None (look into it)."""
+        pieces, at = list(self.passable.pieces), self.passable.at
+        for session_id in self.ids:
+            place = at.get(session_id)
+            if place is not None:
+                pieces[place] = None
+        return pieces
 
     def lacks(self, s) -> str | None:
         """When `s` surely holds not every word (every word of every event it has was filed, none since the moment

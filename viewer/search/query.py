@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import compress, repeat
+from operator import is_
 from typing import Iterator
 
 from viewer.core import model
@@ -254,39 +256,55 @@ def in_scope(sessions: list, query: Query, session_id: str | None) -> list:
 
 def search(sessions: list, text: str, session_id: str | None = None, resume: str | None = None,
            limit: int = 50, count_budget: int | None = None, count_sessions: int = COUNT_SESSIONS,
-           counts: BoundedMap | None = None, folder_words: FolderWords | None = None) -> dict:
+           counts: BoundedMap | None = None, folder_words: FolderWords | None = None,
+           version: int | None = None) -> dict:
     """A page of hits in (session, file order), from `resume` ("<session>=<position>", as `next` gave).
 
     With `count_budget`, "total" says how many hits the query has in all (search_count.Tally), counted on the
     position lists the page's search intersects, session by session (at most `count_sessions` of them), before
     and after the page too; how far counts got is kept in `counts` (the app's) for the next page.
     With `folder_words` (the library's), a session it knows whole and that holds not every word of the query is
-    passed over: the answer is the same, without looking into it.
+    passed over: the answer is the same, without looking into it. `version`: the library's, read before it listed
+    `sessions`; what may be passed over is then kept until the library or the folder's words change.
     """
     query = parse(text)
     marker = pattern(query)
     scope = in_scope(sessions, query, session_id)
     words = list(dict.fromkeys(query.words + [w for phrase in query.phrases for w in phrase]))
-    holding = folder_words.holding(words) if folder_words is not None and words else None
+    holding = (folder_words.holding(words, scope, version if scope is sessions else None)
+               if folder_words is not None and words else None)
     hits: list[dict] = []
-    cursors: dict[str, str] = {}
+    parts: list[str] = []  # the cursor's, in the listing's order: `id=cursor` of each session paged
     following = None
     resume_id, resume_at = _split(resume)
-    ids = [s.id for s in scope]
-    first = 0 if resume_id is None else ids.index(resume_id) if resume_id in ids else len(scope)
+    first = 0 if resume_id is None else next((i for i, s in enumerate(scope) if s.id == resume_id), len(scope))
     tally = Tally(count_budget, count_sessions, counts) if count_budget is not None else None
     same_key = None if query.agents else requirements_key(None, query)  # the same in every session: made once
     partial: dict[str, dict] = {}
-    for i, s in enumerate(scope if not query.empty else ()):
+    passed = holding.passed_over() if holding is not None else [None] * len(scope)
+    looked = list(compress(range(len(scope)), map(is_, passed, repeat(None))))
+    done = 0  # the sessions before it are searched, counted or passed over
+    for i in [*looked, len(scope)] if not query.empty else ():
+        # the sessions passed over since: no hit, searched whole, nothing counted (a visit each), as searching
+        # each would have said; the parts of their cursors were made when their words were told
+        paged_from = min(max(first, done), i) if following is None else i
+        parts += passed[paged_from:i]
+        if tally is not None:
+            tally.pass_over(paged_from - done)
+            tally.add_nothing(i - paged_from)
+        done = i + 1
+        if i == len(scope):
+            break
+        s = scope[i]
         paged = first <= i and following is None
         if not paged and (tally is None or tally.spent):
             if tally is not None:
                 tally.skip()
             continue
         lacking = holding.lacks(s) if holding is not None else None
-        if lacking is not None:  # no hit, searched whole, nothing counted: what searching it would have said
+        if lacking is not None:  # as one passed over
             if paged:
-                cursors[s.id] = lacking
+                parts.append(f"{s.id}={lacking}")
             if tally is not None:
                 tally.add_nothing()
             continue
@@ -299,13 +317,13 @@ def search(sessions: list, text: str, session_id: str | None = None, resume: str
                 start = resume_at if s.id == resume_id else 0
                 found, more = matches(s, query, start, limit - len(hits), required=required)
                 hits.extend(hit(s, p, marker) for p in found)
-                cursors[s.id] = s.cursor_at(upto)
+                parts.append(f"{s.id}={s.cursor_at(upto)}")
                 if more is not None:
                     following = f"{s.id}={more}"
             if tally is not None:
                 tally.add(s, required, same_key or requirements_key(s, query))
     data = {"query": text, "parsed": _describe(query), "hits": hits, "next": following,
-            "cursor": format_cursor(cursors), "empty_query": query.empty, "partial": partial or None}
+            "cursor": ",".join(parts), "empty_query": query.empty, "partial": partial or None}
     if tally is not None:
         data["total"] = tally.total(bool(query.phrases), len(hits), whole=resume is None and following is None)
         if partial:  # the rest of the events are not searched yet: a lower bound

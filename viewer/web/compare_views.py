@@ -7,10 +7,11 @@ choice of them.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from flask import Blueprint, abort, current_app, render_template, request, url_for
 
 from viewer.reads.asof import snapshot
-from viewer.reads.compare import Run, compare
 
 from . import shapes
 from .asked import agent_or_404, locate, whole_number
@@ -18,11 +19,16 @@ from .render import as_json, built, session_rows, wants_json
 from .search_views import target
 from .state import library, state
 
+if TYPE_CHECKING:
+    from viewer.reads.compare import Run
+
 bp = Blueprint("compare", __name__)
 ARGS = ("a", "b", "a_agent", "b_agent", "a_at", "b_at")
 
 
 def _run(side: str) -> Run:
+    from viewer.reads.compare import Run  # imported when two runs are first compared, not at every start
+
     session_id = request.args.get(side, "")
     s = locate(session_id).session
     if s is None:
@@ -76,6 +82,8 @@ def comparison():
             abort(400, "Compare takes two sessions: ?a=ID&b=ID (and optionally a_agent, b_agent, a_at, b_at).")
         rows = sorted(session_rows(library().listing()), key=lambda row: row["updated_at"] or 0, reverse=True)
         return render_template("compare.html", data=None, sessions=rows, chosen=args)
+    from viewer.reads.compare import compare  # as in _run
+
     a, b = _run("a"), _run("b")
     data = compare(a, b)
     _with_urls(data, a, b)

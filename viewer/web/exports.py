@@ -5,8 +5,6 @@ from __future__ import annotations
 from flask import Blueprint, Response, abort, request
 
 from viewer.core.redact import ACTIVE
-from viewer.export import text as exports
-from viewer.share.page import share_pieces
 
 from .asked import agent_list_arg, agent_or_404, flag_arg, session_or_404, with_facets
 
@@ -15,6 +13,8 @@ bp = Blueprint("exports", __name__)
 
 @bp.get("/s/<session_id>/export/<fmt>")
 def export(session_id, fmt):
+    from viewer.export import text as exports  # imported when a download is first asked for, not at every start
+
     s = with_facets(session_or_404(session_id))
     if fmt not in exports.FORMATS:
         abort(404, f"There is no {fmt!r} export; try one of {', '.join(exports.FORMATS)}.")
@@ -29,6 +29,8 @@ def export(session_id, fmt):
 def share(session_id):
     """The file `agentview share` writes, masked as this page is (?agent=: it opens on that perspective), sent as it
     is made: a part of the session's events at a time."""
+    from viewer.share.page import share_pieces  # as `export`'s
+
     s = session_or_404(session_id)
     agent = request.args.get("agent") or None
     if agent is not None:

@@ -113,9 +113,11 @@ def _results() -> dict:
     many hits in all (see search_count.Tally)."""
     q, session_id = _args()
     limit = min(int_arg("limit", 50, minimum=1), MAX_LIMIT)
-    data = search.search(library().listing(), q, session_id, search_cursor_arg("from"), limit,
+    sessions = library()
+    version = sessions.version  # read before it lists: a change meanwhile is looked at by the next search
+    data = search.search(sessions.listing(), q, session_id, search_cursor_arg("from"), limit,
                          count_budget=current_app.config["SEARCH_COUNT_BUDGET"], counts=state().runtime.counts,
-                         folder_words=library().folder_words)
+                         folder_words=sessions.folder_words, version=version)
     place(data["hits"], data["cursor"])
     data["cursor"] = state().runtime.cursor_names.name(data["cursor"])
     data["next_url"] = (url_for(request.endpoint, q=q, session=session_id, limit=request.args.get("limit"),
