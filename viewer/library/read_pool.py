@@ -1,0 +1,181 @@
+"""A first read of many sessions of several files (a `~/.claude/projects` folder) spread over worker processes.
+
+Each worker (library.read_worker) reads whole groups by the ingest thread's code and answers with their cache entry
+and listing row; the ingest thread keeps the entry and takes the group asleep from it, as a restart would, and
+reads groups itself meanwhile, newest first as ever. A group a worker leaves, a worker that
+dies or hangs, a group still being written or a big one: read in-process, so the result is the same either way.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import logging
+import os
+import queue
+import time
+from collections import deque
+
+from viewer.search import worker as search_worker
+
+log = logging.getLogger(__name__)
+
+MAX_PROCESSES = 4
+AHEAD = 3  # groups out per process: each has the next at hand when it ends one
+HANG_AFTER = 30.0  # seconds without an answer while groups are out: the workers are ended, the rest read here
+MOST_BYTES = 16 * 1024 * 1024  # a bigger group is read in-process, in slices that give way to requests
+SETTLED_BY = 60.0  # seconds of margin: a group handed out settles at once (Tuning.settle_after) in the worker too
+
+
+def process_count(tuning) -> int:
+    """Worker processes for `tuning`: its read_workers, else a core each but the ingest thread's (none on one)."""
+    if tuning.read_workers is not None:
+        return max(0, tuning.read_workers)
+    cores = tuning.cores if tuning.cores is not None else search_worker.cores()
+    return max(0, min(MAX_PROCESSES, cores - 1))
+
+
+class ReadPool:
+    """The worker processes of one Library (its groups' `pool`), started at the first read that wants them and never
+    again once one failed. Used by the ingest thread only."""
+
+    def __init__(self, library, processes: int, hang_after: float = HANG_AFTER, shares: bool = True) -> None:
+        """`shares`: the ingest thread reads groups too while the workers read others (else it only takes theirs)."""
+        self._library, self.process_count, self.hang_after, self.shares = library, processes, hang_after, shares
+        self._serves: tuple = ()  # what a worker needs to read as this library does (`_start`)
+        self._processes: list[search_worker.Process] = []
+        self._broken = processes <= 0 or library.cache is None  # what it hands back is a kept group: no cache, none
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._answers: queue.SimpleQueue = queue.SimpleQueue()
+        self._numbers = itertools.count()
+        self._out: dict[int, object] = {}  # job number -> its group, not answered yet
+        self._answered_at = 0.0  # when the last answer came (or the first group went out)
+        self.taken = self.left = 0  # groups read by a worker and taken, and left to the ingest thread (tests)
+
+    def read(self, groups, keys: list) -> None:
+        """Read the groups of `keys` (Groups.at), newest first: handed out to the workers while the ingest thread
+        reads the next itself, each taken as its answer comes."""
+        pending = deque(keys)
+        wanted = len(keys) >= self._library.host.tuning.read_pool_from and not self._broken
+        give_way = self._library.host.foreground.give_way
+        while pending or self._out:
+            self._collect(groups)
+            while wanted and pending and len(self._out) < AHEAD * max(1, len(self._processes)):
+                self._read(groups, pending.popleft(), self._send)
+            if pending and (self.shares or not self._out):
+                self._read(groups, pending.popleft())
+            elif self._out:
+                self._wait(groups)
+            give_way()  # a request under way runs first
+
+    def expect(self, groups: int) -> None:
+        """A first read has found this many groups so far: the workers start once they will be wanted, while the walk
+        goes on (each takes a fraction of a second to start); not on a restart taking them from the folder's entry."""
+        cache = self._library.cache
+        if groups == self._library.host.tuning.read_pool_from and cache is not None and cache.listed is None:
+            self._start()
+
+    def pids(self) -> list[int]:
+        return [process.popen.pid for process in self._processes]
+
+    def stop(self, kill: bool = False) -> None:
+        self._broken = True
+        processes, self._processes = self._processes, []
+        search_worker.end(self._jobs, processes, kill)
+
+    # --- inside ---------------------------------------------------------------------------------
+
+    @staticmethod
+    def _read(groups, key, elsewhere=None) -> None:
+        session = groups.at(key)
+        if session is not None:
+            groups.read(session, elsewhere)
+
+    def _send(self, session) -> bool:
+        """Hand a group out to the workers (Groups.read's `elsewhere`): whether it went."""
+        if not self._settles_at_once(session) or not self._start():
+            return False
+        number = next(self._numbers)
+        if not self._out:
+            self._answered_at = time.monotonic()
+        self._out[number] = session
+        self._jobs.put((number, sorted(session.members), *self._serves))
+        return True
+
+    def _settles_at_once(self, session) -> bool:
+        """Whether the group's files were left alone long enough that its first read settles it (else it is not kept:
+        nothing for a worker to hand back), and are not too big for one answer."""
+        settled_before = time.time() - self._library.host.tuning.settle_after - SETTLED_BY
+        size = 0
+        for path in session.members:
+            try:
+                st = os.lstat(path)
+            except OSError:
+                return False
+            size += st.st_size
+            if st.st_mtime > settled_before or size > MOST_BYTES:
+                return False
+        return True
+
+    def _start(self) -> bool:
+        if self._processes or self._broken:
+            return not self._broken
+        library, prices = self._library, self._library.host.prices
+        self._serves = (library.root, library.follow_symlinks, library.host.tuning,
+                        (prices.theirs, prices.as_of, prices.source))
+        try:
+            for _ in range(self.process_count):
+                self._processes.append(search_worker.Process(self._jobs, self._answers, serves=_WORKER))
+            return True
+        except Exception as error:
+            self._fail(None, f"could not start: {error}")
+            return False
+
+    def _collect(self, groups) -> None:
+        while self._out:
+            try:
+                answer = self._answers.get_nowait()
+            except queue.Empty:
+                return
+            self._take(groups, answer)
+
+    def _wait(self, groups) -> None:
+        """Wait (without the GIL) for the next answer; the workers are ended when none came for `hang_after`."""
+        waited = time.monotonic() - self._answered_at
+        try:
+            answer = self._answers.get(timeout=max(0.0, min(0.05, self.hang_after - waited)))
+        except queue.Empty:
+            if time.monotonic() - self._answered_at >= self.hang_after:
+                self._fail(groups, f"no answer for {self.hang_after:.0f} s")
+            return
+        self._take(groups, answer)
+
+    def _take(self, groups, answer) -> None:
+        if answer is None:  # a worker's pipe closed: it died
+            self._fail(groups, "a worker's pipe closed")
+            return
+        number, read, error = answer
+        session = self._out.pop(number, None)
+        if session is None:
+            return
+        self._answered_at = time.monotonic()
+        cache = self._library.cache
+        if type(read) is tuple and groups.take(session, functools.partial(cache.take_group, session, read=read)):
+            self._library.folder_words.take_words(session, read[6])
+            self.taken += 1
+            return
+        self.left += 1
+        log.debug("group %s read in-process: %s", session.relpath, error or read or "its files changed")
+        groups.read(session)
+
+    def _fail(self, groups, why: str) -> None:
+        """End every worker; the groups they had are read here, and all others from now on."""
+        log.warning("read workers stopped (%s): reading in-process", why)
+        self.stop(kill=True)
+        out, self._out = list(self._out.values()), {}
+        for session in out if groups is not None else ():
+            self.left += 1
+            groups.read(session)
+
+
+_WORKER = "viewer.library.read_worker"
