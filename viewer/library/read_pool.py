@@ -8,13 +8,15 @@ dies or hangs, a group still being written or a big one: read in-process, so the
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import logging
 import os
-import queue
+import subprocess
 import time
 from collections import deque
+from multiprocessing.connection import wait
 
 from viewer.search import worker as search_worker
 
@@ -35,6 +37,36 @@ def process_count(tuning) -> int:
     return max(0, min(MAX_PROCESSES, cores - 1))
 
 
+class _Worker:
+    """One worker process, talked to by the ingest thread alone (no thread of ours beside it: a group sent is a few
+    hundred bytes, an answer is read once it has come)."""
+
+    def __init__(self) -> None:
+        self.popen, self.connection = search_worker.spawn(_WORKER)
+        self.out: dict[int, object] = {}  # job number -> its group, not answered yet
+        self.since = time.monotonic()  # when it last answered (or was given work while it had none)
+
+    def send(self, number: int, session, job: tuple) -> None:
+        if not self.out:
+            self.since = time.monotonic()
+        self.connection.send((number, *job))
+        self.out[number] = session
+
+    def end(self, kill: bool) -> None:
+        """Tell it to stop (or kill it), and wait for it: a worker never outlives its pool."""
+        with contextlib.suppress(OSError, ValueError):
+            if not kill:
+                self.connection.send(None)
+        try:
+            self.popen.wait(timeout=0 if kill else 2)
+        except subprocess.TimeoutExpired:
+            pass
+        if self.popen.poll() is None:
+            self.popen.kill()
+            self.popen.wait()
+        self.connection.close()
+
+
 class ReadPool:
     """The worker processes of one Library (its groups' `pool`), started at the first read that wants them and never
     again once one failed. Used by the ingest thread only."""
@@ -43,13 +75,10 @@ class ReadPool:
         """`shares`: the ingest thread reads groups too while the workers read others (else it only takes theirs)."""
         self._library, self.process_count, self.hang_after, self.shares = library, processes, hang_after, shares
         self._serves: tuple = ()  # what a worker needs to read as this library does (`_start`)
-        self._processes: list[search_worker.Process] = []
+        self._workers: list[_Worker] = []
         self._broken = processes <= 0 or library.cache is None  # what it hands back is a kept group: no cache, none
-        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
-        self._answers: queue.SimpleQueue = queue.SimpleQueue()
         self._numbers = itertools.count()
-        self._out: dict[int, object] = {}  # job number -> its group, not answered yet
-        self._answered_at = 0.0  # when the last answer came (or the first group went out)
+        self._orphans: deque = deque()  # groups a worker had when the workers were ended: read here next
         self.taken = self.left = 0  # groups read by a worker and taken, and left to the ingest thread (tests)
 
     def read(self, groups, keys: list) -> None:
@@ -58,13 +87,16 @@ class ReadPool:
         pending = deque(keys)
         wanted = len(keys) >= self._library.host.tuning.read_pool_from and not self._broken
         give_way = self._library.host.foreground.give_way
-        while pending or self._out:
+        while pending or self._out() or self._orphans:
             self._collect(groups)
-            while wanted and pending and len(self._out) < AHEAD * max(1, len(self._processes)):
+            while self._orphans:
+                self.left += 1
+                groups.read(self._orphans.popleft())
+            while wanted and pending and self._room():
                 self._read(groups, pending.popleft(), self._send)
-            if pending and (self.shares or not self._out):
+            if pending and (self.shares or not self._out()):
                 self._read(groups, pending.popleft())
-            elif self._out:
+            elif self._out():
                 self._wait(groups)
             give_way()  # a request under way runs first
 
@@ -76,14 +108,21 @@ class ReadPool:
             self._start()
 
     def pids(self) -> list[int]:
-        return [process.popen.pid for process in self._processes]
+        return [worker.popen.pid for worker in self._workers]
 
     def stop(self, kill: bool = False) -> None:
         self._broken = True
-        processes, self._processes = self._processes, []
-        search_worker.end(self._jobs, processes, kill)
+        workers, self._workers = self._workers, []
+        for worker in workers:
+            worker.end(kill)
 
     # --- inside ---------------------------------------------------------------------------------
+
+    def _out(self) -> bool:
+        return any(worker.out for worker in self._workers)
+
+    def _room(self) -> bool:
+        return not self._broken and (not self._workers or any(len(w.out) < AHEAD for w in self._workers))
 
     @staticmethod
     def _read(groups, key, elsewhere=None) -> None:
@@ -92,14 +131,15 @@ class ReadPool:
             groups.read(session, elsewhere)
 
     def _send(self, session) -> bool:
-        """Hand a group out to the workers (Groups.read's `elsewhere`): whether it went."""
+        """Hand a group out to the least busy worker (Groups.read's `elsewhere`): whether it went."""
         if not self._settles_at_once(session) or not self._start():
             return False
-        number = next(self._numbers)
-        if not self._out:
-            self._answered_at = time.monotonic()
-        self._out[number] = session
-        self._jobs.put((number, sorted(session.members), *self._serves))
+        worker = min(self._workers, key=lambda w: len(w.out))
+        try:
+            worker.send(next(self._numbers), session, (sorted(session.members), *self._serves))
+        except (OSError, ValueError) as error:  # it died: this group is read here, with the rest
+            self._fail(f"could not hand out a group: {error}")
+            return False
         return True
 
     def _settles_at_once(self, session) -> bool:
@@ -118,47 +158,44 @@ class ReadPool:
         return True
 
     def _start(self) -> bool:
-        if self._processes or self._broken:
+        if self._workers or self._broken:
             return not self._broken
         library, prices = self._library, self._library.host.prices
         self._serves = (library.root, library.follow_symlinks, library.host.tuning,
                         (prices.theirs, prices.as_of, prices.source))
         try:
             for _ in range(self.process_count):
-                self._processes.append(search_worker.Process(self._jobs, self._answers, serves=_WORKER))
+                self._workers.append(_Worker())
             return True
         except Exception as error:
-            self._fail(None, f"could not start: {error}")
+            self._fail(f"could not start: {error}")
             return False
 
     def _collect(self, groups) -> None:
-        while self._out:
+        """Take every answer that has come."""
+        for worker in list(self._workers):
             try:
-                answer = self._answers.get_nowait()
-            except queue.Empty:
+                while worker.out and worker.connection.poll():
+                    self._take(groups, worker, worker.connection.recv())
+            except (EOFError, OSError, ValueError) as error:  # it died
+                self._fail(f"a worker's pipe closed: {error or type(error).__name__}")
                 return
-            self._take(groups, answer)
 
     def _wait(self, groups) -> None:
-        """Wait (without the GIL) for the next answer; the workers are ended when none came for `hang_after`."""
-        waited = time.monotonic() - self._answered_at
-        try:
-            answer = self._answers.get(timeout=max(0.0, min(0.05, self.hang_after - waited)))
-        except queue.Empty:
-            if time.monotonic() - self._answered_at >= self.hang_after:
-                self._fail(groups, f"no answer for {self.hang_after:.0f} s")
+        """Wait (without the GIL) for the next answer; the workers are ended when one gave none for `hang_after`."""
+        busy = [worker for worker in self._workers if worker.out]
+        oldest = min(worker.since for worker in busy)
+        left = self.hang_after - (time.monotonic() - oldest)
+        if left <= 0:
+            self._fail(f"no answer for {self.hang_after:.0f} s")
             return
-        self._take(groups, answer)
+        wait([worker.connection for worker in busy], timeout=min(0.05, left))
+        self._collect(groups)
 
-    def _take(self, groups, answer) -> None:
-        if answer is None:  # a worker's pipe closed: it died
-            self._fail(groups, "a worker's pipe closed")
-            return
+    def _take(self, groups, worker: _Worker, answer) -> None:
         number, read, error = answer
-        session = self._out.pop(number, None)
-        if session is None:
-            return
-        self._answered_at = time.monotonic()
+        session = worker.out.pop(number)
+        worker.since = time.monotonic()
         cache = self._library.cache
         if type(read) is tuple and groups.take(session, functools.partial(cache.take_group, session, read=read)):
             self._library.folder_words.take_words(session, read[6])
@@ -168,14 +205,11 @@ class ReadPool:
         log.debug("group %s read in-process: %s", session.relpath, error or read or "its files changed")
         groups.read(session)
 
-    def _fail(self, groups, why: str) -> None:
-        """End every worker; the groups they had are read here, and all others from now on."""
+    def _fail(self, why: str) -> None:
+        """End every worker; the groups they had are read here (`read`), and all others from now on."""
         log.warning("read workers stopped (%s): reading in-process", why)
+        self._orphans.extend(session for worker in self._workers for session in worker.out.values())
         self.stop(kill=True)
-        out, self._out = list(self._out.values()), {}
-        for session in out if groups is not None else ():
-            self.left += 1
-            groups.read(session)
 
 
 _WORKER = "viewer.library.read_worker"

@@ -11,15 +11,15 @@ from multiprocessing.connection import Connection
 
 from viewer.core.host import Host
 from viewer.core.pricing import Prices
-from viewer.search.worker import below_the_server
 from viewer.store import group_cache, index_state
 
 from .library import Library
 
 
 def main(fd: int) -> None:
-    """Serve the server at the other end of the socket `fd`: a group a message, until told to stop (None)."""
-    below_the_server()
+    """Serve the server at the other end of the socket `fd`: a group a message, until told to stop (None). It runs at
+    the server's priority (the search workers run below it, for minutes at a time): a first read is a burst of
+    seconds that a person waits for, and below anything else running it would read a tenth of the groups."""
     connection = Connection(fd)
     serving, host = None, None
     try:

@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 
 MIN_BEHIND = 16384  # events: a session less far behind is indexed in-process (a run there costs ~10 ms)
 JOB_EVENTS = 512  # events per run: merging one holds the session's lock a few milliseconds
-NICENESS = 10  # how far below the server's CPU priority the worker runs (see below_the_server)
+NICENESS = 10  # how far below the server's CPU priority the worker runs (see _below_the_server)
 IN_FLIGHT = 64  # runs handed out ahead per session (32k events): the workers never wait for the ingest thread
 AHEAD = 2  # runs sent to a worker process beyond those it answered: it has the next at hand when it ends one
 MAX_PROCESSES = 4  # worker processes at most (one a core)
@@ -38,11 +38,11 @@ MAX_PROCESSES = 4  # worker processes at most (one a core)
 
 def main(fd: int) -> None:
     """The worker process: serve the server at the other end of the socket `fd`."""
-    below_the_server()
+    _below_the_server()
     _serve(Connection(fd))
 
 
-def below_the_server() -> None:
+def _below_the_server() -> None:
     """Lower the worker's CPU priority: on a busy machine its work waits, not the server's threads answering
     requests (each of which waits for a core several times a request: empty polls took 8-19 ms p95 while a
     big file was read beside the worker at the server's priority, 7-10 ms with it below)."""
@@ -108,38 +108,41 @@ def worker_count(available: int) -> int:
     return max(1, min(MAX_PROCESSES, available))
 
 
-class Process:
+def spawn(serves: str) -> tuple[subprocess.Popen, Connection]:
+    """A worker process running `main(fd)` of the module `serves` (this one's: search words; library.read_worker's:
+    whole sessions read), and our end of the socket pair it talks over."""
+    # A plain child process of this package's own code, talking over a socket pair: multiprocessing's spawn
+    # would import the program's main module again (an unguarded script would start itself a second time).
+    ours, theirs = socket.socketpair()
+    try:
+        package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        popen = subprocess.Popen(
+            [sys.executable, "-c", f"import sys; sys.path.insert(0, {package_parent!r}); "
+                                   f"from {serves} import main; main({theirs.fileno()})"],
+            pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
+    except Exception:
+        ours.close()
+        raise
+    finally:
+        theirs.close()
+    return popen, Connection(ours.detach())
+
+
+class _Process:
     """One worker process and the two threads that talk to it: runs go out and answers come in through threads of
     their own. The worker never waits to send an answer, so it always reads the next run; the ingest thread never
     waits to hand one out (sending the runs ahead from it blocked it on the full pipe a third of the time while a
     big file was read). A process is sent AHEAD runs more than it has answered: the others wait in the queue that
     all processes take from, for whichever is free first."""
 
-    def __init__(self, jobs: queue.SimpleQueue, answers: queue.SimpleQueue, serves: str = __name__) -> None:
-        """`serves`: the module whose `main(fd)` the process runs (this one's: search words; library.read_worker's:
-        whole sessions read)."""
-        # A plain child process of this package's own code, talking over a socket pair: multiprocessing's spawn
-        # would import the program's main module again (an unguarded script would start itself a second time).
-        ours, theirs = socket.socketpair()
-        try:
-            package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-            self.popen = subprocess.Popen(
-                [sys.executable, "-c", f"import sys; sys.path.insert(0, {package_parent!r}); "
-                                       f"from {serves} import main; main({theirs.fileno()})"],
-                pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
-        except Exception:
-            ours.close()
-            raise
-        finally:
-            theirs.close()
-        self.connection = Connection(ours.detach())
+    def __init__(self, jobs: queue.SimpleQueue, answers: queue.SimpleQueue) -> None:
+        self.popen, self.connection = spawn(__name__)
         self.sent = self.answered = 0  # runs sent to it, and runs it answered (for tests)
         self._free = threading.Semaphore(AHEAD)  # runs it may be sent before it answers one
-        named = "search" if serves == __name__ else "read"
-        self.reader = threading.Thread(target=self._read_answers, args=(answers,), name=f"agentview-{named}-answers",
+        self.reader = threading.Thread(target=self._read_answers, args=(answers,), name="agentview-search-answers",
                                        daemon=True)
         self.reader.start()
-        self.sender = threading.Thread(target=self._send_jobs, args=(jobs, answers), name=f"agentview-{named}-runs",
+        self.sender = threading.Thread(target=self._send_jobs, args=(jobs, answers), name="agentview-search-runs",
                                        daemon=True)
         self.sender.start()
 
@@ -217,7 +220,7 @@ class WordWorker:
         # background work while they build (the facets took a core from two workers on two cores: the search was
         # complete seconds later).
         self.spares_a_core = self.process_count < available
-        self._processes: list[Process] = []
+        self._processes: list[_Process] = []
         self._broken = False
         self._runs: dict[int, _Run] = {}  # run number -> run, answered or not
         self._next = weakref.WeakKeyDictionary()  # search index -> the first of its events not handed out
@@ -305,7 +308,7 @@ class WordWorker:
             return False
         try:
             for _ in range(self.process_count):
-                self._processes.append(Process(self._jobs, self._answers))
+                self._processes.append(_Process(self._jobs, self._answers))
             return True
         except Exception as error:
             self._fail(f"could not start: {error}")
@@ -339,19 +342,15 @@ class WordWorker:
         processes, self._processes = self._processes, []
         self._end(processes, kill=True)
 
-    def _end(self, processes: list[Process], kill: bool = False) -> None:
-        end(self._jobs, processes, kill)
-
-
-def end(jobs: queue.SimpleQueue, processes: list[Process], kill: bool = False) -> None:
-    """Stop the processes: each sender takes a stop from the queue, emptied of the jobs no process took."""
-    while True:
-        try:
-            jobs.get_nowait()
-        except queue.Empty:
-            break
-    for process in processes:
-        jobs.put(None)
-        process.let_go()
-    for process in processes:
-        process.stop(kill)
+    def _end(self, processes: list[_Process], kill: bool = False) -> None:
+        """Stop the processes: each sender takes a stop from the queue, emptied of the runs no process took."""
+        while True:
+            try:
+                self._jobs.get_nowait()
+            except queue.Empty:
+                break
+        for process in processes:
+            self._jobs.put(None)
+            process.let_go()
+        for process in processes:
+            process.stop(kill)
