@@ -129,9 +129,12 @@ def _idle(library: Library) -> None:
 
 
 def test_a_restart_takes_what_the_workers_kept_and_starts_none(folder, tmp_path, alone):
-    with _read(folder, tmp_path / "cache", 1) as runtime:
-        assert runtime.library.groups.pool.taken
-        _idle(runtime.library)
+    library, pool = _pool_of(folder, tmp_path / "cache", shares=False)
+    library.scan()
+    assert pool.taken == 40
+    _idle(library)  # the folder's entry written: it lists every group the workers read
+    library.cache.flush()
+    pool.stop()
     with _read(folder, tmp_path / "cache", 1) as again:
         assert again.library.groups.pool.pids() == [] and again.library.cache.restored_listed == 40
         assert pages(_Groups(again.library)) == alone["pages"]
