@@ -23,7 +23,8 @@ from viewer.search import worker as search_worker
 log = logging.getLogger(__name__)
 
 MAX_PROCESSES = 4
-AHEAD = 3  # groups out per process: each has the next at hand when it ends one
+AHEAD = 16  # groups out per process: it reads on while the ingest thread reads a big group itself (100 ms and more)
+ANSWERS_HELD = 4 * 1024 * 1024  # bytes of answers a worker sends before it waits for the ingest thread to take them
 HANG_AFTER = 30.0  # seconds without an answer while groups are out: the workers are ended, the rest read here
 MOST_BYTES = 16 * 1024 * 1024  # a bigger group is read in-process, in slices that give way to requests
 SETTLED_BY = 60.0  # seconds of margin: a group handed out settles at once (Tuning.settle_after) in the worker too
@@ -42,7 +43,7 @@ class _Worker:
     hundred bytes, an answer is read once it has come)."""
 
     def __init__(self) -> None:
-        self.popen, self.connection = search_worker.spawn(_WORKER)
+        self.popen, self.connection = search_worker.spawn(_WORKER, ANSWERS_HELD)
         self.out: dict[int, object] = {}  # job number -> its group, not answered yet
         self.since = time.monotonic()  # when it last answered (or was given work while it had none)
 

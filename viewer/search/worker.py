@@ -108,13 +108,17 @@ def worker_count(available: int) -> int:
     return max(1, min(MAX_PROCESSES, available))
 
 
-def spawn(serves: str) -> tuple[subprocess.Popen, Connection]:
+def spawn(serves: str, buffer: int | None = None) -> tuple[subprocess.Popen, Connection]:
     """A worker process running `main(fd)` of the module `serves` (this one's: search words; library.read_worker's:
-    whole sessions read), and our end of the socket pair it talks over."""
+    whole sessions read), and our end of the socket pair it talks over (`buffer`: bytes its answers may take
+    there before it waits for us to read them)."""
     # A plain child process of this package's own code, talking over a socket pair: multiprocessing's spawn
     # would import the program's main module again (an unguarded script would start itself a second time).
     ours, theirs = socket.socketpair()
     try:
+        if buffer is not None:
+            theirs.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, buffer)
+            ours.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, buffer)
         package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         popen = subprocess.Popen(
             [sys.executable, "-c", f"import sys; sys.path.insert(0, {package_parent!r}); "
