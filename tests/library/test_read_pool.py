@@ -21,6 +21,7 @@ from viewer.library.library import Library
 from viewer.library.read_pool import ReadPool
 from viewer.library.read_worker import read_group
 from viewer.library.runtime import Runtime
+from viewer.search import worker as search_worker
 from viewer.store.session_cache import SessionCache
 
 sys.path.insert(0, str(REPO / "benchmarks"))
@@ -221,10 +222,13 @@ def test_the_workers_are_one_a_core_beside_the_ingest_thread_and_none_on_one_cor
     assert read_pool.process_count(Tuning(cores=1, read_workers=2)) == 2
 
 
-def test_the_workers_end_with_the_runtime(folder, tmp_path):
+def test_the_workers_run_below_the_server_and_end_with_it(folder, tmp_path):
+    """A page asked for while they read gets the core first; no worker outlives its runtime."""
     runtime = _read(folder, tmp_path / "cache", 2)
     pids = runtime.library.groups.pool.pids()
     assert len(pids) == 2
+    below = min(19, os.getpriority(os.PRIO_PROCESS, 0) + search_worker.NICENESS)
+    assert [os.getpriority(os.PRIO_PROCESS, pid) for pid in pids] == [below, below]  # each answered: lowered
     runtime.close()
     for pid in pids:
         with pytest.raises(ProcessLookupError):

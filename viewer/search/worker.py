@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 
 MIN_BEHIND = 16384  # events: a session less far behind is indexed in-process (a run there costs ~10 ms)
 JOB_EVENTS = 512  # events per run: merging one holds the session's lock a few milliseconds
-NICENESS = 10  # how far below the server's CPU priority the worker runs (see _below_the_server)
+NICENESS = 10  # how far below the server's CPU priority the worker runs (see below_the_server)
 IN_FLIGHT = 64  # runs handed out ahead per session (32k events): the workers never wait for the ingest thread
 AHEAD = 2  # runs sent to a worker process beyond those it answered: it has the next at hand when it ends one
 MAX_PROCESSES = 4  # worker processes at most (one a core)
@@ -38,11 +38,11 @@ MAX_PROCESSES = 4  # worker processes at most (one a core)
 
 def main(fd: int) -> None:
     """The worker process: serve the server at the other end of the socket `fd`."""
-    _below_the_server()
+    below_the_server()
     _serve(Connection(fd))
 
 
-def _below_the_server() -> None:
+def below_the_server() -> None:
     """Lower the worker's CPU priority: on a busy machine its work waits, not the server's threads answering
     requests (each of which waits for a core several times a request: empty polls took 8-19 ms p95 while a
     big file was read beside the worker at the server's priority, 7-10 ms with it below)."""
