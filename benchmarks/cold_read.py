@@ -1,6 +1,6 @@
 """The CPU of a folder's cold read in one process, without a server's requests beside it: a Runtime with no watcher
 and an empty cache reads every file, then background steps run until none is left (search indexes, facets, the
-cache written). CPU by process_time, so another busy process on the machine barely moves it.
+cache written). CPU by process_time, so another busy process on the machine barely moves it; the worker processes' apart.
 
     .venv/bin/python benchmarks/cold_read.py FOLDER [--repo CHECKOUT]     # CHECKOUT: another version to time
 
@@ -10,6 +10,7 @@ Alternate checkouts (`--repo`) in one loop to compare them; under `py-spy record
 from __future__ import annotations
 
 import argparse
+import resource
 import sys
 import tempfile
 import time
@@ -37,10 +38,13 @@ def main() -> None:
             steps += 1
         done, took = time.process_time(), time.perf_counter() - wall
         events = sum(s.count for s in library.listing())
+        pool = getattr(library.groups, "pool", None)  # the read pool's worker processes (library/read_pool.py)
         runtime.close()
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(f"{args.repo}: {events:,} events; scan {scanned - cpu:.2f} s CPU, background {done - scanned:.2f} s "
           f"({steps} steps), total {done - cpu:.2f} s CPU ({(done - cpu) / max(events, 1) * 1e6:.0f} µs an event), "
-          f"wall {took:.2f} s")
+          f"wall {took:.2f} s; worker processes {workers.ru_utime + workers.ru_stime:.2f} s CPU, "
+          f"{pool.taken if pool is not None else 0} sessions read by them")
 
 
 if __name__ == "__main__":

@@ -45,7 +45,8 @@ def serve(args: argparse.Namespace) -> int:
     if args.max_line_bytes < 1 or args.max_file_bytes < 1:
         print("agentview: --max-line-bytes and --max-file-bytes must be positive", file=sys.stderr)
         return 2
-    tuning = Tuning(limits=Limits(max_line_bytes=args.max_line_bytes, max_file_bytes=args.max_file_bytes))
+    tuning = Tuning(limits=Limits(max_line_bytes=args.max_line_bytes, max_file_bytes=args.max_file_bytes),
+                    read_workers=args.read_workers)
     token = args.token
     if token is None and not security.is_loopback(args.host):
         token = secrets.token_urlsafe(24)  # reachable from other machines: nobody gets in without it
@@ -376,6 +377,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep what was read of each file here, so a restart reads only what is new (default: "
                         "agentview's folder in your user cache folder; never inside the served folder)")
     p.add_argument("--no-cache", action="store_true", help="read every file from its start on every start")
+    p.add_argument("--read-workers", type=int, metavar="N",
+                   help="processes that read a folder of many Claude Code sessions the first time, on other cores "
+                        "(default: one when there is a core beside the server's; each costs some 55 MB; 0: none, all read in "
+                        "the server)")
     p.add_argument("--prices", metavar="FILE",
                    help="a JSON price file whose models win over genai-prices' (its shape: docs/design.md, Prices; "
                         "default: $AGENTVIEW_PRICES, else genai-prices alone)")

@@ -47,6 +47,9 @@ class Tuning:
     open_files: int | None = knob(None, "session files held open at once, the least recently read closed first (None: "
                                         "a quarter of the descriptor limit, at most 256)")
     cores: int | None = knob(None, "cores the search worker processes may use (None: those this process may run on)")
+    read_workers: int | None = knob(None, "worker processes reading a folder's sessions of several files on other "
+                                          "cores (None: one when there is a core beside the ingest thread's; 0: none)")
+    read_pool_from: int = knob(64, "a first read of fewer sessions of several files than this is done in-process")
 
 
 def help_table(tuning: type = Tuning) -> list[tuple[str, object, str]]:

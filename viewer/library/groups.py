@@ -8,6 +8,7 @@ and lists them, and is asked through its public methods only (`session_at`, `pla
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import time
 import weakref
@@ -35,6 +36,11 @@ class Groups:
         self._deferred: set[tuple[str, str]] | None = None  # groups to read once a scan has found all their files
         self._lost: weakref.WeakSet = weakref.WeakSet()  # sleeping sessions that could not be woken: read again
         self._cache_tried: weakref.WeakSet = weakref.WeakSet()  # groups looked up in the cache (`_kept`)
+        self.pool = None  # the worker processes that read groups (read_pool.ReadPool; its runtime's), if any
+
+    def at(self, key: tuple[str, str]) -> SessionIndex | None:
+        """The group of (folder, session id), if it is still one (gone if its only file could not be read)."""
+        return self._groups.get(key)
 
     def all(self) -> list[SessionIndex]:
         """Every group now (a copy)."""
@@ -59,9 +65,13 @@ class Groups:
         finally:
             if outer:
                 deferred, self._deferred = self._deferred, None
-                for key in self._newest_first(deferred):
-                    if key in self._groups:  # gone if its only file could not be read
-                        self.read(self._groups[key])
+                keys = self._newest_first(deferred)
+                if self.pool is not None:  # spread over worker processes (read_pool)
+                    self.pool.read(self, keys)
+                else:
+                    for key in keys:
+                        if key in self._groups:  # gone if its only file could not be read
+                            self.read(self._groups[key])
                 if deferred and self._library.cache is not None:
                     self._library.cache.flush()  # the groups just read and kept, written together
 
@@ -110,6 +120,8 @@ class Groups:
         self._readers[path] = library.reader(path)
         if self._deferred is not None:
             self._deferred.add(key)
+            if self.pool is not None:
+                self.pool.expect(len(self._deferred))
         else:
             self.read(session)
 
@@ -145,16 +157,17 @@ class Groups:
         self._groups = {k: v for k, v in self._groups.items() if v is not session}
         return None
 
-    def read(self, session: SessionIndex) -> None:
+    def read(self, session: SessionIndex, elsewhere=None) -> None:
         """Read what was appended to any file of a multi-file session; all again when one was replaced.
 
         A file of it that may not or cannot be read (now) leaves the session, which is read again without
-        it, and is listed on its own with the problem."""
+        it, and is listed on its own with the problem. `elsewhere(session)`: whether a worker process reads it
+        instead, for a group not read yet (read_pool: it is taken asleep once read, see `take`)."""
         try:
             if session in self._lost:  # asleep, and could not be woken from the cache: read from its start
                 self._lost.discard(session)
                 self.start_over(session)
-            if not self._kept(session):
+            if not self._kept(session) and not (elsewhere is not None and session.count == 0 and elsewhere(session)):
                 # no cyclic collection while it is read, indexed, kept and put to sleep (a small session in one go): its
                 # objects hold no cycles, and a folder of thousands would be walked by the collector at each
                 with self._library.host.gc.batch():
@@ -173,10 +186,17 @@ class Groups:
         if cache is None or session.count or not session.members or session in self._cache_tried:
             return False
         self._cache_tried.add(session)  # once: a group with no events is not looked up again at every refresh
-        readers = {p: self._readers[p] for p in session.members}
-        if any(t.state()["position"] for t in readers.values() if isinstance(t, FileTailer)):
+        if any(self._readers[p].state()["position"] for p in session.members
+               if isinstance(self._readers[p], FileTailer)):
             return False
-        if not cache.restore_group(session, readers, library.inside, self.lost):
+        return self.take(session, functools.partial(cache.restore_group, session))
+
+    def take(self, session: SessionIndex, restore) -> bool:
+        """Take a group not read yet asleep by `restore(readers, inside, lost)` (from the cache, or as a worker process
+        read it: read_pool), its readers set to go on from the end of each file; False (new readers) on a miss."""
+        library = self._library
+        readers = {p: self._readers[p] for p in session.members}
+        if not restore(readers, library.inside, self.lost):
             for p in session.members:  # some may have been moved on before the miss was found
                 self._readers[p] = library.reader(p)
             return False

@@ -20,7 +20,9 @@ from viewer.search import count as search_count
 from viewer.search.cursor_names import CursorNames
 from viewer.store import session_cache
 
+from . import read_pool
 from .library import Library
+from .read_pool import ReadPool
 from .watcher import Watcher
 
 # The ingest thread runs Python nonstop while a big folder is read and indexed. A request thread that waits for the
@@ -52,6 +54,7 @@ class Runtime:
         self.closed = False
         cache = session_cache.for_folder(cache_dir, root, self.host)
         self.library = Library(root, follow_symlinks=follow_symlinks, cache=cache, host=self.host)
+        self.library.groups.pool = ReadPool(self.library, read_pool.process_count(self.tuning))
         self.watcher: Watcher | None = None
         if watch:
             self._lower_switch_interval()
@@ -82,6 +85,7 @@ class Runtime:
         self.closed = True
         if self.watcher is not None:
             self.watcher.stop()
+        self.library.groups.pool.stop()
         if self.library.cache is not None:  # sessions a first read held for a pack: else read again at the next start
             self.library.cache.flush()
         for kept in self._kept:

@@ -49,18 +49,27 @@ class FolderWords:
             new = index.noted  # every word since its first event, or the words of the events before are filed already
         else:
             new = index.words()
+        self._tell(s.id, epoch, indexed, updated, new)
+        index.noted.clear()
+        index.noted_from = indexed
+
+    def take_words(self, s, words: list[str]) -> None:
+        """File `words`, every word of session `s`'s events, its index whole and not in memory (read by a worker
+        process and taken asleep: library.read_pool)."""
+        self._tell(s.id, s.epoch, s.count, s.updated_at, words)
+
+    def _tell(self, session_id: str, epoch: int, indexed: int, updated, new) -> None:
         with self.lock:
+            told = self.told.get(session_id)
             filing = told[3] if told is not None else 0
             if new:
                 self.filings += 1
                 filing = self.filings
                 numbered = len(self.ids)
-                number = self._number(s.id)
+                number = self._number(session_id)
                 self._file(number, new, newest=number == numbered)
-            self.told[s.id] = (epoch, indexed, updated, filing, str(Cursor(epoch, indexed)))
+            self.told[session_id] = (epoch, indexed, updated, filing, str(Cursor(epoch, indexed)))
             self.changes += 1
-        index.noted.clear()
-        index.noted_from = indexed
 
     def forget(self, session_id: str) -> None:
         """The session is gone: it is told of nothing, and a session listed under its id later has a number of its own

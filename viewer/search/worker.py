@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 
 MIN_BEHIND = 16384  # events: a session less far behind is indexed in-process (a run there costs ~10 ms)
 JOB_EVENTS = 512  # events per run: merging one holds the session's lock a few milliseconds
-NICENESS = 10  # how far below the server's CPU priority the worker runs (see _below_the_server)
+NICENESS = 10  # how far below the server's CPU priority the worker runs (see below_the_server)
 IN_FLIGHT = 64  # runs handed out ahead per session (32k events): the workers never wait for the ingest thread
 AHEAD = 2  # runs sent to a worker process beyond those it answered: it has the next at hand when it ends one
 MAX_PROCESSES = 4  # worker processes at most (one a core)
@@ -38,11 +38,11 @@ MAX_PROCESSES = 4  # worker processes at most (one a core)
 
 def main(fd: int) -> None:
     """The worker process: serve the server at the other end of the socket `fd`."""
-    _below_the_server()
+    below_the_server()
     _serve(Connection(fd))
 
 
-def _below_the_server() -> None:
+def below_the_server() -> None:
     """Lower the worker's CPU priority: on a busy machine its work waits, not the server's threads answering
     requests (each of which waits for a core several times a request: empty polls took 8-19 ms p95 while a
     big file was read beside the worker at the server's priority, 7-10 ms with it below)."""
@@ -108,6 +108,30 @@ def worker_count(available: int) -> int:
     return max(1, min(MAX_PROCESSES, available))
 
 
+def spawn(serves: str, buffer: int | None = None) -> tuple[subprocess.Popen, Connection]:
+    """A worker process running `main(fd)` of the module `serves` (this one's: search words; library.read_worker's:
+    whole sessions read), and our end of the socket pair it talks over (`buffer`: bytes its answers may take
+    there before it waits for us to read them)."""
+    # A plain child process of this package's own code, talking over a socket pair: multiprocessing's spawn
+    # would import the program's main module again (an unguarded script would start itself a second time).
+    ours, theirs = socket.socketpair()
+    try:
+        if buffer is not None:
+            theirs.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, buffer)
+            ours.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, buffer)
+        package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        popen = subprocess.Popen(
+            [sys.executable, "-c", f"import sys; sys.path.insert(0, {package_parent!r}); "
+                                   f"from {serves} import main; main({theirs.fileno()})"],
+            pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
+    except Exception:
+        ours.close()
+        raise
+    finally:
+        theirs.close()
+    return popen, Connection(ours.detach())
+
+
 class _Process:
     """One worker process and the two threads that talk to it: runs go out and answers come in through threads of
     their own. The worker never waits to send an answer, so it always reads the next run; the ingest thread never
@@ -116,21 +140,7 @@ class _Process:
     all processes take from, for whichever is free first."""
 
     def __init__(self, jobs: queue.SimpleQueue, answers: queue.SimpleQueue) -> None:
-        # A plain child process of this package's own code, talking over a socket pair: multiprocessing's spawn
-        # would import the program's main module again (an unguarded script would start itself a second time).
-        ours, theirs = socket.socketpair()
-        try:
-            package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-            self.popen = subprocess.Popen(
-                [sys.executable, "-c", f"import sys; sys.path.insert(0, {package_parent!r}); "
-                                       f"from viewer.search.worker import main; main({theirs.fileno()})"],
-                pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
-        except Exception:
-            ours.close()
-            raise
-        finally:
-            theirs.close()
-        self.connection = Connection(ours.detach())
+        self.popen, self.connection = spawn(__name__)
         self.sent = self.answered = 0  # runs sent to it, and runs it answered (for tests)
         self._free = threading.Semaphore(AHEAD)  # runs it may be sent before it answers one
         self.reader = threading.Thread(target=self._read_answers, args=(answers,), name="agentview-search-answers",

@@ -166,9 +166,10 @@ class CacheStore:
 
     # --- writing -----------------------------------------------------------------------------------------
 
-    def put(self, key: str, sections: Iterator[object], pack: bool = False) -> int:
+    def put(self, key: str, sections: Iterator[object], pack: bool = False, encoded: bool = False) -> int:
         """Write the entry (replacing any) from its sections, atomically: a reader sees the old entry or the
-        new one, never a part. Returns its size in bytes. Plain data only (marshal refuses other types).
+        new one, never a part. Returns its size in bytes. Plain data only (marshal refuses other types);
+        `encoded`: the sections are marshal's bytes of them already (made by another process: library.read_worker).
 
         `pack`: an entry weighing less than PACK_ENTRY_BYTES is held for a pack instead (read from memory meanwhile),
         written with the others held once they weigh PACK_BYTES, or by `flush`."""
@@ -180,9 +181,9 @@ class CacheStore:
             replaced = os.stat(path).st_size
         except OSError:
             replaced = 0
-        encoded, first, weight = _encoded(self._entry_signer(key), sections), [], 0
+        signed, first, weight = _encoded(self._entry_signer(key), sections, encoded), [], 0
         if pack:
-            for head, data in encoded:
+            for head, data in signed:
                 first += (head, data)
                 weight += len(data)
                 if weight >= PACK_ENTRY_BYTES:
@@ -192,7 +193,7 @@ class CacheStore:
         fd, temporary = self._create()
         try:
             try:
-                size = self._write(fd, first, encoded)
+                size = self._write(fd, first, signed)
             finally:
                 os.close(fd)
             os.replace(temporary, path)
@@ -386,10 +387,11 @@ def _pack_key(name: str) -> str:
     return "pack " + name
 
 
-def _encoded(entry_signer, sections: Iterator[object]) -> Iterator[tuple[bytes, bytes]]:
-    """(head, bytes) of each section of an entry, in order: its length and MAC, then its marshal encoding."""
+def _encoded(entry_signer, sections: Iterator[object], encoded: bool = False) -> Iterator[tuple[bytes, bytes]]:
+    """(head, bytes) of each section of an entry, in order: its length and MAC, then its marshal encoding (the
+    section itself when `encoded`)."""
     for number, section in enumerate(sections):
-        data = marshal.dumps(section)
+        data = section if encoded else marshal.dumps(section)
         yield _SECTION.pack(len(data), _mac(entry_signer, number, data)), data
 
 

@@ -157,11 +157,12 @@ def restore(store: CacheStore, session: SessionIndex, tailers: dict, inside: str
 
 
 def restore_listed(store: CacheStore, session: SessionIndex, tailers: dict, inside: str | None, lost,
-                   listed: tuple) -> tuple[str, dict, dict] | None:
+                   listed: tuple, checked: bool = False) -> tuple[str, dict, dict] | None:
     """The group `session` asleep from its row in the folder's entry (folder_cache: `listed` is (key, files,
     sidecars, summary, normalizer state)), its files only lstat'ed (`stat_unchanged`), none opened: its tailers
     open them when they next read, and it wakes only once its files are found to hold what they held (`wake` with
-    `checked` False; background work checks them soon after: SessionCache.check_step). None on any miss."""
+    `checked` False; background work checks them soon after: SessionCache.check_step). `checked`: the row was made
+    just now from the files read (read_pool). None on any miss."""
     key, files, sidecars, summary, state = listed
     if set(files) != set(session.members) or not all(stat_unchanged(p, was) for p, was in files.items()):
         return None
@@ -175,7 +176,7 @@ def restore_listed(store: CacheStore, session: SessionIndex, tailers: dict, insi
         source = FileSource(path, inside, identity=was["identity"], pool=session.host.files)  # not opened: see FileSource
         if not isinstance(tailer, FileTailer) or not tailer.resume(was["tailer"], source):
             return None
-    _sleep(session, asleep, functools.partial(wake, store, key, files, checked=False, inside=inside), lost)
+    _sleep(session, asleep, functools.partial(wake, store, key, files, checked=checked, inside=inside), lost)
     return key, files, sidecars
 
 

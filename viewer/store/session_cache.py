@@ -91,6 +91,7 @@ class SessionCache:
         self._saved_at: dict[str, float] = {}
         self.restored = 0  # sessions taken from the cache this run (a figure for the benchmark and tests)
         self.restored_listed = 0  # ... of them, groups taken from the folder's entry (folder_cache)
+        self.read_elsewhere = 0  # groups read by worker processes, taken as kept (take_group)
         self._due: list[tuple] = []  # sessions found due to be saved, not saved yet (see save_one)
         # a group's main path -> its entry's (key, files, sidecars): group_cache
         self._entries: dict[str, tuple[str, dict, dict]] = {}
@@ -150,6 +151,27 @@ class SessionCache:
             return False
         self._entries[session.path] = entry
         self._kept(session.path, session)
+        return True
+
+    def take_group(self, session: SessionIndex, tailers: dict, inside: str | None, lost, read: tuple) -> bool:
+        """A group (listed, not read yet) read and kept by a worker process (library.read_worker: `read` is the entry's
+        key, its sections encoded, its files, sidecars, summary and normalizer's state), kept here and taken asleep
+        as a restart takes a listed one, its `tailers` set to go on from the end of each file. False on a miss (its
+        files changed since: then the caller makes new tailers and reads it)."""
+        key, sections, files, sidecars, summary, state = read[:6]
+        if set(files) != set(session.members) or not all(type(section) is bytes for section in sections):
+            return False
+        self.store.put(key, sections, pack=True, encoded=True)
+        entry = group_cache.restore_listed(self.store, session, tailers, inside, lost,
+                                           (key, files, sidecars, summary, state), checked=True)
+        if entry is None:
+            self.store.drop(key)
+            return False
+        self._entries[session.path] = entry
+        self._saved[session.path] = _marker(session)
+        self._saved_at[session.path] = time.monotonic()
+        self._kept_changes += 1
+        self.read_elsewhere += 1
         return True
 
     def check_step(self, most: int = 16) -> bool:

@@ -1,0 +1,80 @@
+"""A worker process of the read pool (read_pool): it reads whole sessions of several files as the ingest thread would
+(a Library of its own over the same folder, the same checked opens, the same tuning), and answers with what a
+restart would take from the cache: the entry's sections, encoded, and the row that lists the session asleep. A
+group it cannot read cleanly (a file refused, one that will not settle, an error) it leaves to the server.
+"""
+
+from __future__ import annotations
+
+import marshal
+from multiprocessing.connection import Connection
+
+from viewer.core.host import Host
+from viewer.core.pricing import Prices
+from viewer.search.worker import below_the_server
+from viewer.store import group_cache, index_state
+
+from .library import Library
+
+
+def main(fd: int) -> None:
+    """Serve the server at the other end of the socket `fd`: a group a message, until told to stop (None). It runs
+    below the server's priority, as the search workers do: a page asked for meanwhile takes the core first (at the
+    server's priority a page's p95 went from 10 to 25 ms while the folder was read on two cores)."""
+    below_the_server()
+    connection = Connection(fd)
+    serving, host = None, None
+    try:
+        while True:
+            job = connection.recv()
+            if job is None:
+                return
+            number, paths, *serves = job  # (root, follow_symlinks, tuning, prices): read_pool.ReadPool
+            if serves != serving:
+                serving, host = serves, Host(serves[2], Prices(*serves[3]))
+            try:
+                answer = (number, read_group(serves[0], serves[1], host, paths), None)
+            except Exception as error:  # the group is read in-process instead
+                answer = (number, None, f"{type(error).__name__}: {error}")
+            connection.send(answer)
+    except (EOFError, OSError, KeyboardInterrupt):
+        return
+
+
+class _Encoded:
+    """Stands for the cache store that group_cache.save writes to: it keeps the entry's sections encoded, to be
+    signed and kept by the server (CacheStore.put with `encoded`)."""
+
+    def __init__(self) -> None:
+        self.key, self.sections = None, []
+
+    def put(self, key: str, sections, pack: bool = False) -> int:
+        self.key, self.sections = key, [marshal.dumps(section) for section in sections]
+        return sum(map(len, self.sections))
+
+
+def read_group(root: str, follow_symlinks: bool, host: Host, paths: list[str]) -> tuple | str:
+    """The group of the files at `paths` read and kept as the ingest thread keeps it (Groups.read, settle, keep):
+    (entry key, its sections encoded, its files, its sidecars, its summary, its normalizer's state, its words); or,
+    when it is not one the server could take asleep so, why (then the server reads it)."""
+    library = Library(root, follow_symlinks=follow_symlinks, host=host)  # of its own: nothing of one group stays
+    with library.groups.read_after():
+        for path in paths:
+            library.refresh(path)
+    groups = library.groups.all()
+    if len(groups) != 1 or len(library.sessions) != 1 or library.unfinished:
+        return "not one group read whole"
+    session = groups[0]
+    if set(session.members) != set(paths) or session.asleep is not None:
+        return "not the group asked for"
+    readers = {path: reader for path, _, reader in library.groups.files()}
+    encoded = _Encoded()
+    with session.lock:
+        if not index_state.cacheable(session):
+            return "not settled"
+        kept = group_cache.save(encoded, session, readers, library.inside, pack=True)
+        if kept is None:
+            return "not kept"
+        key, files, sidecars = kept
+        summary, state = session.summary(), session.normalizer.state()
+    return key, encoded.sections, files, sidecars, summary, state, list(library.folder_words.words)
