@@ -163,3 +163,40 @@ def test_the_ingest_thread_outlives_what_kills_a_thread(tmp_path):
         wait_for(lambda: library.get("boom") is not None, timeout=30)  # read on the new thread's first scan (after b)
     finally:
         watcher.stop()
+
+
+class SlowWalk(Library):
+    """A library whose walk of the folder costs `burn` seconds of the ingest thread's CPU, as a big folder's does."""
+
+    burn = 0.0
+
+    def paths_below(self, folder):
+        end = time.thread_time() + self.burn
+        while time.thread_time() < end:
+            pass
+        return super().paths_below(folder)
+
+
+def test_the_folder_is_walked_as_seldom_as_keeps_its_walks_to_a_small_share_of_a_core(tmp_path):
+    from viewer.library.watcher import SWEEP_AT_MOST, SWEEP_EVERY, SWEEP_SHARE
+
+    write_events(tmp_path / "b.jsonl", [{"message_id": "b1", "event_type": "transcript_entry", "agent_id": "agent_b",
+                                         "role": "user", "content": "first"}])
+    library = SlowWalk(tmp_path)
+    watcher = Watcher(library).start()
+
+    def walk_now(burn, then):
+        """Make a walk due that costs `burn` s of CPU; `then(wait)`: what the wait after it must be."""
+        library.burn = burn
+        watcher._last_walk = -SWEEP_AT_MOST  # due: the ingest thread walks at its next look
+        watcher.mark(str(tmp_path / "b.jsonl"))
+        wait_for(lambda: watcher._last_walk > 0 and then(watcher._sweep_every), timeout=30)
+
+    try:
+        assert watcher.ready.wait(10)
+        assert watcher._sweep_every == SWEEP_EVERY  # a small folder's first scan costs little: the usual wait
+        walk_now(0.3, lambda wait: 0.3 / SWEEP_SHARE <= wait < SWEEP_AT_MOST)  # 0.3 s of CPU: 30 s or more to the next
+        walk_now(SWEEP_AT_MOST * SWEEP_SHARE + 0.5, lambda wait: wait == SWEEP_AT_MOST)  # never longer than that
+        walk_now(0.0, lambda wait: wait == SWEEP_EVERY)
+    finally:
+        watcher.stop()

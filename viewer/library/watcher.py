@@ -37,7 +37,9 @@ log = logging.getLogger(__name__)
 HEALTH_EVERY = 1.0  # seconds between looks at the observer's threads (a dead one delivers nothing, silently)
 RESTARTS = 3  # a dead observer is started again this many times; then the folder is walked on a timer instead
 RESCAN_EVERY = 2.0  # seconds between walks of the folder when no observer can run
-SWEEP_EVERY = 10.0  # seconds between walks of the folder while one runs (what it was slow to tell, or missed)
+SWEEP_EVERY = 10.0  # seconds between walks of the folder while one runs (what it was slow to tell, or missed)...
+SWEEP_SHARE = 0.01  # ... or longer, so that they take at most this share of a core (a big folder's walk costs more)
+SWEEP_AT_MOST = 300.0  # ... but never longer than this
 HOT_EVERY = 0.5  # seconds between looks at the files written lately, whatever the observer tells or fails to tell
 HOT_FOR = 60.0  # seconds a file stays looked at so after the observer (or a walk) last told of a change to it
 HOT_FILES = 64  # at most this many files looked at so: the latest written
@@ -79,8 +81,8 @@ class Watcher:
     (watchdog's recursive walk fails on a folder about 1,000 levels deep) is started again, and
     after RESTARTS tries the folder is walked every RESCAN_EVERY seconds instead. Each of these is
     reported on the library's problems, shown on `/`. With an observer, the folder is still walked every
-    SWEEP_EVERY seconds (0.2 s of CPU for 10,000 files): watchdog can fall minutes behind on a deep
-    folder tree growing under it, and a network mount may drop events.
+    SWEEP_EVERY seconds, or as seldom as keeps it to SWEEP_SHARE of a core (0.2 s of CPU for 3,000 files):
+    watchdog can fall minutes behind on a deep folder tree growing under it, and a network mount may drop events.
 
     Sessions being written do not wait for any of that: the files written lately are looked at every
     HOT_EVERY seconds (a stat each when nothing changed), and an observer is started again on a thread of
@@ -100,6 +102,7 @@ class Watcher:
         self._rescanning = False  # no observer, for good: the folder is walked on a timer
         self._next_look = 0.0  # monotonic time of the next health look
         self._last_walk = time.monotonic()  # ... and of the last walk of the whole folder
+        self._sweep_every = SWEEP_EVERY  # seconds to the next walk while an observer runs (see _swept)
         self._hot: dict[str, float] = {}  # file -> when a change to it was last told (monotonic), oldest first
         self._when_idle: deque = deque()  # what to do, one at a time, once no file and no index waits (when_idle)
         self._next_hot = 0.0  # monotonic time of the next look at them
@@ -226,9 +229,11 @@ class Watcher:
                     observer.stop()
                 self._observer_failed("stopped")
                 self._last_walk = -SWEEP_EVERY  # walk now: what changed while nothing was watching
-        if now >= self._last_walk + (SWEEP_EVERY if self._observer_alive() else RESCAN_EVERY):
+        if now >= self._last_walk + (self._sweep_every if self._observer_alive() else RESCAN_EVERY):
             self._last_walk = now
+            started = time.thread_time()
             self._walk_again()
+            self._swept(time.thread_time() - started)
         if self._hot and now >= self._next_hot:
             self._next_hot = now + HOT_EVERY
             self._look_at_hot(now)
@@ -254,6 +259,11 @@ class Watcher:
             return HEALTH_EVERY
         return min(HEALTH_EVERY, max(0.0, self._next_hot - time.monotonic()))
 
+    def _swept(self, cpu: float) -> None:
+        """A walk of the folder took `cpu` seconds of this thread: the next waits long enough to keep the walks
+        within SWEEP_SHARE of a core (a restart's first scan, a walk too, sets the first wait)."""
+        self._sweep_every = min(SWEEP_AT_MOST, max(SWEEP_EVERY, cpu / SWEEP_SHARE))
+
     def _walk_again(self) -> None:
         """Read every file again (idle ones cost a stat), find new ones, and forget the ones gone. Without an
         observer, the files written lately become hot, as the observer's telling would make them: their next lines
@@ -277,7 +287,10 @@ class Watcher:
     # --- the ingest thread ---------------------------------------------------------------------
 
     def _run(self) -> None:
+        started = time.thread_time()
         self._guarded(self.library.scan)
+        self._swept(time.thread_time() - started)
+        self._last_walk = time.monotonic()
         self._requeue_unfinished()
         self.ready.set()
         indexing = True  # search indexes catch up, a slice at a time, whenever no file waits
