@@ -12,10 +12,12 @@ from urllib.parse import quote
 
 from flask import Response, current_app, g, render_template, request
 
-from viewer.core import jsonio, times
+from viewer.core import jsonio
 from viewer.core.redact import shown_json
+from viewer.reads import session_rows as session_rows_read
 
 from . import shape_check
+from .state import KEY
 from .url_cache import url_for
 
 CHECK_ENV = "AGENTVIEW_CHECK_SHAPES"  # set (to anything but 0) to check every answer built, as tests do
@@ -58,33 +60,19 @@ def page_or_twin(s, data: dict, shape: type, *, template: str, name: str, page: 
 
 
 def session_rows(sessions) -> list[dict]:
-    """`session_row` of each session, their URLs made from one url_for (a folder of thousands is listed often)."""
+    """`session_row` of each session, their URLs made from one url_for (a folder of thousands is listed often), kept
+    between requests by the app and made again only for the sessions that changed (reads/session_rows). Shared rows:
+    copy one to add to it."""
     url_of = urls_of("pages.session", "session_id", "default")
-    return [session_row(s, url_of) for s in sessions]
+    view = current_app.extensions.get(KEY)
+    if view is None:  # an app without its state (none serves): made afresh
+        return [session_rows_read.row_of(session_rows_read.key_of(s), url_of(s.id)) for s in sessions]
+    return view.rows.rows(sessions, url_of)
 
 
 def session_row(s, url_of: Callable[[str], str] | None = None) -> dict:
-    with s.lock:
-        return {
-            "id": s.id,
-            "name": s.name,
-            "path": s.relpath,
-            "events": s.shown_count,  # what users see, not internal events
-            "agents": s.agent_count,  # both read without waking a sleeping session (sleeping)
-            "problems": s.problem_count,
-            "failures": s.failure_count,
-            "updated_at": s.updated_at,
-            "url": url_for("pages.session", session_id=s.id) if url_of is None else url_of(s.id),
-            "format": s.format.name,
-            "format_label": s.format.label,
-            "format_reason": s.format_reason or None,
-            "project": s.project,
-            "files": [m["rel"] for m in s.members.values()] if s.members else None,
-            "hides": sorted(s.format.hides),
-            "title": s.title,
-            "started_at": times.seconds(s.first_time),
-            "active_at": times.seconds(s.last_time),
-        }
+    key = session_rows_read.key_of(s)
+    return session_rows_read.row_of(key, url_for("pages.session", session_id=s.id) if url_of is None else url_of(s.id))
 
 
 def folder_problems(library) -> list[dict]:
