@@ -1,5 +1,5 @@
 """The sessions list's rows are kept between polls and made again only for the sessions whose shown values changed
-(reads/session_rows): a row taken as kept is the row that would be made now, time-dependent counts included."""
+(web/render.py, Rows): a row taken as kept is the row that would be made now, time-dependent counts included."""
 
 from __future__ import annotations
 

@@ -15,7 +15,6 @@ from viewer.core.bounded_map import BoundedMap
 from viewer.library.library import Library
 from viewer.library.runtime import Runtime
 from viewer.library.watcher import Watcher
-from viewer.reads.session_rows import Rows
 
 KEY = "agentview"  # app.extensions[KEY]; tests read it too
 
@@ -28,7 +27,6 @@ class AgentView:
     snapshots: BoundedMap  # sessions as of event N (reads.asof)
     drawings: BoundedMap  # agent trees drawn for the agent pages (tree_outline)
     sums: weakref.WeakKeyDictionary = field(default_factory=weakref.WeakKeyDictionary)  # session -> tree_outline.Sums
-    rows: Rows = field(default_factory=Rows)  # the sessions list's rows, made again only when changed
 
     @property
     def library(self) -> Library:
