@@ -41,3 +41,24 @@ def test_a_group_listed_before_it_is_read_holds_no_index_and_shows_empty(tmp_pat
     again = Library(made["projects_folder"])
     again.scan()
     assert {s.id: (s.count, len(s.agents), s.title) for s in again.listing()} == read  # the one touched as well
+
+
+def test_a_search_while_groups_are_listed_unread_passes_over_them_without_making_their_index(tmp_path):
+    """A person searching while a folder of 20,000 groups is first walked: the groups not read yet hold no event to
+    find, and are not made only to be searched (some 50 us and 12 kB each); the answer is what searching them says."""
+    from viewer.search import query as search
+
+    made = generate(tmp_path, sessions=6, projects=2)
+    library, walk = walked(made["projects_folder"])
+    with walk:
+        for path in library.folders.session_files(None):
+            library.refresh(path)
+        found = search.search(library.listing(), made["common_word"], folder_words=library.folder_words,
+                              count_budget=1000)
+        assert not any(set(INDEX) & set(vars(s)) for s in library.listing())
+        assert found["hits"] == [] and found["partial"] is None and found["total"]["count"] == 0
+        unread = search.parse_cursor(found["cursor"])
+        assert sorted(unread) == sorted(s.id for s in library.listing())
+        assert all(library.sessions[sid].position_after(c) == 0 for sid, c in unread.items())
+    found = search.search(library.listing(), made["common_word"], folder_words=library.folder_words)
+    assert found["hits"]  # once read, found
