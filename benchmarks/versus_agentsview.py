@@ -1,7 +1,8 @@
 """agentview and agentsview side by side on one `~/.claude/projects` folder of many small sessions.
 
     .venv/bin/python benchmarks/versus_agentsview.py [--home /tmp/cc-home] [--sessions 2000] [--runs 1]
-                                                     [--agentsview PATH] [--json OUT]
+                                                     [--agentsview PATH] [--json OUT] [--stop-after listed]
+                                                     [--repo CHECKOUT]
 
 Writes the folder with benchmarks/claude_projects.py under HOME unless its manifest is there (same count), then,
 `--runs` times, alternating the two so that the machine's load falls on both alike:
@@ -14,6 +15,8 @@ searchable (no search index still being built; for agentsview, the same as found
 (children included: os.wait4 and /proc) until idle; peak RSS summed over all its processes; search latency for a
 common word, the rare word and a phrase (median of 20 answers, all hits' first page); the biggest session's page
 and JSON, first time and median of 5. Prints both side by side, medians over the runs.
+`--stop-after listed` (or `found`) ends each cold start there, CPU and peak RSS counted until then, and makes no
+restart (its cache would be part-made): a folder of 20,000 sessions is listed in seconds, searchable in minutes.
 """
 
 from __future__ import annotations
@@ -94,13 +97,13 @@ def free_port() -> int:
 class Ours:
     name = "agentview"
 
-    def __init__(self, manifest: dict, cache: str) -> None:
-        self.manifest, self.cache = manifest, cache
+    def __init__(self, manifest: dict, cache: str, repo: Path = REPO) -> None:
+        self.manifest, self.cache, self.repo = manifest, cache, repo
 
     def start(self) -> tuple[Tree, Client]:
-        env = {**os.environ, "XDG_CACHE_HOME": self.cache, "PYTHONPATH": str(REPO)}
+        env = {**os.environ, "XDG_CACHE_HOME": self.cache, "PYTHONPATH": str(self.repo)}
         tree = Tree([sys.executable, "-m", "viewer", "serve", self.manifest["projects_folder"], "--port", "0"],
-                    env=env, cwd=REPO, stdout=subprocess.PIPE)
+                    env=env, cwd=self.repo, stdout=subprocess.PIPE)
         while "serving" not in (line := tree.process.stdout.readline()):
             if not line:
                 raise RuntimeError("agentview did not start")
@@ -172,25 +175,19 @@ class Theirs:
 
 # --- one start ----------------------------------------------------------------------------------------------------
 
-def one_start(viewer, uuid: str, cold: bool, before: dict | None = None) -> dict:
+STOPS = ("listed", "found", "whole")  # where a start may end (--stop-after), in the order they are reached
+
+
+def one_start(viewer, uuid: str, cold: bool, before: dict | None = None, stop_after: str = "whole") -> dict:
     """A start of the server: when it lists, when the rare word is found, CPU until idle, then the requests.
-    `before` (agentsview's sync) is added to the times and CPU: its server lists what the sync wrote."""
+    `before` (agentsview's sync) is added to the times and CPU: its server lists what the sync wrote.
+    `stop_after`: the last of STOPS measured (before "whole": nothing after it, CPU and RSS until then)."""
     offset = before["sync_s"] if before else 0.0
     tree, client = viewer.start()
+    out: dict = {}
     try:
-        out = {"listed_s": round(client.until(lambda: viewer.listed(client), tree.started) + offset, 2),
-               "found_s": round(client.until(lambda: viewer.found(client), tree.started) + offset, 2)}
-        # asked once a second: each look lists every session, work the server would not do otherwise
-        out["whole_s"] = round(client.until(lambda: viewer.whole(client), tree.started, every=1.0) + offset, 2)
-        out["idle_s"] = round(tree.until_idle(time.perf_counter() + TIMEOUT) + offset, 2)
-        if cold:
-            m = viewer.manifest
-            for kind, q in (("common", m["common_word"]), ("rare", m["rare_word"]), ("phrase", f'"{m["phrase"]}"')):
-                out[f"search_{kind}_ms"] = client.latency_ms(viewer.search_path(q))
-            status, body, _ = client.get(viewer.search_path(m["rare_word"]))
-            out["rare_answer_kb"] = round(len(body) / 1024, 1)
-            page, data = viewer.biggest(client, uuid)
-            out["page"], out["json"] = client.opened_ms(page), client.opened_ms(data)
+        _measure(viewer, client, tree, uuid, cold and stop_after == "whole", STOPS[:STOPS.index(stop_after) + 1],
+                 offset, out)
     finally:
         ended = tree.stop()
     out["cpu_s"] = round(ended["cpu_s"] + (before["cpu_s"] if before else 0), 2)
@@ -198,17 +195,39 @@ def one_start(viewer, uuid: str, cold: bool, before: dict | None = None) -> dict
     return out
 
 
-def run_ours(manifest: dict, uuid: str) -> dict:
+def _measure(viewer, client: Client, tree: Tree, uuid: str, requests: bool, stops: tuple, offset: float,
+             out: dict) -> None:
+    """Into `out`: the times of `stops` from the start, then (a whole cold start: `requests`) the requests' times."""
+    checks = {"listed": viewer.listed, "found": viewer.found, "whole": viewer.whole}
+    for stop in stops:
+        # "whole" is asked once a second: each look lists every session, work the server would not do otherwise
+        every = 1.0 if stop == "whole" else 0.1
+        out[f"{stop}_s"] = round(client.until(lambda: checks[stop](client), tree.started, every) + offset, 2)
+    if stops[-1] != "whole":
+        return
+    out["idle_s"] = round(tree.until_idle(time.perf_counter() + TIMEOUT) + offset, 2)
+    if requests:
+        m = viewer.manifest
+        for kind, q in (("common", m["common_word"]), ("rare", m["rare_word"]), ("phrase", f'"{m["phrase"]}"')):
+            out[f"search_{kind}_ms"] = client.latency_ms(viewer.search_path(q))
+        status, body, _ = client.get(viewer.search_path(m["rare_word"]))
+        out["rare_answer_kb"] = round(len(body) / 1024, 1)
+        page, data = viewer.biggest(client, uuid)
+        out["page"], out["json"] = client.opened_ms(page), client.opened_ms(data)
+
+
+def run_ours(manifest: dict, uuid: str, stop_after: str = "whole", repo: Path = REPO) -> dict:
     with tempfile.TemporaryDirectory(prefix="agentview-cache-") as cache:
-        viewer = Ours(manifest, cache)
-        return {"cold": one_start(viewer, uuid, cold=True), "restart": one_start(viewer, uuid, cold=False)}
+        viewer = Ours(manifest, cache, repo)
+        cold = one_start(viewer, uuid, cold=True, stop_after=stop_after)
+        return {"cold": cold} if stop_after != "whole" else {"cold": cold, "restart": one_start(viewer, uuid, cold=False)}
 
 
-def run_theirs(manifest: dict, home: Path, program: str, uuid: str) -> dict:
+def run_theirs(manifest: dict, home: Path, program: str, uuid: str, stop_after: str = "whole") -> dict:
     viewer = Theirs(manifest, home, program)
     synced = viewer.sync()
-    return {"cold": {**one_start(viewer, uuid, cold=True, before=synced), "sync": synced},
-            "restart": one_start(viewer, uuid, cold=False)}
+    cold = {**one_start(viewer, uuid, cold=True, before=synced, stop_after=stop_after), "sync": synced}
+    return {"cold": cold} if stop_after != "whole" else {"cold": cold, "restart": one_start(viewer, uuid, cold=False)}
 
 
 # --- the table ----------------------------------------------------------------------------------------------------
@@ -227,9 +246,9 @@ ROWS = (("all listed, cold (s)", "cold", "listed_s"),
 
 
 def _value(run: dict, part: str, key: str):
-    value = run[part]
+    value = run.get(part, {})
     for name in key.split("."):
-        value = value[name]
+        value = value.get(name, {})
     return value
 
 
@@ -237,7 +256,8 @@ def cell(runs: list[dict], part: str, keys) -> str:
     if not runs:
         return "skipped"
     keys = keys if isinstance(keys, tuple) else (keys,)
-    return " / ".join(f"{statistics.median(_value(r, part, k) for r in runs):g}" for k in keys)
+    values = [[_value(r, part, k) for r in runs] for k in keys]  # {}: not measured (--stop-after)
+    return " / ".join(f"{statistics.median(v):g}" if {} not in v else "–" for v in values)
 
 
 def table(ours: list[dict], theirs: list[dict], skipped: str | None) -> str:
@@ -256,6 +276,9 @@ def main() -> None:
     parser.add_argument("--agentsview", help="the agentsview program (else the one on PATH)")
     parser.add_argument("--only", choices=("agentview", "agentsview"), help="run one of the two")
     parser.add_argument("--json", metavar="PATH")
+    parser.add_argument("--stop-after", choices=STOPS, default="whole",
+                        help="end each cold start once every session is listed, or the rare word found; no restart")
+    parser.add_argument("--repo", type=Path, default=REPO, help="the checkout of agentview to run (another version)")
     args = parser.parse_args()
     home = Path(args.home)
     manifest_path = home / "manifest.json"
@@ -269,9 +292,9 @@ def main() -> None:
     ours, theirs = [], []
     for _ in range(args.runs):
         if args.only != "agentsview":
-            ours.append(run_ours(manifest, biggest.stem))
+            ours.append(run_ours(manifest, biggest.stem, args.stop_after, args.repo))
         if program and args.only != "agentview":
-            theirs.append(run_theirs(manifest, home, program, biggest.stem))
+            theirs.append(run_theirs(manifest, home, program, biggest.stem, args.stop_after))
     if args.only == "agentview":
         skipped = "--only agentview"
     print(json.dumps({"folder": manifest, "biggest": {"file": biggest.name, "kb": biggest.stat().st_size // 1024},

@@ -55,3 +55,18 @@ def test_every_generated_session_ends_before_the_folder_is_written_however_many_
     assert max(p.stat().st_mtime for p in files) <= until.timestamp()
     times = [t for p in files for line in p.open() if isinstance(t := json.loads(line).get("timestamp"), str)]
     assert max(times) <= until.strftime("%Y-%m-%dT%H:%M:%S.999Z")
+
+
+def test_the_runner_can_stop_once_every_session_is_listed(tmp_path):
+    """A folder of 20,000 sessions is listed in seconds and searchable in minutes: `--stop-after listed` ends the
+    cold start there, with its CPU and RSS until then, and makes no restart on the part-made cache."""
+    env = {**os.environ, "PATH": os.path.dirname(sys.executable)}
+    out = tmp_path / "figures.json"
+    run = subprocess.run([sys.executable, str(REPO / "benchmarks" / "versus_agentsview.py"), "--home",
+                          str(tmp_path / "home"), "--sessions", "12", "--stop-after", "listed", "--json", str(out)],
+                         capture_output=True, text=True, timeout=300, env=env, cwd=REPO)
+    assert run.returncode == 0, run.stderr
+    (ours,) = json.loads(out.read_text())["agentview"]
+    assert set(ours) == {"cold"} and set(ours["cold"]) == {"listed_s", "cpu_s", "peak_rss_mb"}
+    assert 0 < ours["cold"]["listed_s"] and ours["cold"]["cpu_s"] > 0 and ours["cold"]["peak_rss_mb"] > 20
+    assert "| all listed, cold (s) | " in run.stdout and "| restart: listed / found / CPU (s) | – / – / – |" in run.stdout

@@ -101,3 +101,29 @@ def test_a_session_is_named_by_its_title_and_timed_by_its_events_not_its_file(tm
     client = create_app(tmp_path, watch=False).test_client()
     ids = [tr.attrs["id"] for tr in parse(client.get("/").data).find_all("tr") if tr.attrs.get("id")]
     assert ids == [f"av-session-{row['id']}", "av-session-big"]
+
+
+def test_the_list_draws_its_newest_rows_and_says_how_many_more_there_are(tmp_path):
+    """A folder of 20,000 sessions is not drawn whole (nor at each poll): `?shown=N` rows, newest first, then how
+    many are left out, with links to more and to all; the live list keeps N."""
+    names = ["s0", "s1", "s2", "s3", "s4"]
+    for i, name in enumerate(names):
+        path = write_events(tmp_path / f"{name}.jsonl", [created("c0", "root", name=name), say("m1", "root", "hi")])
+        os.utime(path, (1_700_000_000 + i * 600, 1_700_000_000 + i * 600))  # s4 newest
+    client = create_app(tmp_path, watch=False).test_client()
+
+    def drawn(url: str) -> tuple[list[str], str]:
+        body = client.get(url).data.decode()
+        doc = parse(body)
+        rows = [tr.attrs["id"] for tr in doc.find_all("tr") if tr.attrs.get("id", "").startswith("av-session-")]
+        return rows, body
+
+    rows, body = drawn("/?shown=2")
+    assert rows == ["av-session-s4", "av-session-s3"]
+    more = body.split('id="av-more-sessions"')[1].split("</p>")[0]
+    assert "3 more sessions not shown" in more and "shown=4" in more and "shown=5" in more and "show all 5" in more
+    assert "shown=2" in body.split('id="av-sessions"')[1].split(">")[0]  # the live list keeps it
+    assert drawn("/poll/sessions?shown=2")[0] == rows
+    assert drawn("/?shown=4&filter=s")[0] == ["av-session-s4", "av-session-s3", "av-session-s2", "av-session-s1"]
+    rows, body = drawn("/")  # fewer than the list draws at first: all, and no word of more
+    assert len(rows) == 5 and "av-more-sessions" not in body and "shown=" not in body

@@ -57,7 +57,7 @@ class SessionIndex:
                       "tool_names", "_file_calls", "_file_result"})
 
     def __init__(self, session_id: str, path: str, relpath: str, fmt: formats.Format = formats.NATIVE,
-                 format_reason: str = "", name: str | None = None, host: Host | None = None):
+                 format_reason: str = "", name: str | None = None, host: Host | None = None, unread: bool = False):
         self.host = host if host is not None else Host()
         self.id = session_id
         self.path = path
@@ -72,7 +72,8 @@ class SessionIndex:
         self.serial = object()
         self.seen_at = float("-inf")  # when a page last asked for it (Library.get): one left alone may sleep (sleeping)
         self._set_format(fmt, format_reason)
-        self.empty()
+        # `unread`: a group listed before it is read holds no index until something reads one (sleeping.unread)
+        sleeping.unread(self) if unread else self.empty()
 
     def _set_format(self, fmt: formats.Format, reason: str) -> None:
         self.format = fmt

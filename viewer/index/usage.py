@@ -216,6 +216,7 @@ def session_totals(s) -> "Totals":
     """The session's Totals (its hours too; callers hold the session's lock while they read them): a sleeping
     session's as summed before it slept, unless priced at other prices (then it wakes and sums again)."""
     asleep = s.asleep
-    if asleep is not None and asleep["usage"].get("priced_by") == s.host.prices.key:
+    priced_by = asleep["usage"].get("priced_by") if asleep is not None else False
+    if priced_by is None or (priced_by and priced_by == s.host.prices.key):  # None: nothing summed, at any prices
         return Totals.from_state(asleep["usage"])
     return _kept(s, None, s.usage_positions)

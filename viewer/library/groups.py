@@ -106,7 +106,7 @@ class Groups:
             with library.lock:
                 session_id = self._group_id(key)
             session = SessionIndex(session_id, main, library.relpath(main), fmt,
-                                   name=shown(member.get("name") or member["session"]), host=library.host)
+                                   name=shown(member.get("name") or member["session"]), host=library.host, unread=True)
             project = library.relpath(member["folder"])  # `serve` one project folder: name it, not "."
             project = member.get("project") or (os.path.basename(member["folder"]) if project == "." else project)
             session.project = shown(project)  # a format may know the project better than the folder (its cwd)

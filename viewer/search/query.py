@@ -302,7 +302,9 @@ def search(sessions: list, text: str, session_id: str | None = None, resume: str
                 tally.skip()
             continue
         lacking = holding.lacks(s) if holding is not None else None
-        if lacking is not None:  # as one passed over
+        if lacking is None and s.count == 0:  # no event (a group listed, not read yet): nothing to find or to make
+            lacking = s.cursor_at(0)
+        if lacking is not None:  # as one passed over: no hit, searched whole, nothing counted
             if paged:
                 parts.append(f"{s.id}={lacking}")
             if tally is not None:

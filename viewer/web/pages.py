@@ -35,18 +35,26 @@ def _poll_cursor(s, stop: int) -> tuple[str, bool]:
 
 # --- sessions --------------------------------------------------------------------------------
 
-def _sessions_context() -> dict:
+def _sessions_context(limit: int) -> dict:
+    """The sessions list: at most `limit` rows shown (a folder of 20,000 is not drawn whole at each poll), each
+    priced; `more`: how many of those listed (and matching the filter) are left out."""
     library = watched_library()
     version = library.version  # read first: a change during the listing shows up on the next poll
     watcher = state().watcher
     wanted = request.args.get("filter", "").strip()
     listed = library.listing()
-    rows = newest_first([{**row, "cost": costs.session_cost(s)} for s, row in zip(listed, session_rows(listed))])
-    shown = [r for r in rows if _matches(r, wanted)] if wanted else rows
     sort = request.args.get("sort") if request.args.get("sort") in SORTS else "recent"
+    rows = list(zip(session_rows(listed), listed))
+    if sort == "cost":  # sorted by what every session cost: each priced
+        rows = [({**row, "cost": costs.session_cost(s)}, s) for row, s in rows]
+    shown = [pair for pair in rows if _matches(pair[0], wanted)] if wanted else rows
+    shown = newest_first(shown)
     if sort != "recent":
-        shown = sorted(shown, key=SORTS[sort][1])
-    return dict(sessions=shown, listed=len(rows), filter=wanted, now=time.time(), sort=sort,
+        shown = sorted(shown, key=lambda pair: SORTS[sort][1](pair[0]))
+    page = [row if "cost" in row else {**row, "cost": costs.session_cost(s)} for row, s in shown[:limit]]
+    return dict(sessions=page, matched=len(shown), more=len(shown) - len(page), shown=limit,
+                shown_at_first=SESSIONS_SHOWN, listed=len(rows),
+                filter=wanted, now=time.time(), sort=sort,
                 sorts={key: label for key, (label, _) in SORTS.items()},
                 version=version, root=library.root,
                 folder_problems=folder_problems(library), reading=library.progress(),
@@ -54,6 +62,7 @@ def _sessions_context() -> dict:
 
 
 SWITCHER_ROWS = 100  # sessions a rail's switcher lists (the rest on /)
+SESSIONS_SHOWN = 500  # rows the sessions list shows at first (?shown=N: more)
 
 
 def last_active(row: dict) -> float:
@@ -67,13 +76,14 @@ SORTS = {"recent": ("Recent", None),
          "size": ("Size", lambda r: (-r["events"], -last_active(r)))}
 
 
-def newest_first(rows: list[dict]) -> list[dict]:
-    """Sessions by last activity, newest first; a project's sessions stay together, the project placed by its
-    newest session."""
+def newest_first(rows: list[tuple[dict, object]]) -> list[tuple[dict, object]]:
+    """(row, session) pairs by last activity, newest first; a project's sessions stay together, the project placed
+    by its newest session."""
     newest: dict[str | None, float] = {}
-    for r in rows:
+    for r, _ in rows:
         newest[r["project"]] = max(newest.get(r["project"], 0), last_active(r))
-    return sorted(rows, key=lambda r: (-newest[r["project"]], r["project"] or "", -last_active(r), r["path"]))
+    return sorted(rows, key=lambda pair: (-newest[pair[0]["project"]], pair[0]["project"] or "",
+                                          -last_active(pair[0]), pair[0]["path"]))
 
 
 def _matches(row: dict, wanted: str) -> bool:
@@ -84,13 +94,13 @@ def _matches(row: dict, wanted: str) -> bool:
 
 @bp.get("/")
 def index():
-    return render_template("index.html", **_sessions_context())
+    return render_template("index.html", **_sessions_context(int_arg("shown", SESSIONS_SHOWN, minimum=1)))
 
 
 @bp.get("/switcher")
 def switcher():
     """The sessions switcher of a session page's rail (its list, newest first)."""
-    return render_template("_switcher.html", **_sessions_context(), current=request.args.get("current"),
+    return render_template("_switcher.html", **_sessions_context(SWITCHER_ROWS), current=request.args.get("current"),
                            limit=SWITCHER_ROWS)
 
 
@@ -98,7 +108,7 @@ def switcher():
 def poll_sessions():
     if request.args.get("v") == str(library().version):
         return Response(status=204)
-    return render_template("_sessions.html", **_sessions_context())
+    return render_template("_sessions.html", **_sessions_context(int_arg("shown", SESSIONS_SHOWN, minimum=1)))
 
 
 # --- a session, an agent, a dialog, a message: their pages (resource_views.py) and live fragments --------
