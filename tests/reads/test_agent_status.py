@@ -109,3 +109,39 @@ def test_a_poll_swaps_in_the_status_of_a_sub_agent_whose_call_was_just_answered(
     for url in (f"/s/{SID}/poll/tree?after={cursor}", f"/s/{SID}/poll/agent?agent=agent-ab12&after={cursor}"):
         swapped = [s for s in parse(client.get(url).data).find_all("span") if s.attrs.get("id", "").startswith("av-status-")]
         assert [(s.text, s.attrs.get("hx-swap-oob")) for s in swapped] == [("done", "true")], url
+
+
+def test_a_poll_swaps_in_only_the_sub_agents_answered_since_its_cursor(tmp_path):
+    """Two sub-agents: the first answered before the cursor, the second after it, beside a result of a call that
+    created nobody. Only the second is swapped in."""
+    project = tmp_path / "-home-dev-app"
+    main = Transcript(SESSION, "mn")
+    main.user("Audit the parser")
+    main.response("msg_1", [SPAWN])
+    main.response("msg_2", [{**SPAWN, "id": "toolu_B", "input": {**SPAWN["input"], "description": "Lint"}}])
+    main.n = 20
+    main.result("toolu_A", "parse() and lex()")
+    main.write(project / f"{SESSION}.jsonl")
+    subagents = project / SESSION / "subagents"
+    for agent, call in (("ab12", "toolu_A"), ("cd34", "toolu_B")):
+        sub = Transcript(SESSION, f"s{agent}")
+        sub.n = 10
+        sub.user(f"Work {agent}", isSidechain=True, agentId=agent)
+        sub.write(subagents / f"agent-{agent}.jsonl")
+        (subagents / f"agent-{agent}.meta.json").write_text(json.dumps({"agentType": "Explore", "toolUseId": call}))
+    app = create_app(tmp_path, watch=False)
+    client = app.test_client()
+    assert {a: s for a, s in statuses(client).items() if s} == {"agent-ab12": "done", "agent-cd34": "running"}
+    cursor = client.get(f"/api/sessions/{SID}").get_json()["cursor"]
+    later = Transcript(SESSION, "lt")
+    later.n = 30
+    later.response("msg_3", [{"type": "tool_use", "id": "toolu_C", "name": "Bash", "input": {"command": "ls"}}])
+    later.result("toolu_C", "src tests")
+    later.result("toolu_B", "no warnings")
+    with (project / f"{SESSION}.jsonl").open("a") as f:
+        f.write(later.text())
+    app.extensions["agentview"].library.scan()
+    ordinals = {a["agent_id"]: a["ordinal"] for a in client.get(f"/api/sessions/{SID}").get_json()["agents"]}
+    swapped = [(s.attrs["id"], s.text) for s in parse(client.get(f"/s/{SID}/poll/tree?after={cursor}").data)
+               .find_all("span") if s.attrs.get("id", "").startswith("av-status-")]
+    assert swapped == [(f"av-status-{ordinals['agent-cd34']}", "done")]
