@@ -9,13 +9,11 @@ Alternate checkouts (`--repo`) in one loop to compare them.
 
 from __future__ import annotations
 
-import argparse
 import importlib
-import sys
 import time
-from pathlib import Path
 
 import cold_read
+import timing
 
 # (module, function or Class.method, part): where each part's code starts
 PARTS = [
@@ -64,11 +62,7 @@ class Clock:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folder")
-    parser.add_argument("--repo", default=str(Path(__file__).resolve().parent.parent), help="the checkout to time")
-    args = parser.parse_args()
-    sys.path.insert(0, args.repo)  # the parts wrapped are the checkout's, which cold_read then reads with
+    timing.folder_in_checkout(__doc__)  # the parts wrapped are the checkout's, which cold_read then reads with
     clock = Clock()
     clock.wrap()
     cpu = time.process_time()

@@ -294,3 +294,14 @@ def test_cold_read_parts_gives_each_part_its_own_cpu_and_no_more_than_the_whole(
     assert all(spent[part] > 0 for part in ("parsing and normalizing lines", "search words and postings",
                                             "packing postings", "usage totals", "saving sessions to the cache"))
     assert min(spent.values()) >= 0 and rest >= 0 and sum(spent.values()) <= total
+
+
+def test_listing_lists_every_session_of_a_folder_without_reading_one(tmp_path):
+    """`listing.py FOLDER`: the walk alone, every group listed and none read, then the list's answers timed."""
+    from claude_projects import generate
+
+    folder = generate(tmp_path, sessions=12, projects=2)["projects_folder"]
+    result = subprocess.run([sys.executable, str(REPO / "benchmarks" / "listing.py"), str(folder)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert f"{REPO}: 12 listed; walk " in result.stdout and "/api/sessions " in result.stdout
