@@ -26,7 +26,7 @@ def main() -> None:
     from viewer.library import groups
     from viewer.web.app import close_app, create_app
 
-    groups.Groups.read = lambda self, session: None  # listed, never read
+    groups.Groups.read = lambda self, session, elsewhere=None: None  # listed, never read
     with tempfile.TemporaryDirectory(prefix="listing-") as cache:
         cpu = time.process_time()
         app = create_app(args.folder, watch=False, cache_dir=cache)

@@ -42,6 +42,11 @@ class Groups:
         """The group of (folder, session id), if it is still one (gone if its only file could not be read)."""
         return self._groups.get(key)
 
+    def format_at(self, folder: str, session: str) -> formats.Format | None:
+        """The format of the group of (folder, session id), if there is one."""
+        group = self._groups.get((folder, session))
+        return group.format if group is not None else None
+
     def all(self) -> list[SessionIndex]:
         """Every group now (a copy)."""
         with self._library.lock:

@@ -206,7 +206,7 @@ class Library:
         reads its folder's entry and the file is as it was (folder_cache)."""
         listed = self.cache.listed if self.cache is not None else None
         known = listed.classified(path) if listed is not None else None
-        return known if known is not None else detect.classify(path, self.inside)
+        return known if known is not None else detect.classify(path, self.inside, self.groups.format_at)
 
     def _kept(self, path: str, session: SessionIndex) -> SessionIndex:
         """The session as the cache kept it (its tailer set to read what came after), else `session`."""
