@@ -10,6 +10,7 @@ from conftest import write_events
 from test_refused_files import claude_session, sub_agent_line
 from viewer.formats import CLAUDE_CODE, NATIVE
 from viewer.index.session_ids import session_id_for
+from viewer.library.groups import Groups
 from viewer.library.library import Library
 
 
@@ -72,3 +73,31 @@ def test_files_in_a_sub_agents_place_that_are_empty_refused_or_symlinks_are_told
     assert sorted(os.path.basename(p) for p in group.members) == ["agent-in.jsonl", "s.jsonl"]
     assert {"u1", "in-1"} <= set(group.by_id)
     assert opened[str(subagents / "agent-in.jsonl")] == 2  # its first line read to tell it
+
+
+def test_a_scan_reads_first_the_groups_whose_files_were_written_last(tmp_path, monkeypatch):
+    """By the newest of each group's files, as the walk found them: a sub-agent's file written after its main file
+    counts, an older one does not."""
+    from claude_lines import Transcript
+
+    project = tmp_path / "-home-dev-app"
+    main_written = {"00000001-aaaa-bbbb-cccc-dddddddddddd": 100, "00000002-aaaa-bbbb-cccc-dddddddddddd": 300,
+                    "00000003-aaaa-bbbb-cccc-dddddddddddd": 200}
+    sub_written = {"00000001-aaaa-bbbb-cccc-dddddddddddd": 400, "00000002-aaaa-bbbb-cccc-dddddddddddd": 50}
+    for sid, when in main_written.items():
+        transcript = Transcript(sid)
+        transcript.user("hello")
+        os.utime(transcript.write(project / f"{sid}.jsonl"), (1_700_000_000 + when,) * 2)
+        if sid in sub_written:
+            sub = Transcript(sid)
+            sub.user("go", isSidechain=True, agentId="a1")
+            path = sub.write(project / sid / "subagents" / "agent-a1.jsonl")
+            os.utime(path, (1_700_000_000 + sub_written[sid],) * 2)
+    library = Library(tmp_path)
+    read, read_group = [], Groups.read
+    monkeypatch.setattr(Groups, "read", lambda self, session: read.append(session.id) or read_group(self, session))
+    library.scan()
+    assert [next(sid[:8] for sid in main_written if sid in session_id) for session_id in read] == [
+        "00000001", "00000002", "00000003"]
+    assert all(len(library.get(session_id).members) == (2 if "00000003" not in session_id else 1)
+               for session_id in read)
