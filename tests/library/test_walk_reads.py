@@ -1,5 +1,6 @@
 """What a walk opens of each file: a Claude Code sub-agent's file is told by its place below its session's folder,
-opened by its reader only; a file there that is empty, not a regular file or a symlink is told as any other."""
+opened by its reader only; a file there that is empty, not a regular file or a symlink is told as any other. The
+groups it found are read newest first by the file times it found."""
 
 from __future__ import annotations
 
