@@ -3,6 +3,7 @@ normalizers use to build seed-000 events; and how a file the viewer may not or c
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 
 import orjson
@@ -10,7 +11,7 @@ import orjson
 from viewer.core import jsonio, model
 from viewer.core.model import Event
 from viewer.core.packed import Shapes
-from viewer.files.safe_open import RefusedFile, open_regular_file
+from viewer.files.safe_open import RefusedFile, open_regular
 
 # --- files the viewer may not or cannot read: listed with a problem, never read ---
 
@@ -40,10 +41,11 @@ def first_record(path: str, inside: str | None = None) -> tuple[object | None, s
     time, doubling, until a line parses, 20 do not, or FIRST_LINE_LIMIT bytes are read.
     """
     try:
-        with open_regular_file(path, inside) as f:
+        fd = open_regular(path, inside)  # read on the descriptor itself: no file object, no buffer of its own
+        try:
             data, size, ended = b"", FIRST_READ, False
             while True:
-                more = f.read(min(size, FIRST_LINE_LIMIT - len(data)))
+                more = os.read(fd, min(size, FIRST_LINE_LIMIT - len(data)))
                 data, ended = data + more, not more
                 if data.startswith(b"\x1f\x8b"):
                     return None, "compressed"
@@ -51,6 +53,8 @@ def first_record(path: str, inside: str | None = None) -> tuple[object | None, s
                 if found is not None or tried >= 20 or ended or len(data) >= FIRST_LINE_LIMIT:
                     break
                 size *= 2
+        finally:
+            os.close(fd)
     except NOT_READABLE:
         raise
     except OSError as exc:

@@ -61,6 +61,18 @@ def member_of(path: str, record: dict) -> dict:
     return member
 
 
+def _sub_agents_place(folder: str, filename: str) -> bool:
+    """Whether a file lies where 2.1.x puts a sub-agent's: `<project>/<sessionId>/subagents/agent-<id>.jsonl`."""
+    return (filename.startswith("agent-") and filename.endswith(SESSION_SUFFIX)
+            and os.path.basename(folder) == "subagents")
+
+
+def placed_member(path: str) -> dict | None:
+    """What a file is by its place alone: a sub-agent's of the session whose folder holds it (2.1.x), as
+    `member_of` tells it (without a record: its place says all); None for a file elsewhere."""
+    return member_of(path, {}) if _sub_agents_place(*os.path.split(path)) else None
+
+
 def sidecar_of(path: str) -> str | None:
     """The sub-agent file a `.meta.json` describes (2.1.x: `agent-<id>.meta.json` beside `agent-<id>.jsonl`)."""
     folder, name = os.path.split(path)
@@ -72,7 +84,7 @@ def sidecar_of(path: str) -> str | None:
 def sidecar_for(path: str) -> str | None:
     """Where the `.meta.json` describing a sub-agent file would be (the inverse of `sidecar_of`)."""
     folder, name = os.path.split(path)
-    if name.startswith("agent-") and name.endswith(".jsonl") and os.path.basename(folder) == "subagents":
+    if _sub_agents_place(folder, name):
         return os.path.join(folder, name.removesuffix(".jsonl") + ".meta.json")
     return None
 

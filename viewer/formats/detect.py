@@ -6,6 +6,7 @@ The Library asks here; it knows no single format by name.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 
 from viewer.files import database
@@ -76,10 +77,16 @@ def document_name(path: str) -> str:
     return os.path.basename(path).removesuffix(".gz").removesuffix(".json")
 
 
-def classify(path: str, inside: str | None) -> tuple[Format, str, dict | None]:
+def classify(path: str, inside: str | None, grouped=None) -> tuple[Format, str, dict | None]:
     """A file's format by its content, the reason when none fits, and its group when it is one file of several.
 
-    `inside`: the folder the file must lie in (safe_open); a file that may not or cannot be read raises."""
+    `inside`: the folder the file must lie in (safe_open); a file that may not or cannot be read raises.
+    `grouped(folder, session)`: the format of the group already found there, if any: a file the layout of a
+    Claude Code group places in it (a sub-agent's) is of it, told without a read (a third of a folder's files),
+    when it is a plain file with lines (else it is told as any other: refused, or empty)."""
+    if grouped is not None and (placed := claude_code_layout.placed_member(path)) is not None:
+        if grouped(placed["folder"], placed["session"]) is CLAUDE_CODE and _plain_with_lines(path):
+            return CLAUDE_CODE, "", placed
     if ai_agent.is_snapshot_name(path):
         record, why = ai_agent.read_record(path, inside)
         if isinstance(record, dict) and AI_AGENT.looks_like(record):
@@ -102,6 +109,15 @@ def classify(path: str, inside: str | None) -> tuple[Format, str, dict | None]:
     if fmt.member_of is not None:
         return fmt, "", fmt.member_of(path, record)
     return fmt, "", None
+
+
+def _plain_with_lines(path: str) -> bool:
+    """A regular file, not a symlink, not empty (the reader opens it through safe_open all the same)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_size > 0
 
 
 _LAYOUTS = {CLAUDE_CODE: claude_code_layout, CODEX: codex, GEMINI: gemini}  # formats whose sessions span files laid out beside the main one

@@ -31,12 +31,14 @@ _FOLDER_READ_KINDS = ("permission_denied", "unreadable_folder", "too_deep_folder
                       "damaged_database")
 
 
-def something_at(path: str) -> bool:
-    """Whether anything but a folder is at `path` (a symlink leading nowhere is nothing)."""
+def file_stat(path: str) -> os.stat_result | None:
+    """The stat of what is at `path` when it is anything but a folder; else None (a symlink leading nowhere is
+    nothing)."""
     try:
-        return not stat.S_ISDIR(os.stat(path).st_mode)
+        found = os.stat(path)
     except (OSError, ValueError):
-        return False
+        return None
+    return None if stat.S_ISDIR(found.st_mode) else found
 
 
 class Folders:

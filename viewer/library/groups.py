@@ -33,7 +33,8 @@ class Groups:
         self._groups: dict[tuple[str, str], SessionIndex] = {}  # (folder, session id) -> a multi-file session
         self._readers: dict[str, object] = {}  # path of a group's file -> its reader (reading.reader_for)
         self._notes: dict[str, dict] = {}  # project folder -> what its sessions said of each other (Normalizer.take)
-        self._deferred: set[tuple[str, str]] | None = None  # groups to read once a scan has found all their files
+        # groups to read once a scan has found all their files -> the last write of their files, as each was found
+        self._deferred: dict[tuple[str, str], int] | None = None
         self._lost: weakref.WeakSet = weakref.WeakSet()  # sleeping sessions that could not be woken: read again
         self._cache_tried: weakref.WeakSet = weakref.WeakSet()  # groups looked up in the cache (`_kept`)
         self.pool = None  # the worker processes that read groups (read_pool.ReadPool; its runtime's), if any
@@ -41,6 +42,11 @@ class Groups:
     def at(self, key: tuple[str, str]) -> SessionIndex | None:
         """The group of (folder, session id), if it is still one (gone if its only file could not be read)."""
         return self._groups.get(key)
+
+    def format_at(self, folder: str, session: str) -> formats.Format | None:
+        """The format of the group of (folder, session id), if there is one."""
+        group = self._groups.get((folder, session))
+        return group.format if group is not None else None
 
     def all(self) -> list[SessionIndex]:
         """Every group now (a copy)."""
@@ -59,7 +65,7 @@ class Groups:
         when the outermost of these ends (a scan, or a file opened with the other files of its session)."""
         outer = self._deferred is None
         if outer:
-            self._deferred = set()
+            self._deferred = {}
         try:
             yield
         finally:
@@ -75,16 +81,11 @@ class Groups:
                 if deferred and self._library.cache is not None:
                     self._library.cache.flush()  # the groups just read and kept, written together
 
-    def _newest_first(self, keys) -> list:
-        """Groups by the last write of their files, newest first: the sessions worked in last are read (and so
-        searchable) first, not last, in a folder of thousands."""
-        def written(key) -> int:
-            newest = 0
-            for path in self._groups[key].members if key in self._groups else ():
-                with contextlib.suppress(OSError):
-                    newest = max(newest, os.stat(path).st_mtime_ns)
-            return newest
-        return sorted(keys, key=lambda key: (-written(key), key))
+    @staticmethod
+    def _newest_first(deferred: dict) -> list:
+        """Groups by the last write of their files (as the walk found them: no stat again), newest first: the sessions
+        worked in last are read (and so searchable) first, not last, in a folder of thousands."""
+        return sorted(deferred, key=lambda key: (-deferred[key], key))
 
     def sidecar_changed(self, path: str) -> None:
         """A sub-agent's `.meta.json` written after its file: its session looks again (a flush, no new lines; a
@@ -96,8 +97,9 @@ class Groups:
             session.ingest_records([])
             self._library.changed()  # its tree may have changed (a parent found): pages and background work look again
 
-    def join(self, path: str, fmt: formats.Format, member: dict) -> None:
-        """One file of a multi-file session (Claude Code: main file, sub-agent files)."""
+    def join(self, path: str, fmt: formats.Format, member: dict, written: int = 0) -> None:
+        """One file of a multi-file session (Claude Code: main file, sub-agent files); `written`: its last write
+        (st_mtime_ns), which orders the groups a scan reads."""
         library = self._library
         key = (member["folder"], member["session"])
         session = self._groups.get(key)
@@ -119,7 +121,7 @@ class Groups:
         library.place(path, session)
         self._readers[path] = library.reader(path)
         if self._deferred is not None:
-            self._deferred.add(key)
+            self._deferred[key] = max(self._deferred.get(key, 0), written)
             if self.pool is not None:
                 self.pool.expect(len(self._deferred))
         else:

@@ -29,7 +29,7 @@ from viewer.search.folder_words import FolderWords
 from viewer.store import folder_cache
 from viewer.store.session_cache import SessionCache
 
-from .folders import Folders, something_at
+from .folders import Folders, file_stat
 from .groups import Groups
 from .reading import not_read_yet, read_so_far, reader_for
 from .stores import Stores
@@ -128,17 +128,17 @@ class Library:
         if not self.is_session_file(path):
             self.groups.sidecar_changed(path)
             return
-        if not something_at(path):
+        if (found := file_stat(path)) is None:  # nothing there, or a folder
             self.forget(path)
             return
         try:
-            self._refresh(path)
+            self._refresh(path, found.st_mtime_ns)
         except formats.NOT_READABLE as error:
             self.refuse(refused_path(error, path), error)
         except FileNotFoundError:  # gone while it was looked at
             self.forget(path)
 
-    def _refresh(self, path: str) -> None:
+    def _refresh(self, path: str, written: int) -> None:
         session = self._by_path.get(path)
         if session is not None and session.format is formats.NOT_READ:  # listed unread: readable now?
             os.close(open_regular(path, self.inside))  # raises while it is not
@@ -157,7 +157,7 @@ class Library:
         if new:
             fmt, reason, group = self._classify(path)
             if group is not None:
-                self.groups.join(path, fmt, group)
+                self.groups.join(path, fmt, group, written)
                 return
             session = self._session_of(path, fmt, reason)
             self._tailers[path] = self.reader(path, self.host.tuning.batch_bytes)
@@ -206,7 +206,7 @@ class Library:
         reads its folder's entry and the file is as it was (folder_cache)."""
         listed = self.cache.listed if self.cache is not None else None
         known = listed.classified(path) if listed is not None else None
-        return known if known is not None else detect.classify(path, self.inside)
+        return known if known is not None else detect.classify(path, self.inside, self.groups.format_at)
 
     def _kept(self, path: str, session: SessionIndex) -> SessionIndex:
         """The session as the cache kept it (its tailer set to read what came after), else `session`."""
