@@ -2,7 +2,7 @@
 and an empty cache reads every file, then background steps run until none is left (search indexes, facets, the
 cache written). CPU by process_time, so another busy process on the machine barely moves it; the worker processes' apart.
 
-    .venv/bin/python benchmarks/cold_read.py FOLDER [--repo CHECKOUT]     # CHECKOUT: another version to time
+    .venv/bin/python benchmarks/cold_read.py FOLDER [--repo CHECKOUT] [--read-workers N]   # CHECKOUT: another version
 
 Alternate checkouts (`--repo`) in one loop to compare them; under `py-spy record -- ...` it shows where that CPU goes.
 """
@@ -21,14 +21,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder")
     parser.add_argument("--repo", default=str(Path(__file__).resolve().parent.parent), help="the checkout to time")
+    parser.add_argument("--read-workers", type=int, default=None, help="worker processes reading sessions (0: all "
+                        "read in this process; default: the app's)")
     args = parser.parse_args()
     sys.path.insert(0, args.repo)
+    from viewer.core.tuning import Tuning
     from viewer.library import background
     from viewer.library.runtime import Runtime
 
     with tempfile.TemporaryDirectory(prefix="cold-read-") as cache:
         cpu, wall = time.process_time(), time.perf_counter()
-        runtime = Runtime(args.folder, watch=False, cache_dir=cache)
+        runtime = Runtime(args.folder, watch=False, cache_dir=cache, tuning=Tuning(read_workers=args.read_workers))
         scanned = time.process_time()
         library, steps = runtime.library, 0
         while True:

@@ -2,7 +2,7 @@
 process_time as it runs (a part called inside another is counted in its own, not twice). py-spy samples wall time:
 on a busy machine a read waiting on the disk or a process waiting for a core is sampled too; these are CPU seconds.
 
-    .venv/bin/python benchmarks/cold_read_parts.py FOLDER [--repo CHECKOUT]     # CHECKOUT: another version to time
+    .venv/bin/python benchmarks/cold_read_parts.py FOLDER [--repo CHECKOUT] [--read-workers N]
 
 Alternate checkouts (`--repo`) in one loop to compare them.
 """
@@ -67,6 +67,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder")
     parser.add_argument("--repo", default=str(Path(__file__).resolve().parent.parent), help="the checkout to time")
+    parser.add_argument("--read-workers", type=int, default=None, help="as cold_read.py's")
     args = parser.parse_args()
     sys.path.insert(0, args.repo)  # the parts wrapped are the checkout's, which cold_read then reads with
     clock = Clock()
