@@ -9,22 +9,15 @@ Alternate checkouts (`--repo`) in one loop to compare them; under `py-spy record
 
 from __future__ import annotations
 
-import argparse
 import resource
-import sys
 import tempfile
 import time
-from pathlib import Path
+
+import timing
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folder")
-    parser.add_argument("--repo", default=str(Path(__file__).resolve().parent.parent), help="the checkout to time")
-    parser.add_argument("--read-workers", type=int, default=None, help="worker processes reading sessions (0: all "
-                        "read in this process; default: the app's)")
-    args = parser.parse_args()
-    sys.path.insert(0, args.repo)
+    args = timing.folder_in_checkout(__doc__, read_workers=True)  # 0: every session read in this process
     from viewer.core.tuning import Tuning
     from viewer.library import background
     from viewer.library.runtime import Runtime

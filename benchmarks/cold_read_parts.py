@@ -9,13 +9,11 @@ Alternate checkouts (`--repo`) in one loop to compare them.
 
 from __future__ import annotations
 
-import argparse
 import importlib
-import sys
 import time
-from pathlib import Path
 
 import cold_read
+import timing
 
 # (module, function or Class.method, part): where each part's code starts
 PARTS = [
@@ -64,12 +62,8 @@ class Clock:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folder")
-    parser.add_argument("--repo", default=str(Path(__file__).resolve().parent.parent), help="the checkout to time")
-    parser.add_argument("--read-workers", type=int, default=None, help="as cold_read.py's")
-    args = parser.parse_args()
-    sys.path.insert(0, args.repo)  # the parts wrapped are the checkout's, which cold_read then reads with
+    # the parts wrapped are the checkout's, which cold_read then reads with
+    timing.folder_in_checkout(__doc__, read_workers=True)
     clock = Clock()
     clock.wrap()
     cpu = time.process_time()

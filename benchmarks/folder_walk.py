@@ -13,7 +13,6 @@ Measures `Library.scan()` (the library alone, no server) on
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import time

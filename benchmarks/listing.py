@@ -9,24 +9,19 @@ of a cold start of 20,000 sessions, before the first is read. Alternate checkout
 
 from __future__ import annotations
 
-import argparse
 import resource
-import sys
 import tempfile
 import time
-from pathlib import Path
+
+import timing
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folder")
-    parser.add_argument("--repo", default=str(Path(__file__).resolve().parent.parent), help="the checkout to time")
-    args = parser.parse_args()
-    sys.path.insert(0, args.repo)
+    args = timing.folder_in_checkout(__doc__)
     from viewer.library import groups
     from viewer.web.app import close_app, create_app
 
-    groups.Groups.read = lambda self, session: None  # listed, never read
+    groups.Groups.read = lambda self, *read: None  # listed, never read
     with tempfile.TemporaryDirectory(prefix="listing-") as cache:
         cpu = time.process_time()
         app = create_app(args.folder, watch=False, cache_dir=cache)

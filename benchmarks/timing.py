@@ -3,9 +3,12 @@ on a machine others are loading, the wall-clock time is what a person waits)."""
 
 from __future__ import annotations
 
+import argparse
 import statistics
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 
 def median_time(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
@@ -20,10 +23,22 @@ def median_time(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
 
 def arguments(doc: str, events: int, agents: int):
     """The command line of a benchmark on a generated session: --events, --agents and --repeat."""
-    import argparse
-
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--events", type=int, default=events)
     parser.add_argument("--agents", type=int, default=agents)
     parser.add_argument("--repeat", type=int, default=5)
     return parser.parse_args()
+
+
+def folder_in_checkout(doc: str, read_workers: bool = False) -> argparse.Namespace:
+    """The command line of a benchmark on a folder: FOLDER and --repo, the checkout whose code it times (put first
+    on the path, so that what it imports next is that checkout's); with `read_workers`, --read-workers N too."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("folder")
+    parser.add_argument("--repo", default=str(Path(__file__).resolve().parent.parent), help="the checkout to time")
+    if read_workers:
+        parser.add_argument("--read-workers", type=int, default=None, help="worker processes reading sessions (0: "
+                            "every session read in this process; default: the app's)")
+    args = parser.parse_args()
+    sys.path.insert(0, args.repo)
+    return args

@@ -309,3 +309,14 @@ def test_cold_read_reads_in_its_own_process_alone_with_no_read_workers(tmp_path)
         assert result.returncode == 0, result.stderr
         read_by_workers[workers] = int(result.stdout.rsplit(" sessions read by them", 1)[0].rsplit(" ", 1)[-1])
     assert read_by_workers[0] == 0 and read_by_workers[1] > 0
+
+
+def test_listing_lists_every_session_of_a_folder_without_reading_one(tmp_path):
+    """`listing.py FOLDER`: the walk alone, every group listed and none read, then the list's answers timed."""
+    from claude_projects import generate
+
+    folder = generate(tmp_path, sessions=12, projects=2)["projects_folder"]
+    result = subprocess.run([sys.executable, str(REPO / "benchmarks" / "listing.py"), str(folder)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert f"{REPO}: 12 listed; walk " in result.stdout and "/api/sessions " in result.stdout

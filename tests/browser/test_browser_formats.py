@@ -116,10 +116,10 @@ def test_a_claude_code_response_growing_live_is_redrawn_in_place(formats_server,
     page.evaluate("window.__notReloaded = true")
     page.locator("#av-poller").wait_for(state="attached")
     write_events(path, [line("g1", {"type": "text", "text": "Now the changelog."})], mode="a")
-    expect(page.locator('[id="g1"]')).to_contain_text("Now the changelog.")
+    expect(page.locator('[id="g1"]')).to_contain_text("Now the changelog.", timeout=10_000)  # a watcher, a poll, a swap
     write_events(path, [line("g2", {"type": "tool_use", "id": "toolu_G", "name": "Edit",
                                     "input": {"file_path": "CHANGELOG.md"}})], mode="a")
-    expect(page.locator('[id="g1"] .call .tool')).to_have_text("Edit")
+    expect(page.locator('[id="g1"] .call .tool')).to_have_text("Edit", timeout=10_000)
     assert page.locator('[id="g1"]').count() == 1
     assert page.evaluate("window.__notReloaded") is True
 

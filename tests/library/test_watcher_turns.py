@@ -8,6 +8,7 @@ import statistics
 import os
 import time
 import urllib.request
+from contextlib import contextmanager
 
 from conftest import serve, wait_for, write_events
 from events import cut_chain, make_chain
@@ -146,13 +147,22 @@ class FailsOnce(Library):
         return super().refresh(path)
 
 
-def test_the_ingest_thread_outlives_what_kills_a_thread(tmp_path):
-    write_events(tmp_path / "b.jsonl", [{"message_id": "b1", "event_type": "transcript_entry", "agent_id": "agent_b",
-                                         "role": "user", "content": "first"}])
-    library = FailsOnce(tmp_path)
+@contextmanager
+def watching(folder, library_class):
+    """A watched folder of one session (b, one event): (its library of `library_class`, its started Watcher)."""
+    write_events(folder / "b.jsonl", [{"message_id": "b1", "event_type": "transcript_entry", "agent_id": "agent_b",
+                                       "role": "user", "content": "first"}])
+    library = library_class(folder)
     watcher = Watcher(library).start()
     try:
         assert watcher.ready.wait(10)
+        yield library, watcher
+    finally:
+        watcher.stop()
+
+
+def test_the_ingest_thread_outlives_what_kills_a_thread(tmp_path):
+    with watching(tmp_path, FailsOnce) as (library, watcher):
         library.failure = SystemExit("a library that exits")  # not an Exception: ends the thread it is raised in
         write_events(tmp_path / "boom.jsonl", [{"message_id": "x", "event_type": "agent_created", "agent_id": "x"}])
         wait_for(lambda: not watcher._thread.is_alive(), timeout=30)
@@ -161,8 +171,6 @@ def test_the_ingest_thread_outlives_what_kills_a_thread(tmp_path):
         wait_for(lambda: library.get("b") is not None and library.get("b").count == 2, timeout=30)
         assert "ingest_restarted" in {p.kind for p in library.problems}
         wait_for(lambda: library.get("boom") is not None, timeout=30)  # read on the new thread's first scan (after b)
-    finally:
-        watcher.stop()
 
 
 class SlowWalk(Library):
@@ -180,23 +188,15 @@ class SlowWalk(Library):
 def test_the_folder_is_walked_as_seldom_as_keeps_its_walks_to_a_small_share_of_a_core(tmp_path):
     from viewer.library.watcher import SWEEP_AT_MOST, SWEEP_EVERY, SWEEP_SHARE
 
-    write_events(tmp_path / "b.jsonl", [{"message_id": "b1", "event_type": "transcript_entry", "agent_id": "agent_b",
-                                         "role": "user", "content": "first"}])
-    library = SlowWalk(tmp_path)
-    watcher = Watcher(library).start()
+    with watching(tmp_path, SlowWalk) as (library, watcher):
+        def walk_now(burn, then):
+            """Make a walk due that costs `burn` s of CPU; `then(wait)`: what the wait after it must be."""
+            library.burn = burn
+            watcher._last_walk = -SWEEP_AT_MOST  # due: the ingest thread walks at its next look
+            watcher.mark(str(tmp_path / "b.jsonl"))
+            wait_for(lambda: watcher._last_walk > 0 and then(watcher._sweep_every), timeout=30)
 
-    def walk_now(burn, then):
-        """Make a walk due that costs `burn` s of CPU; `then(wait)`: what the wait after it must be."""
-        library.burn = burn
-        watcher._last_walk = -SWEEP_AT_MOST  # due: the ingest thread walks at its next look
-        watcher.mark(str(tmp_path / "b.jsonl"))
-        wait_for(lambda: watcher._last_walk > 0 and then(watcher._sweep_every), timeout=30)
-
-    try:
-        assert watcher.ready.wait(10)
         assert watcher._sweep_every == SWEEP_EVERY  # a small folder's first scan costs little: the usual wait
         walk_now(0.3, lambda wait: 0.3 / SWEEP_SHARE <= wait < SWEEP_AT_MOST)  # 0.3 s of CPU: 30 s or more to the next
         walk_now(SWEEP_AT_MOST * SWEEP_SHARE + 0.5, lambda wait: wait == SWEEP_AT_MOST)  # never longer than that
         walk_now(0.0, lambda wait: wait == SWEEP_EVERY)
-    finally:
-        watcher.stop()

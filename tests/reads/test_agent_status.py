@@ -109,3 +109,82 @@ def test_a_poll_swaps_in_the_status_of_a_sub_agent_whose_call_was_just_answered(
     for url in (f"/s/{SID}/poll/tree?after={cursor}", f"/s/{SID}/poll/agent?agent=agent-ab12&after={cursor}"):
         swapped = [s for s in parse(client.get(url).data).find_all("span") if s.attrs.get("id", "").startswith("av-status-")]
         assert [(s.text, s.attrs.get("hx-swap-oob")) for s in swapped] == [("done", "true")], url
+
+
+def test_a_poll_swaps_in_only_the_sub_agents_answered_since_its_cursor(tmp_path):
+    """Two sub-agents: the first answered before the cursor, the second after it, beside a result of a call that
+    created nobody. Only the second is swapped in."""
+    project = tmp_path / "-home-dev-app"
+    main = Transcript(SESSION, "mn")
+    main.user("Audit the parser")
+    main.response("msg_1", [SPAWN])
+    main.response("msg_2", [{**SPAWN, "id": "toolu_B", "input": {**SPAWN["input"], "description": "Lint"}}])
+    main.n = 20
+    main.result("toolu_A", "parse() and lex()")
+    main.write(project / f"{SESSION}.jsonl")
+    subagents = project / SESSION / "subagents"
+    for agent, call in (("ab12", "toolu_A"), ("cd34", "toolu_B")):
+        sub = Transcript(SESSION, f"s{agent}")
+        sub.n = 10
+        sub.user(f"Work {agent}", isSidechain=True, agentId=agent)
+        sub.write(subagents / f"agent-{agent}.jsonl")
+        (subagents / f"agent-{agent}.meta.json").write_text(json.dumps({"agentType": "Explore", "toolUseId": call}))
+    app = create_app(tmp_path, watch=False)
+    client = app.test_client()
+    assert {a: s for a, s in statuses(client).items() if s} == {"agent-ab12": "done", "agent-cd34": "running"}
+    cursor = client.get(f"/api/sessions/{SID}").get_json()["cursor"]
+    later = Transcript(SESSION, "lt")
+    later.n = 30
+    later.response("msg_3", [{"type": "tool_use", "id": "toolu_C", "name": "Bash", "input": {"command": "ls"}}])
+    later.result("toolu_C", "src tests")
+    later.result("toolu_B", "no warnings")
+    with (project / f"{SESSION}.jsonl").open("a") as f:
+        f.write(later.text())
+    app.extensions["agentview"].library.scan()
+    ordinals = {a["agent_id"]: a["ordinal"] for a in client.get(f"/api/sessions/{SID}").get_json()["agents"]}
+    swapped = [(s.attrs["id"], s.text) for s in parse(client.get(f"/s/{SID}/poll/tree?after={cursor}").data)
+               .find_all("span") if s.attrs.get("id", "").startswith("av-status-")]
+    assert swapped == [(f"av-status-{ordinals['agent-cd34']}", "done")]
+
+
+def test_a_page_drawn_while_its_sub_agent_ran_is_told_once_the_session_ends(tmp_path):
+    """The end comes with no event (an hour of quiet; a second here): a page drawn before it polls with ?ended=0,
+    and its next poll swaps the sub-agent's status to stopped, then polls with ?ended=1 and hears nothing more."""
+    from viewer.core.tuning import Tuning
+
+    write_team(tmp_path)
+    drawn = time.time()
+    app = create_app(tmp_path, watch=False, tuning=Tuning(settle_after=1.0))
+    client = app.test_client()
+    pages = {"tree": f"/s/{SID}", "rail": f"/s/{SID}/agents/main"}
+    polls = {name: parse(client.get(url).data).by_id("av-poller").attrs["hx-get"] for name, url in pages.items()}
+    assert shown(client, pages["tree"], "av-tree") == {"agent-ab12": "running"}
+    assert all("ended=0" in poll for poll in polls.values()), polls
+    assert [client.get(poll).status_code for poll in polls.values()] == [204, 204]  # not ended yet: nothing new
+    time.sleep(max(0.0, drawn + 1.2 - time.time()))
+    for name, poll in polls.items():
+        answer = parse(client.get(poll).data)
+        swapped = [(s.text, s.attrs.get("hx-swap-oob")) for s in answer.find_all("span")
+                   if s.attrs.get("id", "").startswith("av-status-")]
+        assert swapped == [("stopped", "true")], name
+        following = answer.by_id("av-poller").attrs["hx-get"]
+        assert "ended=1" in following and client.get(following).status_code == 204, name
+
+
+def test_a_page_drawn_before_the_session_ended_is_told_its_unanswered_call_failed(tmp_path):
+    """A call left without a result counts as a failure once the session ends: the page's next poll swaps in its
+    agent's new failure count."""
+    from viewer.core.tuning import Tuning
+
+    write_events(tmp_path / "run.jsonl", [created("m0", "root"), say("m1", "root", "go"),
+                                          calls("m2", "root", tool_call("c1", "fetch")),
+                                          result("m3", "root", "c1", "Error: 503", name="fetch"),
+                                          calls("m4", "root", tool_call("c2", "fetch"))])
+    drawn = time.time()
+    client = create_app(tmp_path, watch=False, tuning=Tuning(settle_after=1.0)).test_client()
+    page = parse(client.get("/s/run").data)
+    ordinal = client.get("/api/sessions/run").get_json()["agents"][0]["ordinal"]
+    assert "1 failed" in page.by_id(f"av-failures-{ordinal}").text
+    time.sleep(max(0.0, drawn + 1.2 - time.time()))
+    swapped = parse(client.get(page.by_id("av-poller").attrs["hx-get"]).data).by_id(f"av-failures-{ordinal}")
+    assert swapped.attrs.get("hx-swap-oob") == "true" and "2 failed" in swapped.text

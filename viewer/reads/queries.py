@@ -27,14 +27,21 @@ def spawning_index(s: SessionIndex, agent: AgentNode, event: Event) -> int:
     return model.tool_calls(event).index(call) if call else 0
 
 
-def created_by(s: SessionIndex, agent: AgentNode) -> dict | None:
-    """The spawning tool call: its message, name and a summary of its arguments."""
+def creating_call(s: SessionIndex, agent: AgentNode) -> tuple[int | None, model.LoggedCall | None]:
+    """(where the message that created the agent is, or None; which of its calls created it, or None)."""
+    position = s.by_id.get(agent.cause) if agent.cause is not None else None
+    return position, (spawning_call(s, agent, s.events[position]) if position is not None else None)
+
+
+def created_by(s: SessionIndex, agent: AgentNode, creating: tuple | None = None) -> dict | None:
+    """The spawning tool call: its message, name and a summary of its arguments (`creating`: creating_call's
+    answer, when the caller has it)."""
     if agent.cause is None:
         return None
-    event = s.event(agent.cause)
-    if event is None:
+    position, call = creating or creating_call(s, agent)
+    if position is None:
         return {"message_id": agent.cause, "missing": True}
-    call = spawning_call(s, agent, event)
+    event = s.events[position]
     return {
         "message_id": agent.cause,
         "agent_id": event["agent_id"],
@@ -56,13 +63,12 @@ STATUS_MEANINGS = {RUNNING: "its creating call has no result yet", DONE: "its cr
                    STOPPED: "the session ended before its result came"}
 
 
-def agent_status(s: SessionIndex, agent: AgentNode) -> tuple[str | None, int]:
-    """(the agent's status or None, where its creating call's result is: -1 when it has none). The caller holds
-    the lock."""
+def agent_status(s: SessionIndex, agent: AgentNode, creating: tuple | None = None) -> tuple[str | None, int]:
+    """(the agent's status or None, where its creating call's result is: -1 when it has none). `creating`:
+    creating_call's answer, when the caller has it. The caller holds the lock."""
     if agent.cause is None or not s.format.spawns_answered_at_end:
         return None, -1
-    position = s.by_id.get(agent.cause)
-    call = spawning_call(s, agent, s.events[position]) if position is not None else None
+    position, call = creating or creating_call(s, agent)
     if call is None or not call.id:
         return None, -1
     results = s.result_positions_for_call(position, call.id)
@@ -85,20 +91,32 @@ def agent_statuses(s: SessionIndex) -> dict[str, str]:
 
 def statuses_answered_since(s: SessionIndex, touched, after: int) -> list[tuple[int, str]]:
     """(ordinal, status) of the sub-agents of the `touched` agents whose creating call got its result at or after
-    position `after`: what a live poll swaps in. The caller holds the lock."""
+    position `after`: what a live poll swaps in. Only the results logged since are looked at, so a parent of
+    hundreds of sub-agents costs a poll what its new entries cost. The caller holds the lock."""
     if not s.format.spawns_answered_at_end:
         return []
-    agents, changed = s.agents, []
+    agents, events, changed, seen = s.agents, s.events, [], set()
     for parent in touched:
-        for child in agents[parent].children if parent in agents else ():
-            now, answered_at = agent_status(s, agents[child])
-            if now is not None and answered_at >= after:
-                changed.append((agents[child].ordinal, now))
+        entries = agents[parent].entries if parent in agents else ()
+        for position in entries[bisect_left(entries, after):]:
+            if not model.is_tool_result(events[position]):
+                continue
+            call_at = s.call_position_for_result(position)
+            message_id = events[call_at].get("message_id") if call_at is not None else None
+            for child in s.spawned.get(message_id, ()) if message_id is not None else ():
+                agent = agents.get(child)
+                if agent is None or child in seen:
+                    continue
+                now, answered_at = agent_status(s, agent)
+                if now is not None and answered_at == position:
+                    seen.add(child)
+                    changed.append((agent.ordinal, now))
     return changed
 
 
 def agent_summary(s: SessionIndex, agent: AgentNode) -> dict:
     parent = s.agents.get(agent.parent_id) if agent.parent_id else None
+    creating = creating_call(s, agent)
     return {
         "agent_id": agent.agent_id,
         "name": agent.display_name,
@@ -107,8 +125,8 @@ def agent_summary(s: SessionIndex, agent: AgentNode) -> dict:
         "entries": len(agent.entries),
         "implicit": agent.implicit,
         "flags": list(agent.flags),
-        "created_by": created_by(s, agent),
-        "status": agent_status(s, agent)[0],  # running, done, failed, stopped, or None
+        "created_by": created_by(s, agent, creating),
+        "status": agent_status(s, agent, creating)[0],  # running, done, failed, stopped, or None
         "ordinal": agent.ordinal,
         "parent_ordinal": parent.ordinal if parent else None,
     }

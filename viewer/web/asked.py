@@ -12,6 +12,7 @@ from flask import abort, g, has_request_context, redirect, request, url_for
 from werkzeug.exceptions import HTTPException, NotFound, ServiceUnavailable
 
 from viewer.core import cursor
+from viewer.index import failed
 from viewer.index.session_index import SessionIndex
 from viewer.reads.asof import snapshot
 from viewer.reads.filters import is_on
@@ -87,6 +88,18 @@ def search_after_arg() -> str | None:
 
 def flag_arg(name: str) -> bool:
     return is_on(request.args.get(name))
+
+
+def ended(s) -> int:
+    """What a poll's URL carries as ?ended=: 1 once the session has ended (failed.finished), else 0. An end comes
+    with no event, after an hour of quiet: its sub-agents still running stop, its calls left unanswered fail."""
+    return 1 if failed.finished(s) else 0
+
+
+def ended_since(s) -> bool:
+    """Whether the session ended after the page polling was drawn (?ended=0): its rail's statuses and failures are
+    swapped in anew (tree_outline.changed_sums)."""
+    return request.args.get("ended") == "0" and failed.finished(s)
 
 
 def agent_list_arg() -> list[str]:

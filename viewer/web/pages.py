@@ -12,7 +12,7 @@ from viewer.reads import costs, dialogs, failures, live_updates, queries
 from viewer.reads.filters import EntryFilter
 
 from . import resource_views, shapes, tree_outline
-from .asked import agent_list_arg, agent_or_404, flag_arg, int_arg, session_or_404
+from .asked import agent_list_arg, agent_or_404, ended, ended_since, flag_arg, int_arg, session_or_404
 from .polling import answered_on, poll_session
 from .render import agent_urls, folder_problems, page_or_twin, path_urls, session_row, session_rows
 from .resource_views import agent_poll_url, dialog_poll_url, mark_rewound
@@ -123,14 +123,16 @@ def poll_tree(session_id):
         if flag_arg("empty"):  # the page said "no readable events": it has none of the parts to grow, so it reloads
             return Response(status=200, headers={"HX-Refresh": "true"})
         updates = live_updates.tree_updates(s, after)
-        _, sums = tree_outline.changed_sums(s, updates["counts"], after)  # their responses, or their sub-agents', were priced
+        # their responses, or their sub-agents', were priced; or the session ended
+        _, sums = tree_outline.changed_sums(s, updates["counts"], after, ended_since(s))
         drawn = updates["appeared"] + updates["moved"]
         if drawn:
             summed = tree_outline.sums(s)
             for row in drawn + [r for row in drawn for r in row.get("subtree") or ()]:  # with their cost, failures
                 row["cost"], row["failures"] = summed.costs.get(row["agent_id"]), summed.failures.get(row["agent_id"])
         context = dict(session=session_row(s), updates=updates, problems=len(s.problems), **sums,
-                       poll=url_for("pages.poll_tree", session_id=s.id, after=s.cursor, problems=len(s.problems)))
+                       poll=url_for("pages.poll_tree", session_id=s.id, after=s.cursor, problems=len(s.problems),
+                                    ended=ended(s)))
     context["reading"] = library().progress_of(s.path)  # outside the session's lock, as above
     return render_template("_tree_poll.html", **context)
 
@@ -148,11 +150,11 @@ def poll_agent(session_id):
             return Response(status=200, headers={"HX-Refresh": "true"})
         shown = queries.subtree(s, agent_id) if include_subagents else [agent_id]
         changed = live_updates.count_updates(s, after)  # the rail's counts
-        summed, sums = tree_outline.changed_sums(s, changed["counts"], after)  # the rail's costs and failures
+        summed, sums = tree_outline.changed_sums(s, changed["counts"], after, ended_since(s))  # the rail's sums
         header = _failures_header(s, agent_id) if agent_id in summed else {}  # its sub-agents' count in its header
         if _nothing_new_for(s, shown + s.agents[agent_id].children, after):  # its calls show their agents' facts
             # Other agents wrote: the page moves its cursor on and its rail counts them; nothing else is built.
-            poll = agent_poll_url(s.id, agent_id, include_subagents, filters, s.cursor, flag_arg("paged"))
+            poll = agent_poll_url(s, agent_id, include_subagents, filters, s.cursor, flag_arg("paged"))
             return render_template("_poller_only.html", poll=poll, changed=changed, session={"id": s.id},  # its links
                                    agent_id=agent_id, **sums, **header)
         updates = live_updates.perspective_updates(s, agent_id, include_subagents, after, filters)
@@ -168,7 +170,7 @@ def poll_agent(session_id):
                        agent=queries.agent_summary(s, s.agents[agent_id]),
                        children=[queries.agent_summary(s, s.agents[c]) for c in s.agents[agent_id].children],
                        changed=changed, agent_tree=_rail_redrawn(s, agent_id, after), **sums, **header,
-                       poll=agent_poll_url(s.id, agent_id, include_subagents, filters, cursor, paged))
+                       poll=agent_poll_url(s, agent_id, include_subagents, filters, cursor, paged))
     return render_template("_agent_poll.html", **context)
 
 

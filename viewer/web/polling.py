@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, render_template, request
 
-from .asked import cursor_arg, int_arg, locate
+from .asked import cursor_arg, ended_since, int_arg, locate
 
 
 class PollEnds(Exception):
@@ -24,7 +24,8 @@ def poll_session(session_id: str):
     (HX-Reswap: none; a poller that targets a whole chart would otherwise swap it for nothing). Renamed, or a
     cursor from before the file was replaced: HX-Refresh reloads the page (a renamed session's page redirects).
     Nothing new: 204, the cheap common case; a page showing the session's problem count says how many it shows
-    (?problems=N), and a problem found without an event (a line skipped) is news too.
+    (?problems=N), and a problem found without an event (a line skipped) is news too; so is the session's end since
+    a page drawn before it (?ended=0, see ended_since).
     """
     s, moved_to = locate(session_id)
     if moved_to is not None:
@@ -35,7 +36,8 @@ def poll_session(session_id: str):
     after = s.position_after(cursor_arg())
     if after is None:
         raise PollEnds(Response(status=200, headers={"HX-Refresh": "true"}))
-    if after == s.count and ("problems" not in request.args or int_arg("problems") == len(s.problems)):
+    if after == s.count and ("problems" not in request.args or int_arg("problems") == len(s.problems)) and \
+            not ended_since(s):
         raise PollEnds(Response(status=204))  # events only grow, so a later read under the lock still has these
     return s, after
 

@@ -17,7 +17,8 @@ from viewer.reads.filters import KINDS, EntryFilter, tool_choices
 
 from ..formats import ai_agent
 from . import shapes, tree_outline
-from .asked import agent_or_404, chosen_agents, flag_arg, int_arg, message_or_404, session_or_404, with_facets
+from .asked import (agent_or_404, chosen_agents, ended, flag_arg, int_arg, message_or_404, session_or_404,
+                    with_facets)
 from .render import agent_urls, answer, built, session_row, wants_json
 from .state import library, state
 from .url_cache import url_for
@@ -95,7 +96,7 @@ def _session_page(s, data: dict) -> dict:
                 failures=data["failures"],
                 usage=data["usage"], summary=data["format_summary"], outline=_outline(data["format_summary"]),
                 poll=url_for("pages.poll_tree", session_id=s.id, after=data["cursor"],
-                             problems=len(data["problems"]), empty=1 if not s.count else None))
+                             problems=len(data["problems"]), ended=ended(s), empty=1 if not s.count else None))
 
 
 def _outline(summary: dict | None) -> list[dict] | None:
@@ -138,15 +139,14 @@ def _agent_page(s, data: dict, positions, filters: EntryFilter, include_subagent
         neighbours=[(a, s.agents[a].display_name) if a else None for a in queries.agent_neighbours(s, agent_id)],
         usage=data["usage"], subtree_cost=costs.subtree_cost(s, agent_id) if data["children"] else None,
         agent_failures=summed.failures.get(agent_id), own_failures=summed.own_failures.get(agent_id),
-        poll=agent_poll_url(s.id, agent_id, include_subagents, filters, s.cursor, paged=view["total"] > size),
+        poll=agent_poll_url(s, agent_id, include_subagents, filters, s.cursor, paged=view["total"] > size),
     )
 
 
-def agent_poll_url(session_id: str, agent_id: str, include_subagents: bool, filters: EntryFilter,
-                   cursor: str, paged: bool) -> str:
+def agent_poll_url(s, agent_id: str, include_subagents: bool, filters: EntryFilter, cursor: str, paged: bool) -> str:
     """The agent page's live fragment after `cursor`. `paged`: the page shows pagers, whose numbers it updates."""
-    return url_for("pages.poll_agent", session_id=session_id, agent=agent_id, sub=1 if include_subagents else None,
-                   after=cursor, paged=1 if paged else None, **filters.args())
+    return url_for("pages.poll_agent", session_id=s.id, agent=agent_id, sub=1 if include_subagents else None,
+                   after=cursor, paged=1 if paged else None, ended=ended(s), **filters.args())
 
 
 def dialog(session_id):

@@ -57,17 +57,21 @@ def sums(s: SessionIndex) -> Sums:
     return cached
 
 
-def changed_sums(s: SessionIndex, touched, after: int) -> tuple[list[str], dict]:
+def changed_sums(s: SessionIndex, touched, after: int, ended: bool = False) -> tuple[list[str], dict]:
     """The agents whose sums may have changed since the `touched` agents logged entries at or after `after` (they
     and every agent above them), and their costs and failures as a rail's poll swaps them in (_tree_counts.html),
-    with the statuses of the sub-agents whose creating call was answered meanwhile. The caller holds the lock."""
-    changed = costs.with_ancestors(s, touched)
+    with the statuses of the sub-agents whose creating call was answered meanwhile. `ended`: the session ended
+    since the page was drawn (polling.ended_since), which may change every agent's failures and status. The caller
+    holds the lock."""
+    changed = list(s.agent_order) if ended else costs.with_ancestors(s, touched)
     if not changed:
         return changed, {"costs": [], "failures": [], "statuses": []}
     now, agents = sums(s), s.agents
+    statuses = ([(agents[a].ordinal, status) for a, status in now.statuses.items()] if ended
+                else queries.statuses_answered_since(s, touched, after))
     return changed, {"costs": [(agents[a].ordinal, now.costs[a]) for a in changed if a in now.costs],
                      "failures": [(agents[a].ordinal, a, now.failures.get(a)) for a in changed],
-                     "statuses": queries.statuses_answered_since(s, touched, after)}
+                     "statuses": statuses}
 
 
 def outline(s: SessionIndex) -> list[dict]:
