@@ -2,7 +2,7 @@
 and an empty cache reads every file, then background steps run until none is left (search indexes, facets, the
 cache written). CPU by process_time, so another busy process on the machine barely moves it; the worker processes' apart.
 
-    .venv/bin/python benchmarks/cold_read.py FOLDER [--repo CHECKOUT]     # CHECKOUT: another version to time
+    .venv/bin/python benchmarks/cold_read.py FOLDER [--repo CHECKOUT] [--read-workers N]   # CHECKOUT: another version
 
 Alternate checkouts (`--repo`) in one loop to compare them; under `py-spy record -- ...` it shows where that CPU goes.
 """
@@ -17,13 +17,14 @@ import timing
 
 
 def main() -> None:
-    args = timing.folder_in_checkout(__doc__)
+    args = timing.folder_in_checkout(__doc__, read_workers=True)  # 0: every session read in this process
+    from viewer.core.tuning import Tuning
     from viewer.library import background
     from viewer.library.runtime import Runtime
 
     with tempfile.TemporaryDirectory(prefix="cold-read-") as cache:
         cpu, wall = time.process_time(), time.perf_counter()
-        runtime = Runtime(args.folder, watch=False, cache_dir=cache)
+        runtime = Runtime(args.folder, watch=False, cache_dir=cache, tuning=Tuning(read_workers=args.read_workers))
         scanned = time.process_time()
         library, steps = runtime.library, 0
         while True:

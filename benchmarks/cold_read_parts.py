@@ -2,7 +2,7 @@
 process_time as it runs (a part called inside another is counted in its own, not twice). py-spy samples wall time:
 on a busy machine a read waiting on the disk or a process waiting for a core is sampled too; these are CPU seconds.
 
-    .venv/bin/python benchmarks/cold_read_parts.py FOLDER [--repo CHECKOUT]     # CHECKOUT: another version to time
+    .venv/bin/python benchmarks/cold_read_parts.py FOLDER [--repo CHECKOUT] [--read-workers N]
 
 Alternate checkouts (`--repo`) in one loop to compare them.
 """
@@ -62,7 +62,8 @@ class Clock:
 
 
 def main() -> None:
-    timing.folder_in_checkout(__doc__)  # the parts wrapped are the checkout's, which cold_read then reads with
+    # the parts wrapped are the checkout's, which cold_read then reads with
+    timing.folder_in_checkout(__doc__, read_workers=True)
     clock = Clock()
     clock.wrap()
     cpu = time.process_time()

@@ -30,12 +30,15 @@ def arguments(doc: str, events: int, agents: int):
     return parser.parse_args()
 
 
-def folder_in_checkout(doc: str) -> argparse.Namespace:
+def folder_in_checkout(doc: str, read_workers: bool = False) -> argparse.Namespace:
     """The command line of a benchmark on a folder: FOLDER and --repo, the checkout whose code it times (put first
-    on the path, so that what it imports next is that checkout's)."""
+    on the path, so that what it imports next is that checkout's); with `read_workers`, --read-workers N too."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("folder")
     parser.add_argument("--repo", default=str(Path(__file__).resolve().parent.parent), help="the checkout to time")
+    if read_workers:
+        parser.add_argument("--read-workers", type=int, default=None, help="worker processes reading sessions (0: "
+                            "every session read in this process; default: the app's)")
     args = parser.parse_args()
     sys.path.insert(0, args.repo)
     return args

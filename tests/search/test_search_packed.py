@@ -166,6 +166,16 @@ def test_a_session_that_settles_after_its_index_is_complete_is_packed_then(tmp_p
     assert hits(library) == before
 
 
+def test_two_byte_positions_keep_every_position_of_a_session_under_65536_events():
+    """Packed in 2 bytes each (each position's low half taken from the 4-byte ones): every bit of a position kept,
+    the top one too, and none taken from a neighbour's bytes."""
+    postings = {"a": array("i", [0, 1, 255, 256, 32767, 32768, 65534]), "b": array("i", [257, 65280, 65533])}
+    packed = PackedPostings.packed(postings, count=65535)
+    assert packed.positions.typecode == "H"
+    assert {t: list(p) for t, p in packed.items()} == {t: list(p) for t, p in postings.items()}
+    assert list(PackedPostings.packed({}, count=3).items()) == []
+
+
 @pytest.mark.parametrize("count", [5_000, 70_000])
 def test_many_tokens_of_every_length_pack_to_their_own_positions(count):
     """Each token's positions are cut from one run of them all: a token must get its own, whatever the lengths

@@ -13,6 +13,7 @@ from bisect import bisect_left
 from itertools import accumulate
 
 _EMPTY = array("i")
+_LOW = 0 if sys.byteorder == "little" else 1  # which 2-byte half of a 4-byte position is its low one
 
 
 class PackedPostings:
@@ -31,10 +32,10 @@ class PackedPostings:
         lists = list(map(postings.__getitem__, tokens))
         starts = array("I", [0])
         starts.extend(accumulate(map(len, lists)))
-        positions = array("i", b"".join(lists))
-        if count is not None and count < 65536:
-            positions = array("H", positions.tolist())
-        return cls(tokens, starts, positions)
+        joined = b"".join(lists)
+        if count is not None and count < 65536:  # each 4-byte position's low half (all it holds), not an int each
+            return cls(tokens, starts, array("H", memoryview(joined).cast("H")[_LOW::2].tobytes()))
+        return cls(tokens, starts, array("i", joined))
 
     def get(self, token: str, default=_EMPTY) -> array:
         at = bisect_left(self.tokens, token)
