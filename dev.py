@@ -40,6 +40,13 @@ def ensure_virtualenv() -> Path:
     return python
 
 
+def compile_sources(python: Path) -> None:
+    """Write the bytecode of the viewer's modules where it is missing or stale, as installing a package does: where
+    PYTHONDONTWRITEBYTECODE is set, every server, read worker and test server would compile them again at its
+    start (about 0.3 s of CPU each)."""
+    subprocess.check_call([python, "-m", "compileall", "-q", str(ROOT / "viewer")])
+
+
 def playwright_has_own_chromium() -> bool:
     cache = Path(os.environ.get("PLAYWRIGHT_BROWSERS_PATH", Path.home() / ".cache" / "ms-playwright"))
     return any(cache.glob("chromium*")) if cache.is_dir() else False
@@ -65,6 +72,7 @@ def main(argv: list[str]) -> int:
         return 2
     command, extra = argv[0], argv[1:]
     python = ensure_virtualenv()
+    compile_sources(python)
     os.chdir(ROOT)
     if command == "serve":
         args = [str(python), "-m", "viewer", "serve", "sample_sessions", "--port", "8000", *extra]

@@ -30,9 +30,19 @@ def arguments(doc: str, events: int, agents: int):
     return parser.parse_args()
 
 
+def compiled(repo: str | Path) -> None:
+    """Write the checkout's bytecode where it is missing or stale, as `dev.py` and an install do, so that checkouts
+    are timed alike (where PYTHONDONTWRITEBYTECODE is set, a process would otherwise compile every module it
+    imports at its start)."""
+    import subprocess
+
+    subprocess.check_call([sys.executable, "-m", "compileall", "-q", str(Path(repo) / "viewer")])
+
+
 def folder_in_checkout(doc: str, read_workers: bool = False) -> argparse.Namespace:
-    """The command line of a benchmark on a folder: FOLDER and --repo, the checkout whose code it times (put first
-    on the path, so that what it imports next is that checkout's); with `read_workers`, --read-workers N too."""
+    """The command line of a benchmark on a folder: FOLDER and --repo, the checkout whose code it times (compiled,
+    and put first on the path, so that what it imports next is that checkout's); with `read_workers`, --read-workers
+    N too."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("folder")
     parser.add_argument("--repo", default=str(Path(__file__).resolve().parent.parent), help="the checkout to time")
@@ -40,5 +50,6 @@ def folder_in_checkout(doc: str, read_workers: bool = False) -> argparse.Namespa
         parser.add_argument("--read-workers", type=int, default=None, help="worker processes reading sessions (0: "
                             "every session read in this process; default: the app's)")
     args = parser.parse_args()
+    compiled(args.repo)
     sys.path.insert(0, args.repo)
     return args

@@ -40,6 +40,7 @@ sys.path.insert(0, str(HERE))
 
 from claude_projects import generate  # noqa: E402
 from process_tree import Tree  # noqa: E402
+from timing import compiled  # noqa: E402
 
 REPO = HERE.parent
 TIMEOUT = 600
@@ -99,6 +100,7 @@ class Ours:
 
     def __init__(self, manifest: dict, cache: str, repo: Path = REPO) -> None:
         self.manifest, self.cache, self.repo = manifest, cache, repo
+        compiled(repo)  # as installed: no start compiles its modules, whatever PYTHONDONTWRITEBYTECODE says
 
     def start(self) -> tuple[Tree, Client]:
         env = {**os.environ, "XDG_CACHE_HOME": self.cache, "PYTHONPATH": str(self.repo)}
