@@ -88,6 +88,32 @@ def test_a_woken_session_takes_back_its_usage_totals_from_its_summary_instead_of
     assert listed(again) == listed(scanned(project))
 
 
+def agents_costs(library: Library) -> dict:
+    """Each session's usage per agent and its tree's costs, as its pages read them."""
+    from viewer.reads import costs
+
+    found = {}
+    for s in library.listing():
+        with s.lock:
+            found[s.id] = ({agent_id: usage.for_agent(s, agent_id) for agent_id in s.agents}, costs.tree_costs(s))
+    return found
+
+
+def test_a_woken_session_takes_back_each_agents_usage_totals_equal_to_those_summed_from_its_events(project, cache):
+    again = run(project, cache, settle=False)
+    for s in again.listing():
+        with s.lock:
+            s.agents  # woken
+            priced = {agent_id for agent_id, agent in s.agents.items() if agent.usage_entries}
+            assert len(priced) > 1 and priced <= set(s.usage_totals)  # kept, before any page asked for them
+            for agent_id in priced:
+                positions = s.agents[agent_id].usage_entries
+                kept, summed = s.usage_totals[agent_id], usage.Totals().add(s, positions)
+                assert kept.read == len(positions) and kept.priced_by == s.host.prices.key
+                assert (kept.as_dict(), kept.cost()) == (summed.as_dict(), summed.cost())
+    assert agents_costs(again) == agents_costs(scanned(project))
+
+
 def test_background_work_leaves_sleeping_sessions_asleep(project, cache):
     again = run(project, cache, settle=False)
     while background.step(again):
@@ -353,3 +379,4 @@ def test_a_sleeping_sessions_cost_read_at_other_prices_is_summed_again_at_them(p
     fresh = Library(project, host=Host(prices=prices))
     fresh.scan()
     assert listed(other) == listed(fresh) and asleep(other) == []
+    assert agents_costs(other) == agents_costs(fresh)  # its agents' kept totals are of the other prices too
