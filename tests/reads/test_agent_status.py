@@ -109,3 +109,19 @@ def test_a_poll_swaps_in_the_status_of_a_sub_agent_whose_call_was_just_answered(
     for url in (f"/s/{SID}/poll/tree?after={cursor}", f"/s/{SID}/poll/agent?agent=agent-ab12&after={cursor}"):
         swapped = [s for s in parse(client.get(url).data).find_all("span") if s.attrs.get("id", "").startswith("av-status-")]
         assert [(s.text, s.attrs.get("hx-swap-oob")) for s in swapped] == [("done", "true")], url
+
+
+def test_a_failed_result_is_told_alike_from_the_facets_and_from_the_entry_itself(tmp_path):
+    """failed.failed_at reads the facets' failed entries where they hold the entry (no read of it), else the entry."""
+    from viewer.index import failed
+
+    write_team(tmp_path, {"content": "Agent crashed: out of memory", "is_error": True})
+    app = create_app(tmp_path, watch=False)
+    s = app.extensions["agentview"].library.listing()[0]
+    with s.lock:
+        told = [failed.kind_at(s, p) is not None for p in range(s.count)]
+        assert any(told) and s.facets.indexed == 0
+        assert [failed.failed_at(s, p) for p in range(s.count)] == told  # facets not built: each entry read
+        s.facets.catch_up(s.count)
+        assert [failed.failed_at(s, p) for p in range(s.count)] == told
+    assert statuses(app.test_client()) == {"main": None, "agent-ab12": "failed"}

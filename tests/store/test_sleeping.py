@@ -88,6 +88,35 @@ def test_a_woken_session_takes_back_its_usage_totals_from_its_summary_instead_of
     assert listed(again) == listed(scanned(project))
 
 
+def test_a_wake_runs_no_cyclic_collection_over_the_index_it_makes(project, cache):
+    """Its index is made at once and kept, as a read makes one: the collector does not walk it while it grows."""
+    import gc
+
+    from viewer.store import index_state
+
+    again = run(project, cache, settle=False)
+    collections = []
+
+    def counted(phase, info):  # a collection started while the entry is restored into an index
+        frame = sys._getframe(1)
+        while phase == "start" and frame is not None:
+            if frame.f_code is index_state.restore.__code__:
+                collections.append(info["generation"])
+            frame = frame.f_back
+
+    threshold = gc.get_threshold()
+    gc.callbacks.append(counted)
+    gc.set_threshold(100, 10, 10)  # a collection every 100 objects made, unless paused
+    s = max(again.listing(), key=lambda s: s.count)
+    try:
+        with s.lock:
+            s.agents  # woken
+    finally:
+        gc.callbacks.remove(counted)
+        gc.set_threshold(*threshold)
+    assert s.asleep is None and s.count > 100 and collections == []
+
+
 def agents_costs(library: Library) -> dict:
     """Each session's usage per agent and its tree's costs, as its pages read them."""
     from viewer.reads import costs

@@ -68,7 +68,7 @@ def agent_status(s: SessionIndex, agent: AgentNode) -> tuple[str | None, int]:
     results = s.result_positions_for_call(position, call.id)
     if not results:
         return (STOPPED if failed.finished(s) else RUNNING), -1
-    return (FAILED if failed.kind_at(s, results[0]) is not None else DONE), results[0]
+    return (FAILED if failed.failed_at(s, results[0]) else DONE), results[0]
 
 
 def agent_statuses(s: SessionIndex) -> dict[str, str]:
