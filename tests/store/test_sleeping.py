@@ -143,6 +143,30 @@ def test_a_woken_session_takes_back_each_agents_usage_totals_equal_to_those_summ
     assert agents_costs(again) == agents_costs(scanned(project))
 
 
+def test_a_session_of_one_agent_keeps_the_sessions_totals_as_its_agents_less_the_hours(tmp_path):
+    from claude_lines import Transcript
+
+    root = tmp_path / "logs"
+    alone = Transcript("a1one-session", "mn")
+    alone.user("Count the files")
+    for n, model in enumerate(("claude-sonnet-4-20250514", "claude-opus-4-1-20250805", "claude-sonnet-4-20250514")):
+        alone.response(f"msg_{n}", [{"type": "text", "text": f"{n} files"}], model=model,
+                       usage={"input_tokens": 10 + n, "output_tokens": 5 * n, "cache_read_input_tokens": 100})
+    alone.write(root / PROJECT / "a1one-session.jsonl")
+    age(root)
+    run(root, tmp_path / "cache")
+    again = run(root, tmp_path / "cache", settle=False)
+    [s] = again.listing()
+    with s.lock:
+        s.agents  # woken
+        [(agent_id, positions)] = [(a, agent.usage_entries) for a, agent in s.agents.items() if agent.usage_entries]
+        assert list(positions) == list(s.usage_positions) and len(positions) == 3
+        kept, summed = s.usage_totals[agent_id], usage.Totals().add(s, positions)
+        assert kept.hours is None and kept.read == 3 and kept.priced_by == s.host.prices.key
+        assert (kept.as_dict(), kept.cost()) == (summed.as_dict(), summed.cost())
+    assert agents_costs(again) == agents_costs(scanned(root))
+
+
 def test_background_work_leaves_sleeping_sessions_asleep(project, cache):
     again = run(project, cache, settle=False)
     while background.step(again):

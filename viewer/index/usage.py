@@ -196,16 +196,25 @@ def _kept(s, key: str | None, positions) -> "Totals":
         return totals
 
 
+def _copied(value):
+    """A field of Totals copied: its maps, and the maps in them (none holds a deeper one)."""
+    if isinstance(value, dict):
+        return {k: dict(v) if isinstance(v, dict) else v for k, v in value.items()}
+    return value
+
+
 def _sum_all(s) -> "Totals":
     """The session's totals and those of each agent not summed yet, in one pass: each response read and priced
     once, so that a session is kept with every agent's (`agents_state`). Callers hold the lock."""
     prices, kept = s.host.prices, s.usage_totals
     session = kept[None] = Totals(hourly=True)
-    owners, agents = {}, {}
-    for agent_id, agent in s.agents.items():
-        if agent.usage_entries and agent_id not in kept:
-            agents[agent_id] = Totals()
-            owners.update(dict.fromkeys(agent.usage_entries, agent_id))
+    agents = {agent_id: Totals() for agent_id, agent in s.agents.items()
+              if agent.usage_entries and agent_id not in kept}
+    # One agent made every response (most sessions): its totals are the session's, less the hours.
+    alone = len(agents) == 1 and len(s.agents[next(iter(agents))].usage_entries) == len(s.usage_positions)
+    owners = {}
+    for agent_id in () if alone else agents:
+        owners.update(dict.fromkeys(s.agents[agent_id].usage_entries, agent_id))
     for totals in (session, *agents.values()):
         totals.priced_by = prices.key
     small = s.events.small
@@ -217,6 +226,9 @@ def _sum_all(s) -> "Totals":
             agents[owner].take(event, prices, priced)
             agents[owner].read += 1
     session.read = len(s.usage_positions)
+    if alone:
+        agents = {agent_id: Totals.from_state({name: _copied(value) for name, value in session.__dict__.items()
+                                               if name != "hours"}) for agent_id in agents}
     for agent_id, totals in agents.items():  # each agent's positions are the session's too: summed whole
         if totals.read == len(s.agents[agent_id].usage_entries):
             kept[agent_id] = totals
