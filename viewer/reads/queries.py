@@ -117,6 +117,8 @@ def agent_summary(s: SessionIndex, agent: AgentNode) -> dict:
 def agents(s: SessionIndex) -> list[dict]:
     """Every agent, flat, in order of first appearance."""
     with s.lock:
+        by_id = s.by_id  # each summary names the call that created its agent: their messages read in one pass
+        s.events.read_ahead([by_id[agent.cause] for agent in s.agents.values() if agent.cause in by_id])
         return [agent_summary(s, s.agents[a]) for a in s.agent_order]
 
 
