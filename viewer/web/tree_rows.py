@@ -10,6 +10,8 @@ from __future__ import annotations
 from flask import current_app
 from markupsafe import Markup, escape
 
+from viewer.reads import costs, queries
+
 from .render import link_url
 from .security import printed
 from .shell import colour_class
@@ -28,6 +30,57 @@ CLOSE = "</ul>\n  </details>\n</li>"
 
 def _shown(value) -> str:
     return escape(printed(value))
+
+
+def _unpriced(models) -> str:
+    return _shown(", ".join(map(str, models)))  # as the template's join: the names joined, then masked
+
+
+def cost_text(c) -> Markup:
+    """A cost ({"cost_usd", "unpriced_models"}): dollars, and "no price" for the models the price table does not
+    name (never a guess); nothing when no response recorded usage (the `cost_text` macro)."""
+    if not c:
+        return Markup("")
+    if c.get("cost_usd") is not None:
+        extra = (f' <span class="no-price" title="no price for {_unpriced(c["unpriced_models"])}">+ no price</span>'
+                 if c.get("unpriced_models") else "")
+        return Markup(f'<span class="usd">{_shown(costs.usd(c["cost_usd"]))}</span>{extra}')
+    if c.get("unpriced_models"):
+        return Markup(f'<span class="no-price" title="no price for {_unpriced(c["unpriced_models"])}">no price</span>')
+    return Markup("")
+
+
+def _any(c: dict) -> bool:
+    return c["cost_usd"] is not None or bool(c["unpriced_models"])
+
+
+def node_cost(c) -> Markup:
+    """An agent's cost on a tree node (costs.tree_costs' entry): its own, and with its sub-agents' when they add
+    any (the `node_cost` macro)."""
+    if not c or not (_any(c["own"]) or _any(c["subtree"])):
+        return Markup("")
+    own = cost_text(c["own"]) if _any(c["own"]) else "$0.00"
+    below = (f' · <span class="subtree-cost" title="with every agent below it">{cost_text(c["subtree"])} with'
+             f' sub-agents</span>' if c["subtree"] != c["own"] else "")
+    return Markup(f'<span class="own-cost" title="what its own responses cost">{own}</span>{below}')
+
+
+def node_failures(session: dict, agent_id: str, n) -> Markup:
+    """An agent's failures and its sub-agents' on a tree node, linked to them; nothing when none."""
+    if not n:
+        return Markup("")
+    url = url_for("pages.failures", session_id=session["id"], agent=agent_id)
+    return Markup(f'<a class="badge failed node-failures" href="{_shown(url)}" title="failures of this agent and its'
+                  f' sub-agents">{_shown(n)} failed</a>')
+
+
+def node_status(ordinal: int, status: str | None, oob: bool = False) -> Markup:
+    """A sub-agent's status (queries.agent_status) in the span a live poll replaces; nothing without one."""
+    if not status:
+        return Markup("")
+    swap = ' hx-swap-oob="true"' if oob else ""
+    return Markup(f'<span class="agent-status status-{_shown(status)}" id="av-status-{_shown(ordinal)}"'
+                  f' title="{_shown(queries.STATUS_MEANINGS[status])}"{swap}>{_shown(status)}</span>')
 
 
 def tree_rows(session: dict, rows) -> Markup:
@@ -57,12 +110,12 @@ def tree_rows(session: dict, rows) -> Markup:
             f'      <a class="agent-name" href="{_shown(url)}">{shown_name}</a>\n'
             f'      {id_html}\n'
             f'      {model_html}\n'
-            f'      {macros.node_status(ordinal, status) if status else ""}\n'
+            f'      {node_status(ordinal, status)}\n'
             f'      <span class="entry-count"><span id="av-count-{shown_ordinal}">{_shown(node["entries"])}</span>'
             f' entries</span>\n'
-            f'      <span class="node-cost" id="av-cost-{shown_ordinal}">{macros.node_cost(cost) if cost else ""}</span>\n'
+            f'      <span class="node-cost" id="av-cost-{shown_ordinal}">{node_cost(cost)}</span>\n'
             f'      <span id="av-failures-{shown_ordinal}">'
-            f'{macros.node_failures(session, agent_id, failures) if failures else ""}</span>\n'
+            f'{node_failures(session, agent_id, failures)}</span>\n'
             f'{created_html}'
             f'      {IMPLICIT if node.get("implicit") else ""}\n'
             f'      {INFERRED if "parent_inferred" in flags else ""}\n'
