@@ -1,8 +1,8 @@
 """The session page's agent tree as HTML, written here: a row per agent, in reading order (queries.tree_rows), nested
-by a flat loop (each row's `closes` ends the nodes it closes). A big session's tree is hundreds of rows of a dozen
-printed values each: a template macro drawing them took most of its page. The badges a row rarely has (status, cost,
-failures, in progress) are _macros.html's, called only for a row that has one. Every printed value goes through
-security.printed (masked), then is escaped, as a template prints it.
+by a flat loop (each row's `closes` ends the nodes it closes), and the badges a row shows (status, cost, failures),
+which _macros.html's macros of those names call too. A big session's tree is hundreds of rows of a dozen printed
+values each: template macros drawing them took most of its page. Every printed value goes through security.printed
+(masked), then is escaped, as a template prints it.
 """
 
 from __future__ import annotations
@@ -99,7 +99,8 @@ def tree_rows(session: dict, rows) -> Markup:
         if not created:
             created_html = "      \n"
         elif created.get("missing"):
-            created_html = f"      \n        \n          {MISSING.format(_shown(created['message_id']))}\n        \n      \n"
+            missing = MISSING.format(_shown(created["message_id"]))
+            created_html = f"      \n        \n          {missing}\n        \n      \n"
         else:
             link = link_url("pages.agent", session["id"], created["agent_id"], created["message_id"])
             created_html = (f'      \n        \n          <span class="created-by">created by <a href="{_shown(link)}">'
