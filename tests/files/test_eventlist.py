@@ -172,3 +172,27 @@ def test_a_walk_reads_runs_of_lines_together_and_gives_what_load_gives(tmp_path,
     walked = s.events.walk(0, 4)
     assert walked[2]["event_type"] == "changed_on_disk" and walked[2] == s.events.load(2)
     assert walked[:2] + walked[3:] == one_by_one[:2] + one_by_one[3:4]
+
+
+def test_events_read_ahead_are_those_read_one_by_one_and_served_from_the_cache_after(tmp_path):
+    """read_ahead reads scattered events of a format's loaders together (each file opened once) into the cache:
+    each is what reading it alone gives, and reading it next takes nothing from its file."""
+    from claude_lines import Transcript
+
+    session = Transcript("ahead-session", "mn")
+    session.user("Plan the work")
+    for n in range(30):
+        session.response(f"msg_{n}", [{"type": "text", "text": f"step {n} of the plan"},
+                                      {"type": "tool_use", "id": f"toolu_{n}", "name": "Read",
+                                       "input": {"file_path": f"/src/{n}.py"}}])
+        session.result(f"toolu_{n}", f"contents of {n}.py")
+    path = session.write(tmp_path / "-home-dev-app" / "ahead-session.jsonl")
+    s = _library(tmp_path).get("-home-dev-app:ahead-session")
+    scattered = [p for p in range(s.count) if s.events.kept_as(p) == "loader"][::3]
+    assert len(scattered) > 10
+    alone = {p: s.events.load(p) for p in scattered}
+    s.events.forget_cached()
+    s.events.read_ahead(scattered[::-1])  # in any order
+    os.rename(path, tmp_path / "gone.jsonl")  # a read from the file now shows it changed
+    assert {p: s.events[p] for p in scattered} == alone
+    assert all("file changed" not in (event.get("markers") or ()) for event in alone.values())

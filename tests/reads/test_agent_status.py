@@ -188,3 +188,19 @@ def test_a_page_drawn_before_the_session_ended_is_told_its_unanswered_call_faile
     time.sleep(max(0.0, drawn + 1.2 - time.time()))
     swapped = parse(client.get(page.by_id("av-poller").attrs["hx-get"]).data).by_id(f"av-failures-{ordinal}")
     assert swapped.attrs.get("hx-swap-oob") == "true" and "2 failed" in swapped.text
+
+
+def test_a_failed_result_is_told_alike_from_the_facets_and_from_the_entry_itself(tmp_path):
+    """failed.failed_at reads the facets' failed entries where they hold the entry (no read of it), else the entry."""
+    from viewer.index import failed
+
+    write_team(tmp_path, {"content": "Agent crashed: out of memory", "is_error": True})
+    app = create_app(tmp_path, watch=False)
+    s = app.extensions["agentview"].library.listing()[0]
+    with s.lock:
+        told = [failed.kind_at(s, p) is not None for p in range(s.count)]
+        assert any(told) and s.facets.indexed == 0
+        assert [failed.failed_at(s, p) for p in range(s.count)] == told  # facets not built: each entry read
+        s.facets.catch_up(s.count)
+        assert [failed.failed_at(s, p) for p in range(s.count)] == told
+    assert statuses(app.test_client()) == {"main": None, "agent-ab12": "failed"}

@@ -88,6 +88,85 @@ def test_a_woken_session_takes_back_its_usage_totals_from_its_summary_instead_of
     assert listed(again) == listed(scanned(project))
 
 
+def test_a_wake_runs_no_cyclic_collection_over_the_index_it_makes(project, cache):
+    """Its index is made at once and kept, as a read makes one: the collector does not walk it while it grows."""
+    import gc
+
+    from viewer.store import index_state
+
+    again = run(project, cache, settle=False)
+    collections = []
+
+    def counted(phase, info):  # a collection started while the entry is restored into an index
+        frame = sys._getframe(1)
+        while phase == "start" and frame is not None:
+            if frame.f_code is index_state.restore.__code__:
+                collections.append(info["generation"])
+            frame = frame.f_back
+
+    threshold = gc.get_threshold()
+    gc.callbacks.append(counted)
+    gc.set_threshold(100, 10, 10)  # a collection every 100 objects made, unless paused
+    s = max(again.listing(), key=lambda s: s.count)
+    try:
+        with s.lock:
+            s.agents  # woken
+    finally:
+        gc.callbacks.remove(counted)
+        gc.set_threshold(*threshold)
+    assert s.asleep is None and s.count > 100 and collections == []
+
+
+def agents_costs(library: Library) -> dict:
+    """Each session's usage per agent and its tree's costs, as its pages read them."""
+    from viewer.reads import costs
+
+    found = {}
+    for s in library.listing():
+        with s.lock:
+            found[s.id] = ({agent_id: usage.for_agent(s, agent_id) for agent_id in s.agents}, costs.tree_costs(s))
+    return found
+
+
+def test_a_woken_session_takes_back_each_agents_usage_totals_equal_to_those_summed_from_its_events(project, cache):
+    again = run(project, cache, settle=False)
+    for s in again.listing():
+        with s.lock:
+            s.agents  # woken
+            priced = {agent_id for agent_id, agent in s.agents.items() if agent.usage_entries}
+            assert len(priced) > 1 and priced <= set(s.usage_totals)  # kept, before any page asked for them
+            for agent_id in priced:
+                positions = s.agents[agent_id].usage_entries
+                kept, summed = s.usage_totals[agent_id], usage.Totals().add(s, positions)
+                assert kept.read == len(positions) and kept.priced_by == s.host.prices.key
+                assert (kept.as_dict(), kept.cost()) == (summed.as_dict(), summed.cost())
+    assert agents_costs(again) == agents_costs(scanned(project))
+
+
+def test_a_session_of_one_agent_keeps_the_sessions_totals_as_its_agents_less_the_hours(tmp_path):
+    from claude_lines import Transcript
+
+    root = tmp_path / "logs"
+    alone = Transcript("a1one-session", "mn")
+    alone.user("Count the files")
+    for n, model in enumerate(("claude-sonnet-4-20250514", "claude-opus-4-1-20250805", "claude-sonnet-4-20250514")):
+        alone.response(f"msg_{n}", [{"type": "text", "text": f"{n} files"}], model=model,
+                       usage={"input_tokens": 10 + n, "output_tokens": 5 * n, "cache_read_input_tokens": 100})
+    alone.write(root / PROJECT / "a1one-session.jsonl")
+    age(root)
+    run(root, tmp_path / "cache")
+    again = run(root, tmp_path / "cache", settle=False)
+    [s] = again.listing()
+    with s.lock:
+        s.agents  # woken
+        [(agent_id, positions)] = [(a, agent.usage_entries) for a, agent in s.agents.items() if agent.usage_entries]
+        assert list(positions) == list(s.usage_positions) and len(positions) == 3
+        kept, summed = s.usage_totals[agent_id], usage.Totals().add(s, positions)
+        assert kept.hours is None and kept.read == 3 and kept.priced_by == s.host.prices.key
+        assert (kept.as_dict(), kept.cost()) == (summed.as_dict(), summed.cost())
+    assert agents_costs(again) == agents_costs(scanned(root))
+
+
 def test_background_work_leaves_sleeping_sessions_asleep(project, cache):
     again = run(project, cache, settle=False)
     while background.step(again):
@@ -353,3 +432,4 @@ def test_a_sleeping_sessions_cost_read_at_other_prices_is_summed_again_at_them(p
     fresh = Library(project, host=Host(prices=prices))
     fresh.scan()
     assert listed(other) == listed(fresh) and asleep(other) == []
+    assert agents_costs(other) == agents_costs(fresh)  # its agents' kept totals are of the other prices too

@@ -251,6 +251,29 @@ class EventList:
             position = last
         return events
 
+    def read_ahead(self, positions) -> None:
+        """Read the events at `positions` into the cache together (a format's loaders opening each file once for
+        the events of it, not once each): a page about to read many scattered ones (every sub-agent's creating
+        call) reads them in one pass. As many as half the cache holds: none is dropped before it is read."""
+        items, cache = self._items, self._cache
+        wanted, weight, budget = [], 0, self._tuning.event_cache_bytes // 2
+        for p in positions:
+            if p not in cache and getattr(type(items[p]), "load_many", None):
+                weight += self._size(p, items[p])
+                if weight > budget or len(wanted) >= CACHE_SIZE // 2:
+                    break
+                wanted.append(p)
+        wanted.sort(key=lambda p: (type(items[p]).__name__, getattr(items[p], "path", ""), p))
+        at = 0
+        while at < len(wanted):  # a run of one loader type
+            kind, end = type(items[wanted[at]]), at + 1
+            while end < len(wanted) and type(items[wanted[end]]) is kind:
+                end += 1
+            run = wanted[at:end]
+            for position, event in zip(run, kind.load_many([items[p] for p in run])):
+                self._cache_read(position, items[position], event)
+            at = end
+
     def file_spans(self, start: int, stop: int) -> tuple[FileSource, array, array] | None:
         """(source, offsets, lengths) of the events start .. stop-1 when each is exactly its line in the one file
         (what another process may read and parse for itself); else None."""

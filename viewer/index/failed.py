@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 import weakref
+from bisect import bisect_left
 
 from viewer.core import failures, model
 from viewer.core.positions import filed_at
@@ -79,6 +80,17 @@ def kind_at(s, position: int) -> str | None:
         if call_position is not None and _made_an_agent(s, call_position, event.get("tool_call_id")):
             return failures.SUBAGENT_FAILED
     return kind
+
+
+def failed_at(s, position: int) -> bool:
+    """Whether the entry at `position` failed (kind_at names something): found among the facets' failed entries
+    when they hold it, so a tree of hundreds of sub-agents reads none of their results from its files."""
+    held = s.facets
+    if held.indexed > position:
+        found = held.failed
+        at = bisect_left(found, position)
+        return at < len(found) and found[at] == position
+    return kind_at(s, position) is not None
 
 
 def _facets(s, caught_up: bool):

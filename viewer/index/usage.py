@@ -74,26 +74,37 @@ class Totals:
         prices = s.host.prices
         self.priced_by = prices.key
         for p in positions:
-            event = s.events.small(p)  # usage and model only: a stored entry's content is not read
-            usage = of_event(event)
-            if usage:
-                self.responses += 1
-                for k, v in usage.items():
-                    self.sums[k] += v
-                self._priced(event, usage, prices)
-            model = event.get("model")
-            if isinstance(model, str) and model:
-                self.models[model] = self.models.get(model, 0) + 1
+            self.take(s.events.small(p), prices)  # usage and model only: a stored entry's content is not read
         return self
 
-    def _priced(self, event: dict, usage: dict, prices: pricing.Prices) -> None:
+    def take(self, event: dict, prices: pricing.Prices, priced: tuple | None = None) -> tuple | None:
+        """Add one event; its (usage, cost, context fill) when it is a response, for another Totals to `take` it
+        with (`priced`) instead of pricing it again."""
+        if priced is None:
+            usage = of_event(event)
+            if usage:
+                priced = self._priced(event, usage, prices)
+        else:
+            usage = priced[0]
+            self._priced(event, usage, prices, priced)
+        if usage:
+            self.responses += 1
+            for k, v in usage.items():
+                self.sums[k] += v
+        model = event.get("model")
+        if isinstance(model, str) and model:
+            self.models[model] = self.models.get(model, 0) + 1
+        return priced
+
+    def _priced(self, event: dict, usage: dict, prices: pricing.Prices, priced: tuple | None = None) -> tuple:
         logged = _logged_cost(event)
         model = event.get("model") if isinstance(event.get("model"), str) else ""
         if logged is not None:
             self.logged_cost += logged
             cost = logged
         else:  # priced at the response's own time and input (a model's price may change, or depend on both)
-            cost = prices.cost(model, usage, _hour_writes(event["usage"], usage), event.get("timestamp"))
+            cost = (prices.cost(model, usage, _hour_writes(event["usage"], usage), event.get("timestamp"))
+                    if priced is None else priced[1])
             spent = self.by_model.setdefault(model, {"usd": 0.0, "priced": 0, "unpriced": 0})
             if cost is not None:
                 spent["usd"] += cost
@@ -112,9 +123,10 @@ class Totals:
                 row[5] += cost
             elif any(usage.values()):
                 row[6] += 1
-        fill = context_fill(event, prices, usage)
+        fill = context_fill(event, prices, usage) if priced is None else priced[2]
         if fill and (self.peak is None or _fuller(fill, self.peak)):
             self.peak = fill
+        return usage, cost, fill
 
     def cost(self) -> tuple[float | None, list[str]]:
         """USD of every response (None: none could be priced), and the models without a price."""
@@ -176,12 +188,51 @@ def _kept(s, key: str | None, positions) -> "Totals":
     with s.lock:
         totals = s.usage_totals.get(key)
         if totals is None:
-            totals = s.usage_totals[key] = Totals(hourly=key is None)
+            totals = _sum_all(s) if key is None else s.usage_totals.setdefault(key, Totals())
         end = len(positions)
         if end > totals.read or totals.priced_by is None:  # else nothing arrived since it was summed and priced
             totals.add(s, positions[totals.read:end])
             totals.read = end
         return totals
+
+
+def _copied(value):
+    """A field of Totals copied: its maps, and the maps in them (none holds a deeper one)."""
+    if isinstance(value, dict):
+        return {k: dict(v) if isinstance(v, dict) else v for k, v in value.items()}
+    return value
+
+
+def _sum_all(s) -> "Totals":
+    """The session's totals and those of each agent not summed yet, in one pass: each response read and priced
+    once, so that a session is kept with every agent's (`agents_state`). Callers hold the lock."""
+    prices, kept = s.host.prices, s.usage_totals
+    session = kept[None] = Totals(hourly=True)
+    agents = {agent_id: Totals() for agent_id, agent in s.agents.items()
+              if agent.usage_entries and agent_id not in kept}
+    # One agent made every response (most sessions): its totals are the session's, less the hours.
+    alone = len(agents) == 1 and len(s.agents[next(iter(agents))].usage_entries) == len(s.usage_positions)
+    owners = {}
+    for agent_id in () if alone else agents:
+        owners.update(dict.fromkeys(s.agents[agent_id].usage_entries, agent_id))
+    for totals in (session, *agents.values()):
+        totals.priced_by = prices.key
+    small = s.events.small
+    for p in s.usage_positions:
+        event = small(p)  # usage and model only: a stored entry's content is not read
+        priced = session.take(event, prices)
+        owner = owners.get(p)
+        if owner is not None:
+            agents[owner].take(event, prices, priced)
+            agents[owner].read += 1
+    session.read = len(s.usage_positions)
+    if alone:
+        agents = {agent_id: Totals.from_state({name: _copied(value) for name, value in session.__dict__.items()
+                                               if name != "hours"}) for agent_id in agents}
+    for agent_id, totals in agents.items():  # each agent's positions are the session's too: summed whole
+        if totals.read == len(s.agents[agent_id].usage_entries):
+            kept[agent_id] = totals
+    return session
 
 
 # Only events naming a model or usage add anything: the index lists those at ingest.
@@ -205,6 +256,24 @@ def take_back(s, kept: dict) -> None:
     prices in force."""
     if kept.get("priced_by") == s.host.prices.key and kept.get("read") == len(s.usage_positions):
         s.usage_totals.setdefault(None, Totals.from_state(copy.deepcopy(kept)))  # the summary's stays as it was
+
+
+def agents_state(s) -> dict:
+    """Every agent's totals as plain data (summed now where they are not yet), kept with the session so that its
+    first page after a wake prices nothing (`take_back_agents`). Callers hold its lock."""
+    _kept(s, None, s.usage_positions)  # every agent's too, in the same pass, when none is summed yet
+    return {agent_id: _kept(s, agent_id, agent.usage_entries).state()
+            for agent_id, agent in s.agents.items() if agent.usage_entries}
+
+
+def take_back_agents(s, kept: dict) -> None:
+    """The agents' totals `agents_state` gave, for a session restored from its cache entry: those summed at the
+    prices in force over every response their agent holds."""
+    for agent_id, state in kept.items():
+        agent = s.agents.get(agent_id)
+        if (agent is not None and state.get("priced_by") == s.host.prices.key
+                and state.get("read") == len(agent.usage_entries)):
+            s.usage_totals[agent_id] = Totals.from_state(state)
 
 
 def for_session(s) -> dict:

@@ -74,7 +74,7 @@ def agent_status(s: SessionIndex, agent: AgentNode, creating: tuple | None = Non
     results = s.result_positions_for_call(position, call.id)
     if not results:
         return (STOPPED if failed.finished(s) else RUNNING), -1
-    return (FAILED if failed.kind_at(s, results[0]) is not None else DONE), results[0]
+    return (FAILED if failed.failed_at(s, results[0]) else DONE), results[0]
 
 
 def agent_statuses(s: SessionIndex) -> dict[str, str]:
@@ -135,6 +135,8 @@ def agent_summary(s: SessionIndex, agent: AgentNode) -> dict:
 def agents(s: SessionIndex) -> list[dict]:
     """Every agent, flat, in order of first appearance."""
     with s.lock:
+        by_id = s.by_id  # each summary names the call that created its agent: their messages read in one pass
+        s.events.read_ahead([by_id[agent.cause] for agent in s.agents.values() if agent.cause in by_id])
         return [agent_summary(s, s.agents[a]) for a in s.agent_order]
 
 

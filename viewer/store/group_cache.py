@@ -226,7 +226,11 @@ def wake(store: CacheStore, key: str, files: dict, session: SessionIndex, search
         next(kept)  # its sidecars: looked at when it was restored or saved
         if search_only:
             return index_state.search_of(kept, session)
-        return index_state.restore(kept, session.id, session.path, session.relpath, session.format, session.host)
+        with session.host.gc.batch(kept=True) as made:  # all kept: not walked for garbage while made, nor after
+            restored = index_state.restore(kept, session.id, session.path, session.relpath, session.format,
+                                           session.host)
+            made["added"] = restored.count if restored is not None else 0
+        return restored
     except (CorruptEntry, KeyError, TypeError, ValueError, IndexError, StopIteration, OSError) as error:
         log.info("cache entry of %s not used: %s", session.relpath, error)
         return None

@@ -14,7 +14,7 @@ from viewer import formats
 from viewer.core.host import Host
 from viewer.core.kept import Items
 from viewer.core.tuning import Tuning
-from viewer.index import sleeping
+from viewer.index import sleeping, usage
 from viewer.index.agent_tree import AgentTree
 from viewer.index.session_index import SessionIndex
 from viewer.index.tool_calls import ToolCalls
@@ -130,6 +130,8 @@ def sections(s: SessionIndex, tuning: Tuning | None = None) -> Iterator[tuple]:
         yield "shapes", s.host.shapes.known()
     for part in _PARTS:
         yield from _sections_of(tuning, part, _part_of(s, part).state())
+    # Each agent's usage totals, priced: a woken session's tree shows their costs without pricing a response
+    yield from _chunks(tuning, "usage", Items(usage.agents_state(s)))
     events = s.events
     for start in range(0, len(events), tuning.section_events):  # in order: each part extends the list (restore)
         yield "events", events.part(start, start + tuning.section_events)
@@ -205,7 +207,7 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
     search, owners = s.search, _owners()
     stored = fmt.normalizer.stored_type if fmt.reads_records else None
     made = None if stored is None else functools.partial(stored.from_state, shapes=s.host.shapes)
-    head = None
+    head, agents_usage = None, {}
     for name, value in kept:
         if name == "head":
             head = value
@@ -222,8 +224,12 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
                 return None
         elif name == "events":  # in parts, in order
             s.events.extend(value, made if s.normalizer is not None else None)
+        elif name == "usage":  # its agents' totals, taken once their agents are
+            agents_usage.update(value)
         elif name == "end":
             whole = value == s.count == head["count"] and (s.normalizer is None) == (not fmt.reads_records)
+            if whole:
+                usage.take_back_agents(s, agents_usage)
             return s if whole else None
         else:
             try:

@@ -45,6 +45,7 @@ from . import (
     text_filters,
     timeline_views,
     tree_outline,
+    tree_rows,
     usage_views,
 )
 from .endpoints import LIVE_ENDPOINTS
@@ -130,7 +131,9 @@ def create_app(
     entry_cache.install(app)
     app.jinja_env.globals.update(link_url=render.link_url, as_of=asked.requested, as_of_banner=asked.banner,
                                  prices_note=lambda: costs.prices_note(runtime.host.prices),
-                                 status_meanings=queries.STATUS_MEANINGS)
+                                 status_meanings=queries.STATUS_MEANINGS, tree_rows=tree_rows.tree_rows,
+                                 cost_html=tree_rows.cost_text, node_cost_html=tree_rows.node_cost,
+                                 node_failures_html=tree_rows.node_failures, node_status_html=tree_rows.node_status)
     app.url_defaults(asked.inject_at)  # links on a page frozen at event N stay at N
     if runtime.library.cache is not None:  # a restart loads the templates an earlier run compiled
         try:

@@ -30,7 +30,7 @@ def _shown_position(s, position: int) -> int:
 
 def target(s, position: int, page_size: int) -> dict:
     """Where a hit is shown: its agent page (the page of `page_size` holding it), the tree (at the agent's
-    node, whose DOM id _tree_node.html writes), or the message. Callers hold the session lock."""
+    node, whose DOM id tree_rows.py writes), or the message. Callers hold the session lock."""
     event = s.events[position]
     agent = s.agents.get(event["agent_id"])
     if model.is_transcript_entry(event) and agent is not None:

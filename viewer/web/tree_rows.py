@@ -1,0 +1,130 @@
+"""The session page's agent tree as HTML, written here: a row per agent, in reading order (queries.tree_rows), nested
+by a flat loop (each row's `closes` ends the nodes it closes), and the badges a row shows (status, cost, failures),
+which _macros.html's macros of those names call too. A big session's tree is hundreds of rows of a dozen printed
+values each: template macros drawing them took most of its page. Every printed value goes through security.printed
+(masked), then is escaped, as a template prints it.
+"""
+
+from __future__ import annotations
+
+from flask import current_app
+from markupsafe import Markup, escape
+
+from viewer.reads import costs, queries
+
+from .render import link_url
+from .security import printed
+from .shell import colour_class
+from .url_cache import url_for
+
+MISSING = ('<span class="badge warn" title="its agent_created names a message that is not in the log">cause {}'
+           ' missing</span>')
+IMPLICIT = '<span class="badge" title="no agent_created event: known from its transcript only">implicit</span>'
+INFERRED = ('<span class="badge inferred" title="the log does not name the parent: inferred from the task call before'
+            ' its creation">inferred parent</span>')
+UNLINKED = ('<span class="badge inferred unlinked" title="no call in the log names this sub-agent (yet): listed under'
+            ' the main agent">unlinked sub-agent</span>')
+CYCLE = '<span class="badge warn">cause cycle</span>'
+CLOSE = "</ul>\n  </details>\n</li>"
+
+
+def _shown(value) -> str:
+    return escape(printed(value))
+
+
+def _unpriced(models) -> str:
+    return _shown(", ".join(map(str, models)))  # as the template's join: the names joined, then masked
+
+
+def cost_text(c) -> Markup:
+    """A cost ({"cost_usd", "unpriced_models"}): dollars, and "no price" for the models the price table does not
+    name (never a guess); nothing when no response recorded usage (the `cost_text` macro)."""
+    if not c:
+        return Markup("")
+    if c.get("cost_usd") is not None:
+        extra = (f' <span class="no-price" title="no price for {_unpriced(c["unpriced_models"])}">+ no price</span>'
+                 if c.get("unpriced_models") else "")
+        return Markup(f'<span class="usd">{_shown(costs.usd(c["cost_usd"]))}</span>{extra}')
+    if c.get("unpriced_models"):
+        return Markup(f'<span class="no-price" title="no price for {_unpriced(c["unpriced_models"])}">no price</span>')
+    return Markup("")
+
+
+def _any(c: dict) -> bool:
+    return c["cost_usd"] is not None or bool(c["unpriced_models"])
+
+
+def node_cost(c) -> Markup:
+    """An agent's cost on a tree node (costs.tree_costs' entry): its own, and with its sub-agents' when they add
+    any (the `node_cost` macro)."""
+    if not c or not (_any(c["own"]) or _any(c["subtree"])):
+        return Markup("")
+    own = cost_text(c["own"]) if _any(c["own"]) else "$0.00"
+    below = (f' · <span class="subtree-cost" title="with every agent below it">{cost_text(c["subtree"])} with'
+             f' sub-agents</span>' if c["subtree"] != c["own"] else "")
+    return Markup(f'<span class="own-cost" title="what its own responses cost">{own}</span>{below}')
+
+
+def node_failures(session: dict, agent_id: str, n) -> Markup:
+    """An agent's failures and its sub-agents' on a tree node, linked to them; nothing when none."""
+    if not n:
+        return Markup("")
+    url = url_for("pages.failures", session_id=session["id"], agent=agent_id)
+    return Markup(f'<a class="badge failed node-failures" href="{_shown(url)}" title="failures of this agent and its'
+                  f' sub-agents">{_shown(n)} failed</a>')
+
+
+def node_status(ordinal: int, status: str | None, oob: bool = False) -> Markup:
+    """A sub-agent's status (queries.agent_status) in the span a live poll replaces; nothing without one."""
+    if not status:
+        return Markup("")
+    swap = ' hx-swap-oob="true"' if oob else ""
+    return Markup(f'<span class="agent-status status-{_shown(status)}" id="av-status-{_shown(ordinal)}"'
+                  f' title="{_shown(queries.STATUS_MEANINGS[status])}"{swap}>{_shown(status)}</span>')
+
+
+def tree_rows(session: dict, rows) -> Markup:
+    """The `<li>` of each row (an agent's summary with its `depth`, `closes`, cost and failures) inside the tree's
+    list: its link, badges and the list its sub-agents' rows go in, closed as `closes` says."""
+    macros = current_app.jinja_env.get_template("_macros.html").module
+    parts = []
+    for node in rows:
+        ordinal, agent_id, name, flags = node["ordinal"], node["agent_id"], node["name"], node.get("flags") or ()
+        shown_ordinal, shown_name, language_model = _shown(ordinal), _shown(name), node.get("language_model")
+        status, cost, failures = node.get("status"), node.get("cost"), node.get("failures")
+        url = node.get("url") or url_for("pages.agent", session_id=session["id"], agent_id=agent_id)
+        id_html = f'<code class="agent-id">{_shown(agent_id)}</code>' if name != agent_id else ""
+        model_html = f'<span class="model">{_shown(language_model)}</span>' if language_model else ""
+        created = node.get("created_by")
+        if not created:
+            created_html = "      \n"
+        elif created.get("missing"):
+            missing = MISSING.format(_shown(created["message_id"]))
+            created_html = f"      \n        \n          {missing}\n        \n      \n"
+        else:
+            link = link_url("pages.agent", session["id"], created["agent_id"], created["message_id"])
+            created_html = (f'      \n        \n          <span class="created-by">created by <a href="{_shown(link)}">'
+                            f'<code>{_shown(created["summary"])}</code></a></span>\n        \n      \n')
+        parts.append(
+            f'\n<li class="node" id="av-node-{shown_ordinal}" data-agent="{_shown(agent_id)}">\n'
+            f'  <div class="node-row {_shown(colour_class(ordinal))}">\n'
+            f'      <a class="agent-name" href="{_shown(url)}">{shown_name}</a>\n'
+            f'      {id_html}\n'
+            f'      {model_html}\n'
+            f'      {node_status(ordinal, status)}\n'
+            f'      <span class="entry-count"><span id="av-count-{shown_ordinal}">{_shown(node["entries"])}</span>'
+            f' entries</span>\n'
+            f'      <span class="node-cost" id="av-cost-{shown_ordinal}">{node_cost(cost)}</span>\n'
+            f'      <span id="av-failures-{shown_ordinal}">'
+            f'{node_failures(session, agent_id, failures)}</span>\n'
+            f'{created_html}'
+            f'      {IMPLICIT if node.get("implicit") else ""}\n'
+            f'      {INFERRED if "parent_inferred" in flags else ""}\n'
+            f'      {UNLINKED if "unlinked" in flags else ""}\n'
+            f'      {macros.node_in_progress(flags) if flags else ""}\n'
+            f'      {CYCLE if "cause_cycle" in flags else ""}\n'
+            f'  </div>\n'
+            f'  <details open>\n'
+            f'    <summary><span class="visually-hidden">sub-agents of {shown_name}</span></summary>\n'
+            f'    <ul class="children" id="av-children-{shown_ordinal}">{CLOSE * node["closes"]}')
+    return Markup("".join(parts))
