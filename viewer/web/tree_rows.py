@@ -97,33 +97,28 @@ def tree_rows(session: dict, rows) -> Markup:
         model_html = f'<span class="model">{_shown(language_model)}</span>' if language_model else ""
         created = node.get("created_by")
         if not created:
-            created_html = "      \n"
+            created_html = ""
         elif created.get("missing"):
-            missing = MISSING.format(_shown(created["message_id"]))
-            created_html = f"      \n        \n          {missing}\n        \n      \n"
+            created_html = MISSING.format(_shown(created["message_id"]))
         else:
             link = link_url("pages.agent", session["id"], created["agent_id"], created["message_id"])
-            created_html = (f'      \n        \n          <span class="created-by">created by <a href="{_shown(link)}">'
-                            f'<code>{_shown(created["summary"])}</code></a></span>\n        \n      \n')
+            created_html = (f'<span class="created-by">created by <a href="{_shown(link)}">'
+                            f'<code>{_shown(created["summary"])}</code></a></span>')
+        shown = [  # what the row shows after its name, each one separated from the next by white space
+            id_html, model_html, node_status(ordinal, status),
+            f'<span class="entry-count"><span id="av-count-{shown_ordinal}">{_shown(node["entries"])}</span>'
+            f' entries</span>',
+            f'<span class="node-cost" id="av-cost-{shown_ordinal}">{node_cost(cost)}</span>',
+            f'<span id="av-failures-{shown_ordinal}">{node_failures(session, agent_id, failures)}</span>',
+            created_html, IMPLICIT if node.get("implicit") else "", INFERRED if "parent_inferred" in flags else "",
+            UNLINKED if "unlinked" in flags else "", macros.node_in_progress(flags) if flags else "",
+            CYCLE if "cause_cycle" in flags else ""]
         parts.append(
             f'\n<li class="node" id="av-node-{shown_ordinal}" data-agent="{_shown(agent_id)}">\n'
             f'  <div class="node-row {_shown(colour_class(ordinal))}">\n'
-            f'      <a class="agent-name" href="{_shown(url)}">{shown_name}</a>\n'
-            f'      {id_html}\n'
-            f'      {model_html}\n'
-            f'      {node_status(ordinal, status)}\n'
-            f'      <span class="entry-count"><span id="av-count-{shown_ordinal}">{_shown(node["entries"])}</span>'
-            f' entries</span>\n'
-            f'      <span class="node-cost" id="av-cost-{shown_ordinal}">{node_cost(cost)}</span>\n'
-            f'      <span id="av-failures-{shown_ordinal}">'
-            f'{node_failures(session, agent_id, failures)}</span>\n'
-            f'{created_html}'
-            f'      {IMPLICIT if node.get("implicit") else ""}\n'
-            f'      {INFERRED if "parent_inferred" in flags else ""}\n'
-            f'      {UNLINKED if "unlinked" in flags else ""}\n'
-            f'      {macros.node_in_progress(flags) if flags else ""}\n'
-            f'      {CYCLE if "cause_cycle" in flags else ""}\n'
-            f'  </div>\n'
+            f'    <a class="agent-name" href="{_shown(url)}">{shown_name}</a>\n    '
+            + "\n    ".join(part for part in shown if part) +
+            f'\n  </div>\n'
             f'  <details open>\n'
             f'    <summary><span class="visually-hidden">sub-agents of {shown_name}</span></summary>\n'
             f'    <ul class="children" id="av-children-{shown_ordinal}">{CLOSE * node["closes"]}')
