@@ -250,11 +250,15 @@ def cost_of_agent(s, agent_id: str) -> dict:
     return {"cost_usd": cost, "unpriced_models": unpriced}
 
 
+def _still_true(s, kept: dict, positions) -> bool:
+    """Whether totals kept as plain data sum every response of `positions`, at the prices in force."""
+    return kept.get("priced_by") == s.host.prices.key and kept.get("read") == len(positions)
+
+
 def take_back(s, kept: dict) -> None:
     """A woken session's totals as summed before it slept (its summary's `kept`; callers hold its lock), so that the
-    page opening it does not read and price every response again: when they sum every response it holds, at the
-    prices in force."""
-    if kept.get("priced_by") == s.host.prices.key and kept.get("read") == len(s.usage_positions):
+    page opening it does not read and price every response again: when they are still true."""
+    if _still_true(s, kept, s.usage_positions):
         s.usage_totals.setdefault(None, Totals.from_state(copy.deepcopy(kept)))  # the summary's stays as it was
 
 
@@ -271,8 +275,7 @@ def take_back_agents(s, kept: dict) -> None:
     prices in force over every response their agent holds."""
     for agent_id, state in kept.items():
         agent = s.agents.get(agent_id)
-        if (agent is not None and state.get("priced_by") == s.host.prices.key
-                and state.get("read") == len(agent.usage_entries)):
+        if agent is not None and _still_true(s, state, agent.usage_entries):
             s.usage_totals[agent_id] = Totals.from_state(state)
 
 
