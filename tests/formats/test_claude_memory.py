@@ -2,11 +2,13 @@
 
 import json
 import sys
+import zlib
 
 import pytest
 
 from conftest import REPO, write_events
 from events import scanned
+from viewer.formats.claude_code_content import SPAN
 from viewer.reads import queries
 from viewer.core.tuning import Tuning
 from viewer.search import query as search
@@ -131,6 +133,25 @@ def test_an_entry_whose_file_changed_under_it_shows_a_placeholder_not_a_crash(tm
     s.events.keep_raw(position, s.events.stored(s.count)[position])
     assert "changed since it was read" in s.events[position]["content"] and "tool_calls" not in s.events[position]
     assert client.get(f"/s/{s.id}/agents/main").status_code == 200
+
+
+def test_each_entry_keeps_its_lines_place_and_standard_crc32(tmp_path):
+    """The spans hold each line's offset, length and CRC-32 as zlib computes it (caches kept by any version agree);
+    the line is read back by them, and a line whose bytes differ at the same length is told changed."""
+    main, sub = write_session(tmp_path)
+    s = scanned(tmp_path).get("s")
+    stored = s.events.stored(s.count)
+    entries = [(p, item) for p, item in enumerate(stored) if hasattr(item, "spans")]
+    assert len(entries) >= 3
+    for position, item in entries:
+        data = open(item.path, "rb").read()
+        for offset, length, crc in SPAN.iter_unpack(item.spans):
+            assert crc == zlib.crc32(data[offset:offset + length]) and data[offset:offset + length].strip()
+        assert s.events[position]["message_id"] == item.message_id
+    position = s.by_id["x2"]
+    sub.write_bytes(sub.read_bytes().replace(b"def parse", b"def PARSE"))
+    s.events.keep_raw(position, stored[position])  # forget the copy read above
+    assert "changed since it was read" in s.events[position]["content"]
 
 
 def test_a_message_that_grows_after_it_was_read_shows_its_new_lines(tmp_path):

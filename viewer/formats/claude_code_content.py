@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import re
 import struct
-import zlib
 
 import orjson
 
@@ -16,7 +15,7 @@ from viewer.core.model import Event
 from viewer.core.packed import Shapes
 from viewer.files.safe_open import open_regular_file
 
-from .base import as_dict, content_text, tool_call
+from .base import as_dict, content_text, line_crc, tool_call
 
 ENVELOPE = {"type", "uuid", "parentUuid", "logicalParentUuid", "isSidechain", "sessionId", "timestamp", "cwd",
             "version", "gitBranch", "agentId", "userType", "slug"}
@@ -194,7 +193,7 @@ def _read_line(f, offset: int, length: int, crc: int):
     """The record on a line read again; None when the bytes there are no longer the line that was read."""
     f.seek(offset)
     data = f.read(length)
-    if len(data) != length or zlib.crc32(data) != crc:
+    if len(data) != length or line_crc(data) != crc:
         return None
     data = data.strip()
     try:

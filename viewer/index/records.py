@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import heapq
-import zlib
 from collections.abc import Iterable, Iterator
 
 from viewer.core import jsonio, model
 from viewer.core.model import Event
 from viewer.files.tailer import Line
+from viewer.formats.base import line_crc
 from viewer.formats.native import intern_values
 
 
@@ -59,7 +59,7 @@ def _records(s, member: dict, lines: Iterable[Line]) -> Iterator[tuple]:
         stamp = time_of(record)
         last = (stamp if isinstance(stamp, str) else None) or last
         addressable = path and line.offset >= 0 and not read_with_care
-        source = (path, line.offset, len(line.data), zlib.crc32(line.data)) if addressable else None
+        source = (path, line.offset, len(line.data), line_crc(line.data)) if addressable else None
         yield last, line.number, member, record, source, too_deep
 
 
