@@ -25,7 +25,8 @@ from viewer.library import background
 from viewer.store import group_cache, session_cache
 from viewer.search import query as search
 from viewer.search import worker as search_worker
-from viewer.index import creations, usage
+from viewer.index import usage
+from viewer.index.agent_tree import creation_found, creations
 from viewer.library.library import Library
 from viewer.store.session_cache import SessionCache
 
@@ -149,12 +150,12 @@ def test_a_woken_session_takes_back_the_call_that_created_each_agent_and_reads_n
     for s in again.listing():
         with s.lock:
             s.agents  # woken
-            made = creations.every(s)
+            made = creations(s)
             assert s.events._cache == {}  # no event read (read_ahead keeps what it reads there)
             assert s.events._later is not None  # nor its events' slots decoded (EventList.extend_later)
             created = {a: agent for a, agent in s.agents.items() if agent.cause is not None}
             assert len(made) == len(created) >= 1
-            assert made == {a: creations.found(s, agent) for a, agent in created.items()}
+            assert made == {a: creation_found(s, agent) for a, agent in created.items()}
             assert all(position is not None and tool for position, _, _, tool, _ in made.values())
     assert pages(again) == pages(scanned(project))
 
@@ -167,8 +168,8 @@ def test_the_calls_kept_for_a_woken_session_are_found_again_once_it_grows(projec
         cause = next(agent.cause for agent in s.agents.values() if agent.cause is not None)
         s.add({"message_id": "made-late", "event_type": "agent_created", "agent_id": "late-agent", "cause": cause,
                "name": "late"}, 10**6)
-        made = creations.every(s)
-        assert made["late-agent"] == creations.found(s, s.agents["late-agent"])
+        made = creations(s)
+        assert made["late-agent"] == creation_found(s, s.agents["late-agent"])
         assert made["late-agent"][0] == s.by_id[cause]
 
 

@@ -15,8 +15,8 @@ from typing import Any, Iterable
 from viewer.core import failures, model
 from viewer.core.model import AgentNode, Event
 from viewer.core.positions import intersection, merge, union
-from viewer.index import creations, facets, failed, usage
-from viewer.index.agent_tree import spawning_call
+from viewer.index import facets, failed, usage
+from viewer.index.agent_tree import creation_of, creations, spawning_call
 from viewer.index.session_index import SessionIndex
 
 # --- agents and the tree -------------------------------------------------------------------
@@ -28,11 +28,11 @@ def spawning_index(s: SessionIndex, agent: AgentNode, event: Event) -> int:
 
 
 def created_by(s: SessionIndex, agent: AgentNode, creating: tuple | None = None) -> dict | None:
-    """The spawning tool call: its message, name and a summary of its arguments (`creating`: creations.of's
+    """The spawning tool call: its message, name and a summary of its arguments (`creating`: creation_of's
     answer, when the caller has it)."""
     if agent.cause is None:
         return None
-    position, agent_id, call_id, tool, summary = creating or creations.of(s, agent)
+    position, agent_id, call_id, tool, summary = creating or creation_of(s, agent)
     if position is None:
         return {"message_id": agent.cause, "missing": True}
     return {"message_id": agent.cause, "agent_id": agent_id, "call_id": call_id, "tool": tool, "summary": summary,
@@ -52,10 +52,10 @@ STATUS_MEANINGS = {RUNNING: "its creating call has no result yet", DONE: "its cr
 
 def agent_status(s: SessionIndex, agent: AgentNode, creating: tuple | None = None) -> tuple[str | None, int]:
     """(the agent's status or None, where its creating call's result is: -1 when it has none). `creating`:
-    creations.of's answer, when the caller has it. The caller holds the lock."""
+    creation_of's answer, when the caller has it. The caller holds the lock."""
     if agent.cause is None or not s.format.spawns_answered_at_end:
         return None, -1
-    position, agent_id, call_id, _, _ = creating or creations.of(s, agent)
+    position, agent_id, call_id, _, _ = creating or creation_of(s, agent)
     if not call_id:
         return None, -1
     results = s.calls.results_for_call(agent_id, call_id, position)
@@ -102,9 +102,9 @@ def statuses_answered_since(s: SessionIndex, touched, after: int) -> list[tuple[
 
 
 def agent_summary(s: SessionIndex, agent: AgentNode, creating: tuple | None = None) -> dict:
-    """`creating`: creations.of's answer, when the caller has it."""
+    """`creating`: creation_of's answer, when the caller has it."""
     parent = s.agents.get(agent.parent_id) if agent.parent_id else None
-    creating = creating or creations.of(s, agent)
+    creating = creating or creation_of(s, agent)
     return {
         "agent_id": agent.agent_id,
         "name": agent.display_name,
@@ -123,7 +123,7 @@ def agent_summary(s: SessionIndex, agent: AgentNode, creating: tuple | None = No
 def agents(s: SessionIndex) -> list[dict]:
     """Every agent, flat, in order of first appearance."""
     with s.lock:
-        made = creations.every(s)  # each summary names the call that created its agent
+        made = creations(s)  # each summary names the call that created its agent
         return [agent_summary(s, s.agents[a], made.get(a)) for a in s.agent_order]
 
 

@@ -15,8 +15,8 @@ from viewer import formats
 from viewer.core.host import Host
 from viewer.core.kept import Items
 from viewer.core.tuning import Tuning
-from viewer.index import creations, sleeping, usage
-from viewer.index.agent_tree import AgentTree
+from viewer.index import sleeping, usage
+from viewer.index.agent_tree import AgentTree, creations, take_back_creations
 from viewer.index.session_index import SessionIndex
 from viewer.index.tool_calls import ToolCalls
 from viewer.search.index import SearchIndex
@@ -134,7 +134,7 @@ def sections(s: SessionIndex, tuning: Tuning | None = None) -> Iterator[tuple]:
     # Each agent's usage totals, priced: a woken session's tree shows their costs without pricing a response
     yield from _chunks(tuning, "usage", Items(usage.agents_state(s)))
     # ... and the call that created each: it reads no creating message either
-    yield from _chunks(tuning, "creations", Items(creations.every(s)))
+    yield from _chunks(tuning, "creations", Items(creations(s)))
     events = s.events
     for start in range(0, len(events), tuning.section_events):  # in order: each part extends the list (restore)
         part = events.part(start, start + tuning.section_events)
@@ -228,8 +228,10 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
                 return None
         elif name == "events":  # in parts, in order
             count, encoded = value
-            s.events.extend_later(encoded, count, made if s.normalizer is not None else None,
-                                  functools.partial(s.host.gc.batch, kept=True))
+            if s.normalizer is None:  # a native file's slots are where its lines are: cheap to decode now
+                s.events.extend(marshal.loads(encoded))
+            else:  # a format's entries, each made again from its state: when first read
+                s.events.extend_later(encoded, count, made, functools.partial(s.host.gc.batch, kept=True))
         elif name == "usage":  # its agents' totals, taken once their agents are
             agents_usage.update(value)
         elif name == "creations":  # likewise
@@ -238,7 +240,7 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
             whole = value == s.count == head["count"] and (s.normalizer is None) == (not fmt.reads_records)
             if whole:
                 usage.take_back_agents(s, agents_usage)
-                creations.take_back(s, created)
+                take_back_creations(s, created)
             return s if whole else None
         else:
             try:
