@@ -22,6 +22,7 @@ from test_cache_store import kept_entries
 from test_claude_settled import age, pages
 from test_group_cache import PROJECT, generate, read_what_is_due, run, searched, without_the_folders_entry
 from viewer.library import background
+from viewer.reads import queries
 from viewer.store import group_cache, session_cache
 from viewer.search import query as search
 from viewer.search import worker as search_worker
@@ -157,7 +158,9 @@ def test_a_woken_session_takes_back_the_call_that_created_each_agent_and_reads_n
             assert len(made) == len(created) >= 1
             assert made == {a: creation_found(s, agent) for a, agent in created.items()}
             assert all(position is not None and tool for position, _, _, tool, _ in made.values())
-    assert pages(again) == pages(scanned(project))
+    fresh = scanned(project)  # each agent's row as a session read from its files shows it: its creator, its status
+    assert {s.id: queries.agents(s) for s in again.listing()} == {s.id: queries.agents(s) for s in fresh.listing()}
+    assert pages(again) == pages(fresh)
 
 
 def test_the_calls_kept_for_a_woken_session_are_found_again_once_it_grows(project, cache):
