@@ -196,3 +196,27 @@ def test_events_read_ahead_are_those_read_one_by_one_and_served_from_the_cache_a
     os.rename(path, tmp_path / "gone.jsonl")  # a read from the file now shows it changed
     assert {p: s.events[p] for p in scattered} == alone
     assert all("file changed" not in (event.get("markers") or ()) for event in alone.values())
+
+
+def test_parts_taken_back_encoded_are_decoded_when_first_read_and_equal_those_taken_back_at_once(tmp_path):
+    """A woken session's events (index_state.restore): counted at once, decoded only when a slot is first read."""
+    import marshal
+
+    from viewer.files.eventlist import EventList
+
+    events = [created("m1", "a")] + [say(f"m{i}", "a", f"said {i}") for i in range(2, 40)]
+    write_events(tmp_path / "s.jsonl", events)
+    s = _library(tmp_path).get("s")
+    parts = [s.events.part(start, start + 15) for start in range(0, s.count, 15)]
+    at_once, later = EventList(), EventList()
+    paused = []
+    for part in parts:
+        at_once.extend(part)
+        later.extend_later(marshal.dumps(part), len(part[0]), paused=lambda: paused.append(1) or s.host.gc.batch())
+    later.read_from(s.events.file_spans(0, 1)[0])
+    at_once.read_from(s.events.file_spans(0, 1)[0])
+    assert len(later) == len(events) and later and later._later is not None  # counted, nothing decoded
+    assert later[5] == events[5] and later._later is None and paused == [1]  # the first read decoded every part
+    assert list(later) == list(at_once) == events and later.part(0, 40) == at_once.part(0, 40)
+    later.extend_later(marshal.dumps(parts[0]), len(parts[0][0]))  # onto slots already read: taken at once
+    assert later._later is None and len(later) == len(events) + 15 and later[len(events)] == events[0]

@@ -4,6 +4,7 @@ entries, the same restart; and a worker that dies or hangs, a file refused or br
 
 from __future__ import annotations
 
+import marshal
 import os
 import signal
 import sys
@@ -74,11 +75,13 @@ def _holding(library: Library) -> dict:
 
 def _entries(library: Library) -> dict:
     """Each group's cache entry, decoded, but for the shapes its packed values use (a table that grows with every
-    session its process read: the same shapes, more or fewer others)."""
+    session its process read: the same shapes, more or fewer others); its events' slots too (kept encoded: marshal's
+    bytes of equal values made in two processes may differ)."""
     cache = library.cache
     entries = {}
     for path, (key, _, _) in sorted(cache._entries.items()):
-        entries[path] = [(name, value) for name, value in cache.store.sections(key) if name != "shapes"]
+        entries[path] = [(name, (value[0], marshal.loads(value[1])) if name == "events" else value)
+                         for name, value in cache.store.sections(key) if name != "shapes"]
     return entries
 
 

@@ -22,10 +22,12 @@ from test_cache_store import kept_entries
 from test_claude_settled import age, pages
 from test_group_cache import PROJECT, generate, read_what_is_due, run, searched, without_the_folders_entry
 from viewer.library import background
+from viewer.reads import queries
 from viewer.store import group_cache, session_cache
 from viewer.search import query as search
 from viewer.search import worker as search_worker
 from viewer.index import usage
+from viewer.index.agent_tree import creation_found, creations
 from viewer.library.library import Library
 from viewer.store.session_cache import SessionCache
 
@@ -141,6 +143,37 @@ def test_a_woken_session_takes_back_each_agents_usage_totals_equal_to_those_summ
                 assert kept.read == len(positions) and kept.priced_by == s.host.prices.key
                 assert (kept.as_dict(), kept.cost()) == (summed.as_dict(), summed.cost())
     assert agents_costs(again) == agents_costs(scanned(project))
+
+
+def test_a_woken_session_takes_back_the_call_that_created_each_agent_and_reads_no_message_for_it(project, cache):
+    """Its first page names each sub-agent's creating call from its cache entry: no creating message is read."""
+    again = run(project, cache, settle=False)
+    for s in again.listing():
+        with s.lock:
+            s.agents  # woken
+            made = creations(s)
+            assert s.events._cache == {}  # no event read (read_ahead keeps what it reads there)
+            assert s.events._later is not None  # nor its events' slots decoded (EventList.extend_later)
+            created = {a: agent for a, agent in s.agents.items() if agent.cause is not None}
+            assert len(made) == len(created) >= 1
+            assert made == {a: creation_found(s, agent) for a, agent in created.items()}
+            assert all(position is not None and tool for position, _, _, tool, _ in made.values())
+    fresh = scanned(project)  # each agent's row as a session read from its files shows it: its creator, its status
+    assert {s.id: queries.agents(s) for s in again.listing()} == {s.id: queries.agents(s) for s in fresh.listing()}
+    assert pages(again) == pages(fresh)
+
+
+def test_the_calls_kept_for_a_woken_session_are_found_again_once_it_grows(project, cache):
+    again = run(project, cache, settle=False)
+    s = again.listing()[0]
+    with s.lock:
+        s.agents  # woken
+        cause = next(agent.cause for agent in s.agents.values() if agent.cause is not None)
+        s.add({"message_id": "made-late", "event_type": "agent_created", "agent_id": "late-agent", "cause": cause,
+               "name": "late"}, 10**6)
+        made = creations(s)
+        assert made["late-agent"] == creation_found(s, s.agents["late-agent"])
+        assert made["late-agent"][0] == s.by_id[cause]
 
 
 def test_a_session_of_one_agent_keeps_the_sessions_totals_as_its_agents_less_the_hours(tmp_path):

@@ -8,6 +8,8 @@ line as written). A small cache of the events read last serves pages.
 
 from __future__ import annotations
 
+import contextlib
+import marshal
 from array import array
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -68,7 +70,7 @@ def _parsed(line, length: int, position: int) -> dict:
 
 
 class EventList:
-    __slots__ = ("_cache", "_cached_bytes", "_items", "_lengths", "_offsets", "_source", "_tuning")
+    __slots__ = ("_cache", "_cached_bytes", "_items", "_later", "_lengths", "_offsets", "_source", "_tuning")
 
     def __init__(self, tuning: Tuning = DEFAULT) -> None:
         self._tuning = tuning  # event_cache_bytes, walk_read
@@ -78,6 +80,7 @@ class EventList:
         self._source: FileSource | None = None
         self._cache: OrderedDict[int, dict] = OrderedDict()  # parsed events, least recently read first
         self._cached_bytes = 0
+        self._later: tuple | None = None  # (parts to decode when first read, the count, a pause): extend_later
 
     def append(self, event: dict) -> None:
         self._items.append(event)
@@ -154,6 +157,36 @@ class EventList:
         self._items += items
         self._offsets += array_from(offsets)
         self._lengths += array_from(lengths)
+
+    def extend_later(self, encoded: bytes, count: int, stored=None, paused=None) -> None:
+        """`extend` with the part marshal encoded in `encoded` (of `count` slots), decoded only when a slot is first
+        read: a woken session's first page reads none (its length aside), and its events are half of its entry.
+        `paused`: a context that pauses the cyclic collector while they are decoded (GcPause.batch)."""
+        if self._later is None and self._items:  # only a list made empty is filled later
+            self.extend(marshal.loads(encoded), stored)
+            return
+        if self._later is None:
+            self._later = ([], 0, paused)
+            del self._items, self._offsets, self._lengths  # read again through __getattr__, which decodes them
+        parts, known, _ = self._later
+        parts.append((encoded, stored))
+        self._later = (parts, known + count, paused)
+
+    def __getattr__(self, name: str):
+        # Called only for a slot not set: the parts extend_later left encoded, decoded now (once: the slots are set
+        # together at the end, so a reader never sees a part of them)
+        later = object.__getattribute__(self, "_later") if name in ("_items", "_offsets", "_lengths") else None
+        if later is None:
+            raise AttributeError(name)
+        parts, count, paused = later
+        decoded = EventList(self._tuning)
+        with paused() if paused is not None else contextlib.nullcontext({}) as made:
+            for encoded, stored in parts:
+                decoded.extend(marshal.loads(encoded), stored)
+            made["added"] = count
+        self._offsets, self._lengths, self._items = decoded._offsets, decoded._lengths, decoded._items
+        self._later = None
+        return object.__getattribute__(self, name)
 
     def read_from(self, source: FileSource) -> None:
         """The file the slots that are None are read from (a list restored from the cache)."""
@@ -322,10 +355,11 @@ class EventList:
         return self._get(index)
 
     def __len__(self) -> int:
-        return len(self._items)
+        later = self._later  # its length is known without decoding its parts
+        return len(self._items) if later is None else later[1]
 
     def __bool__(self) -> bool:
-        return bool(self._items)
+        return len(self) > 0
 
     def __iter__(self) -> Iterator[dict]:
         for position in range(len(self._items)):  # a walk over all: read without filling the cache

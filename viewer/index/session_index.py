@@ -51,7 +51,7 @@ class SessionIndex:
     ARRAYS = ("line_numbers", "usage_positions", "growth_positions", "grown_positions")
     MADE = frozenset({"id", "path", "relpath", "name", "host", "lock", "serial", "seen_at", "format", "_adds_keys",
                       "parser", "usage_totals", "dialog_orders", "timeline_drawn", "normalizer", "search", "facets",
-                      "events", "members",
+                      "events", "members", "creations",
                       "tree", "agents", "spawned", "tree_changes", "_dangling", "_awaiting_cause", "_links", "_agent",
                       "_agent_created", "_linked", "calls", "call_positions", "result_positions",
                       "tool_names", "_file_calls", "_file_result"})

@@ -16,7 +16,7 @@ from viewer.core import failures, model
 from viewer.core.model import AgentNode, Event
 from viewer.core.positions import intersection, merge, union
 from viewer.index import facets, failed, usage
-from viewer.index.agent_tree import spawning_call
+from viewer.index.agent_tree import creation_of, creations, spawning_call
 from viewer.index.session_index import SessionIndex
 
 # --- agents and the tree -------------------------------------------------------------------
@@ -27,29 +27,16 @@ def spawning_index(s: SessionIndex, agent: AgentNode, event: Event) -> int:
     return model.tool_calls(event).index(call) if call else 0
 
 
-def creating_call(s: SessionIndex, agent: AgentNode) -> tuple[int | None, model.LoggedCall | None]:
-    """(where the message that created the agent is, or None; which of its calls created it, or None)."""
-    position = s.by_id.get(agent.cause) if agent.cause is not None else None
-    return position, (spawning_call(s, agent, s.events[position]) if position is not None else None)
-
-
 def created_by(s: SessionIndex, agent: AgentNode, creating: tuple | None = None) -> dict | None:
-    """The spawning tool call: its message, name and a summary of its arguments (`creating`: creating_call's
+    """The spawning tool call: its message, name and a summary of its arguments (`creating`: creation_of's
     answer, when the caller has it)."""
     if agent.cause is None:
         return None
-    position, call = creating or creating_call(s, agent)
+    position, agent_id, call_id, tool, summary = creating or creation_of(s, agent)
     if position is None:
         return {"message_id": agent.cause, "missing": True}
-    event = s.events[position]
-    return {
-        "message_id": agent.cause,
-        "agent_id": event["agent_id"],
-        "call_id": call.id if call else None,
-        "tool": call.name if call else None,
-        "summary": call.summary() if call else model.content_of(event)[:80],
-        "missing": False,
-    }
+    return {"message_id": agent.cause, "agent_id": agent_id, "call_id": call_id, "tool": tool, "summary": summary,
+            "missing": False}
 
 
 # A sub-agent's status, read from the call that created it. Where a format answers a spawning call when its agent
@@ -65,13 +52,13 @@ STATUS_MEANINGS = {RUNNING: "its creating call has no result yet", DONE: "its cr
 
 def agent_status(s: SessionIndex, agent: AgentNode, creating: tuple | None = None) -> tuple[str | None, int]:
     """(the agent's status or None, where its creating call's result is: -1 when it has none). `creating`:
-    creating_call's answer, when the caller has it. The caller holds the lock."""
+    creation_of's answer, when the caller has it. The caller holds the lock."""
     if agent.cause is None or not s.format.spawns_answered_at_end:
         return None, -1
-    position, call = creating or creating_call(s, agent)
-    if call is None or not call.id:
+    position, agent_id, call_id, _, _ = creating or creation_of(s, agent)
+    if not call_id:
         return None, -1
-    results = s.result_positions_for_call(position, call.id)
+    results = s.calls.results_for_call(agent_id, call_id, position)
     if not results:
         return (STOPPED if failed.finished(s) else RUNNING), -1
     return (FAILED if failed.failed_at(s, results[0]) else DONE), results[0]
@@ -114,9 +101,10 @@ def statuses_answered_since(s: SessionIndex, touched, after: int) -> list[tuple[
     return changed
 
 
-def agent_summary(s: SessionIndex, agent: AgentNode) -> dict:
+def agent_summary(s: SessionIndex, agent: AgentNode, creating: tuple | None = None) -> dict:
+    """`creating`: creation_of's answer, when the caller has it."""
     parent = s.agents.get(agent.parent_id) if agent.parent_id else None
-    creating = creating_call(s, agent)
+    creating = creating or creation_of(s, agent)
     return {
         "agent_id": agent.agent_id,
         "name": agent.display_name,
@@ -135,9 +123,8 @@ def agent_summary(s: SessionIndex, agent: AgentNode) -> dict:
 def agents(s: SessionIndex) -> list[dict]:
     """Every agent, flat, in order of first appearance."""
     with s.lock:
-        by_id = s.by_id  # each summary names the call that created its agent: their messages read in one pass
-        s.events.read_ahead([by_id[agent.cause] for agent in s.agents.values() if agent.cause in by_id])
-        return [agent_summary(s, s.agents[a]) for a in s.agent_order]
+        made = creations(s)  # each summary names the call that created its agent
+        return [agent_summary(s, s.agents[a], made.get(a)) for a in s.agent_order]
 
 
 def agent_names(s: SessionIndex) -> dict[str, str]:

@@ -8,6 +8,7 @@ attribute its part does not declare is not kept (`cacheable`) rather than losing
 from __future__ import annotations
 
 import functools
+import marshal
 from collections.abc import Iterator
 
 from viewer import formats
@@ -15,7 +16,7 @@ from viewer.core.host import Host
 from viewer.core.kept import Items
 from viewer.core.tuning import Tuning
 from viewer.index import sleeping, usage
-from viewer.index.agent_tree import AgentTree
+from viewer.index.agent_tree import AgentTree, creations, take_back_creations
 from viewer.index.session_index import SessionIndex
 from viewer.index.tool_calls import ToolCalls
 from viewer.search.index import SearchIndex
@@ -132,9 +133,12 @@ def sections(s: SessionIndex, tuning: Tuning | None = None) -> Iterator[tuple]:
         yield from _sections_of(tuning, part, _part_of(s, part).state())
     # Each agent's usage totals, priced: a woken session's tree shows their costs without pricing a response
     yield from _chunks(tuning, "usage", Items(usage.agents_state(s)))
+    # ... and the call that created each: it reads no creating message either
+    yield from _chunks(tuning, "creations", Items(creations(s)))
     events = s.events
     for start in range(0, len(events), tuning.section_events):  # in order: each part extends the list (restore)
-        yield "events", events.part(start, start + tuning.section_events)
+        part = events.part(start, start + tuning.section_events)
+        yield "events", (len(part[0]), marshal.dumps(part))  # decoded when first read (EventList.extend_later)
     yield "end", s.count
 
 
@@ -207,7 +211,7 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
     search, owners = s.search, _owners()
     stored = fmt.normalizer.stored_type if fmt.reads_records else None
     made = None if stored is None else functools.partial(stored.from_state, shapes=s.host.shapes)
-    head, agents_usage = None, {}
+    head, agents_usage, created = None, {}, {}
     for name, value in kept:
         if name == "head":
             head = value
@@ -223,13 +227,20 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
             if not s.host.shapes.learn(value):
                 return None
         elif name == "events":  # in parts, in order
-            s.events.extend(value, made if s.normalizer is not None else None)
+            count, encoded = value
+            if s.normalizer is None:  # a native file's slots are where its lines are: cheap to decode now
+                s.events.extend(marshal.loads(encoded))
+            else:  # a format's entries, each made again from its state: when first read
+                s.events.extend_later(encoded, count, made, functools.partial(s.host.gc.batch, kept=True))
         elif name == "usage":  # its agents' totals, taken once their agents are
             agents_usage.update(value)
+        elif name == "creations":  # likewise
+            created.update(value)
         elif name == "end":
             whole = value == s.count == head["count"] and (s.normalizer is None) == (not fmt.reads_records)
             if whole:
                 usage.take_back_agents(s, agents_usage)
+                take_back_creations(s, created)
             return s if whole else None
         else:
             try:
