@@ -28,7 +28,7 @@ def main() -> None:
         scanned = time.process_time()
         library, steps = runtime.library, 0
         while True:
-            library.looked_at = float("-inf")  # idle at once: the background work runs now, not seconds later
+            library.looked_at = library.look_after = float("-inf")  # background work at once (looked_at: older code)
             if not background.step(library):
                 break
             steps += 1

@@ -33,7 +33,7 @@ def prepare(folder: str, cache: str) -> None:
     runtime = Runtime(folder, watch=False, cache_dir=cache)
     library = runtime.library
     while True:
-        library.looked_at = float("-inf")  # idle at once: the background work runs now
+        library.looked_at = library.look_after = float("-inf")  # background work at once (looked_at: older code)
         if not background.step(library):
             break
     runtime.close()

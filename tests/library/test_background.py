@@ -52,11 +52,49 @@ def test_an_idle_library_looks_for_sessions_to_settle_or_save_only_now_and_then(
     for _ in range(100):
         assert not background.step(library)
     assert looks == []
-    library.looked_at -= background.LOOK_AGAIN_S
+    library.look_after -= background.LOOK_AGAIN_S
     assert not background.step(library) and looks == [1]
     write_events(tmp_path / "s3.jsonl", [entry("new")], mode="a")  # something to index: done at once
     library.refresh(str(tmp_path / "s3.jsonl"))
     assert background.step(library)
+
+
+def test_a_costly_look_for_sessions_to_settle_or_save_comes_more_seldom(tmp_path, monkeypatch):
+    """A look that costs CPU (a folder of 20,000 sessions: 0.5 s) comes at most LOOK_SHARE of a core: an idle server on
+    a big folder is idle, not at 10% of a core forever; never more seldom than LOOK_AT_MOST."""
+    import time
+    from types import SimpleNamespace
+
+    for i in range(5):
+        write_events(tmp_path / f"s{i}.jsonl", [entry(f"m{i}")])
+    library = scanned(tmp_path)
+    while background.step(library):
+        pass
+    clock = [time.monotonic()]
+    monkeypatch.setattr(background, "time", SimpleNamespace(monotonic=lambda: clock[0], thread_time=time.thread_time))
+    looks, costs = [], [0.08]
+
+    def settle_quiet():  # what walking thousands of sessions costs, in this thread's CPU
+        looks.append(clock[0])
+        until = time.thread_time() + costs[0]
+        while time.thread_time() < until:
+            pass
+        return False
+
+    monkeypatch.setattr(library, "settle_quiet", settle_quiet)
+    library.look_after = float("-inf")
+    assert not background.step(library) and len(looks) == 1
+    for later in (background.LOOK_AGAIN_S + 1, 7.5):  # 0.08 s of CPU at 1% of a core: 8 s on
+        clock[0] = looks[0] + later
+        assert not background.step(library) and len(looks) == 1
+    clock[0] = looks[0] + 0.08 / background.LOOK_SHARE + 1
+    costs[0] = 2.0  # at 1%, 200 s: LOOK_AT_MOST instead
+    assert not background.step(library) and len(looks) == 2
+    clock[0] = looks[1] + background.LOOK_AT_MOST - 1
+    assert not background.step(library) and len(looks) == 2
+    clock[0] = looks[1] + background.LOOK_AT_MOST + 1
+    costs[0] = 0.0
+    assert not background.step(library) and len(looks) == 3
 
 
 def test_the_sessions_due_to_be_saved_are_found_in_one_walk_and_saved_one_a_step(tmp_path, monkeypatch):

@@ -127,7 +127,7 @@ def test_the_ingest_thread_reads_groups_while_the_workers_do(folder, tmp_path, a
 def _idle(library: Library) -> None:
     """Background work done at once, the folder's entry written (as a server leaves it when idle)."""
     while True:
-        library.looked_at = float("-inf")
+        library.look_after = float("-inf")
         if not background.step(library):
             return
 

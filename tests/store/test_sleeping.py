@@ -204,7 +204,7 @@ def test_background_work_leaves_sleeping_sessions_asleep(project, cache):
     again = run(project, cache, settle=False)
     while background.step(again):
         pass
-    again.looked_at = float("-inf")
+    again.look_after = float("-inf")
     assert not background.step(again)
     assert len(asleep(again)) == 4 and not any("search" in s.__dict__ for s in again.listing())  # nothing read
 

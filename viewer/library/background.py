@@ -118,20 +118,30 @@ def check_step(library) -> bool:
     return library.cache is not None and library.cache.check_step()
 
 
-LOOK_AGAIN_S = 5.0  # an idle server looks for sessions to settle, save or put to sleep this often: not at every step
+LOOK_AGAIN_S = 5.0  # an idle server looks for sessions to settle, save or put to sleep this often: not at every step...
+LOOK_SHARE = 0.01  # ... or as seldom as keeps those looks to this share of a core (20,000 sessions: 0.5 s a look)...
+LOOK_AT_MOST = 60.0  # ... but never more seldom than this
+
+
+def spaced(cpu: float, least: float, share: float, most: float) -> float:
+    """Seconds to wait before work that took `cpu` seconds is done again: `least`, or long enough that it takes at
+    most `share` of a core, but never more than `most` (a walk of a big folder costs more than a small one's)."""
+    return min(most, max(least, cpu / share))
 
 
 def step(library, words=None) -> bool:
     """One step of background work; False when there is none left.
 
     Settling, saving and sleeping look at every session (thousands in a big folder): while they find nothing, they are
-    looked at again after LOOK_AGAIN_S, so an idle server costs nearly nothing."""
+    looked at again after LOOK_AGAIN_S, or later as their look costs more (`spaced`), so an idle server costs nearly
+    nothing."""
     if index_step(library, words=words) or check_step(library):
         return True
     now = time.monotonic()
-    if now < library.looked_at + LOOK_AGAIN_S:
+    if now < library.look_after:
         return False
+    started = time.thread_time()
     if library.settle_quiet() or save_step(library) or library.sleep_quiet() or library.keep_folder():
         return True
-    library.looked_at = now
+    library.look_after = now + spaced(time.thread_time() - started, LOOK_AGAIN_S, LOOK_SHARE, LOOK_AT_MOST)
     return False

@@ -80,7 +80,7 @@ class Library:
         self.indexing_from = 0  # where background indexing last found work (background.index_step)
         self.searched_at = -1  # the version at which every search index was last found complete (the same)
         self.faceted_at = -1  # ... and every session's facets
-        self.looked_at = float("-inf")  # when background work last found no session to settle or save
+        self.look_after = float("-inf")  # when background work looks again for sessions to settle or save (background)
         self._reading: dict[str, FileTailer | GzipReader] = {}  # files read part way, for pages that say how far (progress)
         self._scanned = False  # the first scan of DIR is over
         self.stores = Stores(self)

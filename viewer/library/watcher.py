@@ -262,7 +262,7 @@ class Watcher:
     def _swept(self, cpu: float) -> None:
         """A walk of the folder took `cpu` seconds of this thread: the next waits long enough to keep the walks
         within SWEEP_SHARE of a core (a restart's first scan, a walk too, sets the first wait)."""
-        self._sweep_every = min(SWEEP_AT_MOST, max(SWEEP_EVERY, cpu / SWEEP_SHARE))
+        self._sweep_every = background.spaced(cpu, SWEEP_EVERY, SWEEP_SHARE, SWEEP_AT_MOST)
 
     def _walk_again(self) -> None:
         """Read every file again (idle ones cost a stat), find new ones, and forget the ones gone. Without an
