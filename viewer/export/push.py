@@ -17,6 +17,7 @@ from typing import Callable, Iterable, Iterator
 
 from viewer.index.session_index import SessionIndex
 from viewer.library.library import Library
+from viewer.library.one_file import sessions_of_file
 
 from . import otlp, otlp_agents, otlp_wire
 from .otlp_http import BackgroundSender, HttpStore, PushError
@@ -150,7 +151,7 @@ def sessions_at(target: str) -> tuple[Library, Callable[[], list[SessionIndex]]]
     library = Library(os.path.dirname(path), follow_symlinks=True)
 
     def read_one() -> list[SessionIndex]:  # a file of many sessions (OpenCode's database): each of them
-        return [s for s in library.sessions_of_file(path) if s.count]
+        return [s for s in sessions_of_file(library, path) if s.count]
     return library, read_one
 
 

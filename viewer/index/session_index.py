@@ -49,12 +49,11 @@ class SessionIndex:
     KEPT = ("epoch", "updated_at", "project", "format_reason", "internal", "title", "format_summary", "by_id",
             "references", "caused", "problems", "first_time", "last_time")
     ARRAYS = ("line_numbers", "usage_positions", "growth_positions", "grown_positions")
-    MADE = frozenset({"id", "path", "relpath", "name", "host", "lock", "serial", "seen_at", "format", "_adds_keys",
-                      "parser", "usage_totals", "dialog_orders", "timeline_drawn", "normalizer", "search", "facets",
-                      "events", "members", "creations",
-                      "tree", "agents", "spawned", "tree_changes", "_dangling", "_awaiting_cause", "_links", "_agent",
-                      "_agent_created", "_linked", "calls", "call_positions", "result_positions",
-                      "tool_names", "_file_calls", "_file_result"})
+    MADE = frozenset({"id", "path", "relpath", "name", "host", "lock", "serial", "seen_at", "changed_at", "format",
+                      "_adds_keys", "parser", "usage_totals", "dialog_orders", "timeline_drawn", "normalizer", "search",
+                      "facets", "events", "members", "creations", "tree", "agents", "spawned", "tree_changes",
+                      "_dangling", "_awaiting_cause", "_links", "_agent", "_agent_created", "_linked", "calls",
+                      "call_positions", "result_positions", "tool_names", "_file_calls", "_file_result"})
 
     def __init__(self, session_id: str, path: str, relpath: str, fmt: formats.Format = formats.NATIVE,
                  format_reason: str = "", name: str | None = None, host: Host | None = None, unread: bool = False):
@@ -70,6 +69,7 @@ class SessionIndex:
         self.members: dict[str, dict] = {}  # path -> member, for a session made of several files
         # caches key on it: equal to nothing else, and alive as long as a key holds it (an id() could be reused)
         self.serial = object()
+        self.changed_at = 0  # the library's version when a change to its row was last told (Library.bump)
         self.seen_at = float("-inf")  # when a page last asked for it (Library.get): one left alone may sleep (sleeping)
         self._set_format(fmt, format_reason)
         # `unread`: a group listed before it is read holds no index until something reads one (sleeping.unread)

@@ -16,7 +16,8 @@ from . import failed, usage
 # What a session keeps while asleep: who it is, what the sessions list shows, and its (settled) normalizer.
 KEPT_ASLEEP = frozenset({"id", "path", "relpath", "name", "host", "lock", "serial", "members", "project", "epoch",
                          "updated_at", "format", "format_reason", "_adds_keys", "normalizer", "title",
-                         "format_summary", "internal", "seen_at", "_asleep", "first_time", "last_time"})
+                         "format_summary", "internal", "seen_at", "_asleep", "first_time", "last_time",
+                         "changed_at"})
 SUMMARY = ("epoch", "updated_at", "title", "format_summary", "internal", "first_time", "last_time")  # kept attributes restored from a summary
 LISTED = ("count", "agents", "problems", "failures", "usage", "complete")  # what a sleeping session answers without waking
 

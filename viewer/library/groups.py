@@ -95,7 +95,7 @@ class Groups:
             self._read_again(session)
         elif session is not None and session.members:
             session.ingest_records([])
-            self._library.changed()  # its tree may have changed (a parent found): pages and background work look again
+            self._library.changed(session)  # its tree may have changed (a parent found): pages and background work look again
 
     def join(self, path: str, fmt: formats.Format, member: dict, written: int = 0) -> None:
         """One file of a multi-file session (Claude Code: main file, sub-agent files); `written`: its last write
@@ -203,7 +203,7 @@ class Groups:
                 self._readers[p] = library.reader(p)
             return False
         if library.is_listed(session):
-            library.changed()
+            library.changed(session)
         else:
             library.list_session(session)
         self._pass_notes(session)
@@ -213,7 +213,7 @@ class Groups:
         """A sleeping session whose cache entry is gone (emptied, see SessionIndex.wake): the ingest thread reads it
         again from its start (see `read`)."""
         self._lost.add(session)
-        self._library.read_later(session.members)
+        self._library.read_later(session)
 
     def keep(self, session: SessionIndex) -> None:
         """Keep a settled group in the cache now and put it to sleep unless someone reads it: done as soon as it
@@ -259,9 +259,9 @@ class Groups:
         if batches or not listed:
             if stamps:
                 session.updated_at = max(stamps)
-            library.list_session(session) if not listed else library.changed()
+            library.list_session(session) if not listed else library.changed(session)
         elif problems or withdrawn:  # an idle file's open last line judged: its count on `/` changes
-            library.changed()
+            library.changed(session)
         self.settle(session)
         if in_hand and session.asleep is None:  # not indexed as it settled: read back when it is (few, and big)
             with session.lock:

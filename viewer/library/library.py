@@ -57,6 +57,7 @@ class Library:
         self.host = host if host is not None else cache.host if cache is not None else Host()
         self.lock = lockorder.ordered(threading.Lock(), lockorder.LIBRARY, "library")
         self.version = 0  # bumped on every change; the sessions list polls it
+        self.rows_changed_at = 0  # the version of the last change not told of one session (bump)
         self.folders = Folders(root, follow_symlinks, self.changed)
         self.root, self.real_root, self.follow_symlinks = self.folders.root, self.folders.real_root, follow_symlinks
         self.inside = self.folders.inside  # the folder every file read must really lie in (safe_open); None: anywhere
@@ -198,8 +199,7 @@ class Library:
             if new:  # listed once read: nobody sees it empty while its lines are on their way
                 self._list(path, session)
             else:
-                with self.lock:
-                    self.version += 1
+                self.changed(session)
 
     def _classify(self, path: str) -> tuple[formats.Format, str, dict | None]:
         """A new file's format (detect.classify), or what the cache listed of it while a restart's first scan
@@ -234,7 +234,7 @@ class Library:
             self.groups.name_at(path)  # a group named like this file gives way
             self.sessions[session.id] = session
             self.aliases.pop(session.id, None)
-            self.version += 1
+            self.bump(session)
 
     def _continue_epoch(self, session: SessionIndex) -> None:
         """A session listed in place of one dropped under its id starts a later epoch: a page polling with
@@ -277,11 +277,20 @@ class Library:
             self.sessions[new_id] = session
             self.aliases.pop(new_id, None)
             self.aliases[old_id] = new_id
-        self.version += 1
+        self.bump(session)
 
-    def changed(self) -> None:
+    def changed(self, session: SessionIndex | None = None) -> None:
         with self.lock:
-            self.version += 1
+            self.bump(session)
+
+    def bump(self, session: SessionIndex | None = None) -> None:
+        """A change to what is listed, of `session`'s row (None: of any row), told to pages (caller holds the lock).
+        A row is made again only once told (web.render.Rows), so every change to what a row shows is told here."""
+        self.version += 1
+        if session is None:
+            self.rows_changed_at = self.version
+        else:
+            session.changed_at = self.version
 
     # --- what Groups asks of the files it reads ----------------------------------------------------------------
 
@@ -303,39 +312,13 @@ class Library:
         with self.lock:
             self.sessions[session.id] = session
             self.aliases.pop(session.id, None)
-            self.version += 1
+            self.bump(session)
 
-    def read_later(self, paths) -> None:
-        """Files to be read again by the ingest thread (a session that could not be woken from the cache)."""
+    def read_later(self, session: SessionIndex) -> None:
+        """A session's files to be read again by the ingest thread (it could not be woken from the cache)."""
         with self.lock:
-            self.unfinished.update(paths)
-            self.version += 1
-
-    def open_file(self, path: str) -> SessionIndex | None:
-        """One session file read whole, with the other files of its session (Claude Code sub-agents)."""
-        path = os.path.abspath(path)
-        with self.groups.read_after():
-            self.refresh(path)
-            session = self._by_path.get(path)
-            if session is not None and session.members and session.path == path:
-                folders, files = detect.companions(session.format, path, self.inside)
-                for folder in folders:
-                    self.scan(folder)
-                for beside in files:
-                    self.refresh(beside)
-        return self._by_path.get(path)
-
-    def sessions_of_file(self, path: str) -> list[SessionIndex]:
-        """The sessions a file holds, read whole: every session of a file of many (OpenCode's database or storage
-        folder), else the one of a session file (with its other files, see `open_file`)."""
-        path = os.path.abspath(path)
-        store = detect.store_file(path) or (path if os.path.isdir(path) else None)  # a folder: a store, or none
-        if store is None:
-            session = self.open_file(path)
-            return [session] if session is not None else []
-        self.stores.refresh(store, path)
-        with self.lock:
-            return sorted((s for s in self.sessions.values() if s.path == store), key=lambda s: s.id)
+            self.unfinished.update(session.members)
+            self.bump(session)
 
     def move(self, source: str, destination: str) -> None:
         """A session file was renamed: keep its index and its reading position under the new name.
@@ -371,7 +354,7 @@ class Library:
             self.aliases.pop(session.id, None)
             if old_id != session.id:
                 self.aliases[old_id] = session.id
-            self.version += 1
+            self.bump(session)
         self.refresh(destination)
 
     def forget(self, path: str) -> None:
@@ -385,14 +368,14 @@ class Library:
             if session is not None and session.members:
                 regroup = self.groups.forget_file(path, session)
                 if regroup is not None:  # the others stay: read them again without it
-                    self.version += 1
+                    self.bump()
                 else:
                     if self.sessions.get(session.id) is session:  # not a main file listed unread under its id
                         del self.sessions[session.id]
                         self.folder_words.forget(session.id)
                     if self.cache is not None:  # what it kept of the group goes too (the folder's entry with it)
                         self.cache.forget(session.path)
-                    self.version += 1
+                    self.bump()
                 session = None
             else:
                 regroup = None
@@ -402,7 +385,7 @@ class Library:
                 if self.cache is not None:
                     self.cache.forget(path)
                 self.groups.name_at(path)  # a group named like this file may have its id back
-                self.version += 1
+                self.bump()
                 if session.count >= FREEZE_AFTER:
                     self.host.gc.forgotten()
         if regroup is not None:

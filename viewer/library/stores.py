@@ -78,7 +78,7 @@ class Stores:
             session.updated_at = read.modified_at
             with library.lock:
                 library.sessions[session.id] = session
-                library.version += 1
+                library.bump(session)
 
     def forget(self, path: str) -> bool:
         """A file of many sessions went away: so did its sessions. Whether it was one."""
@@ -91,6 +91,6 @@ class Stores:
             for session in store.sessions.values():
                 if library.sessions.get(session.id) is session:
                     del library.sessions[session.id]
-            library.version += 1
+            library.bump()
         library.folders.read_fine(library.relpath(path))
         return True

@@ -53,7 +53,7 @@ def list_sessions(viewer: Viewer, format: str | None = None, project: str | None
     since = since_time(changed_since)
     listed = viewer.library.listing()
     kept = []
-    for s, row in zip(listed, session_rows(listed)):
+    for s, row in zip(listed, session_rows(viewer.library, listed)):
         if format and _plain(format) not in (_plain(row["format"]), _plain(row["format_label"])):
             continue
         if project and project.lower() not in (row["project"] or "").lower():

@@ -10,6 +10,7 @@ from viewer.formats import detect
 from viewer.index.session_ids import session_id_for
 from viewer.index.session_index import SessionIndex
 from viewer.library.library import Library
+from viewer.library.one_file import open_file, sessions_of_file
 from viewer.library.reading import reader_for
 
 from . import causality, dialogs, queries
@@ -25,7 +26,7 @@ def load_index(session_file: str | os.PathLike, host: Host | None = None,
     of many sessions (OpenCode's database or storage folder), the one `session_id` names, or its only one."""
     path = os.path.abspath(os.fspath(session_file))
     if (detect.store_file(path) is not None or os.path.isdir(path)) and os.path.exists(path):
-        held = Library(os.path.dirname(path), follow_symlinks=True, host=host).sessions_of_file(path)
+        held = sessions_of_file(Library(os.path.dirname(path), follow_symlinks=True, host=host), path)
         chosen = [s for s in held if session_id in (None, s.id, s.name)]
         if len(chosen) == 1:
             return chosen[0]
@@ -37,7 +38,7 @@ def load_index(session_file: str | os.PathLike, host: Host | None = None,
             raise NoSuchSession(f"{os.path.basename(path)} is a folder, not a file of sessions (the sessions of a "
                                 "folder: agentview serve, or share --dir)")
     if Library.is_session_file(path) and os.path.isfile(path):
-        session = Library(os.path.dirname(path), follow_symlinks=True, host=host).open_file(path)
+        session = open_file(Library(os.path.dirname(path), follow_symlinks=True, host=host), path)
         if session is not None:
             return session
     name = os.path.basename(path)

@@ -20,7 +20,7 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 @bp.get("/sessions")
 def sessions():
     library = watched_library()
-    return as_json(built(shapes.Sessions, {"sessions": session_rows(library.listing()),
+    return as_json(built(shapes.Sessions, {"sessions": session_rows(library, library.listing()),
                                            "problems": folder_problems(library)}))
 
 

@@ -80,7 +80,8 @@ def comparison():
     if "a" not in args or "b" not in args:
         if wants_json():
             abort(400, "Compare takes two sessions: ?a=ID&b=ID (and optionally a_agent, b_agent, a_at, b_at).")
-        rows = sorted(session_rows(library().listing()), key=lambda row: row["updated_at"] or 0, reverse=True)
+        folder = library()
+        rows = sorted(session_rows(folder, folder.listing()), key=lambda row: row["updated_at"] or 0, reverse=True)
         return render_template("compare.html", data=None, sessions=rows, chosen=args)
     from viewer.reads.compare import compare  # as in _run
 

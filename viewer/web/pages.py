@@ -44,7 +44,7 @@ def _sessions_context(limit: int) -> dict:
     wanted = request.args.get("filter", "").strip()
     listed = library.listing()
     sort = request.args.get("sort") if request.args.get("sort") in SORTS else "recent"
-    rows = list(zip(session_rows(listed), listed))
+    rows = list(zip(session_rows(library, listed), listed))
     if sort == "cost":  # sorted by what every session cost: each priced
         rows = [({**row, "cost": costs.session_cost(s)}, s) for row, s in rows]
     shown = [pair for pair in rows if _matches(pair[0], wanted)] if wanted else rows

@@ -57,12 +57,12 @@ def page_or_twin(s, data: dict, shape: type, *, template: str, name: str, page: 
                   dict(session=session_row(s), **{name: data}, **(context or {})))
 
 
-def session_rows(sessions) -> list[dict]:
-    """`session_row` of each session, their URLs made from one url_for (a folder of thousands is listed often), kept
-    between requests by the app and made again only for the sessions that changed (Rows). Shared rows: copy one to
-    add to it."""
+def session_rows(library, sessions) -> list[dict]:
+    """`session_row` of each of `library`'s `sessions`, their URLs made from one url_for (a folder of thousands is
+    listed often), kept between requests by the app and made again only for the sessions that changed (Rows).
+    Shared rows: copy one to add to it."""
     url_of = urls_of("pages.session", "session_id", "default")
-    return current_app.extensions.setdefault(ROWS, Rows()).rows(sessions, url_of)
+    return current_app.extensions.setdefault(ROWS, Rows()).rows(library, sessions, url_of)
 
 
 def session_row(s, url_of: Callable[[str], str] | None = None) -> dict:
@@ -108,28 +108,35 @@ def row_of(key: tuple, url: str) -> dict:
 
 
 class Rows:
-    """The sessions list's rows last made, by session id, with their keys (one per app: its URLs are its own). A row is
+    """The sessions list's rows last made, by session, with their keys (one per app: its URLs are its own). A row is
     made from its key alone (`key_of`: every value it shows, read under the session's lock), so a row kept under an
-    equal key is the row that would be made now: it cannot go stale. Most rows of a folder of 20,000 listed at each
-    poll are taken as kept (their key read, some microseconds), not made again."""
+    equal key is the row that would be made now: it cannot go stale.
+
+    A folder of 20,000 is listed at each poll, while its sessions are read: a sleeping session's key is not even read
+    when nothing was told of it since its row was made (Library.bump) and it sleeps as it slept then (what it
+    counts is fixed while it sleeps: sleeping.LISTED). An awake session's key is read at each poll."""
 
     def __init__(self) -> None:
-        self._kept: dict[str, tuple[tuple, dict]] = {}
+        self._kept: dict = {}  # session -> (its key, its row, what it slept with, the library's version then)
         self._urls: str | None = None  # the URLs the kept rows hold (url_of of an empty id): others, none kept
 
-    def rows(self, sessions: list, url_of: Callable[[str], str]) -> list[dict]:
-        """The row of each session, in order; those whose key changed are made again. A row is shared: not
+    def rows(self, library, sessions: list, url_of: Callable[[str], str]) -> list[dict]:
+        """The row of each session, in order; those that changed are made again. A row is shared: not
         to be changed (copy it to add to it)."""
+        version = library.version  # read first: a change while the rows are made is told after it
         urls = url_of("")
         kept = self._kept if urls == self._urls else {}
-        now: dict[str, tuple[tuple, dict]] = {}
+        since = library.rows_changed_at
+        now: dict = {}
         out = []
         for s in sessions:
-            key = key_of(s)
-            found = kept.get(key[0])
-            if found is None or found[0] != key:
-                found = (key, row_of(key, url_of(key[0])))
-            now[key[0]] = found
+            found = kept.get(s)
+            asleep = s.asleep
+            if found is None or asleep is None or found[2] is not asleep or max(since, s.changed_at) > found[3]:
+                key = key_of(s)
+                found = (key, found[1] if found is not None and found[0] == key else row_of(key, url_of(key[0])),
+                         asleep, version)
+            now[s] = found
             out.append(found[1])
         if len(now) >= len(kept):  # a whole listing: sessions gone from it are dropped
             self._kept, self._urls = now, urls

@@ -57,7 +57,7 @@ def _data() -> dict:
     listed = lib.listing()
     data = report(listed, ask, state().runtime.host.prices)
     behind = {row["id"] for row in data["sessions"]}
-    rows = {row["id"]: row for row in session_rows([s for s in listed if s.id in behind])}
+    rows = {row["id"]: row for row in session_rows(lib, [s for s in listed if s.id in behind])}
     for row in data["sessions"]:
         shown = rows[row["id"]]
         row.update(title=shown["title"], name=shown["name"], path=shown["path"], url=shown["url"],
