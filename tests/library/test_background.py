@@ -88,7 +88,7 @@ def test_a_costly_look_for_sessions_to_settle_or_save_comes_more_seldom(tmp_path
         clock[0] = looks[0] + later
         assert not background.step(library) and len(looks) == 1
     clock[0] = looks[0] + 0.08 / background.LOOK_SHARE + 1
-    costs[0] = 2.0  # at 1%, 200 s: LOOK_AT_MOST instead
+    costs[0] = 0.7  # at 1%, 70 s: LOOK_AT_MOST instead
     assert not background.step(library) and len(looks) == 2
     clock[0] = looks[1] + background.LOOK_AT_MOST - 1
     assert not background.step(library) and len(looks) == 2

@@ -488,7 +488,9 @@ class SessionIndex:
         """The entry holding the agent's latest call of that id before `position`."""
         return self.calls.call_position_of(agent_id, call_id, position)
 
-    def result_positions_for_call(self, position: int, call_id: str) -> list[int]:
+    def result_positions_for_call(self, position: int, call_id: str, agent_id: str | None = None) -> list[int]:
         """The results answering the call at `position`: those its agent logged after it and before the next call
-        with the same id (the positions are filed under agent and id at ingest, so no result is parsed again)."""
-        return self.calls.results_for_call(self.events[position]["agent_id"], call_id, position)
+        with the same id (the positions are filed under agent and id at ingest, so no result is parsed again).
+        `agent_id`: the calling message's agent, when the caller knows it (its message is then not read)."""
+        agent_id = self.events[position]["agent_id"] if agent_id is None else agent_id
+        return self.calls.results_for_call(agent_id, call_id, position)

@@ -58,7 +58,7 @@ def agent_status(s: SessionIndex, agent: AgentNode, creating: tuple | None = Non
     position, agent_id, call_id, _, _ = creating or creation_of(s, agent)
     if not call_id:
         return None, -1
-    results = s.calls.results_for_call(agent_id, call_id, position)
+    results = s.result_positions_for_call(position, call_id, agent_id)
     if not results:
         return (STOPPED if failed.finished(s) else RUNNING), -1
     return (FAILED if failed.failed_at(s, results[0]) else DONE), results[0]

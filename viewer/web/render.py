@@ -110,11 +110,12 @@ def row_of(key: tuple, url: str) -> dict:
 class Rows:
     """The sessions list's rows last made, by session, with their keys (one per app: its URLs are its own). A row is
     made from its key alone (`key_of`: every value it shows, read under the session's lock), so a row kept under an
-    equal key is the row that would be made now: it cannot go stale.
+    equal key is the row that would be made now.
 
     A folder of 20,000 is listed at each poll, while its sessions are read: a sleeping session's key is not even read
     when nothing was told of it since its row was made (Library.bump) and it sleeps as it slept then (what it
-    counts is fixed while it sleeps: sleeping.LISTED). An awake session's key is read at each poll."""
+    counts is fixed while it sleeps: sleeping.LISTED). So a change to what a sleeping session's row shows must be
+    told, as the `/` page's 204 already needs. An awake session's key is read at each poll."""
 
     def __init__(self) -> None:
         self._kept: dict = {}  # session -> (its key, its row, what it slept with, the library's version then)
