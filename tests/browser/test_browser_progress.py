@@ -92,3 +92,26 @@ def test_an_agent_page_opened_before_its_part_of_the_file_is_read_waits_then_ope
     with pytest.raises(urllib.error.HTTPError) as answer:  # read whole: what it does not hold is a 404 again
         urllib.request.urlopen(url + "/api/sessions/big/agents/nobody", timeout=5)
     assert answer.value.code == 404
+
+
+def test_a_first_read_of_a_folder_says_how_many_sessions_are_read_until_all_are(tmp_path, page):
+    from test_unread_groups import generate
+
+    projects = tmp_path / ".claude" / "projects"
+    projects.mkdir(parents=True)
+    app = create_app(projects, watch=False)
+    library = app.extensions[KEY].library
+    with serve_app(app) as url:
+        generate(tmp_path, sessions=4, projects=1)
+        walk = library.groups.read_after()
+        with walk:  # the groups listed, not read yet, as a first walk leaves them
+            for path in library.folders.session_files(None):
+                library.refresh(path)
+            page.set_viewport_size({"width": 360, "height": 740})
+            page.goto(url + "/")
+            line = page.get_by_role("status").filter(has_text="Reading the folder")
+            expect(line).to_have_text(re.compile(r"Reading the folder: 0 of 4 sessions read\. Search finds what is read"))
+            expect(page.locator("#av-folder-reading progress")).to_have_attribute("value", "0")
+        expect(line).to_have_count(0, timeout=10_000)  # read: the list's poll drops the line
+        counts = page.locator("td[data-label=messages]").all_inner_texts()
+        assert len(counts) == 4 and all(int(n.replace(",", "")) > 0 for n in counts)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import time
 
+from viewer.search.index import far_behind
+
 from . import failed, usage
 
 # What a session keeps while asleep: who it is, what the sessions list shows, and its (settled) normalizer.
@@ -81,6 +83,19 @@ def indexed_whole(s) -> bool:
     if found is not None:
         return found["complete"]
     return s.search.indexed >= s.count and s.facets.indexed >= s.count
+
+
+def read_state(s) -> str:
+    """"unread" (listed, none of its files read yet), "indexing" (read, its search index further behind than a
+    query takes in: a search of it now is partial) or "read", without waking a sleeping session."""
+    if s.members and s.updated_at is None:  # a group listed by a first walk (asleep as `unread`, or made empty by a
+        return "unread"                       # page that looked at it first)
+    found = asleep(s)
+    if found is not None:
+        behind = not found["complete"] and far_behind(0, found["count"])
+    else:
+        behind = far_behind(s.search.indexed, s.count)
+    return "indexing" if behind else "read"
 
 
 def sleep(s, wake_with, lost, given: dict | None = None) -> None:

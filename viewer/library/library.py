@@ -23,6 +23,7 @@ from viewer.files.whole_file import GzipReader
 from viewer.formats import detect
 from viewer.formats.base import refusal
 from viewer.formats.detect import GZIP_SUFFIX
+from viewer.index import sleeping
 from viewer.index.session_ids import session_id_for, session_name, shown
 from viewer.index.session_index import SessionIndex
 from viewer.search.folder_words import FolderWords
@@ -430,7 +431,7 @@ class Library:
         its own file only, so a poll stats that file, not every file being read."""
         with self.lock:
             tailer, session = self._reading.get(path), self._by_path.get(path)
-        if tailer is None and session is not None and session.members and session.updated_at is None:
+        if tailer is None and session is not None and sleeping.read_state(session) == "unread":
             return not_read_yet(list(session.members))
         return None if tailer is None else read_so_far(path, tailer)
 

@@ -34,6 +34,11 @@ CLASS_FIELDS = (ROLE, KIND)  # kept by class (see SearchIndex), not posted
 EVENT_KINDS = {model.AGENT_CREATED: "created", model.PIECE_OF_TEXT: "piece"}  # role:created, role:piece
 
 
+def far_behind(indexed: int, count: int) -> bool:
+    """Whether an index of `indexed` of a session's `count` events is further behind than a query takes in."""
+    return count - indexed > QUERY_BUDGET
+
+
 def tokens(text: str) -> list[str]:
     return TOKEN.findall(text.lower())
 
@@ -371,7 +376,7 @@ class SearchIndex(Incremental):
         All or nothing, so the lists one query reads (under the session's lock, which indexing takes too)
         are all of the same events."""
         s = self._session() if self._session is not None else None
-        if s is not None and s.count - self.indexed <= QUERY_BUDGET:
+        if s is not None and not far_behind(self.indexed, s.count):
             self.catch_up(s.count)
 
     @property

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from viewer.reads import live_updates
+from viewer.reads import folder_status, live_updates
 
 from . import resource_views, shapes
 from .asked import cursor_arg, int_arg, session_or_404
 from .render import as_json, built, folder_problems, session_rows
-from .state import watched_library
+from .state import state, watched_library
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -22,6 +22,17 @@ def sessions():
     library = watched_library()
     return as_json(built(shapes.Sessions, {"sessions": session_rows(library, library.listing()),
                                            "problems": folder_problems(library)}))
+
+
+@bp.get("/status")
+def status():
+    """How far the server is with its folder, cheap enough to ask ten times a second (a script waiting for a first
+    read of thousands of sessions to be searchable whole); `version` changes whenever anything listed does."""
+    library = watched_library()
+    version = library.version
+    watcher = state().watcher
+    return as_json(built(shapes.Status, {**folder_status.reading(library.sessions_now()), "version": version,
+                                         "scanning": watcher is not None and not watcher.ready.is_set()}))
 
 
 resource_views.route(bp, resource_views.API_RULES)  # a session's, agent's, dialog's and message's JSON

@@ -8,7 +8,7 @@ from bisect import bisect_left
 
 from flask import Blueprint, Response, render_template, request, url_for
 
-from viewer.reads import costs, dialogs, failures, live_updates, queries
+from viewer.reads import costs, dialogs, failures, folder_status, live_updates, queries
 from viewer.reads.filters import EntryFilter
 
 from . import resource_views, shapes, tree_outline
@@ -58,6 +58,7 @@ def _sessions_context(limit: int) -> dict:
                 sorts={key: label for key, (label, _) in SORTS.items()},
                 version=version, root=library.root,
                 folder_problems=folder_problems(library), reading=library.progress(),
+                folder_read=folder_status.reading(listed),
                 scanning=watcher is not None and not watcher.ready.is_set())
 
 

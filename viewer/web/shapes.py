@@ -55,6 +55,16 @@ class Sessions(TypedDict):
     problems: list[Problem]
 
 
+class Status(TypedDict):
+    """GET /api/status"""
+
+    sessions: int
+    unread: int
+    indexing: int
+    scanning: bool
+    version: int
+
+
 class AgentRow(TypedDict):
     agent_id: str
     name: str
@@ -356,6 +366,7 @@ OPEN: frozenset[type] = frozenset({DialogMessage})
 # The answer of each API route, by its path as the README writes it.
 ANSWERS: dict[str, type] = {
     "/api/sessions": Sessions,
+    "/api/status": Status,
     "/api/sessions/<id>": Session,
     "/api/sessions/<id>/agents/<agent_id>": Agent,
     "/api/sessions/<id>/dialog": Dialog,

@@ -1,0 +1,35 @@
+"""While a first walk's groups wait to be read, `/` says how many of the folder's sessions are read and
+`/api/status` counts them; both stop once every session is read."""
+
+from __future__ import annotations
+
+import re
+
+from test_unread_groups import generate
+from viewer.web.app import close_app, create_app
+from viewer.web.state import KEY
+
+
+def test_the_list_and_the_status_say_how_far_a_first_read_of_the_folder_has_come(tmp_path):
+    projects = tmp_path / ".claude" / "projects"
+    projects.mkdir(parents=True)
+    app = create_app(projects, watch=False)
+    library, client = app.extensions[KEY].library, app.test_client()
+    try:
+        empty = client.get("/api/status").get_json()
+        assert empty == {"sessions": 0, "unread": 0, "indexing": 0, "scanning": False, "version": empty["version"]}
+        generate(tmp_path, sessions=6, projects=2)
+        with library.groups.read_after():  # listed now, read when the walk ends (as a first scan does)
+            for path in library.folders.session_files(None):
+                library.refresh(path)
+            status = client.get("/api/status").get_json()
+            assert (status["sessions"], status["unread"], status["indexing"]) == (6, 6, 0)
+            assert status["version"] > empty["version"]
+            page = client.get("/").get_data(as_text=True)
+            line = re.search(r'<p class="folder-reading" id="av-folder-reading" role="status">(.*?)</p>', page, re.S)
+            assert line and "Reading the folder: 0 of 6 sessions read." in " ".join(line.group(1).split())
+        status = client.get("/api/status").get_json()
+        assert (status["sessions"], status["unread"], status["indexing"]) == (6, 0, 0)
+        assert "av-folder-reading" not in client.get("/").get_data(as_text=True)
+    finally:
+        close_app(app)
