@@ -112,6 +112,8 @@ def test_a_first_read_of_a_folder_says_how_many_sessions_are_read_until_all_are(
             line = page.get_by_role("status").filter(has_text="Reading the folder")
             expect(line).to_have_text(re.compile(r"Reading the folder: 0 of 4 sessions read\. Search finds what is read"))
             expect(page.locator("#av-folder-reading progress")).to_have_attribute("value", "0")
+            expect(page.locator(".session-row .badge.progress")).to_have_count(4)
+            assert set(page.locator("td[data-label=messages]").all_inner_texts()) == {"–"}
         expect(line).to_have_count(0, timeout=10_000)  # read: the list's poll drops the line
         counts = page.locator("td[data-label=messages]").all_inner_texts()
         assert len(counts) == 4 and all(int(n.replace(",", "")) > 0 for n in counts)

@@ -1,5 +1,5 @@
-"""While a first walk's groups wait to be read, `/` says how many of the folder's sessions are read and
-`/api/status` counts them; both stop once every session is read."""
+"""While a first walk's groups wait to be read, `/` says how many of the folder's sessions are read (and marks each
+row not read yet, rather than showing it empty) and `/api/status` counts them; both stop once every session is read."""
 
 from __future__ import annotations
 
@@ -28,8 +28,11 @@ def test_the_list_and_the_status_say_how_far_a_first_read_of_the_folder_has_come
             page = client.get("/").get_data(as_text=True)
             line = re.search(r'<p class="folder-reading" id="av-folder-reading" role="status">(.*?)</p>', page, re.S)
             assert line and "Reading the folder: 0 of 6 sessions read." in " ".join(line.group(1).split())
+            assert page.count('<span class="badge progress">not read yet</span>') == 6  # not "0 messages"
+            assert page.count('data-label="messages">–</td>') == 6
         status = client.get("/api/status").get_json()
         assert (status["sessions"], status["unread"], status["indexing"]) == (6, 0, 0)
-        assert "av-folder-reading" not in client.get("/").get_data(as_text=True)
+        page = client.get("/").get_data(as_text=True)
+        assert "av-folder-reading" not in page and "not read yet" not in page
     finally:
         close_app(app)
