@@ -131,7 +131,8 @@ class Ours:
         search index is still being built. Asked every 0.1 s, of `/api/status` (a count); once that says so, of
         every session's row and a search, at most once a second (a checkout without `/api/status`: only those)."""
         status = client.json("/api/status")
-        if status is not None and (status["scanning"] or status["unread"] or status["indexing"]):
+        if status is not None and (status["scanning"] or status["unread"] or status["indexing"]
+                                   or status.get("reading")):
             return False
         now = time.perf_counter()
         if now - self._looked < 1.0:  # each look lists every session: work the server would not do otherwise

@@ -32,6 +32,7 @@ def status():
     version = library.version
     watcher = state().watcher
     return as_json(built(shapes.Status, {**folder_status.reading(library.sessions_now()), "version": version,
+                                         "reading": len(library.progress()),
                                          "scanning": watcher is not None and not watcher.ready.is_set()}))
 
 

@@ -61,6 +61,7 @@ class Status(TypedDict):
     sessions: int
     unread: int
     indexing: int
+    reading: int
     scanning: bool
     version: int
 
