@@ -187,7 +187,11 @@
     if (opener && opener.getClientRects().length && opener.getAttribute("aria-expanded") !== "true") setOpen(opener, true);
     const node = target.closest("li.node");
     if (node) node.querySelector("details").open = true;
-    current(target.closest(ITEMS) || target);
+    // The jump itself focused the target before this event came: a Tab pressed in between has moved on
+    // into it, and is not undone.
+    const item = target.closest(ITEMS) || target;
+    const within = item.contains(document.activeElement) && document.activeElement !== item;
+    current(item, !within);
     target.scrollIntoView({ block: "center" });
   }
 
@@ -213,11 +217,12 @@
     return true;
   }
 
-  function current(el) {
+  function current(el, focus = true) {
     if (focused) focused.classList.remove("kb-current");
     focused = el;
     if (!el) return;
     el.classList.add("kb-current");
+    if (!focus) return;
     if (el.matches(AGENTS)) {
       el.querySelector("a.agent-name").focus();
     } else {

@@ -303,3 +303,18 @@ def test_the_keys_move_between_agents_at_any_width(live_server, page, width):
     expect(first).to_be_in_viewport()
     page.keyboard.press("j")
     expect(page.locator("#av-entries > .entry").nth(1)).to_be_focused()
+
+
+def test_a_tab_pressed_before_the_jump_is_handled_is_not_undone(live_server, page):
+    # The race a fast Tab after "Skip to the transcript" runs into, made certain: focus moves into the target
+    # first, then the hash's change is told.
+    page.goto(f"{live_server.url}/s/research_team/agents/agent_writer")
+    page.evaluate("history.replaceState(null, '', '#av-entries')")
+    page.locator("#av-entries > .entry").first.focus()
+    expect(page.locator("#av-entries > .entry").first).to_be_focused()
+    page.evaluate("window.dispatchEvent(new HashChangeEvent('hashchange'))")
+    expect(page.locator("#av-entries > .entry").first).to_be_focused()
+    expect(page.locator("#av-entries")).to_have_class(re.compile("kb-current"))
+    # a jump with nothing focused inside its target still focuses it
+    page.evaluate("document.activeElement.blur(); window.dispatchEvent(new HashChangeEvent('hashchange'))")
+    expect(page.locator("#av-entries")).to_be_focused()
