@@ -112,6 +112,8 @@ def test_a_claude_code_response_growing_live_is_redrawn_in_place(formats_server,
         return {"type": "assistant", "uuid": uuid, "parentUuid": None, "isSidechain": False,
                 "sessionId": "9c04d7b3-docs", "timestamp": "2026-02-01T10:00:30.000Z", "requestId": "req_G",
                 "message": {"id": "msg_G", "role": "assistant", "model": "claude-sonnet-4-5", "content": [block]}}
+    # read first: a page asked of a session still being read waits and reloads itself once it is there
+    formats_server.wait_for_session("claude_code:-home-dev-src-parser:9c04d7b3-docs", events=8)
     page.goto(f"{formats_server.url}/s/claude_code:-home-dev-src-parser:9c04d7b3-docs/agents/main")
     page.evaluate("window.__notReloaded = true")
     page.locator("#av-poller").wait_for(state="attached")
