@@ -105,12 +105,13 @@ class Groups:
         session = self._groups.get(key)
         if session is None:
             main = os.path.join(member["folder"], member["session"] + SESSION_SUFFIX)
+            folder = library.relpath(member["folder"])
             with library.lock:
-                session_id = self._group_id(key)
+                session_id = self._group_id(key, folder, main)
             session = SessionIndex(session_id, main, library.relpath(main), fmt,
                                    name=shown(member.get("name") or member["session"]), host=library.host, unread=True)
-            project = library.relpath(member["folder"])  # `serve` one project folder: name it, not "."
-            project = member.get("project") or (os.path.basename(member["folder"]) if project == "." else project)
+            # `serve` one project folder: name it, not "."
+            project = member.get("project") or (os.path.basename(member["folder"]) if folder == "." else folder)
             session.project = shown(project)  # a format may know the project better than the folder (its cwd)
             self._groups[key] = session
             if self._deferred is not None:  # read once the scan has found every file: listed now, as being read
@@ -127,12 +128,13 @@ class Groups:
         else:
             self.read(session)
 
-    def _group_id(self, key: tuple[str, str]) -> str:
+    def _group_id(self, key: tuple[str, str], relpath: str | None = None, main: str | None = None) -> str:
         """A group's id (caller holds the lock): its main file's, marked when a session of one file that
-        is not in the group has that id (a native file named after a Claude Code sessionId)."""
+        is not in the group has that id (a native file named after a Claude Code sessionId). `relpath` and `main`:
+        the folder's path relative to DIR and the main file's path, when the caller has them."""
         folder, name = key
-        sid = group_id_for(self._library.relpath(folder), name)
-        holder = self._library.session_at(os.path.join(folder, name + SESSION_SUFFIX))
+        sid = group_id_for(self._library.relpath(folder) if relpath is None else relpath, name)
+        holder = self._library.session_at(os.path.join(folder, name + SESSION_SUFFIX) if main is None else main)
         taken = holder is not None and not holder.members and holder.id == sid
         return sid + GROUP_MARK if taken else sid
 
