@@ -102,6 +102,8 @@ class Folders:
                 self.gone(top)
 
     def _drop_folder_problems(self, concerns) -> None:
+        if not self._problems:  # as nearly always: a walk of thousands of folders finds nothing to drop
+            return
         with self._lock:
             kept = [p for p in self._problems if not (p.kind in _FOLDER_READ_KINDS and concerns(p))]
             dropped = len(kept) != len(self._problems)
@@ -156,9 +158,9 @@ class Folders:
     def _too_deep(self, relpath: str) -> bool:
         """Whether a folder lies more than MAX_FOLDER_DEPTH below DIR (then a problem names the first such
         folder of its chain: one problem per deep chain). Told from the path alone, before any system call."""
-        folders = [] if relpath == "." else relpath.split("/")
-        if len(folders) <= MAX_FOLDER_DEPTH:
+        if relpath == "." or relpath.count("/") < MAX_FOLDER_DEPTH:  # told without splitting the path
             return False
+        folders = relpath.split("/")
         self.folder_problem("too_deep_folder", "/".join(folders[: MAX_FOLDER_DEPTH + 1]),
                             f"more than {MAX_FOLDER_DEPTH} folders below the watched folder: not read")
         return True
