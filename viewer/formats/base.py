@@ -38,7 +38,8 @@ FIRST_LINE_LIMIT = 4 * 1024 * 1024  # enough for a first line that carries an im
 FIRST_READ = 4 * 1024  # most first lines are far shorter: a folder of thousands of files is told apart quickly
 
 
-def first_record(path: str, inside: str | None = None, found: os.stat_result | None = None) -> tuple[object | None, str]:
+def first_record(path: str, inside: str | None = None, found: os.stat_result | None = None
+                 ) -> tuple[object | None, str]:
     """The first of a file's first lines that parses as JSON, or (None, why there is none).
 
     Opened through safe_open (`inside`: the folder it must lie in; `found`: the caller's stat of it): a file that

@@ -10,6 +10,7 @@ import contextlib
 import logging
 import operator
 import os
+import stat
 import threading
 import time
 
@@ -136,8 +137,9 @@ class Library:
         if (found := file_stat(path, entry)) is None:  # nothing there, or a folder
             self.forget(path)
             return
-        # the file's own stat, not a symlink's target's: what it is, taken for the checks of its first open
-        own = found if entry is not None and not entry.is_symlink() else None
+        # the file's own stat (not a symlink's target's, nor one swapped in since the folder was read): what it is,
+        # taken for the checks of its first open
+        own = found if entry is not None and not entry.is_symlink() and not stat.S_ISLNK(entry.stat().st_mode) else None
         try:
             self._refresh(path, found.st_mtime_ns, own)
         except formats.NOT_READABLE as error:
