@@ -60,3 +60,56 @@ def test_a_folder_beside_with_the_same_prefix_is_outside(folder):
 def test_a_missing_file_raises_file_not_found(folder):
     with pytest.raises(FileNotFoundError):
         open_regular(str(folder / "gone.jsonl"), os.path.realpath(folder))
+
+
+def test_the_walks_own_stat_is_taken_for_a_file_unchanged(folder):
+    path = str(folder / "a.jsonl")
+    fd = open_regular(path, os.path.realpath(folder), os.stat(path))
+    with os.fdopen(fd, "rb") as f:
+        assert f.read() == b"{}\n"
+
+
+def test_a_file_swapped_for_a_fifo_after_the_walk_is_refused(folder):
+    path = str(folder / "a.jsonl")
+    walked = os.stat(path)
+    os.remove(path)
+    os.mkfifo(path)  # a writer on it would wait: the open must not, and the pipe is never read
+    with pytest.raises(NotRegularFile) as refused:
+        open_regular(path, os.path.realpath(folder), walked)
+    assert "FIFO" in refused.value.detail
+
+
+def test_a_file_swapped_for_a_symlink_out_after_the_walk_is_refused(folder):
+    path = str(folder / "a.jsonl")
+    walked = os.stat(path)
+    os.remove(path)
+    os.symlink(folder.parent / "secret.json", path)
+    with pytest.raises(OutsideFolder):
+        open_regular(path, os.path.realpath(folder), walked)
+
+
+def test_a_file_swapped_for_a_device_after_the_walk_is_refused(folder):
+    path = str(folder / "a.jsonl")
+    walked = os.stat(path)
+    os.remove(path)
+    os.symlink("/dev/null", path)
+    with pytest.raises(NotRegularFile):
+        open_regular(path, None, walked)
+
+
+def test_a_file_replaced_by_another_after_the_walk_is_the_one_read(folder):
+    path = str(folder / "a.jsonl")
+    walked = os.stat(path)
+    (folder / "new.jsonl").write_bytes(b'{"n": 2}\n')
+    os.replace(folder / "new.jsonl", path)  # as an editor saves: another file under the same name
+    with os.fdopen(open_regular(path, os.path.realpath(folder), walked), "rb") as f:
+        assert f.read() == b'{"n": 2}\n'
+
+
+def test_what_the_walk_found_not_regular_is_never_opened(folder):
+    os.mkfifo(folder / "pipe.jsonl")
+    walked = os.stat(folder / "pipe.jsonl")
+    os.remove(folder / "pipe.jsonl")
+    (folder / "pipe.jsonl").write_bytes(b"{}\n")  # a file there now: the walk's word is taken, as a stat's would be
+    with pytest.raises(NotRegularFile):
+        open_regular(str(folder / "pipe.jsonl"), os.path.realpath(folder), walked)

@@ -142,7 +142,7 @@ def test_a_search_while_a_restart_lists_its_sessions_leaves_the_kept_words_as_th
     cache = tmp_path / "cache"
     found = searched(run(folder["projects_folder"], cache), folder["rare_word"])["hits"]
     restarted = Library(folder["projects_folder"], cache=SessionCache(str(cache)))
-    walk, meanwhile = restarted.folders.session_files, []
+    walk, meanwhile = restarted.folders.walk, []
 
     def walk_then_search(below):
         yield from walk(below)  # every file found, every session listed, none taken from the cache yet
@@ -150,7 +150,7 @@ def test_a_search_while_a_restart_lists_its_sessions_leaves_the_kept_words_as_th
         meanwhile.append((len(sessions), sum(s.count for s in sessions)))
         search.search(sessions, folder["rare_word"], folder_words=restarted.folder_words)
 
-    restarted.folders.session_files = walk_then_search
+    restarted.folders.walk = walk_then_search
     restarted.scan()
     assert meanwhile == [(40, 0)]
     assert all(s.asleep is not None for s in restarted.listing())

@@ -73,14 +73,15 @@ def _opened_inside(fd: int, path: str, inside: str) -> bool:
     return real == inside or real.startswith(os.path.join(inside, ""))
 
 
-def open_regular(path: str, inside: str | None) -> int:
+def open_regular(path: str, inside: str | None, found: os.stat_result | None = None) -> int:
     """A read-only descriptor of the regular file at `path` (the caller closes it).
 
-    `inside`: the real path of the folder the file must lie in (None: anywhere). Raises
-    FileNotFoundError when nothing is there, RefusedFile (NotRegularFile, OutsideFolder) when the
-    file may not be read, and OSError (PermissionError...) when it cannot be.
+    `inside`: the real path of the folder the file must lie in (None: anywhere); `found`: the caller's own
+    os.stat of `path` (a walk's), taken instead of another; a file swapped since is looked at again. Raises
+    FileNotFoundError when nothing is there, RefusedFile (NotRegularFile, OutsideFolder) when the file may
+    not be read, and OSError (PermissionError...) when it cannot be.
     """
-    before = os.stat(path)
+    before = os.stat(path) if found is None else found
     if not stat.S_ISREG(before.st_mode):  # not even opened: a writer waiting on a FIFO would go on, then lose its pipe
         raise NotRegularFile(path, f"not a regular file ({_file_type(before.st_mode)}): never read")
     fd = os.open(path, _FLAGS)
@@ -88,11 +89,15 @@ def open_regular(path: str, inside: str | None) -> int:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise NotRegularFile(path, f"not a regular file ({_file_type(st.st_mode)}): never read")
-        if inside is not None and not _opened_inside(fd, path, inside):
+        swapped = found is not None and (st.st_ino, st.st_dev) != (found.st_ino, found.st_dev)
+        if not swapped and inside is not None and not _opened_inside(fd, path, inside):
             raise OutsideFolder(path, "leads outside the watched folder (see --follow-symlinks): never read")
     except BaseException:
         os.close(fd)
         raise
+    if swapped:  # not the file the caller saw: judged as it is now, by a stat of its own
+        os.close(fd)
+        return open_regular(path, inside)
     return fd
 
 

@@ -18,9 +18,12 @@ from viewer.core.open_files import OpenFiles
 from viewer.files.tailer import FileTailer, Limits, Line, TailResult
 from viewer.files.whole_file import WholeFileReader, read_document
 
-from .base import FIRST_READ, Normalizer, agent_created, as_dict, tool_call
+from .base import Normalizer, agent_created, as_dict, tool_call
 
 SUFFIXES = (".json", ".json.gz")
+# What telling a `.json` file reads first: its head, and a file of OTLP/JSON requests' first line (often long) in one
+# read, more than a file of lines needs (base.FIRST_READ)
+HEAD_READ = 16 * 1024
 
 
 def is_snapshot_name(path: str) -> bool:
@@ -85,7 +88,7 @@ def _starts_with_a_request_line(f, max_line: int) -> bool:
     """Whether the file's first line is complete and a whole OTLP/JSON request (a dict with resourceSpans).
     Anything else (a snapshot: one JSON document, often one long line; gzip; a first line still being
     written) is told from its first bytes or by the first newline, read no further than that."""
-    head = f.read(FIRST_READ)
+    head = f.read(HEAD_READ)
     if head.lstrip()[:1] != b"{" or b'"resourceSpans"' not in head[:200]:
         return False
     while b"\n" not in head and len(head) < max_line:
@@ -120,7 +123,7 @@ def _lines_of(data: bytes) -> list[Line]:
 def read_record(path: str, inside: str | None = None) -> tuple[object | None, str]:
     """A snapshot's document, or (None, why there is none); a file that may not or cannot be read raises
     (RefusedFile, PermissionError: the reader opens it through safe_open, `inside` the folder it must lie in)."""
-    reader = SnapshotReader(path, inside=inside, limit=FIRST_READ)
+    reader = SnapshotReader(path, inside=inside, limit=HEAD_READ)
     result = reader.read()
     while reader.tail is not None and not result.lines and result.more:  # a file of requests: its first line
         result = reader.read()  # is all it takes, not the whole (maybe huge) file

@@ -35,18 +35,19 @@ def refusal(error: OSError) -> tuple[str, str]:
 FIRST_LINE_LIMIT = 4 * 1024 * 1024  # enough for a first line that carries an image
 
 
-FIRST_READ = 16 * 1024  # most first lines are far shorter: a folder of thousands of files is told apart quickly
+FIRST_READ = 4 * 1024  # most first lines are far shorter: a folder of thousands of files is told apart quickly
 
 
-def first_record(path: str, inside: str | None = None) -> tuple[object | None, str]:
+def first_record(path: str, inside: str | None = None, found: os.stat_result | None = None
+                 ) -> tuple[object | None, str]:
     """The first of a file's first lines that parses as JSON, or (None, why there is none).
 
-    Opened through safe_open (`inside`: the folder it must lie in): a file that may not or cannot be
-    read raises (RefusedFile, PermissionError) for the caller to list it as such. Read FIRST_READ bytes at a
-    time, doubling, until a line parses, 20 do not, or FIRST_LINE_LIMIT bytes are read.
+    Opened through safe_open (`inside`: the folder it must lie in; `found`: the caller's stat of it): a file that
+    may not or cannot be read raises (RefusedFile, PermissionError) for the caller to list it as such. Read
+    FIRST_READ bytes at a time, doubling, until a line parses, 20 do not, or FIRST_LINE_LIMIT bytes are read.
     """
     try:
-        fd = open_regular(path, inside)  # read on the descriptor itself: no file object, no buffer of its own
+        fd = open_regular(path, inside, found)  # read on the descriptor itself: no file object, no buffer of its own
         try:
             data, size, ended = b"", FIRST_READ, False
             while True:

@@ -67,9 +67,14 @@ def _sub_agents_place(folder: str, filename: str) -> bool:
             and os.path.basename(folder) == "subagents")
 
 
+_PLACE = os.path.join("subagents", "agent-")  # in the path of every file `_sub_agents_place` accepts
+
+
 def placed_member(path: str) -> dict | None:
     """What a file is by its place alone: a sub-agent's of the session whose folder holds it (2.1.x), as
     `member_of` tells it (without a record: its place says all); None for a file elsewhere."""
+    if _PLACE not in path:  # nearly every file of a folder: told without splitting its path
+        return None
     return member_of(path, {}) if _sub_agents_place(*os.path.split(path)) else None
 
 

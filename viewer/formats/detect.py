@@ -77,15 +77,16 @@ def document_name(path: str) -> str:
     return os.path.basename(path).removesuffix(".gz").removesuffix(".json")
 
 
-def classify(path: str, inside: str | None, grouped=None) -> tuple[Format, str, dict | None]:
+def classify(path: str, inside: str | None, grouped=None, own: os.stat_result | None = None
+             ) -> tuple[Format, str, dict | None]:
     """A file's format by its content, the reason when none fits, and its group when it is one file of several.
 
-    `inside`: the folder the file must lie in (safe_open); a file that may not or cannot be read raises.
-    `grouped(folder, session)`: the format of the group already found there, if any: a file the layout of a
-    Claude Code group places in it (a sub-agent's) is of it, told without a read (a third of a folder's files),
-    when it is a plain file with lines (else it is told as any other: refused, or empty)."""
+    `inside`: the folder the file must lie in (safe_open); a file that may not or cannot be read raises; `own`: the
+    file's own stat (not a symlink's), when the caller made one. `grouped(folder, session)`: the format of the group
+    already found there, if any: a file the layout of a Claude Code group places in it (a sub-agent's) is of it, told
+    without a read (a third of a folder's files), when it is a plain file with lines (else told as any other)."""
     if grouped is not None and (placed := claude_code_layout.placed_member(path)) is not None:
-        if grouped(placed["folder"], placed["session"]) is CLAUDE_CODE and _plain_with_lines(path):
+        if grouped(placed["folder"], placed["session"]) is CLAUDE_CODE and _plain_with_lines(path, own):
             return CLAUDE_CODE, "", placed
     if ai_agent.is_snapshot_name(path):
         record, why = ai_agent.read_record(path, inside)
@@ -98,7 +99,7 @@ def classify(path: str, inside: str | None, grouped=None) -> tuple[Format, str, 
         return UNRECOGNIZED, why or "a JSON document without an opTree", None
     if path.endswith(GZIP_SUFFIX):
         return NATIVE, "", None
-    record, why = first_record(path, inside)
+    record, why = first_record(path, inside, own)
     if record is None:
         if why == "empty":
             return NATIVE, "empty", None
@@ -111,10 +112,10 @@ def classify(path: str, inside: str | None, grouped=None) -> tuple[Format, str, 
     return fmt, "", None
 
 
-def _plain_with_lines(path: str) -> bool:
+def _plain_with_lines(path: str, own: os.stat_result | None) -> bool:
     """A regular file, not a symlink, not empty (the reader opens it through safe_open all the same)."""
     try:
-        st = os.lstat(path)
+        st = os.lstat(path) if own is None else own
     except OSError:
         return False
     return stat.S_ISREG(st.st_mode) and st.st_size > 0

@@ -78,6 +78,8 @@ GROUP_MARK = "~group"  # ends the id of a group whose main file's path holds ano
 def shown(name: str) -> str:
     """A name as it may be printed: a byte of it that is not UTF-8 becomes `\\xNN` (a str with surrogates
     cannot be encoded: not in a page, not in JSON)."""
+    if name.isascii():  # nearly every name: nothing to escape (a folder of thousands shows every path)
+        return name
     return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 

@@ -398,7 +398,7 @@ class SessionIndex:
     @property
     def asleep(self) -> dict | None:
         """What a sleeping session answers without waking (and how to wake it), else None."""
-        return sleeping.asleep(self)
+        return self.__dict__.get("_asleep")  # as sleeping.asleep: read for every row of every poll of the list
 
     def sleep(self, wake, lost, summary: dict | None = None) -> None:
         """Drop the index, keeping what the list shows (see sleeping.sleep)."""

@@ -56,7 +56,7 @@ class Totals:
     """Running sums over a growing list of positions: each request adds only what arrived since the last."""
 
     def __init__(self, hourly: bool = False) -> None:
-        self.sums = {k: 0 for k in KEYS}
+        self.sums = dict.fromkeys(KEYS, 0)
         self.models: dict[str, int] = {}
         self.responses = 0
         self.read = 0  # how many positions of the list are summed
@@ -140,7 +140,7 @@ class Totals:
 
     def state(self) -> dict:
         """As plain data (a sleeping session's summary, kept in the cache too)."""
-        return {name: value for name, value in self.__dict__.items()}
+        return dict(self.__dict__)
 
     @classmethod
     def from_state(cls, state: dict) -> "Totals":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import operator
 import os
 import stat
 import threading
@@ -12,6 +13,9 @@ from pathlib import Path
 from viewer.core.problems import Problem
 from viewer.formats import detect
 from viewer.index.session_ids import shown
+
+
+_name = operator.attrgetter("name")
 
 
 def _is_folder(entry: os.DirEntry) -> bool:
@@ -31,11 +35,13 @@ _FOLDER_READ_KINDS = ("permission_denied", "unreadable_folder", "too_deep_folder
                       "damaged_database")
 
 
-def file_stat(path: str) -> os.stat_result | None:
+def file_stat(path: str, entry: os.DirEntry | None = None) -> os.stat_result | None:
     """The stat of what is at `path` when it is anything but a folder; else None (a symlink leading nowhere is
-    nothing)."""
+    nothing). `entry`: the walk's of it, whose stat is made once (one system call for a file that is no symlink)."""
     try:
-        found = os.stat(path)
+        found = os.stat(path) if entry is None else entry.stat()
+        if stat.S_ISLNK(found.st_mode):  # a symlink since the folder was read: what it leads to
+            found = os.stat(path)
     except (OSError, ValueError):
         return None
     return None if stat.S_ISDIR(found.st_mode) else found
@@ -96,6 +102,8 @@ class Folders:
                 self.gone(top)
 
     def _drop_folder_problems(self, concerns) -> None:
+        if not self._problems:  # as nearly always: a walk of thousands of folders finds nothing to drop
+            return
         with self._lock:
             kept = [p for p in self._problems if not (p.kind in _FOLDER_READ_KINDS and concerns(p))]
             dropped = len(kept) != len(self._problems)
@@ -121,9 +129,14 @@ class Folders:
         return Path(os.path.relpath(path, self.root)).as_posix()
 
     def session_files(self, folder: str | None) -> Iterator[str]:
-        """Every session file below a folder, each given as it is found, folders in name order, each folder's files before its
-        subfolders (as os.walk). Iterative: a folder of any depth costs no recursion; folders deeper than
-        MAX_FOLDER_DEPTH and folders that cannot be read are listed in `problems` and left out."""
+        """Every session file below a folder (see `walk`)."""
+        return (entry.path for entry in self.walk(folder))
+
+    def walk(self, folder: str | None) -> Iterator[os.DirEntry]:
+        """The entry of every session file below a folder (its `path` absolute), each given as it is found, folders in
+        name order, each folder's files before its subfolders (as os.walk). Iterative: a folder of any depth costs no
+        recursion; folders deeper than MAX_FOLDER_DEPTH and folders that cannot be read are listed in `problems` and
+        left out."""
         seen_folders: set[str] = set()  # followed symlinks can loop (unfollowed, no folder is reached twice)
         pending = [os.path.abspath(folder or self.root)]
         while pending:
@@ -137,36 +150,33 @@ class Folders:
                     continue
                 seen_folders.add(real)
             listed = self._list_folder(dirpath, relpath)
-            if listed is None:
-                continue
-            subfolders, filenames = listed
-            for filename in filenames:
-                path = os.path.join(dirpath, filename)
-                if detect.is_session_file(path):
-                    yield path
-            pending.extend(os.path.join(dirpath, name) for name in reversed(subfolders))
+            if listed is not None:
+                subfolders, files = listed
+                yield from files
+                pending.extend(reversed(subfolders))
 
     def _too_deep(self, relpath: str) -> bool:
         """Whether a folder lies more than MAX_FOLDER_DEPTH below DIR (then a problem names the first such
         folder of its chain: one problem per deep chain). Told from the path alone, before any system call."""
-        folders = [] if relpath == "." else relpath.split("/")
-        if len(folders) <= MAX_FOLDER_DEPTH:
+        if relpath == "." or relpath.count("/") < MAX_FOLDER_DEPTH:  # told without splitting the path
             return False
+        folders = relpath.split("/")
         self.folder_problem("too_deep_folder", "/".join(folders[: MAX_FOLDER_DEPTH + 1]),
                             f"more than {MAX_FOLDER_DEPTH} folders below the watched folder: not read")
         return True
 
-    def _list_folder(self, dirpath: str, relpath: str) -> tuple[list[str], list[str]] | None:
-        """A folder's subfolders to walk (not NOT_WALKED; symlinked ones only when followed) and its other
-        entries, each sorted; None, with a problem, when it cannot be read."""
-        subfolders, filenames = [], []
+    def _list_folder(self, dirpath: str, relpath: str) -> tuple[list[str], list[os.DirEntry]] | None:
+        """A folder's subfolders to walk (their paths: not NOT_WALKED; symlinked ones only when followed) and the
+        entries of its session files, each in name order; None, with a problem, when it cannot be read."""
+        subfolders, files = [], []
         try:
             with os.scandir(dirpath) as entries:
                 for entry in entries:
                     if not _is_folder(entry):
-                        filenames.append(entry.name)
+                        if detect.is_session_file(entry.name):  # told by its name: most files of a folder are not
+                            files.append(entry)
                     elif (self.follow_symlinks or not entry.is_symlink()) and entry.name not in NOT_WALKED:
-                        subfolders.append(entry.name)
+                        subfolders.append(entry.path)
         except FileNotFoundError:  # gone meanwhile
             return None
         except PermissionError as exc:
@@ -179,4 +189,6 @@ class Folders:
                 self.folder_problem("unreadable_folder", relpath, f"the folder cannot be read: {exc.strerror}")
             return None
         self.read_fine(relpath)
-        return sorted(subfolders), sorted(filenames)
+        files.sort(key=_name)
+        subfolders.sort()
+        return subfolders, files

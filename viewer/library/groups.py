@@ -31,7 +31,8 @@ class Groups:
     def __init__(self, library):
         self._library = library
         self._groups: dict[tuple[str, str], SessionIndex] = {}  # (folder, session id) -> a multi-file session
-        self._readers: dict[str, object] = {}  # path of a group's file -> its reader (reading.reader_for)
+        # path of a group's file -> its reader (reading.reader_for), made when first wanted (`_reader`): None until then
+        self._readers: dict[str, object] = {}
         self._notes: dict[str, dict] = {}  # project folder -> what its sessions said of each other (Normalizer.take)
         # groups to read once a scan has found all their files -> the last write of their files, as each was found
         self._deferred: dict[tuple[str, str], int] | None = None
@@ -57,7 +58,7 @@ class Groups:
         """(path, group, reader) of every file of a group."""
         library = self._library
         with library.lock:
-            return [(p, library.session_at(p), reader) for p, reader in self._readers.items()]
+            return [(p, library.session_at(p), self._reader(p)) for p in list(self._readers)]
 
     @contextlib.contextmanager
     def read_after(self):
@@ -105,21 +106,23 @@ class Groups:
         session = self._groups.get(key)
         if session is None:
             main = os.path.join(member["folder"], member["session"] + SESSION_SUFFIX)
+            folder = library.relpath(member["folder"])
             with library.lock:
-                session_id = self._group_id(key)
+                session_id = self._group_id(key, folder, main)
             session = SessionIndex(session_id, main, library.relpath(main), fmt,
                                    name=shown(member.get("name") or member["session"]), host=library.host, unread=True)
-            project = library.relpath(member["folder"])  # `serve` one project folder: name it, not "."
-            project = member.get("project") or (os.path.basename(member["folder"]) if project == "." else project)
+            # `serve` one project folder: name it, not "."
+            project = member.get("project") or (os.path.basename(member["folder"]) if folder == "." else folder)
             session.project = shown(project)  # a format may know the project better than the folder (its cwd)
             self._groups[key] = session
             if self._deferred is not None:  # read once the scan has found every file: listed now, as being read
                 library.list_session(session)
-        member = {**member, "rel": shown(library.relpath(path)), "path": path, "inside": library.inside}
+        rel = session.relpath if path == session.path else shown(library.relpath(path))  # the main file's: made above
+        member = {**member, "rel": rel, "path": path, "inside": library.inside}
         with session.lock:
             session.members[path] = member
         library.place(path, session)
-        self._readers[path] = library.reader(path)
+        self._readers[path] = None  # a first walk lists thousands of groups before it reads one
         if self._deferred is not None:
             self._deferred[key] = max(self._deferred.get(key, 0), written)
             if self.pool is not None:
@@ -127,14 +130,22 @@ class Groups:
         else:
             self.read(session)
 
-    def _group_id(self, key: tuple[str, str]) -> str:
+    def _group_id(self, key: tuple[str, str], relpath: str | None = None, main: str | None = None) -> str:
         """A group's id (caller holds the lock): its main file's, marked when a session of one file that
-        is not in the group has that id (a native file named after a Claude Code sessionId)."""
+        is not in the group has that id (a native file named after a Claude Code sessionId). `relpath` and `main`:
+        the folder's path relative to DIR and the main file's path, when the caller has them."""
         folder, name = key
-        sid = group_id_for(self._library.relpath(folder), name)
-        holder = self._library.session_at(os.path.join(folder, name + SESSION_SUFFIX))
+        sid = group_id_for(self._library.relpath(folder) if relpath is None else relpath, name)
+        holder = self._library.session_at(os.path.join(folder, name + SESSION_SUFFIX) if main is None else main)
         taken = holder is not None and not holder.members and holder.id == sid
         return sid + GROUP_MARK if taken else sid
+
+    def _reader(self, path: str):
+        """The reader of a group's file, made now if it was not yet."""
+        reader = self._readers[path]
+        if reader is None:
+            reader = self._readers[path] = self._library.reader(path)
+        return reader
 
     def name_at(self, path: str) -> None:
         """A session of one file came or went at `path` (caller holds the lock): the group whose main file
@@ -189,7 +200,7 @@ class Groups:
             return False
         self._cache_tried.add(session)  # once: a group with no events is not looked up again at every refresh
         if any(self._readers[p].state()["position"] for p in session.members
-               if isinstance(self._readers[p], FileTailer)):
+               if isinstance(self._readers.get(p), FileTailer)):
             return False
         return self.take(session, functools.partial(cache.restore_group, session))
 
@@ -197,7 +208,7 @@ class Groups:
         """Take a group not read yet asleep by `restore(readers, inside, lost)` (from the cache, or as a worker process
         read it: read_pool), its readers set to go on from the end of each file; False (new readers) on a miss."""
         library = self._library
-        readers = {p: self._readers[p] for p in session.members}
+        readers = {p: self._reader(p) for p in session.members}
         if not restore(readers, library.inside, self.lost):
             for p in session.members:  # some may have been moved on before the miss was found
                 self._readers[p] = library.reader(p)
@@ -223,7 +234,7 @@ class Groups:
         cache = self._library.cache
         if cache is None or not session.members:
             return
-        readers = {p: self._readers.get(p) for p in session.members}
+        readers = {p: self._reader(p) if p in self._readers else None for p in session.members}
         if cache.save_group(session, readers, self._library.inside):
             cache.sleep(session, self.lost, time.monotonic())
 
@@ -231,7 +242,7 @@ class Groups:
         """The files are merged as they are read, Tuning.group_batch_bytes of each at a time: a big group is never
         in memory whole."""
         paths = list(session.members)
-        readers = [self._readers[p] for p in paths]
+        readers = [self._reader(p) for p in paths]
         batch = self._library.host.tuning.group_batch_bytes
         results = [read_some(reader, batch) for reader in readers]
         replaced: list[str] = []  # files replaced before or while they were read: the group is read again

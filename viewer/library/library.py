@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import operator
 import os
+import stat
 import threading
 import time
 
@@ -36,6 +38,7 @@ from .reading import not_read_yet, read_so_far, reader_for
 from .stores import Stores
 
 log = logging.getLogger(__name__)
+_relpath = operator.attrgetter("relpath")  # what the listing is sorted by
 
 
 class Library:
@@ -104,11 +107,11 @@ class Library:
         walked = self.host.gc.batch(kept=True) if walking and not listing else contextlib.nullcontext({})
         try:
             with restored as made, self.groups.read_after(), walked as made_walking:
-                for path in self.folders.session_files(folder):
+                for entry in self.folders.walk(folder):
                     try:
-                        self.refresh(path)
+                        self.refresh(entry.path, entry)
                     except Exception:  # one unreadable file must not hide the others
-                        log.exception("could not read %s", path)
+                        log.exception("could not read %s", entry.path)
                 made["added"] = made_walking["added"] = len(self._by_path)
         finally:
             if walking:
@@ -116,31 +119,35 @@ class Library:
             if first:
                 self.cache.done_listing()
 
-    def refresh(self, path: str) -> None:
+    def refresh(self, path: str, entry: os.DirEntry | None = None) -> None:
         """Ingest whatever was appended to one file since the last call.
 
         A file that may not or cannot be read is listed with a problem instead (see `refuse`), until it
-        goes away or can be read: then it is read like any other.
+        goes away or can be read: then it is read like any other. `entry`: the walk's of the session file at
+        `path` (Folders.walk), whose stat is the one taken for it.
         """
-        path = os.path.abspath(path)
+        path = os.path.abspath(path) if entry is None else path  # a walk's paths are absolute already
         store = detect.store_file(path)  # a database, its write-ahead log, a document of a storage folder
         if store is not None:
             self.stores.refresh(store, path)
             return
-        if not self.is_session_file(path):
+        if entry is None and not self.is_session_file(path):
             self.groups.sidecar_changed(path)
             return
-        if (found := file_stat(path)) is None:  # nothing there, or a folder
+        if (found := file_stat(path, entry)) is None:  # nothing there, or a folder
             self.forget(path)
             return
+        # the file's own stat (not a symlink's target's, nor one swapped in since the folder was read): what it is,
+        # taken for the checks of its first open
+        own = found if entry is not None and not entry.is_symlink() and not stat.S_ISLNK(entry.stat().st_mode) else None
         try:
-            self._refresh(path, found.st_mtime_ns)
+            self._refresh(path, found.st_mtime_ns, own)
         except formats.NOT_READABLE as error:
             self.refuse(refused_path(error, path), error)
         except FileNotFoundError:  # gone while it was looked at
             self.forget(path)
 
-    def _refresh(self, path: str, written: int) -> None:
+    def _refresh(self, path: str, written: int, own: os.stat_result | None = None) -> None:
         session = self._by_path.get(path)
         if session is not None and session.format is formats.NOT_READ:  # listed unread: readable now?
             os.close(open_regular(path, self.inside))  # raises while it is not
@@ -157,7 +164,7 @@ class Library:
                 session = None
         new = session is None
         if new:
-            fmt, reason, group = self._classify(path)
+            fmt, reason, group = self._classify(path, own)
             if group is not None:
                 self.groups.join(path, fmt, group, written)
                 return
@@ -202,12 +209,12 @@ class Library:
             else:
                 self.changed(session)
 
-    def _classify(self, path: str) -> tuple[formats.Format, str, dict | None]:
-        """A new file's format (detect.classify), or what the cache listed of it while a restart's first scan
-        reads its folder's entry and the file is as it was (folder_cache)."""
+    def _classify(self, path: str, own: os.stat_result | None) -> tuple[formats.Format, str, dict | None]:
+        """A new file's format (detect.classify; `own`: its stat, as a walk made it), or what the cache listed of it
+        while a restart's first scan reads its folder's entry and the file is as it was (folder_cache)."""
         listed = self.cache.listed if self.cache is not None else None
         known = listed.classified(path) if listed is not None else None
-        return known if known is not None else detect.classify(path, self.inside, self.groups.format_at)
+        return known if known is not None else detect.classify(path, self.inside, self.groups.format_at, own)
 
     def _kept(self, path: str, session: SessionIndex) -> SessionIndex:
         """The session as the cache kept it (its tailer set to read what came after), else `session`."""
@@ -455,7 +462,7 @@ class Library:
 
     def listing(self) -> list[SessionIndex]:
         with self.lock:
-            return sorted(self.sessions.values(), key=lambda s: s.relpath)
+            return sorted(self.sessions.values(), key=_relpath)
 
     @property
     def problems(self) -> list:

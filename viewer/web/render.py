@@ -133,7 +133,8 @@ class Rows:
         for s in sessions:
             found = kept.get(s)
             asleep = s.asleep
-            if found is None or asleep is None or found[2] is not asleep or max(since, s.changed_at) > found[3]:
+            if (found is None or asleep is None or found[2] is not asleep or since > found[3]
+                    or s.changed_at > found[3]):
                 key = key_of(s)
                 found = (key, found[1] if found is not None and found[0] == key else row_of(key, url_of(key[0])),
                          asleep, version)
