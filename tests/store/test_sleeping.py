@@ -26,7 +26,7 @@ from viewer.reads import queries
 from viewer.store import group_cache, session_cache
 from viewer.search import query as search
 from viewer.search import worker as search_worker
-from viewer.index import usage
+from viewer.index import sleeping, usage
 from viewer.index.agent_tree import creation_found, creations
 from viewer.library.library import Library
 from viewer.store.session_cache import SessionCache
@@ -259,6 +259,7 @@ def test_sleeping_sessions_hold_a_small_part_of_the_memory(project, cache):
         awake = run(project, cache, settle=False)
         for s in awake.listing():
             s.wake()
+            s.search  # made when first searched (sleeping.later): a session searched holds it
         held_awake = tracemalloc.get_traced_memory()[0] - base
         del awake
         base = tracemalloc.get_traced_memory()[0]
@@ -466,3 +467,21 @@ def test_a_sleeping_sessions_cost_read_at_other_prices_is_summed_again_at_them(p
     fresh.scan()
     assert listed(other) == listed(fresh) and asleep(other) == []
     assert agents_costs(other) == agents_costs(fresh)  # its agents' kept totals are of the other prices too
+
+
+def test_a_woken_session_makes_its_search_index_only_when_first_searched(project, cache):
+    """Its page reads everything else: the search index's sections are decoded when a search first reads it."""
+    awake = run(project, cache.parent / "other-cache")
+    again = run(project, cache, settle=False)
+    one = again.listing()[0]
+    with one.lock:
+        one.agents  # woken
+        assert "search" not in one.__dict__ and one.indexed_whole and sleeping.read_state(one) == "read"
+    assert pages(again)[one.id] == pages(awake)[one.id]
+    while background.step(again):  # nothing left to build: it stays unmade
+        pass
+    assert "search" not in one.__dict__
+    word = next(w for w in ("warehouse", "def", "error", "return") if search.matches(one, search.parse(w))[0])
+    assert "search" in one.__dict__ and one.search._session() is one
+    in_one = f"{word} session:{one.id.split(':')[-1]}"
+    assert search.search(again.listing(), in_one) == search.search(awake.listing(), in_one)

@@ -73,3 +73,19 @@ def test_the_tree_s_live_poll_counts_an_agent_s_new_failures(tmp_path):
     assert badges("0-4") == {"0": "6 failed", "1": "5 failed"}  # drawn before any failure: root 0, kid 1
     assert badges("0-15") == {"0": "6 failed"}  # only the root's failed fetch is new
     assert badges("0-16") == {"0": "6 failed"}  # its call c3, not answered yet, is no failure
+
+
+def test_the_session_trees_failures_badges_link_each_agents_failures_whatever_its_id(tmp_path):
+    from dom import parse
+
+    odd = "kid &<b>?x=1#y"
+    events = [created("m0", "root", name="root"), calls("m1", "root", tool_call("c1", "task", name=odd)),
+              created("m2", odd, cause="m1", name="kid"), calls("k0", odd, tool_call("x0", "run")),
+              result("r0", odd, "x0", "Error: broke", name="run")]
+    write_events(tmp_path / "s" / "odd.jsonl", events)
+    client = create_app(tmp_path / "s", watch=False).test_client()
+    links = parse(client.get("/s/odd").data).by_id("av-tree").find_all("a")
+    badges = [a for a in links if "node-failures" in a.attrs.get("class", "")]
+    assert [b.text for b in badges] == ["1 failed", "1 failed"]  # the root's counts its sub-agent's
+    kid = client.get(badges[1].attrs["href"].replace("/s/odd/failures", "/api/sessions/odd/failures")).json
+    assert kid["agent"] == odd and kid["total"] == 1

@@ -29,3 +29,15 @@ def test_entry_links_are_what_url_for_writes_for_any_id_and_anchor(tmp_path):
                     "pages.agent", session_id="x~7Ey", agent_id=value, _anchor=anchor), (value, anchor)
     with app.test_request_context("/s/other"):  # a request of its own: no URL kept from another
         assert link_url("pages.message", "other", "m") == "/s/other/messages/m"
+
+
+def test_query_urls_are_what_url_for_writes_for_any_value(tmp_path):
+    from viewer.web.render import query_urls
+
+    app = create_app(tmp_path, watch=False)
+    odd = ["plain", "a/b", "c#d", "e?f", "g h%", "ünï", "a:b,c;d@e!$&'()*+=", "~slot~x", "%2F", "a+b"]
+    for asked in ("/s/x~7Ey?at=3", "/s/x~7Ey"):
+        with app.test_request_context(asked):
+            url_of = query_urls("pages.failures", "agent", session_id="x~7Ey")
+            for value in odd:
+                assert url_of(value) == url_for("pages.failures", session_id="x~7Ey", agent=value), (asked, value)

@@ -25,6 +25,23 @@ def _read_at(fd: int, offset: int, length: int) -> bytes:
         return os.read(fd, length)
 
 
+def _ends(fd: int, length: int) -> tuple[os.stat_result, bytes, bytes]:
+    st = os.fstat(fd)
+    first = _read_at(fd, 0, min(length, st.st_size))
+    last = _read_at(fd, st.st_size - length, length) if st.st_size > length else b""
+    return st, first, last
+
+
+def file_ends(path: str, inside: str | None, length: int) -> tuple[os.stat_result, bytes, bytes]:
+    """FileSource.ends of the file at `path`, opened for this alone (as every read opens one: open_regular) and
+    closed at once: a woken session's hundreds of files are checked without entering the pool of open files."""
+    fd = open_regular(path, inside)
+    try:
+        return _ends(fd, length)
+    finally:
+        os.close(fd)
+
+
 class FileChanged(OSError):
     """The file at a source's path is no longer the one indexed (another inode, shorter, other bytes)."""
 
@@ -90,11 +107,7 @@ class FileSource:
         """Its file's stat and its first and last `length` bytes (the last empty when it is no longer than that),
         read on its descriptor: what tells, at a restart, that it is still the file a cache entry describes."""
         with self.pool.lock:
-            fd = self._opened()
-            st = os.fstat(fd)
-            first = _read_at(fd, 0, min(length, st.st_size))
-            last = _read_at(fd, st.st_size - length, length) if st.st_size > length else b""
-        return st, first, last
+            return _ends(self._opened(), length)
 
     def retire(self) -> None:
         """Never read this source again: its file was rewritten; what was indexed from it is gone."""

@@ -53,7 +53,8 @@ class SessionIndex:
                       "_adds_keys", "parser", "usage_totals", "dialog_orders", "timeline_drawn", "normalizer", "search",
                       "facets", "events", "members", "creations", "tree", "agents", "spawned", "tree_changes",
                       "_dangling", "_awaiting_cause", "_links", "_agent", "_agent_created", "_linked", "calls",
-                      "call_positions", "result_positions", "tool_names", "_file_calls", "_file_result"})
+                      "call_positions", "result_positions", "tool_names", "_file_calls", "_file_result",
+                      "_later"})
 
     def __init__(self, session_id: str, path: str, relpath: str, fmt: formats.Format = formats.NATIVE,
                  format_reason: str = "", name: str | None = None, host: Host | None = None, unread: bool = False):
@@ -92,6 +93,7 @@ class SessionIndex:
 
     def empty(self) -> None:
         self.__dict__.pop("_asleep", None)  # emptied: nothing to wake
+        self.__dict__.pop("_later", None)  # ... nor anything to make from a cache entry (sleeping.later)
         self.events = EventList(self.host.tuning)  # native lines as where they are in the file, read when asked for (see eventlist)
         self.line_numbers = array("q")  # per position: its line in the file (compact: 8 bytes each)
         self.by_id: dict[str, int] = {}
@@ -161,6 +163,7 @@ class SessionIndex:
             self.wake()  # a copy of the index, not of a sleeping session
             other = type(self).__new__(type(self))
             other.__dict__.update(self.__dict__)
+            other.__dict__.pop("_later", None)  # its search index and facets are made anew below
             other.lock = lockorder.ordered(threading.RLock(), lockorder.SESSION, "session")
             other.events = self.events.prefix(len(self.events))
             other.line_numbers = array("q", self.line_numbers)

@@ -38,8 +38,35 @@ def asleep(s) -> dict | None:
     return s.__dict__.get("_asleep")
 
 
+def later(s, name: str, make, indexed: int) -> None:
+    """A part of a session taken back from a cache entry (`name`: its search index) made only when first read, by
+    `make(s)`; `indexed`: how many events it holds (`built_to`). One it holds is dropped."""
+    s.__dict__.pop(name, None)
+    s.__dict__.setdefault("_later", {})[name] = (make, indexed)
+
+
+def built_to(s, name: str) -> int:
+    """How many events the session's search index or facets (`name`) hold, without making one made `later`."""
+    pending = s.__dict__.get("_later", {}).get(name)
+    return pending[1] if pending is not None else getattr(s, name).indexed
+
+
+def _made_later(s, name: str):
+    """Attribute `name` of `later`'s, made now (once: under the session's lock)."""
+    with s.lock:
+        pending = s.__dict__.get("_later")
+        if name not in s.__dict__ and pending is not None and name in pending:
+            s.__dict__[name] = pending.pop(name)[0](s)
+            if not pending:
+                del s.__dict__["_later"]
+    return getattr(s, name)
+
+
 def woken(s, name: str):
-    """Attribute `name` the session does not have: a sleeping session's dropped index, taken back for it."""
+    """Attribute `name` the session does not have: one made when first read (`later`), or a sleeping session's
+    dropped index, taken back for it."""
+    if name in s.__dict__.get("_later", ()):
+        return _made_later(s, name)
     if s.__dict__.get("_asleep") is None or name.startswith("__"):
         raise AttributeError(f"{type(s).__name__!r} object has no attribute {name!r}")
     if name != "search" or not _search_alone(s):
@@ -82,7 +109,7 @@ def indexed_whole(s) -> bool:
     found = asleep(s)
     if found is not None:
         return found["complete"]
-    return s.search.indexed >= s.count and s.facets.indexed >= s.count
+    return built_to(s, "search") >= s.count and s.facets.indexed >= s.count
 
 
 def read_state(s) -> str:
@@ -94,7 +121,7 @@ def read_state(s) -> str:
     if found is not None:
         behind = not found["complete"] and far_behind(0, found["count"])
     else:
-        behind = far_behind(s.search.indexed, s.count)
+        behind = far_behind(built_to(s, "search"), s.count)
     return "indexing" if behind else "read"
 
 
@@ -149,8 +176,11 @@ def _take(s, restored) -> None:
     """Become awake with `restored`'s index (caller holds the lock)."""
     s.__dict__.update({k: v for k, v in restored.__dict__.items() if k not in KEPT_ASLEEP})
     restored.__dict__.clear()  # its parser's methods refer to it: freed now, not at the next collection
-    for built in (s.search, s.facets):  # they read their session through a weak reference
-        built.belong_to(s)
+    for name in [n for n in s.__dict__.get("_later", ()) if n in s.__dict__]:  # its search index, taken alone
+        del s.__dict__["_later"][name]
+    for built in (s.__dict__.get("search"), s.__dict__.get("facets")):  # they read their session through a weak
+        if built is not None:                                              # reference (made later: made for `s`)
+            built.belong_to(s)
     s.new_parser()
     del s.__dict__["_asleep"]
 

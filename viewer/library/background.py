@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import time
 
+from viewer.index import sleeping
+
 
 def index_step(library, budget: int = 128, words=None) -> bool:
     """Extend one session's search index, else one session's facets, by up to `budget` events (a short hold of
@@ -63,7 +65,7 @@ def merge_words(library, words, most: int = 32) -> None:
     if words is None:
         return
     for session in library.sessions_now():
-        if session.asleep is None and session.search.indexed < session.count and words.wants(session):
+        if session.asleep is None and sleeping.built_to(session, "search") < session.count and words.wants(session):
             for _ in range(most):
                 if words.step(session) is not True:
                     break
@@ -77,7 +79,7 @@ def _behind(session, built: str) -> bool:
         if asleep["complete"]:
             return False
         session.wake(seen=False)
-    return getattr(session, built).indexed < session.count
+    return sleeping.built_to(session, built) < session.count
 
 
 def _keep_if_whole(library, session) -> None:

@@ -12,8 +12,7 @@ import logging
 import os
 import zlib
 
-from viewer.core.open_files import OpenFiles
-from viewer.files.file_source import FileChanged, FileSource
+from viewer.files.file_source import FileChanged, FileSource, file_ends
 from viewer.files.tailer import FileTailer
 from viewer.index.session_index import SessionIndex
 
@@ -28,7 +27,11 @@ ENDS = 4096  # bytes read at each end of a file for its print
 def _facts(source: FileSource) -> dict:
     """What tells a file is still as it was: identity, size, modification time, a CRC of its first and last bytes
     (read on its open source: opened as every read is, never outside DIR)."""
-    st, first, last = source.ends(ENDS)
+    return _facts_of(*source.ends(ENDS))
+
+
+def _facts_of(st, first: bytes, last: bytes) -> dict:
+    """A file's facts (see `_facts`) from its stat and its first and last bytes."""
     printed = zlib.crc32(last, zlib.crc32(first)) if last else zlib.crc32(first)
     return {"identity": (st.st_dev, st.st_ino), "size": st.st_size, "mtime": st.st_mtime_ns, "print": printed,
             "ctime": st.st_ctime_ns}
@@ -54,21 +57,15 @@ def stat_unchanged(path: str, was: dict) -> bool:
         tuple(was["identity"]), was["size"], was["mtime"], was.get("ctime"))
 
 
-def same_files(files: dict, inside: str | None, pool: OpenFiles) -> bool:
+def same_files(files: dict, inside: str | None) -> bool:
     """Whether every file of a kept group still holds what it held when kept (opened as every read is: never one
-    outside DIR; in `pool`, its app's open files)."""
+    outside DIR; one at a time, closed at once: its tailer has its own descriptor)."""
     for path, was in files.items():
         try:
-            source = FileSource(path, inside, pool=pool)
-        except OSError:
-            return False
-        try:
-            if not _same(was, _facts(source)):
+            if not _same(was, _facts_of(*file_ends(path, inside, ENDS))):
                 return False
         except OSError:
             return False
-        finally:
-            source.retire()  # only looked at: its tailer has its own
     return True
 
 
@@ -214,7 +211,7 @@ def wake(store: CacheStore, key: str, files: dict, session: SessionIndex, search
     entry; None when the entry is gone or is not the one it slept with (evicted, or written again by another server
     after its files changed), or, for a session whose files were not `checked` yet (restored by their stat alone:
     `restore_listed`), when they no longer hold what they held."""
-    if not checked and not same_files(files, inside, session.host.files):
+    if not checked and not same_files(files, inside):
         return None
     kept = store.sections(key)
     if kept is None:

@@ -28,6 +28,10 @@ from viewer.search.index import SearchIndex
 _KEPT_ITEMS = {type(None), bytes, dict}  # event list slots kept: where a line is, its bytes, or the event
 # The parts of a session, each kept in a section of its own name (and its big maps in sections of theirs)
 _PARTS = ("session", "calls", "tree", "facets")
+# Sections kept encoded (marshal's bytes inside the section), taken back when the woken session is first searched
+# (sleeping.later): its page and JSON do not read its search index, a sixth of its entry. "search indexed" says how
+# far it is built without it.
+_LATER = {"search": "search", "postings": "search"}
 
 
 def _part_of(s: SessionIndex, part: str):
@@ -126,11 +130,12 @@ def sections(s: SessionIndex, tuning: Tuning | None = None) -> Iterator[tuple]:
     if s.normalizer is not None:  # settled (see cacheable): what it holds
         yield "normalizer", s.normalizer.state()
     # Next the search index: a sleeping session reads it alone when it is searched (see `search_of`)
-    yield from _sections_of(tuning, "search", s.search.state())
+    yield "search indexed", s.search.indexed
+    yield from _encoded(_sections_of(tuning, "search", s.search.state()))
     if s.normalizer is not None:  # the shapes its entries are packed in
         yield "shapes", s.host.shapes.known()
     for part in _PARTS:
-        yield from _sections_of(tuning, part, _part_of(s, part).state())
+        yield from _encoded(_sections_of(tuning, part, _part_of(s, part).state()))
     # Each agent's usage totals, priced: a woken session's tree shows their costs without pricing a response
     yield from _chunks(tuning, "usage", Items(usage.agents_state(s)))
     # ... and the call that created each: it reads no creating message either
@@ -142,14 +147,28 @@ def sections(s: SessionIndex, tuning: Tuning | None = None) -> Iterator[tuple]:
     yield "end", s.count
 
 
-def _restore_section(s: SessionIndex, search: SearchIndex, owners: dict, name: str, value) -> None:
-    """Take one section back into `s` (its search index: `search`); a ValueError for a section no part keeps."""
-    if name == "search":
-        for key, kept in value.items():
-            search.restore(key, kept)
-    elif name == "postings":
-        search.restore(name, value)
-    elif name in _PARTS:
+def _encoded(sections: Iterator[tuple]) -> Iterator[tuple]:
+    """The sections, those taken back later (_LATER) as marshal's bytes of their value."""
+    for name, value in sections:
+        yield name, marshal.dumps(value) if name in _LATER else value
+
+
+def _search_later(kept: list[tuple], s: SessionIndex) -> SearchIndex:
+    """A session's search index from its sections kept encoded (checked with the rest of its entry when read)."""
+    made = SearchIndex(s)
+    for name, encoded in kept:
+        value = marshal.loads(encoded)
+        if name == "search":
+            for key, item in value.items():
+                made.restore(key, item)
+        else:  # the postings, in sections of their own
+            made.restore(name, value)
+    return made
+
+
+def _restore_section(s: SessionIndex, owners: dict, name: str, value) -> None:
+    """Take one section back into `s`; a ValueError for a section no part keeps."""
+    if name in _PARTS:
         part = _part_of(s, name)
         for key, kept in value.items():
             part.restore(key, kept)
@@ -185,19 +204,17 @@ def asleep_from(fmt: formats.Format, summary, state, count: int | None = None) -
 def search_of(kept: Iterator[tuple], session: SessionIndex) -> SearchIndex | None:
     """The search index of a sleeping session alone, from its entry (read up to it; sleeping): a search of
     thousands of sessions reads their postings, not their events. None when the entry is not of this layout."""
-    search = SearchIndex(session)
     name, head = next(kept)
     if name != "head" or head.get("count") != session.count:
         return None
+    sections = []
     for name, value in kept:
-        if name == "normalizer":
+        if name in ("normalizer", "search indexed"):
             continue
-        elif name == "search":
-            for key, part in value.items():
-                search.restore(key, part)
-        elif name == "postings":
-            search.restore(name, value)
+        elif name in _LATER:
+            sections.append((name, value))
         else:  # past the search index
+            search = _search_later(sections, session)
             return search if search.indexed == session.count else None
     return None
 
@@ -208,7 +225,7 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
     session of this layout and format. A cache_store.CorruptEntry from `kept` propagates: the caller reads the
     file instead."""
     s = SessionIndex(session_id, path, relpath, fmt, "", host=host)
-    search, owners = s.search, _owners()
+    owners, later, indexed = _owners(), [], None
     stored = fmt.normalizer.stored_type if fmt.reads_records else None
     made = None if stored is None else functools.partial(stored.from_state, shapes=s.host.shapes)
     head, agents_usage, created = None, {}, {}
@@ -236,15 +253,21 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
             agents_usage.update(value)
         elif name == "creations":  # likewise
             created.update(value)
+        elif name == "search indexed":
+            indexed = value
+        elif name in _LATER:
+            later.append((name, value))
         elif name == "end":
-            whole = value == s.count == head["count"] and (s.normalizer is None) == (not fmt.reads_records)
+            whole = (value == s.count == head["count"] and (s.normalizer is None) == (not fmt.reads_records)
+                     and type(indexed) is int)
             if whole:
                 usage.take_back_agents(s, agents_usage)
                 take_back_creations(s, created)
+                sleeping.later(s, "search", functools.partial(_search_later, later), indexed)
             return s if whole else None
         else:
             try:
-                _restore_section(s, search, owners, name, value)
+                _restore_section(s, owners, name, value)
             except ValueError:
                 return None
     return None  # no end: not a whole entry

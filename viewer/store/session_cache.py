@@ -186,7 +186,7 @@ class SessionCache:
             if entry is None or session.asleep is not asleep:
                 continue  # woken since (its wake checked it), read again, or forgotten
             key, files, _ = entry
-            if not group_cache.same_files(files, inside, session.host.files):
+            if not group_cache.same_files(files, inside):
                 session.wake(seen=False)
                 continue
             self.store.touch(key)

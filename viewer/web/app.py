@@ -133,7 +133,8 @@ def create_app(
                                  prices_note=lambda: costs.prices_note(runtime.host.prices),
                                  status_meanings=queries.STATUS_MEANINGS, tree_rows=tree_rows.tree_rows,
                                  cost_html=tree_rows.cost_text, node_cost_html=tree_rows.node_cost,
-                                 node_failures_html=tree_rows.node_failures, node_status_html=tree_rows.node_status)
+                                 node_failures_html=tree_rows.node_failures, node_status_html=tree_rows.node_status,
+                                 picker_items=tree_rows.picker_items)
     app.url_defaults(asked.inject_at)  # links on a page frozen at event N stay at N
     if runtime.library.cache is not None:  # a restart loads the templates an earlier run compiled
         try:

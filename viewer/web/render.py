@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from urllib.parse import quote
+from urllib.parse import quote, quote_plus
 
 from flask import Response, current_app, g, render_template, request
 
@@ -167,6 +167,16 @@ def urls_of(endpoint: str, key: str, converter: str, **values) -> Callable[[str]
     url_map = current_app.url_map
     to_url = url_map.converters[converter](url_map).to_url  # the quoting url_for applies to that part
     return lambda value: head + to_url(value) + tail
+
+
+QUERY_SAFE = "!$'()*,/:;?@"  # what url_for (werkzeug's urlencode) leaves unquoted in a query value
+
+
+def query_urls(endpoint: str, key: str, **values) -> Callable[[str], str]:
+    """The URL of `endpoint` for any value of its query argument `key`, as url_for writes it, from one url_for
+    (see urls_of): a big session's tree links each agent's failures."""
+    head, tail = url_for(endpoint, **values, **{key: SLOT}).rsplit(SLOT, 1)
+    return lambda value: head + quote_plus(value, safe=QUERY_SAFE) + tail
 
 
 def agent_urls(session_id: str) -> Callable[[str], str]:

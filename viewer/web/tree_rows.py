@@ -12,7 +12,7 @@ from markupsafe import Markup, escape
 
 from viewer.reads import costs, queries
 
-from .render import link_url
+from .render import link_url, query_urls
 from .security import printed
 from .shell import colour_class
 from .url_cache import url_for
@@ -65,36 +65,52 @@ def node_cost(c) -> Markup:
     return Markup(f'<span class="own-cost" title="what its own responses cost">{own}</span>{below}')
 
 
-def node_failures(session: dict, agent_id: str, n) -> Markup:
-    """An agent's failures and its sub-agents' on a tree node, linked to them; nothing when none."""
+def node_failures(session: dict, agent_id: str, n, url_of=None) -> Markup:
+    """An agent's failures and its sub-agents' on a tree node, linked to them; nothing when none. `url_of`: the
+    failures page's URL for an agent id (render.query_urls), when the caller links many."""
     if not n:
         return Markup("")
-    url = url_for("pages.failures", session_id=session["id"], agent=agent_id)
+    url = (url_for("pages.failures", session_id=session["id"], agent=agent_id) if url_of is None
+           else url_of(agent_id))
     return Markup(f'<a class="badge failed node-failures" href="{_shown(url)}" title="failures of this agent and its'
                   f' sub-agents">{_shown(n)} failed</a>')
 
 
-def node_status(ordinal: int, status: str | None, oob: bool = False) -> Markup:
-    """A sub-agent's status (queries.agent_status) in the span a live poll replaces; nothing without one."""
+def node_status(ordinal: int, status: str | None, oob: bool = False, shown=_shown) -> Markup:
+    """A sub-agent's status (queries.agent_status) in the span a live poll replaces; nothing without one. `shown`:
+    how a value is printed (_shown, or a caller's memo of it)."""
     if not status:
         return Markup("")
     swap = ' hx-swap-oob="true"' if oob else ""
-    return Markup(f'<span class="agent-status status-{_shown(status)}" id="av-status-{_shown(ordinal)}"'
-                  f' title="{_shown(queries.STATUS_MEANINGS[status])}"{swap}>{_shown(status)}</span>')
+    return Markup(f'<span class="agent-status status-{shown(status)}" id="av-status-{_shown(ordinal)}"'
+                  f' title="{shown(queries.STATUS_MEANINGS[status])}"{swap}>{shown(status)}</span>')
 
 
 def tree_rows(session: dict, rows) -> Markup:
     """The `<li>` of each row (an agent's summary with its `depth`, `closes`, cost and failures) inside the tree's
     list: its link, badges and the list its sub-agents' rows go in, closed as `closes` says."""
     macros = current_app.jinja_env.get_template("_macros.html").module
-    parts = []
+    parts, failures_url = [], query_urls("pages.failures", "agent", session_id=session["id"])
+    said = {}  # value (and its type) -> as printed: a model's name, a status, a creator's id recur row after row
+
+    def shown(value) -> str:
+        key = (type(value), value)
+        try:
+            found = said.get(key)
+        except TypeError:  # a value from the log that is no string (a list): printed each time
+            return _shown(value)
+        if found is None:
+            found = said[key] = _shown(value)
+        return found
+
     for node in rows:
         ordinal, agent_id, name, flags = node["ordinal"], node["agent_id"], node["name"], node.get("flags") or ()
         shown_ordinal, shown_name, language_model = _shown(ordinal), _shown(name), node.get("language_model")
         status, cost, failures = node.get("status"), node.get("cost"), node.get("failures")
         url = node.get("url") or url_for("pages.agent", session_id=session["id"], agent_id=agent_id)
-        id_html = f'<code class="agent-id">{_shown(agent_id)}</code>' if name != agent_id else ""
-        model_html = f'<span class="model">{_shown(language_model)}</span>' if language_model else ""
+        shown_id = _shown(agent_id)
+        id_html = f'<code class="agent-id">{shown_id}</code>' if name != agent_id else ""
+        model_html = f'<span class="model">{shown(language_model)}</span>' if language_model else ""
         created = node.get("created_by")
         if not created:
             created_html = ""
@@ -104,22 +120,34 @@ def tree_rows(session: dict, rows) -> Markup:
             link = link_url("pages.agent", session["id"], created["agent_id"], created["message_id"])
             created_html = (f'<span class="created-by">created by <a href="{_shown(link)}">'
                             f'<code>{_shown(created["summary"])}</code></a></span>')
-        shown = [  # what the row shows after its name, each one separated from the next by white space
-            id_html, model_html, node_status(ordinal, status),
+        shown_parts = [  # what the row shows after its name, each one separated from the next by white space
+            id_html, model_html, node_status(ordinal, status, shown=shown),
             f'<span class="entry-count"><span id="av-count-{shown_ordinal}">{_shown(node["entries"])}</span>'
             f' entries</span>',
             f'<span class="node-cost" id="av-cost-{shown_ordinal}">{node_cost(cost)}</span>',
-            f'<span id="av-failures-{shown_ordinal}">{node_failures(session, agent_id, failures)}</span>',
+            f'<span id="av-failures-{shown_ordinal}">{node_failures(session, agent_id, failures, failures_url)}</span>',
             created_html, IMPLICIT if node.get("implicit") else "", INFERRED if "parent_inferred" in flags else "",
             UNLINKED if "unlinked" in flags else "", macros.node_in_progress(flags) if flags else "",
             CYCLE if "cause_cycle" in flags else ""]
         parts.append(
-            f'\n<li class="node" id="av-node-{shown_ordinal}" data-agent="{_shown(agent_id)}">\n'
-            f'  <div class="node-row {_shown(colour_class(ordinal))}">\n'
+            f'\n<li class="node" id="av-node-{shown_ordinal}" data-agent="{shown_id}">\n'
+            f'  <div class="node-row {shown(colour_class(ordinal))}">\n'
             f'    <a class="agent-name" href="{_shown(url)}">{shown_name}</a>\n    '
-            + "\n    ".join(part for part in shown if part) +
+            + "\n    ".join(part for part in shown_parts if part) +
             f'\n  </div>\n'
             f'  <details open>\n'
             f'    <summary><span class="visually-hidden">sub-agents of {shown_name}</span></summary>\n'
             f'    <ul class="children" id="av-children-{shown_ordinal}">{CLOSE * node["closes"]}')
+    return Markup("".join(parts))
+
+
+def picker_items(agents, chosen=()) -> Markup:
+    """The dialog picker's items: a checkbox per agent (its summary), those whose id is in `chosen` checked."""
+    parts = []
+    for agent in agents:
+        agent_id, name = agent["agent_id"], agent["name"]
+        shown_id = _shown(agent_id)
+        parts.append(f'<li><label><input type="checkbox" name="agents" value="{shown_id}"'
+                     f'{" checked" if agent_id in chosen else ""}> {_shown(name)}'
+                     f'{f" <code>{shown_id}</code>" if name != agent_id else ""}</label></li>')
     return Markup("".join(parts))
