@@ -13,6 +13,7 @@ TEXTS = [
     "a\x00b\x7fc", "café CRÈME brûlée", "İstanbul ΣΟΦΟΣ straße ﬁle", "emoji 🎉 party", "fullwidth ＡＢＣ１２３",
     "combining e\u0301 mark", "lone surrogate \ud800 here", "holds the \x01 separator", "naïve—dash “quotes”",
     "    ", "_", "x" * 5000, "json {\"path\": \"a/b.py\", \"n\": [1, 2]}",
+    "«many» ¿signs? ¡sí! • · § ¶ © ® ™ ° ± × ÷ ‰ ‹a›b\u00a0c\u3000d\u2028e Kelvin", "ΟΔΟΣ\x01ΟΔΟΣ é",
 ]
 
 
@@ -21,6 +22,7 @@ TEXTS = [
     [t for t in TEXTS if t.isascii() and "\x01" not in t],  # all ASCII: one translation for them all
     [t for t in TEXTS if t.isascii()],  # one holds the separator of texts
     [t for t in TEXTS if not t.isascii()],
+    ["naïve—dash", "ünïcödé only", "plain"],  # a few characters that are not word characters
     ["only one"], [],
     # texts said again (deliveries): tokenized once, posted with all their positions, interleaved with others
     TEXTS + TEXTS[::-1] + TEXTS[:3],

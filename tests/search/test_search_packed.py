@@ -151,6 +151,8 @@ def test_packed_postings_read_as_the_dict_they_were_made_of():
     assert small.positions.itemsize == 2 and {t: list(p) for t, p in small.items()} == {
         t: list(p) for t, p in postings.items()}
     assert PackedPostings.packed({"x": array("i", [70_000])}, count=70_001).get("x")[0] == 70_000
+    alone = PackedPostings.packed(postings, count=8, interned=False)  # saved and dropped: the same postings
+    assert alone.state() == small.state()
 
 
 def test_a_session_that_settles_after_its_index_is_complete_is_packed_then(tmp_path):

@@ -326,9 +326,14 @@ class Groups:
             while not session.search.catch_up(session.count, session.search.BATCH, along=session.facets):
                 pass
             session.facets.catch_up_in_slices(session.count)
+        library = self._library
+        # postings saved and dropped at once (a session asleep as soon as it is kept, or read for another process)
+        # are not worth interning
+        dropped = library.hands_over or (library.cache is not None
+                                         and library.cache.sleeps_once_kept(session, time.monotonic()))
         with session.lock:
-            self._library.folder_words.take(session)
-            session.search.pack()  # when complete; else once it is (background.index_step)
+            library.folder_words.take(session)
+            session.search.pack(interned=not dropped)  # when complete; else once it is (background.index_step)
         self.keep(session)
         return True
 

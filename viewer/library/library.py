@@ -57,7 +57,7 @@ class Library:
     is_session_file = staticmethod(detect.is_session_file)
 
     def __init__(self, root: str | os.PathLike, follow_symlinks: bool = False, cache: SessionCache | None = None,
-                 host: Host | None = None):
+                 host: Host | None = None, hands_over: bool = False):
         self.host = host if host is not None else cache.host if cache is not None else Host()
         self.lock = lockorder.ordered(threading.Lock(), lockorder.LIBRARY, "library")
         self.version = 0  # bumped on every change; the sessions list polls it
@@ -69,6 +69,7 @@ class Library:
         self.folder_problem = self.folders.folder_problem
         self.forget_gone_folders = self.folders.forget_gone_folders
         self.cache = cache  # sessions kept between runs (None: every start reads every file)
+        self.hands_over = hands_over  # what it reads is handed to another process, not kept (a read worker's)
         self._folder_words = FolderWords()  # which sessions hold a word, without a cache (see folder_words)
         self.sessions: dict[str, SessionIndex] = {}
         self.aliases: dict[str, str] = {}  # id of a renamed session -> its id now

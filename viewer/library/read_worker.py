@@ -57,7 +57,8 @@ def read_group(root: str, follow_symlinks: bool, host: Host, paths: list[str]) -
     """The group of the files at `paths` read and kept as the ingest thread keeps it (Groups.read, settle, keep):
     (entry key, its sections encoded, its files, its sidecars, its summary, its normalizer's state, its words); or,
     when it is not one the server could take asleep so, why (then the server reads it)."""
-    library = Library(root, follow_symlinks=follow_symlinks, host=host)  # of its own: nothing of one group stays
+    # of its own: nothing of one group stays
+    library = Library(root, follow_symlinks=follow_symlinks, host=host, hands_over=True)
     with library.groups.read_after():
         for path in paths:
             library.refresh(path)

@@ -7,11 +7,10 @@ each ingest batch and before every query.
 
 from __future__ import annotations
 
-import re
 from array import array
 from bisect import bisect_left
-from collections import defaultdict, deque
-from itertools import chain, repeat
+from collections import defaultdict
+from itertools import chain
 
 from viewer.core import jsonio, model
 from viewer.core.kept import Items, array_from, array_state
@@ -20,8 +19,8 @@ from viewer.core.model import Event
 from viewer.core.positions import merge
 
 from .packed import PackedPostings
+from .words import tokens, word_postings
 
-TOKEN = re.compile(r"\w+")
 # A query takes in the events not indexed yet when there are at most this many (some tens of milliseconds):
 # a session further behind (a big file being indexed in the background) is searched as far as it is indexed
 # (`complete` says whether that is all), and the query never waits, nor makes other requests wait, for the rest.
@@ -37,73 +36,6 @@ EVENT_KINDS = {model.AGENT_CREATED: "created", model.PIECE_OF_TEXT: "piece"}  # 
 def far_behind(indexed: int, count: int) -> bool:
     """Whether an index of `indexed` of a session's `count` events is further behind than a query takes in."""
     return count - indexed > QUERY_BUDGET
-
-
-def tokens(text: str) -> list[str]:
-    return TOKEN.findall(text.lower())
-
-
-# ASCII text: the same tokens as TOKEN.findall(text.lower()), by a byte table (word characters
-# lowercased, the separator of texts kept, every other character a space) and a split, far
-# cheaper than a regex.
-_SEPARATOR = "\x01"
-_ASCII_WORDS = bytes(c if chr(c).isalnum() or chr(c) in "_" + _SEPARATOR else ord(" ")
-                     for c in range(128)).lower() + bytes(range(128, 256))
-
-
-def word_postings(texts: list[str], start: int) -> dict[str, array]:
-    """The postings of consecutive texts at positions start, start+1, ...: token -> the ascending positions of
-    the texts holding it (`tokens` of each, each token once per text).
-
-    Tokenizing is most of what indexing costs, so it runs in C over all the texts at once: one translation and
-    split of them all, each text's words made a set, and each set's words appended to their positions through
-    C calls only (no Python code per word: a dict of every word's empty positions is made first). A text said
-    again in the batch (a message delivered to several agents, each delivery with its original's content: a
-    third of the texts of a multi-agent log) is tokenized once, and posted once with all its positions."""
-    stop = start + len(texts)
-    if len(set(texts)) == len(texts):
-        word_sets = _word_sets(texts)
-        words = _words_of(word_sets)
-        postings = dict(zip(words, map(array, repeat("i", len(words)))))
-        deque(map(array.append, map(postings.__getitem__, chain.from_iterable(word_sets)), _each_position(
-            range(start, stop), word_sets)), 0)
-        return postings
-    positions_of: dict[str, list[int]] = {}  # each text said -> its positions
-    for position, text in zip(range(start, stop), texts):
-        positions = positions_of.get(text)
-        if positions is None:
-            positions_of[text] = [position]
-        else:
-            positions.append(position)
-    word_sets = _word_sets(list(positions_of))
-    words = _words_of(word_sets)
-    lists = dict(zip(words, map(list, repeat((), len(words)))))
-    deque(map(list.extend, map(lists.__getitem__, chain.from_iterable(word_sets)), _each_position(
-        positions_of.values(), word_sets)), 0)
-    # a word's groups come in the order their texts were first said: sorted, its positions ascend again
-    return dict(zip(lists, map(array, repeat("i"), map(sorted, lists.values()))))
-
-
-def _words_of(word_sets: list[set[str]]) -> set[str]:
-    """Every word of the sets once."""
-    return set().union(*word_sets)
-
-
-def _each_position(positions, word_sets: list[set[str]]):
-    """Each text's position (or positions) once for each of its words, in the order of the sets' words."""
-    return chain.from_iterable(map(repeat, positions, map(len, word_sets)))
-
-
-def _word_sets(texts: list[str]) -> list[set[str]]:
-    """The set of each text's tokens."""
-    joined = _SEPARATOR.join(texts)
-    if not joined.isascii():  # the ASCII texts together as below, the others by the regex
-        sets = _word_sets([text if text.isascii() else "" for text in texts])
-        return [words if text.isascii() else set(tokens(text)) for words, text in zip(sets, texts)]
-    parts = joined.encode().translate(_ASCII_WORDS).decode().split(_SEPARATOR)
-    if len(parts) == len(texts):
-        return list(map(set, map(str.split, parts)))
-    return [set(tokens(text)) for text in texts]  # a text holds the separator itself
 
 
 def searchable_text(event: Event) -> str:
@@ -395,11 +327,12 @@ class SearchIndex(Incremental):
             events = s.events.walk(start, stop)  # read together, not cached
         self.take_run(s, start, stop, run_postings(events, start))
 
-    def pack(self) -> bool:
-        """Pack the postings of a complete index whose session will not grow (see search_packed); whether it did."""
+    def pack(self, interned: bool = True) -> bool:
+        """Pack the postings of a complete index whose session will not grow (see search_packed); whether it did.
+        `interned`: see PackedPostings.packed (False for a session whose index is saved and dropped at once)."""
         if self.packed or not self.complete:
             return False
-        self._postings = PackedPostings.packed(self._postings, self.indexed)
+        self._postings = PackedPostings.packed(self._postings, self.indexed, interned)
         return True
 
     @property

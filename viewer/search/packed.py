@@ -25,10 +25,11 @@ class PackedPostings:
         self.tokens, self.starts, self.positions = tokens, starts, positions
 
     @classmethod
-    def packed(cls, postings: dict[str, array], count: int | None = None) -> PackedPostings:
+    def packed(cls, postings: dict[str, array], count: int | None = None, interned: bool = True) -> PackedPostings:
         """`postings`: arrays of type "i"; `count`: how many events the session has; under 65,536 (most sessions) a
-        position takes 2 bytes. Made by C calls only: no Python step per token (a session has thousands)."""
-        tokens = sorted(map(sys.intern, postings))
+        position takes 2 bytes; `interned`: its tokens shared with other sessions' (not for postings only saved and
+        dropped). Made by C calls only: no Python step per token (a session has thousands)."""
+        tokens = sorted(map(sys.intern, postings) if interned else postings)
         lists = list(map(postings.__getitem__, tokens))
         starts = array("I", [0])
         starts.extend(accumulate(map(len, lists)))

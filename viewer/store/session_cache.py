@@ -204,12 +204,17 @@ class SessionCache:
     def sleep(self, session: SessionIndex, lost, now: float) -> bool:
         """Put one session to sleep if it is kept as it is now and nobody has looked at it for SLEEP_AFTER_S."""
         entry = self._entries.get(session.path)
-        if (entry is None or not session.members or not session.sleepy(now, SLEEP_AFTER_S)
+        if (entry is None or not self.sleeps_once_kept(session, now)
                 or self._saved.get(session.path) != _marker(session)):
             return False
         key, files, _ = entry
         session.sleep(functools.partial(group_cache.wake, self.store, key, files), lost)
         return True
+
+    @staticmethod
+    def sleeps_once_kept(session: SessionIndex, now: float) -> bool:
+        """Whether `sleep` puts a session of several files to sleep as soon as it is kept as it is now."""
+        return bool(session.members) and session.sleepy(now, SLEEP_AFTER_S)
 
     def _kept(self, path: str, session: SessionIndex) -> None:
         self._saved[path] = _marker(session)
