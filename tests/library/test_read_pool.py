@@ -76,13 +76,19 @@ def _holding(library: Library) -> dict:
 def _entries(library: Library) -> dict:
     """Each group's cache entry, decoded, but for the shapes its packed values use (a table that grows with every
     session its process read: the same shapes, more or fewer others); its events' slots too (kept encoded: marshal's
-    bytes of equal values made in two processes may differ)."""
+    bytes of equal values made in two processes may differ), and its search index (marshal's bytes differ as its
+    words were interned or not: a session kept by the process that read it packs them uninterned)."""
     cache = library.cache
     entries = {}
     for path, (key, _, _) in sorted(cache._entries.items()):
-        entries[path] = [(name, (value[0], marshal.loads(value[1])) if name == "events" else value)
-                         for name, value in cache.store.sections(key) if name != "shapes"]
+        entries[path] = [(name, _decoded(name, value)) for name, value in cache.store.sections(key) if name != "shapes"]
     return entries
+
+
+def _decoded(name: str, value):
+    if name == "events":
+        return value[0], marshal.loads(value[1])
+    return marshal.loads(value) if name == "search" else value
 
 
 class _Groups:
