@@ -61,3 +61,24 @@ def test_a_file_swapped_for_a_symlink_inside_after_the_listing_is_read_through_i
 
     session = only(walked(tmp_path, inside))
     assert session.count == 2 and not session.problems
+
+
+def test_a_group_listed_and_not_read_yet_has_no_reader_until_it_is_read(tmp_path):
+    import shutil
+
+    from conftest import SAMPLES
+    from viewer.files.tailer import FileTailer
+
+    shutil.copytree(SAMPLES / "claude_code", tmp_path / "claude_code", ignore=shutil.ignore_patterns("*.py"))
+    library = Library(tmp_path)
+    with library.groups.read_after():  # as a first scan: every group listed before any is read
+        for entry in library.folders.walk(None):
+            library.refresh(entry.path, entry)
+        listed = library.groups.files()
+        # a look at every file (what a save step makes) makes no reader for a group not read yet
+        assert listed and {reader for _, _, reader in listed} == {None}
+        assert {reader for _, _, reader in library.groups.files()} == {None}
+    read = library.groups.files()
+    assert [path for path, _, _ in read] == [path for path, _, _ in listed]
+    assert all(isinstance(reader, FileTailer) for _, _, reader in read)
+    assert all(session.count > 0 for _, session, _ in read)

@@ -55,10 +55,11 @@ class Groups:
             return list(self._groups.values())
 
     def files(self) -> list[tuple[str, SessionIndex, object]]:
-        """(path, group, reader) of every file of a group."""
+        """(path, group, reader) of every file of a group; the reader None for a group not read yet (nothing of it to
+        save: its readers are made when it is read, not for a look at every file)."""
         library = self._library
         with library.lock:
-            return [(p, library.session_at(p), self._reader(p)) for p in list(self._readers)]
+            return [(p, library.session_at(p), reader) for p, reader in self._readers.items()]
 
     @contextlib.contextmanager
     def read_after(self):
@@ -234,7 +235,7 @@ class Groups:
         cache = self._library.cache
         if cache is None or not session.members:
             return
-        readers = {p: self._reader(p) if p in self._readers else None for p in session.members}
+        readers = {p: self._readers.get(p) for p in session.members}
         if cache.save_group(session, readers, self._library.inside):
             cache.sleep(session, self.lost, time.monotonic())
 

@@ -138,9 +138,9 @@ class Library:
         if (found := file_stat(path, entry)) is None:  # nothing there, or a folder
             self.forget(path)
             return
-        # the file's own stat (not a symlink's target's, nor one swapped in since the folder was read): what it is,
-        # taken for the checks of its first open
-        own = found if entry is not None and not entry.is_symlink() and not stat.S_ISLNK(entry.stat().st_mode) else None
+        # the walk's stat is the file's own when no symlink is there (else `found` is its target's): taken for the
+        # checks of its first open
+        own = found if entry is not None and not stat.S_ISLNK(entry.stat(follow_symlinks=False).st_mode) else None
         try:
             self._refresh(path, found.st_mtime_ns, own)
         except formats.NOT_READABLE as error:
