@@ -31,7 +31,7 @@ _PARTS = ("session", "calls", "tree", "facets")
 # Sections kept encoded (marshal's bytes inside the section), taken back when the woken session is first searched
 # (sleeping.later): its page and JSON do not read its search index, a sixth of its entry. "search indexed" says how
 # far it is built without it.
-_LATER = {"search": "search", "postings": "search"}
+_LATER = frozenset({"search", "postings"})
 
 
 def _part_of(s: SessionIndex, part: str):
@@ -135,7 +135,7 @@ def sections(s: SessionIndex, tuning: Tuning | None = None) -> Iterator[tuple]:
     if s.normalizer is not None:  # the shapes its entries are packed in
         yield "shapes", s.host.shapes.known()
     for part in _PARTS:
-        yield from _encoded(_sections_of(tuning, part, _part_of(s, part).state()))
+        yield from _sections_of(tuning, part, _part_of(s, part).state())
     # Each agent's usage totals, priced: a woken session's tree shows their costs without pricing a response
     yield from _chunks(tuning, "usage", Items(usage.agents_state(s)))
     # ... and the call that created each: it reads no creating message either
