@@ -47,11 +47,11 @@ class Listed:
     def __len__(self) -> int:
         return len(self._groups)
 
-    def classified(self, path: str) -> tuple[formats.Format, str, dict] | None:
+    def classified(self, path: str, st=None) -> tuple[formats.Format, str, dict] | None:
         """A file's (format, reason, group) as detect.classify gives it, when it is a kept file whose stat is as it
-        was (group_cache.stat_unchanged); else None (classify it)."""
+        was (group_cache.stat_unchanged; `st`: its lstat, as the walk took it); else None (classify it)."""
         known = self._files.get(path)
-        if known is None or not stat_unchanged(path, known[2]):
+        if known is None or not stat_unchanged(path, known[2], st):
             return None
         fmt, member, _ = known
         return fmt, "", dict(member)

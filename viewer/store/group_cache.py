@@ -44,13 +44,13 @@ def _same(was: dict, facts: dict) -> bool:
         tuple(facts["identity"]), facts["size"], facts["mtime"], facts["print"])
 
 
-def stat_unchanged(path: str, was: dict) -> bool:
+def stat_unchanged(path: str, was: dict, st: os.stat_result | None = None) -> bool:
     """Whether the file at `path` (not followed if a symlink: a symlink is never the file kept) has the identity,
     size, modification and status-change times kept: a restart tells an unchanged file by them, without opening
     it (its bytes are checked before anything reads it: see `wake`, `same_files`). A chmod, a rename or a write
-    moves the status-change time."""
+    moves the status-change time. `st`: its lstat taken just now (a walk's), else it is taken here."""
     try:
-        st = os.lstat(path)
+        st = os.lstat(path) if st is None else st
     except OSError:
         return False
     return ((st.st_dev, st.st_ino), st.st_size, st.st_mtime_ns, st.st_ctime_ns) == (
