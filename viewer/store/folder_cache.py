@@ -36,6 +36,7 @@ class Listed:
     def __init__(self, rows: list[tuple]):
         self._groups: dict[str, tuple] = {}  # main path -> (key, files, sidecars, summary, normalizer state)
         self._files: dict[str, tuple] = {}  # path -> (format, member, what the file was)
+        self._unchanged: set[str] = set()  # the files `classified` found as they were
         for main, fmt_name, key, files, sidecars, members, summary, state in rows:
             fmt = _BY_NAME.get(fmt_name)
             if fmt is None or set(members) != set(files):
@@ -53,8 +54,14 @@ class Listed:
         known = self._files.get(path)
         if known is None or not stat_unchanged(path, known[2], st):
             return None
+        self._unchanged.add(path)
         fmt, member, _ = known
         return fmt, "", dict(member)
+
+    def unchanged(self, path: str, was: dict) -> bool:
+        """Whether a kept group's file is as `was` says (group_cache.stat_unchanged): found so by `classified` as
+        the walk listed it, else lstat'ed now."""
+        return path in self._unchanged or stat_unchanged(path, was)
 
     def group(self, main: str) -> tuple | None:
         """The row of the group whose main file is `main` (what group_cache.restore_listed takes), or None."""
