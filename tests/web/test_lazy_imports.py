@@ -1,7 +1,7 @@
 """A server lists and searches sessions without importing what only other pages and /mcp need (markdown-it, asyncio
-and the MCP SDK, the exports, the shared file, the comparison of runs, the Python API), nor compiling the patterns
-of secrets no text it showed holds: each is made when first needed. Run in a fresh interpreter: the test process
-has them all."""
+and the MCP SDK, the exports, the shared file, the comparison of runs, the Python API, Pygments), nor compiling the
+patterns of secrets no text it showed holds: each is made when first needed. Run in a fresh interpreter: the test
+process has them all."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import sys
 from conftest import REPO
 
 LAZY = ("markdown_it", "asyncio", "mcp.server", "viewer.export.text", "viewer.share.page", "viewer.reads.compare",
-        "viewer.reads.session_viewer")
+        "viewer.reads.session_viewer", "pygments")
 
 SERVED = r"""
 import json, sys
@@ -34,9 +34,11 @@ close_app(app)
 exported = client.get(listed[0]["url"] + "/export/markdown").status_code
 seen["exported"] = [name for name in %(lazy)r if name in sys.modules]
 masked = redact.mask("the key: sk-proj-0123456789abcdefghij")
+code = text.highlighted_code("x = 1", "python")
+seen["code highlighted"] = [name for name in %(lazy)r if name in sys.modules]
 print(json.dumps({"listed": len(listed), "searched": searched, "page": page, "drawn": drawn, "seen": seen,
                   "patterns": patterns, "exported": exported, "masked": masked,
-                  "compiled": redact._pattern.cache_info().currsize}))
+                  "compiled": redact._pattern.cache_info().currsize, "code": code}))
 """
 
 
@@ -52,3 +54,5 @@ def test_listing_and_searching_import_neither_markdown_nor_the_mcp_sdk(tmp_path)
     assert answer["exported"] == 200 and answer["seen"]["exported"] == ["markdown_it", "viewer.export.text"]
     assert (answer["masked"], answer["compiled"]) == ("the key: sk-p…[masked]", 1)  # once a text holds a secret
     assert answer["drawn"] == "<h4>Plan</h4>\n<p><strong>first</strong> the <code>tests</code></p>\n"
+    assert answer["seen"]["code highlighted"] == ["markdown_it", "viewer.export.text", "pygments"]  # its first block
+    assert answer["code"].startswith('<pre class="highlight" data-language="python"><code><span class="n">x</span>')

@@ -36,6 +36,7 @@ class Listed:
     def __init__(self, rows: list[tuple]):
         self._groups: dict[str, tuple] = {}  # main path -> (key, files, sidecars, summary, normalizer state)
         self._files: dict[str, tuple] = {}  # path -> (format, member, what the file was)
+        self._unchanged: set[str] = set()  # the files `classified` found as they were
         for main, fmt_name, key, files, sidecars, members, summary, state in rows:
             fmt = _BY_NAME.get(fmt_name)
             if fmt is None or set(members) != set(files):
@@ -47,14 +48,20 @@ class Listed:
     def __len__(self) -> int:
         return len(self._groups)
 
-    def classified(self, path: str) -> tuple[formats.Format, str, dict] | None:
+    def classified(self, path: str, st=None) -> tuple[formats.Format, str, dict] | None:
         """A file's (format, reason, group) as detect.classify gives it, when it is a kept file whose stat is as it
-        was (group_cache.stat_unchanged); else None (classify it)."""
+        was (group_cache.stat_unchanged; `st`: its lstat, as the walk took it); else None (classify it)."""
         known = self._files.get(path)
-        if known is None or not stat_unchanged(path, known[2]):
+        if known is None or not stat_unchanged(path, known[2], st):
             return None
+        self._unchanged.add(path)
         fmt, member, _ = known
         return fmt, "", dict(member)
+
+    def unchanged(self, path: str, was: dict) -> bool:
+        """Whether a kept group's file is as `was` says (group_cache.stat_unchanged): found so by `classified` as
+        the walk listed it, else lstat'ed now."""
+        return path in self._unchanged or stat_unchanged(path, was)
 
     def group(self, main: str) -> tuple | None:
         """The row of the group whose main file is `main` (what group_cache.restore_listed takes), or None."""

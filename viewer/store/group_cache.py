@@ -44,13 +44,13 @@ def _same(was: dict, facts: dict) -> bool:
         tuple(facts["identity"]), facts["size"], facts["mtime"], facts["print"])
 
 
-def stat_unchanged(path: str, was: dict) -> bool:
+def stat_unchanged(path: str, was: dict, st: os.stat_result | None = None) -> bool:
     """Whether the file at `path` (not followed if a symlink: a symlink is never the file kept) has the identity,
     size, modification and status-change times kept: a restart tells an unchanged file by them, without opening
     it (its bytes are checked before anything reads it: see `wake`, `same_files`). A chmod, a rename or a write
-    moves the status-change time."""
+    moves the status-change time. `st`: its lstat taken just now (a walk's), else it is taken here."""
     try:
-        st = os.lstat(path)
+        st = os.lstat(path) if st is None else st
     except OSError:
         return False
     return ((st.st_dev, st.st_ino), st.st_size, st.st_mtime_ns, st.st_ctime_ns) == (
@@ -154,14 +154,15 @@ def restore(store: CacheStore, session: SessionIndex, tailers: dict, inside: str
 
 
 def restore_listed(store: CacheStore, session: SessionIndex, tailers: dict, inside: str | None, lost,
-                   listed: tuple, checked: bool = False) -> tuple[str, dict, dict] | None:
+                   listed: tuple, checked: bool = False, unchanged=stat_unchanged) -> tuple[str, dict, dict] | None:
     """The group `session` asleep from its row in the folder's entry (folder_cache: `listed` is (key, files,
     sidecars, summary, normalizer state)), its files only lstat'ed (`stat_unchanged`), none opened: its tailers
     open them when they next read, and it wakes only once its files are found to hold what they held (`wake` with
     `checked` False; background work checks them soon after: SessionCache.check_step). `checked`: the row was made
-    just now from the files read (read_pool). None on any miss."""
+    just now from the files read (read_pool); `unchanged(path, was)`: what tells a file as it was (the folder's
+    entry's own: folder_cache.Listed). None on any miss."""
     key, files, sidecars, summary, state = listed
-    if set(files) != set(session.members) or not all(stat_unchanged(p, was) for p, was in files.items()):
+    if set(files) != set(session.members) or not all(unchanged(p, was) for p, was in files.items()):
         return None
     if {p: v and tuple(v) for p, v in sidecars.items()} != _sidecars(session):
         return None

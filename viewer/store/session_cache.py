@@ -139,7 +139,8 @@ class SessionCache:
         row = self.listed.group(session.path) if self.listed is not None else None
         entry = None
         if row is not None:
-            entry = group_cache.restore_listed(self.store, session, tailers, inside, lost, row)
+            entry = group_cache.restore_listed(self.store, session, tailers, inside, lost, row,
+                                               unchanged=self.listed.unchanged)
             if entry is not None:
                 self._unchecked.append((session, inside, session.asleep))
                 self.restored_listed += 1

@@ -13,10 +13,6 @@ import re
 
 import nh3
 import orjson
-from pygments import highlight as pygments_highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
-from pygments.util import ClassNotFound
 
 from viewer.core import jsonio
 from viewer.core.redact import mask
@@ -92,7 +88,16 @@ def _apply_sgr(classes: list[str], params: str) -> list[str]:
 
 # --- code -------------------------------------------------------------------------------------
 
-_FORMATTER = HtmlFormatter(nowrap=True)
+@functools.cache
+def _pygments():
+    """Pygments and the formatter of every block, imported when a first block is highlighted: a server starts
+    without them (a restart serves lists and searches long before any code is shown)."""
+    import pygments
+    import pygments.lexers
+    import pygments.util
+    from pygments.formatters import HtmlFormatter
+
+    return pygments, HtmlFormatter(nowrap=True)
 
 
 def highlighted_code(code: str, language: str) -> str:
@@ -100,15 +105,17 @@ def highlighted_code(code: str, language: str) -> str:
     lexer = None
     name = (language or "").strip().split()[0] if (language or "").strip() else ""
     if name and len(code) <= HIGHLIGHT_LIMIT:
+        pygments = _pygments()[0]
         try:
-            lexer = get_lexer_by_name(name.lower())
-        except ClassNotFound:
+            lexer = pygments.lexers.get_lexer_by_name(name.lower())
+        except pygments.util.ClassNotFound:
             lexer = None
     return _highlight_block(code, lexer, name, "highlight")
 
 
 def _highlight_block(code: str, lexer, name: str, classes: str) -> str:
-    body = pygments_highlight(code, lexer, _FORMATTER) if lexer else html.escape(code, quote=False)
+    pygments, formatter = _pygments()
+    body = pygments.highlight(code, lexer, formatter) if lexer else html.escape(code, quote=False)
     label = f' data-language="{html.escape(name)}"' if name else ""
     return f'<pre class="{classes}"{label}><code>{body}</code></pre>'
 
@@ -117,9 +124,10 @@ def highlighted_file(code: str, path: str) -> str:
     """A file's text as a <pre class="highlight file"> block, highlighted as its name says (plain when unknown)."""
     lexer = None
     if len(code) <= HIGHLIGHT_LIMIT:
+        pygments = _pygments()[0]
         try:
-            lexer = get_lexer_for_filename(path.rsplit("/", 1)[-1], code)
-        except ClassNotFound:
+            lexer = pygments.lexers.get_lexer_for_filename(path.rsplit("/", 1)[-1], code)
+        except pygments.util.ClassNotFound:
             lexer = None
     name = (lexer.aliases[0] if lexer.aliases else lexer.name) if lexer else ""
     return _highlight_block(code, lexer, name, "highlight file")
@@ -131,6 +139,8 @@ LIGHT_STYLE, DARK_STYLE = "default", "github-dark"
 def pygments_css(style: str, scope: str = "") -> str:
     """Pygments' token rules for `style` (colours only: the block's background is the page's), each
     selector under `scope` (`html[data-theme=dark]`, say)."""
+    from pygments.formatters import HtmlFormatter
+
     rules = HtmlFormatter(style=style).get_style_defs(".highlight").splitlines()
     kept = [re.sub(r"\s*/\*.*?\*/", "", rule.strip()) for rule in rules if rule.strip().startswith(".highlight .")]
     return "\n".join(f"{scope} {rule}".strip() for rule in kept if ".hll" not in rule)
