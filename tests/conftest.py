@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "sample_sessions"
@@ -28,6 +29,9 @@ os.environ["AGENTVIEW_CHECK_LOCKS"] = "1"
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="agentview-test-cache-")
 os.environ["AGENTVIEW_CHECK_SHAPES"] = "1"  # every answer a view builds is checked against its declared shape
 atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], True)  # a run leaves no folder behind
+# No example has a time limit: a test asserts behaviour, never speed, and a loaded machine runs examples slower.
+settings.register_profile("agentview", deadline=None)
+settings.load_profile("agentview")
 
 from other_user import runtime_for  # noqa: E402 (after the environment the viewer's modules read)
 

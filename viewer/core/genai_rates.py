@@ -6,10 +6,9 @@ linear within a tier), so a response costs what genai-prices says it costs, at t
 from __future__ import annotations
 
 import functools
-import importlib.util
-import os
 from bisect import bisect_left
 from datetime import UTC, datetime
+from importlib.metadata import version
 from typing import TYPE_CHECKING, NamedTuple
 
 from . import times
@@ -19,34 +18,7 @@ if TYPE_CHECKING:
 
     from genai_prices import types
 
-
-def _installed_version(distribution: str, package: str) -> str:
-    """The version of the installed `distribution` whose module is `package`: the Version line of the one metadata
-    folder of its name beside the package (where pip and uv put it), else importlib.metadata's answer. Every start
-    needs it (kept sums say what priced them): importlib.metadata looks through every installed distribution for it,
-    ten times as long."""
-    spec = importlib.util.find_spec(package)
-    places = spec.submodule_search_locations if spec is not None else None
-    if places:
-        parent = os.path.dirname(os.path.abspath(list(places)[0]))
-        prefix = distribution.replace("-", "_") + "-"
-        try:
-            found = [name for name in os.listdir(parent) if name.startswith(prefix) and name.endswith(".dist-info")]
-            if len(found) == 1:
-                with open(os.path.join(parent, found[0], "METADATA"), encoding="utf-8") as f:
-                    for line in f:
-                        if line.startswith("Version:"):
-                            return line.partition(":")[2].strip()
-                        if not line.strip():
-                            break  # the headers are over
-        except OSError:
-            pass
-    from importlib.metadata import version
-
-    return version(distribution)
-
-
-SOURCE = f"genai-prices {_installed_version('genai-prices', 'genai_prices')}"
+SOURCE = f"genai-prices {version('genai-prices')}"
 
 
 @functools.cache
