@@ -22,6 +22,24 @@ def test_whatever_json_holds_comes_back_equal(value):
     assert SHAPES.unpack(SHAPES.pack(value)) == value
 
 
+@given(st.dictionaries(st.sampled_from(["content", "raw", "role", "usage", "x"]) | st.text(max_size=4), json_values,
+                       max_size=8))
+@settings(max_examples=300, deadline=None)
+def test_a_dict_packed_blanked_is_its_copy_with_those_keys_none_packed(value):
+    blank = frozenset({"content", "raw"})
+    copy = {key: None if key in blank else item for key, item in value.items()}
+    assert SHAPES.pack_blanked(value, blank) == SHAPES.pack(copy)
+    assert SHAPES.unpack(SHAPES.pack_blanked(value, blank)) == copy
+
+
+def test_past_the_table_a_dict_packed_blanked_keeps_its_keys(monkeypatch):
+    shapes = Shapes()
+    monkeypatch.setattr(packed, "MAX_SHAPES", 0)
+    value = {"content": "long text", "role": "user", "usage": {"input_tokens": 3}}
+    assert shapes.unpack(shapes.pack_blanked(value, frozenset({"content"}))) == {**value, "content": None}
+    assert value["content"] == "long text"  # the dict given is not changed
+
+
 def test_a_tuple_comes_back_as_the_list_json_would_make():
     shapes = Shapes()
     assert shapes.unpack(shapes.pack({"a": (1, "x"), "b": [(2,)]})) == {"a": [1, "x"], "b": [[2]]}

@@ -440,8 +440,8 @@ def test_an_entry_whose_summary_lacks_a_part_is_a_miss_not_a_failure(project, ca
 
     real = index_state.sections
 
-    def without_complete(s):
-        for name, value in real(s):
+    def without_complete(s, **given):
+        for name, value in real(s, **given):
             if name == "head":
                 value = {**value, "summary": {k: v for k, v in value["summary"].items() if k != "complete"}}
             yield name, value

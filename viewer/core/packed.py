@@ -97,5 +97,14 @@ class Shapes:
         shapes known here)."""
         return marshal.dumps(self._flat(value))
 
+    def pack_blanked(self, value: dict, blank: frozenset) -> bytes:
+        """`pack` of a copy of dict `value` whose keys in `blank` hold None, without making that copy."""
+        shape = self._shape(tuple(value))
+        if shape is None:
+            return self.pack({key: None if key in blank else item for key, item in value.items()})
+        flat = self._flat
+        return marshal.dumps((shape, *[None if key in blank else flat(item) if type(item) in _CONTAINERS else item
+                                       for key, item in value.items()]))
+
     def unpack(self, data: bytes):
         return self._whole(marshal.loads(data))

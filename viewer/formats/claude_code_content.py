@@ -163,7 +163,8 @@ def add_blocks(event: Event, record: dict, message: dict) -> list[tuple[str | No
 
 ASSISTANT, TEXT, SYSTEM, SUMMARY, RECORD = "assistant", "text", "system", "summary", "record"  # how a text is made
 STORED_KEYS = ("content", "thinking", "tool_calls", "raw")  # what is read again from the file
-_OUT = None  # the value a stored key has while the event is not read
+_OUT = None  # the value a stored key has while the event is not read (Shapes.pack_blanked's)
+_STORED = frozenset(STORED_KEYS)
 SPAN = struct.Struct("<QII")  # a line: byte offset, length, CRC-32 of its bytes
 CHANGED = "[not shown: {file} changed since it was read, and this entry's line is no longer where it was]"
 
@@ -218,11 +219,7 @@ class StoredEntry:
         self._small = self._strip(event)
 
     def _strip(self, event: Event) -> bytes:
-        small = event.copy()  # a copy in C, then the few stored keys blanked: the keys keep their order
-        for key in STORED_KEYS:
-            if key in small:
-                small[key] = _OUT
-        return self.shapes.pack(small)
+        return self.shapes.pack_blanked(event, _STORED)  # the stored keys blanked: the keys keep their order
 
     def state(self) -> tuple:
         """All it holds, as plain data (kept by the persistent cache, beside its shapes; see `from_state`)."""

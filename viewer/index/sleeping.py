@@ -128,7 +128,8 @@ def read_state(s) -> str:
 def sleep(s, wake_with, lost, given: dict | None = None) -> None:
     """Drop the index, keeping what the list shows; `wake_with(s)` gives the index back (a SessionIndex equal to
     this one when it went to sleep) or None, then `lost(s)` is told (outside the lock) and its files are read
-    again. `given` (a summary from a cache entry): what it shows, for a session that was never awake in this run."""
+    again. `given`: what it shows (a summary from a cache entry, for a session never awake in this run; or its
+    own, taken just now)."""
     with s.lock:
         found = asleep(s)
         if found is not None and found.get("unread") and given is None:

@@ -11,11 +11,14 @@ from viewer.core import pricing, times
 KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
 
+_COUNTS = (int, float)  # a count's types (a bool is no count): what orjson and the formats make
+
+
 def of_event(event: dict) -> dict | None:
     usage = event.get("usage")
     if not isinstance(usage, dict) or "raw" not in event:
         return None
-    return {k: usage[k] for k in KEYS if isinstance(usage.get(k), (int, float)) and not isinstance(usage[k], bool)}
+    return {k: usage[k] for k in KEYS if type(usage.get(k)) in _COUNTS}
 
 
 def context_tokens(usage: dict) -> int:
@@ -89,35 +92,44 @@ class Totals:
             self._priced(event, usage, prices, priced)
         if usage:
             self.responses += 1
+            sums = self.sums
             for k, v in usage.items():
-                self.sums[k] += v
+                sums[k] += v
         model = event.get("model")
         if isinstance(model, str) and model:
-            self.models[model] = self.models.get(model, 0) + 1
+            models = self.models
+            models[model] = models.get(model, 0) + 1
         return priced
 
     def _priced(self, event: dict, usage: dict, prices: pricing.Prices, priced: tuple | None = None) -> tuple:
         logged = _logged_cost(event)
-        model = event.get("model") if isinstance(event.get("model"), str) else ""
+        model = event.get("model")
+        if not isinstance(model, str):
+            model = ""
         if logged is not None:
             self.logged_cost += logged
             cost = logged
         else:  # priced at the response's own time and input (a model's price may change, or depend on both)
             cost = (prices.cost(model, usage, _hour_writes(event["usage"], usage), event.get("timestamp"))
                     if priced is None else priced[1])
-            spent = self.by_model.setdefault(model, {"usd": 0.0, "priced": 0, "unpriced": 0})
+            spent = self.by_model.get(model)
+            if spent is None:
+                spent = self.by_model[model] = {"usd": 0.0, "priced": 0, "unpriced": 0}
             if cost is not None:
                 spent["usd"] += cost
                 spent["priced"] += 1
             elif any(usage.values()):
                 spent["unpriced"] += 1
         if self.hours is not None:
-            models = self.hours.setdefault(hour_of(event.get("timestamp")), {})
+            models = self.hours.get(hour := hour_of(event.get("timestamp")))
+            if models is None:
+                models = self.hours[hour] = {}
             row = models.get(model)
             if row is None:
                 row = models[model] = [0] * len(HOUR_FIELDS)
-            for i, k in enumerate(KEYS):
-                row[i] += usage.get(k, 0)
+            for i, k in _KEY_PLACES:
+                if k in usage:
+                    row[i] += usage[k]
             row[4] += 1
             if cost is not None:
                 row[5] += cost
@@ -157,6 +169,7 @@ class Totals:
 
 # What an hour of one model's responses holds: the token KEYS, then the responses, their USD and those unpriced.
 HOUR_FIELDS = KEYS + ("responses", "cost_usd", "unpriced")
+_KEY_PLACES = tuple(enumerate(KEYS))
 
 
 CALENDAR = (-62135596800, 253402300799)  # the seconds of years 1 to 9999: the times a date can hold

@@ -236,8 +236,10 @@ class Groups:
         if cache is None or not session.members:
             return
         readers = {p: self._readers.get(p) for p in session.members}
-        if cache.save_group(session, readers, self._library.inside):
-            cache.sleep(session, self.lost, time.monotonic())
+        with session.lock:  # one summary for its entry and its sleep: its usage read and priced once
+            summary = session.summary()
+        if cache.save_group(session, readers, self._library.inside, summary):
+            cache.sleep(session, self.lost, time.monotonic(), summary)
 
     def _read_files(self, session: SessionIndex) -> None:
         """The files are merged as they are read, Tuning.group_batch_bytes of each at a time: a big group is never

@@ -73,9 +73,10 @@ def read_group(root: str, follow_symlinks: bool, host: Host, paths: list[str]) -
     with session.lock:
         if not index_state.cacheable(session):
             return "not settled"
-        kept = group_cache.save(encoded, session, readers, library.inside, pack=True)
+        summary = session.summary()
+        kept = group_cache.save(encoded, session, readers, library.inside, pack=True, summary=summary)
         if kept is None:
             return "not kept"
         key, files, sidecars = kept
-        summary, state = session.summary(), session.normalizer.state()
+        state = session.normalizer.state()
     return key, encoded.sections, files, sidecars, summary, state, list(library.folder_words.words)

@@ -93,10 +93,10 @@ def _key(facts: dict[str, dict]) -> str:
 
 
 def save(store: CacheStore, session: SessionIndex, tailers: dict, inside: str | None,
-         pack: bool = False) -> tuple[str, dict, dict] | None:
+         pack: bool = False, summary: dict | None = None) -> tuple[str, dict, dict] | None:
     """Keep a settled group read to the end of every file: (its key, what its files were, its sidecars), what a
     session put to sleep wakes from (see `wake`); None (nothing written) when it is not one. `pack`: a small one
-    goes in a pack (CacheStore.put)."""
+    goes in a pack (CacheStore.put); `summary`: the session's summary() when the caller took it already."""
     if not index_state.cacheable(session):
         return None
     files = {}
@@ -117,7 +117,7 @@ def save(store: CacheStore, session: SessionIndex, tailers: dict, inside: str | 
     def sections():
         yield "files", files
         yield "sidecars", sidecars
-        yield from index_state.sections(session)
+        yield from index_state.sections(session, summary=summary)
 
     key = _key(files)
     store.put(key, sections(), pack=pack)

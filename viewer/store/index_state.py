@@ -121,12 +121,12 @@ def _sections_of(tuning: Tuning, part: str, state: Iterator[tuple]) -> Iterator[
         yield from (_pieces if items.pieces else _chunks)(tuning, name, items)
 
 
-def sections(s: SessionIndex, tuning: Tuning | None = None) -> Iterator[tuple]:
-    """The session's state as (name, plain value) sections, as small as `tuning` (else its host's) says. Callers
-    hold the session's lock throughout."""
+def sections(s: SessionIndex, tuning: Tuning | None = None, summary: dict | None = None) -> Iterator[tuple]:
+    """The session's state as (name, plain value) sections, as small as `tuning` (else its host's) says; `summary`:
+    its summary() when the caller took it already. Callers hold the session's lock throughout."""
     tuning = tuning or s.host.tuning
     # What the sessions list shows, and then the normalizer: all a session restored asleep reads (see `asleep`)
-    yield "head", {"count": s.count, "format": s.format.name, "summary": s.summary()}
+    yield "head", {"count": s.count, "format": s.format.name, "summary": s.summary() if summary is None else summary}
     if s.normalizer is not None:  # settled (see cacheable): what it holds
         yield "normalizer", s.normalizer.state()
     # Next the search index: a sleeping session reads it alone when it is searched (see `search_of`)

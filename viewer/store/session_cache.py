@@ -202,14 +202,15 @@ class SessionCache:
         (see sleeping): how many. A folder of thousands of sessions holds those someone reads."""
         return sum(self.sleep(session, lost, now) for session in sessions)
 
-    def sleep(self, session: SessionIndex, lost, now: float) -> bool:
-        """Put one session to sleep if it is kept as it is now and nobody has looked at it for SLEEP_AFTER_S."""
+    def sleep(self, session: SessionIndex, lost, now: float, summary: dict | None = None) -> bool:
+        """Put one session to sleep if it is kept as it is now and nobody has looked at it for SLEEP_AFTER_S;
+        `summary`: the one it was kept with (`save_group`), taken just before (unchanged: it is kept as it is now)."""
         entry = self._entries.get(session.path)
         if (entry is None or not self.sleeps_once_kept(session, now)
                 or self._saved.get(session.path) != _marker(session)):
             return False
         key, files, _ = entry
-        session.sleep(functools.partial(group_cache.wake, self.store, key, files), lost)
+        session.sleep(functools.partial(group_cache.wake, self.store, key, files), lost, summary)
         return True
 
     @staticmethod
@@ -315,16 +316,17 @@ class SessionCache:
         return True
 
     @_collector_paused
-    def save_group(self, session: SessionIndex, tailers: dict, inside: str | None) -> bool:
+    def save_group(self, session: SessionIndex, tailers: dict, inside: str | None, summary: dict | None = None) -> bool:
         """Keep a group of files read to their ends, once its normalizer has settled (see group_cache). Its first
         keeping this run goes in a pack (`flush` writes it): a first read of thousands of small sessions makes a file
-        per megabyte of them. Later ones are files of their own, so that a session kept again and again leaves no copies."""
+        per megabyte of them. Later ones are files of their own, so that a session kept again and again leaves no
+        copies. `summary`: the session's summary() when the caller took it already (then `sleep` is given it too)."""
         marker = _marker(session)
         first = session.path not in self._saved_at
         self._saved_at[session.path] = time.monotonic()
         self._entries.pop(session.path, None)
         try:
-            entry = group_cache.save(self.store, session, tailers, inside, pack=first)
+            entry = group_cache.save(self.store, session, tailers, inside, pack=first, summary=summary)
         except (OSError, ValueError) as error:  # no room, a file gone: not kept, nothing else changes
             log.warning("could not keep %s in the cache: %s", session.relpath, error)
             return False
