@@ -109,17 +109,25 @@ def node_status(ordinal: int, status: str | None, oob: bool = False, shown=_show
                   f' title="{shown(queries.STATUS_MEANINGS[status])}"{swap}>{shown(status)}</span>')
 
 
+def _creator_link(session: dict, created: dict | None) -> str | None:
+    """The link to the message that created a row's agent (None when it names none that is there)."""
+    if not created or created.get("missing"):
+        return None
+    return link_url("pages.agent", session["id"], created["agent_id"], created["message_id"])
+
+
 def tree_rows(session: dict, rows) -> Markup:
     """The `<li>` of each row (an agent's summary with its `depth`, `closes`, cost and failures) inside the tree's
     list: its link, badges and the list its sub-agents' rows go in, closed as `closes` says."""
     macros = current_app.jinja_env.get_template("_macros.html").module
     parts, failures_url = [], query_urls("pages.failures", "agent", session_id=session["id"])
     rows = list(rows)
-    shown = _printer(text for node in rows for text in (
+    links = [_creator_link(session, node.get("created_by")) for node in rows]
+    shown = _printer([*links, *(text for node in rows for text in (
         node["agent_id"], node["name"], node.get("url"), node.get("language_model"),
-        (node.get("created_by") or {}).get("summary")))
+        (node.get("created_by") or {}).get("summary")))])
 
-    for node in rows:
+    for node, link in zip(rows, links):
         ordinal, agent_id, name, flags = node["ordinal"], node["agent_id"], node["name"], node.get("flags") or ()
         shown_ordinal, shown_name, language_model = _number(ordinal), shown(name), node.get("language_model")
         status, cost, failures = node.get("status"), node.get("cost"), node.get("failures")
@@ -133,8 +141,7 @@ def tree_rows(session: dict, rows) -> Markup:
         elif created.get("missing"):
             created_html = MISSING.format(_shown(created["message_id"]))
         else:
-            link = link_url("pages.agent", session["id"], created["agent_id"], created["message_id"])
-            created_html = (f'<span class="created-by">created by <a href="{_shown(link)}">'
+            created_html = (f'<span class="created-by">created by <a href="{shown(link)}">'
                             f'<code>{shown(created["summary"])}</code></a></span>')
         shown_parts = [  # what the row shows after its name, each one separated from the next by white space
             id_html, model_html, node_status(ordinal, status, shown=shown),
