@@ -81,14 +81,14 @@ def _entries(library: Library) -> dict:
     cache = library.cache
     entries = {}
     for path, (key, _, _) in sorted(cache._entries.items()):
-        entries[path] = [(name, _decoded(name, value)) for name, value in cache.store.sections(key) if name != "shapes"]
+        sections = []
+        for section in cache.store.sections(key):
+            if type(section) is bytes:  # an events part's slots, after its count
+                sections[-1] = ("events", (sections[-1][1], marshal.loads(section)))
+            elif section[0] != "shapes":
+                sections.append((section[0], marshal.loads(section[1]) if section[0] == "search" else section[1]))
+        entries[path] = sections
     return entries
-
-
-def _decoded(name: str, value):
-    if name == "events":
-        return value[0], marshal.loads(value[1])
-    return marshal.loads(value) if name == "search" else value
 
 
 class _Groups:

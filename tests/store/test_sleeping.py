@@ -268,7 +268,9 @@ def test_sleeping_sessions_hold_a_small_part_of_the_memory(project, cache):
     finally:
         tracemalloc.stop()
     assert len(asleep(sleeping)) == 4
-    assert held_asleep < 0.15 * held_awake, (held_asleep, held_awake)
+    # awake, its events' slots are held encoded once, as read (no copy decoded out of their section), and its
+    # agents' tool lists as kept until read: asleep it holds under a sixth of that
+    assert held_asleep < held_awake / 6, (held_asleep, held_awake)
 
 
 def test_threads_reading_a_sleeping_session_at_once_wake_it_once(project, cache, monkeypatch):
@@ -434,10 +436,11 @@ def test_an_entry_whose_summary_lacks_a_part_is_a_miss_not_a_failure(project, ca
     real = index_state.sections
 
     def without_complete(s):
-        for name, value in real(s):
-            if name == "head":
-                value = {**value, "summary": {k: v for k, v in value["summary"].items() if k != "complete"}}
-            yield name, value
+        for section in real(s):
+            if type(section) is tuple and section[0] == "head":
+                section = ("head", {**section[1], "summary": {k: v for k, v in section[1]["summary"].items()
+                                                             if k != "complete"}})
+            yield section
 
     monkeypatch.setattr(index_state, "sections", without_complete)
     written = run(project, cache.parent / "short-cache")

@@ -21,6 +21,8 @@ from viewer.index.session_index import SessionIndex
 from viewer.index.tool_calls import ToolCalls
 from viewer.search.index import SearchIndex
 
+from .cache_store import Raw
+
 # A section is encoded by one marshal.dumps, which holds the GIL throughout: every request waits for it (a 1M-event
 # session's postings in one section held the server for 57-170 ms). So none is big: at most Tuning.section_items
 # items of a map, section_bytes of arrays, section_events events' slots; a few milliseconds each.
@@ -143,7 +145,8 @@ def sections(s: SessionIndex, tuning: Tuning | None = None) -> Iterator[tuple]:
     events = s.events
     for start in range(0, len(events), tuning.section_events):  # in order: each part extends the list (restore)
         part = events.part(start, start + tuning.section_events)
-        yield "events", (len(part[0]), marshal.dumps(part))  # decoded when first read (EventList.extend_later)
+        yield "events", len(part[0])  # then its slots, decoded when first read (EventList.extend_later)
+        yield Raw(marshal.dumps(part))
     yield "end", s.count
 
 
@@ -243,8 +246,10 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
         elif name == "shapes":
             if not s.host.shapes.learn(value):
                 return None
-        elif name == "events":  # in parts, in order
-            count, encoded = value
+        elif name == "events":  # in parts, in order: its count, then its slots' bytes
+            count, encoded = value, next(kept)
+            if type(count) is not int or type(encoded) is not bytes:
+                return None
             if s.normalizer is None:  # a native file's slots are where its lines are: cheap to decode now
                 s.events.extend(marshal.loads(encoded))
             else:  # a format's entries, each made again from its state: when first read
