@@ -83,10 +83,11 @@ def _entries(library: Library) -> dict:
     for path, (key, _, _) in sorted(cache._entries.items()):
         sections = []
         for section in cache.store.sections(key):
-            if type(section) is bytes:  # an events part's slots, after its count
-                sections[-1] = ("events", (sections[-1][1], marshal.loads(section)))
+            if type(section) is bytes:  # an events part's slots after its count, or a search index's after its name
+                name, value = sections[-1]
+                sections[-1] = (name, (value, marshal.loads(section)) if name == "events" else marshal.loads(section))
             elif section[0] != "shapes":
-                sections.append((section[0], marshal.loads(section[1]) if section[0] == "search" else section[1]))
+                sections.append(section)
         entries[path] = sections
     return entries
 

@@ -119,16 +119,16 @@ def test_no_section_is_big_and_a_session_cut_in_many_restores_the_same(folder, c
     names, posted, count = [], collections.Counter(), None
     with s.lock:
         for section in index_state.sections(s):
-            if type(section) is Raw:  # an events part's slots, after its count: decoded when first read
+            if type(section) is not Raw:
+                name, value = section
+                names.append(name)
+            elif name == "events":  # an events part's slots, after its count: decoded when first read
                 assert count == len(marshal.loads(section)[0]) <= 5
-                continue
-            name, value = section
-            names.append(name)
-            if name == "postings":  # kept encoded: decoded when the session is first searched
-                value = marshal.loads(value)
+            elif name == "postings":  # kept encoded, after its name: decoded when the session is first searched
+                value = marshal.loads(section)
                 posted.update(value.keys())
                 assert sum(len(kept) for _, kept in value.values()) <= 64 or len(value) == 1, value
-            elif name == "events":  # its count
+            if name == "events" and type(section) is not Raw:  # its count
                 count = value
             elif name in ("agents", "by_id", "references"):
                 assert len(value) <= 3

@@ -30,9 +30,9 @@ from .cache_store import Raw
 _KEPT_ITEMS = {type(None), bytes, dict}  # event list slots kept: where a line is, its bytes, or the event
 # The parts of a session, each kept in a section of its own name (and its big maps in sections of theirs)
 _PARTS = ("session", "calls", "tree", "facets")
-# Sections kept encoded (marshal's bytes inside the section), taken back when the woken session is first searched
-# (sleeping.later): its page and JSON do not read its search index, a sixth of its entry. "search indexed" says how
-# far it is built without it.
+# Sections kept encoded (their name, then marshal's bytes of their value in a Raw section), taken back when the woken
+# session is first searched (sleeping.later): its page and JSON do not read its search index, a sixth of its entry.
+# "search indexed" says how far it is built without it.
 _LATER = frozenset({"search", "postings"})
 
 
@@ -150,10 +150,22 @@ def sections(s: SessionIndex, tuning: Tuning | None = None) -> Iterator[tuple]:
     yield "end", s.count
 
 
-def _encoded(sections: Iterator[tuple]) -> Iterator[tuple]:
-    """The sections, those taken back later (_LATER) as marshal's bytes of their value."""
+def _encoded(sections: Iterator[tuple]) -> Iterator[tuple | Raw]:
+    """The sections, those taken back later (_LATER) as their name, then marshal's bytes of their value (Raw)."""
     for name, value in sections:
-        yield name, marshal.dumps(value) if name in _LATER else value
+        if name in _LATER:
+            yield name, None
+            yield Raw(marshal.dumps(value))
+        else:
+            yield name, value
+
+
+def _raw(kept: Iterator) -> bytes:
+    """The Raw section that comes next (its bytes); a ValueError when the entry holds none there."""
+    value = next(kept)
+    if type(value) is not bytes:
+        raise ValueError("not a raw section")
+    return value
 
 
 def _search_later(kept: list[tuple], s: SessionIndex) -> SearchIndex:
@@ -215,7 +227,7 @@ def search_of(kept: Iterator[tuple], session: SessionIndex) -> SearchIndex | Non
         if name in ("normalizer", "search indexed"):
             continue
         elif name in _LATER:
-            sections.append((name, value))
+            sections.append((name, _raw(kept)))
         else:  # past the search index
             search = _search_later(sections, session)
             return search if search.indexed == session.count else None
@@ -247,8 +259,8 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
             if not s.host.shapes.learn(value):
                 return None
         elif name == "events":  # in parts, in order: its count, then its slots' bytes
-            count, encoded = value, next(kept)
-            if type(count) is not int or type(encoded) is not bytes:
+            count, encoded = value, _raw(kept)
+            if type(count) is not int:
                 return None
             if s.normalizer is None:  # a native file's slots are where its lines are: cheap to decode now
                 s.events.extend(marshal.loads(encoded))
@@ -261,7 +273,7 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
         elif name == "search indexed":
             indexed = value
         elif name in _LATER:
-            later.append((name, value))
+            later.append((name, _raw(kept)))
         elif name == "end":
             whole = (value == s.count == head["count"] and (s.normalizer is None) == (not fmt.reads_records)
                      and type(indexed) is int)
