@@ -34,3 +34,19 @@ def test_triggers_inside_a_match_and_at_the_end_are_found():
                  "api_keyapi-keyapikey", "x-auth-tokenaccess_token", "xox"]:
         lowered = text.encode()
         assert sorted(redact.trigger_starts(lowered)) == every_occurrence(lowered), text
+
+
+@settings(max_examples=500, derandomize=True, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([*PIECES, "\0", "İ", "K", "sk-abcdefghijklmnopqrstu"]), max_size=8)
+                .map("".join), max_size=12))
+def test_texts_found_unmasked_together_are_those_holding_no_trigger(texts):
+    """A page looks for triggers in all its names and ids at once: those found to hold none are exactly the texts
+    with no trigger (each one masked alone is left as it is), whatever the others hold or the NUL between them."""
+    found = redact.unmasked([*texts, 3, None])
+    for text in texts:
+        lowered = text.lower()
+        held = len(lowered) != len(text) or bool(every_occurrence(lowered.encode()))
+        if text in found:
+            assert redact.mask(text) == text and not held
+        elif not any(len(t.lower()) != len(t) for t in texts):  # else each is masked alone: none is found
+            assert held, text

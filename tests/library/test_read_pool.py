@@ -81,14 +81,15 @@ def _entries(library: Library) -> dict:
     cache = library.cache
     entries = {}
     for path, (key, _, _) in sorted(cache._entries.items()):
-        entries[path] = [(name, _decoded(name, value)) for name, value in cache.store.sections(key) if name != "shapes"]
+        sections = []
+        for section in cache.store.sections(key):
+            if type(section) is bytes:  # an events part's slots after its count, or a search index's after its name
+                name, value = sections[-1]
+                sections[-1] = (name, (value, marshal.loads(section)) if name == "events" else marshal.loads(section))
+            elif section[0] != "shapes":
+                sections.append(section)
+        entries[path] = sections
     return entries
-
-
-def _decoded(name: str, value):
-    if name == "events":
-        return value[0], marshal.loads(value[1])
-    return marshal.loads(value) if name == "search" else value
 
 
 class _Groups:

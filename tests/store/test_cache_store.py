@@ -4,6 +4,7 @@ each entry of a pack authenticated on its own."""
 
 from __future__ import annotations
 
+import marshal
 import os
 from pathlib import Path
 
@@ -50,6 +51,31 @@ def test_an_entry_of_many_sections_is_written_in_parts_and_reads_back_whole(tmp_
     assert list(store.sections("k")) == sections
     assert size == os.path.getsize(store._path("k"))
 
+
+
+def test_raw_sections_read_back_as_their_bytes_and_a_flipped_flag_is_a_corrupt_entry(tmp_path):
+    """A Raw section is its bytes on disk, read back as bytes (not marshal's decoding of them), alone, in a pack and
+    from another process's encoded sections; the flag saying so is signed with it: flipped, the entry is corrupt."""
+    store = cache_store.CacheStore(str(tmp_path / "c"), "v")
+    slots = marshal.dumps(["a slot"] * 1000)  # bytes marshal would decode, were the flag not signed
+    sections = [("events", 1000), cache_store.Raw(slots), ("end", 1)]
+    store.put("alone", iter(sections))
+    store.put("packed", iter(sections), pack=True)
+    store.put("encoded", iter([marshal.dumps(("events", 1000)), cache_store.Raw(slots), marshal.dumps(("end", 1))]),
+              encoded=True)
+    assert entries_of(store, "packed") == {"packed": [("events", 1000), slots, ("end", 1)]}
+    store.flush()
+    for key in ("alone", "packed", "encoded"):
+        got = list(store.sections(key))
+        assert got == [("events", 1000), slots, ("end", 1)] and type(got[1]) is bytes
+    path = store._path("alone")
+    data = bytearray(Path(path).read_bytes())
+    at = data.index(slots) - cache_store._SECTION.size
+    length, mac = cache_store._SECTION.unpack_from(data, at)
+    assert length == len(slots) | cache_store._RAW
+    cache_store._SECTION.pack_into(data, at, len(slots), mac)  # the flag off: marshal's, not what was signed
+    Path(path).write_bytes(bytes(data))
+    assert entries_of(store, "alone") == {"alone": "corrupt"}
 
 
 def entries_of(store: cache_store.CacheStore, *keys: str) -> dict[str, list | None]:

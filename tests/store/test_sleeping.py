@@ -441,10 +441,11 @@ def test_an_entry_whose_summary_lacks_a_part_is_a_miss_not_a_failure(project, ca
     real = index_state.sections
 
     def without_complete(s, **given):
-        for name, value in real(s, **given):
-            if name == "head":
-                value = {**value, "summary": {k: v for k, v in value["summary"].items() if k != "complete"}}
-            yield name, value
+        for section in real(s, **given):
+            if type(section) is tuple and section[0] == "head":
+                section = ("head", {**section[1], "summary": {k: v for k, v in section[1]["summary"].items()
+                                                             if k != "complete"}})
+            yield section
 
     monkeypatch.setattr(index_state, "sections", without_complete)
     written = run(project, cache.parent / "short-cache")

@@ -6,8 +6,10 @@ valid JSON (the API masks its answers' bytes in one pass). The rules: docs/desig
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import functools
+import itertools
 import re
 from contextvars import ContextVar
 
@@ -175,6 +177,25 @@ def mask(text: str) -> str:
 @functools.lru_cache(maxsize=8192)
 def _mask_short(text: str) -> str:
     return _mask(text)
+
+
+def unmasked(texts) -> set[str]:
+    """Those of `texts` that `mask` gives back as they are (no trigger in them), found by one search over them all: a
+    page printing hundreds of names and ids masks only those holding one."""
+    texts = [text for text in dict.fromkeys(texts) if type(text) is str]
+    joined = "\0".join(texts)  # no trigger holds a NUL: none is found across two texts
+    lowered = joined.lower()
+    if len(lowered) != len(joined):  # a character lowercases to two (see `_secrets`): each is masked alone
+        return set()
+    if lowered.isascii():  # its bytes are its characters: the one-pass search of serialized JSON
+        hits = [start for _, start, _ in _TRIGGER_SEARCH.find_matches_as_indexes(lowered.encode("ascii"))]
+    else:
+        hits = [match.start() for match in _TRIGGER_PATTERN.finditer(lowered)]
+    if not hits:
+        return set(texts)
+    ends = list(itertools.accumulate(len(text) + 1 for text in texts))
+    held = {bisect.bisect_right(ends, at) for at in hits}
+    return {text for i, text in enumerate(texts) if i not in held}
 
 
 def _mask(text: str) -> str:

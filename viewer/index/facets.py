@@ -41,7 +41,8 @@ def _add_to(lists: dict, key: str, position: int) -> None:
 class Facets(Incremental):
     def __init__(self, session) -> None:
         super().__init__(session)  # events 0 .. indexed-1 are in the lists
-        self.tools: dict[str, dict[str, array]] = {}  # agent -> lowercased tool name -> entry positions
+        self.tools: dict[str, dict[str, array]] = {}  # agent -> lowercased tool name -> entry positions (tools_of)
+        self._tools_kept: dict[str, dict[str, tuple]] = {}  # agent -> its tools' as kept: made arrays when first read
         self.modified: dict[str, array] = {}  # receiving agent -> positions of its deliveries a hook modified
         self.received: dict[str, int] = {}  # receiving agent -> how many deliveries it has
         self.deliveries = 0
@@ -55,7 +56,7 @@ class Facets(Incremental):
         self.typed: dict[str, array] = {}  # agent -> positions of what a person typed to it (no delivery, no result)
 
     # What it holds: each kept by `state`, or the session it reads (made again)
-    HOLDS = frozenset({"indexed", "_session", "tools", "modified", "received", "deliveries", "others", "pieces",
+    HOLDS = frozenset({"indexed", "_session", "tools", "_tools_kept", "modified", "received", "deliveries", "others", "pieces",
                        "originals", "_awaited", "times", "failed", "failures", "typed"})
     _ARRAY_MAPS = ("modified", "others", "pieces", "originals", "typed", "failures")
 
@@ -67,7 +68,8 @@ class Facets(Incremental):
         yield "awaited", self._awaited
         yield "times", array_state(self.times)
         yield "failed", array_state(self.failed)
-        yield "tools", {agent: {k: array_state(v) for k, v in tools.items()} for agent, tools in self.tools.items()}
+        yield "tools", {**{agent: {k: array_state(v) for k, v in tools.items()} for agent, tools in self.tools.items()},
+                        **self._tools_kept}
         for name in self._ARRAY_MAPS:
             yield name, {k: array_state(v) for k, v in getattr(self, name).items()}
 
@@ -79,8 +81,8 @@ class Facets(Incremental):
             self._awaited = value
         elif name in ("times", "failed"):
             setattr(self, name, array_from(value))
-        elif name == "tools":
-            self.tools = {agent: {k: array_from(v) for k, v in tools.items()} for agent, tools in value.items()}
+        elif name == "tools":  # thousands of arrays (an agent's for each tool): made for an agent when first read
+            self.tools, self._tools_kept = {}, value
         elif name in self._ARRAY_MAPS:
             setattr(self, name, {k: array_from(v) for k, v in value.items()})
         else:
@@ -119,10 +121,19 @@ class Facets(Incremental):
             for delivery in self._awaited.pop(event["message_id"], ()):  # its deliveries came first
                 self._judge(s, delivery, s.events[delivery], event)
 
+    def tools_of(self, agent_id: str) -> dict[str, array] | None:
+        """The agent's entries by the tools they call or answer (lowercased tool name -> positions), if any."""
+        kept = self._tools_kept.pop(agent_id, None)
+        if kept is not None:
+            self.tools[agent_id] = {name: array(*positions) for name, positions in kept.items()}
+        return self.tools.get(agent_id)
+
     def _tools_of(self, s, position: int, agent_id: str, event: dict | None = None, read=None) -> None:
         names = search_index.tool_names(s, position, event, read)
         if names:
-            lists = self.tools.setdefault(agent_id, {})
+            lists = self.tools_of(agent_id)
+            if lists is None:
+                lists = self.tools[agent_id] = {}
             for name in names:
                 _add_to(lists, name, position)
 

@@ -13,6 +13,7 @@ from viewer.core.host import Host
 from viewer.core.pricing import Prices
 from viewer.search.worker import below_the_server
 from viewer.store import group_cache, index_state
+from viewer.store.cache_store import Raw
 
 from .library import Library
 
@@ -49,7 +50,8 @@ class _Encoded:
         self.key, self.sections = None, []
 
     def put(self, key: str, sections, pack: bool = False) -> int:
-        self.key, self.sections = key, [marshal.dumps(section) for section in sections]
+        self.key = key
+        self.sections = [section if type(section) is Raw else marshal.dumps(section) for section in sections]
         return sum(map(len, self.sections))
 
 

@@ -257,7 +257,7 @@ def filtered_positions(s: SessionIndex, agent_ids: list[str], filters=None):
     if filters.tool or filters.modified:
         kept = facets.caught_up(s)
         if filters.tool:
-            chosen.append([kept.tools.get(a, {}).get(model.tool_key(filters.tool), ()) for a in agent_ids])
+            chosen.append([(kept.tools_of(a) or {}).get(model.tool_key(filters.tool), ()) for a in agent_ids])
         if filters.modified:
             chosen.append([kept.modified.get(a, ()) for a in agent_ids])
     return list(intersection([union(lists) for lists in chosen]))

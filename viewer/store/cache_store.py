@@ -26,7 +26,8 @@ log = logging.getLogger(__name__)
 
 MAGIC = b"agentview-cache\n"
 _HEADER = struct.Struct("<HI")  # length of the version text, number of sections
-_SECTION = struct.Struct("<Q32s")  # length of the section, its MAC
+_SECTION = struct.Struct("<Q32s")  # length of the section (with _RAW), its MAC
+_RAW = 1 << 63  # a section's bytes are themselves its value (Raw), not marshal's of it: signed with this in its number
 SUFFIX = ".avc"
 PACK_SUFFIX = ".avp"  # a pack: its index (entry key -> where its sections are), then their sections
 KEY_FILE = "key"
@@ -146,9 +147,13 @@ class CacheStore:
                 if len(head) != _SECTION.size:
                     raise CorruptEntry("truncated")
                 length, mac = _SECTION.unpack(head)
+                raw, length = length & _RAW, length & ~_RAW
                 data = f.read(length)
-                if len(data) != length or not hmac.compare_digest(mac, _mac(entry_signer, number, data)):
+                if len(data) != length or not hmac.compare_digest(mac, _mac(entry_signer, number | raw, data)):
                     raise CorruptEntry("a section does not match its MAC (truncated, corrupt or tampered)")
+                if raw:  # its bytes, not a copy of them
+                    yield data
+                    continue
                 try:
                     value = marshal.loads(data)
                 except (EOFError, ValueError, TypeError) as error:
@@ -170,7 +175,7 @@ class CacheStore:
 
     def put(self, key: str, sections: Iterator[object], pack: bool = False, encoded: bool = False) -> int:
         """Write the entry (replacing any) from its sections, atomically: a reader sees the old entry or the
-        new one, never a part. Returns its size in bytes. Plain data only (marshal refuses other types);
+        new one, never a part. Returns its size in bytes. Plain data only (marshal refuses other types) or Raw;
         `encoded`: the sections are marshal's bytes of them already (made by another process: library.read_worker).
 
         `pack`: an entry weighing less than PACK_ENTRY_BYTES is held for a pack instead (read from memory meanwhile),
@@ -391,14 +396,15 @@ def _pack_key(name: str) -> str:
 
 def _encoded(entry_signer, sections: Iterator[object], encoded: bool = False) -> Iterator[tuple[bytes, bytes]]:
     """(head, bytes) of each section of an entry, in order: its length and MAC, then its marshal encoding (the
-    section itself when `encoded`)."""
+    section itself when `encoded`, or when it is Raw)."""
     for number, section in enumerate(sections):
-        data = section if encoded else marshal.dumps(section)
-        yield _SECTION.pack(len(data), _mac(entry_signer, number, data)), data
+        raw = _RAW if type(section) is Raw else 0
+        data = section if encoded or raw else marshal.dumps(section)
+        yield _SECTION.pack(len(data) | raw, _mac(entry_signer, number | raw, data)), data
 
 
 def _mac(entry_signer, number: int, data: bytes) -> bytes:
-    """The MAC of an entry's section `number` (`entry_signer`: CacheStore._entry_signer)."""
+    """The MAC of an entry's section `number` (with _RAW for a Raw one; `entry_signer`: CacheStore._entry_signer)."""
     signer = entry_signer.copy()
     signer.update(number.to_bytes(8, "little"))
     signer.update(data)
@@ -418,6 +424,11 @@ def _write_all(fd: int, buffers: list[bytes]) -> int:
                 rest = rest[os.write(fd, rest):]
         total += size
     return total
+
+
+class Raw(bytes):
+    """A section that is bytes, kept as they are and read back as bytes: megabytes decoded later (a woken session's
+    events) are not copied out of marshal's encoding of them when read."""
 
 
 class CorruptEntry(Exception):

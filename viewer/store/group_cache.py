@@ -212,25 +212,28 @@ def wake(store: CacheStore, key: str, files: dict, session: SessionIndex, search
     entry; None when the entry is gone or is not the one it slept with (evicted, or written again by another server
     after its files changed), or, for a session whose files were not `checked` yet (restored by their stat alone:
     `restore_listed`), when they no longer hold what they held."""
-    if not checked and not same_files(files, inside):
-        return None
-    kept = store.sections(key)
-    if kept is None:
-        return None
-    try:
-        name, was = next(kept)
-        if name != "files" or was != files:
+    # The collector paused from the first read on (its files' checks and sections make thousands of objects, enough
+    # to set off a full collection of the whole heap, 15 ms at a first view after a restart), and the index made
+    # all kept: not walked for garbage while made, nor after
+    with session.host.gc.batch(kept=True) as made:
+        if not checked and not same_files(files, inside):
             return None
-        next(kept)  # its sidecars: looked at when it was restored or saved
-        if search_only:
-            return index_state.search_of(kept, session)
-        with session.host.gc.batch(kept=True) as made:  # all kept: not walked for garbage while made, nor after
+        kept = store.sections(key)
+        if kept is None:
+            return None
+        try:
+            name, was = next(kept)
+            if name != "files" or was != files:
+                return None
+            next(kept)  # its sidecars: looked at when it was restored or saved
+            if search_only:
+                return index_state.search_of(kept, session)
             restored = index_state.restore(kept, session.id, session.path, session.relpath, session.format,
                                            session.host)
             made["added"] = restored.count if restored is not None else 0
-        return restored
-    except (CorruptEntry, KeyError, TypeError, ValueError, IndexError, StopIteration, OSError) as error:
-        log.info("cache entry of %s not used: %s", session.relpath, error)
-        return None
-    finally:
-        kept.close()
+            return restored
+        except (CorruptEntry, KeyError, TypeError, ValueError, IndexError, StopIteration, OSError) as error:
+            log.info("cache entry of %s not used: %s", session.relpath, error)
+            return None
+        finally:
+            kept.close()

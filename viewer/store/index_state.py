@@ -21,6 +21,8 @@ from viewer.index.session_index import SessionIndex
 from viewer.index.tool_calls import ToolCalls
 from viewer.search.index import SearchIndex
 
+from .cache_store import Raw
+
 # A section is encoded by one marshal.dumps, which holds the GIL throughout: every request waits for it (a 1M-event
 # session's postings in one section held the server for 57-170 ms). So none is big: at most Tuning.section_items
 # items of a map, section_bytes of arrays, section_events events' slots; a few milliseconds each.
@@ -28,9 +30,9 @@ from viewer.search.index import SearchIndex
 _KEPT_ITEMS = {type(None), bytes, dict}  # event list slots kept: where a line is, its bytes, or the event
 # The parts of a session, each kept in a section of its own name (and its big maps in sections of theirs)
 _PARTS = ("session", "calls", "tree", "facets")
-# Sections kept encoded (marshal's bytes inside the section), taken back when the woken session is first searched
-# (sleeping.later): its page and JSON do not read its search index, a sixth of its entry. "search indexed" says how
-# far it is built without it.
+# Sections kept encoded (their name, then marshal's bytes of their value in a Raw section), taken back when the woken
+# session is first searched (sleeping.later): its page and JSON do not read its search index, a sixth of its entry.
+# "search indexed" says how far it is built without it.
 _LATER = frozenset({"search", "postings"})
 
 
@@ -143,14 +145,27 @@ def sections(s: SessionIndex, tuning: Tuning | None = None, summary: dict | None
     events = s.events
     for start in range(0, len(events), tuning.section_events):  # in order: each part extends the list (restore)
         part = events.part(start, start + tuning.section_events)
-        yield "events", (len(part[0]), marshal.dumps(part))  # decoded when first read (EventList.extend_later)
+        yield "events", len(part[0])  # then its slots, decoded when first read (EventList.extend_later)
+        yield Raw(marshal.dumps(part))
     yield "end", s.count
 
 
-def _encoded(sections: Iterator[tuple]) -> Iterator[tuple]:
-    """The sections, those taken back later (_LATER) as marshal's bytes of their value."""
+def _encoded(sections: Iterator[tuple]) -> Iterator[tuple | Raw]:
+    """The sections, those taken back later (_LATER) as their name, then marshal's bytes of their value (Raw)."""
     for name, value in sections:
-        yield name, marshal.dumps(value) if name in _LATER else value
+        if name in _LATER:
+            yield name, None
+            yield Raw(marshal.dumps(value))
+        else:
+            yield name, value
+
+
+def _raw(kept: Iterator) -> bytes:
+    """The Raw section that comes next (its bytes); a ValueError when the entry holds none there."""
+    value = next(kept)
+    if type(value) is not bytes:
+        raise ValueError("not a raw section")
+    return value
 
 
 def _search_later(kept: list[tuple], s: SessionIndex) -> SearchIndex:
@@ -212,7 +227,7 @@ def search_of(kept: Iterator[tuple], session: SessionIndex) -> SearchIndex | Non
         if name in ("normalizer", "search indexed"):
             continue
         elif name in _LATER:
-            sections.append((name, value))
+            sections.append((name, _raw(kept)))
         else:  # past the search index
             search = _search_later(sections, session)
             return search if search.indexed == session.count else None
@@ -243,8 +258,10 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
         elif name == "shapes":
             if not s.host.shapes.learn(value):
                 return None
-        elif name == "events":  # in parts, in order
-            count, encoded = value
+        elif name == "events":  # in parts, in order: its count, then its slots' bytes
+            count, encoded = value, _raw(kept)
+            if type(count) is not int:
+                return None
             if s.normalizer is None:  # a native file's slots are where its lines are: cheap to decode now
                 s.events.extend(marshal.loads(encoded))
             else:  # a format's entries, each made again from its state: when first read
@@ -256,7 +273,7 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
         elif name == "search indexed":
             indexed = value
         elif name in _LATER:
-            later.append((name, value))
+            later.append((name, _raw(kept)))
         elif name == "end":
             whole = (value == s.count == head["count"] and (s.normalizer is None) == (not fmt.reads_records)
                      and type(indexed) is int)

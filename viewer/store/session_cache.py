@@ -22,7 +22,7 @@ from viewer.index.session_index import SessionIndex
 from viewer.search.folder_words import FolderWords
 
 from . import code_version, folder_cache, group_cache, index_state
-from .cache_store import CacheStore, CorruptEntry
+from .cache_store import CacheStore, CorruptEntry, Raw
 
 log = logging.getLogger(__name__)
 
@@ -160,7 +160,7 @@ class SessionCache:
         as a restart takes a listed one, its `tailers` set to go on from the end of each file. False on a miss (its
         files changed since: then the caller makes new tailers and reads it)."""
         key, sections, files, sidecars, summary, state = read[:6]
-        if set(files) != set(session.members) or not all(type(section) is bytes for section in sections):
+        if set(files) != set(session.members) or not all(type(section) in (bytes, Raw) for section in sections):
             return False
         self.store.put(key, sections, pack=True, encoded=True)
         entry = group_cache.restore_listed(self.store, session, tailers, inside, lost,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from flask import current_app
 from markupsafe import Markup, escape
 
+from viewer.core.redact import unmasked
 from viewer.reads import costs, queries
 
 from .render import link_url, query_urls
@@ -30,6 +31,28 @@ CLOSE = "</ul>\n  </details>\n</li>"
 
 def _shown(value) -> str:
     return escape(printed(value))
+
+
+def _number(value) -> str:
+    """_shown of a count or an ordinal the index made: an int prints as its digits (nothing to mask or escape)."""
+    return str(value) if type(value) is int else _shown(value)
+
+
+def _printer(texts):
+    """_shown, keeping what it printed (a model's name, a status, a creator's id recur row after row) and printing
+    those of `texts` that hold nothing to mask (redact.unmasked: one search for them all) by escaping them alone."""
+    clean, said = unmasked(texts), {}  # value (and its type) -> as printed
+
+    def shown(value) -> str:
+        key = (type(value), value)
+        try:
+            found = said.get(key)
+        except TypeError:  # a value from the log that is no string (a list): printed each time
+            return _shown(value)
+        if found is None:
+            found = said[key] = escape(value) if value in clean else _shown(value)
+        return found
+    return shown
 
 
 def _unpriced(models) -> str:
@@ -82,8 +105,15 @@ def node_status(ordinal: int, status: str | None, oob: bool = False, shown=_show
     if not status:
         return Markup("")
     swap = ' hx-swap-oob="true"' if oob else ""
-    return Markup(f'<span class="agent-status status-{shown(status)}" id="av-status-{_shown(ordinal)}"'
+    return Markup(f'<span class="agent-status status-{shown(status)}" id="av-status-{_number(ordinal)}"'
                   f' title="{shown(queries.STATUS_MEANINGS[status])}"{swap}>{shown(status)}</span>')
+
+
+def _creator_link(session: dict, created: dict | None) -> str | None:
+    """The link to the message that created a row's agent (None when it names none that is there)."""
+    if not created or created.get("missing"):
+        return None
+    return link_url("pages.agent", session["id"], created["agent_id"], created["message_id"])
 
 
 def tree_rows(session: dict, rows) -> Markup:
@@ -91,24 +121,18 @@ def tree_rows(session: dict, rows) -> Markup:
     list: its link, badges and the list its sub-agents' rows go in, closed as `closes` says."""
     macros = current_app.jinja_env.get_template("_macros.html").module
     parts, failures_url = [], query_urls("pages.failures", "agent", session_id=session["id"])
-    said = {}  # value (and its type) -> as printed: a model's name, a status, a creator's id recur row after row
+    rows = list(rows)
+    links = [_creator_link(session, node.get("created_by")) for node in rows]
+    shown = _printer([*links, *(text for node in rows for text in (
+        node["agent_id"], node["name"], node.get("url"), node.get("language_model"),
+        (node.get("created_by") or {}).get("summary")))])
 
-    def shown(value) -> str:
-        key = (type(value), value)
-        try:
-            found = said.get(key)
-        except TypeError:  # a value from the log that is no string (a list): printed each time
-            return _shown(value)
-        if found is None:
-            found = said[key] = _shown(value)
-        return found
-
-    for node in rows:
+    for node, link in zip(rows, links):
         ordinal, agent_id, name, flags = node["ordinal"], node["agent_id"], node["name"], node.get("flags") or ()
-        shown_ordinal, shown_name, language_model = _shown(ordinal), _shown(name), node.get("language_model")
+        shown_ordinal, shown_name, language_model = _number(ordinal), shown(name), node.get("language_model")
         status, cost, failures = node.get("status"), node.get("cost"), node.get("failures")
         url = node.get("url") or url_for("pages.agent", session_id=session["id"], agent_id=agent_id)
-        shown_id = _shown(agent_id)
+        shown_id = shown(agent_id)
         id_html = f'<code class="agent-id">{shown_id}</code>' if name != agent_id else ""
         model_html = f'<span class="model">{shown(language_model)}</span>' if language_model else ""
         created = node.get("created_by")
@@ -117,12 +141,11 @@ def tree_rows(session: dict, rows) -> Markup:
         elif created.get("missing"):
             created_html = MISSING.format(_shown(created["message_id"]))
         else:
-            link = link_url("pages.agent", session["id"], created["agent_id"], created["message_id"])
-            created_html = (f'<span class="created-by">created by <a href="{_shown(link)}">'
-                            f'<code>{_shown(created["summary"])}</code></a></span>')
+            created_html = (f'<span class="created-by">created by <a href="{shown(link)}">'
+                            f'<code>{shown(created["summary"])}</code></a></span>')
         shown_parts = [  # what the row shows after its name, each one separated from the next by white space
             id_html, model_html, node_status(ordinal, status, shown=shown),
-            f'<span class="entry-count"><span id="av-count-{shown_ordinal}">{_shown(node["entries"])}</span>'
+            f'<span class="entry-count"><span id="av-count-{shown_ordinal}">{_number(node["entries"])}</span>'
             f' entries</span>',
             f'<span class="node-cost" id="av-cost-{shown_ordinal}">{node_cost(cost)}</span>',
             f'<span id="av-failures-{shown_ordinal}">{node_failures(session, agent_id, failures, failures_url)}</span>',
@@ -132,7 +155,7 @@ def tree_rows(session: dict, rows) -> Markup:
         parts.append(
             f'\n<li class="node" id="av-node-{shown_ordinal}" data-agent="{shown_id}">\n'
             f'  <div class="node-row {shown(colour_class(ordinal))}">\n'
-            f'    <a class="agent-name" href="{_shown(url)}">{shown_name}</a>\n    '
+            f'    <a class="agent-name" href="{shown(url)}">{shown_name}</a>\n    '
             + "\n    ".join(part for part in shown_parts if part) +
             f'\n  </div>\n'
             f'  <details open>\n'
@@ -143,11 +166,11 @@ def tree_rows(session: dict, rows) -> Markup:
 
 def picker_items(agents, chosen=()) -> Markup:
     """The dialog picker's items: a checkbox per agent (its summary), those whose id is in `chosen` checked."""
-    parts = []
+    parts, shown = [], _printer(text for agent in agents for text in (agent["agent_id"], agent["name"]))
     for agent in agents:
         agent_id, name = agent["agent_id"], agent["name"]
-        shown_id = _shown(agent_id)
+        shown_id = shown(agent_id)
         parts.append(f'<li><label><input type="checkbox" name="agents" value="{shown_id}"'
-                     f'{" checked" if agent_id in chosen else ""}> {_shown(name)}'
+                     f'{" checked" if agent_id in chosen else ""}> {shown(name)}'
                      f'{f" <code>{shown_id}</code>" if name != agent_id else ""}</label></li>')
     return Markup("".join(parts))
