@@ -4,6 +4,7 @@ import pytest
 
 from conftest import SAMPLES, write_events
 from events import calls, claude_response_line, claude_user, created, piece, result, say, tool_call, user
+from viewer.core.kept import array_from
 from viewer.index import facets
 from viewer.reads import pictures, provenance, queries
 from viewer.export.text import _selected_positions
@@ -149,3 +150,31 @@ def test_a_catch_up_with_a_count_read_before_the_file_was_read_again_takes_nothi
     s.restart()
     assert held.catch_up(count) is True and held.indexed == 0
     assert s.facets is not held and s.facets.catch_up(s.count) and s.facets.indexed == s.count == 0
+
+
+
+def test_facets_taken_back_from_their_state_filter_and_follow_appends_as_before(tmp_path):
+    """A woken session's per-agent tool lists stay as kept until an agent's are read: a filter reads them, and an
+    entry added later to an agent whose lists are still as kept joins them (none lost, none twice)."""
+    path = write_events(tmp_path / "s.jsonl", [created("m1", "a"), calls("m2", "a", tool_call("c1", tool="Bash")),
+                                               created("m3", "b"), calls("m4", "b", tool_call("c2", tool="read_file"))])
+    library = Library(tmp_path)
+    library.scan()
+    s = library.get("s")
+    bash, read_file = EntryFilter(tool="bash"), EntryFilter(tool="read_file")
+    with s.lock:
+        kept = list(facets.caught_up(s).state())
+        s.facets = again = facets.Facets(s)
+        for name, value in kept:
+            again.restore(name, value)
+        assert again.tools == {}  # nothing made until read
+        assert queries.filtered_positions(s, ["b"], read_file) == [3]
+        assert queries.filtered_positions(s, ["b"], bash) == []
+    write_events(path, [calls("m5", "a", tool_call("c3", tool="Bash"))], mode="a")
+    library.refresh(str(path))
+    with s.lock:
+        assert queries.filtered_positions(s, ["a"], bash) == [1, 4]
+        assert queries.filtered_positions(s, ["b"], read_file) == [3]
+        tools = dict(facets.caught_up(s).state())["tools"]
+    assert {agent: {name: list(array_from(lists)) for name, lists in by_tool.items()}
+            for agent, by_tool in tools.items()} == {"a": {"bash": [1, 4]}, "b": {"read_file": [3]}}
