@@ -96,33 +96,31 @@ class Library:
         what the cache listed of it (folder_cache)."""
         walking = folder is None and not self._scanned  # the first walk of DIR
         first = walking and self.cache is not None
+        if first:
+            with self.host.gc.batch(kept=True) as made:  # the folder's entry: its rows become the restored groups'
+                self.cache.read_listed(self._folder_key)
+                made["added"] = len(self.cache.listed or ())
         # A restart taking thousands of sessions from the cache makes their objects in about a second, all to be
-        # kept: the cyclic collector would walk them again and again meanwhile (40% of that second), and the folder's
-        # entry decoded first (its rows become theirs). A first walk without them makes an empty session for each
-        # group it finds, to be kept as well (half of its CPU).
-        with contextlib.ExitStack() as restored:
-            made = restored.enter_context(self.host.gc.batch(kept=True)) if first else {}
-            try:
-                if first:
-                    self.cache.read_listed(self._folder_key)
-                listing = first and self.cache.listed is not None
-                if not listing:
-                    restored.close()  # no entry taken: the pause is the walk's own (`walked`)
-                # A restart's pause spans the groups read after the walk too; a cold walk's pause ends before them
-                # (each group read then pauses the collector itself: Groups.read)
-                walked = self.host.gc.batch(kept=True) if walking and not listing else contextlib.nullcontext({})
-                with self.groups.read_after(), walked as made_walking:
-                    for entry in self.folders.walk(folder):
-                        try:
-                            self.refresh(entry.path, entry)
-                        except Exception:  # one unreadable file must not hide the others
-                            log.exception("could not read %s", entry.path)
-                    made["added"] = made_walking["added"] = len(self._by_path)
-            finally:
-                if walking:
-                    self._scanned = True
-                if first:
-                    self.cache.done_listing()
+        # kept: the cyclic collector would walk them again and again meanwhile (40% of that second). A first walk
+        # without them makes an empty session for each group it finds, to be kept as well (half of its CPU).
+        listing = first and self.cache.listed is not None
+        # A restart's pause spans the groups read after the walk too; a cold walk's pause ends before them (each
+        # group read then pauses the collector itself: Groups.read)
+        restored = self.host.gc.batch(kept=True) if listing else contextlib.nullcontext({})
+        walked = self.host.gc.batch(kept=True) if walking and not listing else contextlib.nullcontext({})
+        try:
+            with restored as made, self.groups.read_after(), walked as made_walking:
+                for entry in self.folders.walk(folder):
+                    try:
+                        self.refresh(entry.path, entry)
+                    except Exception:  # one unreadable file must not hide the others
+                        log.exception("could not read %s", entry.path)
+                made["added"] = made_walking["added"] = len(self._by_path)
+        finally:
+            if walking:
+                self._scanned = True
+            if first:
+                self.cache.done_listing()
 
     def refresh(self, path: str, entry: os.DirEntry | None = None) -> None:
         """Ingest whatever was appended to one file since the last call.
