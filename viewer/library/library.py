@@ -413,10 +413,11 @@ class Library:
         with self.lock:
             return [p for p in [*self._by_path, *self.stores.paths()] if p.startswith(prefix)]
 
-    def forget_below(self, folder: str) -> None:
-        """A folder went away: forget every session that was inside it, and its problems."""
+    def forget_below(self, folder: str, kept=lambda path: False) -> None:
+        """A folder went away: forget every session that was inside it (but the files `kept` keeps), and its problems."""
         for path in self.paths_below(folder):
-            self.forget(path)
+            if not kept(path):
+                self.forget(path)
         self.folders.gone(self.relpath(folder))
 
     def sessions_now(self) -> list[SessionIndex]:

@@ -31,6 +31,7 @@ from watchdog.observers.polling import PollingObserver
 from viewer.search import worker as search_worker
 
 from . import background
+from .gone import GoneFiles, ListedLately
 from .library import Library
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,10 @@ SWEEP_AT_MOST = 300.0  # ... but never longer than this
 HOT_EVERY = 0.5  # seconds between looks at the files written lately, whatever the observer tells or fails to tell
 HOT_FOR = 60.0  # seconds a file stays looked at so after the observer (or a walk) last told of a change to it
 HOT_FILES = 64  # at most this many files looked at so: the latest written
+POLL_EVERY = 1.0  # seconds between two snapshots of the folder, without OS events
+# seconds the session of a file found gone is kept (GoneFiles): the rename that took it away may be told that much
+# later (polling: with the next snapshot; OS events: at once, unless a look at the file came first)
+GONE_FOR_POLLING, GONE_FOR = POLL_EVERY + 0.5, 0.5
 
 
 # What the observer asks the kernel to tell: changes, not a file opened or closed unwritten. Every read of a session
@@ -108,6 +113,8 @@ class Watcher:
         self._next_hot = 0.0  # monotonic time of the next look at them
         self._dirty: dict[str, bool] = {}  # path -> is a folder
         self._moves: list[tuple[str, str, bool]] = []  # (source, destination, is a folder), in order
+        self.gone = GoneFiles(GONE_FOR_POLLING if polling else GONE_FOR)
+        self._listed_lately = ListedLately(HOT_FILES)
         self._wake = threading.Condition()
         self._stopping = False
         self._thread = self._new_thread()
@@ -168,7 +175,7 @@ class Watcher:
 
     def _start_observer(self) -> str | None:
         """Start an observer; why it could not (None when it runs)."""
-        observer = PollingObserver(timeout=1.0) if self._polling else Observer()
+        observer = PollingObserver(timeout=POLL_EVERY) if self._polling else Observer()
         try:
             observer.schedule(_MarkDirty(self), self.library.root, recursive=True, event_filter=HEARD)
             observer.start()
@@ -237,6 +244,8 @@ class Watcher:
         if self._hot and now >= self._next_hot:
             self._next_hot = now + HOT_EVERY
             self._look_at_hot(now)
+        for path in self.gone.due():  # still gone: forgotten now (else read again)
+            self.mark(path)
 
     def _written(self, path: str) -> None:
         """A change to a file was told: it is looked at every HOT_EVERY seconds for a while."""
@@ -255,9 +264,12 @@ class Watcher:
 
     def _wait_for_work(self) -> float:
         """How long the idle ingest thread may wait: the observer is looked at now and then, hot files often."""
-        if not self._hot:
-            return HEALTH_EVERY
-        return min(HEALTH_EVERY, max(0.0, self._next_hot - time.monotonic()))
+        wait, now = HEALTH_EVERY, time.monotonic()
+        if self._hot:
+            wait = min(wait, self._next_hot - now)
+        if (due := self.gone.next_due()) is not None:
+            wait = min(wait, due - now)
+        return max(0.0, wait)
 
     def _swept(self, cpu: float) -> None:
         """A walk of the folder took `cpu` seconds of this thread: the next waits long enough to keep the walks
@@ -281,7 +293,7 @@ class Watcher:
         for _, path in sorted(recent):  # the latest written last: the ones kept when more than HOT_FILES were
             self._written(path)
         self.library.forget_gone_folders()
-        self.library.scan()
+        self._scan()
         self._requeue_unfinished()
 
     # --- the ingest thread ---------------------------------------------------------------------
@@ -352,20 +364,46 @@ class Watcher:
     def _handle(self, path: str, folder: bool) -> None:
         if folder or os.path.isdir(path):
             if os.path.isdir(path):
-                self.library.scan(path)
+                self._scan(path)
             else:
-                self.library.forget_below(path)
-        else:
+                self.library.forget_below(path, kept=self._kept_gone)
+        elif not self._kept_gone(path):
+            self.gone.back(path)
             if self.library.is_session_file(path):
                 self._written(path)
+            listed = self.library.session_at(os.path.abspath(path)) is not None
             self.library.refresh(path)
+            if not listed:
+                self._listed_anew([os.path.abspath(path)])
+
+    def _scan(self, folder: str | None = None) -> None:
+        """Library.scan of a folder (None: the whole), the files it lists anew followed as any the watcher lists."""
+        below = self.library.root if folder is None else folder
+        before = set(self.library.paths_below(below))
+        self.library.scan(folder)
+        self._listed_anew([path for path in self.library.paths_below(below) if path not in before])
+
+    def _listed_anew(self, paths: list[str]) -> None:
+        """Files listed anew: one that is a file listed lately, moved (ListedLately), takes its session along."""
+        for path in paths:
+            earlier = self._listed_lately.moved_from(path) if self.library.session_at(path) is not None else None
+            if earlier is not None and self.library.session_at(earlier) is not None:
+                self.gone.back(earlier)
+                self.library.move(earlier, path)
+
+    def _kept_gone(self, path: str) -> bool:
+        """Whether `path` is a listed session's file found gone, kept a while for the move that may follow."""
+        return (not os.path.lexists(path) and self.library.session_at(os.path.abspath(path)) is not None
+                and self.gone.keep(path))
 
     def _move(self, source: str, destination: str, folder: bool) -> None:
         if not folder:
+            self.gone.back(source)
             self.library.move(source, destination)
             return
         prefix = os.path.join(os.path.abspath(source), "")
         for path in self.library.paths_below(prefix):
+            self.gone.back(path)
             self.library.move(path, os.path.join(destination, path[len(prefix):]))
 
     def _report(self, kind: str, detail: str) -> None:
