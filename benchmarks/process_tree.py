@@ -2,12 +2,14 @@
 
 `Tree(argv)` starts it; a thread samples /proc every 0.1 s: the sum of VmRSS over the process and its
 descendants (its peak is `peak_rss`), and each process's user + system CPU, so that CPU of workers that are
-still running counts too. `stop()` ends it with SIGTERM and reads its CPU from `os.wait4`, which includes
-every child it waited for.
+still running counts too. `stop()` ends it with SIGTERM and reads its CPU from `os.wait4`, which includes every
+child it waited for, and every descendant it left behind (a worker a server ended by SIGTERM never waits for):
+this process is their reaper (PR_SET_CHILD_SUBREAPER), so their own wait4 counts them once they end.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import subprocess
@@ -16,6 +18,17 @@ import time
 
 TICKS = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
+SUBREAPER = 36  # prctl's PR_SET_CHILD_SUBREAPER (Linux)
+ORPHANS_END_WITHIN = 15.0  # seconds a descendant left behind takes to end (a read worker: at its pipe's end)
+
+
+def _adopt_orphans() -> None:
+    """Become the parent of descendants whose parent ends before them, so that their CPU is read by wait4 (else
+    they go to init and their CPU to nobody)."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
 
 
 def _stat(pid: int) -> tuple[int, float, float] | None:
@@ -51,10 +64,12 @@ def descendants(root: int) -> list[int]:
 
 class Tree:
     def __init__(self, argv: list[str], env: dict | None = None, cwd=None, stdout=subprocess.DEVNULL) -> None:
+        _adopt_orphans()
         self.started = time.perf_counter()
         self.process = subprocess.Popen(argv, env=env, cwd=cwd, stdout=stdout, stderr=subprocess.STDOUT, text=True)
         self.peak_rss = 0
         self.rusage = None  # os.wait4's, once it has ended
+        self.orphans_cpu = 0.0  # CPU of descendants it left behind, reaped here (`_reap_orphans`)
         self._cpu: dict[int, float] = {}  # the last CPU seen of each descendant, gone ones included
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._sample, daemon=True)
@@ -114,7 +129,25 @@ class Tree:
                 self._wait4(15)
         return {**self._reaped(), "cpu_sampled_s": round(sampled, 2)}  # sampled: a reaped worker may count twice
 
+    def _reap_orphans(self) -> None:
+        """Wait for the descendants seen that were left to this process, adding their CPU (one the program waited
+        for is not a child here: its CPU is in the program's own wait4)."""
+        deadline = time.perf_counter() + ORPHANS_END_WITHIN
+        for pid in list(self._cpu):
+            while True:
+                try:
+                    found, _, usage = os.wait4(pid, os.WNOHANG)
+                except ChildProcessError:
+                    break
+                if found:
+                    self.orphans_cpu += usage.ru_utime + usage.ru_stime
+                    break
+                if time.perf_counter() > deadline:  # it hangs (a child not waited for: the pid is still its)
+                    os.kill(pid, signal.SIGKILL)
+                time.sleep(0.05)
+
     def _reaped(self) -> dict:
         self._done.set()
-        cpu = self.rusage.ru_utime + self.rusage.ru_stime
+        self._reap_orphans()
+        cpu = self.rusage.ru_utime + self.rusage.ru_stime + self.orphans_cpu
         return {"cpu_s": round(cpu, 2), "peak_rss_mb": round(self.peak_rss / 2**20, 1)}

@@ -7,7 +7,7 @@ from conftest import write_events
 from events import created, say
 from test_unread_groups import INDEX, walked, generate
 from viewer.library.library import Library
-from viewer.reads.folder_status import reading
+from viewer.reads.folder_status import Counts, reading
 from viewer.search.index import QUERY_BUDGET
 
 
@@ -39,3 +39,24 @@ def test_a_file_read_whole_before_its_search_index_is_built_is_indexing_until_a_
     with big.lock:
         big.search.catch_up(big.count - QUERY_BUDGET)
     assert reading(library.listing()) == {"sessions": 2, "unread": 0, "indexing": 0}
+
+
+def test_a_count_is_answered_again_until_counting_again_fits_its_share_of_a_core_or_what_is_asked_beside_changes(
+        tmp_path):
+    """A poll ten times a second over 20,000 sessions counts at most a share of a core: a share no count fits in
+    holds the first count, whatever changed since, until a scan or a file read part way starts or ends."""
+    made = generate(tmp_path, sessions=6, projects=2)
+    library, walk = walked(made["projects_folder"])
+    held, fresh = Counts(share=1e-12), Counts(share=float("inf"))
+    with walk:
+        for path in library.folders.session_files(None):
+            library.refresh(path)
+        listed_at = library.version
+        assert held.of(library, (True, 0)) == fresh.of(library, (True, 0)) == (
+            {"sessions": 6, "unread": 6, "indexing": 0}, listed_at)
+    read = {"sessions": 6, "unread": 0, "indexing": 0}
+    assert library.version > listed_at
+    assert fresh.of(library, (True, 0)) == (read, library.version)  # counted at each ask
+    assert held.of(library, (True, 0)) == ({"sessions": 6, "unread": 6, "indexing": 0}, listed_at)
+    assert held.of(library, (False, 0)) == (read, library.version)  # the scan ended: counted again
+    assert held.of(library, (False, 1)) == (read, library.version)

@@ -31,6 +31,8 @@ class Groups:
     def __init__(self, library):
         self._library = library
         self._groups: dict[tuple[str, str], SessionIndex] = {}  # (folder, session id) -> a multi-file session
+        # folder -> its groups (by session id): what a project's notes are passed to, not every group of the library
+        self._in_folder: dict[str, dict[str, SessionIndex]] = {}
         # path of a group's file -> its reader (reading.reader_for), made when first wanted (`_reader`): None until then
         self._readers: dict[str, object] = {}
         self._notes: dict[str, dict] = {}  # project folder -> what its sessions said of each other (Normalizer.take)
@@ -116,6 +118,7 @@ class Groups:
             project = member.get("project") or (os.path.basename(member["folder"]) if folder == "." else folder)
             session.project = shown(project)  # a format may know the project better than the folder (its cwd)
             self._groups[key] = session
+            self._in_folder.setdefault(key[0], {})[key[1]] = session
             if self._deferred is not None:  # read once the scan has found every file: listed now, as being read
                 library.list_session(session)
         rel = session.relpath if path == session.path else shown(library.relpath(path))  # the main file's: made above
@@ -168,7 +171,13 @@ class Groups:
         if session.members:  # the others stay: read them again without it
             self.start_over(session)
             return session
-        self._groups = {k: v for k, v in self._groups.items() if v is not session}
+        gone = [key for key, group in self._groups.items() if group is session]
+        for folder, name in gone:
+            del self._groups[folder, name]
+            in_folder = self._in_folder[folder]
+            del in_folder[name]
+            if not in_folder:
+                del self._in_folder[folder]
         return None
 
     def read(self, session: SessionIndex, elsewhere=None) -> None:
@@ -347,6 +356,6 @@ class Groups:
 
     def _pass_notes(self, session: SessionIndex) -> None:
         folder = os.path.dirname(session.path)
-        others = lambda: [other for (where, _), other in list(self._groups.items()) if where == folder]  # noqa: E731
+        others = lambda: list(self._in_folder.get(folder, {}).values())  # noqa: E731
         if project_notes.pass_notes(self._notes.setdefault(folder, {}), session, others):
             self._library.changed()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from viewer.reads import folder_status, live_updates
+from viewer.reads import live_updates
 
 from . import resource_views, shapes
 from .asked import cursor_arg, int_arg, session_or_404
@@ -29,11 +29,11 @@ def status():
     """How far the server is with its folder, cheap enough to ask ten times a second (a script waiting for a first
     read of thousands of sessions to be searchable whole); `version` changes whenever anything listed does."""
     library = watched_library()
-    version = library.version
     watcher = state().watcher
-    return as_json(built(shapes.Status, {**folder_status.reading(library.sessions_now()), "version": version,
-                                         "reading": len(library.progress()),
-                                         "scanning": watcher is not None and not watcher.ready.is_set()}))
+    # read before the count: a count made before a scan or a file's read ended is not answered after it
+    scanning, files = watcher is not None and not watcher.ready.is_set(), len(library.progress())
+    counts, version = state().folder_counts.of(library, (scanning, files))
+    return as_json(built(shapes.Status, {**counts, "version": version, "reading": files, "scanning": scanning}))
 
 
 resource_views.route(bp, resource_views.API_RULES)  # a session's, agent's, dialog's and message's JSON

@@ -15,6 +15,7 @@ from viewer.core.bounded_map import BoundedMap
 from viewer.library.library import Library
 from viewer.library.runtime import Runtime
 from viewer.library.watcher import Watcher
+from viewer.reads.folder_status import Counts
 
 KEY = "agentview"  # app.extensions[KEY]; tests read it too
 
@@ -27,6 +28,7 @@ class AgentView:
     snapshots: BoundedMap  # sessions as of event N (reads.asof)
     drawings: BoundedMap  # agent trees drawn for the agent pages (tree_outline)
     sums: weakref.WeakKeyDictionary = field(default_factory=weakref.WeakKeyDictionary)  # session -> tree_outline.Sums
+    folder_counts: Counts = field(default_factory=Counts)  # what /api/status counts, recounted at most so often
 
     @property
     def library(self) -> Library:
