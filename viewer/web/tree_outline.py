@@ -44,16 +44,21 @@ def version(s: SessionIndex) -> tuple:
     return s.epoch, s.count, failed.finished(s)
 
 
-def sums(s: SessionIndex) -> Sums:
+def sums(s: SessionIndex, summaries=None) -> Sums:
     """The session's Sums, cached until it changes: the session page, its poll, every agent page and their polls
-    read the same ones. The caller holds the lock."""
+    read the same ones. `summaries`: every agent's queries.agent_summary as of now, when the caller made them (their
+    statuses are not found again). The caller holds the lock."""
     now, kept = version(s), state().sums
     cached = kept.get(s)
     if cached is None or cached.version != now:
         own = failed.own_counts(s)
         shown = {a: c for a, c in costs.tree_costs(s).items()  # a subtree's cost holds its agent's own
                  if c["subtree"]["cost_usd"] is not None or c["subtree"]["unpriced_models"]}
-        cached = kept[s] = Sums(now, shown, failed.rolled_up(s, own), own, queries.agent_statuses(s))
+        if summaries is None:
+            statuses = queries.agent_statuses(s)
+        else:  # in agent_statuses' order
+            statuses = {a: summaries[a]["status"] for a in s.agents if summaries[a]["status"] is not None}
+        cached = kept[s] = Sums(now, shown, failed.rolled_up(s, own), own, statuses)
     return cached
 
 
