@@ -50,3 +50,9 @@ def test_texts_found_unmasked_together_are_those_holding_no_trigger(texts):
             assert redact.mask(text) == text and not held
         elif not any(len(t.lower()) != len(t) for t in texts):  # else each is masked alone: none is found
             assert held, text
+
+
+def test_texts_beyond_ascii_are_told_apart_by_where_their_bytes_end():
+    """Names of characters of two, three and four bytes around one holding a trigger: only that one is held."""
+    texts = ["é" * 40, "日本語の名前", "🙂 agent", "naïve sk-abcdefghijklmnopqrstu", "ß", "plain", "\u212aelvin api-\u212aey"]
+    assert redact.unmasked(texts) == {"é" * 40, "日本語の名前", "🙂 agent", "ß", "plain"}

@@ -204,3 +204,21 @@ def test_a_failed_result_is_told_alike_from_the_facets_and_from_the_entry_itself
         s.facets.catch_up(s.count)
         assert [failed.failed_at(s, p) for p in range(s.count)] == told
     assert statuses(app.test_client()) == {"main": None, "agent-ab12": "failed"}
+
+
+def test_a_session_that_ends_while_its_page_is_made_sums_its_sub_agents_as_stopped(tmp_path):
+    """The tree's sums take the statuses the page's agents were listed with; an end that came meanwhile (with time,
+    no event) is not summed as still running."""
+    from viewer.core.tuning import Tuning
+    from viewer.reads import queries
+    from viewer.web import tree_outline
+
+    write_team(tmp_path)
+    app = create_app(tmp_path, watch=False, tuning=Tuning(settle_after=1.0))
+    s = app.extensions["agentview"].library.get(SID)
+    with s.lock:
+        listed = {agent["agent_id"]: agent for agent in queries.agents(s)}
+    assert listed["agent-ab12"]["status"] == "running"
+    time.sleep(1.2)
+    with app.test_request_context(), s.lock:
+        assert tree_outline.sums(s, listed).statuses == {"agent-ab12": "stopped"} == queries.agent_statuses(s)

@@ -177,6 +177,24 @@ def test_the_calls_kept_for_a_woken_session_are_found_again_once_it_grows(projec
         assert made["late-agent"][0] == s.by_id[cause]
 
 
+def test_a_woken_sessions_message_ids_are_decoded_when_first_read_into_the_map_its_tree_reads(project, cache):
+    """Its page and JSON read no message id: they stay encoded until something does, then are those of a read."""
+    from viewer.web.app import close_app, create_app
+
+    app = create_app(str(project), watch=False, cache_dir=str(cache))
+    try:
+        s = max(app.extensions["agentview"].library.listing(), key=lambda s: s.count)
+        client = app.test_client()
+        assert client.get(f"/s/{s.id}").status_code == client.get(f"/api/sessions/{s.id}").status_code == 200
+        assert s.asleep is None and "by_id" not in s.__dict__ and "by_id" in s.__dict__["_later"]
+        fresh = next(f for f in scanned(project).listing() if f.id == s.id)
+        with s.lock:
+            assert s.by_id == fresh.by_id and len(s.by_id) > 100
+            assert s.tree._by_id is s.by_id and "by_id" not in s.__dict__.get("_later", {})
+    finally:
+        close_app(app)
+
+
 def test_a_session_of_one_agent_keeps_the_sessions_totals_as_its_agents_less_the_hours(tmp_path):
     from claude_lines import Transcript
 
@@ -267,6 +285,7 @@ def test_sleeping_sessions_hold_a_small_part_of_the_memory(project, cache):
         for s in awake.listing():
             s.wake()
             s.search  # made when first searched (sleeping.later): a session searched holds it
+            s.by_id  # likewise its message ids, once something reads them
         held_awake = _live() - base
         del awake
         base = _live()

@@ -187,13 +187,16 @@ def unmasked(texts) -> set[str]:
     lowered = joined.lower()
     if len(lowered) != len(joined):  # a character lowercases to two (see `_secrets`): each is masked alone
         return set()
-    if lowered.isascii():  # its bytes are its characters: the one-pass search of serialized JSON
-        hits = [start for _, start, _ in _TRIGGER_SEARCH.find_matches_as_indexes(lowered.encode("ascii"))]
-    else:
-        hits = [match.start() for match in _TRIGGER_PATTERN.finditer(lowered)]
+    # The one-pass search of serialized JSON, over UTF-8: the triggers are ASCII, and no byte of a character beyond
+    # it is one (a regular expression over a name of one such character took 4 ms for a tree of 300 agents)
+    encoded = lowered.encode("utf-8", "surrogatepass")
+    hits = [start for _, start, _ in _TRIGGER_SEARCH.find_matches_as_indexes(encoded)]
     if not hits:
         return set(texts)
     ends = list(itertools.accumulate(len(text) + 1 for text in texts))
+    if len(encoded) != len(lowered):  # where each text's bytes end: each character lowercased to one (see above)
+        ends = list(itertools.accumulate(len(lowered[end - len(text) - 1:end - 1].encode("utf-8", "surrogatepass"))
+                                         + 1 for text, end in zip(texts, ends)))
     held = {bisect.bisect_right(ends, at) for at in hits}
     return {text for i, text in enumerate(texts) if i not in held}
 

@@ -39,8 +39,8 @@ def asleep(s) -> dict | None:
 
 
 def later(s, name: str, make, indexed: int) -> None:
-    """A part of a session taken back from a cache entry (`name`: its search index) made only when first read, by
-    `make(s)`; `indexed`: how many events it holds (`built_to`). One it holds is dropped."""
+    """A part of a session taken back from a cache entry (`name`: its search index, its message ids) made only when
+    first read, by `make(s)`; `indexed`: how many events it holds (`built_to`). One it holds is dropped."""
     s.__dict__.pop(name, None)
     s.__dict__.setdefault("_later", {})[name] = (make, indexed)
 

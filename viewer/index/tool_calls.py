@@ -12,6 +12,9 @@ from viewer.core.positions import file_at, filed_at
 from viewer.core.problems import Problem
 
 
+SHARED_KEYS = 5_000  # Tuning.section_items' default: a bigger map is kept in sections of its own
+
+
 class ToolCalls:
     """(agent, call id) -> the positions of the entries holding that call, and of those answering it."""
 
@@ -32,9 +35,16 @@ class ToolCalls:
         return other
 
     def state(self):
-        """(name, plain value) of what it keeps."""
-        for name in self.KEPT:
-            yield name, getattr(self, name)
+        """(name, plain value) of what it keeps. A result's key is its call's own: marshal keeps an object held
+        twice once, so a woken session makes half the keys (a third less to decode); not for maps of more than
+        SHARED_KEYS, which are cut across sections of their own (each key kept in each anyway)."""
+        results = self.result_positions
+        if len(results) <= SHARED_KEYS:
+            keys = {key: key for key in self.call_positions}
+            results = {keys.get(key, key): positions for key, positions in results.items()}
+        yield "call_positions", self.call_positions
+        yield "result_positions", results
+        yield "tool_names", self.tool_names
 
     def restore(self, name: str, value) -> None:
         """Take back one part `state` gave (a map may come in several: each adds to it)."""

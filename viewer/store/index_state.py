@@ -34,6 +34,9 @@ _PARTS = ("session", "calls", "tree", "facets")
 # session is first searched (sleeping.later): its page and JSON do not read its search index, a sixth of its entry.
 # "search indexed" says how far it is built without it.
 _LATER = frozenset({"search", "postings"})
+# ... and the session's message ids, always in sections of their own, taken back when first read: its page and JSON
+# read none (what created each agent is kept: "creations"), and they were a third of what a wake decodes.
+_READ_LATER = frozenset({"by_id"})
 
 
 def _part_of(s: SessionIndex, part: str):
@@ -108,12 +111,15 @@ def _pieces(tuning: Tuning, name: str, items: Items) -> Iterator[tuple]:
 
 def _sections_of(tuning: Tuning, part: str, state: Iterator[tuple]) -> Iterator[tuple]:
     """One part's state as sections: its small values together in one named for the part (few sections for a small
-    session: each costs a MAC and a decode), its big maps cut in sections of their own, after it."""
+    session: each costs a MAC and a decode), its big maps (and those read later, _READ_LATER) cut in sections of
+    their own, after it."""
     small, big = {}, []
     owners = _owners()
     for name, value in state:
         if isinstance(value, Items):
             big.append((name, value))
+        elif name in _READ_LATER and value:
+            big.append((name, Items(value)))
         elif isinstance(value, dict) and len(value) > tuning.section_items and name in owners:
             big.append((name, Items(value)))
         else:
@@ -137,7 +143,7 @@ def sections(s: SessionIndex, tuning: Tuning | None = None, summary: dict | None
     if s.normalizer is not None:  # the shapes its entries are packed in
         yield "shapes", s.host.shapes.known()
     for part in _PARTS:
-        yield from _sections_of(tuning, part, _part_of(s, part).state())
+        yield from _encoded(_sections_of(tuning, part, _part_of(s, part).state()), _READ_LATER)
     # Each agent's usage totals, priced: a woken session's tree shows their costs without pricing a response
     yield from _chunks(tuning, "usage", Items(usage.agents_state(s)))
     # ... and the call that created each: it reads no creating message either
@@ -150,10 +156,10 @@ def sections(s: SessionIndex, tuning: Tuning | None = None, summary: dict | None
     yield "end", s.count
 
 
-def _encoded(sections: Iterator[tuple]) -> Iterator[tuple | Raw]:
-    """The sections, those taken back later (_LATER) as their name, then marshal's bytes of their value (Raw)."""
+def _encoded(sections: Iterator[tuple], later: frozenset = _LATER) -> Iterator[tuple | Raw]:
+    """The sections, those taken back later (`later`) as their name, then marshal's bytes of their value (Raw)."""
     for name, value in sections:
-        if name in _LATER:
+        if name in later:
             yield name, None
             yield Raw(marshal.dumps(value))
         else:
@@ -179,6 +185,14 @@ def _search_later(kept: list[tuple], s: SessionIndex) -> SearchIndex:
         else:  # the postings, in sections of their own
             made.restore(name, value)
     return made
+
+
+def _filled(kept: list[bytes], into: dict, s: SessionIndex) -> dict:
+    """A map read later (_READ_LATER) from its sections kept encoded, filled in place: `into`, the session's own
+    (its tree reads the same map; it reads none before the session does)."""
+    for encoded in kept:
+        into.update(marshal.loads(encoded))
+    return into
 
 
 def _restore_section(s: SessionIndex, owners: dict, name: str, value) -> None:
@@ -243,7 +257,7 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
     owners, later, indexed = _owners(), [], None
     stored = fmt.normalizer.stored_type if fmt.reads_records else None
     made = None if stored is None else functools.partial(stored.from_state, shapes=s.host.shapes)
-    head, agents_usage, created = None, {}, {}
+    head, agents_usage, created, read_later = None, {}, {}, {}
     for name, value in kept:
         if name == "head":
             head = value
@@ -274,6 +288,8 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
             indexed = value
         elif name in _LATER:
             later.append((name, _raw(kept)))
+        elif name in _READ_LATER:
+            read_later.setdefault(name, []).append(_raw(kept))
         elif name == "end":
             whole = (value == s.count == head["count"] and (s.normalizer is None) == (not fmt.reads_records)
                      and type(indexed) is int)
@@ -281,6 +297,8 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
                 usage.take_back_agents(s, agents_usage)
                 take_back_creations(s, created)
                 sleeping.later(s, "search", functools.partial(_search_later, later), indexed)
+                for name, encoded in read_later.items():
+                    sleeping.later(s, name, functools.partial(_filled, encoded, getattr(s, name)), 0)
             return s if whole else None
         else:
             try:

@@ -190,12 +190,22 @@ _LINKS = {"pages.agent": "agent_id", "pages.message": "message_id"}
 def link_url(endpoint: str, session_id: str, value: str, anchor: str | None = None) -> str:
     """url_for(endpoint, session_id=..., <its path key>=value, _anchor=anchor) for the links every entry has
     (its message, its agent), from one url_for per page (kept for the request in flask.g)."""
+    return link_urls(endpoint, session_id)(value, anchor)
+
+
+def link_urls(endpoint: str, session_id: str) -> Callable[..., str]:
+    """link_url's links of one endpoint in one session, as a function of (value, anchor=None): a tree of hundreds
+    of agents looks it up once."""
     made = g.setdefault("agentview_links", {})
-    url_of = made.get((endpoint, session_id))
-    if url_of is None:
-        url_of = made[(endpoint, session_id)] = path_urls(endpoint, session_id, _LINKS[endpoint])
-    url = url_of(value)
-    return url if anchor is None else f"{url}#{quote(anchor, safe=ANCHOR_SAFE)}"
+    link = made.get((endpoint, session_id))
+    if link is None:
+        url_of = path_urls(endpoint, session_id, _LINKS[endpoint])
+
+        def link(value: str, anchor: str | None = None) -> str:
+            url = url_of(value)
+            return url if anchor is None else f"{url}#{quote(anchor, safe=ANCHOR_SAFE)}"
+        made[(endpoint, session_id)] = link
+    return link
 
 
 def message_urls(session_id: str, message_id: str) -> tuple[str, str]:

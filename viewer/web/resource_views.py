@@ -89,7 +89,7 @@ def session(session_id):
 
 def _session_page(s, data: dict) -> dict:
     summaries = {agent["agent_id"]: agent for agent in data["agents"]}  # with their URLs: made once, in the data
-    summed = tree_outline.sums(s)
+    summed = tree_outline.sums(s, summaries)
     tree = [{**row, "cost": summed.costs.get(row["agent_id"]), "failures": summed.failures.get(row["agent_id"])}
             for row in queries.tree_rows(s, summaries=summaries)]
     return dict(data=data, session=session_row(s), tree=tree, agents=data["agents"], problems=len(data["problems"]),

@@ -44,16 +44,22 @@ def version(s: SessionIndex) -> tuple:
     return s.epoch, s.count, failed.finished(s)
 
 
-def sums(s: SessionIndex) -> Sums:
+def sums(s: SessionIndex, summaries=None) -> Sums:
     """The session's Sums, cached until it changes: the session page, its poll, every agent page and their polls
-    read the same ones. The caller holds the lock."""
+    read the same ones. `summaries`: every agent's queries.agent_summary, made under the same lock (their statuses
+    are not found again). The caller holds the lock."""
     now, kept = version(s), state().sums
     cached = kept.get(s)
     if cached is None or cached.version != now:
         own = failed.own_counts(s)
         shown = {a: c for a, c in costs.tree_costs(s).items()  # a subtree's cost holds its agent's own
                  if c["subtree"]["cost_usd"] is not None or c["subtree"]["unpriced_models"]}
-        cached = kept[s] = Sums(now, shown, failed.rolled_up(s, own), own, queries.agent_statuses(s))
+        statuses = None if summaries is None else {  # in agent_statuses' order
+            a: summaries[a]["status"] for a in s.agents if summaries[a]["status"] is not None}
+        # The session may have ended since they were made (an end comes with time, no event): then none running
+        if statuses is None or (now[2] and queries.RUNNING in statuses.values()):
+            statuses = queries.agent_statuses(s)
+        cached = kept[s] = Sums(now, shown, failed.rolled_up(s, own), own, statuses)
     return cached
 
 

@@ -13,7 +13,7 @@ from markupsafe import Markup, escape
 from viewer.core.redact import unmasked
 from viewer.reads import costs, queries
 
-from .render import link_url, query_urls
+from .render import link_urls, query_urls
 from .security import printed
 from .shell import colour_class
 from .url_cache import url_for
@@ -104,38 +104,40 @@ def node_status(ordinal: int, status: str | None, oob: bool = False, shown=_show
     how a value is printed (_shown, or a caller's memo of it)."""
     if not status:
         return Markup("")
+    before, after = _status_span(status, oob, shown)
+    return Markup(before + _number(ordinal) + after)
+
+
+def _status_span(status: str, oob: bool, shown) -> tuple[str, str]:
+    """node_status's span, before the agent's ordinal and after it (the same for every agent of that status)."""
     swap = ' hx-swap-oob="true"' if oob else ""
-    return Markup(f'<span class="agent-status status-{shown(status)}" id="av-status-{_number(ordinal)}"'
-                  f' title="{shown(queries.STATUS_MEANINGS[status])}"{swap}>{shown(status)}</span>')
-
-
-def _creator_link(session: dict, created: dict | None) -> str | None:
-    """The link to the message that created a row's agent (None when it names none that is there)."""
-    if not created or created.get("missing"):
-        return None
-    return link_url("pages.agent", session["id"], created["agent_id"], created["message_id"])
+    return (f'<span class="agent-status status-{shown(status)}" id="av-status-',
+            f'" title="{shown(queries.STATUS_MEANINGS[status])}"{swap}>{shown(status)}</span>')
 
 
 def tree_rows(session: dict, rows) -> Markup:
     """The `<li>` of each row (an agent's summary with its `depth`, `closes`, cost and failures) inside the tree's
     list: its link, badges and the list its sub-agents' rows go in, closed as `closes` says."""
-    macros = current_app.jinja_env.get_template("_macros.html").module
-    parts, failures_url = [], query_urls("pages.failures", "agent", session_id=session["id"])
-    rows = list(rows)
-    links = [_creator_link(session, node.get("created_by")) for node in rows]
+    session_id, rows = session["id"], list(rows)
+    failures_url, creator_url = query_urls("pages.failures", "agent", session_id=session_id), None
+    links = []  # the link to the message that created each row's agent (None when it names none that is there)
+    for node in rows:
+        created = node.get("created_by")
+        if created and not created.get("missing"):
+            creator_url = creator_url or link_urls("pages.agent", session_id)
+            links.append(creator_url(created["agent_id"], created["message_id"]))
+        else:
+            links.append(None)
     shown = _printer([*links, *(text for node in rows for text in (
         node["agent_id"], node["name"], node.get("url"), node.get("language_model"),
         (node.get("created_by") or {}).get("summary")))])
 
+    parts, spans = [], {}  # spans: node_status's, by status
     for node, link in zip(rows, links):
-        ordinal, agent_id, name, flags = node["ordinal"], node["agent_id"], node["name"], node.get("flags") or ()
-        shown_ordinal, shown_name, language_model = _number(ordinal), shown(name), node.get("language_model")
-        status, cost, failures = node.get("status"), node.get("cost"), node.get("failures")
-        url = node.get("url") or url_for("pages.agent", session_id=session["id"], agent_id=agent_id)
-        shown_id = shown(agent_id)
-        id_html = f'<code class="agent-id">{shown_id}</code>' if name != agent_id else ""
-        model_html = f'<span class="model">{shown(language_model)}</span>' if language_model else ""
-        created = node.get("created_by")
+        ordinal, agent_id, name, flags = node["ordinal"], node["agent_id"], node["name"], node.get("flags")
+        shown_ordinal, shown_name, shown_id = _number(ordinal), shown(name), shown(agent_id)
+        language_model, status, created = node.get("language_model"), node.get("status"), node.get("created_by")
+        url = node.get("url") or url_for("pages.agent", session_id=session_id, agent_id=agent_id)
         if not created:
             created_html = ""
         elif created.get("missing"):
@@ -143,20 +145,29 @@ def tree_rows(session: dict, rows) -> Markup:
         else:
             created_html = (f'<span class="created-by">created by <a href="{shown(link)}">'
                             f'<code>{shown(created["summary"])}</code></a></span>')
+        if status:
+            span = spans.get(status) or spans.setdefault(status, _status_span(status, False, shown))
+            status_html = span[0] + shown_ordinal + span[1]
+        else:
+            status_html = ""
         shown_parts = [  # what the row shows after its name, each one separated from the next by white space
-            id_html, model_html, node_status(ordinal, status, shown=shown),
+            f'<code class="agent-id">{shown_id}</code>' if name != agent_id else "",
+            f'<span class="model">{shown(language_model)}</span>' if language_model else "", status_html,
             f'<span class="entry-count"><span id="av-count-{shown_ordinal}">{_number(node["entries"])}</span>'
             f' entries</span>',
-            f'<span class="node-cost" id="av-cost-{shown_ordinal}">{node_cost(cost)}</span>',
-            f'<span id="av-failures-{shown_ordinal}">{node_failures(session, agent_id, failures, failures_url)}</span>',
-            created_html, IMPLICIT if node.get("implicit") else "", INFERRED if "parent_inferred" in flags else "",
-            UNLINKED if "unlinked" in flags else "", macros.node_in_progress(flags) if flags else "",
-            CYCLE if "cause_cycle" in flags else ""]
+            f'<span class="node-cost" id="av-cost-{shown_ordinal}">{node_cost(node.get("cost"))}</span>',
+            f'<span id="av-failures-{shown_ordinal}">'
+            f'{node_failures(session, agent_id, node.get("failures"), failures_url)}</span>',
+            created_html, IMPLICIT if node.get("implicit") else ""]
+        if flags:
+            shown_parts += [INFERRED if "parent_inferred" in flags else "", UNLINKED if "unlinked" in flags else "",
+                            current_app.jinja_env.get_template("_macros.html").module.node_in_progress(flags),
+                            CYCLE if "cause_cycle" in flags else ""]
         parts.append(
             f'\n<li class="node" id="av-node-{shown_ordinal}" data-agent="{shown_id}">\n'
             f'  <div class="node-row {shown(colour_class(ordinal))}">\n'
             f'    <a class="agent-name" href="{shown(url)}">{shown_name}</a>\n    '
-            + "\n    ".join(part for part in shown_parts if part) +
+            + "\n    ".join(filter(None, shown_parts)) +
             f'\n  </div>\n'
             f'  <details open>\n'
             f'    <summary><span class="visually-hidden">sub-agents of {shown_name}</span></summary>\n'
