@@ -139,12 +139,11 @@ def sleep(s, wake_with, lost, given: dict | None = None) -> None:
             return
         if given is None:
             given = summary(s)
-        else:
-            for name in SUMMARY:
-                setattr(s, name, given[name])
+        else:  # plain attributes (none is a property): set as one
+            s.__dict__.update({name: given[name] for name in SUMMARY})
         s.__dict__["_asleep"] = {**{k: given[k] for k in LISTED}, "wake": wake_with, "lost": lost}
         # `_asleep` first: a reader without the lock that misses an attribute from now on wakes it (after this)
-        for name in [n for n in s.__dict__ if n not in KEPT_ASLEEP]:
+        for name in s.__dict__.keys() - KEPT_ASLEEP:
             del s.__dict__[name]
 
 
