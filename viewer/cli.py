@@ -16,27 +16,28 @@ import tempfile
 
 @contextlib.contextmanager
 def _made_to_last():
-    """The cyclic collector off while what lasts as long as the process is made (the modules a server imports: some
-    70,000 objects, walked by about a hundred young collections as they were made, 30-40 ms of a start), then
-    frozen out of its way (gc.freeze: no later full collection walks them) and back as it was found."""
-    enabled = gc.isenabled()
-    gc.disable()
+    """No automatic cyclic collection while what lasts as long as the process is made (the modules a server imports,
+    its app and URL rules: some 80,000 objects, walked by about a hundred young collections as they were made,
+    30-50 ms of a start), then all of it frozen out of the collector's way (gc.freeze: no later collection walks
+    it) and the collector's thresholds as they were. Thresholds, not gc.disable: the ingest thread started
+    meanwhile pauses the collector on its own (gcpause), by the other switch."""
+    thresholds = gc.get_threshold()
+    gc.set_threshold(0)
     try:
         yield
     finally:
         gc.freeze()
-        if enabled:
-            gc.enable()
+        gc.set_threshold(*thresholds)
 
 
-def serve(args: argparse.Namespace) -> int:
-    with _made_to_last():  # before the app is made: its ingest thread pauses the collector on its own (gcpause)
-        from .core import pricing
-        from .core.tuning import Limits, Tuning
-        from .store import session_cache
-        from .web import security
-        from .web.app import close_app, create_app
-        from .web.channel import counted_server
+def _started(args: argparse.Namespace):
+    """The app and its server made (imports first), or the exit status when they cannot be."""
+    from .core import pricing
+    from .core.tuning import Limits, Tuning
+    from .store import session_cache
+    from .web import security
+    from .web.app import close_app, create_app
+    from .web.channel import counted_server
 
     if args.demo:
         # The demo writes into a fresh temporary folder of our own, never into DIR.
@@ -81,6 +82,17 @@ def serve(args: argparse.Namespace) -> int:
             shutil.rmtree(args.dir, ignore_errors=True)
         print(f"agentview: cannot listen on {args.host}:{args.port}: {error.strerror or error}", file=sys.stderr)
         return 2
+    return app, server, token
+
+
+def serve(args: argparse.Namespace) -> int:
+    with _made_to_last():
+        started = _started(args)
+    if isinstance(started, int):
+        return started
+    app, server, token = started
+    from .web.app import close_app
+
     host, port = server.effective_host, server.effective_port
     shown = f"[{host}]" if ":" in str(host) else host
     # The first line on stdout says where we listen (tests start us on port 0 and read it).
