@@ -9,7 +9,7 @@ import zlib
 
 from viewer.core.open_files import OpenFiles
 
-from .safe_open import open_regular
+from .safe_open import open_regular, open_regular_stat
 
 SMALL_READ = 64 * 1024  # FileSource reads up to this size hold the pool's lock instead of marking the source in use
 
@@ -25,8 +25,8 @@ def _read_at(fd: int, offset: int, length: int) -> bytes:
         return os.read(fd, length)
 
 
-def _ends(fd: int, length: int) -> tuple[os.stat_result, bytes, bytes]:
-    st = os.fstat(fd)
+def _ends(fd: int, length: int, st: os.stat_result | None = None) -> tuple[os.stat_result, bytes, bytes]:
+    st = os.fstat(fd) if st is None else st
     first = _read_at(fd, 0, min(length, st.st_size))
     last = _read_at(fd, st.st_size - length, length) if st.st_size > length else b""
     return st, first, last
@@ -35,9 +35,9 @@ def _ends(fd: int, length: int) -> tuple[os.stat_result, bytes, bytes]:
 def file_ends(path: str, inside: str | None, length: int) -> tuple[os.stat_result, bytes, bytes]:
     """FileSource.ends of the file at `path`, opened for this alone (as every read opens one: open_regular) and
     closed at once: a woken session's hundreds of files are checked without entering the pool of open files."""
-    fd = open_regular(path, inside)
+    fd, st = open_regular_stat(path, inside)  # its fstat, taken by the checks of the open: not taken again
     try:
-        return _ends(fd, length)
+        return _ends(fd, length, st)
     finally:
         os.close(fd)
 

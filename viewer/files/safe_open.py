@@ -81,6 +81,12 @@ def open_regular(path: str, inside: str | None, found: os.stat_result | None = N
     FileNotFoundError when nothing is there, RefusedFile (NotRegularFile, OutsideFolder) when the file may
     not be read, and OSError (PermissionError...) when it cannot be.
     """
+    return open_regular_stat(path, inside, found)[0]
+
+
+def open_regular_stat(path: str, inside: str | None,
+                      found: os.stat_result | None = None) -> tuple[int, os.stat_result]:
+    """`open_regular`'s descriptor and the fstat its checks took of it (not taken again by a caller that needs it)."""
     before = os.stat(path) if found is None else found
     if not stat.S_ISREG(before.st_mode):  # not even opened: a writer waiting on a FIFO would go on, then lose its pipe
         raise NotRegularFile(path, f"not a regular file ({_file_type(before.st_mode)}): never read")
@@ -97,8 +103,8 @@ def open_regular(path: str, inside: str | None, found: os.stat_result | None = N
         raise
     if swapped:  # not the file the caller saw: judged as it is now, by a stat of its own
         os.close(fd)
-        return open_regular(path, inside)
-    return fd
+        return open_regular_stat(path, inside)
+    return fd, st
 
 
 def open_regular_file(path: str, inside: str | None):
