@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import logging
 import os
 import secrets
@@ -12,7 +14,25 @@ import sys
 import tempfile
 
 
-def serve(args: argparse.Namespace) -> int:
+@contextlib.contextmanager
+def _made_to_last():
+    """No automatic cyclic collection while what lasts as long as the process is made (the modules a server imports,
+    its app and URL rules: some 80,000 objects, walked by about a hundred young collections as they were made,
+    30-50 ms of a start), then all of it frozen out of the collector's way (gc.freeze: no later collection walks
+    it) and the collector's thresholds as they were. Thresholds, not gc.disable: the ingest thread started
+    meanwhile pauses the collector on its own (gcpause), by the other switch."""
+    thresholds = gc.get_threshold()
+    gc.set_threshold(0)
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.set_threshold(*thresholds)
+
+
+def _started(args: argparse.Namespace):
+    """The app and its server made (imports first), or the exit status when they cannot be."""
+    from .core import pricing
     from .core.tuning import Limits, Tuning
     from .store import session_cache
     from .web import security
@@ -34,8 +54,6 @@ def serve(args: argparse.Namespace) -> int:
         print("agentview: --token is empty: an empty token would let anyone in; give a real one, or leave "
               "--token out (a random one is made when --host is not loopback)", file=sys.stderr)
         return 2
-    from .core import pricing
-
     try:  # the prices costs are shown at: genai-prices', with the user's file (or AGENTVIEW_PRICES) over them
         prices = pricing.load(args.prices or os.environ.get(pricing.ENV) or None)
     except pricing.PriceFileError as error:
@@ -64,6 +82,17 @@ def serve(args: argparse.Namespace) -> int:
             shutil.rmtree(args.dir, ignore_errors=True)
         print(f"agentview: cannot listen on {args.host}:{args.port}: {error.strerror or error}", file=sys.stderr)
         return 2
+    return app, server, token
+
+
+def serve(args: argparse.Namespace) -> int:
+    with _made_to_last():
+        started = _started(args)
+    if isinstance(started, int):
+        return started
+    app, server, token = started
+    from .web.app import close_app
+
     host, port = server.effective_host, server.effective_port
     shown = f"[{host}]" if ":" in str(host) else host
     # The first line on stdout says where we listen (tests start us on port 0 and read it).

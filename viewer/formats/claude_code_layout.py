@@ -88,6 +88,8 @@ def sidecar_of(path: str) -> str | None:
 
 def sidecar_for(path: str) -> str | None:
     """Where the `.meta.json` describing a sub-agent file would be (the inverse of `sidecar_of`)."""
+    if _PLACE not in path:  # a main file (every group has one): told without splitting its path
+        return None
     folder, name = os.path.split(path)
     if _sub_agents_place(folder, name):
         return os.path.join(folder, name.removesuffix(".jsonl") + ".meta.json")

@@ -9,6 +9,7 @@ epoch and is read again. A group listed before it is read is asleep the same way
 
 from __future__ import annotations
 
+import marshal
 import time
 
 from viewer.search.index import far_behind
@@ -22,6 +23,8 @@ KEPT_ASLEEP = frozenset({"id", "path", "relpath", "name", "host", "lock", "seria
                          "changed_at"})
 SUMMARY = ("epoch", "updated_at", "title", "format_summary", "internal", "first_time", "last_time")  # kept attributes restored from a summary
 LISTED = ("count", "agents", "problems", "failures", "usage", "complete")  # what a sleeping session answers without waking
+# An unread session's usage: none, encoded as a kept summary's is (decoded by usage.kept_state, a copy each time)
+_UNREAD_USAGE = marshal.dumps(usage.Totals(hourly=True).state())
 
 
 def unread(s) -> None:
@@ -29,7 +32,7 @@ def unread(s) -> None:
     an empty one, without its index (some 12 kB and 50 us each), made empty when anything reads it (`wake`)."""
     s.title = s.format_summary = s.first_time = s.last_time = None
     s.internal = 0
-    s.__dict__["_asleep"] = {"count": 0, "agents": 0, "problems": 0, "failures": 0, "usage": usage.Totals(hourly=True).state(),
+    s.__dict__["_asleep"] = {"count": 0, "agents": 0, "problems": 0, "failures": 0, "usage": _UNREAD_USAGE,
                              "complete": True, "unread": True}
 
 
@@ -139,12 +142,11 @@ def sleep(s, wake_with, lost, given: dict | None = None) -> None:
             return
         if given is None:
             given = summary(s)
-        else:
-            for name in SUMMARY:
-                setattr(s, name, given[name])
+        else:  # plain attributes (none is a property): set as one
+            s.__dict__.update({name: given[name] for name in SUMMARY})
         s.__dict__["_asleep"] = {**{k: given[k] for k in LISTED}, "wake": wake_with, "lost": lost}
         # `_asleep` first: a reader without the lock that misses an attribute from now on wakes it (after this)
-        for name in [n for n in s.__dict__ if n not in KEPT_ASLEEP]:
+        for name in s.__dict__.keys() - KEPT_ASLEEP:
             del s.__dict__[name]
 
 
@@ -161,7 +163,7 @@ def wake(s, seen: bool = True) -> None:
         restored = found["wake"](s)
         if restored is not None and restored.count == found["count"]:
             _take(s, restored)
-            usage.take_back(s, found["usage"])
+            usage.take_back(s, usage.kept_state(found))
             lost = None
         else:
             s.empty()  # empty under a later epoch: an open page reloads, and fills as the files are read

@@ -5,6 +5,7 @@ and a session's usage per hour and model (the usage page sums those across sessi
 from __future__ import annotations
 
 import copy
+import marshal
 
 from viewer.core import pricing, times
 
@@ -268,6 +269,16 @@ def _still_true(s, kept: dict, positions) -> bool:
     return kept.get("priced_by") == s.host.prices.key and kept.get("read") == len(positions)
 
 
+def kept_state(asleep: dict) -> dict:
+    """A sleeping session's totals as summed before it slept (`asleep`: sleeping.asleep's). The folder's cache entry
+    keeps them encoded (folder_cache.row), as an unread session holds its none (sleeping.unread): decoded here when
+    first read, not for every session a restart or a first walk lists."""
+    state = asleep["usage"]
+    if type(state) is bytes:
+        state = asleep["usage"] = marshal.loads(state)
+    return state
+
+
 def take_back(s, kept: dict) -> None:
     """A woken session's totals as summed before it slept (its summary's `kept`; callers hold its lock), so that the
     page opening it does not read and price every response again: when they are still true."""
@@ -301,7 +312,8 @@ def session_totals(s) -> "Totals":
     """The session's Totals (its hours too; callers hold the session's lock while they read them): a sleeping
     session's as summed before it slept, unless priced at other prices (then it wakes and sums again)."""
     asleep = s.asleep
-    priced_by = asleep["usage"].get("priced_by") if asleep is not None else False
+    kept = kept_state(asleep) if asleep is not None else None
+    priced_by = kept.get("priced_by") if kept is not None else False
     if priced_by is None or (priced_by and priced_by == s.host.prices.key):  # None: nothing summed, at any prices
-        return Totals.from_state(asleep["usage"])
+        return Totals.from_state(kept)
     return _kept(s, None, s.usage_positions)

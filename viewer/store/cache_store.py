@@ -340,17 +340,22 @@ class CacheStore:
                 if where[0] == path:
                     packed.pop(key, None)
 
-    def touch(self, key: str) -> None:
-        """Mark an entry used now (evicted last) without reading it: its file, else its pack."""
-        try:
-            os.utime(self._path(key))
-        except FileNotFoundError:
-            where = self._packed().get(key)
-            if where is not None:
-                with contextlib.suppress(OSError):
-                    os.utime(where[0])
-        except OSError:
-            pass
+    def touch(self, *keys: str) -> None:
+        """Mark entries used now (evicted last) without reading them: each one's file, else its pack (a pack holding
+        several of them once)."""
+        packs = set()
+        for key in keys:
+            try:
+                os.utime(self._path(key))
+            except FileNotFoundError:
+                where = self._packed().get(key)
+                if where is not None:
+                    packs.add(where[0])
+            except OSError:
+                pass
+        for pack in packs:
+            with contextlib.suppress(OSError):
+                os.utime(pack)
 
     def drop(self, key: str) -> None:
         """Remove an entry: its file, or its place in a pack (the pack's other entries stay)."""

@@ -10,6 +10,7 @@ it, not those of every session.
 from __future__ import annotations
 
 import logging
+import marshal
 
 from viewer import formats
 from viewer.search.folder_words import FolderWords
@@ -71,8 +72,10 @@ class Listed:
 def row(session, key: str, files: dict, sidecars: dict) -> tuple:
     """A kept group's row (callers hold its lock): it is asleep or awake, kept as it is now."""
     members = {path: {k: v for k, v in member.items() if k not in _JOINED} for path, member in session.members.items()}
-    return (session.path, session.format.name, key, files, sidecars, members, session.summary(),
-            session.normalizer.state())
+    summary = session.summary()
+    if type(summary["usage"]) is dict:  # the third of a row's decoding, read only by usage pages: see usage.kept_state
+        summary["usage"] = marshal.dumps(summary["usage"])
+    return (session.path, session.format.name, key, files, sidecars, members, summary, session.normalizer.state())
 
 
 def save(store: CacheStore, key: str, rows) -> int:

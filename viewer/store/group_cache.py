@@ -162,7 +162,7 @@ def restore_listed(store: CacheStore, session: SessionIndex, tailers: dict, insi
     just now from the files read (read_pool); `unchanged(path, was)`: what tells a file as it was (the folder's
     entry's own: folder_cache.Listed). None on any miss."""
     key, files, sidecars, summary, state = listed
-    if set(files) != set(session.members) or not all(unchanged(p, was) for p, was in files.items()):
+    if files.keys() != session.members.keys() or not all(unchanged(p, was) for p, was in files.items()):
         return None
     if {p: v and tuple(v) for p, v in sidecars.items()} != _sidecars(session):
         return None

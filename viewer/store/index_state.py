@@ -218,13 +218,16 @@ def asleep(kept: Iterator[tuple], fmt: formats.Format) -> tuple[dict, object] | 
     return asleep_from(fmt, head.get("summary"), state if name == "normalizer" else None, head["count"])
 
 
+_SUMMARY_KEYS = frozenset(sleeping.LISTED + sleeping.SUMMARY)  # what a kept summary holds at least
+
+
 def asleep_from(fmt: formats.Format, summary, state, count: int | None = None) -> tuple[dict, object] | None:
     """(summary, settled normalizer) from what was kept of a session asleep (an entry's head, or the folder's entry:
     folder_cache); None unless the summary holds all the list reads (for `count` events, when the entry says how
     many apart from it) and the normalizer is one."""
     normalizer = fmt.normalizer.settled_from(state) if fmt.reads_records and state is not None else None
     if (normalizer is None or not isinstance(summary, dict)
-            or not set(sleeping.LISTED + sleeping.SUMMARY) <= set(summary)
+            or not summary.keys() >= _SUMMARY_KEYS
             or (count is not None and summary["count"] != count)):
         return None
     return summary, normalizer

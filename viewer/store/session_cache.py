@@ -182,6 +182,7 @@ class SessionCache:
         False when none waits."""
         if not self._unchecked:
             return False
+        checked = []
         for session, inside, asleep in self._unchecked[-most:]:
             entry = self._entries.get(session.path)
             if entry is None or session.asleep is not asleep:
@@ -190,10 +191,11 @@ class SessionCache:
             if not group_cache.same_files(files, inside):
                 session.wake(seen=False)
                 continue
-            self.store.touch(key)
+            checked.append(key)
             with session.lock:
                 if session.asleep is asleep:
                     asleep["wake"] = functools.partial(group_cache.wake, self.store, key, files)
+        self.store.touch(*checked)  # sixteen groups' entries lie in one or two packs: each is touched once
         del self._unchecked[-most:]
         return True
 

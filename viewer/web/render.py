@@ -136,8 +136,11 @@ class Rows:
             if (found is None or asleep is None or found[2] is not asleep or since > found[3]
                     or s.changed_at > found[3]):
                 key = key_of(s)
-                found = (key, found[1] if found is not None and found[0] == key else row_of(key, url_of(key[0])),
-                         asleep, version)
+                if found is None or found[0] != key:  # its URL kept while its id is (made by the same url_of)
+                    url = found[1]["url"] if found is not None and found[0][0] == key[0] else url_of(key[0])
+                    found = (key, row_of(key, url), asleep, version)
+                else:
+                    found = (key, found[1], asleep, version)
             now[s] = found
             out.append(found[1])
         if len(now) >= len(kept):  # a whole listing: sessions gone from it are dropped
