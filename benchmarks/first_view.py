@@ -3,11 +3,10 @@
     .venv/bin/python benchmarks/first_view.py FOLDER [--repo CHECKOUT] [--runs 3] [--session ID]
 
 A cold read of FOLDER into an empty cache (a Runtime with no watcher, background steps until none is left), then
-`--runs` restarts, each a fresh process on that cache with its templates and URL builders compiled (as an idle
-server has them): the first page of the session with the most events (or ID), then, in another fresh process, its
-first JSON. Prints wall and CPU ms of each, and the page's parts (inclusive wall ms): waking it, its session data,
-the tree's sums (its agents' costs first), the tree's rows, the template. Alternate checkouts (`--repo`) to compare
-them.
+`--runs` restarts, each a fresh process on that cache with its templates compiled (as an idle server has them):
+the first page of the session with the most events (or ID), then, in another fresh process, its first JSON. Prints
+wall and CPU ms of each, and the page's parts (inclusive wall ms): waking it, its session data, the tree's sums
+(its agents' costs first), the tree's rows, the template. Alternate checkouts (`--repo`) to compare them.
 """
 
 from __future__ import annotations
@@ -69,8 +68,6 @@ def view(folder: str, cache: str, session_id: str | None, kind: str) -> dict:
     for name in env.list_templates():
         if name.endswith(".html"):
             env.get_template(name)
-    for rule in app.url_map.iter_rules():  # url_for's builders too, where a checkout compiles them when idle
-        getattr(rule, "build_ready", lambda: None)()
     library = app.extensions["agentview"].library
     if session_id is None:
         session_id = max(library.listing(), key=lambda s: s.summary()["count"]).id

@@ -46,7 +46,6 @@ from . import (
     timeline_views,
     tree_outline,
     tree_rows,
-    url_cache,
     usage_views,
 )
 from .endpoints import LIVE_ENDPOINTS
@@ -88,11 +87,6 @@ def _compiling_templates(env) -> list:
     return [functools.partial(env.get_template, name) for name in env.list_templates() if name.endswith(".html")]
 
 
-def _building_urls(url_map) -> list:
-    """Each URL rule's url_for builder compiled in turn once the ingest thread is idle (url_cache.Rule)."""
-    return [rule.build_ready for rule in url_map.iter_rules() if isinstance(rule, url_cache.Rule)]
-
-
 def create_app(
     root: str | os.PathLike, watch: bool = True, polling: bool = False, *, follow_symlinks: bool = False,
     redact: bool = True, token: str | None = None, allowed_hosts: frozenset[str] | None = security.LOOPBACK_NAMES,
@@ -108,7 +102,6 @@ def create_app(
     """
     app = Flask(__name__, template_folder=resource_dir("templates"), static_folder=resource_dir("static"))
     app.jinja_environment = jinja_env.FlatGlobalsEnvironment  # before the app's jinja_env is first made
-    app.url_rule_class = url_cache.Rule  # before its rules are added: their builders compiled when first used
     app.config["AGENT_PAGE_SIZE"] = 200
     app.config["DIALOG_PAGE_SIZE"] = 200
     app.config["SEARCH_COUNT_BUDGET"] = search_count.COUNT_BUDGET  # looks a search page's total makes at most
@@ -148,7 +141,7 @@ def create_app(
             app.jinja_env.bytecode_cache = jinja_env.KeptTemplates(runtime.library.cache.folder)
         except OSError as error:  # then compiled at every start, as without a cache
             log.warning("not keeping compiled templates: %s", error)
-    runtime.when_idle(*_compiling_templates(app.jinja_env), *_building_urls(app.url_map))
+    runtime.when_idle(*_compiling_templates(app.jinja_env))
 
     @app.after_request
     def secure_and_log(response):

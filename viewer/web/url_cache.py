@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from flask import current_app, request
-from werkzeug.routing import Rule as WerkzeugRule
 
 from viewer.core.bounded_map import ClearedPast
 
@@ -44,32 +43,6 @@ class CachedUrls:
         except TypeError:  # a value that is not hashable (a list of values for one argument)
             return self._build(endpoint, **values)
         return self._cached.put(key, self._build(endpoint, **values))
-
-
-class Rule(WerkzeugRule):
-    """A URL rule whose two builders (the Python werkzeug writes and compiles for url_for: about 0.5 ms each, some
-    40 ms of a start for the app's rules) are compiled when first used, or by an idle server (`build_ready`): a
-    start lists its sessions first. The second (for alias redirects) is seldom used, then compiled."""
-
-    def _compile_builder(self, append_unknown: bool = True):
-        compile_builder = super()._compile_builder
-
-        def first(rule, **values):
-            return rule._compiled(append_unknown, compile_builder)(**values)
-
-        first.unmade = True
-        return first
-
-    def _compiled(self, append_unknown: bool, compile_builder=None):
-        """The builder compiled now, in its place (where werkzeug's Rule.compile binds it)."""
-        builder = (compile_builder or super()._compile_builder)(append_unknown).__get__(self, None)
-        setattr(self, "_build_unknown" if append_unknown else "_build", builder)
-        return builder
-
-    def build_ready(self) -> None:
-        """url_for's builder compiled now, unless it is: what an idle server does, so that no page waits for it."""
-        if getattr(self._build_unknown, "unmade", False):
-            self._compiled(True)
 
 
 def install(app) -> CachedUrls:
