@@ -1,12 +1,19 @@
 """`agentview serve` as a user runs it: a real process, real HTTP."""
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import urllib.request
 from pathlib import Path
 
-from conftest import REPO, wait_for
+from conftest import REPO, serve, wait_for
+from test_claude_settled import age
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from claude_projects import generate  # noqa: E402
 
 
 def fetch(url):
@@ -50,6 +57,49 @@ def test_serve_on_a_taken_port_says_so_without_a_traceback(tmp_path):
                                 capture_output=True, text=True, cwd=REPO, timeout=30)
     assert result.returncode == 2
     assert f"cannot listen on 127.0.0.1:{port}" in result.stderr and "Traceback" not in result.stderr
+
+
+def children(pid: int) -> list[int]:
+    """The processes `pid` started (any of its threads), as /proc lists them."""
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as f:
+            found += [int(child) for child in f.read().split()]
+    return found
+
+
+def running(pid: int) -> bool:
+    """Whether `pid` is a process not yet ended (a zombie has ended: its parent has only not taken its status)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_serve_stopped_by_sigterm_leaves_no_worker_process_behind(tmp_path):
+    """SIGTERM stops `serve` as Ctrl-C does: its read worker is ended and waited for, not left to end once it finds
+    its socket closed after the group it reads. The worker is stopped (SIGSTOP) first: left to itself, it would
+    never end."""
+    root = Path(generate(tmp_path / "home", sessions=70, projects=2)["projects_folder"])  # above read_pool_from
+    age(root)
+    with serve(root, "--cache-dir", str(tmp_path / "cache"), "--read-workers", "1") as server:
+        pid = server.process.pid
+
+        def worker():
+            return [child for child in children(pid) if "read_worker" in Path(f"/proc/{child}/cmdline").read_text()]
+        reader = wait_for(worker, timeout=60)[0]
+        started = children(pid)
+        try:
+            os.kill(reader, signal.SIGSTOP)
+            server.process.terminate()
+            server.process.wait(timeout=30)
+            assert [child for child in started if running(child)] == []
+            assert server.process.returncode == 0  # stopped as asked, not killed
+        finally:
+            for child in started:
+                if running(child):
+                    os.kill(child, signal.SIGKILL)
 
 
 def test_diff_exits_0_when_runs_agree_1_when_they_differ_2_when_it_cannot_compare(tmp_path):

@@ -91,6 +91,9 @@ def serve(args: argparse.Namespace) -> int:
     if isinstance(started, int):
         return started
     app, server, token = started
+    # Stopped by SIGTERM (a service manager, kill) as by Ctrl-C: what the app runs is stopped below (its worker
+    # processes ended and waited for, not left to find their socket closed), the demo's folder removed.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     from .web.app import close_app
 
     host, port = server.effective_host, server.effective_port
@@ -103,8 +106,6 @@ def serve(args: argparse.Namespace) -> int:
         from .writer.demo import Background
 
         demo = Background(args.dir).start()
-        # Stopped by a signal, still remove the temporary folder (finally below).
-        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         print(f"agentview: a scripted demo session is being written live: watch "
               f"http://{shown}:{port}/s/demo{query}", flush=True)
     try:

@@ -71,3 +71,23 @@ def test_last_update_is_the_files_time_not_the_servers(tmp_path):
     os.utime(path, (1_700_000_000, 1_700_000_000))
     library.refresh(str(path))
     assert library.get("s").updated_at == 1_700_000_000
+
+
+def test_a_scan_tells_the_files_it_listed_anew(tmp_path):
+    """Anew: not listed before the scan, listed after it. A file read again under a new format (forgotten and listed
+    again within the scan) was listed before; a Claude Code session's files are each listed (its group's)."""
+    entry = {"message_id": "m1", "event_type": "transcript_entry", "agent_id": "a", "role": "user", "content": "hi"}
+    write_events(tmp_path / "team" / "one.jsonl", [entry])
+    write_events(tmp_path / "team" / "empty.jsonl", [])
+    library = Library(tmp_path)
+    assert sorted(library.scan()) == [str(tmp_path / "team" / name) for name in ("empty.jsonl", "one.jsonl")]
+    assert library.scan() == []
+    empty = library.session_at(str(tmp_path / "team" / "empty.jsonl"))
+    write_events(tmp_path / "team" / "empty.jsonl", [{  # its first line: a Claude Code session, no more native
+        "type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "empty", "timestamp": "2026-02-01T10:00:00Z",
+        "message": {"role": "user", "content": "hi"}}])
+    write_events(tmp_path / "team" / "two.jsonl", [entry])
+    write_events(tmp_path / "elsewhere" / "three.jsonl", [entry])
+    assert library.scan(str(tmp_path / "team")) == [str(tmp_path / "team" / "two.jsonl")]
+    assert library.session_at(str(tmp_path / "team" / "empty.jsonl")) is not empty  # read again, not listed anew
+    assert library.scan() == [str(tmp_path / "elsewhere" / "three.jsonl")]

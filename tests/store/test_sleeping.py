@@ -177,6 +177,22 @@ def test_the_calls_kept_for_a_woken_session_are_found_again_once_it_grows(projec
         assert made["late-agent"][0] == s.by_id[cause]
 
 
+def test_a_woken_sessions_tree_finds_its_message_ids_though_the_session_read_none_yet(project, cache):
+    """The tree reads the message ids through its session: read by the tree first (an agent created naming a
+    message read before), they are the session's, decoded then, not an empty map waiting for the session to read."""
+    again = run(project, cache, settle=False)
+    s = max(again.listing(), key=lambda s: s.count)
+    with s.lock:
+        s.agents  # woken
+        assert "by_id" not in s.__dict__ and "by_id" in s.__dict__["_later"]
+        creator = next(agent for agent in s.agents.values() if agent.cause is not None)
+        s.tree.agent_created({"message_id": "made-late", "event_type": "agent_created", "agent_id": "late-agent"},
+                             10**6, 1, [creator.cause], False)
+        late = s.agents["late-agent"]
+        assert late.parent_id == creator.parent_id is not None and "cause_missing" not in late.flags
+        assert "late-agent" not in s.tree.awaiting_cause.get(creator.cause, ())
+
+
 def test_a_woken_sessions_message_ids_are_decoded_when_first_read_into_the_map_its_tree_reads(project, cache):
     """Its page and JSON read no message id: they stay encoded until something does, then are those of a read."""
     from viewer.web.app import close_app, create_app

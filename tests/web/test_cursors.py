@@ -8,6 +8,7 @@ asked on a session whose file was replaced (its second reading), so "from the st
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -82,3 +83,41 @@ def test_the_search_poll_reads_from_the_start(served):
     first = client.get("/api/search?q=zebra&session=s&from=0").get_json()  # its pages' cursor, the same
     assert first == client.get("/api/search?q=zebra&session=s").get_json()
     assert {r["message_id"] for r in first["results"]} == {"m1", "m2", "m3"}
+
+
+def test_a_poll_while_a_resumed_session_is_read_again_waits_and_never_reloads(tmp_path):
+    """A settled Claude Code session resumed is read again from its start: meanwhile it holds fewer events under a
+    later epoch, and its epoch comes back once every event read before is found where it was. A page polling
+    meanwhile gets nothing new, then the new line in place: never a reload (HX-Refresh)."""
+    import threading
+
+    from claude_lines import Transcript
+    from test_claude_settled import age
+
+    transcript = Transcript("5e77-resumed")
+    for n in range(1500):  # a read again long enough for many polls to fall inside it
+        transcript.user(f"question {n}")
+        transcript.response(f"msg_{n}", [{"type": "text", "text": f"answer {n}"}])
+    path = transcript.write(tmp_path / "-home-dev-app" / "5e77-resumed.jsonl")
+    age(tmp_path)
+    app = create_app(tmp_path, watch=False)
+    library = app.extensions["agentview"].library
+    [s] = library.listing()
+    assert s.normalizer.settled
+    cursor, client = s.cursor, app.test_client()
+    url = f"/s/{s.id}/poll/agent?agent=main&after={cursor}"
+    assert client.get(url).status_code == 204
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps({**transcript.lines[-2], "uuid": "late-1", "parentUuid": transcript.last,
+                            "message": {"role": "user", "content": "one more question"}}) + "\n")
+    reader = threading.Thread(target=library.refresh, args=(str(path),))
+    reader.start()
+    answered = []
+    while reader.is_alive():
+        response = client.get(url)
+        answered.append((response.status_code, response.headers.get("HX-Refresh")))
+    reader.join()
+    assert {refresh for _, refresh in answered} <= {None}
+    response = client.get(url)
+    assert s.epoch == int(cursor.split("-")[0]) and response.status_code == 200
+    assert "one more question" in response.get_data(as_text=True) and response.headers.get("HX-Refresh") is None

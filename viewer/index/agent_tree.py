@@ -4,6 +4,7 @@ message ids' positions, the line numbers, the problems) and extends it as events
 
 from __future__ import annotations
 
+import weakref
 from array import array
 from bisect import bisect_left
 
@@ -114,10 +115,11 @@ class AgentTree:
     """The agents of one session and how they link, and the links of its messages that name nothing (yet)."""
 
     KEPT = ("agents", "spawned", "awaiting_cause", "changes", "dangling")  # what `state` gives
-    MADE = ("_events", "_by_id", "_line_numbers", "_problems")  # the session's containers it reads
+    MADE = ("_session", "_events", "_line_numbers", "_problems")  # its session, and the session's containers it reads
 
-    def __init__(self, events, by_id: dict[str, int], line_numbers: array, problems: list[Problem]):
-        self._events, self._by_id, self._line_numbers, self._problems = events, by_id, line_numbers, problems
+    def __init__(self, session, events, line_numbers: array, problems: list[Problem]):
+        self._events, self._line_numbers, self._problems = events, line_numbers, problems
+        self.belong_to(session)
         self.agents: dict[str, AgentNode] = {}
         self.spawned: dict[str, list[str]] = {}  # message id -> agents whose agent_created names it as cause
         self.awaiting_cause: dict[str, list[str]] = {}  # message id not seen yet -> agents created naming it
@@ -126,11 +128,20 @@ class AgentTree:
         # message id not seen yet -> the dangling_* problems naming it (dropped if it shows up)
         self.dangling: dict[str, list[Problem]] = {}
 
-    def copy(self, events, by_id: dict[str, int], line_numbers: array, problems: list[Problem],
-             shared) -> AgentTree:
-        """An independent tree equal to this one over another session's containers (SessionIndex.copy); `shared`
-        wraps a map of lists so the copy shares them until it changes one (SharedLists)."""
-        other = AgentTree(events, by_id, line_numbers, problems)
+    def belong_to(self, session) -> None:
+        """Read `session`'s message ids from now on (a sleeping session taking back its index). Read through it, never
+        held: a map the session fills when first read (store.index_state's read later) is filled for the tree too.
+        A weak reference: the session owns this, and a session's index holds no reference cycle."""
+        self._session = weakref.ref(session)
+
+    @property
+    def _by_id(self) -> dict[str, int]:
+        return self._session().by_id
+
+    def copy(self, session, events, line_numbers: array, problems: list[Problem], shared) -> AgentTree:
+        """An independent tree equal to this one over another session and its containers (SessionIndex.copy);
+        `shared` wraps a map of lists so the copy shares them until it changes one (SharedLists)."""
+        other = AgentTree(session, events, line_numbers, problems)
         other.agents = {agent_id: agent.copy() for agent_id, agent in self.agents.items()}
         other.spawned, other.awaiting_cause = shared(self.spawned), shared(self.awaiting_cause)
         other.dangling = shared(self.dangling)

@@ -103,7 +103,7 @@ class SessionIndex:
         # (agent_id, tool_call_id) -> positions of that agent's entries holding / answering the call (see file_at)
         # message id -> positions of the events whose `cause` names it (pieces of text, agent creations)
         self.caused: dict[str, list[int]] = {}
-        self._bind(AgentTree(self.events, self.by_id, self.line_numbers, self.problems), ToolCalls(self.problems))
+        self._bind(AgentTree(self, self.events, self.line_numbers, self.problems), ToolCalls(self.problems))
         self.internal = 0  # events no page shows as such (a response's later lines, a parent found late)
         self.usage_positions = array("q")  # events naming a model or token usage (usage sums these)
         # events saying a message grew in place (Claude Code), and the message each grew: live pages redraw it
@@ -174,7 +174,7 @@ class SessionIndex:
             for name in ("references", "caused"):
                 setattr(other, name, SharedLists(getattr(self, name)))
             other.problems = list(self.problems)
-            other._bind(self.tree.copy(other.events, other.by_id, other.line_numbers, other.problems, SharedLists),
+            other._bind(self.tree.copy(other, other.events, other.line_numbers, other.problems, SharedLists),
                         self.calls.copy(other.problems, SharedLists))
             other.usage_totals, other.dialog_orders, other.timeline_drawn = {}, {}, None
             other.search, other.facets = search_index.SearchIndex(other), facets.Facets(other)

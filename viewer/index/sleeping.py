@@ -181,8 +181,9 @@ def _take(s, restored) -> None:
     restored.__dict__.clear()  # its parser's methods refer to it: freed now, not at the next collection
     for name in [n for n in s.__dict__.get("_later", ()) if n in s.__dict__]:  # its search index, taken alone
         del s.__dict__["_later"][name]
-    for built in (s.__dict__.get("search"), s.__dict__.get("facets")):  # they read their session through a weak
-        if built is not None:                                              # reference (made later: made for `s`)
+    # They read their session through a weak reference (made later: made for `s`; the tree: made for `restored`)
+    for built in (s.__dict__.get("search"), s.__dict__.get("facets"), s.__dict__.get("tree")):
+        if built is not None:
             built.belong_to(s)
     s.new_parser()
     del s.__dict__["_asleep"]

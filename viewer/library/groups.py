@@ -40,6 +40,8 @@ class Groups:
         self._deferred: dict[tuple[str, str], int] | None = None
         self._lost: weakref.WeakSet = weakref.WeakSet()  # sleeping sessions that could not be woken: read again
         self._cache_tried: weakref.WeakSet = weakref.WeakSet()  # groups looked up in the cache (`_kept`)
+        # settled groups resumed, being read again from their start (`_read_again`): their epoch may yet be kept
+        self.reading_again: weakref.WeakSet = weakref.WeakSet()
         self.pool = None  # the worker processes that read groups (read_pool.ReadPool; its runtime's), if any
 
     def at(self, key: tuple[str, str]) -> SessionIndex | None:
@@ -305,13 +307,18 @@ class Groups:
         is again where it was, the session keeps its epoch: a page open on it takes the new events as they come,
         and does not reload."""
         before = (session.epoch, session.count, dict(session.by_id)) if appended else None
-        self.start_over(session)
-        (self._read_files if files else self.read)(session)  # fresh readers: no restart reported
-        if before is not None:
-            epoch, count, by_id = before
-            with session.lock:
-                if session.count >= count and all(session.by_id.get(m) == p for m, p in by_id.items()):
-                    session.epoch = epoch
+        if appended:  # meanwhile it shows a later epoch and fewer events: a page's poll waits (polling)
+            self.reading_again.add(session)
+        try:
+            self.start_over(session)
+            (self._read_files if files else self.read)(session)  # fresh readers: no restart reported
+            if before is not None:
+                epoch, count, by_id = before
+                with session.lock:
+                    if session.count >= count and all(session.by_id.get(m) == p for m, p in by_id.items()):
+                        session.epoch = epoch
+        finally:
+            self.reading_again.discard(session)
 
     def start_over(self, session: SessionIndex) -> None:
         session.restart()

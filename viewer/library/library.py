@@ -34,6 +34,7 @@ from viewer.store.session_cache import SessionCache
 
 from .folders import Folders, file_stat
 from .groups import Groups
+from .listed import ListedFiles
 from .reading import not_read_yet, read_so_far, reader_for
 from .stores import Stores
 
@@ -74,7 +75,7 @@ class Library:
         self.sessions: dict[str, SessionIndex] = {}
         self.aliases: dict[str, str] = {}  # id of a renamed session -> its id now
         self._tailers: dict[str, FileTailer | GzipReader] = {}  # readers of the files of one session each
-        self._by_path: dict[str, SessionIndex] = {}  # every file -> its session
+        self._by_path = ListedFiles()  # every file -> its session
         self.groups = Groups(self)
         self.keep, self.settle, self.settle_quiet = self.groups.keep, self.groups.settle, self.groups.settle_quiet
         # id -> epoch of the session just dropped under it (refused, or readable again): its successor's is later
@@ -91,9 +92,9 @@ class Library:
         self._scanned = False  # the first scan of DIR is over
         self.stores = Stores(self)
 
-    def scan(self, folder: str | None = None) -> None:
-        """Read every session file below a folder (idempotent: known files are tailed). The first scan of DIR takes
-        what the cache listed of it (folder_cache)."""
+    def scan(self, folder: str | None = None) -> list[str]:
+        """Read every session file below a folder (idempotent: known files are tailed); the files it listed that were
+        not listed before, in order. The first scan of DIR takes what the cache listed of it (folder_cache)."""
         walking = folder is None and not self._scanned  # the first walk of DIR
         first = walking and self.cache is not None
         if first:
@@ -109,7 +110,7 @@ class Library:
         restored = self.host.gc.batch(kept=True) if listing else contextlib.nullcontext({})
         walked = self.host.gc.batch(kept=True) if walking and not listing else contextlib.nullcontext({})
         try:
-            with restored as made, self.groups.read_after(), walked as made_walking:
+            with self._by_path.noting() as anew, restored as made, self.groups.read_after(), walked as made_walking:
                 for entry in self.folders.walk(folder):
                     try:
                         self.refresh(entry.path, entry)
@@ -121,6 +122,7 @@ class Library:
                 self._scanned = True
             if first:
                 self.cache.done_listing()
+        return anew
 
     def refresh(self, path: str, entry: os.DirEntry | None = None) -> None:
         """Ingest whatever was appended to one file since the last call.

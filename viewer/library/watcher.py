@@ -378,10 +378,8 @@ class Watcher:
 
     def _scan(self, folder: str | None = None) -> None:
         """Library.scan of a folder (None: the whole), the files it lists anew followed as any the watcher lists."""
-        below = self.library.root if folder is None else folder
-        before = set(self.library.paths_below(below))
-        self.library.scan(folder)
-        self._listed_anew([path for path in self.library.paths_below(below) if path not in before])
+        below = os.path.join(os.path.abspath(self.library.root if folder is None else folder), "")
+        self._listed_anew([path for path in self.library.scan(folder) if path.startswith(below)])
 
     def _listed_anew(self, paths: list[str]) -> None:
         """Files listed anew: one that is a file listed lately, moved (ListedLately), takes its session along."""

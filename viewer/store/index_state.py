@@ -189,7 +189,7 @@ def _search_later(kept: list[tuple], s: SessionIndex) -> SearchIndex:
 
 def _filled(kept: list[bytes], into: dict, s: SessionIndex) -> dict:
     """A map read later (_READ_LATER) from its sections kept encoded, filled in place: `into`, the session's own
-    (its tree reads the same map; it reads none before the session does)."""
+    (its tree reads it through the session: AgentTree.belong_to)."""
     for encoded in kept:
         into.update(marshal.loads(encoded))
     return into

@@ -8,6 +8,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, render_template, request
 
 from .asked import cursor_arg, ended_since, int_arg, locate
+from .state import library
 
 
 class PollEnds(Exception):
@@ -22,7 +23,8 @@ def poll_session(session_id: str):
 
     Gone: 286 (htmx stops polling) with a banner, swapped in out of band while the page keeps what it shows
     (HX-Reswap: none; a poller that targets a whole chart would otherwise swap it for nothing). Renamed, or a
-    cursor from before the file was replaced: HX-Refresh reloads the page (a renamed session's page redirects).
+    cursor from before the file was replaced: HX-Refresh reloads the page (a renamed session's page redirects); but
+    while a resumed session is read again from its start (its epoch kept if what it held is unchanged), nothing yet.
     Nothing new: 204, the cheap common case; a page showing the session's problem count says how many it shows
     (?problems=N), and a problem found without an event (a line skipped) is news too; so is the session's end since
     a page drawn before it (?ended=0, see ended_since).
@@ -35,6 +37,8 @@ def poll_session(session_id: str):
                                 headers={"HX-Reswap": "none"}))
     after = s.position_after(cursor_arg())
     if after is None:
+        if s in library().groups.reading_again:
+            raise PollEnds(Response(status=204))
         raise PollEnds(Response(status=200, headers={"HX-Refresh": "true"}))
     if after == s.count and ("problems" not in request.args or int_arg("problems") == len(s.problems)) and \
             not ended_since(s):

@@ -136,11 +136,7 @@ class Rows:
             if (found is None or asleep is None or found[2] is not asleep or since > found[3]
                     or s.changed_at > found[3]):
                 key = key_of(s)
-                if found is None or found[0] != key:  # its URL kept while its id is (made by the same url_of)
-                    url = found[1]["url"] if found is not None and found[0][0] == key[0] else url_of(key[0])
-                    found = (key, row_of(key, url), asleep, version)
-                else:
-                    found = (key, found[1], asleep, version)
+                found = (key, self._row(found, key, url_of), asleep, version)
             now[s] = found
             out.append(found[1])
         if len(now) >= len(kept):  # a whole listing: sessions gone from it are dropped
@@ -148,6 +144,16 @@ class Rows:
         else:
             kept.update(now)
         return out
+
+    @staticmethod
+    def _row(found: tuple | None, key: tuple, url_of: Callable[[str], str]) -> dict:
+        """The row of `key`: the one kept (`found`) if made from an equal key, else made again, its URL kept while its
+        id is (made by the same url_of)."""
+        if found is None:
+            return row_of(key, url_of(key[0]))
+        if found[0] == key:
+            return found[1]
+        return row_of(key, found[1]["url"] if found[0][0] == key[0] else url_of(key[0]))
 
 
 def folder_problems(library) -> list[dict]:
