@@ -16,7 +16,6 @@ import os
 import subprocess
 import time
 from collections import deque
-from multiprocessing.connection import wait
 
 from viewer.search import worker as search_worker
 
@@ -190,6 +189,8 @@ class ReadPool:
         if left <= 0:
             self._fail(f"no answer for {self.hang_after:.0f} s")
             return
+        from multiprocessing.connection import wait  # here, not at the top: a restart starts no worker
+
         wait([worker.connection for worker in busy], timeout=min(0.05, left))
         self._collect(groups)
 

@@ -9,10 +9,6 @@ from viewer.index import usage
 from . import queries
 
 
-def _cost_of(totals: dict) -> dict:
-    return {"cost_usd": totals["cost_usd"], "unpriced_models": totals["unpriced_models"]}
-
-
 def _sum(costs) -> dict:
     """Costs ({"cost_usd", "unpriced_models"}) added up in their order: None when none was priced."""
     total, unpriced = None, set()
@@ -63,8 +59,11 @@ def with_ancestors(s, agent_ids) -> list[str]:
 
 
 def session_cost(s) -> dict:
-    """The whole session's cost: {"cost_usd", "unpriced_models"}."""
-    return _cost_of(usage.for_session(s))
+    """The whole session's cost: {"cost_usd", "unpriced_models"} (its totals priced, not made into a dict: the
+    sessions list prices each of the hundreds of rows it shows)."""
+    with s.lock:
+        cost, unpriced = usage.session_totals(s).cost()
+    return {"cost_usd": cost, "unpriced_models": unpriced}
 
 
 def usd(value: float | None) -> str:

@@ -17,12 +17,15 @@ import sys
 import threading
 import weakref
 from array import array
-from multiprocessing.connection import Connection
+from typing import TYPE_CHECKING
 
 from viewer.files.eventlist import parse_lines
 from viewer.files.safe_open import open_regular
 
 from . import index as search_index
+
+if TYPE_CHECKING:  # imported by the functions that start or serve a worker: a restart starts none
+    from multiprocessing.connection import Connection
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +42,8 @@ MAX_PROCESSES = 4  # worker processes at most (one a core)
 def main(fd: int) -> None:
     """The worker process: serve the server at the other end of the socket `fd`."""
     below_the_server()
+    from multiprocessing.connection import Connection
+
     _serve(Connection(fd))
 
 
@@ -114,6 +119,8 @@ def spawn(serves: str, buffer: int | None = None) -> tuple[subprocess.Popen, Con
     there before it waits for us to read them)."""
     # A plain child process of this package's own code, talking over a socket pair: multiprocessing's spawn
     # would import the program's main module again (an unguarded script would start itself a second time).
+    from multiprocessing.connection import Connection
+
     ours, theirs = socket.socketpair()
     try:
         if buffer is not None:

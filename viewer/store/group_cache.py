@@ -10,7 +10,8 @@ import functools
 import hashlib
 import logging
 import os
-import zlib
+
+from isal import isal_zlib
 
 from viewer.files.file_source import FileChanged, FileSource, file_ends
 from viewer.files.tailer import FileTailer
@@ -32,7 +33,8 @@ def _facts(source: FileSource) -> dict:
 
 def _facts_of(st, first: bytes, last: bytes) -> dict:
     """A file's facts (see `_facts`) from its stat and its first and last bytes."""
-    printed = zlib.crc32(last, zlib.crc32(first)) if last else zlib.crc32(first)
+    crc32 = isal_zlib.crc32  # zlib's CRC-32, four times as fast: a restart checks the ends of every file it kept
+    printed = crc32(last, crc32(first)) if last else crc32(first)
     return {"identity": (st.st_dev, st.st_ino), "size": st.st_size, "mtime": st.st_mtime_ns, "print": printed,
             "ctime": st.st_ctime_ns}
 

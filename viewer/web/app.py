@@ -41,6 +41,7 @@ from . import (
     render,
     search_views,
     security,
+    session_list,
     shell,
     text_filters,
     timeline_views,
@@ -134,7 +135,9 @@ def create_app(
                                  status_meanings=queries.STATUS_MEANINGS, tree_rows=tree_rows.tree_rows,
                                  cost_html=tree_rows.cost_text, node_cost_html=tree_rows.node_cost,
                                  node_failures_html=tree_rows.node_failures, node_status_html=tree_rows.node_status,
-                                 picker_items=tree_rows.picker_items)
+                                 picker_items=tree_rows.picker_items,
+                                 session_list_rows=session_list.session_rows,
+                                 format_badge=session_list.format_badge)
     app.url_defaults(asked.inject_at)  # links on a page frozen at event N stay at N
     if runtime.library.cache is not None:  # a restart loads the templates an earlier run compiled
         try:

@@ -53,16 +53,23 @@ def ago(t: float, now: float) -> str:
     return "just now"
 
 
+MONTHS = ("", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")  # strftime's %b
+TWO_DIGITS = tuple(f"{n:02d}" for n in range(100))
+
+
 def when(epoch: float | None, now: float | None = None) -> Markup:
     """A <time> of a moment (seconds since the epoch): the exact UTC time in its attributes; its text, until the
     script says it in the reader's zone, how long ago within a day, else the UTC date and time."""
     if epoch is None:
         return Markup("")
     now = time.time() if now is None else now
-    moment = datetime.fromtimestamp(epoch, timezone.utc)
-    iso = moment.isoformat(timespec="seconds").replace("+00:00", "Z")
-    exact = moment.strftime("%Y-%m-%d %H:%M:%S UTC")
-    text = ago(epoch, now) if 0 <= now - epoch < 86400 else moment.strftime("%b %d %Y, %H:%M UTC")
+    m = datetime.fromtimestamp(epoch, timezone.utc)  # its fields written out: strftime took 7 us a time
+    year, two = str(m.year), TWO_DIGITS
+    day, clock = f"{two[m.month]}-{two[m.day]}", f"{two[m.hour]}:{two[m.minute]}"
+    iso = f"{year.zfill(4)}-{day}T{clock}:{two[m.second]}Z"  # isoformat's, to the second
+    exact = f"{year}-{day} {clock}:{two[m.second]} UTC"  # strftime's %Y pads no year
+    text = (ago(epoch, now) if 0 <= now - epoch < 86400
+            else f"{MONTHS[m.month]} {two[m.day]} {year}, {clock} UTC")
     return Markup(f'<time datetime="{iso}" title="{exact}" data-epoch="{epoch:.0f}">{escape(text)}</time>')
 
 
