@@ -42,6 +42,18 @@ def test_the_first_typed_prompt_when_no_title_record(tmp_path):
     assert title_of(tmp_path, t) == "Fix the flaky test"
 
 
+@pytest.mark.parametrize("prompt", [
+    "word " * 5000,  # a long prompt: its first words
+    " \n\t" * 400 + "late start " * 30 + "x" * 5000,  # whitespace first, then words, then one word longer than all
+    "a" * 950 + " b" * 200,  # a word running past the first characters read
+    "short   words\n" * 8 + " " * 2000 + "end",  # the first words too few: the whole prompt read
+])
+def test_a_long_prompt_titles_by_its_first_words_as_if_read_whole(tmp_path, prompt):
+    t = Transcript("c0ffee00-0000-4000-8000-000000000009")
+    t.user(prompt)
+    assert title_of(tmp_path, t) == " ".join(prompt.split())[:120].strip()
+
+
 def test_titles_rank_custom_over_ai_over_its_summary_over_the_prompt():
     t = Transcript("s")
     first = t.user("first prompt")

@@ -8,6 +8,7 @@ from .base import as_dict
 from .claude_code_content import command_of, user_blocks
 
 TITLE_LIMIT = 120
+_HEAD = 8 * TITLE_LIMIT  # characters of a text that mostly hold its title's words
 CUSTOM, AI, SUMMARY, PROMPT, NONE = range(5)  # ranks: the lower wins
 # lines Claude Code writes as the user's that nobody typed
 _NOT_TYPED = ("<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>", "<bash-stdout>",
@@ -16,6 +17,11 @@ _NOT_TYPED = ("<local-command-stdout>", "<local-command-stderr>", "<local-comman
 
 
 def _one_line(text: str) -> str:
+    head = text[:_HEAD]
+    if len(head) < len(text):  # a long prompt: its first words make the title, the rest is not split
+        line = " ".join(head.split()[:-1])  # the last word may be cut
+        if len(line) >= TITLE_LIMIT:
+            return line[:TITLE_LIMIT]
     return " ".join(text.split())[:TITLE_LIMIT]
 
 
