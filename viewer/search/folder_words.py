@@ -18,6 +18,8 @@ from viewer.core import lockorder
 from viewer.core.cursor import Cursor
 from viewer.core.positions import intersection
 
+from .words import new_positions
+
 
 class FolderWords:
     def __init__(self) -> None:
@@ -173,7 +175,7 @@ class FolderWords:
         if newest:  # appended to every list (a first read of a folder files each session so): C calls only
             new = set(new)
             unfiled = new.difference(words)
-            words.update(zip(unfiled, map(array, repeat("i", len(unfiled)))))
+            words.update(zip(unfiled, new_positions(len(unfiled))))
             deque(map(array.append, map(words.__getitem__, new), repeat(number)), 0)
             return
         for word in new:

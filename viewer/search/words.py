@@ -25,6 +25,15 @@ _ASCII_WORDS = bytes(c if chr(c).isalnum() or chr(c) in "_" + _SEPARATOR else or
 _ASCII = bytes(range(128))
 
 
+_NO_POSITIONS = array("i")
+
+
+def new_positions(count: int):
+    """`count` new empty arrays of positions (type "i"): copies of an empty one, a third fewer instructions each than
+    array("i") makes (no arguments parsed)."""
+    return map(array.__copy__, repeat(_NO_POSITIONS, count))
+
+
 def word_postings(texts: list[str], start: int) -> dict[str, array]:
     """The postings of consecutive texts at positions start, start+1, ...: token -> the ascending positions of
     the texts holding it (`tokens` of each, each token once per text).
@@ -38,7 +47,7 @@ def word_postings(texts: list[str], start: int) -> dict[str, array]:
     if len(set(texts)) == len(texts):
         word_sets = _word_sets(texts)
         words = _words_of(word_sets)
-        postings = dict(zip(words, map(array, repeat("i", len(words)))))
+        postings = dict(zip(words, new_positions(len(words))))
         deque(map(array.append, map(postings.__getitem__, chain.from_iterable(word_sets)), _each_position(
             range(start, stop), word_sets)), 0)
         return postings
