@@ -12,6 +12,7 @@ import shutil
 import signal
 import sys
 import tempfile
+from typing import NoReturn
 
 
 @contextlib.contextmanager
@@ -110,14 +111,24 @@ def serve(args: argparse.Namespace) -> int:
               f"http://{shown}:{port}/s/demo{query}", flush=True)
     try:
         server.run()
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, SystemExit):  # Ctrl-C, SIGTERM
         pass
     finally:
         close_app(app)
         if demo:
             demo.stop()
             shutil.rmtree(args.dir, ignore_errors=True)
-    return 0
+    _exit_now()
+
+
+def _exit_now() -> NoReturn:
+    """End a stopped server's process at once: what it ran is stopped and flushed, its worker processes waited for;
+    tearing down its heap object by object (a big folder's sessions) took 0.2-0.5 s of CPU that frees nothing the
+    system would not."""
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 # An idle connection (open, sending nothing or half a request) is closed after this many seconds.
