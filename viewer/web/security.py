@@ -9,6 +9,7 @@ import re
 from urllib.parse import urlencode, urlsplit
 
 from flask import Flask, abort, current_app, g, redirect, request
+from markupsafe import Markup, escape
 
 from viewer.core.redact import ACTIVE, mask, shown, shown_value
 
@@ -109,6 +110,12 @@ def printed(value):
     if isinstance(value, (dict, list, tuple)):
         return shown_value(value)
     return value
+
+
+def printed_html(value) -> Markup:
+    """A value written into a page's HTML by Python (the sessions list's rows, the agent tree's) as a template prints
+    it: `printed` (masked), then escaped."""
+    return escape(printed(value))
 
 
 def install(app: Flask, *, token: str | None, allowed_hosts: frozenset[str] | None, redact: bool) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flask import current_app
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from viewer.core.bounded_map import BoundedMap
 from viewer.core.redact import ACTIVE
@@ -20,7 +20,7 @@ from viewer.reads import costs, queries
 
 from .shell import colour_class
 from .render import SLOT, agent_urls
-from .security import printed
+from .security import printed_html
 from .state import state
 
 KEPT = 64  # trees kept (a session, its links' ?at=N and masking each make one): most recently served first
@@ -129,11 +129,11 @@ def draw(s: SessionIndex, session_id: str, url_of, drawn_at: tuple) -> Drawn:
     blank = str(badges(session, {"ordinal": BLANK, "agent_id": "", "flags": (), "cost": None, "failures": None,
                                  "status": None}))
     for row in outline(s):
-        href = escape(printed(url_of(row["agent_id"])))
+        href = printed_html(url_of(row["agent_id"]))
         shown = (badges(session, row) if row["flags"] or row["cost"] or row["failures"] or row["status"]
                  else blank.replace(BLANK, str(row["ordinal"])))
         head = f'<li class="{colour_class(row["ordinal"])}"><a class="agent-name" href="{href}"'
-        tail = (f'>{escape(printed(row["name"]))}</a> <span class="rail-count" id="av-count-{row["ordinal"]}" '
+        tail = (f'>{printed_html(row["name"])}</a> <span class="rail-count" id="av-count-{row["ordinal"]}" '
                 f'title="entries">{row["entries"]}</span> {shown}<ul>' + "</ul></li>" * row["closes"])
         marks[row["agent_id"]] = length + len(head)
         parts += (head, tail)

@@ -14,7 +14,7 @@ from viewer.core.redact import unmasked
 from viewer.reads import costs, queries
 
 from .render import link_urls, query_urls
-from .security import printed
+from .security import printed_html
 from .shell import colour_class
 from .url_cache import url_for
 
@@ -29,17 +29,14 @@ CYCLE = '<span class="badge warn">cause cycle</span>'
 CLOSE = "</ul>\n  </details>\n</li>"
 
 
-def _shown(value) -> str:
-    return escape(printed(value))
-
 
 def _number(value) -> str:
-    """_shown of a count or an ordinal the index made: an int prints as its digits (nothing to mask or escape)."""
-    return str(value) if type(value) is int else _shown(value)
+    """printed_html of a count or an ordinal the index made: an int prints as its digits (nothing to mask or escape)."""
+    return str(value) if type(value) is int else printed_html(value)
 
 
 def _printer(texts):
-    """_shown, keeping what it printed (a model's name, a status, a creator's id recur row after row) and printing
+    """printed_html, keeping what it printed (a model's name, a status, a creator's id recur row after row) and printing
     those of `texts` that hold nothing to mask (redact.unmasked: one search for them all) by escaping them alone."""
     clean, said = unmasked(texts), {}  # value (and its type) -> as printed
 
@@ -48,15 +45,15 @@ def _printer(texts):
         try:
             found = said.get(key)
         except TypeError:  # a value from the log that is no string (a list): printed each time
-            return _shown(value)
+            return printed_html(value)
         if found is None:
-            found = said[key] = escape(value) if value in clean else _shown(value)
+            found = said[key] = escape(value) if value in clean else printed_html(value)
         return found
     return shown
 
 
 def _unpriced(models) -> str:
-    return _shown(", ".join(map(str, models)))  # as the template's join: the names joined, then masked
+    return printed_html(", ".join(map(str, models)))  # as the template's join: the names joined, then masked
 
 
 def cost_text(c) -> Markup:
@@ -67,7 +64,7 @@ def cost_text(c) -> Markup:
     if c.get("cost_usd") is not None:
         extra = (f' <span class="no-price" title="no price for {_unpriced(c["unpriced_models"])}">+ no price</span>'
                  if c.get("unpriced_models") else "")
-        return Markup(f'<span class="usd">{_shown(costs.usd(c["cost_usd"]))}</span>{extra}')
+        return Markup(f'<span class="usd">{printed_html(costs.usd(c["cost_usd"]))}</span>{extra}')
     if c.get("unpriced_models"):
         return Markup(f'<span class="no-price" title="no price for {_unpriced(c["unpriced_models"])}">no price</span>')
     return Markup("")
@@ -95,13 +92,13 @@ def node_failures(session: dict, agent_id: str, n, url_of=None) -> Markup:
         return Markup("")
     url = (url_for("pages.failures", session_id=session["id"], agent=agent_id) if url_of is None
            else url_of(agent_id))
-    return Markup(f'<a class="badge failed node-failures" href="{_shown(url)}" title="failures of this agent and its'
-                  f' sub-agents">{_shown(n)} failed</a>')
+    return Markup(f'<a class="badge failed node-failures" href="{printed_html(url)}" title="failures of this agent and its'
+                  f' sub-agents">{printed_html(n)} failed</a>')
 
 
-def node_status(ordinal: int, status: str | None, oob: bool = False, shown=_shown) -> Markup:
+def node_status(ordinal: int, status: str | None, oob: bool = False, shown=printed_html) -> Markup:
     """A sub-agent's status (queries.agent_status) in the span a live poll replaces; nothing without one. `shown`:
-    how a value is printed (_shown, or a caller's memo of it)."""
+    how a value is printed (printed_html, or a caller's memo of it)."""
     if not status:
         return Markup("")
     before, after = _status_span(status, oob, shown)
@@ -141,7 +138,7 @@ def tree_rows(session: dict, rows) -> Markup:
         if not created:
             created_html = ""
         elif created.get("missing"):
-            created_html = MISSING.format(_shown(created["message_id"]))
+            created_html = MISSING.format(printed_html(created["message_id"]))
         else:
             created_html = (f'<span class="created-by">created by <a href="{shown(link)}">'
                             f'<code>{shown(created["summary"])}</code></a></span>')
