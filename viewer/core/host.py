@@ -9,6 +9,7 @@ export, a test of one session) makes its own. Nothing of it lives in a module.
 from __future__ import annotations
 
 import os
+import threading
 
 from . import pricing
 from .foreground import Foreground
@@ -25,6 +26,9 @@ class Host:
         self.gc = GcPause(collects=not self.tuning.one_off)
         self.files = OpenFiles(self.tuning.open_files)  # what its FileSources keep open: this app's alone
         self.shapes = Shapes()  # the shapes of the values its formats keep packed (StoredEntry)
+        # Set once the app is stopping: a first read of thousands of groups ends after the group it reads, so that
+        # Ctrl-C or SIGTERM stops a server at once; the groups not read yet are read at the next start
+        self.stopping = threading.Event()
         self._prices = prices
 
     @property

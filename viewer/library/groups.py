@@ -81,7 +81,10 @@ class Groups:
                 if self.pool is not None:  # spread over worker processes (read_pool)
                     self.pool.read(self, keys)
                 else:
+                    stopping = self._library.host.stopping
                     for key in keys:
+                        if stopping.is_set():
+                            break
                         if key in self._groups:  # gone if its only file could not be read
                             self.read(self._groups[key])
                 if deferred and self._library.cache is not None:

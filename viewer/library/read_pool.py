@@ -86,8 +86,8 @@ class ReadPool:
         reads the next itself, each taken as its answer comes."""
         pending = deque(keys)
         wanted = len(keys) >= self._library.host.tuning.read_pool_from and not self._broken
-        give_way = self._library.host.foreground.give_way
-        while pending or self._out() or self._orphans:
+        give_way, stopping = self._library.host.foreground.give_way, self._library.host.stopping
+        while (pending or self._out() or self._orphans) and not stopping.is_set():
             self._collect(groups)
             while self._orphans:
                 self.left += 1

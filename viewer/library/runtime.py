@@ -83,6 +83,7 @@ class Runtime:
         if self.closed:
             return
         self.closed = True
+        self.host.stopping.set()
         if self.watcher is not None:
             self.watcher.stop()
         self.library.groups.pool.stop()
