@@ -37,8 +37,12 @@ def _number(value) -> str:
 
 def _printer(texts):
     """printed_html, keeping what it printed (a model's name, a status, a creator's id recur row after row) and printing
-    those of `texts` that hold nothing to mask (redact.unmasked: one search for them all) by escaping them alone."""
-    clean, said = unmasked(texts), {}  # value (and its type) -> as printed
+    those of `texts` that hold nothing to mask (redact.unmasked: one search for them all) by escaping them alone, all
+    in one escape of them joined by NUL (which escaping leaves as it is): a tree's thousands of ids, names and URLs
+    cost one call, not one each."""
+    clean = unmasked(texts)
+    joined = [text for text in clean if "\0" not in text]
+    said = dict(zip([(str, text) for text in joined], str.split(escape("\0".join(joined)), "\0")))  # as printed
 
     def shown(value) -> str:
         key = (type(value), value)
