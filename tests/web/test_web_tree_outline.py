@@ -93,3 +93,31 @@ def test_the_side_tree_shows_each_agents_status_cost_and_failures_as_the_session
     assert any(row.get("status") == ("in progress", []) for row in shown)
     assert any(row["av-cost"][0].startswith("$") for row in shown)
     assert any(row["av-failures"][0].endswith("failed") for row in shown)
+
+
+def test_the_session_trees_and_pickers_names_and_ids_are_each_escaped_and_masked_as_a_template_prints_them(tmp_path):
+    from markupsafe import escape
+    from test_security import SECRETS
+
+    from viewer.core.redact import mask
+
+    key = SECRETS["anthropic"]
+    named = {"quo\"te": "Ann & <b>'Bold'</b>", "nul": "Bob\x00<i>", "sec": f"Cid {key}", "ünï<": "Dée \"&amp;\"",
+             "plain": "plain"}  # ids and names: HTML's characters, a NUL, a secret, beyond ASCII, one as its id
+    write_events(tmp_path / "odd.jsonl", [
+        created("m0", "root"), calls("m1", "root", *(tool_call(f"c{i}", name=a) for i, a in enumerate(named))),
+        *(created(f"m{i + 2}", a, cause="m1", name=None if a == n else n) for i, (a, n) in enumerate(named.items())),
+    ])
+    page = create_app(tmp_path, watch=False).test_client().get("/s/odd")
+    assert page.status_code == 200 and key.encode() not in page.data
+    tree, picker = parse(page.data).by_id("av-tree"), parse(page.data).by_id("av-picker")
+    assert [li.attrs["data-agent"] for li in tree.find_all("li")] == ["root", *named]
+    names = [a.text for a in tree.find_all("a") if "agent-name" in a.attrs.get("class", "")]
+    assert names == ["root", *(mask(n) for n in named.values())]
+    assert [label.text.strip() for label in picker.find_all("label")] == [
+        "root", *(mask(n) if a == n else f"{mask(n)} {a}" for a, n in named.items())]
+    for agent_id, name in named.items():  # the bytes a template writes: markupsafe's escape of the masked value
+        printed = str(escape(mask(name))).encode()
+        assert f' data-agent="{escape(agent_id)}">'.encode() in page.data
+        assert b'">' + printed + b"</a>\n" in page.data  # its link in the tree
+        assert f'value="{escape(agent_id)}"> '.encode() + printed in page.data  # its checkbox in the picker
