@@ -130,6 +130,33 @@ def test_an_entry_put_again_reads_as_put_last_in_a_pack_or_on_its_own(tmp_path):
                                                                         "b": sections_of("b")}
 
 
+def test_touch_marks_used_the_copy_an_entry_is_read_from(tmp_path):
+    """A packed entry's pack, and an entry put on its own after it was packed: its own file, not the pack."""
+    folder = tmp_path / "c"
+    store = packed(folder, "a", "b")
+    pack, = folder.glob("*" + cache_store.PACK_SUFFIX)
+    store.put("a", iter([("alone", 1)]))
+    alone, = folder.glob("*" + cache_store.SUFFIX)
+    for reader in (store, cache_store.CacheStore(str(folder), "v")):  # this run's, and a restart's
+        for path in (pack, alone):
+            os.utime(path, ns=(10**9, 10**9))  # used long ago
+        reader.touch("a")
+        assert alone.stat().st_mtime_ns > 10**9 and pack.stat().st_mtime_ns == 10**9
+        reader.touch("b")
+        assert pack.stat().st_mtime_ns > 10**9
+
+
+def test_an_entry_put_on_its_own_then_gone_reads_as_missing_not_as_the_copy_it_replaced(tmp_path):
+    """Its file gone (evicted, or removed by another server sharing the folder), the run that put it finds none: the
+    copy in a pack it replaced is not read again."""
+    folder = tmp_path / "c"
+    store = packed(folder, "a", "b")
+    store.put("a", iter([("alone", 1)]))
+    alone, = folder.glob("*" + cache_store.SUFFIX)
+    alone.unlink()
+    assert entries_of(store, "a", "b") == {"a": None, "b": sections_of("b")}
+
+
 def test_a_tampered_entry_of_a_pack_reads_as_corrupt_and_loses_nothing_else(tmp_path):
     folder = tmp_path / "c"
     offset = packed(folder, "a", "b", "c")._packed()["b"][1]

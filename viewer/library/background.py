@@ -20,6 +20,8 @@ def index_step(library, budget: int = 128, words=None) -> bool:
     `words` (a search_worker.WordWorker) builds the words of big native sessions in other processes: while they
     build a session's next run, the facets catch up meanwhile if a core is left for it (else the search first)."""
     version = library.version  # read first: a change meanwhile is looked at on the next step
+    if version == library.searched_at == library.faceted_at:  # all complete, nothing read since: no listing made
+        return False
     sessions = library.sessions_now()  # no order needed: every session is caught up in turn
     # From where work was found last, and the search indexes only when something was read since they were all
     # complete: a folder of thousands of sessions is not walked whole at every step

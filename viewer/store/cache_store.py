@@ -81,7 +81,7 @@ class CacheStore:
         return key
 
     def _path(self, key: str) -> str:
-        return os.path.join(self.folder, hashlib.blake2b(key.encode(), digest_size=16).hexdigest() + SUFFIX)
+        return os.path.join(self.folder, _file_name(key))
 
     def _entry_signer(self, key: str):
         """The MAC of `key`'s entry as far as its sections' own bytes (a copy of it signs each: `_mac`)."""
@@ -208,7 +208,8 @@ class CacheStore:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
             raise
-        self._pending.pop(key, None)  # an entry of its own is read before any copy in a pack (see `sections`)
+        self._pending.pop(key, None)  # an entry of its own is read before any copy in a pack (see `sections`)...
+        self._packed().pop(key, None)  # ... and is the one `touch` marks used
         self._total += size - replaced
         if self._total > self.max_bytes:  # a walk over every entry only then: thousands of puts stay cheap
             self._evict()
@@ -299,16 +300,19 @@ class CacheStore:
 
     def _packed(self) -> dict[str, tuple[str, int, int]]:
         """Where each entry in a pack is: key -> (pack, offset, sections); read from the folder's packs when first
-        needed, oldest first (an entry in a later pack replaces its copy in an earlier one), then kept up to date."""
+        needed, oldest first (an entry in a later pack replaces its copy in an earlier one), then kept up to date.
+        An entry with a file of its own is not in it."""
         if self._in_packs is None:
             with self._packs_lock:
                 if self._in_packs is None:
                     with os.scandir(self.folder) as found:
-                        names = sorted(e.name for e in found if e.name.endswith(PACK_SUFFIX) and e.name[0] != ".")
+                        names = [e.name for e in found]
                     packed = {}
-                    for name in names:
+                    for name in sorted(n for n in names if n.endswith(PACK_SUFFIX) and n[0] != "."):
                         packed.update(self._pack_index(os.path.join(self.folder, name)))
-                    self._in_packs = packed
+                    # an entry with a file of its own is read from that file (`sections`), the one `touch` marks used
+                    own = {n for n in names if n.endswith(SUFFIX)}
+                    self._in_packs = {k: where for k, where in packed.items() if _file_name(k) not in own}
         return self._in_packs
 
     def _pack_index(self, path: str) -> dict[str, tuple[str, int, int]]:
@@ -341,18 +345,17 @@ class CacheStore:
                     packed.pop(key, None)
 
     def touch(self, *keys: str) -> None:
-        """Mark entries used now (evicted last) without reading them: each one's file, else its pack (a pack holding
-        several of them once)."""
-        packs = set()
+        """Mark entries used now (evicted last) without reading them: each one's pack (a pack holding several of them
+        once), else its file. A packed entry is not looked for as a file first: a restart touches thousands, each a
+        failed system call, and this process puts none as a file without taking it out of the packs' index (`put`)."""
+        packs, packed = set(), self._packed()
         for key in keys:
-            try:
+            where = packed.get(key)
+            if where is not None:
+                packs.add(where[0])
+                continue
+            with contextlib.suppress(OSError):
                 os.utime(self._path(key))
-            except FileNotFoundError:
-                where = self._packed().get(key)
-                if where is not None:
-                    packs.add(where[0])
-            except OSError:
-                pass
         for pack in packs:
             with contextlib.suppress(OSError):
                 os.utime(pack)
@@ -387,6 +390,11 @@ class CacheStore:
     def total_bytes(self) -> int:
         with os.scandir(self.folder) as found:
             return sum(e.stat().st_size for e in found if _kept_file(e.name))
+
+
+def _file_name(key: str) -> str:
+    """The name of the file of an entry of its own."""
+    return hashlib.blake2b(key.encode(), digest_size=16).hexdigest() + SUFFIX
 
 
 def _kept_file(name: str) -> bool:

@@ -269,9 +269,12 @@ class SessionCache:
         return False
 
     def _all_due(self, files, now: float) -> list[tuple]:
-        """(path, session, its reader or, for a session of several files, {path: reader}) of each session due."""
+        """(path, session, its reader or, for a session of several files, {path: reader}) of each session due. One
+        asleep is not: it was put to sleep kept as it is, and wakes before it changes (a restart's thousands)."""
         due, groups = [], {}
         for path, session, tailer in files:
+            if session.asleep is not None:
+                continue
             if session.members:
                 groups.setdefault(id(session), (session, {}))[1][path] = tailer
             elif isinstance(tailer, FileTailer) and self.due(path, session, now):
