@@ -278,6 +278,21 @@ def test_cold_read_counts_every_event_of_a_folder_and_its_cpu(tmp_path):
     assert counted == events > 0 and "µs an event" in result.stdout
 
 
+def test_first_walk_lists_every_session_of_a_folder_before_its_walk_is_over(tmp_path):
+    """`first_walk.py FOLDER`: a first walk in one process, timed until every session is listed and until it ends;
+    none of its groups read."""
+    from claude_projects import generate
+
+    folder = generate(tmp_path, sessions=12, projects=2)["projects_folder"]
+    result = subprocess.run([sys.executable, str(REPO / "benchmarks" / "first_walk.py"), str(folder)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert ": 12 sessions (12 groups); every one listed after " in result.stdout
+    listed = float(result.stdout.split("listed after ")[1].split(" s CPU")[0])
+    over = float(result.stdout.split("over after ")[1].split(" s CPU")[0])
+    assert 0 <= listed <= over
+
+
 def test_cold_read_parts_gives_each_part_its_own_cpu_and_no_more_than_the_whole(tmp_path):
     """`cold_read_parts.py FOLDER`: the same read, its CPU by part; a part called inside another (usage totals while
     a session is kept) is counted once, so the parts never add up to more than the whole."""

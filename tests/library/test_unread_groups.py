@@ -3,10 +3,12 @@ the list shows it empty, anything that reads it makes its index then, and readin
 
 from __future__ import annotations
 
+import os
 import sys
 
 from conftest import REPO
 from viewer.library.library import Library
+from viewer.web.render import Rows
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 
@@ -62,3 +64,32 @@ def test_a_search_while_groups_are_listed_unread_passes_over_them_without_making
         assert all(library.sessions[sid].position_after(c) == 0 for sid, c in unread.items())
     found = search.search(library.listing(), made["common_word"], folder_words=library.folder_words)
     assert found["hits"]  # once read, found
+
+
+def test_a_first_walk_lists_every_session_before_it_looks_into_their_sub_agents_folders(tmp_path):
+    """Level by level: every project's main files (every session) come before any `<id>/subagents/` file, so a folder
+    of 20,000 is listed whole while two thirds of its walk are still to go. Nothing is read twice or left out."""
+    made = generate(tmp_path, sessions=12, projects=3)
+    library = Library(made["projects_folder"])
+    walked_paths = list(library.folders.session_files(None))
+    below = [i for i, path in enumerate(walked_paths) if f"{os.sep}subagents{os.sep}" in path]
+    mains = [i for i, path in enumerate(walked_paths) if f"{os.sep}subagents{os.sep}" not in path]
+    assert below and len(mains) == 12 and max(mains) < min(below)
+    found = sorted(os.path.join(folder, name) for folder, _, names in os.walk(made["projects_folder"])
+                   for name in names if library.is_session_file(name))
+    assert sorted(walked_paths) == found
+
+
+def test_a_listed_groups_row_shows_each_file_that_joins_it_before_it_is_read(tmp_path):
+    """A poll of the list while a first walk runs makes a group's row once its main file is found; a sub-agent's file
+    found later joins it, and the row shows it at the next poll (not when the group is read, minutes later)."""
+    made = generate(tmp_path, sessions=6, projects=2)
+    library, walk = walked(made["projects_folder"])
+    rows = Rows()
+    with walk:
+        for path in library.folders.session_files(None):
+            library.refresh(path)
+            rows.rows(library, library.listing(), str)  # a poll after each file
+        assert {row["path"]: row["files"] for row in rows.rows(library, library.listing(), str)} == {
+            s.relpath: [m["rel"] for m in s.members.values()] for s in library.listing()}
+        assert any(len(s.members) > 1 for s in library.listing())

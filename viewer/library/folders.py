@@ -7,6 +7,7 @@ import operator
 import os
 import stat
 import threading
+from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -133,14 +134,16 @@ class Folders:
         return (entry.path for entry in self.walk(folder))
 
     def walk(self, folder: str | None) -> Iterator[os.DirEntry]:
-        """The entry of every session file below a folder (its `path` absolute), each given as it is found, folders in
-        name order, each folder's files before its subfolders (as os.walk). Iterative: a folder of any depth costs no
-        recursion; folders deeper than MAX_FOLDER_DEPTH and folders that cannot be read are listed in `problems` and
-        left out."""
+        """The entry of every session file below a folder (its `path` absolute), each given as it is found: level by
+        level, every folder's files before those of any folder below it, folders in name order. A session's main file
+        lies above its sub-agents' folders (`<project>/<id>.jsonl`, `<project>/<id>/subagents/`), so a first walk
+        lists every session before it looks into any of those (a third of a Claude Code folder's walk). Iterative: a
+        folder of any depth costs no recursion; folders deeper than MAX_FOLDER_DEPTH and folders that cannot be read
+        are listed in `problems` and left out."""
         seen_folders: set[str] = set()  # followed symlinks can loop (unfollowed, no folder is reached twice)
-        pending = [os.path.abspath(folder or self.root)]
+        pending = deque([os.path.abspath(folder or self.root)])
         while pending:
-            dirpath = pending.pop()
+            dirpath = pending.popleft()
             relpath = self.relpath(dirpath)
             if self._too_deep(relpath):
                 continue
@@ -153,7 +156,7 @@ class Folders:
             if listed is not None:
                 subfolders, files = listed
                 yield from files
-                pending.extend(reversed(subfolders))
+                pending.extend(subfolders)
 
     def _too_deep(self, relpath: str) -> bool:
         """Whether a folder lies more than MAX_FOLDER_DEPTH below DIR (then a problem names the first such

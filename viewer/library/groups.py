@@ -131,6 +131,8 @@ class Groups:
         with session.lock:
             session.members[path] = member
         library.place(path, session)
+        if path != session.path and library.is_listed(session):  # its row lists its files (web.render.Rows)
+            library.changed(session)
         self._readers[path] = None  # a first walk lists thousands of groups before it reads one
         if self._deferred is not None:
             self._deferred[key] = max(self._deferred.get(key, 0), written)
