@@ -8,6 +8,8 @@ import marshal
 import os
 from pathlib import Path
 
+import pytest
+
 from viewer.store import cache_store, code_version
 
 
@@ -212,3 +214,41 @@ def test_a_pack_is_evicted_whole_when_the_cache_outgrows_its_size(tmp_path):
     assert not pack.exists() and store.total_bytes() <= 5000
     assert entries_of(store, "first", "second", "third", "fourth") == {
         "first": None, "second": None, "third": sections_of("third"), "fourth": sections_of("fourth")}
+
+
+def test_raw_sections_left_for_later_are_read_and_checked_when_first_needed(tmp_path):
+    """`sections(later=True)` neither reads nor checks an entry's Raw sections: each is a Later that does when read,
+    from the entry it was found in (alone or in a pack). Tampered, or its entry written again or evicted since, it
+    reads as corrupt; the sections decoded at once are checked at once, as always."""
+    store = cache_store.CacheStore(str(tmp_path / "c"), "v")
+    slots = os.urandom(3000)
+    for key, pack in (("alone", False), ("packed", True)):
+        store.put(key, iter([("head", {"count": 1}), "events", cache_store.Raw(slots), ("end", 1)]), pack=pack)
+    store.flush()
+    for key in ("alone", "packed"):
+        head, name, later, end = store.sections(key, later=True)
+        assert (head, name, end) == (("head", {"count": 1}), "events", ("end", 1))
+        assert type(later) is cache_store.Later and later.read() == slots
+        assert list(store.sections(key)) == [head, name, slots, end]  # bytes read at once without `later`
+    path = Path(store._path("alone"))
+    at = path.read_bytes().index(slots[:64])
+
+    def flipped():
+        data = bytearray(path.read_bytes())
+        data[at + 1000] ^= 0xFF
+        path.write_bytes(bytes(data))
+
+    later = list(store.sections("alone", later=True))[2]
+    flipped()  # in place: the same file
+    with pytest.raises(cache_store.CorruptEntry):
+        later.read()
+    flipped()  # back as it was
+    assert later.read() == slots
+    later = list(store.sections("alone", later=True))[2]
+    store.put("alone", iter([("head", {"count": 2}), "events", cache_store.Raw(slots), ("end", 2)]))
+    with pytest.raises(cache_store.CorruptEntry):  # the entry written again: not the one it was found in
+        later.read()
+    later = list(store.sections("alone", later=True))[2]
+    store.drop("alone")
+    with pytest.raises(cache_store.CorruptEntry):  # evicted
+        later.read()

@@ -19,7 +19,7 @@ from test_claude_settled import age, pages
 from viewer.core.host import Host
 from viewer.core.tuning import Tuning
 from viewer.library import background, groups
-from viewer.store import folder_cache
+from viewer.store import folder_cache, index_state
 from viewer.search import query as search
 from viewer.library.library import Library
 from viewer.store.session_cache import SessionCache
@@ -146,7 +146,8 @@ def read_what_is_due(library: Library) -> None:
 @pytest.mark.parametrize("at", ["start", "middle"])
 def test_a_corrupt_entry_is_ignored_and_its_group_read(project, tmp_path, at):
     """Near its start, the entry is not used at a restart; further on (past what a session restored asleep reads),
-    it is found when the session wakes: it is then read from its files, under a new epoch."""
+    it is found when the session wakes, or, in a part read when first needed (its events, search index, message
+    ids), then: it is then read from its files, under a new epoch."""
     run(project, tmp_path / "cache")
     entries = kept_entries(tmp_path / "cache")
     assert len(entries) == 5  # one a group, the folder's and its words' (folder_cache)
@@ -162,8 +163,11 @@ def test_a_corrupt_entry_is_ignored_and_its_group_read(project, tmp_path, at):
         epochs = {s.id: s.epoch for s in again.listing()}
         for s in again.listing():
             s.wake()
-            assert s.count == 0 and s.epoch > epochs[s.id]  # an open page reloads
-        read_what_is_due(again)
+            if s.count:  # woken: the corrupt byte is in a part read later, found when read
+                assert s.events[0]["event_type"] == "changed_on_disk" or not (s.search.indexed and s.by_id)
+            again.cache.check_step()
+            read_what_is_due(again)
+            assert s.epoch > epochs[s.id]  # an open page reloads
     assert pages(again) == pages(scanned(project))
 
 
@@ -184,11 +188,13 @@ def test_a_group_tampered_in_its_pack_is_read_again_and_the_others_wake_from_it(
     path.write_bytes(bytes(data))
     again = run(project, tmp_path / "cache", settle=False)
     assert again.cache.restored == 3
-    counts = {s.id: s.count for s in again.listing()}
+    epochs = {s.id: s.epoch for s in again.listing()}
     for s in again.listing():
         s.wake()
-    assert sorted(s.count == counts[s.id] for s in again.listing()) == [False, True, True]  # one lost, read again
+        s.events[0], s.search, s.by_id  # what is read from its entry when first needed
+    again.cache.check_step()
     read_what_is_due(again)
+    assert sorted(s.epoch == epochs[s.id] for s in again.listing()) == [False, True, True]  # one lost, read again
     assert pages(again) == pages(scanned(project))
 
 
@@ -275,3 +281,26 @@ def test_a_first_start_on_an_empty_cache_opens_no_group_file_only_to_find_it_is_
     again = run(project, tmp_path / "cache", settle=False)
     assert len(looked_up) == 3 and again.cache.restored == 3
     assert searched(again) == searched(first)
+
+
+def test_a_woken_group_reads_its_events_from_its_entry_when_first_read(project, tmp_path):
+    """A woken session's events, search index and message ids are read from its entry when first needed, not at
+    its wake (its first page reads none of them): an entry gone meanwhile (evicted) shows its events as changed on
+    disk, and background work has it read again from its files, under a new epoch."""
+    run(project, tmp_path / "cache")
+    again = run(project, tmp_path / "cache", settle=False)
+    assert again.cache.restored == 3
+    for s in again.listing():
+        s.wake()
+    counts, epochs = {s.id: s.count for s in again.listing()}, {s.id: s.epoch for s in again.listing()}
+    for path in {path for path, _, _ in kept_entries(tmp_path / "cache")}:
+        path.unlink()
+    for s in again.listing():
+        assert s.count == counts[s.id] and s.epoch == epochs[s.id]  # woken: its page reads its tree and counts
+        assert {e["event_type"] for e in s.events[0:s.count]} == {"changed_on_disk"}
+        assert not index_state.cacheable(s)  # what stands for its events is never kept
+    while background.step(again):
+        pass
+    read_what_is_due(again)
+    assert all(s.epoch > epochs[s.id] for s in again.listing())  # an open page reloads
+    assert pages(again) == pages(scanned(project))

@@ -302,6 +302,7 @@ def test_sleeping_sessions_hold_a_small_part_of_the_memory(project, cache):
             s.wake()
             s.search  # made when first searched (sleeping.later): a session searched holds it
             s.by_id  # likewise its message ids, once something reads them
+            s.events[0]  # ... and its events, read from its entry when one is first read
         held_awake = _live() - base
         del awake
         base = _live()

@@ -158,19 +158,31 @@ class EventList:
         self._offsets += array_from(offsets)
         self._lengths += array_from(lengths)
 
-    def extend_later(self, encoded: bytes, count: int, stored=None, paused=None) -> None:
+    def extend_later(self, encoded, count: int, stored=None, paused=None) -> None:
         """`extend` with the part marshal encoded in `encoded` (of `count` slots), decoded only when a slot is first
         read: a woken session's first page reads none (its length aside), and its events are half of its entry.
+        `encoded`: bytes, or what reads them then (None when they cannot be read: its slots are `changed_on_disk`).
         `paused`: a context that pauses the cyclic collector while they are decoded (GcPause.batch)."""
         if self._later is None and self._items:  # only a list made empty is filled later
-            self.extend(marshal.loads(encoded), stored)
+            self._extend_encoded(encoded, count, stored)
             return
         if self._later is None:
             self._later = ([], 0, paused)
             del self._items, self._offsets, self._lengths  # read again through __getattr__, which decodes them
         parts, known, _ = self._later
-        parts.append((encoded, stored))
+        parts.append((encoded, count, stored))
         self._later = (parts, known + count, paused)
+
+    def _extend_encoded(self, encoded, count: int, stored) -> None:
+        """`extend` with a part given to `extend_later`."""
+        encoded = encoded if isinstance(encoded, bytes) else encoded()
+        if encoded is None:  # its bytes are gone: what stands for lines no longer as they were read
+            start = len(self._items)
+            self._items += [changed_on_disk(start + p, "its kept copy could not be read") for p in range(count)]
+            self._offsets += array("q", bytes(8 * count))
+            self._lengths += array("I", bytes(4 * count))
+            return
+        self.extend(marshal.loads(encoded), stored)
 
     def __getattr__(self, name: str):
         # Called only for a slot not set: the parts extend_later left encoded, decoded now (once: the slots are set
@@ -181,8 +193,8 @@ class EventList:
         parts, count, paused = later
         decoded = EventList(self._tuning)
         with paused() if paused is not None else contextlib.nullcontext({}) as made:
-            for encoded, stored in parts:
-                decoded.extend(marshal.loads(encoded), stored)
+            for encoded, count_of, stored in parts:
+                decoded._extend_encoded(encoded, count_of, stored)
             made["added"] = count
         self._offsets, self._lengths, self._items = decoded._offsets, decoded._lengths, decoded._items
         self._later = None

@@ -94,6 +94,7 @@ class SessionIndex:
     def empty(self) -> None:
         self.__dict__.pop("_asleep", None)  # emptied: nothing to wake
         self.__dict__.pop("_later", None)  # ... nor anything to make from a cache entry (sleeping.later)
+        self.__dict__.pop("_spoiled", None)  # ... nor a part of one that could not be read (sleeping.spoiled)
         self.events = EventList(self.host.tuning)  # native lines as where they are in the file, read when asked for (see eventlist)
         self.line_numbers = array("q")  # per position: its line in the file (compact: 8 bytes each)
         self.by_id: dict[str, int] = {}

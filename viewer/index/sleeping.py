@@ -189,6 +189,12 @@ def _take(s, restored) -> None:
     del s.__dict__["_asleep"]
 
 
+def spoiled(s) -> None:
+    """A woken session a part of whose entry could not be read when first needed (what stands for its events says
+    so): not kept again (index_state.cacheable) until it is read again from its files (`empty` forgets this)."""
+    s.__dict__["_spoiled"] = True
+
+
 def sleepy(s, now: float, after: float) -> bool:
     """Whether nothing has looked at it for `after` seconds (Library.get, a wake and a search mark it seen), and it
     holds more than its summary."""

@@ -91,18 +91,20 @@ class CacheStore:
 
     # --- reading -----------------------------------------------------------------------------------------
 
-    def sections(self, key: str) -> Iterator[object] | None:
+    def sections(self, key: str, later: bool = False) -> Iterator[object] | None:
         """The entry's sections, decoded one at a time as iterated; None when there is no valid entry.
 
         A section that fails its check ends the iteration with `CorruptEntry`: the caller drops what it took.
-        An entry of its own is newer than a copy in a pack (putting one in a pack removes it).
+        An entry of its own is newer than a copy in a pack (putting one in a pack removes it). `later`: its Raw
+        sections in a file are neither read nor checked now, each a `Later` that reads them when first needed.
         """
         held = self._pending.get(key)
         if held is not None:  # in the pack not written yet
             return self._decode(io.BytesIO(held[0]), held[1], key)
-        opened = self._opened(self._path(key))
+        path = self._path(key)
+        opened = self._opened(path)
         if opened is not None:
-            return self._decode(*opened, key)
+            return self._decode(*opened, key, later=path if later else None)
         where = self._packed().get(key)
         if where is None:
             return None
@@ -112,7 +114,7 @@ class CacheStore:
             self._forget_pack(path)
             return None
         opened[0].seek(offset)
-        return self._decode(opened[0], count, key, whole=False)
+        return self._decode(opened[0], count, key, whole=False, later=path if later else None)
 
     def _opened(self, path: str, used: bool = True) -> tuple[object, int] | None:
         """The file at `path` open after its header, and the count of sections its header gives, marked `used` now;
@@ -138,16 +140,27 @@ class CacheStore:
                 os.utime(path)  # recently used: evicted last
         return f, count
 
-    def _decode(self, f, count: int, key: str, whole: bool = True) -> Iterator[object]:
-        """The `count` sections at `f`'s position (`whole`: the last bytes of the file)."""
+    def _decode(self, f, count: int, key: str, whole: bool = True, later: str | None = None) -> Iterator[object]:
+        """The `count` sections at `f`'s position (`whole`: the last bytes of the file); `later`: the file's path,
+        its Raw sections given as `Later`s (see `sections`)."""
         entry_signer = self._entry_signer(key)
         with f:
+            st, start, first = os.fstat(f.fileno()) if later is not None else None, f.tell(), b""
             for number in range(count):
                 head = f.read(_SECTION.size)
                 if len(head) != _SECTION.size:
                     raise CorruptEntry("truncated")
                 length, mac = _SECTION.unpack(head)
                 raw, length = length & _RAW, length & ~_RAW
+                first = head if number == 0 else first  # what tells a Later its entry is the one it was read from
+                if raw and later is not None:
+                    at = f.tell()
+                    if at + length > st.st_size:
+                        raise CorruptEntry("truncated")
+                    f.seek(length, io.SEEK_CUR)
+                    yield Later(later, (st.st_dev, st.st_ino), start, first, at, length, mac, number | raw,
+                                entry_signer)
+                    continue
                 data = f.read(length)
                 if len(data) != length or not hmac.compare_digest(mac, _mac(entry_signer, number | raw, data)):
                     raise CorruptEntry("a section does not match its MAC (truncated, corrupt or tampered)")
@@ -442,6 +455,41 @@ def _write_all(fd: int, buffers: list[bytes]) -> int:
 class Raw(bytes):
     """A section that is bytes, kept as they are and read back as bytes: megabytes decoded later (a woken session's
     events) are not copied out of marshal's encoding of them when read."""
+
+
+class Later:
+    """A Raw section of an entry read and checked against its MAC only when first needed (`read`): a woken session's
+    events and search index, most of its entry's bytes, which its first page does not read. Its entry's file is
+    opened again then: one replaced, removed (evicted) or rewritten since reads as corrupt."""
+
+    __slots__ = ("_path", "_identity", "_start", "_first", "_at", "_length", "_mac", "_number", "_signer")
+
+    def __init__(self, path: str, identity: tuple, start: int, first: bytes, at: int, length: int, mac: bytes,
+                 number: int, signer) -> None:
+        """`identity`: the file's (device, inode); `first`: its entry's first section's head (length and MAC, at
+        `start`), as read then; the section's `length` bytes at `at`, signed `mac` as section `number`."""
+        self._path, self._identity, self._start, self._first = path, identity, start, first
+        self._at, self._length, self._mac, self._number, self._signer = at, length, mac, number, signer
+
+    def read(self) -> bytes:
+        """The section's bytes, checked; a CorruptEntry when they are not there any more, or not the ones signed."""
+        try:
+            fd = os.open(self._path, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError as error:
+            raise CorruptEntry(f"its file is gone: {error}") from None
+        try:
+            st = os.fstat(fd)
+            if ((st.st_dev, st.st_ino) != self._identity
+                    or os.pread(fd, _SECTION.size, self._start) != self._first):
+                raise CorruptEntry("its file was replaced")
+            data = os.pread(fd, self._length, self._at)
+        except OSError as error:
+            raise CorruptEntry(f"unreadable: {error}") from None
+        finally:
+            os.close(fd)
+        if len(data) != self._length or not hmac.compare_digest(self._mac, _mac(self._signer, self._number, data)):
+            raise CorruptEntry("a section does not match its MAC (truncated, corrupt or tampered)")
+        return data
 
 
 class CorruptEntry(Exception):

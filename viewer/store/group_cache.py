@@ -127,10 +127,11 @@ def save(store: CacheStore, session: SessionIndex, tailers: dict, inside: str | 
 
 
 def restore(store: CacheStore, session: SessionIndex, tailers: dict, inside: str | None,
-            lost) -> tuple[str, dict, dict] | None:
+            lost, spoiled=None) -> tuple[str, dict, dict] | None:
     """The group `session` (listed, not read yet) as kept, asleep (sleeping: its index is read from the entry when
     something reads it), its `tailers` set to go on from the end of each file: (the entry's key, what its files
-    were, its sidecars). None on any miss (then some tailers may have been moved: the caller makes new ones)."""
+    were, its sidecars). None on any miss (then some tailers may have been moved: the caller makes new ones).
+    `spoiled(session)`: see `wake`."""
     try:  # each file opened once: for its facts, then kept open by its tailer (FileTailer.resume)
         sources = {path: FileSource(path, inside, pool=session.host.files) for path in session.members}
         now = {path: _facts(source) for path, source in sources.items()}
@@ -151,18 +152,19 @@ def restore(store: CacheStore, session: SessionIndex, tailers: dict, inside: str
         store.drop(key)
         return None
     files, sidecars, asleep = restored
-    _sleep(session, asleep, functools.partial(wake, store, key, files), lost)
+    _sleep(session, asleep, functools.partial(wake, store, key, files, spoiled=spoiled), lost)
     return key, files, sidecars
 
 
 def restore_listed(store: CacheStore, session: SessionIndex, tailers: dict, inside: str | None, lost,
-                   listed: tuple, checked: bool = False, unchanged=stat_unchanged) -> tuple[str, dict, dict] | None:
+                   listed: tuple, checked: bool = False, unchanged=stat_unchanged,
+                   spoiled=None) -> tuple[str, dict, dict] | None:
     """The group `session` asleep from its row in the folder's entry (folder_cache: `listed` is (key, files,
     sidecars, summary, normalizer state)), its files only lstat'ed (`stat_unchanged`), none opened: its tailers
     open them when they next read, and it wakes only once its files are found to hold what they held (`wake` with
     `checked` False; background work checks them soon after: SessionCache.check_step). `checked`: the row was made
     just now from the files read (read_pool); `unchanged(path, was)`: what tells a file as it was (the folder's
-    entry's own: folder_cache.Listed). None on any miss."""
+    entry's own: folder_cache.Listed); `spoiled(session)`: see `wake`. None on any miss."""
     key, files, sidecars, summary, state = listed
     if files.keys() != session.members.keys() or not all(unchanged(p, was) for p, was in files.items()):
         return None
@@ -176,7 +178,8 @@ def restore_listed(store: CacheStore, session: SessionIndex, tailers: dict, insi
         source = FileSource(path, inside, identity=was["identity"], pool=session.host.files)  # not opened: see FileSource
         if not isinstance(tailer, FileTailer) or not tailer.resume(was["tailer"], source):
             return None
-    _sleep(session, asleep, functools.partial(wake, store, key, files, checked=checked, inside=inside), lost)
+    _sleep(session, asleep, functools.partial(wake, store, key, files, checked=checked, inside=inside,
+                                              spoiled=spoiled), lost)
     return key, files, sidecars
 
 
@@ -209,18 +212,20 @@ def _restore(kept, session: SessionIndex, now: dict, tailers: dict, sources: dic
 
 
 def wake(store: CacheStore, key: str, files: dict, session: SessionIndex, search_only: bool = False, *,
-         checked: bool = True, inside: str | None = None):
+         checked: bool = True, inside: str | None = None, spoiled=None):
     """The index of a sleeping session (a SessionIndex; with `search_only`, its SearchIndex alone), read from its
     entry; None when the entry is gone or is not the one it slept with (evicted, or written again by another server
     after its files changed), or, for a session whose files were not `checked` yet (restored by their stat alone:
-    `restore_listed`), when they no longer hold what they held."""
+    `restore_listed`), when they no longer hold what they held. Its events, search index and message ids are read
+    from the entry and checked when first needed (cache_store.Later: its first page reads none of them); one that
+    cannot be read then tells `spoiled(session)`, which has it read again from its files."""
     # The collector paused from the first read on (its files' checks and sections make thousands of objects, enough
     # to set off a full collection of the whole heap, 15 ms at a first view after a restart), and the index made
     # all kept: not walked for garbage while made, nor after
     with session.host.gc.batch(kept=True) as made:
         if not checked and not same_files(files, inside):
             return None
-        kept = store.sections(key)
+        kept = store.sections(key, later=not search_only)
         if kept is None:
             return None
         try:
@@ -231,7 +236,7 @@ def wake(store: CacheStore, key: str, files: dict, session: SessionIndex, search
             if search_only:
                 return index_state.search_of(kept, session)
             restored = index_state.restore(kept, session.id, session.path, session.relpath, session.format,
-                                           session.host)
+                                           session.host, spoiled and functools.partial(spoiled, session))
             made["added"] = restored.count if restored is not None else 0
             return restored
         except (CorruptEntry, KeyError, TypeError, ValueError, IndexError, StopIteration, OSError) as error:

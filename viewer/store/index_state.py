@@ -8,6 +8,7 @@ attribute its part does not declare is not kept (`cacheable`) rather than losing
 from __future__ import annotations
 
 import functools
+import logging
 import marshal
 from collections.abc import Iterator
 
@@ -21,7 +22,9 @@ from viewer.index.session_index import SessionIndex
 from viewer.index.tool_calls import ToolCalls
 from viewer.search.index import SearchIndex
 
-from .cache_store import Raw
+from .cache_store import CorruptEntry, Later, Raw
+
+log = logging.getLogger(__name__)
 
 # A section is encoded by one marshal.dumps, which holds the GIL throughout: every request waits for it (a 1M-event
 # session's postings in one section held the server for 57-170 ms). So none is big: at most Tuning.section_items
@@ -64,7 +67,8 @@ def cacheable(s: SessionIndex) -> bool:
         kept_items = _KEPT_ITEMS
         if s.format is not formats.NATIVE or s.normalizer is not None or not s.indexed_whole:
             return False
-    return (set(s.__dict__) <= SessionIndex.MADE | set(SessionIndex.KEPT) | set(SessionIndex.ARRAYS)
+    return ("_spoiled" not in s.__dict__  # and no part of its entry that could not be read (sleeping.spoiled)
+            and set(s.__dict__) <= SessionIndex.MADE | set(SessionIndex.KEPT) | set(SessionIndex.ARRAYS)
             and all(set(part.__dict__) <= set(part.KEPT) | set(part.MADE) for part in (s.tree, s.calls))
             and set(s.search.__dict__) <= SearchIndex.HOLDS and set(s.facets.__dict__) <= type(s.facets).HOLDS
             and s.events.slot_types() <= kept_items)
@@ -166,18 +170,37 @@ def _encoded(sections: Iterator[tuple], later: frozenset = _LATER) -> Iterator[t
             yield name, value
 
 
-def _raw(kept: Iterator) -> bytes:
-    """The Raw section that comes next (its bytes); a ValueError when the entry holds none there."""
+def _raw(kept: Iterator) -> bytes | Later:
+    """The Raw section that comes next (its bytes, or a Later that reads them); a ValueError when the entry holds
+    none there."""
     value = next(kept)
-    if type(value) is not bytes:
+    if type(value) is not bytes and type(value) is not Later:
         raise ValueError("not a raw section")
     return value
 
 
-def _search_later(kept: list[tuple], s: SessionIndex) -> SearchIndex:
-    """A session's search index from its sections kept encoded (checked with the rest of its entry when read)."""
+def _read(encoded: bytes | Later, spoiled) -> bytes | None:
+    """A Raw section's bytes, read now if they were left in the entry (a Later); None when they cannot be, and then
+    `spoiled()` is told: its session is read again from its files, as when its entry is gone at its wake."""
+    if type(encoded) is not Later:
+        return encoded
+    try:
+        return encoded.read()
+    except CorruptEntry as error:
+        log.info("cache entry section not read: %s", error)
+        if spoiled is not None:
+            spoiled()
+        return None
+
+
+def _search_later(kept: list[tuple], s: SessionIndex, spoiled=None) -> SearchIndex:
+    """A session's search index from its sections kept encoded (checked when read: see `_read`); an empty one (built
+    again) when one of them cannot be read."""
     made = SearchIndex(s)
-    for name, encoded in kept:
+    found = [(name, _read(encoded, spoiled)) for name, encoded in kept]
+    if any(encoded is None for _, encoded in found):
+        return made
+    for name, encoded in found:
         value = marshal.loads(encoded)
         if name == "search":
             for key, item in value.items():
@@ -187,11 +210,13 @@ def _search_later(kept: list[tuple], s: SessionIndex) -> SearchIndex:
     return made
 
 
-def _filled(kept: list[bytes], into: dict, s: SessionIndex) -> dict:
+def _filled(kept: list[bytes | Later], into: dict, s: SessionIndex, spoiled=None) -> dict:
     """A map read later (_READ_LATER) from its sections kept encoded, filled in place: `into`, the session's own
-    (its tree reads it through the session: AgentTree.belong_to)."""
+    (its tree reads it through the session: AgentTree.belong_to); those that cannot be read left out (`_read`)."""
     for encoded in kept:
-        into.update(marshal.loads(encoded))
+        encoded = _read(encoded, spoiled)
+        if encoded is not None:
+            into.update(marshal.loads(encoded))
     return into
 
 
@@ -252,10 +277,10 @@ def search_of(kept: Iterator[tuple], session: SessionIndex) -> SearchIndex | Non
 
 
 def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
-            fmt: formats.Format = formats.NATIVE, host: Host | None = None) -> SessionIndex | None:
+            fmt: formats.Format = formats.NATIVE, host: Host | None = None, spoiled=None) -> SessionIndex | None:
     """The session the sections describe, under its identity now, of format `fmt`; None when they are not a whole
     session of this layout and format. A cache_store.CorruptEntry from `kept` propagates: the caller reads the
-    file instead."""
+    file instead. `spoiled()`: told when a section left in the entry (a Later) cannot be read when first needed."""
     s = SessionIndex(session_id, path, relpath, fmt, "", host=host)
     owners, later, indexed = _owners(), [], None
     stored = fmt.normalizer.stored_type if fmt.reads_records else None
@@ -280,9 +305,13 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
             if type(count) is not int:
                 return None
             if s.normalizer is None:  # a native file's slots are where its lines are: cheap to decode now
+                encoded = _read(encoded, None)
+                if encoded is None:
+                    return None
                 s.events.extend(marshal.loads(encoded))
-            else:  # a format's entries, each made again from its state: when first read
-                s.events.extend_later(encoded, count, made, functools.partial(s.host.gc.batch, kept=True))
+            else:  # a format's entries, each made again from its state: when first read (read then: a Later)
+                s.events.extend_later(encoded if type(encoded) is not Later else functools.partial(
+                    _read, encoded, spoiled), count, made, functools.partial(s.host.gc.batch, kept=True))
         elif name == "usage":  # its agents' totals, taken once their agents are
             agents_usage.update(value)
         elif name == "creations":  # likewise
@@ -299,9 +328,9 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
             if whole:
                 usage.take_back_agents(s, agents_usage)
                 take_back_creations(s, created)
-                sleeping.later(s, "search", functools.partial(_search_later, later), indexed)
+                sleeping.later(s, "search", functools.partial(_search_later, later, spoiled=spoiled), indexed)
                 for name, encoded in read_later.items():
-                    sleeping.later(s, name, functools.partial(_filled, encoded, getattr(s, name)), 0)
+                    sleeping.later(s, name, functools.partial(_filled, encoded, getattr(s, name), spoiled=spoiled), 0)
             return s if whole else None
         else:
             try:

@@ -18,6 +18,7 @@ from viewer.core import lockorder
 from viewer.core.host import Host
 from viewer.files.safe_open import open_regular
 from viewer.files.tailer import FileTailer
+from viewer.index import sleeping
 from viewer.index.session_index import SessionIndex
 from viewer.search.folder_words import FolderWords
 
@@ -101,6 +102,8 @@ class SessionCache:
         self._words_lock = lockorder.ordered(threading.Lock(), lockorder.CACHE, "folder words read")
         # (session, inside, its asleep state) restored by their files' stat alone: their bytes are checked soon after
         self._unchecked: list[tuple] = []
+        # (session, lost) woken whose entry could not give a part when first read (group_cache.wake): read again
+        self._spoiled: list[tuple] = []
         self._kept_changes = 0  # groups kept or forgotten: the folder's entry is written again when this moved
         self._folder_saved: tuple[int, float] = (0, float("-inf"))  # (_kept_changes, when) at its last write
 
@@ -140,13 +143,13 @@ class SessionCache:
         entry = None
         if row is not None:
             entry = group_cache.restore_listed(self.store, session, tailers, inside, lost, row,
-                                               unchanged=self.listed.unchanged)
+                                               unchanged=self.listed.unchanged, spoiled=self._spoiler(lost))
             if entry is not None:
                 self._unchecked.append((session, inside, session.asleep))
                 self.restored_listed += 1
         # A first start (the cache empty) opens no files of a group this run has not kept, only to find nothing
         if entry is None and (session.path in self._saved_at or not self.store.was_empty()):
-            entry = group_cache.restore(self.store, session, tailers, inside, lost)
+            entry = group_cache.restore(self.store, session, tailers, inside, lost, self._spoiler(lost))
             self._kept_changes += entry is not None  # the folder's entry lacked it: written again
         if entry is None:
             return False
@@ -164,7 +167,8 @@ class SessionCache:
             return False
         self.store.put(key, sections, pack=True, encoded=True)
         entry = group_cache.restore_listed(self.store, session, tailers, inside, lost,
-                                           (key, files, sidecars, summary, state), checked=True)
+                                           (key, files, sidecars, summary, state), checked=True,
+                                           spoiled=self._spoiler(lost))
         if entry is None:
             self.store.drop(key)
             return False
@@ -179,9 +183,14 @@ class SessionCache:
         """Check the bytes of up to `most` sessions restored by their files' stat alone (restore_listed), and mark
         their entries used (the folder's entry was read, not theirs: else they would be evicted first). One whose
         files no longer hold what they held is woken, which finds it and reads them again (sleeping: `lost`).
+        First, sessions whose entry could not give a part when first read are read again (`_spoiler`).
         False when none waits."""
+        spoiled = bool(self._spoiled)
+        while self._spoiled:
+            session, lost = self._spoiled.pop()
+            lost(session)
         if not self._unchecked:
-            return False
+            return spoiled
         checked = []
         for session, inside, asleep in self._unchecked[-most:]:
             entry = self._entries.get(session.path)
@@ -194,7 +203,8 @@ class SessionCache:
             checked.append(key)
             with session.lock:
                 if session.asleep is asleep:
-                    asleep["wake"] = functools.partial(group_cache.wake, self.store, key, files)
+                    asleep["wake"] = functools.partial(group_cache.wake, self.store, key, files,
+                                                       spoiled=self._spoiler(asleep["lost"]))
         self.store.touch(*checked)  # sixteen groups' entries lie in one or two packs: each is touched once
         del self._unchecked[-most:]
         return True
@@ -212,8 +222,15 @@ class SessionCache:
                 or self._saved.get(session.path) != _marker(session)):
             return False
         key, files, _ = entry
-        session.sleep(functools.partial(group_cache.wake, self.store, key, files), lost, summary)
+        session.sleep(functools.partial(group_cache.wake, self.store, key, files, spoiled=self._spoiler(lost)),
+                      lost, summary)
         return True
+
+    def _spoiler(self, lost):
+        """What a woken session's entry tells when a part of it cannot be read when first needed (evicted, replaced
+        or corrupt since the wake): the session, then read again by `lost` from its files (check_step: outside the
+        session's lock, which its reader holds)."""
+        return functools.partial(_spoiled_later, self._spoiled, lost)
 
     @staticmethod
     def sleeps_once_kept(session: SessionIndex, now: float) -> bool:
@@ -412,6 +429,11 @@ class SessionCache:
             self._kept_changes += 1
         self._saved.pop(path, None)
         self._saved_at.pop(path, None)
+
+
+def _spoiled_later(spoiled: list, lost, session: SessionIndex) -> None:
+    sleeping.spoiled(session)
+    spoiled.append((session, lost))
 
 
 def _marker(session: SessionIndex) -> tuple:
