@@ -474,19 +474,15 @@ class Later:
     def read(self) -> bytes:
         """The section's bytes, checked; a CorruptEntry when they are not there any more, or not the ones signed."""
         try:
-            fd = os.open(self._path, os.O_RDONLY | os.O_NOFOLLOW)
+            with open(self._path, "rb") as f:
+                st = os.fstat(f.fileno())
+                f.seek(self._start)
+                if (st.st_dev, st.st_ino) != self._identity or f.read(_SECTION.size) != self._first:
+                    raise CorruptEntry("its file was replaced")
+                f.seek(self._at)
+                data = f.read(self._length)
         except OSError as error:
-            raise CorruptEntry(f"its file is gone: {error}") from None
-        try:
-            st = os.fstat(fd)
-            if ((st.st_dev, st.st_ino) != self._identity
-                    or os.pread(fd, _SECTION.size, self._start) != self._first):
-                raise CorruptEntry("its file was replaced")
-            data = os.pread(fd, self._length, self._at)
-        except OSError as error:
-            raise CorruptEntry(f"unreadable: {error}") from None
-        finally:
-            os.close(fd)
+            raise CorruptEntry(f"its file is gone or unreadable: {error}") from None
         if len(data) != self._length or not hmac.compare_digest(self._mac, _mac(self._signer, self._number, data)):
             raise CorruptEntry("a section does not match its MAC (truncated, corrupt or tampered)")
         return data
