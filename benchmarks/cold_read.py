@@ -3,12 +3,16 @@ and an empty cache reads every file, then background steps run until none is lef
 cache written). CPU by process_time, so another busy process on the machine barely moves it; the worker processes' apart.
 
     .venv/bin/python benchmarks/cold_read.py FOLDER [--repo CHECKOUT] [--read-workers N]   # CHECKOUT: another version
+    .venv/bin/python benchmarks/cold_read.py FOLDER --read-workers 1 --handed-over          # the worker's side alone
 
 Alternate checkouts (`--repo`) in one loop to compare them; under `py-spy record -- ...` it shows where that CPU goes.
+`--handed-over`: the ingest thread reads no group itself while a worker could (ReadPool's `shares` off), so every
+group a worker can take goes to one: the workers' CPU against `--read-workers 0` is what handing groups over costs.
 """
 
 from __future__ import annotations
 
+import functools
 import resource
 import tempfile
 import time
@@ -17,11 +21,16 @@ import timing
 
 
 def main() -> None:
-    args = timing.folder_in_checkout(__doc__, read_workers=True)  # 0: every session read in this process
+    args = timing.folder_in_checkout(__doc__, read_workers=True, handed_over=True)  # 0: every session read here
     from viewer.core.tuning import Tuning
     from viewer.library import background
     from viewer.library.runtime import Runtime
 
+    if args.handed_over:
+        from viewer.library import read_pool
+        from viewer.library import runtime as runtime_module
+
+        runtime_module.ReadPool = functools.partial(read_pool.ReadPool, shares=False)
     with tempfile.TemporaryDirectory(prefix="cold-read-") as cache:
         cpu, wall = time.process_time(), time.perf_counter()
         runtime = Runtime(args.folder, watch=False, cache_dir=cache, tuning=Tuning(read_workers=args.read_workers))

@@ -39,16 +39,19 @@ def compiled(repo: str | Path) -> None:
     subprocess.check_call([sys.executable, "-m", "compileall", "-q", str(Path(repo) / "viewer")])
 
 
-def folder_in_checkout(doc: str, read_workers: bool = False) -> argparse.Namespace:
+def folder_in_checkout(doc: str, read_workers: bool = False, handed_over: bool = False) -> argparse.Namespace:
     """The command line of a benchmark on a folder: FOLDER and --repo, the checkout whose code it times (compiled,
     and put first on the path, so that what it imports next is that checkout's); with `read_workers`, --read-workers
-    N too."""
+    N too; with `handed_over`, --handed-over (every group a worker can take handed to one)."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("folder")
     parser.add_argument("--repo", default=str(Path(__file__).resolve().parent.parent), help="the checkout to time")
     if read_workers:
         parser.add_argument("--read-workers", type=int, default=None, help="worker processes reading sessions (0: "
                             "every session read in this process; default: the app's)")
+    if handed_over:
+        parser.add_argument("--handed-over", action="store_true", help="the ingest thread reads no group itself "
+                            "while a worker could take it")
     args = parser.parse_args()
     compiled(args.repo)
     sys.path.insert(0, args.repo)

@@ -313,17 +313,17 @@ def test_cold_read_parts_gives_each_part_its_own_cpu_and_no_more_than_the_whole(
 
 def test_cold_read_reads_in_its_own_process_alone_with_no_read_workers(tmp_path):
     """`cold_read.py FOLDER --read-workers 0`: every session read in the one process timed (its CPU is the whole
-    read's); with a worker, enough sessions to want one are partly read by it."""
+    read's); with a worker, enough sessions to want one are partly read by it, and every one with --handed-over."""
     from claude_projects import generate
 
     folder = generate(tmp_path, sessions=70, projects=2)["projects_folder"]  # above Tuning.read_pool_from
     read_by_workers = {}
-    for workers in (0, 1):
+    for workers in ("0", "1", "1 --handed-over"):
         result = subprocess.run([sys.executable, str(REPO / "benchmarks" / "cold_read.py"), str(folder),
-                                 "--read-workers", str(workers)], capture_output=True, text=True, timeout=180)
+                                 "--read-workers", *workers.split()], capture_output=True, text=True, timeout=180)
         assert result.returncode == 0, result.stderr
         read_by_workers[workers] = int(result.stdout.rsplit(" sessions read by them", 1)[0].rsplit(" ", 1)[-1])
-    assert read_by_workers[0] == 0 and read_by_workers[1] > 0
+    assert read_by_workers["0"] == 0 and 0 < read_by_workers["1"] and read_by_workers["1 --handed-over"] == 70
 
 
 def test_listing_lists_every_session_of_a_folder_without_reading_one(tmp_path):

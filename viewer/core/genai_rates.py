@@ -30,6 +30,11 @@ def _genai_prices():
     return Usage, types, data_snapshot.get_snapshot()
 
 
+def prepare() -> None:
+    """Build genai-prices' database now, not at the first response priced (a read worker does, while it waits)."""
+    _genai_prices()
+
+
 class Rates(NamedTuple):
     """USD per token of one model in one price period and tier: a response's cost is linear in its counts."""
     fixed: float  # per response (a price per request)

@@ -200,7 +200,7 @@ class ReadPool:
         worker.since = time.monotonic()
         cache = self._library.cache
         if type(read) is tuple and groups.take(session, functools.partial(cache.take_group, session, read=read)):
-            self._library.folder_words.take_words(session, read[6])
+            self._library.folder_words.take_words(session, read[6].split())
             self.taken += 1
             return
         self.left += 1
