@@ -108,8 +108,17 @@ def test_an_ask_counts_again_only_the_sessions_told_changed_and_those_indexing_a
     looked.clear()
     assert counts.of(library) == ({"sessions": 6, "unread": 0, "indexing": 0}, library.version)
     assert looked == []  # nothing changed, nothing indexing: none looked at
+    write_events(tmp_path / "new.jsonl", [created("c0", "root"), say("m1", "root", "new")])
+    library.refresh(str(tmp_path / "new.jsonl"))
+    assert counts.of(library) == ({"sessions": 7, "unread": 0, "indexing": 0}, library.version)
+    assert looked == ["new.jsonl"]  # listed since: counted in
+    for _ in range(library.bumps.maxlen):  # told so often that what was told before has left the library's list
+        library.changed(session)
+    looked.clear()
+    assert counts.of(library) == ({"sessions": 7, "unread": 0, "indexing": 0}, library.version)
+    assert len(looked) == 7  # every session counted again
     paths[2].unlink()
     library.forget(str(paths[2]))
     looked.clear()
-    assert counts.of(library) == ({"sessions": 5, "unread": 0, "indexing": 0}, library.version)
-    assert len(looked) == 5  # one left: every session counted again
+    assert counts.of(library) == ({"sessions": 6, "unread": 0, "indexing": 0}, library.version)
+    assert len(looked) == 6  # one left: every session counted again

@@ -26,7 +26,7 @@ def reading(sessions) -> dict:
 
 class Counts:
     """A library's last count (`reading`) and its version then, one per app, kept up to date cheaply: each ask counts
-    again only the sessions told changed since (Library.told: a read of 20,000 tells some hundred a second) and
+    again only the sessions told changed since (Library.bumps: a read of 20,000 tells some hundred a second) and
     those counted indexing (their search index is built without telling the library). Every session
     is counted again (some 25 ms at 20,000) when one left or any row changed (`rows_changed_at`), when `beside` (what
     is asked with it: a scan under way, files read part way) differs from the count's, and every WHOLE_EVERY s or so;
@@ -46,7 +46,7 @@ class Counts:
             held, now = self._held, time.monotonic()
             if held is not None and held[2] == beside and now < held[3]:
                 return held[0], held[1]
-            version, started = library.version, time.thread_time()  # the version first: a change meanwhile is told later
+            version, started = library.version, time.thread_time()  # first: a change meanwhile is told later
             sessions = library.sessions_now()
             whole = (held is None or held[2] != beside or now >= held[4] or library.rows_changed_at > held[1])
             counts = self._count_all(sessions) if whole else self._count_changed(library, sessions, held)
@@ -63,14 +63,14 @@ class Counts:
         return _counted(len(sessions), Counter(states.values()))
 
     def _count_changed(self, library, sessions: list, held: tuple) -> dict:
-        """The held count with the sessions told changed since its version (Library.told), and those indexing,
+        """The held count with the sessions told changed since its version (Library.bumps), and those indexing,
         counted again; every session when some told since have left the library's list of them, or one left unseen
         (more sessions counted than are listed)."""
         states, indexing, since = self._states, self._indexing, held[1]
         with library.lock:
-            told = library.told
-            changed = None if len(told) == told.maxlen and told[0][0] > since else [
-                s for _, s in takewhile(lambda bump: bump[0] > since, reversed(told))]
+            bumps = library.bumps
+            changed = None if len(bumps) == bumps.maxlen and bumps[0][0] > since else [
+                s for _, s in takewhile(lambda bump: bump[0] > since, reversed(bumps))]
         if changed is None:
             return self._count_all(sessions)
         tally = Counter({"unread": held[0]["unread"], "indexing": held[0]["indexing"]})
