@@ -13,6 +13,7 @@ import os
 import stat
 import threading
 import time
+from collections import deque
 
 from viewer import formats
 from viewer.core import lockorder
@@ -63,6 +64,7 @@ class Library:
         self.lock = lockorder.ordered(threading.Lock(), lockorder.LIBRARY, "library")
         self.version = 0  # bumped on every change; the sessions list polls it
         self.rows_changed_at = 0  # the version of the last change not told of one session (bump)
+        self.bumps: deque = deque(maxlen=4096)  # (version, session) of the last bumps of one: what changed since
         self.folders = Folders(root, follow_symlinks, self.changed)
         self.root, self.real_root, self.follow_symlinks = self.folders.root, self.folders.real_root, follow_symlinks
         self.inside = self.folders.inside  # the folder every file read must really lie in (safe_open); None: anywhere
@@ -304,6 +306,7 @@ class Library:
             self.rows_changed_at = self.version
         else:
             session.changed_at = self.version
+            self.bumps.append((self.version, session))
 
     # --- what Groups asks of the files it reads ----------------------------------------------------------------
 

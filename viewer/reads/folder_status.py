@@ -4,39 +4,86 @@ answers a script waiting for a folder to be searchable whole."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import Counter
+from itertools import takewhile
 
 from viewer.index import sleeping
 from viewer.library.background import spaced
 
 RECOUNT_SHARE = 0.05  # of a core, at most, that counting takes however often the status is asked
 RECOUNT_AT_MOST = 2.0  # seconds a count is answered for at most
+# Every session is counted again after WHOLE_EVERY s (a session put to sleep may count otherwise without telling the
+# library), or later as that count takes more than RECOUNT_SHARE of a core, but within WHOLE_AT_MOST s
+WHOLE_EVERY, WHOLE_AT_MOST = 2.0, 60.0
 
 
 def reading(sessions) -> dict:
     """{"sessions", "unread", "indexing"} of `sessions` (read without their locks and without waking any)."""
-    states = Counter(map(sleeping.read_state, sessions))
-    return {"sessions": len(sessions), "unread": states["unread"], "indexing": states["indexing"]}
+    return _counted(len(sessions), Counter(map(sleeping.read_state, sessions)))
 
 
 class Counts:
-    """A library's last count (`reading`) and its version then, counted again once counting has taken at most `share`
-    of a core since (`background.spaced`): 20,000 sessions take some 25 ms, asked ten times a second while they are
-    read. One per app. A count of hundreds is made again within a millisecond, of 20,000 within half a second, and at
-    once when `beside` (what is asked with it: a scan under way, files read part way) differs from the count's."""
+    """A library's last count (`reading`) and its version then, one per app, kept up to date cheaply: each ask counts
+    again only the sessions told changed since (Library.bumps: a read of 20,000 tells some hundred a second) and
+    those counted indexing (their search index is built without telling the library). Every session
+    is counted again (some 25 ms at 20,000) when one left or any row changed (`rows_changed_at`), when `beside` (what
+    is asked with it: a scan under way, files read part way) differs from the count's, and every WHOLE_EVERY s or so;
+    counting takes at most `share` of a core however often it is asked (`background.spaced`)."""
 
     def __init__(self, share: float = RECOUNT_SHARE) -> None:
         self.share = share
-        self._held: tuple | None = None  # (counts, library version, `beside` then, when to count again)
+        # (counts, library version, `beside`, when to look again, when to count every session again)
+        self._held: tuple | None = None
+        self._states: dict = {}  # session -> what it counted as (read_state) in the held count
+        self._indexing: set = set()  # the sessions of `_states` counted indexing
+        self._lock = threading.Lock()  # asks at once: one updates the count, the other answers it after
 
     def of(self, library, beside=None) -> tuple[dict, int]:
         """(the counts of `library`'s sessions, the library's version they were counted at)."""
-        held, now = self._held, time.monotonic()
-        if held is not None and held[2] == beside and now < held[3]:
-            return held[0], held[1]
-        version, started = library.version, time.thread_time()  # the version first: a change meanwhile is told later
-        counts = reading(library.sessions_now())
-        self._held = (counts, version, beside,
-                      now + spaced(time.thread_time() - started, 0.0, self.share, RECOUNT_AT_MOST))
-        return counts, version
+        with self._lock:
+            held, now = self._held, time.monotonic()
+            if held is not None and held[2] == beside and now < held[3]:
+                return held[0], held[1]
+            version, started = library.version, time.thread_time()  # first: a change meanwhile is told later
+            sessions = library.sessions_now()
+            whole = (held is None or held[2] != beside or now >= held[4] or library.rows_changed_at > held[1])
+            counts = self._count_all(sessions) if whole else self._count_changed(library, sessions, held)
+            cpu = time.thread_time() - started
+            if whole:  # the next ask counts what changed since at once (cheap)
+                self._held = (counts, version, beside, now, now + spaced(cpu, WHOLE_EVERY, self.share, WHOLE_AT_MOST))
+            else:
+                self._held = (counts, version, beside, now + spaced(cpu, 0.0, self.share, RECOUNT_AT_MOST), held[4])
+            return counts, version
+
+    def _count_all(self, sessions: list) -> dict:
+        self._states = states = dict(zip(sessions, map(sleeping.read_state, sessions)))
+        self._indexing = {s for s, state in states.items() if state == "indexing"}
+        return _counted(len(sessions), Counter(states.values()))
+
+    def _count_changed(self, library, sessions: list, held: tuple) -> dict:
+        """The held count with the sessions told changed since its version (Library.bumps), and those indexing,
+        counted again; every session when some told since have left the library's list of them, or one left unseen
+        (more sessions counted than are listed)."""
+        states, indexing, since = self._states, self._indexing, held[1]
+        with library.lock:
+            bumps = library.bumps
+            changed = None if len(bumps) == bumps.maxlen and bumps[0][0] > since else [
+                s for _, s in takewhile(lambda bump: bump[0] > since, reversed(bumps))]
+        if changed is None:
+            return self._count_all(sessions)
+        tally = Counter({"unread": held[0]["unread"], "indexing": held[0]["indexing"]})
+        for s in {*changed, *indexing}:
+            was, state = states.get(s), sleeping.read_state(s)
+            if was != state:
+                tally[was] -= 1
+                tally[state] += 1
+                states[s] = state
+                (indexing.add if state == "indexing" else indexing.discard)(s)
+        return _counted(len(sessions), tally) if len(states) == len(sessions) else self._count_all(sessions)
+
+
+
+def _counted(sessions: int, states: Counter) -> dict:
+    return {"sessions": sessions, "unread": states["unread"], "indexing": states["indexing"]}
