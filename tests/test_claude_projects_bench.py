@@ -41,6 +41,10 @@ def test_the_runner_measures_agentview_and_says_when_agentsview_is_skipped(tmp_p
     assert ours["cold"]["listed_s"] <= ours["cold"]["found_s"] and ours["cold"]["cpu_s"] > 0
     assert ours["cold"]["peak_rss_mb"] > 20 and ours["restart"]["found_s"] > 0
     assert ours["cold"]["page"]["first_ms"] > 0 and ours["cold"]["rare_answer_kb"] < 10
+    # after a restart, the biggest session's first page, and in a second restart its first JSON
+    assert ours["restart"]["page"]["first_ms"] > 0 and "json" not in ours["restart"]
+    assert ours["restart_json"]["json"]["first_ms"] > 0 and "page" not in ours["restart_json"]
+    assert "| biggest session after a restart: JSON first (ms) | " in run.stdout
 
 
 def test_every_generated_session_ends_before_the_folder_is_written_however_many_there_are(tmp_path):
