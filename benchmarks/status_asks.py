@@ -1,5 +1,5 @@
 """The CPU of `/api/status`'s count asked ten times a second while a folder is read cold: a Library with an empty
-cache reads it in one thread (no read workers), another asks its count (web.state's Counts) every 0.1 s for SECONDS,
+cache reads it in one thread (no read workers), another asks its count (reads.folder_status.Counts) every 0.1 s for SECONDS,
 as `versus_agentsview.py` does while it waits for every session to be searchable.
 
     .venv/bin/python benchmarks/status_asks.py FOLDER [--repo CHECKOUT]   # CHECKOUT: another version
@@ -33,11 +33,13 @@ def main() -> None:
         reader.start()
         counts, asks, cpu, last = Counts(), 0, 0.0, None
         end = time.monotonic() + SECONDS
-        while time.monotonic() < end and reader.is_alive():
+        while True:  # asked once at least, however soon the read ends
             started = time.thread_time()
             last = counts.of(library, (True, 0))  # asked as during a first scan
             cpu += time.thread_time() - started
             asks += 1
+            if time.monotonic() >= end or not reader.is_alive():
+                break
             time.sleep(0.1)
         each = cpu / max(asks, 1) * 1e3
         print(f"{args.repo}: {asks} asks, {cpu * 1e3:.0f} ms of CPU counting ({each:.2f} ms an ask); "

@@ -205,7 +205,8 @@ def one_start(viewer, uuid: str, cold: bool, before: dict | None = None, stop_af
         _measure(viewer, client, tree, uuid, cold and stop_after == "whole", STOPS[:STOPS.index(stop_after) + 1],
                  offset, out)
         if opens is not None:  # the first open of a session since the start: what a restart's first view costs
-            out[opens] = client.opened_ms(viewer.biggest(client, uuid)[opens == "json"])
+            page, data = viewer.biggest(client, uuid)
+            out[opens] = client.opened_ms(data if opens == "json" else page)
     finally:
         ended = tree.stop()
     out["cpu_s"] = round(ended["cpu_s"] + (before["cpu_s"] if before else 0), 2)

@@ -293,6 +293,20 @@ def test_first_walk_lists_every_session_of_a_folder_before_its_walk_is_over(tmp_
     assert 0 <= listed <= over
 
 
+def test_status_asks_counts_a_folder_read_cold_while_it_is_asked(tmp_path):
+    """`status_asks.py FOLDER`: `/api/status`'s count asked every 0.1 s while a folder is read; the last count made
+    lists every session of the folder."""
+    from claude_projects import generate
+
+    folder = generate(tmp_path, sessions=40, projects=2)["projects_folder"]
+    result = subprocess.run([sys.executable, str(REPO / "benchmarks" / "status_asks.py"), str(folder)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    asks = int(result.stdout.split(": ")[1].split(" asks")[0])
+    assert asks >= 1 and " ms an ask); last {'sessions': " in result.stdout
+    assert int(result.stdout.split("'sessions': ")[1].split(",")[0]) <= 40
+
+
 def test_cold_read_parts_gives_each_part_its_own_cpu_and_no_more_than_the_whole(tmp_path):
     """`cold_read_parts.py FOLDER`: the same read, its CPU by part; a part called inside another (usage totals while
     a session is kept) is counted once, so the parts never add up to more than the whole."""
