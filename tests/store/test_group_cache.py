@@ -191,7 +191,7 @@ def test_a_group_tampered_in_its_pack_is_read_again_and_the_others_wake_from_it(
     epochs = {s.id: s.epoch for s in again.listing()}
     for s in again.listing():
         s.wake()
-        s.events[0], s.search, s.by_id  # what is read from its entry when first needed
+        s.events[:1], s.search, s.by_id, s.calls  # what is read from its entry when first needed (if it woke)
     again.cache.check_step()
     read_what_is_due(again)
     assert sorted(s.epoch == epochs[s.id] for s in again.listing()) == [False, True, True]  # one lost, read again

@@ -58,10 +58,11 @@ def creation_found(s, agent: AgentNode) -> tuple | None:
     return position, event["agent_id"], call.id, call.name, call.summary()
 
 
-def _creations_kept(s) -> dict | None:
-    """Every agent's, when what was kept or found still holds (see above), else None."""
+def _creations_kept(s, name: str = "creations") -> dict | None:
+    """Every agent's (`name`: or where its creating call was answered), when what was kept or found still holds (see
+    above), else None."""
     events = s.events  # a sleeping session wakes first: it takes them back
-    kept = s.__dict__.get("creations")
+    kept = s.__dict__.get(name)
     return kept[2] if kept is not None and kept[0] is events and kept[1] == len(events) else None
 
 
@@ -84,12 +85,31 @@ def creations(s) -> dict[str, tuple]:
     return kept
 
 
-def take_back_creations(s, kept: dict) -> None:
-    """`creations`' answer as a cache entry kept it, for the session restored from that entry (the same index): one
-    for each agent some message created."""
+def answered_at(s, agent_id: str, creating: tuple) -> int:
+    """Where the first result of the call that created the agent is (-1: none yet), `creating` being its
+    `creation_of`; from those a cache entry kept while they hold: a woken session's tree reads no tool call."""
+    kept = _creations_kept(s, "answers")
+    found = kept.get(agent_id) if kept is not None else None
+    if found is not None:
+        return found
+    position, caller, call_id, _, _ = creating
+    results = s.result_positions_for_call(position, call_id, caller)
+    return results[0] if results else -1
+
+
+def answers(s) -> dict[str, int]:
+    """agent id -> `answered_at` of each agent a call created: what a cache entry keeps of its tool calls' answers."""
+    return {agent_id: answered_at(s, agent_id, made) for agent_id, made in creations(s).items() if made[2]}
+
+
+def take_back_creations(s, kept: dict, answered: dict) -> None:
+    """`creations`' and `answers`' answers as a cache entry kept them, for the session restored from that entry (the
+    same index): one for each agent some message created, and each of those a call created."""
     created = {agent_id for agent_id, agent in s.agents.items() if agent.cause is not None}
     if set(kept) == created and all(len(made) == len(CREATION_MISSING) for made in kept.values()):
         s.__dict__["creations"] = (s.events, len(s.events), {agent_id: tuple(made) for agent_id, made in kept.items()})
+        if set(answered) == {agent_id for agent_id, made in kept.items() if made[2]}:
+            s.__dict__["answers"] = (s.events, len(s.events), answered)
 
 
 def agent_state(a: AgentNode) -> tuple:

@@ -6,7 +6,6 @@ its sub-agents, and per session, without reading an event.
 from __future__ import annotations
 
 import time
-import weakref
 from bisect import bisect_left
 
 from viewer.core import failures, model
@@ -14,9 +13,6 @@ from viewer.core.positions import filed_at
 from viewer.search.index import QUERY_BUDGET
 
 from .agent_tree import spawning_call
-
-
-_unanswered: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # session -> _kept's answer
 
 
 def finished(s) -> bool:
@@ -37,25 +33,37 @@ def unanswered(s) -> list[tuple[int, str]]:
     by it (seed-000 logs no result for `task`). Kept until the session grows."""
     if not finished(s):
         return []
-    return _kept(s)[1]
+    return _kept(s)[2]
 
 
 def is_unanswered(s, position: int, call_id: str) -> bool:
     """Whether the call `call_id` of the entry at `position` went unanswered (see `unanswered`)."""
-    return finished(s) and (position, call_id) in _kept(s)[2]
+    return finished(s) and (position, call_id) in _kept(s)[3]
 
 
 def _kept(s) -> tuple:
-    """((epoch, count), the unanswered calls in file order, the same as a set), found again when the session grew."""
-    key = (s.epoch, s.count)
-    kept = _unanswered.get(s)
-    if kept is not None and kept[0] == key:
+    """(its events, their count, the unanswered calls in file order, the same as a set), found again when the session
+    grew or was read again (its events another list); kept in its cache entry (`kept_unanswered`), so a woken
+    session's page reads none of its tool calls."""
+    events = s.events  # a sleeping session wakes first: it takes them back
+    kept = s.__dict__.get("unanswered")
+    if kept is not None and kept[0] is events and kept[1] == len(events):
         return kept
     results = s.result_positions
     found = sorted((position, call_id) for (agent_id, call_id) in s.call_positions if (agent_id, call_id) not in results
                    for position in filed_at(s.call_positions, (agent_id, call_id))
                    if not _made_an_agent(s, position, call_id))  # a spawning call's outcome is its agent
-    kept = _unanswered[s] = (key, found, frozenset(found))
+    return take_back_unanswered(s, found)
+
+
+def kept_unanswered(s) -> list[tuple[int, str]]:
+    """The calls no result answered, whether or not the session has ended: what its cache entry keeps."""
+    return _kept(s)[2]
+
+
+def take_back_unanswered(s, found: list[tuple[int, str]]) -> tuple:
+    """`kept_unanswered`'s answer for the session's events now (as its cache entry kept it: the same index)."""
+    kept = s.__dict__["unanswered"] = (s.events, len(s.events), found, frozenset(found))
     return kept
 
 

@@ -51,9 +51,9 @@ class SessionIndex:
     ARRAYS = ("line_numbers", "usage_positions", "growth_positions", "grown_positions")
     MADE = frozenset({"id", "path", "relpath", "name", "host", "lock", "serial", "seen_at", "changed_at", "format",
                       "_adds_keys", "parser", "usage_totals", "dialog_orders", "timeline_drawn", "normalizer", "search",
-                      "facets", "events", "members", "creations", "tree", "agents", "spawned", "tree_changes",
-                      "_dangling", "_awaiting_cause", "_links", "_agent", "_agent_created", "_linked", "calls",
-                      "call_positions", "result_positions", "tool_names", "_file_calls", "_file_result",
+                      "facets", "events", "members", "creations", "answers", "unanswered", "tree", "agents", "spawned",
+                      "tree_changes", "_dangling", "_awaiting_cause", "_links", "_agent", "_agent_created", "_linked",
+                      "calls", "call_positions", "result_positions", "tool_names", "_file_calls", "_file_result",
                       "_later"})
 
     def __init__(self, session_id: str, path: str, relpath: str, fmt: formats.Format = formats.NATIVE,
@@ -130,10 +130,8 @@ class SessionIndex:
 
     def _bind(self, tree: AgentTree, calls: ToolCalls) -> None:
         """Hold its parts; their containers and the methods `add` calls are bound here once (no hop per event)."""
-        self.tree, self.calls = tree, calls
-        self.call_positions, self.result_positions, self.tool_names = (calls.call_positions, calls.result_positions,
-                                                                       calls.tool_names)
-        self._file_calls, self._file_result = calls.file_calls, calls.file_result
+        self.tree = tree
+        self.__dict__.update(calls.bound())
         self.agents, self.spawned, self.tree_changes = tree.agents, tree.spawned, tree.changes
         self._dangling, self._awaiting_cause = tree.dangling, tree.awaiting_cause
         self._links, self._agent, self._agent_created, self._linked = (tree.links, tree.agent, tree.agent_created,

@@ -34,6 +34,15 @@ class ToolCalls:
         other.tool_names = set(self.tool_names)
         return other
 
+    # Its session's attributes for it: itself, its containers and the methods `add` calls, bound once (no hop per
+    # event); taken back together when a woken session first reads one (sleeping.later_together)
+    BOUND = ("calls", "call_positions", "result_positions", "tool_names", "_file_calls", "_file_result")
+
+    def bound(self) -> dict:
+        """BOUND's values (the session's attributes) for this."""
+        return dict(zip(self.BOUND, (self, self.call_positions, self.result_positions, self.tool_names,
+                                     self.file_calls, self.file_result)))
+
     def state(self):
         """(name, plain value) of what it keeps. A result's key is its call's own: marshal keeps an object held
         twice once, so a woken session makes half the keys (a third less to decode); not for maps of more than

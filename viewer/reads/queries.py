@@ -16,7 +16,7 @@ from viewer.core import failures, model
 from viewer.core.model import AgentNode, Event
 from viewer.core.positions import intersection, merge, union
 from viewer.index import facets, failed, usage
-from viewer.index.agent_tree import creation_of, creations, spawning_call
+from viewer.index.agent_tree import answered_at, creation_of, creations, spawning_call
 from viewer.index.session_index import SessionIndex
 
 # --- agents and the tree -------------------------------------------------------------------
@@ -55,13 +55,13 @@ def agent_status(s: SessionIndex, agent: AgentNode, creating: tuple | None = Non
     creation_of's answer, when the caller has it. The caller holds the lock."""
     if agent.cause is None or not s.format.spawns_answered_at_end:
         return None, -1
-    position, agent_id, call_id, _, _ = creating or creation_of(s, agent)
-    if not call_id:
+    creating = creating or creation_of(s, agent)
+    if not creating[2]:  # no call created it
         return None, -1
-    results = s.result_positions_for_call(position, call_id, agent_id)
-    if not results:
+    answered = answered_at(s, agent.agent_id, creating)
+    if answered < 0:
         return (STOPPED if failed.finished(s) else RUNNING), -1
-    return (FAILED if failed.failed_at(s, results[0]) else DONE), results[0]
+    return (FAILED if failed.failed_at(s, answered) else DONE), answered
 
 
 def agent_statuses(s: SessionIndex) -> dict[str, str]:

@@ -16,8 +16,8 @@ from viewer import formats
 from viewer.core.host import Host
 from viewer.core.kept import Items
 from viewer.core.tuning import Tuning
-from viewer.index import sleeping, usage
-from viewer.index.agent_tree import AgentTree, creations, take_back_creations
+from viewer.index import failed, sleeping, usage
+from viewer.index.agent_tree import AgentTree, answers, creations, take_back_creations
 from viewer.index.session_index import SessionIndex
 from viewer.index.tool_calls import ToolCalls
 from viewer.search.index import SearchIndex
@@ -40,6 +40,9 @@ _LATER = frozenset({"search", "postings"})
 # ... and the session's message ids, always in sections of their own, taken back when first read: its page and JSON
 # read none (what created each agent is kept: "creations"), and they were a third of what a wake decodes.
 _READ_LATER = frozenset({"by_id"})
+# ... and its tool calls, taken back when first read (its page and JSON read none: where each sub-agent's creating
+# call was answered and which calls none answered are kept, "answers" and "unanswered"), a fifth of what it decoded
+_CALLS_LATER = frozenset({"calls", *ToolCalls.KEPT})
 
 
 def _part_of(s: SessionIndex, part: str):
@@ -147,11 +150,16 @@ def sections(s: SessionIndex, tuning: Tuning | None = None, summary: dict | None
     if s.normalizer is not None:  # the shapes its entries are packed in
         yield "shapes", s.host.shapes.known()
     for part in _PARTS:
-        yield from _encoded(_sections_of(tuning, part, _part_of(s, part).state()), _READ_LATER)
+        yield from _encoded(_sections_of(tuning, part, _part_of(s, part).state()), _READ_LATER | _CALLS_LATER)
     # Each agent's usage totals, priced: a woken session's tree shows their costs without pricing a response
     yield from _chunks(tuning, "usage", Items(usage.agents_state(s)))
-    # ... and the call that created each: it reads no creating message either
+    # ... and the call that created each, where that call was answered, and the calls none answered: it reads no
+    # creating message and none of its tool calls either (those stay encoded, _CALLS_LATER)
     yield from _chunks(tuning, "creations", Items(creations(s)))
+    yield from _chunks(tuning, "answers", Items(answers(s)))
+    found = failed.kept_unanswered(s)
+    for start in range(0, len(found), tuning.section_items):
+        yield "unanswered", found[start:start + tuning.section_items]
     events = s.events
     for start in range(0, len(events), tuning.section_events):  # in order: each part extends the list (restore)
         part = events.part(start, start + tuning.section_events)
@@ -193,6 +201,17 @@ def _read(encoded: bytes | Later, spoiled) -> bytes | None:
         return None
 
 
+def _calls_later(kept: list[tuple], s: SessionIndex, spoiled=None) -> dict:
+    """A woken session's tool calls from their sections kept encoded (`_read`), as the session's attributes bound to
+    them (ToolCalls.bound); none when one cannot be read (its session is read again: `spoiled`)."""
+    calls = ToolCalls(s.problems)
+    found = [(name, _read(encoded, spoiled)) for name, encoded in kept]
+    if all(encoded is not None for _, encoded in found):
+        for name, encoded in found:
+            _restore_section(s, _owners(), name, marshal.loads(encoded), calls)
+    return calls.bound()
+
+
 def _search_later(kept: list[tuple], s: SessionIndex, spoiled=None) -> SearchIndex:
     """A session's search index from its sections kept encoded (checked when read: see `_read`); an empty one (built
     again) when one of them cannot be read."""
@@ -220,16 +239,18 @@ def _filled(kept: list[bytes | Later], into: dict, s: SessionIndex, spoiled=None
     return into
 
 
-def _restore_section(s: SessionIndex, owners: dict, name: str, value) -> None:
-    """Take one section back into `s`; a ValueError for a section no part keeps."""
+def _restore_section(s: SessionIndex, owners: dict, name: str, value, calls: ToolCalls | None = None) -> None:
+    """Take one section back into `s` (its tool calls' into `calls`, when given); a ValueError for a section no part
+    keeps."""
+    owner = name if name in _PARTS else owners.get(name)
+    if owner is None:
+        raise ValueError(f"no part of a session keeps {name!r}")
+    part = calls if owner == "calls" and calls is not None else _part_of(s, owner)
     if name in _PARTS:
-        part = _part_of(s, name)
         for key, kept in value.items():
             part.restore(key, kept)
-    elif name in owners:  # a big map of a part, in sections
-        _part_of(s, owners[name]).restore(name, value)
-    else:
-        raise ValueError(f"no part of a session keeps {name!r}")
+    else:  # a big map of a part, in sections
+        part.restore(name, value)
 
 
 def asleep(kept: Iterator[tuple], fmt: formats.Format) -> tuple[dict, object] | None:
@@ -285,7 +306,7 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
     owners, later, indexed = _owners(), [], None
     stored = fmt.normalizer.stored_type if fmt.reads_records else None
     made = None if stored is None else functools.partial(stored.from_state, shapes=s.host.shapes)
-    head, agents_usage, created, read_later = None, {}, {}, {}
+    head, agents_usage, created, read_later, calls, answered, unanswered = None, {}, {}, {}, [], {}, []
     for name, value in kept:
         if name == "head":
             head = value
@@ -316,18 +337,26 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
             agents_usage.update(value)
         elif name == "creations":  # likewise
             created.update(value)
+        elif name == "answers":
+            answered.update(value)
+        elif name == "unanswered":
+            unanswered.extend(tuple(call) for call in value)
         elif name == "search indexed":
             indexed = value
         elif name in _LATER:
             later.append((name, _raw(kept)))
         elif name in _READ_LATER:
             read_later.setdefault(name, []).append(_raw(kept))
+        elif name in _CALLS_LATER:
+            calls.append((name, _raw(kept)))
         elif name == "end":
             whole = (value == s.count == head["count"] and (s.normalizer is None) == (not fmt.reads_records)
                      and type(indexed) is int)
             if whole:
                 usage.take_back_agents(s, agents_usage)
-                take_back_creations(s, created)
+                take_back_creations(s, created, answered)
+                failed.take_back_unanswered(s, unanswered)
+                sleeping.later_together(s, ToolCalls.BOUND, functools.partial(_calls_later, calls, spoiled=spoiled))
                 sleeping.later(s, "search", functools.partial(_search_later, later, spoiled=spoiled), indexed)
                 for name, encoded in read_later.items():
                     sleeping.later(s, name, functools.partial(_filled, encoded, getattr(s, name), spoiled=spoiled), 0)

@@ -1,0 +1,130 @@
+"""A woken session's tool calls (index_state: taken back when first read): its page and JSON decode none, reading
+where each sub-agent's creating call was answered and which calls none answered from its cache entry; what they
+show is what a read of its files shows, before and after it grows (in this run, or its files after the restart)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import pytest
+
+from claude_lines import Transcript
+from dom import parse
+from events import result
+from test_agent_status import SESSION, SID, SPAWN, statuses
+from test_group_cache import run
+from viewer.index import failed
+from viewer.reads import queries
+from viewer.web.app import close_app, create_app
+
+BUILD = {"type": "tool_use", "id": "toolu_B", "name": "Bash", "input": {"command": "make"}}
+
+
+def write_unanswered(folder):
+    """A session that ended two days ago: main asks a sub-agent (agent-ab12) to scan and runs `make`, and neither
+    call has its result. The main file's path."""
+    project = folder / "-home-dev-app"
+    main = Transcript(SESSION, "mn")
+    main.user("Audit the parser")
+    main.response("msg_1", [SPAWN])
+    main.response("msg_3", [BUILD])
+    main.n = 20  # after the sub-agent's lines
+    paths = [main.write(project / f"{SESSION}.jsonl")]
+    sub = Transcript(SESSION, "sb")
+    sub.n = 10
+    sub.user("List the entry points", isSidechain=True, agentId="ab12")
+    sub.response("msg_2", [{"type": "text", "text": "parse() and lex()"}])
+    subagents = project / SESSION / "subagents"
+    paths.append(sub.write(subagents / "agent-ab12.jsonl"))
+    paths.append(subagents / "agent-ab12.meta.json")
+    paths[-1].write_text(json.dumps({"agentType": "Explore", "description": "Scan", "toolUseId": "toolu_A"}))
+    then = time.time() - 48 * 3600
+    for path in paths:
+        os.utime(path, (then, then))
+    return paths[0]
+
+
+def answer(main, *call_ids: str) -> None:
+    """Results for `call_ids` appended to the main file."""
+    late = Transcript(SESSION, "an")
+    late.n = 30
+    for call_id in call_ids:
+        late.user([{"type": "tool_result", "tool_use_id": call_id, "content": "finished"}])
+    with main.open("a") as f:
+        f.write(late.text())
+
+
+def shown(folder, cache=None) -> dict:
+    """What the session's page and JSON show, read by an app on `folder` (restarted on `cache`, if given), and that
+    app (closed by the caller)."""
+    app = create_app(folder, watch=False, cache_dir=None if cache is None else str(cache))
+    client = app.test_client()
+    return {"page": client.get(f"/s/{SID}").data, "json": client.get(f"/api/sessions/{SID}").data}, app
+
+
+@pytest.fixture
+def kept(tmp_path):
+    """The session's folder and the cache a first run left (it kept the session)."""
+    main = write_unanswered(tmp_path / "logs")
+    run(tmp_path / "logs", tmp_path / "cache")
+    return tmp_path / "logs", tmp_path / "cache", main
+
+
+def test_a_woken_sessions_page_and_json_decode_none_of_its_tool_calls_and_show_what_a_read_shows(kept):
+    folder, cache, _ = kept
+    fresh, fresh_app = shown(folder)
+    again, app = shown(folder, cache)
+    try:
+        s = app.extensions["agentview"].library.get(SID)
+        assert s.asleep is None and "calls" not in s.__dict__ and "calls" in s.__dict__["_later"]
+        assert again == fresh
+        assert statuses(app.test_client()) == {"main": None, "agent-ab12": "stopped"}
+        assert "1 failed" in parse(again["page"]).by_id("av-failures-0").text  # `make` went unanswered
+        read = fresh_app.extensions["agentview"].library.get(SID)
+        with s.lock:
+            assert failed.unanswered(s) == failed.unanswered(read) != []
+            assert s.call_positions == read.call_positions and s.result_positions == read.result_positions
+            assert s.tool_names == read.tool_names == {"task", "bash"}
+            assert "_later" not in s.__dict__ or "calls" not in s.__dict__["_later"]
+            bound = {name: s.__dict__[name] for name in s.calls.BOUND}
+            assert bound == s.calls.bound()  # taken back together: the session's maps are its calls'
+    finally:
+        close_app(app)
+        close_app(fresh_app)
+
+
+def test_a_woken_session_that_grows_finds_its_calls_answered_from_its_tool_calls(kept):
+    """What the entry kept holds for the events it had: a result logged since is found in the calls it decodes."""
+    folder, cache, _ = kept
+    app = create_app(folder, watch=False, cache_dir=str(cache))
+    try:
+        s = app.extensions["agentview"].library.get(SID)
+        with s.lock:
+            assert queries.agent_statuses(s) == {"agent-ab12": "stopped"} and len(failed.unanswered(s)) == 1
+            assert "calls" not in s.__dict__
+            s.add(result("late-a", "main", "toolu_A", "parse() and lex()"), 10**6)
+            assert queries.agent_statuses(s) == {"agent-ab12": "done"}
+            s.add(result("late-b", "main", "toolu_B", "built", name="Bash"), 10**6 + 1)
+            assert failed.unanswered(s) == []
+    finally:
+        close_app(app)
+
+
+def test_a_woken_sessions_calls_answered_in_its_files_after_the_restart_are_shown(kept):
+    folder, cache, main = kept
+    app = create_app(folder, watch=False, cache_dir=str(cache))
+    try:
+        client = app.test_client()
+        assert statuses(client) == {"main": None, "agent-ab12": "stopped"}
+        answer(main, "toolu_A", "toolu_B")
+        app.extensions["agentview"].library.scan()
+        assert statuses(client) == {"main": None, "agent-ab12": "done"}
+        page = parse(client.get(f"/s/{SID}").data)
+        assert page.by_id("av-failures-0") is None or "failed" not in page.by_id("av-failures-0").text
+        fresh, fresh_app = shown(folder)
+        close_app(fresh_app)
+        assert {"page": client.get(f"/s/{SID}").data, "json": client.get(f"/api/sessions/{SID}").data} == fresh
+    finally:
+        close_app(app)
