@@ -11,12 +11,18 @@ import time
 import pytest
 
 from claude_lines import Transcript
+from conftest import write_events
 from dom import parse
-from events import result
+from events import calls, created, result, say, tool_call
 from test_agent_status import SESSION, SID, SPAWN, statuses
 from test_group_cache import run
+from viewer.core.host import Host
+from viewer.core.tuning import Tuning
 from viewer.index import failed
+from viewer.library import background
+from viewer.library.library import Library
 from viewer.reads import queries
+from viewer.store.session_cache import SessionCache
 from viewer.web.app import close_app, create_app
 
 BUILD = {"type": "tool_use", "id": "toolu_B", "name": "Bash", "input": {"command": "make"}}
@@ -128,3 +134,35 @@ def test_a_woken_sessions_calls_answered_in_its_files_after_the_restart_are_show
         assert {"page": client.get(f"/s/{SID}").data, "json": client.get(f"/api/sessions/{SID}").data} == fresh
     finally:
         close_app(app)
+
+
+@pytest.mark.parametrize("ended_when_kept", [True, False])
+def test_the_unanswered_calls_of_a_session_kept_before_it_ended_are_found_in_its_calls_once_it_has(tmp_path,
+                                                                                                  ended_when_kept):
+    """A session kept while it runs keeps none (it would find them for no page): woken once it has ended, its page
+    counts them from its calls, as a read of its file does; one kept once it ended takes them back."""
+    write_events(tmp_path / "logs" / "run.jsonl", [
+        created("m0", "root"), say("m1", "root", "go"), calls("m2", "root", tool_call("c1", "fetch")),
+        result("m3", "root", "c1", "fetched", name="fetch"), calls("m4", "root", tool_call("c2", "fetch"))])
+    then = time.time() - 60  # still for a minute: kept (a session is kept once still for a moment)
+    os.utime(tmp_path / "logs" / "run.jsonl", (then, then))
+    ended, running = Tuning(settle_after=0.0), Tuning(settle_after=3600.0)
+    first = Library(tmp_path / "logs", cache=SessionCache(str(tmp_path / "cache"),
+                                                          host=Host(ended if ended_when_kept else running)))
+    first.scan()
+    while background.step(first):
+        pass
+    assert failed.finished(first.listing()[0]) is ended_when_kept
+    app = create_app(tmp_path / "logs", watch=False, cache_dir=str(tmp_path / "cache"), tuning=ended)
+    fresh = create_app(tmp_path / "logs", watch=False, tuning=ended)
+    try:
+        s = app.extensions["agentview"].library.get("run")
+        assert s.asleep is None and "calls" not in s.__dict__  # woken from its entry
+        page = app.test_client().get("/s/run").data
+        assert ("calls" in s.__dict__) is not ended_when_kept  # read for its unanswered calls only if not kept
+        ordinal = app.test_client().get("/api/sessions/run").get_json()["agents"][0]["ordinal"]
+        assert "1 failed" in parse(page).by_id(f"av-failures-{ordinal}").text
+        assert page == fresh.test_client().get("/s/run").data
+    finally:
+        close_app(app)
+        close_app(fresh)

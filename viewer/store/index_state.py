@@ -157,9 +157,10 @@ def sections(s: SessionIndex, tuning: Tuning | None = None, summary: dict | None
     # creating message and none of its tool calls either (those stay encoded, _CALLS_LATER)
     yield from _chunks(tuning, "creations", Items(creations(s)))
     yield from _chunks(tuning, "answers", Items(answers(s)))
-    found = failed.kept_unanswered(s)
-    for start in range(0, len(found), tuning.section_items):
-        yield "unanswered", found[start:start + tuning.section_items]
+    if failed.finished(s):  # (as its page would: those of one still running are found when it has ended)
+        found = failed.kept_unanswered(s)
+        for start in range(0, max(len(found), 1), tuning.section_items):  # one at least: none is an answer
+            yield "unanswered", found[start:start + tuning.section_items]
     events = s.events
     for start in range(0, len(events), tuning.section_events):  # in order: each part extends the list (restore)
         part = events.part(start, start + tuning.section_events)
@@ -306,7 +307,7 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
     owners, later, indexed = _owners(), [], None
     stored = fmt.normalizer.stored_type if fmt.reads_records else None
     made = None if stored is None else functools.partial(stored.from_state, shapes=s.host.shapes)
-    head, agents_usage, created, read_later, calls, answered, unanswered = None, {}, {}, {}, [], {}, []
+    head, agents_usage, created, read_later, calls, answered, unanswered = None, {}, {}, {}, [], {}, None
     for name, value in kept:
         if name == "head":
             head = value
@@ -340,7 +341,7 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
         elif name == "answers":
             answered.update(value)
         elif name == "unanswered":
-            unanswered.extend(tuple(call) for call in value)
+            unanswered = [*(unanswered or ()), *map(tuple, value)]
         elif name == "search indexed":
             indexed = value
         elif name in _LATER:
@@ -355,7 +356,8 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
             if whole:
                 usage.take_back_agents(s, agents_usage)
                 take_back_creations(s, created, answered)
-                failed.take_back_unanswered(s, unanswered)
+                if unanswered is not None:
+                    failed.take_back_unanswered(s, unanswered)
                 sleeping.later_together(s, ToolCalls.BOUND, functools.partial(_calls_later, calls, spoiled=spoiled))
                 sleeping.later(s, "search", functools.partial(_search_later, later, spoiled=spoiled), indexed)
                 for name, encoded in read_later.items():
