@@ -71,7 +71,9 @@ def _listed(library: Library) -> dict:
 
 
 def _holding(library: Library) -> dict:
-    return {word: sorted(library.folder_words.holding([word]).ids) for word in WORDS if " " not in word}
+    """The sessions holding each word of the folder's words, as filed (a worker's words are filed by the server)."""
+    words = library.folder_words
+    return {word: sorted(words.holding([word]).ids) for word in sorted(words.words)}
 
 
 def _entries(library: Library) -> dict:

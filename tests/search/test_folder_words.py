@@ -18,6 +18,7 @@ from viewer.library import background
 from viewer.library.library import Library
 from viewer.search import query as search
 from viewer.search.folder_words import FolderWords
+from viewer.search.index import ROLE, run_postings
 from viewer.store import folder_cache
 from viewer.store.session_cache import SessionCache
 
@@ -172,6 +173,24 @@ def test_without_the_kept_words_a_restart_learns_them_from_its_first_search(fold
     fast = search.search(library.listing(), folder["rare_word"], folder_words=library.folder_words)
     assert [h["position"] for h in fast["hits"]] == [h["position"] for h in found]
     assert postings_read(library) == [h["session"] for h in found]
+
+
+UNSIGNED = "BHILQ"  # array's unsigned types: they take an int as it is, where a signed one parses it as an argument
+
+
+def test_positions_and_session_numbers_are_kept_in_arrays_of_an_unsigned_type(folder, tmp_path):
+    """A cold read appends millions of positions and session numbers: every list of them is an array of an unsigned
+    type, as a run of events posts them, as a session's index and the folder's words keep them, and as the folder's
+    words are taken back from the cache."""
+    library = run(folder["projects_folder"], tmp_path / "cache")
+    lists = list(library.folder_words.words.values())
+    for s in library.listing():
+        lists += run_postings(s.events.walk(0, s.count), 0)[1].values()
+        lists += [s.search.get(token) for token in [*s.search.words(), ROLE + "assistant"]]
+    restarted = run(folder["projects_folder"], tmp_path / "cache", settle=False)
+    assert len(searched(restarted, folder["rare_word"])["hits"]) == 1  # its kept words read for it
+    lists += restarted.folder_words.words.values()
+    assert len(lists) > 10_000 and {positions.typecode for positions in lists} <= set(UNSIGNED)
 
 
 def native_line(event: dict) -> str:

@@ -14,6 +14,7 @@ import pytest
 
 from conftest import REPO
 from test_claude_settled import age
+from viewer.core.positions import POSITIONS_TYPE
 from viewer.library import background
 from viewer.search import query as search
 from viewer.library.library import Library
@@ -95,7 +96,7 @@ def test_packed_postings_hold_a_fraction_of_the_memory(project):
     def unpacked(postings):  # small settled sessions are packed as soon as they are read: the dict they came from
         if not isinstance(postings, PackedPostings):
             return postings
-        return {token: array("i", postings.get(token)) for token in postings.tokens}
+        return {token: array(POSITIONS_TYPE, postings.get(token)) for token in postings.tokens}
 
     postings = [unpacked(s.search._postings) for s in library.listing()]
     as_dicts, _ = held(lambda: [as_built(d) for d in postings])

@@ -14,6 +14,11 @@ from typing import Iterable, Iterator, Sequence
 
 Positions = Sequence[int]
 
+# The typecode of the arrays the search keeps positions (and the folder's words session numbers) in: unsigned, as
+# none is negative. An array of an unsigned type takes an int as it is; a signed one parses each as a function's
+# argument (PyArg_Parse), twice the instructions an append, and a cold read appends millions.
+POSITIONS_TYPE = "I"
+
 CHUNK = 2048  # driving positions intersected at a time: a page of hits costs a chunk or two
 _DENSE = 16  # a list with this many times more positions than the chunk in its range is looked up, not read
 

@@ -293,7 +293,9 @@ class Groups:
         elif problems or withdrawn:  # an idle file's open last line judged: its count on `/` changes
             library.changed(session)
         self.settle(session)
-        if in_hand and session.asleep is None:  # not indexed as it settled: read back when it is (few, and big)
+        # not indexed as it settled: read back when it is (few, and big). A read worker's stay in hand: its summary
+        # and entry are made of them next, and then the whole library is emptied (read_worker)
+        if in_hand and session.asleep is None and not library.hands_over:
             with session.lock:
                 session.events.forget_cached()
 
@@ -356,7 +358,8 @@ class Groups:
         dropped = library.hands_over or (library.cache is not None
                                          and library.cache.sleeps_once_kept(session, time.monotonic()))
         with session.lock:
-            library.folder_words.take(session)
+            if not library.hands_over:  # a read worker's words are filed by the server it hands them to (read_worker)
+                library.folder_words.take(session)
             session.search.pack(interned=not dropped)  # when complete; else once it is (background.index_step)
         self.keep(session)
         return True

@@ -102,5 +102,6 @@ def _read(library: Library, paths: list[str]) -> tuple | str:
             return "not kept"
         key, files, sidecars = kept
         state = session.normalizer.state()
-    # its words as one text (no word holds a space): one string to pickle, not one per word
-    return key, encoded.sections, files, sidecars, summary, state, " ".join(library.folder_words.words)
+    # its words as one text (no word holds a space): one string to pickle, not one per word. Nothing here filed them
+    # (Groups.settle): read from its first event in this library, its index noted every word it posts
+    return key, encoded.sections, files, sidecars, summary, state, " ".join(session.search.noted)

@@ -16,7 +16,7 @@ from itertools import repeat
 
 from viewer.core import lockorder
 from viewer.core.cursor import Cursor
-from viewer.core.positions import intersection
+from viewer.core.positions import POSITIONS_TYPE, intersection
 
 from .words import new_positions
 
@@ -152,7 +152,7 @@ class FolderWords:
                     made.told[sid] = (epoch, indexed, updated, 0, str(Cursor(epoch, indexed)))
             elif name == "words":
                 for word, kept in value.items():
-                    numbers = made.words[word] = array("i")
+                    numbers = made.words[word] = array(POSITIONS_TYPE)
                     numbers.frombytes(kept)
                     if not numbers or not 0 <= numbers[0] <= numbers[-1] < len(made.ids):
                         raise ValueError(f"the sessions of {word!r} are not among those numbered")
@@ -181,7 +181,7 @@ class FolderWords:
         for word in new:
             numbers = words.get(word)
             if numbers is None:
-                words[word] = array("i", (number,))
+                words[word] = array(POSITIONS_TYPE, (number,))
             elif numbers[-1] < number:  # the newest session: most words of a folder read in order
                 numbers.append(number)
             else:
@@ -231,4 +231,4 @@ class Holding:
         return told[4]
 
 
-_NONE = array("i")
+_NONE = array(POSITIONS_TYPE)

@@ -16,7 +16,7 @@ from viewer.core import jsonio, model
 from viewer.core.kept import Items, array_from, array_state
 from viewer.core.incremental import Incremental
 from viewer.core.model import Event
-from viewer.core.positions import merge
+from viewer.core.positions import POSITIONS_TYPE, merge
 
 from .packed import PackedPostings
 from .words import tokens, word_postings
@@ -183,7 +183,7 @@ def run_postings(events: list, start: int) -> tuple[dict, dict, list, list]:
             fields[TOOL + name].append(position)
         position += 1
     for token, positions in fields.items():
-        postings[token] = array("i", positions)
+        postings[token] = array(POSITIONS_TYPE, positions)
     agents = [token[len(AGENT):] for token in fields if token.startswith(AGENT)]
     return classes, postings, unanswered, agents
 
@@ -213,7 +213,7 @@ class _Postings(dict):
         self.noted = [] if noted is None else noted
 
     def __missing__(self, key: str) -> array:
-        positions = self[key] = array("i")
+        positions = self[key] = array(POSITIONS_TYPE)
         if key[0] != "\x01":
             if self._vocabulary is not None:
                 self._vocabulary.setdefault(key[:2], []).append(key)
@@ -368,7 +368,7 @@ class SearchIndex(Incremental):
         for keys, positions in classes.items():
             class_positions = class_of.get(keys)
             if class_positions is None:
-                class_positions = class_of[keys] = array("i")
+                class_positions = class_of[keys] = array(POSITIONS_TYPE)
                 for key in keys:
                     self._classes_with.setdefault(key, []).append(class_positions)
             class_positions.extend(positions)
@@ -378,7 +378,7 @@ class SearchIndex(Incremental):
                 called.setdefault(TOOL + name, []).append(position)
         for token, positions in called.items():
             before = posted.get(token)
-            posted[token] = array("i", sorted(chain(before, positions)) if before else positions)
+            posted[token] = array(POSITIONS_TYPE, sorted(chain(before, positions)) if before else positions)
         if postings:
             for token, positions in posted.items():  # each run's positions come after every one posted before
                 postings[token].extend(positions)
@@ -413,7 +413,7 @@ class SearchIndex(Incremental):
         if merged is None or upto < self.indexed:
             fresh = merge([kept[bisect_left(kept, upto):] for kept in lists])
             if merged is None:
-                merged = array("i", fresh)
+                merged = array(POSITIONS_TYPE, fresh)
             else:
                 merged.extend(fresh)
             self._merged[key] = (merged, self.indexed)
@@ -435,4 +435,4 @@ class SearchIndex(Incremental):
         return [t for words in buckets for t in words if t.startswith(prefix)]
 
 
-_EMPTY = array("i")
+_EMPTY = array(POSITIONS_TYPE)

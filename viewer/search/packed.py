@@ -12,7 +12,9 @@ from array import array
 from bisect import bisect_left
 from itertools import accumulate
 
-_EMPTY = array("i")
+from viewer.core.positions import POSITIONS_TYPE
+
+_EMPTY = array(POSITIONS_TYPE)
 _LOW = 0 if sys.byteorder == "little" else 1  # which 2-byte half of a 4-byte position is its low one
 
 
@@ -26,9 +28,9 @@ class PackedPostings:
 
     @classmethod
     def packed(cls, postings: dict[str, array], count: int | None = None, interned: bool = True) -> PackedPostings:
-        """`postings`: arrays of type "i"; `count`: how many events the session has; under 65,536 (most sessions) a
-        position takes 2 bytes; `interned`: its tokens shared with other sessions' (not for postings only saved and
-        dropped). Made by C calls only: no Python step per token (a session has thousands)."""
+        """`postings`: arrays of POSITIONS_TYPE; `count`: how many events the session has; under 65,536 (most
+        sessions) a position takes 2 bytes; `interned`: its tokens shared with other sessions' (not for postings only
+        saved and dropped). Made by C calls only: no Python step per token (a session has thousands)."""
         tokens = sorted(map(sys.intern, postings) if interned else postings)
         lists = list(map(postings.__getitem__, tokens))
         starts = array("I", [0])
@@ -36,7 +38,7 @@ class PackedPostings:
         joined = b"".join(lists)
         if count is not None and count < 65536:  # each 4-byte position's low half (all it holds), not an int each
             return cls(tokens, starts, array("H", memoryview(joined).cast("H")[_LOW::2].tobytes()))
-        return cls(tokens, starts, array("i", joined))
+        return cls(tokens, starts, array(POSITIONS_TYPE, joined))
 
     def get(self, token: str, default=_EMPTY) -> array:
         at = bisect_left(self.tokens, token)
@@ -71,7 +73,7 @@ class PackedPostings:
     @classmethod
     def from_state(cls, state) -> PackedPostings:
         tokens, starts, typecode, positions = state
-        if typecode not in ("H", "i"):
+        if typecode not in ("H", POSITIONS_TYPE):
             raise ValueError(f"packed postings of type {typecode!r}")
         packed = cls(list(map(sys.intern, tokens)), array("I"), array(typecode))
         packed.starts.frombytes(starts)

@@ -9,6 +9,8 @@ from array import array
 from collections import deque
 from itertools import chain, repeat
 
+from viewer.core.positions import POSITIONS_TYPE
+
 TOKEN = re.compile(r"\w+")
 
 
@@ -25,12 +27,12 @@ _ASCII_WORDS = bytes(c if chr(c).isalnum() or chr(c) in "_" + _SEPARATOR else or
 _ASCII = bytes(range(128))
 
 
-_NO_POSITIONS = array("i")
+_NO_POSITIONS = array(POSITIONS_TYPE)
 
 
 def new_positions(count: int):
-    """`count` new empty arrays of positions (type "i"): copies of an empty one, a third fewer instructions each than
-    array("i") makes (no arguments parsed)."""
+    """`count` new empty arrays of positions (POSITIONS_TYPE): copies of an empty one, a third fewer instructions each
+    than array(POSITIONS_TYPE) makes (no arguments parsed)."""
     return map(array.__copy__, repeat(_NO_POSITIONS, count))
 
 
@@ -64,7 +66,7 @@ def word_postings(texts: list[str], start: int) -> dict[str, array]:
     deque(map(list.extend, map(lists.__getitem__, chain.from_iterable(word_sets)), _each_position(
         positions_of.values(), word_sets)), 0)
     # a word's groups come in the order their texts were first said: sorted, its positions ascend again
-    return dict(zip(lists, map(array, repeat("i"), map(sorted, lists.values()))))
+    return dict(zip(lists, map(array, repeat(POSITIONS_TYPE), map(sorted, lists.values()))))
 
 
 def _words_of(word_sets: list[set[str]]) -> set[str]:
