@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from datetime import datetime
+from pathlib import Path
 
 import pytest
 from conftest import REPO, SAMPLES
@@ -207,3 +208,26 @@ def test_a_restart_prices_its_sessions_from_the_table_alone(tmp_path):
         expected = {s.id: costs.session_cost(s) for s in fresh.library.listing()}
     assert any(c["cost_usd"] for c in expected.values())
     assert runs[0]["costs"] == runs[1]["costs"] == json.loads(json.dumps(expected))
+
+
+def test_a_read_worker_finding_its_models_kept_never_builds_genai_prices(tmp_path):
+    """A worker whose server keeps every model its groups name (a folder new to a viewer that has read another)
+    neither imports genai-prices nor builds its database: pydantic's compiled core, which genai-prices' types load,
+    is never mapped into it. On an empty cache it builds them while the server walks."""
+    from claude_projects import generate as projects
+
+    from viewer.core.tuning import Tuning
+
+    seen, new = (Path(projects(tmp_path / name, sessions=12, projects=1)["projects_folder"]) for name in ("a", "b"))
+    cache = tmp_path / "cache"
+    with Runtime(seen, watch=False, cache_dir=str(cache), tuning=Tuning(read_workers=0)):
+        pass  # its sessions were written months ago: kept, so priced, at once
+
+    def worker_mapped(cache_dir) -> list[bool]:
+        with Runtime(new, watch=False, cache_dir=str(cache_dir), tuning=Tuning(read_workers=1, read_pool_from=1)) as r:
+            pool = r.library.groups.pool
+            assert pool.taken > 0 and pool._workers
+            return ["pydantic_core" in Path(f"/proc/{w.popen.pid}/maps").read_text() for w in pool._workers]
+
+    assert worker_mapped(cache) == [False]
+    assert worker_mapped(tmp_path / "empty") == [True]
