@@ -152,7 +152,7 @@ def test_a_tampered_truncated_or_foreign_table_is_worked_out_again(tmp_path):
 
 
 def test_the_table_is_keyed_by_the_code_and_the_genai_prices_installed(tmp_path):
-    made_by = kept_rates.in_folder(str(tmp_path)).store.version.decode()
+    made_by = kept_rates.in_folder(str(tmp_path)).version
     assert made_by.startswith("code ") and made_by.endswith(f" genai-prices {kept_rates.genai_prices_print()}")
     package = tmp_path / "site-packages" / "genai_prices"
     package.mkdir(parents=True)

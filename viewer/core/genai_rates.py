@@ -76,7 +76,7 @@ class Model(NamedTuple):
                                                     for when, starts, rates in self.periods)
 
 
-def _model_from(kept: object) -> Model | None:
+def _model_from(kept: object) -> Model:
     """A kept model back (ValueError, TypeError: not of the shape `Model.plain` gives)."""
     name, window, periods = kept
     if not isinstance(name, str) or not (window is None or isinstance(window, int)) or not periods:

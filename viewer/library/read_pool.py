@@ -44,7 +44,11 @@ class _Worker:
     def __init__(self, serves: tuple) -> None:
         """`serves`: what it reads as the library does, told once (read_worker.main)."""
         self.popen, self.connection = search_worker.spawn(_WORKER, ANSWERS_HELD)
-        self.connection.send(serves)
+        try:
+            self.connection.send(serves)
+        except Exception:
+            self.end(kill=True)
+            raise
         self.out: dict[int, object] = {}  # job number -> its group, not answered yet
         self.since = time.monotonic()  # when it last answered (or was given work while it had none)
 
@@ -165,7 +169,7 @@ class ReadPool:
         library, prices, rates = self._library, self._library.host.prices, self._library.host.rates
         self._serves = (library.root, library.follow_symlinks, library.host.tuning,
                         (prices.theirs, prices.as_of, prices.over, prices.catalog.source),
-                        None if rates is None else (rates.folder, rates.store.version.decode()))
+                        None if rates is None else (rates.folder, rates.version))
         try:
             for _ in range(self.process_count):
                 self._workers.append(_Worker(self._serves))

@@ -52,7 +52,7 @@ class KeptRates:
 
     def __init__(self, folder: str, version: str) -> None:
         self.store = CacheStore(folder, version, max_bytes=MAX_BYTES)
-        self.folder = folder
+        self.folder, self.version = folder, version
         self._lock = threading.Lock()  # models are named on the ingest thread and on request threads
 
     def get(self, key: str) -> object:
