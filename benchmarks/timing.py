@@ -39,10 +39,12 @@ def compiled(repo: str | Path) -> None:
     subprocess.check_call([sys.executable, "-m", "compileall", "-q", str(Path(repo) / "viewer")])
 
 
-def folder_in_checkout(doc: str, read_workers: bool = False, handed_over: bool = False) -> argparse.Namespace:
+def folder_in_checkout(doc: str, read_workers: bool = False, handed_over: bool = False,
+                       seen: bool = False) -> argparse.Namespace:
     """The command line of a benchmark on a folder: FOLDER and --repo, the checkout whose code it times (compiled,
     and put first on the path, so that what it imports next is that checkout's); with `read_workers`, --read-workers
-    N too; with `handed_over`, --handed-over (every group a worker can take handed to one)."""
+    N too; with `handed_over`, --handed-over (every group a worker can take handed to one); with `seen`, --seen
+    OTHER (another folder read first into the same cache)."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("folder")
     parser.add_argument("--repo", default=str(Path(__file__).resolve().parent.parent), help="the checkout to time")
@@ -52,6 +54,9 @@ def folder_in_checkout(doc: str, read_workers: bool = False, handed_over: bool =
     if handed_over:
         parser.add_argument("--handed-over", action="store_true", help="the ingest thread reads no group itself "
                             "while a worker could take it")
+    if seen:
+        parser.add_argument("--seen", help="a folder read first (in a process of its own, not timed) into the same "
+                            "cache: FOLDER is new to a viewer that has run before")
     args = parser.parse_args()
     compiled(args.repo)
     sys.path.insert(0, args.repo)

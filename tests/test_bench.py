@@ -340,6 +340,25 @@ def test_cold_read_reads_in_its_own_process_alone_with_no_read_workers(tmp_path)
     assert read_by_workers["0"] == 0 and 0 < read_by_workers["1"] and read_by_workers["1 --handed-over"] == 70
 
 
+def test_cold_read_seen_reads_another_folder_first_and_times_only_its_own(tmp_path):
+    """`cold_read.py FOLDER --seen OTHER`: OTHER is read first into the same cache, in a process of its own whose
+    CPU is neither the timed process's nor its workers'; the events counted are FOLDER's."""
+    from claude_projects import generate
+
+    folder = generate(tmp_path / "new", sessions=6, projects=1)["projects_folder"]
+    other = generate(tmp_path / "seen", sessions=30, projects=2)["projects_folder"]
+    result = subprocess.run([sys.executable, str(REPO / "benchmarks" / "cold_read.py"), str(folder), "--seen",
+                             str(other), "--read-workers", "0"], capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stderr
+    from viewer.library.library import Library
+
+    library = Library(folder)
+    library.scan()
+    counted = int(result.stdout.split(" events;")[0].rsplit(" ", 1)[-1].replace(",", ""))
+    assert counted == sum(s.count for s in library.listing()) > 0
+    assert "worker processes 0.00 s CPU, 0 sessions read by them" in result.stdout
+
+
 def test_listing_lists_every_session_of_a_folder_without_reading_one(tmp_path):
     """`listing.py FOLDER`: the walk alone, every group listed and none read, then the list's answers timed."""
     from claude_projects import generate

@@ -14,6 +14,7 @@ import threading
 from . import pricing
 from .foreground import Foreground
 from .gcpause import GcPause
+from .genai_rates import Table
 from .open_files import OpenFiles
 from .packed import Shapes
 from .tuning import Tuning
@@ -30,6 +31,7 @@ class Host:
         # Ctrl-C or SIGTERM stops a server at once; the groups not read yet are read at the next start
         self.stopping = threading.Event()
         self._prices = prices
+        self.rates: Table | None = None  # where genai-prices' models are kept between runs (keep_rates)
 
     @property
     def prices(self) -> pricing.Prices:
@@ -37,7 +39,16 @@ class Host:
         asked for)."""
         if self._prices is None:
             self._prices = pricing.load(os.environ.get(pricing.ENV) or None)
+            if self.rates is not None:
+                self._prices.catalog.keep(self.rates)
         return self._prices
+
+    def keep_rates(self, table: Table) -> None:
+        """Keep genai-prices' models in `table` (store.kept_rates) from now on: given before a cost is asked for, a
+        process whose models are all kept never imports genai-prices."""
+        self.rates = table
+        if self._prices is not None:
+            self._prices.catalog.keep(table)
 
     def close(self) -> None:
         self.gc.close()

@@ -9,7 +9,7 @@ import os
 import re
 from pathlib import Path
 
-from .genai_rates import SOURCE, Catalog, Rates
+from .genai_rates import Catalog, Rates
 
 ENV = "AGENTVIEW_PRICES"  # a user's price file, read over genai-prices
 PRICE_KEYS = ("input", "output", "cache_write", "cache_read")  # a user's file: USD per million tokens
@@ -25,11 +25,25 @@ class PriceFileError(ValueError):
 class Prices:
     """The prices costs are shown at: a user's models (flat rates, a window) over genai-prices' catalog."""
 
-    def __init__(self, theirs: dict[str, tuple[Rates, int | None]], as_of: str, source: str) -> None:
-        self.theirs, self.as_of, self.source = theirs, as_of, source
-        self.key = f"{source} ({as_of})"  # which prices a kept sum was priced at
-        self.catalog = Catalog()
+    def __init__(self, theirs: dict[str, tuple[Rates, int | None]], as_of: str, over: str = "",
+                 catalog: Catalog | None = None) -> None:
+        """`over`: what the source says of a user's file before genai-prices' name ("mine.json over ")."""
+        self.theirs, self.as_of, self.over = theirs, as_of, over
+        self.catalog = catalog or Catalog()
+        self._key: str | None = None
         self._found: dict[object, tuple | None] = {}  # a model as a log names it -> (user entry, genai model)
+
+    @property
+    def source(self) -> str:
+        """The prices' source as a page names it: genai-prices and its version, a user's file over it."""
+        return f"{self.over}{self.catalog.source}"
+
+    @property
+    def key(self) -> str:
+        """Which prices a kept sum was priced at."""
+        if self._key is None:
+            self._key = f"{self.source} ({self.as_of})"
+        return self._key
 
     def _of(self, model: object) -> tuple | None:
         found = self._found.get(model, False)
@@ -106,11 +120,11 @@ def _models_of(document: object, where: str) -> tuple[dict[str, tuple[Rates, int
 def load(user_file: str | None = None) -> Prices:
     """genai-prices, with a user's file over it (its models win; its date is shown)."""
     if not user_file:
-        return Prices({}, "each response's time", SOURCE)
+        return Prices({}, "each response's time")
     try:
         document = json.loads(Path(user_file).read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         raise PriceFileError(f"{user_file}: cannot be read as JSON ({error})") from None
     theirs, their_date = _models_of(document, user_file)
     return Prices(theirs, "each response's time", f"{os.path.basename(user_file)}"
-                  f"{f' (as of {their_date})' if their_date else ''} over {SOURCE}")
+                  f"{f' (as of {their_date})' if their_date else ''} over ")

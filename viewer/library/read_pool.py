@@ -41,15 +41,21 @@ class _Worker:
     """One worker process, talked to by the ingest thread alone (no thread of ours beside it: a group sent is a few
     hundred bytes, an answer is read once it has come)."""
 
-    def __init__(self) -> None:
+    def __init__(self, serves: tuple) -> None:
+        """`serves`: what it reads as the library does, told once (read_worker.main)."""
         self.popen, self.connection = search_worker.spawn(_WORKER, ANSWERS_HELD)
+        try:
+            self.connection.send(serves)
+        except Exception:
+            self.end(kill=True)
+            raise
         self.out: dict[int, object] = {}  # job number -> its group, not answered yet
         self.since = time.monotonic()  # when it last answered (or was given work while it had none)
 
-    def send(self, number: int, session, job: tuple) -> None:
+    def send(self, number: int, session, paths: list[str]) -> None:
         if not self.out:
             self.since = time.monotonic()
-        self.connection.send((number, *job))
+        self.connection.send((number, paths))
         self.out[number] = session
 
     def end(self, kill: bool) -> None:
@@ -136,7 +142,7 @@ class ReadPool:
             return False
         worker = min(self._workers, key=lambda w: len(w.out))
         try:
-            worker.send(next(self._numbers), session, (sorted(session.members), *self._serves))
+            worker.send(next(self._numbers), session, sorted(session.members))
         except (OSError, ValueError) as error:  # it died: this group is read here, with the rest
             self._fail(f"could not hand out a group: {error}")
             return False
@@ -160,12 +166,13 @@ class ReadPool:
     def _start(self) -> bool:
         if self._workers or self._broken:
             return not self._broken
-        library, prices = self._library, self._library.host.prices
+        library, prices, rates = self._library, self._library.host.prices, self._library.host.rates
         self._serves = (library.root, library.follow_symlinks, library.host.tuning,
-                        (prices.theirs, prices.as_of, prices.source))
+                        (prices.theirs, prices.as_of, prices.over, prices.catalog.source),
+                        None if rates is None else (rates.folder, rates.version))
         try:
             for _ in range(self.process_count):
-                self._workers.append(_Worker())
+                self._workers.append(_Worker(self._serves))
             return True
         except Exception as error:
             self._fail(f"could not start: {error}")

@@ -13,10 +13,12 @@ from multiprocessing.connection import Connection
 
 from viewer.core import genai_rates
 from viewer.core.host import Host
+from viewer.core.genai_rates import Catalog
 from viewer.core.pricing import Prices
 from viewer.search.worker import below_the_server
 from viewer.store import group_cache, index_state
 from viewer.store.cache_store import Raw
+from viewer.store.kept_rates import KeptRates
 
 from .library import Library
 
@@ -27,21 +29,26 @@ def main(fd: int) -> None:
     server's priority a page's p95 went from 10 to 25 ms while the folder was read on two cores)."""
     below_the_server()
     connection = Connection(fd)
-    # Started while the server still walks the folder: the prices' database the first group's costs would wait for
-    # (a quarter of a second) is built meanwhile, and what the imports made is put out of the collector's way
-    genai_rates.prepare()
-    gc.freeze()
-    serving, host = None, None
     try:
+        # What it reads as the server does, told first: (root, follow_symlinks, tuning, prices, the prices' table)
+        root, follow_symlinks, tuning, (theirs, as_of, over, source), rates = connection.recv()
+        try:
+            kept = None if rates is None else KeptRates(*rates)
+        except OSError:  # the table's folder cannot be used: models are worked out here
+            kept = None
+        host = Host(tuning, Prices(theirs, as_of, over, Catalog(kept, source)))
+        if kept is None or not kept.holds_models():
+            # Nothing kept yet (a first run): the prices' database the first group's costs would wait for (a quarter
+            # of a second) is built while the server still walks the folder
+            genai_rates.prepare()
+        gc.freeze()  # what the imports made is put out of the collector's way
         while True:
             job = connection.recv()
             if job is None:
                 break
-            number, paths, *serves = job  # (root, follow_symlinks, tuning, prices): read_pool.ReadPool
-            if serves != serving:
-                serving, host = serves, Host(serves[2], Prices(*serves[3]))
+            number, paths = job
             try:
-                answer = (number, read_group(serves[0], serves[1], host, paths), None)
+                answer = (number, read_group(root, follow_symlinks, host, paths), None)
             except Exception as error:  # the group is read in-process instead
                 answer = (number, None, f"{type(error).__name__}: {error}")
             connection.send(answer)

@@ -18,7 +18,7 @@ from viewer.core.bounded_map import BoundedMap
 from viewer.core.tuning import Tuning
 from viewer.search import count as search_count
 from viewer.search.cursor_names import CursorNames
-from viewer.store import session_cache
+from viewer.store import kept_rates, session_cache
 
 from . import read_pool
 from .library import Library
@@ -53,6 +53,9 @@ class Runtime:
         self._on_close: list = []  # what the app asked to be done when this closes
         self.closed = False
         cache = session_cache.for_folder(cache_dir, root, self.host)
+        rates = kept_rates.in_folder(cache.folder) if cache is not None else None
+        if rates is not None:
+            self.host.keep_rates(rates)
         self.library = Library(root, follow_symlinks=follow_symlinks, cache=cache, host=self.host)
         self.library.groups.pool = ReadPool(self.library, read_pool.process_count(self.tuning))
         self.watcher: Watcher | None = None
