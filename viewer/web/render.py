@@ -209,9 +209,12 @@ def link_urls(endpoint: str, session_id: str) -> Callable[..., str]:
     link = made.get((endpoint, session_id))
     if link is None:
         url_of = path_urls(endpoint, session_id, _LINKS[endpoint])
+        quoted: dict[str, str] = {}  # by value: a tree's rows link their creators, hundreds of them the same agent
 
         def link(value: str, anchor: str | None = None) -> str:
-            url = url_of(value)
+            url = quoted.get(value) if type(value) is str else url_of(value)
+            if url is None:
+                url = quoted[value] = url_of(value)
             return url if anchor is None else f"{url}#{quote(anchor, safe=ANCHOR_SAFE)}"
         made[(endpoint, session_id)] = link
     return link

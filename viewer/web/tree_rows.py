@@ -27,6 +27,7 @@ UNLINKED = ('<span class="badge inferred unlinked" title="no call in the log nam
             ' the main agent">unlinked sub-agent</span>')
 CYCLE = '<span class="badge warn">cause cycle</span>'
 CLOSE = "</ul>\n  </details>\n</li>"
+IMPLICIT_LINE = "\n    " + IMPLICIT
 
 
 
@@ -160,25 +161,26 @@ def tree_rows(session: dict, rows) -> Markup:
             status_html = span[0] + shown_ordinal + span[1]
         else:
             status_html = ""
-        shown_parts = [  # what the row shows after its name, each one separated from the next by white space
-            f'<code class="agent-id">{shown_id}</code>' if name != agent_id else "",
-            f'<span class="model">{shown(language_model)}</span>' if language_model else "", status_html,
-            f'<span class="entry-count"><span id="av-count-{shown_ordinal}">{_number(node["entries"])}</span>'
-            f' entries</span>',
-            f'<span class="node-cost" id="av-cost-{shown_ordinal}">{_node_cost_html(node.get("cost"))}</span>',
-            f'<span id="av-failures-{shown_ordinal}">'
-            f'{node_failures(session, agent_id, node.get("failures"), failures_url)}</span>',
-            created_html, IMPLICIT if node.get("implicit") else ""]
+        # What the row shows after its name, each part on a line of its own (the three count spans always there)
+        cost, failures = node.get("cost"), node.get("failures")
+        shown_parts = (
+            (f'<code class="agent-id">{shown_id}</code>\n    ' if name != agent_id else "")
+            + (f'<span class="model">{shown(language_model)}</span>\n    ' if language_model else "")
+            + (status_html + "\n    " if status_html else "")
+            + f'<span class="entry-count"><span id="av-count-{shown_ordinal}">{_number(node["entries"])}</span>'
+            f' entries</span>\n    <span class="node-cost" id="av-cost-{shown_ordinal}">'
+            f'{_node_cost_html(cost) if cost else ""}</span>\n    <span id="av-failures-{shown_ordinal}">'
+            f'{node_failures(session, agent_id, failures, failures_url) if failures else ""}</span>'
+            + ("\n    " + created_html if created_html else "") + (IMPLICIT_LINE if node.get("implicit") else ""))
         if flags:
-            shown_parts += [INFERRED if "parent_inferred" in flags else "", UNLINKED if "unlinked" in flags else "",
-                            current_app.jinja_env.get_template("_macros.html").module.node_in_progress(flags),
-                            CYCLE if "cause_cycle" in flags else ""]
+            shown_parts += "".join("\n    " + part for part in (
+                INFERRED if "parent_inferred" in flags else "", UNLINKED if "unlinked" in flags else "",
+                current_app.jinja_env.get_template("_macros.html").module.node_in_progress(flags),
+                CYCLE if "cause_cycle" in flags else "") if part)
         parts.append(
             f'\n<li class="node" id="av-node-{shown_ordinal}" data-agent="{shown_id}">\n'
             f'  <div class="node-row {shown(colour_class(ordinal))}">\n'
-            f'    <a class="agent-name" href="{shown(url)}">{shown_name}</a>\n    '
-            + "\n    ".join(filter(None, shown_parts)) +
-            f'\n  </div>\n'
+            f'    <a class="agent-name" href="{shown(url)}">{shown_name}</a>\n    {shown_parts}\n  </div>\n'
             f'  <details open>\n'
             f'    <summary><span class="visually-hidden">sub-agents of {shown_name}</span></summary>\n'
             f'    <ul class="children" id="av-children-{shown_ordinal}">{CLOSE * node["closes"]}')
