@@ -18,12 +18,15 @@ SPAWN = {"type": "tool_use", "id": "toolu_A", "name": "Task",
          "input": {"description": "Scan", "subagent_type": "Explore", "prompt": "List the entry points"}}
 
 
-def write_team(folder, answer: dict | None = None, *, hours_ago: float = 0):
-    """main asks a sub-agent (agent-ab12) to scan; `answer`: the tool_result block answering its Task call."""
+def write_team(folder, answer: dict | None = None, *, hours_ago: float = 0, later_calls: tuple = ()):
+    """main asks a sub-agent (agent-ab12) to scan; `answer`: the tool_result block answering its Task call;
+    `later_calls`: tool_use blocks main sends after it, a response each."""
     project = folder / "-home-dev-app"
     main = Transcript(SESSION, "mn")
     main.user("Audit the parser")
     main.response("msg_1", [SPAWN])
+    for number, call in enumerate(later_calls, 3):
+        main.response(f"msg_{number}", [call])
     main.n = 20  # after the sub-agent's lines
     if answer is not None:
         main.user([{"type": "tool_result", "tool_use_id": "toolu_A", **answer}])

@@ -4,7 +4,6 @@ show is what a read of its files shows, before and after it grows (in this run, 
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
@@ -14,7 +13,7 @@ from claude_lines import Transcript
 from conftest import write_events
 from dom import parse
 from events import calls, created, result, say, tool_call
-from test_agent_status import SESSION, SID, SPAWN, statuses
+from test_agent_status import SESSION, SID, statuses, write_team
 from test_group_cache import run
 from viewer.core.host import Host
 from viewer.core.tuning import Tuning
@@ -31,25 +30,7 @@ BUILD = {"type": "tool_use", "id": "toolu_B", "name": "Bash", "input": {"command
 def write_unanswered(folder):
     """A session that ended two days ago: main asks a sub-agent (agent-ab12) to scan and runs `make`, and neither
     call has its result. The main file's path."""
-    project = folder / "-home-dev-app"
-    main = Transcript(SESSION, "mn")
-    main.user("Audit the parser")
-    main.response("msg_1", [SPAWN])
-    main.response("msg_3", [BUILD])
-    main.n = 20  # after the sub-agent's lines
-    paths = [main.write(project / f"{SESSION}.jsonl")]
-    sub = Transcript(SESSION, "sb")
-    sub.n = 10
-    sub.user("List the entry points", isSidechain=True, agentId="ab12")
-    sub.response("msg_2", [{"type": "text", "text": "parse() and lex()"}])
-    subagents = project / SESSION / "subagents"
-    paths.append(sub.write(subagents / "agent-ab12.jsonl"))
-    paths.append(subagents / "agent-ab12.meta.json")
-    paths[-1].write_text(json.dumps({"agentType": "Explore", "description": "Scan", "toolUseId": "toolu_A"}))
-    then = time.time() - 48 * 3600
-    for path in paths:
-        os.utime(path, (then, then))
-    return paths[0]
+    return write_team(folder, hours_ago=48, later_calls=(BUILD,))[0]
 
 
 def answer(main, *call_ids: str) -> None:
