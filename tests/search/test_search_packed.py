@@ -34,7 +34,7 @@ def hits(library: Library) -> dict:
     sessions = library.listing()
     found = {}
     for q in QUERIES:
-        page, cursor, pages = search.search(sessions, q, limit=200), None, []
+        page, pages = search.search(sessions, q, limit=200), []
         while True:
             pages += [(h["session"], h["message_id"]) for h in page["hits"]]
             if not page["next"] or len(pages) > 2000:
