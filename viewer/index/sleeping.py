@@ -44,17 +44,20 @@ def asleep(s) -> dict | None:
 def later(s, name: str, make, indexed: int) -> None:
     """A part of a session taken back from a cache entry (`name`: its search index, its message ids) made only when
     first read, by `make(s)`; `indexed`: how many events it holds (`built_to`). One it holds is dropped."""
-    s.__dict__.pop(name, None)
-    s.__dict__.setdefault("_later", {})[name] = (make, indexed, False)
+    _pending(s, (name,), lambda s: {name: make(s)}, indexed)
 
 
 def later_together(s, names: tuple[str, ...], make) -> None:
     """Attributes `names` made at once when any of them is first read, by `make(s)`: {name: value} (a part and
     the containers of it the session holds as its own: its tool calls). Those it holds are dropped."""
+    _pending(s, names, make, 0)
+
+
+def _pending(s, names: tuple[str, ...], make, indexed: int) -> None:
     pending = s.__dict__.setdefault("_later", {})
     for name in names:
         s.__dict__.pop(name, None)
-        pending[name] = (make, 0, True)
+        pending[name] = (make, indexed)
 
 
 def built_to(s, name: str) -> int:
@@ -68,14 +71,10 @@ def _made_later(s, name: str):
     with s.lock:
         pending = s.__dict__.get("_later")
         if name not in s.__dict__ and pending is not None and name in pending:
-            make, _, together = pending.pop(name)
-            made = make(s)
-            if together:
-                for other in made:
-                    pending.pop(other, None)
-                s.__dict__.update(made)
-            else:
-                s.__dict__[name] = made
+            made = pending.pop(name)[0](s)  # {name: value} of each attribute it makes
+            for other in made:
+                pending.pop(other, None)
+            s.__dict__.update(made)
             if not pending:
                 del s.__dict__["_later"]
     return getattr(s, name)

@@ -12,8 +12,8 @@ import os
 from multiprocessing.connection import Connection
 
 from viewer.core import genai_rates
-from viewer.core.host import Host
 from viewer.core.genai_rates import Catalog
+from viewer.core.host import Host
 from viewer.core.pricing import Prices
 from viewer.search.worker import below_the_server
 from viewer.store import group_cache, index_state

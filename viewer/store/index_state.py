@@ -202,26 +202,29 @@ def _read(encoded: bytes | Later, spoiled) -> bytes | None:
         return None
 
 
-def _calls_later(kept: list[tuple], s: SessionIndex, spoiled=None) -> dict:
-    """A woken session's tool calls from their sections kept encoded (`_read`), as the session's attributes bound to
-    them (ToolCalls.bound); none when one cannot be read (its session is read again: `spoiled`)."""
-    calls = ToolCalls(s.problems)
+def _decoded(kept: list[tuple], spoiled) -> list[tuple]:
+    """(name, value) of each Raw section kept encoded (`_read`), decoded; none when one of them cannot be read (its
+    session is read again: `spoiled`), so a part is taken back whole or made empty."""
     found = [(name, _read(encoded, spoiled)) for name, encoded in kept]
-    if all(encoded is not None for _, encoded in found):
-        for name, encoded in found:
-            _restore_section(s, _owners(), name, marshal.loads(encoded), calls)
+    if any(encoded is None for _, encoded in found):
+        return []
+    return [(name, marshal.loads(encoded)) for name, encoded in found]
+
+
+def _calls_later(kept: list[tuple], s: SessionIndex, spoiled=None) -> dict:
+    """A woken session's tool calls from their sections kept encoded, as the session's attributes bound to them
+    (ToolCalls.bound)."""
+    calls = ToolCalls(s.problems)
+    for name, value in _decoded(kept, spoiled):
+        _restore_section(s, _owners(), name, value, calls)
     return calls.bound()
 
 
 def _search_later(kept: list[tuple], s: SessionIndex, spoiled=None) -> SearchIndex:
-    """A session's search index from its sections kept encoded (checked when read: see `_read`); an empty one (built
-    again) when one of them cannot be read."""
+    """A session's search index from its sections kept encoded; an empty one (built again) when one of them cannot
+    be read."""
     made = SearchIndex(s)
-    found = [(name, _read(encoded, spoiled)) for name, encoded in kept]
-    if any(encoded is None for _, encoded in found):
-        return made
-    for name, encoded in found:
-        value = marshal.loads(encoded)
+    for name, value in _decoded(kept, spoiled):
         if name == "search":
             for key, item in value.items():
                 made.restore(key, item)
@@ -230,13 +233,11 @@ def _search_later(kept: list[tuple], s: SessionIndex, spoiled=None) -> SearchInd
     return made
 
 
-def _filled(kept: list[bytes | Later], into: dict, s: SessionIndex, spoiled=None) -> dict:
+def _filled(kept: list[tuple], into: dict, s: SessionIndex, spoiled=None) -> dict:
     """A map read later (_READ_LATER) from its sections kept encoded, filled in place: `into`, the session's own
-    (its tree reads it through the session: AgentTree.belong_to); those that cannot be read left out (`_read`)."""
-    for encoded in kept:
-        encoded = _read(encoded, spoiled)
-        if encoded is not None:
-            into.update(marshal.loads(encoded))
+    (its tree reads it through the session: AgentTree.belong_to)."""
+    for _, value in _decoded(kept, spoiled):
+        into.update(value)
     return into
 
 
@@ -347,7 +348,7 @@ def restore(kept: Iterator[tuple], session_id: str, path: str, relpath: str,
         elif name in _LATER:
             later.append((name, _raw(kept)))
         elif name in _READ_LATER:
-            read_later.setdefault(name, []).append(_raw(kept))
+            read_later.setdefault(name, []).append((name, _raw(kept)))
         elif name in _CALLS_LATER:
             calls.append((name, _raw(kept)))
         elif name == "end":
