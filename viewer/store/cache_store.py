@@ -181,7 +181,7 @@ class CacheStore:
         entry is one this process put since, unless another server shares the folder (its entries may go unseen)."""
         if self._empty is None:
             with os.scandir(self.folder) as found:
-                self._empty = not any(_kept_file(e.name) for e in found)
+                self._empty = not any(kept_file(e.name) for e in found)
         return self._empty
 
     # --- writing -----------------------------------------------------------------------------------------
@@ -385,7 +385,7 @@ class CacheStore:
         entries = []
         with os.scandir(self.folder) as found:
             for entry in found:
-                if _kept_file(entry.name):
+                if kept_file(entry.name):
                     with contextlib.suppress(OSError):
                         st = entry.stat()
                         entries.append((st.st_mtime_ns, st.st_size, entry.path))
@@ -402,7 +402,7 @@ class CacheStore:
 
     def total_bytes(self) -> int:
         with os.scandir(self.folder) as found:
-            return sum(e.stat().st_size for e in found if _kept_file(e.name))
+            return sum(e.stat().st_size for e in found if kept_file(e.name))
 
 
 def _file_name(key: str) -> str:
@@ -410,7 +410,7 @@ def _file_name(key: str) -> str:
     return hashlib.blake2b(key.encode(), digest_size=16).hexdigest() + SUFFIX
 
 
-def _kept_file(name: str) -> bool:
+def kept_file(name: str) -> bool:
     """Whether a name in the folder is an entry's or a pack's (not its key, not a file being written)."""
     return name.endswith((SUFFIX, PACK_SUFFIX)) and not name.startswith(".")
 

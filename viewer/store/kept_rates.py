@@ -16,7 +16,7 @@ import os
 import threading
 
 from . import code_version
-from .cache_store import PACK_SUFFIX, SUFFIX, CacheStore, CorruptEntry
+from .cache_store import CacheStore, CorruptEntry, kept_file
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ class KeptRates:
     def holds_models(self) -> bool:
         """Whether any model is kept (an entry besides genai-prices' version: a first run keeps none)."""
         try:
-            return sum(name.endswith((SUFFIX, PACK_SUFFIX)) for name in os.listdir(self.folder)) > 1
+            return sum(map(kept_file, os.listdir(self.folder))) > 1
         except OSError:
             return False
 
