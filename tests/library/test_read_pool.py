@@ -79,8 +79,9 @@ def _holding(library: Library) -> dict:
 def _entries(library: Library) -> dict:
     """Each group's cache entry, decoded, but for the shapes its packed values use (a table that grows with every
     session its process read: the same shapes, more or fewer others); its events' slots too (kept encoded: marshal's
-    bytes of equal values made in two processes may differ), and its search index (marshal's bytes differ as its
-    words were interned or not: a session kept by the process that read it packs them uninterned)."""
+    bytes of equal values made in two processes may differ), its search index (marshal's bytes differ as its
+    words were interned or not: a session kept by the process that read it packs them uninterned), and when its
+    files' facts were taken (group_cache.racy: the moment each read took them)."""
     cache = library.cache
     entries = {}
     for path, (key, _, _) in sorted(cache._entries.items()):
@@ -89,6 +90,9 @@ def _entries(library: Library) -> dict:
             if type(section) is bytes:  # an events part's slots after its count, or a search index's after its name
                 name, value = sections[-1]
                 sections[-1] = (name, (value, marshal.loads(section)) if name == "events" else marshal.loads(section))
+            elif section[0] == "files":
+                sections.append(("files", {path: {k: v for k, v in was.items() if k != "taken"}
+                                           for path, was in section[1].items()}))
             elif section[0] != "shapes":
                 sections.append(section)
         entries[path] = sections

@@ -63,28 +63,44 @@ def test_a_file_whose_status_changed_is_checked_as_without_the_folders_entry(pro
     assert pages(again) == pages(scanned(project))
 
 
-def _as_if_rewritten(store, key: str, path: str) -> None:
-    """Make a kept group's entry say its file at `path` held other bytes than it does (a print that differs), as a
-    file rewritten to the same size, times and inode would show."""
-    sections = list(store.sections(key))
-    name, files = sections[0]
-    files[path]["print"] ^= 1
-    store.put(key, iter(sections))
+def _kept_facts_edited(project, cache, edit) -> None:
+    """Edit what the group entries and the folder's entry (its rows, alike) say each kept file was: `edit(path, was)`
+    changes `was` in place."""
+    store = SessionCache(str(cache)).store
+    listed = folder_cache.load(store, _folder_key(project))
+    rows = [list(row) for batch in store.sections(_folder_key(project)) if type(batch) is list for row in batch]
+    for row in rows:
+        key = listed.group(row[0])[0]
+        sections = list(store.sections(key))
+        for files in (sections[0][1], row[3]):
+            for path, was in files.items():
+                edit(path, was)
+        store.put(key, iter(sections))
+    folder_cache.save(store, _folder_key(project), iter(rows))
+
+
+def _as_if_rewritten(main: str, taken_late_by: int | None = None):
+    """An edit (`_kept_facts_edited`) that says the file at `main` held other bytes than it does (a print that
+    differs), as a file rewritten to the same size, times and inode would show; with `taken_late_by`, every file's
+    facts taken that long after its last change (else as kept: seconds after the test wrote them)."""
+    def edit(path: str, was: dict) -> None:
+        if path == main:
+            was["print"] ^= 1
+        if taken_late_by is not None:
+            was["taken"] = max(was["mtime"], was["ctime"]) + taken_late_by
+
+    return edit
 
 
 @pytest.mark.parametrize("found_by", ["a wake", "background work"])
-def test_bytes_that_changed_under_an_unchanged_stat_are_found_before_anything_reads_them(project, tmp_path, found_by):
+@pytest.mark.parametrize("taken", ["as kept", "RACY_NS after the file changed"])
+def test_bytes_that_changed_under_an_unchanged_stat_are_found_before_anything_reads_them(project, tmp_path, found_by,
+                                                                                        taken):
+    """Only a racily clean file can: one changed shortly before its facts were taken (group_cache.racy)."""
     run(project, tmp_path / "cache")
-    store = SessionCache(str(tmp_path / "cache")).store
-    listed = folder_cache.load(store, _folder_key(project))
     main = str(_main_file(project))
-    key, files, *_ = listed.group(main)
-    _as_if_rewritten(store, key, main)  # the group's entry ...
-    rows = [list(row) for batch in store.sections(_folder_key(project)) if type(batch) is list for row in batch]
-    for row in rows:  # ... and its row in the folder's entry, alike
-        if row[0] == main:
-            row[3][main]["print"] ^= 1
-    folder_cache.save(store, _folder_key(project), iter(rows))
+    late = None if taken == "as kept" else group_cache.RACY_NS
+    _kept_facts_edited(project, tmp_path / "cache", _as_if_rewritten(main, late))
 
     again = run(project, tmp_path / "cache", settle=False)
     assert again.cache.restored_listed == 3
@@ -100,6 +116,59 @@ def test_bytes_that_changed_under_an_unchanged_stat_are_found_before_anything_re
     assert changed.count == 0 and changed.epoch > epoch  # emptied: an open page reloads
     read_what_is_due(again)
     assert pages(again) == pages(scanned(project))
+
+
+@pytest.mark.parametrize("checked_by", ["a wake", "background work"])
+def test_a_file_whose_times_were_older_than_its_facts_is_told_unchanged_by_its_stat_without_opening_it(
+        project, tmp_path, opened, checked_by):
+    """A file last changed more than RACY_NS before its facts were taken, whose stat is as kept, holds the bytes it
+    held (a write would have moved its status-change time): its bytes are not read. Shown by an entry that says the
+    main file held other bytes than it does: the group wakes from its entry all the same, none of its files opened."""
+    first = run(project, tmp_path / "cache")
+    kept = pages(first)
+    main = str(_main_file(project))
+    _kept_facts_edited(project, tmp_path / "cache", _as_if_rewritten(main, group_cache.RACY_NS + 1))
+    again = run(project, tmp_path / "cache", settle=False)
+    assert again.cache.restored_listed == 3
+    seen, on = opened
+    on[0] = True
+    if checked_by == "a wake":
+        for s in again.listing():
+            s.wake()
+        woken = [s for s in again.listing() if s.asleep is None and s.count]
+    else:
+        while background.step(again):
+            pass
+        woken = [s for s in again.listing() if s.asleep is not None and s.asleep["wake"].keywords.get("checked", True)]
+    on[0] = False
+    assert len(woken) == 3
+    assert [path for path in seen if path.startswith(str(project))] == []
+    assert pages(again) == kept == pages(scanned(project))
+
+
+@pytest.mark.parametrize("checked_by", ["a wake", "background work"])
+def test_a_kept_files_folder_swapped_for_a_link_out_of_the_folder_is_not_vouched_for_by_its_stat(
+        project, tmp_path, checked_by):
+    """The stat of a file moved out with its folder is unchanged (a folder's rename stamps the folder, not the files
+    in it): a file whose folder no longer lies in the served one is opened to be checked, and refused."""
+    run(project, tmp_path / "cache")
+    _kept_facts_edited(project, tmp_path / "cache", _as_if_rewritten("", group_cache.RACY_NS + 1))
+    again = run(project, tmp_path / "cache", settle=False)
+    assert again.cache.restored_listed == 3
+    folder = project / PROJECT
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.rename(folder, outside / PROJECT)
+    folder.symlink_to(outside / PROJECT)
+    if checked_by == "a wake":
+        for s in again.listing():
+            s.wake()
+    else:
+        while background.step(again):
+            pass
+    assert all(s.count == 0 for s in again.listing())  # emptied: read again, and refused
+    read_what_is_due(again)
+    assert all("outside_folder" in problems for _, problems, _ in _listed(again).values())
 
 
 def test_the_background_marks_each_entry_a_restart_took_as_used(project, tmp_path):

@@ -70,6 +70,11 @@ def _opened_inside(fd: int, path: str, inside: str) -> bool:
             return False
         if (st.st_dev, st.st_ino) != (opened.st_dev, opened.st_ino):
             return False
+    return lies_in(real, inside)
+
+
+def lies_in(real: str, inside: str) -> bool:
+    """Whether the real path `real` is the folder `inside` (a real path) or lies under it."""
     return real == inside or real.startswith(os.path.join(inside, ""))
 
 

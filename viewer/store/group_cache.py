@@ -1,7 +1,9 @@
 """Sessions of several files (Claude Code: a main file and its sub-agents' files) kept between runs.
 
 A group is kept once it has settled; it is used again only if its files are the same (identities, sizes, times,
-first and last bytes) and so are its sidecars. Any change is a miss: the group is read from its start.
+first and last bytes) and so are its sidecars. Any change is a miss: the group is read from its start. A file
+whose times were older than when its facts were taken by more than RACY_NS is told the same by its stat alone
+(`racy`).
 """
 
 from __future__ import annotations
@@ -10,10 +12,13 @@ import functools
 import hashlib
 import logging
 import os
+import stat
+import time
 
 from isal import isal_zlib
 
 from viewer.files.file_source import FileChanged, FileSource, file_ends
+from viewer.files.safe_open import lies_in
 from viewer.files.tailer import FileTailer
 from viewer.index.session_index import SessionIndex
 
@@ -23,20 +28,39 @@ from .cache_store import CacheStore, CorruptEntry
 log = logging.getLogger(__name__)
 
 ENDS = 4096  # bytes read at each end of a file for its print
+# How much older than the moment its facts were taken a file's times must be for its stat alone to vouch for its
+# bytes (`racy`). A later write stamps a time at least the clock's then, less what stamping loses: Linux stamps by
+# a clock a tick behind (up to 10 ms), FAT and some file servers keep whole seconds (FAT's times 2 s), and a file
+# server stamps by its own clock, which may lag ours. A minute covers all of these many times over, and costs
+# nothing: a group is kept once its files have been left alone for Tuning.settle_after (an hour).
+RACY_NS = 60 * 1_000_000_000
 
 
 def _facts(source: FileSource) -> dict:
     """What tells a file is still as it was: identity, size, modification time, a CRC of its first and last bytes
-    (read on its open source: opened as every read is, never outside DIR)."""
-    return _facts_of(*source.ends(ENDS))
+    (read on its open source: opened as every read is, never outside DIR), and when they were taken."""
+    taken = time.time_ns()  # before its stat: a write after it is stamped later (see `racy`)
+    facts = _facts_of(*source.ends(ENDS))
+    facts["taken"] = taken
+    return facts
 
 
 def _facts_of(st, first: bytes, last: bytes) -> dict:
-    """A file's facts (see `_facts`) from its stat and its first and last bytes."""
+    """A file's facts (see `_facts`, but when they were taken) from its stat and its first and last bytes."""
     crc32 = isal_zlib.crc32  # zlib's CRC-32, four times as fast: a restart checks the ends of every file it kept
     printed = crc32(last, crc32(first)) if last else crc32(first)
     return {"identity": (st.st_dev, st.st_ino), "size": st.st_size, "mtime": st.st_mtime_ns, "print": printed,
             "ctime": st.st_ctime_ns}
+
+
+def racy(was: dict) -> bool:
+    """Whether a kept file was changed so shortly before its facts were taken (within RACY_NS) that a write after
+    them might bear the same times: then only its bytes tell it is as it was (git's "racily clean" files). Any
+    write, chmod or rename stamps the status-change time, which nobody can set back; so a file whose times were
+    older than that, and whose stat is the same now (`stat_unchanged`), holds the bytes it held when its facts
+    were taken."""
+    taken = was.get("taken")
+    return taken is None or max(was["mtime"], was["ctime"]) >= taken - RACY_NS
 
 
 def _same(was: dict, facts: dict) -> bool:
@@ -49,8 +73,9 @@ def _same(was: dict, facts: dict) -> bool:
 def stat_unchanged(path: str, was: dict, st: os.stat_result | None = None) -> bool:
     """Whether the file at `path` (not followed if a symlink: a symlink is never the file kept) has the identity,
     size, modification and status-change times kept: a restart tells an unchanged file by them, without opening
-    it (its bytes are checked before anything reads it: see `wake`, `same_files`). A chmod, a rename or a write
-    moves the status-change time. `st`: its lstat taken just now (a walk's), else it is taken here."""
+    it (its bytes are checked before anything reads it unless it is not `racy`: see `wake`, `same_files`). A
+    chmod, a rename or a write moves the status-change time. `st`: its lstat taken just now (a walk's), else it is
+    taken here."""
     try:
         st = os.lstat(path) if st is None else st
     except OSError:
@@ -59,16 +84,46 @@ def stat_unchanged(path: str, was: dict, st: os.stat_result | None = None) -> bo
         tuple(was["identity"]), was["size"], was["mtime"], was.get("ctime"))
 
 
-def same_files(files: dict, inside: str | None) -> bool:
-    """Whether every file of a kept group still holds what it held when kept (opened as every read is: never one
-    outside DIR; one at a time, closed at once: its tailer has its own descriptor)."""
+def same_files(files: dict, inside: str | None, folders: dict[str, str] | None = None) -> bool:
+    """Whether every file of a kept group still holds what it held when kept: told by its stat when it is not
+    `racy` and its folder lies in DIR, else by its ends (opened as every read is: never one outside DIR; one at a
+    time, closed at once: its tailer has its own descriptor). `folders`: the folders' real paths found just now
+    (`_real_path`), shared by the groups checked together."""
+    folders = {} if folders is None else folders
     for path, was in files.items():
+        if not racy(was) and stat_unchanged(path, was) and _lies_inside(os.path.dirname(path), inside, folders):
+            continue
         try:
             if not _same(was, _facts_of(*file_ends(path, inside, ENDS))):
                 return False
         except OSError:
             return False
     return True
+
+
+def _lies_inside(folder: str, inside: str | None, seen: dict[str, str]) -> bool:
+    """Whether `folder` is, by its real path, in `inside` (None: anywhere), as a checked open tells of a file
+    (safe_open): a kept file is never vouched for once a folder above it was swapped for a link out of DIR."""
+    return inside is None or lies_in(_real_path(folder, seen), inside)
+
+
+def _real_path(folder: str, seen: dict[str, str]) -> str:
+    """os.path.realpath of `folder` ("" if it is no folder now), by one lstat of it and its parents' real paths in
+    `seen` (those found just now: a group's hundreds of files lie in two or three folders, a folder's thousands of
+    groups under a few; os.path.realpath of each would cost more than reading a file's ends)."""
+    real = seen.get(folder)
+    if real is None:
+        parent, name = os.path.split(folder)
+        try:
+            mode = os.lstat(folder).st_mode if name not in ("", ".", "..") else None
+        except OSError:
+            mode = 0
+        if mode is None or stat.S_ISLNK(mode):
+            real = os.path.realpath(folder)
+        else:
+            real = os.path.join(_real_path(parent, seen), name) if stat.S_ISDIR(mode) else ""
+        seen[folder] = real
+    return real
 
 
 def _sidecars(session: SessionIndex) -> dict[str, tuple[int, int] | None]:

@@ -191,13 +191,13 @@ class SessionCache:
             lost(session)
         if not self._unchecked:
             return spoiled
-        checked = []
+        checked, folders = [], {}
         for session, inside, asleep in self._unchecked[-most:]:
             entry = self._entries.get(session.path)
             if entry is None or session.asleep is not asleep:
                 continue  # woken since (its wake checked it), read again, or forgotten
             key, files, _ = entry
-            if not group_cache.same_files(files, inside):
+            if not group_cache.same_files(files, inside, folders):
                 session.wake(seen=False)
                 continue
             checked.append(key)
