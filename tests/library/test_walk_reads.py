@@ -5,6 +5,7 @@ groups it found are read newest first by the file times it found."""
 from __future__ import annotations
 
 import os
+import threading
 from collections import Counter
 
 from conftest import write_events
@@ -16,12 +17,14 @@ from viewer.library.library import Library
 
 
 def _scan_counting_opens(root, monkeypatch) -> tuple[Library, Counter]:
-    """A library of `root` scanned, and how often each of its files was opened meanwhile (every os.open)."""
+    """A library of `root` scanned, and how often each of its files was opened meanwhile to be read (every os.open
+    but the read ahead's, which reads nothing: tests/library/test_read_ahead.py)."""
     opened: Counter = Counter()
     real_open = os.open
 
     def counting_open(path, *args, **kwargs):
-        opened[os.fspath(path)] += 1
+        if threading.current_thread().name != "agentview-read-ahead":
+            opened[os.fspath(path)] += 1
         return real_open(path, *args, **kwargs)
 
     monkeypatch.setattr(os, "open", counting_open)

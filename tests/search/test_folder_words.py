@@ -145,8 +145,8 @@ def test_a_search_while_a_restart_lists_its_sessions_leaves_the_kept_words_as_th
     restarted = Library(folder["projects_folder"], cache=SessionCache(str(cache)))
     walk, meanwhile = restarted.folders.walk, []
 
-    def walk_then_search(below):
-        yield from walk(below)  # every file found, every session listed, none taken from the cache yet
+    def walk_then_search(below, **how):
+        yield from walk(below, **how)  # every file found, every session listed, none taken from the cache yet
         sessions = restarted.listing()
         meanwhile.append((len(sessions), sum(s.count for s in sessions)))
         search.search(sessions, folder["rare_word"], folder_words=restarted.folder_words)

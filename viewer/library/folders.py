@@ -15,6 +15,8 @@ from viewer.core.problems import Problem
 from viewer.formats import detect
 from viewer.index.session_ids import shown
 
+from .read_ahead import ReadAhead
+
 
 _name = operator.attrgetter("name")
 
@@ -133,7 +135,17 @@ class Folders:
         """Every session file below a folder (see `walk`)."""
         return (entry.path for entry in self.walk(folder))
 
-    def walk(self, folder: str | None) -> Iterator[os.DirEntry]:
+    def walk(self, folder: str | None, first: bool = False) -> Iterator[os.DirEntry]:
+        """The entry of every session file below a folder (see `_walk`); `first`: the first walk of DIR, which a
+        thread reads ahead of (read_ahead: on a cold disk, the walk then finds most of what it looks at cached)."""
+        ahead = ReadAhead(self) if first else None
+        try:
+            yield from self._walk(folder, ahead)
+        finally:
+            if ahead is not None:
+                ahead.stop()
+
+    def _walk(self, folder: str | None, ahead: ReadAhead | None) -> Iterator[os.DirEntry]:
         """The entry of every session file below a folder (its `path` absolute), each given as it is found: level by
         level, every folder's files before those of any folder below it, folders in name order. A session's main file
         lies above its sub-agents' folders (`<project>/<id>.jsonl`, `<project>/<id>/subagents/`), so a first walk
@@ -142,6 +154,7 @@ class Folders:
         are listed in `problems` and left out."""
         seen_folders: set[str] = set()  # followed symlinks can loop (unfollowed, no folder is reached twice)
         pending = deque([os.path.abspath(folder or self.root)])
+        given = 0
         while pending:
             dirpath = pending.popleft()
             relpath = self.relpath(dirpath)
@@ -155,7 +168,15 @@ class Folders:
             listed = self._list_folder(dirpath, relpath)
             if listed is not None:
                 subfolders, files = listed
-                yield from files
+                if ahead is None:
+                    yield from files
+                else:  # the folders below that the walk will list (not too deep), to be listed ahead of it
+                    below = 0 if relpath == "." else relpath.count("/") + 1
+                    ahead.listed(dirpath, files, subfolders if below < MAX_FOLDER_DEPTH else [], given)
+                    for entry in files:
+                        yield entry
+                        given += 1
+                        ahead.passed = given
                 pending.extend(subfolders)
 
     def _too_deep(self, relpath: str) -> bool:
@@ -168,18 +189,25 @@ class Folders:
                             f"more than {MAX_FOLDER_DEPTH} folders below the watched folder: not read")
         return True
 
-    def _list_folder(self, dirpath: str, relpath: str) -> tuple[list[str], list[os.DirEntry]] | None:
-        """A folder's subfolders to walk (their paths: not NOT_WALKED; symlinked ones only when followed) and the
-        entries of its session files, each in name order; None, with a problem, when it cannot be read."""
+    def listed(self, dirpath: str) -> tuple[list[str], list[os.DirEntry]]:
+        """A folder's subfolders a walk goes into (their paths: not NOT_WALKED; symlinked ones only when followed)
+        and the entries of its session files, each in name order. Raises OSError when it cannot be read."""
         subfolders, files = [], []
+        with os.scandir(dirpath) as entries:
+            for entry in entries:
+                if not _is_folder(entry):
+                    if detect.is_session_file(entry.name):  # told by its name: most files of a folder are not
+                        files.append(entry)
+                elif (self.follow_symlinks or not entry.is_symlink()) and entry.name not in NOT_WALKED:
+                    subfolders.append(entry.path)
+        files.sort(key=_name)
+        subfolders.sort()
+        return subfolders, files
+
+    def _list_folder(self, dirpath: str, relpath: str) -> tuple[list[str], list[os.DirEntry]] | None:
+        """The folder `listed`; None, with a problem, when it cannot be read."""
         try:
-            with os.scandir(dirpath) as entries:
-                for entry in entries:
-                    if not _is_folder(entry):
-                        if detect.is_session_file(entry.name):  # told by its name: most files of a folder are not
-                            files.append(entry)
-                    elif (self.follow_symlinks or not entry.is_symlink()) and entry.name not in NOT_WALKED:
-                        subfolders.append(entry.path)
+            subfolders, files = self.listed(dirpath)
         except FileNotFoundError:  # gone meanwhile
             return None
         except PermissionError as exc:
@@ -192,6 +220,4 @@ class Folders:
                 self.folder_problem("unreadable_folder", relpath, f"the folder cannot be read: {exc.strerror}")
             return None
         self.read_fine(relpath)
-        files.sort(key=_name)
-        subfolders.sort()
         return subfolders, files

@@ -113,7 +113,7 @@ class Library:
         walked = self.host.gc.batch(kept=True) if walking and not listing else contextlib.nullcontext({})
         try:
             with self._by_path.noting() as anew, restored as made, self.groups.read_after(), walked as made_walking:
-                for entry in self.folders.walk(folder):
+                for entry in self.folders.walk(folder, first=walking and not listing):  # a restart opens no file
                     try:
                         self.refresh(entry.path, entry)
                     except Exception:  # one unreadable file must not hide the others
