@@ -70,12 +70,39 @@ def _opened_inside(fd: int, path: str, inside: str) -> bool:
             return False
         if (st.st_dev, st.st_ino) != (opened.st_dev, opened.st_ino):
             return False
-    return lies_in(real, inside)
+    return _lies_in(real, inside)
 
 
-def lies_in(real: str, inside: str) -> bool:
+def _lies_in(real: str, inside: str) -> bool:
     """Whether the real path `real` is the folder `inside` (a real path) or lies under it."""
     return real == inside or real.startswith(os.path.join(inside, ""))
+
+
+def folder_inside(folder: str, inside: str | None, seen: dict[str, str]) -> bool:
+    """Whether `folder` is, by its real path, in `inside` (None: anywhere), as a checked open tells of a file: for
+    a file told unchanged without being opened (store/group_cache), which is never vouched for once a folder above
+    it was swapped for a link out of DIR. `seen`: the real paths of folders found just now, shared by the caller's
+    checks made together."""
+    return inside is None or _lies_in(_real_folder(folder, seen), inside)
+
+
+def _real_folder(folder: str, seen: dict[str, str]) -> str:
+    """os.path.realpath of `folder` ("" if it is no folder now), by one lstat of it and its parents' real paths in
+    `seen` (a group's hundreds of files lie in two or three folders, a folder's thousands of groups under a few:
+    os.path.realpath of each would cost more than reading a file's ends)."""
+    real = seen.get(folder)
+    if real is None:
+        parent, name = os.path.split(folder)
+        try:
+            mode = os.lstat(folder).st_mode if name not in ("", ".", "..") else None
+        except OSError:
+            mode = 0
+        if mode is None or stat.S_ISLNK(mode):
+            real = os.path.realpath(folder)
+        else:
+            real = os.path.join(_real_folder(parent, seen), name) if stat.S_ISDIR(mode) else ""
+        seen[folder] = real
+    return real
 
 
 def open_regular(path: str, inside: str | None, found: os.stat_result | None = None) -> int:

@@ -12,13 +12,12 @@ import functools
 import hashlib
 import logging
 import os
-import stat
 import time
 
 from isal import isal_zlib
 
 from viewer.files.file_source import FileChanged, FileSource, file_ends
-from viewer.files.safe_open import lies_in
+from viewer.files.safe_open import folder_inside
 from viewer.files.tailer import FileTailer
 from viewer.index.session_index import SessionIndex
 
@@ -88,10 +87,10 @@ def same_files(files: dict, inside: str | None, folders: dict[str, str] | None =
     """Whether every file of a kept group still holds what it held when kept: told by its stat when it is not
     `racy` and its folder lies in DIR, else by its ends (opened as every read is: never one outside DIR; one at a
     time, closed at once: its tailer has its own descriptor). `folders`: the folders' real paths found just now
-    (`_real_path`), shared by the groups checked together."""
+    (safe_open.folder_inside), shared by the groups checked together."""
     folders = {} if folders is None else folders
     for path, was in files.items():
-        if not racy(was) and stat_unchanged(path, was) and _lies_inside(os.path.dirname(path), inside, folders):
+        if not racy(was) and stat_unchanged(path, was) and folder_inside(os.path.dirname(path), inside, folders):
             continue
         try:
             if not _same(was, _facts_of(*file_ends(path, inside, ENDS))):
@@ -99,31 +98,6 @@ def same_files(files: dict, inside: str | None, folders: dict[str, str] | None =
         except OSError:
             return False
     return True
-
-
-def _lies_inside(folder: str, inside: str | None, seen: dict[str, str]) -> bool:
-    """Whether `folder` is, by its real path, in `inside` (None: anywhere), as a checked open tells of a file
-    (safe_open): a kept file is never vouched for once a folder above it was swapped for a link out of DIR."""
-    return inside is None or lies_in(_real_path(folder, seen), inside)
-
-
-def _real_path(folder: str, seen: dict[str, str]) -> str:
-    """os.path.realpath of `folder` ("" if it is no folder now), by one lstat of it and its parents' real paths in
-    `seen` (those found just now: a group's hundreds of files lie in two or three folders, a folder's thousands of
-    groups under a few; os.path.realpath of each would cost more than reading a file's ends)."""
-    real = seen.get(folder)
-    if real is None:
-        parent, name = os.path.split(folder)
-        try:
-            mode = os.lstat(folder).st_mode if name not in ("", ".", "..") else None
-        except OSError:
-            mode = 0
-        if mode is None or stat.S_ISLNK(mode):
-            real = os.path.realpath(folder)
-        else:
-            real = os.path.join(_real_path(parent, seen), name) if stat.S_ISDIR(mode) else ""
-        seen[folder] = real
-    return real
 
 
 def _sidecars(session: SessionIndex) -> dict[str, tuple[int, int] | None]:
