@@ -9,7 +9,7 @@ from conftest import write_events
 from dom import parse
 from events import claude_user, created, say
 from viewer.web.app import create_app
-from viewer.web.shell import ago
+from viewer.web.shell import ago, when
 
 
 def test_relative_times_read_as_people_say_them():
@@ -35,6 +35,14 @@ def test_sessions_newest_first_with_relative_times_and_a_filter(tmp_path):
     assert "1 of 3 sessions match" in body and 'value="BET"' in body
     assert "filter=BET" in body.split('id="av-sessions"')[1].split(">")[0]  # the live list keeps the filter
     assert "No session matches" in client.get("/?filter=nothing-like-it").data.decode()
+
+
+def test_a_times_epoch_is_the_second_its_exact_time_says():
+    """The script says a time from its epoch: the second the exact time shows, never the next one (a moment
+    179.6 s ago, rounded, read as "2 min ago" where it was 3 min ago)."""
+    stamp = parse(str(when(1_700_001_200.6, now=1_700_001_380.2))).find_all("time")[0]
+    assert stamp.attrs["datetime"] == "2023-11-14T22:33:20Z" and stamp.attrs["title"] == "2023-11-14 22:33:20 UTC"
+    assert stamp.attrs["data-epoch"] == "1700001200" and stamp.text == "2 min ago"
 
 
 def test_claude_code_bookkeeping_records_are_one_compact_line(tmp_path):

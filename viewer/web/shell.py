@@ -70,7 +70,8 @@ def when(epoch: float | None, now: float | None = None) -> Markup:
     exact = f"{year}-{day} {clock}:{two[m.second]} UTC"  # strftime's %Y pads no year
     text = (ago(epoch, now) if 0 <= now - epoch < 86400
             else f"{MONTHS[m.month]} {two[m.day]} {year}, {clock} UTC")
-    return Markup(f'<time datetime="{iso}" title="{exact}" data-epoch="{epoch:.0f}">{escape(text)}</time>')
+    # The epoch the script says it by is the second written above (rounded, a moment 179.6 s ago read "2 min ago")
+    return Markup(f'<time datetime="{iso}" title="{exact}" data-epoch="{epoch // 1:.0f}">{escape(text)}</time>')
 
 
 def duration(seconds: float | None) -> str:
