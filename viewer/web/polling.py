@@ -39,7 +39,10 @@ def poll_session(session_id: str):
     if after is None:
         if s in library().groups.reading_again:
             raise PollEnds(Response(status=204))
-        raise PollEnds(Response(status=200, headers={"HX-Refresh": "true"}))
+        # a read again may have ended between the two looks (its epoch given back before it is no longer marked)
+        after = s.position_after(cursor_arg())
+        if after is None:
+            raise PollEnds(Response(status=200, headers={"HX-Refresh": "true"}))
     if after == s.count and ("problems" not in request.args or int_arg("problems") == len(s.problems)) and \
             not ended_since(s):
         raise PollEnds(Response(status=204))  # events only grow, so a later read under the lock still has these
