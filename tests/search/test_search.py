@@ -6,6 +6,7 @@ import pytest
 from werkzeug.datastructures import MultiDict
 
 from conftest import write_events
+from claude_lines import Transcript
 from events import calls, created, result, say, system, tool_call, user
 from viewer.reads import live_updates, queries
 from viewer.search import count as search_count, query as search, index as search_index
@@ -88,6 +89,29 @@ def test_words_match_whole_words_in_content_tool_names_arguments_agents_and_ids(
     assert find("notes") == ["m8"]  # an argument
     assert find("agent_jack") == ["m4"]  # the agent's creation names its id
     assert find("c*") == ["m2", "m5", "m8", "m9"]  # coordinate, created, cafe.md, costs
+
+
+def test_words_of_arguments_after_an_escaped_line_break_or_tab_are_words_of_their_own(tmp_path):
+    """Arguments are JSON text: a file written or a command run holds "\\n" and "\\t" escapes, whose letter must not
+    glue to the next word; an escaped backslash stays a backslash (C:\\new keeps "new")."""
+    code = "import os\nimport sys\n\tdef lonely():\n\treturn 'C:\\\\new'"
+    native = [created("w1", "agent_root", name="Root"),
+              calls("w2", "agent_root", tool_call("c1", "write_file", content=code))]
+    write_events(tmp_path / "native" / "native.jsonl", native)
+    claude = Transcript("11111111-2222-3333-4444-555555555555")
+    claude.user("write the module")
+    claude.response("msg_1", [{"type": "tool_use", "id": "toolu_1", "name": "Write",
+                               "input": {"file_path": "/home/dev/app/m.py", "content": code}}])
+    claude.write(tmp_path / "projects" / "-home-dev-app" / f"{claude.session}.jsonl")
+    for folder, hit in ((tmp_path / "native", "w2"), (tmp_path / "projects", "11111111-0002")):
+        library = Library(folder)
+        library.scan()
+        sessions = library.listing()
+        found = search.search(sessions, '"import sys"')
+        assert message_ids(found) == [hit], folder
+        assert "import os import sys def lonely(): return" in found["hits"][0]["snippet"]
+        for word, hits in (("def", 1), ("return", 1), ("new", 1), ("nimport", 0), ("tdef", 0), ("nnew", 0)):
+            assert len(search.search(sessions, word)["hits"]) == hits, (folder, word)
 
 
 def test_an_implicit_agent_is_found_by_its_id_at_its_first_event(tmp_path):

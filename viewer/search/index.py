@@ -69,10 +69,21 @@ def index_text(event: Event) -> str:
 
 
 def _call_parts(call: dict) -> tuple[str, str]:
-    """A logged tool call's name and its arguments as text (the rule of model.LoggedCall, unparsed)."""
+    """A logged tool call's name and its arguments as text (the rule of model.LoggedCall, unparsed), as searched."""
     function = call.get("function") if isinstance(call.get("function"), dict) else {}
     arguments = function.get("arguments", call.get("arguments", ""))
-    return model.call_name(call), arguments if isinstance(arguments, str) else jsonio.text(arguments)
+    return model.call_name(call), _unescaped(arguments if isinstance(arguments, str) else jsonio.text(arguments))
+
+
+def _unescaped(arguments: str) -> str:
+    """Arguments' JSON text with its escaped line breaks, tabs and quotes made the characters they stand for: a
+    word after a line break of a written file or a command is then a word of its own (not "nimport" of
+    "\\nimport"), a phrase across lines is found, and a snippet shows the break as a space. An escaped backslash
+    stays one backslash, so "\\\\new" keeps "new"."""
+    if "\\" not in arguments:
+        return arguments
+    return "\\".join([part.replace("\\n", "\n").replace("\\t", "\t").replace("\\r", "\r").replace('\\"', '"')
+                      for part in arguments.split("\\\\")])
 
 
 def tool_names(s, position: int, event: Event | None = None, read: tuple[int, list] | None = None) -> set[str]:
