@@ -3,10 +3,11 @@
     .venv/bin/python benchmarks/first_view.py FOLDER [--repo CHECKOUT] [--runs 3] [--session ID]
 
 A cold read of FOLDER into an empty cache (a Runtime with no watcher, background steps until none is left), then
-`--runs` restarts, each a fresh process on that cache with its templates compiled (as an idle server has them):
-the first page of the session with the most events (or ID), then, in another fresh process, its first JSON. Prints
-wall and CPU ms of each, and the page's parts (inclusive wall ms): waking it, its session data, the tree's sums
-(its agents' costs first), the tree's rows, the template. Alternate checkouts (`--repo`) to compare them.
+`--runs` restarts, each a fresh process on that cache with what an idle server does done (its routes matched, its
+templates compiled): the first page of the session with the most events (or ID), then, in another fresh process,
+its first JSON. Prints wall and CPU ms of each, and the page's parts (inclusive wall ms): waking it, its session
+data, the tree's sums (its agents' costs first), the tree's rows, the template. Alternate checkouts (`--repo`) to
+compare them.
 """
 
 from __future__ import annotations
@@ -61,13 +62,15 @@ def timed_parts() -> dict:
 def view(folder: str, cache: str, session_id: str | None, kind: str) -> dict:
     from flask.testing import EnvironBuilder
 
+    from viewer.web import app as app_module
     from viewer.web.app import close_app, create_app
 
     app = create_app(folder, watch=False, cache_dir=cache)
+    idle_work = getattr(app_module, "idle_work", None)  # what an idle server did (older checkouts: templates)
     env = app.jinja_env
-    for name in env.list_templates():
-        if name.endswith(".html"):
-            env.get_template(name)
+    for action in idle_work(app) if idle_work is not None else [
+            lambda name=name: env.get_template(name) for name in env.list_templates() if name.endswith(".html")]:
+        action()
     library = app.extensions["agentview"].library
     if session_id is None:
         session_id = max(library.listing(), key=lambda s: s.summary()["count"]).id

@@ -1,7 +1,11 @@
-"""Once a served folder is read and indexed, the ingest thread compiles the pages' templates: a person's first
-page of a session does not wait for them."""
+"""Once a served folder is read and indexed, the ingest thread matches each route once and compiles the pages'
+templates: a person's first page or JSON of a session does not wait for them."""
 
 from __future__ import annotations
+
+import re
+import re._compiler
+import sys
 
 from conftest import wait_for
 from events import created, dumps, say
@@ -21,6 +25,39 @@ def test_the_pages_templates_are_compiled_while_the_server_is_idle(tmp_path):
         wait_for(lambda: compiled(app) >= wanted, timeout=60)
         client = app.test_client()
         assert client.get("/api/sessions").get_json()["sessions"]  # the session was read meanwhile
+    finally:
+        close_app(app)
+
+
+def patterns_compiled(action) -> int:
+    """How many regular expressions `action()` compiles on this thread (Python's pattern cache missed)."""
+    made = 0
+
+    def counted(frame, event, arg):
+        nonlocal made
+        made += event == "call" and frame.f_code is re._compiler.compile.__code__
+
+    sys.setprofile(counted)
+    try:
+        action()
+    finally:
+        sys.setprofile(None)
+    return made
+
+
+def test_a_sessions_first_page_and_json_compile_no_pattern_of_their_route_once_the_server_was_idle(tmp_path):
+    (tmp_path / "s.jsonl").write_bytes(dumps(created("c", "main")) + b"\n" + dumps(say("m", "main", "hello")) + b"\n")
+    re.purge()  # as a fresh process finds it: no pattern of a route compiled yet (Werkzeug compiles at a first match)
+    app = create_app(tmp_path, watch=True)
+    try:
+        wait_for(lambda: compiled(app) >= {"session.html"}, timeout=60)  # the routes are matched before them
+        adapter = app.url_map.bind("localhost")
+        for url, endpoint in (("/api/sessions/s", "api.session"), ("/s/s", "pages.session"),
+                              ("/s/s/agents/main", "pages.agent")):
+            assert patterns_compiled(lambda: adapter.match(url)) == 0, url
+            assert adapter.match(url)[0] == endpoint
+        client = app.test_client()
+        assert client.get("/api/sessions/s").get_json()["id"] == "s"
     finally:
         close_app(app)
 

@@ -4,7 +4,6 @@ and a session's usage per hour and model (the usage page sums those across sessi
 
 from __future__ import annotations
 
-import copy
 import marshal
 
 from viewer.core import pricing, times
@@ -283,7 +282,8 @@ def take_back(s, kept: dict) -> None:
     """A woken session's totals as summed before it slept (its summary's `kept`; callers hold its lock), so that the
     page opening it does not read and price every response again: when they are still true."""
     if _still_true(s, kept, s.usage_positions):
-        s.usage_totals.setdefault(None, Totals.from_state(copy.deepcopy(kept)))  # the summary's stays as it was
+        # A copy (the summary's stays as it was): marshal's, of plain data, a fifth of deepcopy's time
+        s.usage_totals.setdefault(None, Totals.from_state(marshal.loads(marshal.dumps(kept))))
 
 
 def agents_state(s) -> dict:

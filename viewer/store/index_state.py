@@ -49,9 +49,11 @@ def _part_of(s: SessionIndex, part: str):
     return s if part == "session" else getattr(s, part)
 
 
+@functools.cache
 def _owners() -> dict[str, str]:
     """Which part keeps a map that may come in sections of its own (by its name): the session's, its tool calls'
-    and its tree's (their `restore` adds each section to the map)."""
+    and its tree's (their `restore` adds each section to the map). Made once (read, never changed): every wake
+    reads it."""
     return {**{name: "session" for name in SessionIndex.KEPT}, **{name: "calls" for name in ToolCalls.KEPT},
             **{name: "tree" for name in AgentTree.KEPT}, "postings": "search"}
 
