@@ -6,6 +6,10 @@ from __future__ import annotations
 import re
 import re._compiler
 import sys
+import urllib.parse
+
+from waitress.adjustments import Adjustments
+from waitress.parser import HTTPRequestParser
 
 from conftest import wait_for
 from events import created, dumps, say
@@ -29,13 +33,13 @@ def test_the_pages_templates_are_compiled_while_the_server_is_idle(tmp_path):
         close_app(app)
 
 
-def patterns_compiled(action) -> int:
-    """How many regular expressions `action()` compiles on this thread (Python's pattern cache missed)."""
+def calls_of(code, action) -> int:
+    """How many times `action()` runs `code` (a function's code object) on this thread."""
     made = 0
 
     def counted(frame, event, arg):
         nonlocal made
-        made += event == "call" and frame.f_code is re._compiler.compile.__code__
+        made += event == "call" and frame.f_code is code
 
     sys.setprofile(counted)
     try:
@@ -45,19 +49,30 @@ def patterns_compiled(action) -> int:
     return made
 
 
-def test_a_sessions_first_page_and_json_compile_no_pattern_of_their_route_once_the_server_was_idle(tmp_path):
-    (tmp_path / "s.jsonl").write_bytes(dumps(created("c", "main")) + b"\n" + dumps(say("m", "main", "hello")) + b"\n")
-    re.purge()  # as a fresh process finds it: no pattern of a route compiled yet (Werkzeug compiles at a first match)
+COMPILES = re._compiler.compile.__code__  # a pattern compiled: Python's pattern cache missed
+ESCAPES_TABLE = next(c for c in urllib.parse.unquote_to_bytes.__code__.co_consts if getattr(c, "co_name", "") ==
+                     "<dictcomp>")  # urllib making its table of escapes, at the first it unquotes
+
+
+def test_a_sessions_first_page_and_json_compile_nothing_for_their_url_once_the_server_was_idle(tmp_path):
+    (tmp_path / "s.jsonl").write_bytes(dumps(created("c", "main")) + b"\n" + dumps(say("m", "main", "hi")) + b"\n")
+    # As a fresh process finds them: Werkzeug compiles a route's patterns at its first match, urllib its table of
+    # escapes at the first path with one the server unquotes
+    re.purge()
+    urllib.parse._hextobyte = None
     app = create_app(tmp_path, watch=True)
     try:
-        wait_for(lambda: compiled(app) >= {"session.html"}, timeout=60)  # the routes are matched before them
+        wait_for(lambda: compiled(app) >= {"session.html"}, timeout=60)  # the idle work before the templates is done
         adapter = app.url_map.bind("localhost")
-        for url, endpoint in (("/api/sessions/s", "api.session"), ("/s/s", "pages.session"),
-                              ("/s/s/agents/main", "pages.agent")):
-            assert patterns_compiled(lambda: adapter.match(url)) == 0, url
-            assert adapter.match(url)[0] == endpoint
-        client = app.test_client()
-        assert client.get("/api/sessions/s").get_json()["id"] == "s"
+        for url, endpoint in (("/api/sessions/%73", "api.session"), ("/s/%73", "pages.session"),
+                              ("/s/%73/agents/main", "pages.agent")):
+            request = HTTPRequestParser(Adjustments())  # as the server reads it (%73: an escaped "s")
+            assert calls_of(ESCAPES_TABLE, lambda: request.received(
+                f"GET {url} HTTP/1.1\r\nHost: localhost\r\n\r\n".encode())) == 0, url
+            assert calls_of(COMPILES, lambda: adapter.match(request.path)) == 0, url
+            assert adapter.match(request.path) == (endpoint, {"session_id": "s", **(
+                {"agent_id": "main"} if endpoint == "pages.agent" else {})})
+        assert app.test_client().get("/api/sessions/%73").get_json()["id"] == "s"
     finally:
         close_app(app)
 
