@@ -1,6 +1,8 @@
 """The watcher keeps a Library in step with a real folder, through real file events."""
 
 import os
+import sys
+import threading
 
 import pytest
 
@@ -93,11 +95,11 @@ def test_the_watcher_survives_a_failing_file(watched, monkeypatch):
     original = library.refresh
     failed = []
 
-    def refresh(path):
+    def refresh(path, *entry):  # a walk's refresh passes the walk's entry too
         if path.endswith("poison.jsonl"):
             failed.append(path)
             raise RuntimeError("injected failure")
-        return original(path)
+        return original(path, *entry)
 
     monkeypatch.setattr(library, "refresh", refresh)
     write_events(folder / "poison.jsonl", [entry("p1")])
@@ -120,7 +122,7 @@ def test_reading_a_file_is_nothing_the_observer_hears(tmp_path, monkeypatch):
     library = Library(tmp_path)
     watcher = Watcher(library).start()
     try:
-        assert watcher.ready.wait(5)
+        assert watcher.watching.wait(5)
         for _ in range(20):
             (tmp_path / "existing.jsonl").read_bytes()
         write_events(tmp_path / "existing.jsonl", [entry("m2")], mode="a")
@@ -129,3 +131,57 @@ def test_reading_a_file_is_nothing_the_observer_hears(tmp_path, monkeypatch):
         assert not {"opened", "closed_no_write"} & set(heard), heard
     finally:
         watcher.stop()
+
+
+@pytest.mark.parametrize("polling", [False, True], ids=["os-events", "polling"])
+def test_a_change_between_the_first_walk_and_the_watches_is_seen(tmp_path, polling):
+    """The observer starts once the first walk is over, and its watches list the folder again (watchdog's own listing
+    of DIR, caught by an audit hook, is the moment): a file changed in a folder not watched yet is told by no event, nor
+    by a polling observer's first snapshot. The walk that follows the watches finds each change; the file renamed
+    keeps its session."""
+    project = tmp_path / "proj"
+    for name, lines in (("appended", 1), ("truncated", 3), ("renamed", 1), ("deleted", 1)):
+        write_events(project / f"{name}.jsonl", [entry(f"{name}{n}") for n in range(lines)])
+    library = Library(tmp_path)
+    watcher = Watcher(library, polling=polling)
+    changed, renamed = threading.Event(), []
+
+    def change(event, args):
+        if (event != "os.scandir" or changed.is_set() or not watcher.ready.is_set() or not args
+                or not isinstance(args[0], (str, bytes)) or os.fsdecode(args[0]) != str(tmp_path)):
+            return
+        changed.set()  # first: the calls below are audited too
+        renamed.append(library.get("proj:renamed"))
+        write_events(project / "appended.jsonl", [entry("appended1")], mode="a")
+        write_events(project / "truncated.jsonl", [entry("truncated9")])
+        os.rename(project / "renamed.jsonl", project / "moved.jsonl")
+        os.unlink(project / "deleted.jsonl")
+        write_events(project / "created.jsonl", [entry("created0")])
+
+    _audited(change)
+    watcher.start()
+    try:
+        assert watcher.ready.wait(5)
+        assert changed.wait(5), "DIR was listed again after the first walk: the watches are added then"
+        assert watcher.watching.wait(5)
+        count = lambda name: library.get(f"proj:{name}").count if library.get(f"proj:{name}") else None  # noqa: E731
+        # within the first sweep's SWEEP_EVERY (10 s): it is the walk after the watches that finds them
+        wait_for(lambda: [count(n) for n in ("appended", "truncated", "moved", "renamed", "deleted", "created")]
+                 == [2, 1, 1, None, None, 1], timeout=4)
+        assert renamed[0] is not None and library.get("proj:moved") is renamed[0] and library.resolve("proj:renamed") == "proj:moved"
+        write_events(project / "created.jsonl", [entry("created1")], mode="a")  # and the watches hear on
+        wait_for(lambda: count("created") == 2)
+    finally:
+        _AUDITED.remove(change)
+        watcher.stop()
+
+
+_AUDITED: list = []  # what the audit hook calls, while a test needs it (a hook cannot be removed: added once)
+_HOOKED: list = []
+
+
+def _audited(call) -> None:
+    if not _HOOKED:
+        sys.addaudithook(lambda event, args: [each(event, args) for each in _AUDITED] if _AUDITED else None)
+        _HOOKED.append(True)
+    _AUDITED.append(call)

@@ -140,11 +140,11 @@ class FailsOnce(Library):
 
     failure: BaseException | None = None
 
-    def refresh(self, path):
+    def refresh(self, path, entry=None):  # a walk gives its entry of the file too
         if path.endswith("boom.jsonl") and self.failure is not None:
             failure, self.failure = self.failure, None
             raise failure
-        return super().refresh(path)
+        return super().refresh(path, entry)
 
 
 @contextmanager
@@ -155,7 +155,7 @@ def watching(folder, library_class):
     library = library_class(folder)
     watcher = Watcher(library).start()
     try:
-        assert watcher.ready.wait(10)
+        assert watcher.ready.wait(10) and watcher.watching.wait(10)
         yield library, watcher
     finally:
         watcher.stop()

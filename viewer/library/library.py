@@ -46,10 +46,10 @@ _relpath = operator.attrgetter("relpath")  # what the listing is sorted by
 class Library:
     """Every session below a folder, keyed by its stable id.
 
-    Only regular files inside the folder are read, checked on the descriptor opened (safe_open): a
-    FIFO, a device, a file a symlink leads to outside the folder (unless `follow_symlinks` is set)
-    or one this user may not read is listed with a problem and 0 events, and never read. What stops
-    a folder being read (permission, depth) is listed in `problems`, not silently left out (see Folders).
+    Only regular files inside the folder are read, checked on the descriptor opened (safe_open): a FIFO, a device,
+    a file a symlink leads to outside the folder (unless `follow_symlinks` is set) or one this user may not read is
+    listed with a problem and 0 events, and never read. What stops a folder being read (permission, depth) is listed
+    in `problems`, not silently left out (see Folders).
 
     It holds the walk of the folder (`folders`: Folders) and the sessions of several files (`groups`: Groups);
     `lock` guards what it lists (`sessions`, `aliases`, the files and their readers) and `version`.
@@ -127,12 +127,9 @@ class Library:
         return anew
 
     def refresh(self, path: str, entry: os.DirEntry | None = None) -> None:
-        """Ingest whatever was appended to one file since the last call.
-
-        A file that may not or cannot be read is listed with a problem instead (see `refuse`), until it
-        goes away or can be read: then it is read like any other. `entry`: the walk's of the session file at
-        `path` (Folders.walk), whose stat is the one taken for it.
-        """
+        """Ingest whatever was appended to one file since the last call. A file that may not or cannot be read is
+        listed with a problem instead (see `refuse`), until it goes away or can be read: then it is read like any
+        other. `entry`: the walk's of the session file at `path` (Folders.walk), whose stat is the one taken for it."""
         path = os.path.abspath(path) if entry is None else path  # a walk's paths are absolute already
         store = detect.store_file(path)  # a database, its write-ahead log, a document of a storage folder
         if store is not None:
@@ -314,6 +311,10 @@ class Library:
         """The session listed for the file at `path`."""
         return self._by_path.get(path)
 
+    def identity_at(self, path: str) -> tuple[int, int] | None:
+        """The (device, inode) of the file its session at `path` was read from (None: not known, or read whole)."""
+        return getattr(getattr(self._tailers.get(path), "source", None), "identity", None)  # a gzip reader has none
+
     def place(self, path: str, session: SessionIndex) -> None:
         """The file at `path` is one of `session`'s (Groups.join)."""
         with self.lock:
@@ -337,11 +338,9 @@ class Library:
             self.bump(session)
 
     def move(self, source: str, destination: str) -> None:
-        """A session file was renamed: keep its index and its reading position under the new name.
-
-        Links to the old id keep working (see `resolve`). Renamed to something that is not a
-        session file, it is forgotten; a file renamed over a session replaces it.
-        """
+        """A session file was renamed: keep its index and its reading position under the new name. Links to the old
+        id keep working (see `resolve`). Renamed to something that is not a session file, it is forgotten; a file
+        renamed over a session replaces it."""
         source, destination = os.path.abspath(source), os.path.abspath(destination)
         session = self._by_path.get(source)
         if session is not None and session.members:  # one file of several: read the group again

@@ -31,7 +31,7 @@ from watchdog.observers.polling import PollingObserver
 from viewer.search import worker as search_worker
 
 from . import background
-from .gone import GoneFiles, ListedLately
+from .gone import GoneFiles, ListedLately, identity_of
 from .library import Library
 
 log = logging.getLogger(__name__)
@@ -75,8 +75,10 @@ class Watcher:
     """Watches a library's root; a single thread ingests the files that changed.
 
     The observer only marks paths dirty, so a burst of writes to one file costs one
-    read of what was appended. The observer starts before the initial scan, so a file
-    written during the scan is marked and read again (reads are idempotent).
+    read of what was appended. It starts once the initial scan is over, on a thread of its own: its
+    watches list every folder again (a second of a cold disk for 10,000 folders), and the scan does
+    not wait for them. A watch added after a listing is followed by a listing: once an observer runs,
+    the folder is walked again, so a file changed between the scan and its folder's watch is read too.
 
     One refresh reads at most one slice of a file (Library.slices_per_read): a big file is read
     a slice per turn, in turn with every other file that changed, so it never holds them up.
@@ -103,7 +105,7 @@ class Watcher:
         self._observer_threads: list[threading.Thread] = []  # what it runs on (see _start_observer)
         self._observer_kinds: set[str] = set()  # the kinds of thread the first one ran on
         self._restarts = 0
-        self._restarter: threading.Thread | None = None  # starts an observer again, off the ingest thread
+        self._starter: threading.Thread | None = None  # starts an observer (again), off the ingest thread
         self._rescanning = False  # no observer, for good: the folder is walked on a timer
         self._next_look = 0.0  # monotonic time of the next health look
         self._last_walk = time.monotonic()  # ... and of the last walk of the whole folder
@@ -119,6 +121,7 @@ class Watcher:
         self._stopping = False
         self._thread = self._new_thread()
         self.ready = threading.Event()  # set once the initial scan is done
+        self.watching = threading.Event()  # ... and once an observer first runs (its watches added after the scan)
         # builds big sessions' search words in other processes, on the cores the app may use
         self.words = search_worker.WordWorker(available=library.host.tuning.cores)
         self._give_way = library.host.foreground.give_way  # between two steps: a request under way runs first
@@ -140,9 +143,6 @@ class Watcher:
             self._wake.notify()
 
     def start(self) -> "Watcher":
-        why = self._start_observer()
-        if why is not None:
-            self._observer_failed(why)
         self._thread.start()
         return self
 
@@ -150,9 +150,9 @@ class Watcher:
         with self._wake:
             self._stopping = True
             self._wake.notify()
-        restarter = self._restarter
-        if restarter is not None:
-            restarter.join(timeout=10)  # it may be starting an observer: stopped below
+        starter = self._starter
+        if starter is not None:
+            starter.join(timeout=10)  # it may be starting an observer: stopped below
         observer = self._observer
         if observer is not None:
             observer.stop()
@@ -196,21 +196,32 @@ class Watcher:
             return f"could not start again (no {', '.join(sorted(self._observer_kinds - kinds))})"
         self._observer, self._observer_threads = observer, threads
         self._observer_kinds = self._observer_kinds or kinds
+        with self._wake:  # walk now: what changed before its watches were added was not told
+            self._last_walk = float("-inf")
+            self._wake.notify()
+        self.watching.set()
         return None
 
     def _observer_alive(self) -> bool:
         return self._observer is not None and all(t.is_alive() for t in self._observer_threads)
 
     def _observer_failed(self, why: str) -> None:
-        """Start it again on a thread of its own, so that the ingest thread reads on meanwhile."""
         self._observer = None
-        if self._restarter is None or not self._restarter.is_alive():
-            self._restarter = threading.Thread(target=self._restart, args=(why,), name="agentview-watch-restart",
-                                               daemon=True)
-            self._restarter.start()
+        self._start_aside(why)
+
+    def _start_aside(self, why: str | None) -> None:
+        """Start an observer (again, `why` the last could not run) on a thread of its own, so that the ingest thread
+        reads on meanwhile."""
+        with self._wake:  # not once stop() has looked for that thread
+            if not self._stopping and (self._starter is None or not self._starter.is_alive()):
+                self._starter = threading.Thread(target=self._restart, args=(why,), name="agentview-watch-start",
+                                                 daemon=True)
+                self._starter.start()
 
     def _restart(self, why: str | None) -> None:
-        """Start it again, up to RESTARTS times; then walk the folder on a timer."""
+        """Start it (None: for the first time), again up to RESTARTS times; then walk the folder on a timer."""
+        if why is None and not self._stopping:
+            why = self._start_observer()
         while why is not None and not self._stopping:
             if self._restarts >= RESTARTS:
                 self._rescanning = True
@@ -280,20 +291,22 @@ class Watcher:
         """Read every file again (idle ones cost a stat), find new ones, and forget the ones gone. Without an
         observer, the files written lately become hot, as the observer's telling would make them: their next lines
         show within HOT_EVERY seconds, not at the next walk."""
-        lately, recent = time.time() - HOT_FOR, []
+        lately, recent, gone = time.time() - HOT_FOR, [], {}
         for path in self.library.paths_below(self.library.root):
             try:
                 written = os.stat(path).st_mtime  # the file's, where a symlink leads: the link's own never changes
             except OSError:
                 if not os.path.lexists(path):  # a symlink leading nowhere is kept (its refresh says why)
                     self.mark(path)  # its refresh forgets it
+                    if (identity := self.library.identity_at(path)) is not None:
+                        gone[identity] = path
                 continue
             if self._rescanning and written >= lately:
                 recent.append((written, path))
         for _, path in sorted(recent):  # the latest written last: the ones kept when more than HOT_FILES were
             self._written(path)
         self.library.forget_gone_folders()
-        self._scan()
+        self._scan(gone=gone)
         self._requeue_unfinished()
 
     # --- the ingest thread ---------------------------------------------------------------------
@@ -305,6 +318,8 @@ class Watcher:
         self._last_walk = time.monotonic()
         self._requeue_unfinished()
         self.ready.set()
+        if self._observer is None and not self._rescanning:  # (not when this thread is started again)
+            self._start_aside(None)
         indexing = True  # search indexes catch up, a slice at a time, whenever no file waits
         give_way = self._give_way
         while True:
@@ -376,15 +391,18 @@ class Watcher:
             if not listed:
                 self._listed_anew([os.path.abspath(path)])
 
-    def _scan(self, folder: str | None = None) -> None:
+    def _scan(self, folder: str | None = None, gone: dict | None = None) -> None:
         """Library.scan of a folder (None: the whole), the files it lists anew followed as any the watcher lists."""
         below = os.path.join(os.path.abspath(self.library.root if folder is None else folder), "")
-        self._listed_anew([path for path in self.library.scan(folder) if path.startswith(below)])
+        self._listed_anew([path for path in self.library.scan(folder) if path.startswith(below)], gone)
 
-    def _listed_anew(self, paths: list[str]) -> None:
-        """Files listed anew: one that is a file listed lately, moved (ListedLately), takes its session along."""
+    def _listed_anew(self, paths: list[str], gone: dict | None = None) -> None:
+        """Files listed anew: one that is a file listed lately, moved (ListedLately), or one of `gone` ({identity:
+        path} of listed files a walk found gone: moved while no observer told of it), takes its session along."""
         for path in paths:
             earlier = self._listed_lately.moved_from(path) if self.library.session_at(path) is not None else None
+            if earlier is None and gone:
+                earlier = gone.pop(identity_of(path), None)
             if earlier is not None and self.library.session_at(earlier) is not None:
                 self.gone.back(earlier)
                 self.library.move(earlier, path)
