@@ -12,7 +12,7 @@ import pytest
 from events import scanned
 from test_cache_store import kept_entries
 from test_claude_settled import pages
-from test_group_cache import PROJECT, _main_file, project, read_what_is_due, run  # noqa: F401 (a fixture)
+from test_group_cache import PROJECT, _main_file, append_a_line, project, read_what_is_due, run  # noqa: F401 (a fixture)
 from viewer.core.tuning import Tuning
 from viewer.library import background
 from viewer.store import folder_cache, group_cache
@@ -144,6 +144,31 @@ def test_a_file_whose_times_were_older_than_its_facts_is_told_unchanged_by_its_s
     assert len(woken) == 3
     assert [path for path in seen if path.startswith(str(project))] == []
     assert pages(again) == kept == pages(scanned(project))
+
+
+@pytest.mark.parametrize("taken", ["RACY_NS after the files changed", "as kept"])
+def test_a_walk_after_a_restart_looks_at_a_file_told_unchanged_by_its_stat_without_opening_it(
+        project, tmp_path, opened, taken):
+    """The watcher walks the folder again once its watches are added, and then every sweep: a kept file that is not
+    racily clean, its stat as kept, is looked at by one stat there (its tailer knows its bytes are those read); a
+    racily clean one is opened and its bytes checked; a line appended after the restart is read by that walk."""
+    first = run(project, tmp_path / "cache")
+    kept = pages(first)
+    if taken != "as kept":
+        _kept_facts_edited(project, tmp_path / "cache", _as_if_rewritten("", group_cache.RACY_NS + 1))
+    again = run(project, tmp_path / "cache", settle=False)
+    assert again.cache.restored_listed == 3
+    seen, on = opened
+    on[0] = True
+    again.scan()
+    on[0] = False
+    files = [path for path in seen if path.startswith(str(project))]
+    assert (files == []) if taken != "as kept" else len(set(files)) == sum(len(s.members) for s in again.listing())
+    assert all(s.asleep is not None for s in again.listing()) and pages(again) == kept
+    append_a_line(project)
+    again.scan()
+    read_what_is_due(again)
+    assert pages(again) == pages(scanned(project)) != kept
 
 
 @pytest.mark.parametrize("checked_by", ["a wake", "background work"])

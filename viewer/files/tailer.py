@@ -254,11 +254,13 @@ class FileTailer:
                 "fingerprint": self._fingerprint, "unsettled": self._unsettled, "fragment": self._fragment,
                 "reported": self._reported}
 
-    def resume(self, state: dict, source: FileSource | None = None) -> bool:
+    def resume(self, state: dict, source: FileSource | None = None, unchanged: tuple[int, int] | None = None) -> bool:
         """Go on from a `state` of this file kept by an earlier run: its next read takes only what came after,
         with the checks of any read (bytes before the position rewritten, shorter, another inode: read again
         from the start, `restarted`). False, and nothing changed, when the file at `path` is not that file.
-        `source`: the file opened already (by the caller's checks), not opened again."""
+        `source`: the file opened already (by the caller's checks), not opened again. `unchanged`: (its modification
+        time, when it was known to hold the bytes read), for a file a restart told unchanged by its stat: its next
+        read is then an idle poll's one stat while that stat stays (a walk after a restart opens none of them)."""
         source = FileSource(self._path, self.inside, pool=self.files) if source is None else source
         position = state["position"]
         if source.identity != tuple(state["identity"] or ()) or (position and not state["fingerprint"]):
@@ -274,6 +276,8 @@ class FileTailer:
         if position:
             start, crc = self._fingerprint = tuple(state["fingerprint"])
             source.size, source.check = position, (start, position, crc)
+        if unchanged is not None:
+            self._mtime_ns, self._checked_ns = unchanged
         return True
 
     def read(self, limit: int | None = None) -> TailResult:

@@ -205,7 +205,8 @@ def restore_listed(store: CacheStore, session: SessionIndex, tailers: dict, insi
     for path, was in files.items():
         tailer = tailers.get(path)
         source = FileSource(path, inside, identity=was["identity"], pool=session.host.files)  # not opened: see FileSource
-        if not isinstance(tailer, FileTailer) or not tailer.resume(was["tailer"], source):
+        unchanged = None if racy(was) else (was["mtime"], was["taken"])  # its bytes as read, told by its stat
+        if not isinstance(tailer, FileTailer) or not tailer.resume(was["tailer"], source, unchanged):
             return None
     _sleep(session, asleep, functools.partial(wake, store, key, files, checked=checked, inside=inside,
                                               spoiled=spoiled), lost)
