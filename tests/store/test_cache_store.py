@@ -252,3 +252,37 @@ def test_raw_sections_left_for_later_are_read_and_checked_when_first_needed(tmp_
     store.drop("alone")
     with pytest.raises(cache_store.CorruptEntry):  # evicted
         later.read()
+
+
+START_TOGETHER = """
+import sys, time
+from viewer.store.cache_store import CacheStore
+time.sleep(max(0.0, float(sys.argv[2]) - time.time()))
+store = CacheStore(sys.argv[1], "v1")
+store.put("mine " + sys.argv[3], iter(["written by " + sys.argv[3]]))
+"""
+
+
+def test_stores_made_at_once_on_a_new_folder_share_one_key_so_each_reads_what_the_others_wrote(tmp_path):
+    """Two viewers started together on an empty cache: a key file made and written in two steps let one read it
+    empty, take it for foreign and replace it, so what the other signed read as missing ever after."""
+    import subprocess
+    import sys
+    import time
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    for round_ in range(6):
+        folder = tmp_path / f"cache{round_}"
+        at = time.time() + 1.0  # after every process has started and imported
+        runs = [subprocess.Popen([sys.executable, "-c", START_TOGETHER, str(folder), str(at), str(n)], env=env)
+                for n in range(6)]
+        assert [run.wait(timeout=60) for run in runs] == [0] * 6
+        store = cache_store.CacheStore(str(folder), "v1")
+        assert [_read(store, f"mine {n}") for n in range(6)] == [f"written by {n}" for n in range(6)], round_
+
+
+def _read(store, key: str):
+    try:
+        return next(store.sections(key), None)
+    except cache_store.CorruptEntry:
+        return "signed by another key"

@@ -65,20 +65,31 @@ class CacheStore:
         self._packs_lock = threading.Lock()  # the first look at the packs (any thread that reads or writes)
 
     def _secret(self) -> bytes:
+        """The folder's key: made by the first process to use the folder. It is written whole to a file of its own,
+        then linked into place, so no process reads a key half written (two viewers started at once on an empty
+        cache each made one and one lost: what it signed read as corrupt to every other)."""
         path = os.path.join(self.folder, KEY_FILE)
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            with open(path, "rb") as f:
-                key = f.read()
-            if len(key) == 32:
+        while True:
+            try:
+                with open(path, "rb") as f:
+                    key = f.read()
+                if len(key) == 32:
+                    return key
+                os.unlink(path)  # not a key we wrote: start again (every entry it signed reads as missing)
+            except FileNotFoundError:
+                pass
+            key = secrets.token_bytes(32)
+            made = f"{path}.{os.getpid()}.{threading.get_ident()}"
+            fd = os.open(made, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(key)
+                os.link(made, path)  # fails if another process's key is there already: that one is read
                 return key
-            os.unlink(path)  # not a key we wrote: start again (every entry it signed reads as missing)
-            return self._secret()
-        key = secrets.token_bytes(32)
-        with os.fdopen(fd, "wb") as f:
-            f.write(key)
-        return key
+            except FileExistsError:
+                continue
+            finally:
+                os.unlink(made)
 
     def _path(self, key: str) -> str:
         return os.path.join(self.folder, _file_name(key))
