@@ -65,19 +65,16 @@ class CacheStore:
         self._packs_lock = threading.Lock()  # the first look at the packs (any thread that reads or writes)
 
     def _secret(self) -> bytes:
-        """The folder's key: made by the first process to use the folder. It is written whole to a file of its own,
-        then linked into place, so no process reads a key half written (two viewers started at once on an empty
-        cache each made one and one lost: what it signed read as corrupt to every other)."""
+        """The folder's key, made by the first process to use it, written whole, then linked into place: no process
+        reads it half written and takes it for foreign (what another signed would read as corrupt ever after)."""
         path = os.path.join(self.folder, KEY_FILE)
         while True:
-            try:
-                with open(path, "rb") as f:
-                    key = f.read()
+            with contextlib.suppress(FileNotFoundError):
+                with open(path, "rb") as kept:
+                    key = kept.read()
                 if len(key) == 32:
                     return key
                 os.unlink(path)  # not a key we wrote: start again (every entry it signed reads as missing)
-            except FileNotFoundError:
-                pass
             key = secrets.token_bytes(32)
             made = f"{path}.{os.getpid()}.{threading.get_ident()}"
             fd = os.open(made, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
