@@ -312,7 +312,8 @@ class Library:
         return self._by_path.get(path)
 
     def identity_at(self, path: str) -> tuple[int, int] | None:
-        """The (device, inode) of the file its session at `path` was read from (None: not known, or read whole)."""
+        """The (device, inode) of the file its session at `path` was read from (None: not known, read whole, or one
+        of a group's files, whose move reads the group again: `move`)."""
         return getattr(getattr(self._tailers.get(path), "source", None), "identity", None)  # a gzip reader has none
 
     def place(self, path: str, session: SessionIndex) -> None:

@@ -214,11 +214,11 @@ class Watcher:
         reads on meanwhile."""
         with self._wake:  # not once stop() has looked for that thread
             if not self._stopping and (self._starter is None or not self._starter.is_alive()):
-                self._starter = threading.Thread(target=self._restart, args=(why,), name="agentview-watch-start",
+                self._starter = threading.Thread(target=self._start_until_running, args=(why,), name="agentview-watch-start",
                                                  daemon=True)
                 self._starter.start()
 
-    def _restart(self, why: str | None) -> None:
+    def _start_until_running(self, why: str | None) -> None:
         """Start it (None: for the first time), again up to RESTARTS times; then walk the folder on a timer."""
         if why is None and not self._stopping:
             why = self._start_observer()

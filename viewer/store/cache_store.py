@@ -49,6 +49,7 @@ class CacheStore:
         self.version = version.encode()
         self.max_bytes = max_bytes
         os.makedirs(folder, mode=0o700, exist_ok=True)
+        self._writing = itertools.count()  # numbers the temporary files of this process's writes (its key's first)
         self._key = self._secret()
         self._total: int | None = None  # bytes of the entries, counted at the first put and kept up to date
         self._puts = 0
@@ -56,7 +57,6 @@ class CacheStore:
         # Keyed once, copied for each MAC. SHA-256, not BLAKE2b: where the CPU has SHA instructions (most x86 since
         # 2017-2019, every ARMv8 with its crypto extension) it signs twice as fast, and a woken session checks megabytes
         self._signer = hmac.new(self._key, digestmod="sha256")
-        self._writing = itertools.count()  # numbers the temporary files of this process's writes
         # Packs: the entries held for the next one, key -> (its sections' bytes, how many), and where each entry of
         # the packs in the folder is, key -> (pack path, offset, sections), found when first needed (`_packed`)
         self._pending: dict[str, tuple[bytes, int]] = {}
@@ -76,8 +76,7 @@ class CacheStore:
                     return key
                 os.unlink(path)  # not a key we wrote: start again (every entry it signed reads as missing)
             key = secrets.token_bytes(32)
-            made = f"{path}.{os.getpid()}.{threading.get_ident()}"
-            fd = os.open(made, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            fd, made = self._create()
             try:
                 with os.fdopen(fd, "wb") as f:
                     f.write(key)
